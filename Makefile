@@ -1,0 +1,42 @@
+# dlqhandler: every target creates .venv and installs what it needs.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEMO_HOME := $(CURDIR)/.dlqhandler-demo
+PYTEST_ARGS ?=
+
+.PHONY: all install demo test lint bench reliability drain-demo clean constants
+
+all: test
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,spark]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	DLQHANDLER_HOME=$(DEMO_HOME) $(BIN)/python samples/demo.py
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow and not reliability" $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check dlqhandler tests benchmarks samples ops
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+reliability: $(STAMP)
+	$(BIN)/python -m pytest -q -m reliability tests/reliability $(PYTEST_ARGS)
+
+constants:
+	$(BIN)/python -m dlqhandler.mq._generate_constants ../shared/spec/mq-constants.json
+
+clean:
+	rm -rf $(VENV) $(DEMO_HOME) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

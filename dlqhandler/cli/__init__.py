@@ -1,0 +1,58 @@
+"""The composition root: parses argv, builds adapters, configures logging.
+
+Each subcommand lives in its own module here (``lint``, ``qm``, ``run``,
+``drain``, ``samples``...) and exposes ``register(subparsers)``, which adds
+its parser and sets ``handler`` to a function ``(args) -> int`` (the exit
+code). This package may import everything; nothing imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from dlqhandler import __version__
+from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.errors import DLQHandlerError
+
+__all__ = ["main"]
+
+# Subcommand modules, in the order `dlqhandler --help` lists them.
+_COMMANDS = ("run", "lint", "drain", "qm", "samples", "decode")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dlqhandler",
+        description="A rules-engine dead-letter-queue handler for IBM MQ (runmqdlq compatible).",
+    )
+    parser.add_argument("--version", action="version", version=f"dlqhandler {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in _COMMANDS:
+        try:
+            module = importlib.import_module(f"dlqhandler.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"dlqhandler.cli.{name}":
+                continue  # that command is not built yet in this tree
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        code = int(args.handler(args))
+    except DLQHandlerError as exc:
+        print(f"dlqhandler: error: {exc}", file=sys.stderr)
+        return int(getattr(exc, "exit_code", ExitCode.FAILURE))
+    except KeyboardInterrupt:
+        return int(ExitCode.INTERRUPTED)
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,68 @@
+"""The one place structlog is configured.
+
+Events are snake_case names with context bound per message (queue, msgid,
+reason, rule line, action). Output is JSON lines when stderr is not a terminal
+(or when asked), a readable console format otherwise. Every string value passes
+through :func:`escape_control`, so text taken from messages (queue names, user
+ids) cannot forge log lines.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import MutableMapping
+from typing import Any, TextIO
+
+import structlog
+
+__all__ = ["configure_logging", "escape_control", "get_logger"]
+
+_CONTROL = {i: f"\\x{i:02x}" for i in (*range(0x20), 0x7F)}
+_CONTROL.update({0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"})
+_CONTROL_TABLE = str.maketrans(_CONTROL)
+
+
+def escape_control(text: str) -> str:
+    """Replace C0 control characters and DEL with visible escapes."""
+    return text.translate(_CONTROL_TABLE)
+
+
+def _escape_values(_logger: Any, _name: str, event: MutableMapping[str, Any]
+                   ) -> MutableMapping[str, Any]:
+    for key, value in event.items():
+        if isinstance(value, str):
+            event[key] = escape_control(value)
+        elif isinstance(value, bytes):
+            event[key] = value.hex()
+    return event
+
+
+def configure_logging(*, level: str = "INFO", json: bool | None = None,
+                      stream: TextIO | None = None) -> None:
+    """Configure structlog for the process. ``json=None`` picks by TTY."""
+    out = stream or sys.stderr
+    use_json = (not out.isatty()) if json is None else json
+    renderer: Any = (structlog.processors.JSONRenderer(sort_keys=False) if use_json
+                     else structlog.dev.ConsoleRenderer(colors=False))
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            _escape_values,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(
+            logging.getLevelNamesMapping().get(level.upper(), logging.INFO)),
+        logger_factory=structlog.PrintLoggerFactory(file=out),
+        cache_logger_on_first_use=False,
+    )
+
+
+def get_logger(name: str | None = None, **initial: Any) -> Any:
+    """A bound structlog logger (``name`` becomes the ``logger`` key)."""
+    log = structlog.get_logger()
+    if name:
+        initial = {"logger": name, **initial}
+    return log.bind(**initial) if initial else log

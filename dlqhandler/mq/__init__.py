@@ -1,0 +1,19 @@
+"""The MQ data model: constants, MQMD/MQDLH codecs, the Message value object."""
+
+from dlqhandler.mq.message import Message, decode_dead_letter
+from dlqhandler.mq.mqdlh import MQDLH, MQDLH_LENGTH_1, decode_mqdlh, encode_mqdlh
+from dlqhandler.mq.mqmd import MQMD, MQMD_LENGTH_1, MQMD_LENGTH_2, decode_mqmd, encode_mqmd
+
+__all__ = [
+    "MQDLH",
+    "MQDLH_LENGTH_1",
+    "MQMD",
+    "MQMD_LENGTH_1",
+    "MQMD_LENGTH_2",
+    "Message",
+    "decode_dead_letter",
+    "decode_mqdlh",
+    "decode_mqmd",
+    "encode_mqdlh",
+    "encode_mqmd",
+]

@@ -1,0 +1,95 @@
+"""The dependency direction of STYLE.md, enforced by parsing imports with ``ast``."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent / "dlqhandler"
+
+# package -> the dlqhandler packages it may import (besides itself)
+ALLOWED: dict[str, set[str]] = {
+    "errors": set(),
+    "mq": {"errors"},
+    "formats": {"mq", "errors"},
+    "rules": {"mq", "errors"},
+    "config": {"errors"},
+    "logs": {"errors"},
+    "qmgr": {"mq", "formats", "config", "logs", "errors"},
+    "worker": {"rules", "qmgr", "mq", "formats", "config", "logs", "errors"},
+    "spark": {"rules", "qmgr", "mq", "formats", "config", "logs", "errors"},
+    "cli": {"*"},
+    "__main__": {"cli"},
+    "__init__": set(),
+}
+THIRD_PARTY_ONLY_IN = {
+    "pyspark": {"spark"},
+    "ibmmq": {"qmgr/ibmmq.py"},
+    "watchdog": {"worker"},
+}
+
+
+def _unit(path: Path) -> str:
+    rel = path.relative_to(PKG)
+    return rel.parts[0].removesuffix(".py")
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def test_package_dependency_direction() -> None:
+    """Each package imports only the dlqhandler packages STYLE.md allows it."""
+    problems = []
+    for path in sorted(PKG.rglob("*.py")):
+        unit = _unit(path)
+        allowed = ALLOWED.get(unit)
+        assert allowed is not None, f"{path} is in no known package; add it to ALLOWED"
+        for name in _imports(path):
+            if not name.startswith("dlqhandler"):
+                continue
+            parts = name.split(".")
+            target = parts[1] if len(parts) > 1 else "__init__"
+            if target in (unit, "__init__") or "*" in allowed:
+                continue
+            if target not in allowed:
+                problems.append(f"{path.relative_to(PKG)} imports {name}")
+    assert problems == []
+
+
+def test_heavy_third_party_imports_stay_in_their_package() -> None:
+    """pyspark only in spark/, ibmmq only in qmgr/ibmmq.py, watchdog only in worker/."""
+    problems = []
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG).as_posix()
+        for name in _imports(path):
+            root = name.split(".")[0]
+            places = THIRD_PARTY_ONLY_IN.get(root)
+            if places and not any(rel == p or rel.startswith(p + "/") for p in places):
+                problems.append(f"{rel} imports {name}")
+    assert problems == []
+
+
+def test_rules_package_is_pure() -> None:
+    """rules/ does no I/O: no open(), no os, subprocess, socket or pathlib imports."""
+    banned_modules = {"os", "subprocess", "socket", "pathlib", "shutil", "io"}
+    problems = []
+    for path in sorted((PKG / "rules").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                        else [node.module or ""])
+                problems += [f"{path.name}: import {m}" for m in mods
+                             if m.split(".")[0] in banned_modules]
+            called = getattr(node.func, "id", None) if isinstance(node, ast.Call) else None
+            if called in {"open", "eval", "exec", "compile", "__import__"}:
+                problems.append(f"{path.name}: calls {called}")
+    assert problems == []
