@@ -1,0 +1,1 @@
+"""The QueueManager port and its adapters (embedded SQLite, IBM MQ)."""

@@ -1,0 +1,167 @@
+"""The ``QueueManager`` port: what the handler and the drain need from MQ.
+
+It is a small, typed slice of the MQI. Adapters: the embedded queue manager
+(:mod:`dlqhandler.qmgr.embedded`, SQLite) and IBM MQ (:mod:`dlqhandler.qmgr.ibmmq`).
+Both pass the contract suite in ``tests/qmgr/contract/``.
+
+Semantics follow the MQI:
+
+* A connection has at most one unit of work in flight. Gets and puts with
+  ``syncpoint=True`` join it; :meth:`QueueManager.commit` makes them visible /
+  final, :meth:`QueueManager.backout` restores got messages (incrementing their
+  BackoutCount) and drops uncommitted puts. A connection that ends without
+  commit (disconnect, process killed) backs out.
+* Failures raise :class:`dlqhandler.errors.MQIError` with the MQ reason code
+  (2033 MQRC_NO_MSG_AVAILABLE, 2053 MQRC_Q_FULL, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+from dlqhandler.mq.message import Message
+from dlqhandler.mq.mqmd import MQMD
+
+__all__ = [
+    "GetOptions",
+    "PutOptions",
+    "QMgrInfo",
+    "Queue",
+    "QueueInfo",
+    "QueueManager",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class GetOptions:
+    """MQGMO + match options, as keyword fields.
+
+    * ``browse``: ``"first"`` / ``"next"`` browse (non-destructive) from the
+      queue handle's browse cursor; ``None`` is a destructive get.
+    * ``under_cursor``: destructive get of the message under the browse cursor
+      (MQGMO_MSG_UNDER_CURSOR).
+    * ``lock``: with a browse, lock the message so other handles neither browse
+      nor get it until this handle gets it, browses on or unlocks (MQGMO_LOCK).
+    * ``msg_id`` / ``correl_id`` / ``group_id``: match these (MQMO_MATCH_*).
+    * ``logical_order`` / ``all_msgs_available``: group handling (MQGMO_*).
+    * ``wait_ms``: 0 = no wait; -1 = wait forever (MQWI_UNLIMITED).
+    """
+
+    browse: Literal["first", "next"] | None = None
+    under_cursor: bool = False
+    lock: bool = False
+    syncpoint: bool = True
+    wait_ms: int = 0
+    msg_id: bytes | None = None
+    correl_id: bytes | None = None
+    group_id: bytes | None = None
+    logical_order: bool = False
+    all_msgs_available: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PutOptions:
+    """MQPMO + MQOD fields for MQPUT/MQPUT1.
+
+    * ``context``: ``"pass_all"`` keeps identity and origin context byte for byte
+      (MQPMO_PASS_ALL_CONTEXT; what the DLQ handler uses), ``"set_all"`` takes
+      them from the given MQMD (MQPMO_SET_ALL_CONTEXT; what dmpmqmsg -C A uses),
+      ``"default"`` lets the queue manager fill them from the putter.
+    * ``alternate_user``: put with this user's authority
+      (MQPMO_ALTERNATE_USER_AUTHORITY; PUTAUT(CTX)); MQRC_NOT_AUTHORIZED when
+      the authority records deny it.
+    * ``new_msg_id``: generate a MsgId even when the MQMD has one.
+    """
+
+    syncpoint: bool = True
+    context: Literal["pass_all", "set_all", "default"] = "pass_all"
+    alternate_user: str | None = None
+    new_msg_id: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class QMgrInfo:
+    """What MQINQ on the queue manager object returns that we use."""
+
+    name: str
+    dead_letter_q_name: str
+    ccsid: int
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class QueueInfo:
+    """Queue attributes (DISPLAY QLOCAL), current depth included."""
+
+    name: str
+    curdepth: int
+    maxdepth: int
+    maxmsgl: int
+    put_enabled: bool
+    get_enabled: bool
+    attributes: dict[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Queue(Protocol):
+    """An open queue handle (MQOPEN result). One browse cursor per handle."""
+
+    @property
+    def name(self) -> str: ...
+
+    def get(self, options: GetOptions = GetOptions()) -> Message:
+        """MQGET. The returned message's MQMD carries BackoutCount and the
+        remaining Expiry. Raises MQIError 2033 when nothing matches in time."""
+        ...
+
+    def put(self, message: Message, options: PutOptions = PutOptions()) -> MQMD:
+        """MQPUT to this queue; returns the MQMD as put (MsgId filled in)."""
+        ...
+
+    def unlock(self) -> None:
+        """Release a lock taken with ``GetOptions(lock=True)`` (MQGMO_UNLOCK)."""
+        ...
+
+    def close(self) -> None:
+        """MQCLOSE. Closing does not commit or back out the unit of work."""
+        ...
+
+
+@runtime_checkable
+class QueueManager(Protocol):
+    """A connection to one queue manager (MQCONN result)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def inquire(self) -> QMgrInfo:
+        """MQINQ on the queue manager: name, DEADQ, CCSID."""
+        ...
+
+    def inquire_queue(self, queue: str) -> QueueInfo:
+        """Attributes and current depth of a local queue (2085 if unknown)."""
+        ...
+
+    def open(self, queue: str, *, input: bool = True, browse: bool = True,
+             output: bool = False) -> Queue:
+        """MQOPEN (MQOO_INPUT_AS_Q_DEF / MQOO_BROWSE / MQOO_OUTPUT)."""
+        ...
+
+    def put1(self, queue: str, message: Message, options: PutOptions = PutOptions(), *,
+             qmgr: str = "") -> MQMD:
+        """MQPUT1 to ``queue`` at ``qmgr`` (blank: this queue manager; another
+        name must resolve to a transmission queue, else 2087)."""
+        ...
+
+    def commit(self) -> None:
+        """MQCMIT the unit of work."""
+        ...
+
+    def backout(self) -> None:
+        """MQBACK the unit of work."""
+        ...
+
+    def disconnect(self) -> None:
+        """MQDISC; an open unit of work is backed out first."""
+        ...
