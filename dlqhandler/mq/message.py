@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dlqhandler.errors import MalformedMessageError
 from dlqhandler.mq.ccsid import QMGR_CCSID
 from dlqhandler.mq.mqdlh import (
     MQDLH,
@@ -84,5 +85,11 @@ def decode_dead_letter(md: MQMD, body: bytes) -> Message:
     Raises :class:`~dlqhandler.errors.MalformedMessageError` (keeping the raw
     bytes) when the data does not start with a valid MQDLH; never anything else.
     """
-    dlh = decode_mqdlh(body, encoding=md.encoding, ccsid=_data_ccsid(md))
+    try:
+        dlh = decode_mqdlh(body, encoding=md.encoding, ccsid=_data_ccsid(md))
+    except MalformedMessageError as exc:
+        if md.format == MQFMT_DEAD_LETTER_HEADER:
+            raise
+        raise MalformedMessageError(f"MQMD Format is {md.format!r}, not 'MQDEAD'; {exc}",
+                                    raw=exc.raw, offset=exc.offset) from exc
     return Message(md, bytes(body), dlh)

@@ -93,8 +93,8 @@ def decode_mqdlh(body: bytes, *, encoding: int, ccsid: int) -> MQDLH:
                                     offset=exc.offset) from exc
     if values.pop("struc_id") != MQDLH_STRUC_ID.rstrip():
         raise MalformedMessageError(
-            f"data does not start with an MQDLH (StrucId {bytes(body[:4])!r}, "
-            f"Format in MQMD says it should)", raw=bytes(body), offset=0)
+            f"data does not start with an MQDLH (StrucId is {bytes(body[:4])!r}, "
+            f"expected 'DLH ' in CCSID {ccsid})", raw=bytes(body), offset=0)
     if values["version"] != 1:
         raise MalformedMessageError(f"MQDLH Version {values['version']} is not 1",
                                     raw=bytes(body), offset=4)

@@ -115,7 +115,7 @@ class MQMD:
         for name in ("msg_id", "correl_id", "group_id", "accounting_token"):
             value = getattr(self, name)
             size = FIELD_LENGTHS[name]
-            if len(value) != size:
+            if len(value) != size or type(value) is not bytes:
                 if len(value) > size:
                     raise DecodeError(f"MQMD.{name} longer than {size} bytes")
                 object.__setattr__(self, name, bytes(value).ljust(size, b"\x00"))

@@ -1,0 +1,92 @@
+"""``dlqhandler decode FILE``: one line per message of a dmpmqmsg file.
+
+Shows what runmqdlq would match on: the MQDLH reason, destination and original
+format, the persistence and the length; a message that does not start with a
+valid MQDLH says why. ``--format json`` prints one JSON object per line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.errors import DumpFormatError, MalformedMessageError
+from dlqhandler.formats.dmpmqmsg import read_dump
+from dlqhandler.mq.constants import reason_name, value_to_name
+from dlqhandler.mq.message import Message, decode_dead_letter
+
+__all__ = ["describe", "register"]
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "decode", help="print one line per message of a dmpmqmsg file",
+        description="Decode a dmpmqmsg (qload) file: index, MsgId, MQDLH reason, "
+                    "DestQName@DestQMgrName, original Format, persistence and length.")
+    parser.add_argument("file", help="a dmpmqmsg file ('-' for standard input)")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text columns (default) or one JSON object per line")
+    parser.add_argument("--limit", type=int, metavar="N",
+                        help="stop after N messages")
+    parser.set_defaults(handler=run)
+
+
+def describe(index: int, message: Message) -> dict[str, Any]:
+    """The decoded summary of one message (what both output formats print)."""
+    md = message.md
+    row: dict[str, Any] = {"index": index, "msg_id": md.msg_id.hex().upper()}
+    try:
+        dlh = decode_dead_letter(md, message.body).dlh
+    except MalformedMessageError as exc:
+        row["error"] = str(exc)
+        return row
+    assert dlh is not None
+    row.update(reason=dlh.reason, reason_name=reason_name(dlh.reason),
+               dest_q_name=dlh.dest_q_name, dest_q_mgr_name=dlh.dest_q_mgr_name,
+               format=dlh.format, persistence=md.persistence, length=len(message.body))
+    return row
+
+
+def _text(row: dict[str, Any]) -> str:
+    head = f"{row['index']:>6}  {row['msg_id']}"
+    if "error" in row:
+        return f"{head}  no valid MQDLH: {row['error']}"
+    persistence = (value_to_name("MQPER", row["persistence"]) or str(row["persistence"]))
+    dest = f"{row['dest_q_name']}@{row['dest_q_mgr_name']}"
+    return (f"{head}  {row['reason_name']:<28} {dest:<36} {row['format'] or '-':<8} "
+            f"{persistence.removeprefix('MQPER_'):<14} {row['length']:>7}")
+
+
+def _rows(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
+    source = sys.stdin.buffer if args.file == "-" else args.file
+    for index, message in enumerate(read_dump(source, name=args.file), 1):
+        if args.limit is not None and index > args.limit:
+            return
+        yield describe(index, message)
+
+
+def run(args: argparse.Namespace) -> int:
+    render: Callable[[dict[str, Any]], str] = _text if args.format == "text" else json.dumps
+    out = sys.stdout
+    try:
+        for row in _rows(args):
+            out.write(render(row) + "\n")
+        out.flush()
+    except DumpFormatError as exc:
+        out.flush()
+        print(f"dlqhandler decode: {exc}", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):  # `dlqhandler decode big.dmp | head`
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, out.fileno())
+            return int(ExitCode.OK)
+        print(f"dlqhandler decode: cannot read {args.file}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return int(ExitCode.USAGE)
+    return int(ExitCode.OK)

@@ -1,0 +1,422 @@
+"""Streaming reader for dmpmqmsg (qload, SupportPac MO03) message files.
+
+One pass over the lines, constant memory beyond the message being built. The
+grammar is IBM's: a header line, then per message an optional ``N`` line and
+``A`` attribute lines, then one or more ``X``/``S``/``T`` data lines. Empty lines
+and ``*`` comments are skipped anywhere. A message ends at the first line that
+is not a data line.
+
+Where the 2014 IBM reader is lenient or buggy we are strict or correct, and say
+so in the error: an unquoted ``S`` line is its text with trailing blanks removed
+(an empty ``S`` is 0 bytes); integers must be decimal MQLONGs; hex must be hex;
+values longer than their field are an error rather than silently cut.
+
+``start``/``end`` let several workers split one big file by byte ranges: a reader
+yields exactly the messages whose first line begins in ``[start, end)``.
+"""
+
+from __future__ import annotations
+
+import binascii
+import os
+import re
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from dlqhandler.errors import DumpFormatError
+from dlqhandler.formats._attributes import ATTRIBUTES_BY_CODE, HEADER_PREFIXES, Kind
+from dlqhandler.mq.message import Message
+from dlqhandler.mq.mqmd import MQMD
+
+__all__ = ["iter_message_offsets", "read_dump"]
+
+_A, _N, _X, _S, _STAR, _BLANK, _LF, _CR = b"ANXS* \n\r"
+_NUL = b"\x00"
+_DATA = frozenset(b"XST")
+_K_LONG, _K_CHAR, _K_BYTE = int(Kind.LONG), int(Kind.CHAR), int(Kind.BYTE)
+# code -> (MQMD attribute, kind as a plain int, field length, code text)
+_TABLE = {a.code_bytes: (a.attr, int(a.kind), a.length, a.code)
+          for a in ATTRIBUTES_BY_CODE.values()}
+# b"A CCC " -> (attribute, kind, length): the reader's fast path
+_FAST = {b"A " + a.code_bytes + b" ": (a.attr, int(a.kind), a.length)
+         for a in ATTRIBUTES_BY_CODE.values()}
+
+# Reader states.
+_HEADER, _EXPECT, _SKIP_ATTRS, _SKIP_DATA, _ATTRS, _DATA_LINES = range(6)  # order matters
+
+_DEFAULTS = MQMD().as_dict()  # MQMD2_DEFAULT: every message starts from it
+_HEX_RUN = re.compile(rb"[0-9A-Fa-f]*")
+_LONG = re.compile(rb" *([+-]?[0-9]{1,10}) *")
+_CODES = ", ".join(sorted(a.code for a in ATTRIBUTES_BY_CODE.values()))
+_CHUNK = 1 << 16
+
+
+class _LineError(Exception):
+    """Internal: a problem on the current line; the loop adds file and line."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+def read_dump(source: str | os.PathLike[str] | BinaryIO, *, name: str | None = None,
+              start: int = 0, end: int | None = None) -> Iterator[Message]:
+    """Iterate the messages of a dmpmqmsg file as ``Message(md, body, dlh=None)``.
+
+    ``source`` is a path or a binary stream positioned at the start of the dump
+    (offset 0); ``name`` names it in errors. With ``start``/``end`` only the
+    messages whose first ``A``/``N`` line begins at a byte offset in
+    ``[start, end)`` are yielded (a message straddling ``end`` is read to its
+    last line), so consecutive ranges partition the file; ``start > 0`` needs a
+    seekable source. The header line is required when ``start == 0``.
+
+    Raises :class:`~dlqhandler.errors.DumpFormatError` naming the file, the line
+    and what was expected.
+    """
+    if start < 0 or (end is not None and end < start):
+        raise ValueError(f"bad byte range start={start} end={end}")
+    if isinstance(source, str | os.PathLike):
+        path = os.fspath(source)
+        return _read_path(path, name or path, start, end)
+    label = name or str(getattr(source, "name", "<stream>"))
+    return _read_stream(source, label, start, end)
+
+
+def _read_path(path: str, label: str, start: int, end: int | None) -> Iterator[Message]:
+    with open(path, "rb", buffering=_CHUNK) as f:
+        yield from _read_stream(f, label, start, end)
+
+
+def _read_stream(f: BinaryIO, path: str, start: int, end: int | None) -> Iterator[Message]:
+    stop = end if end is not None else 1 << 62
+    if start == 0:
+        yield from _parse(f, path, 0, stop, _HEADER)
+        return
+    f.seek(start - 1)
+    pos = start - 1 + len(f.readline())  # the first line that begins at or after start
+    before = _kind_before(f, pos)
+    state = _EXPECT if before is None else _SKIP_ATTRS if before in b"AN" else _SKIP_DATA
+    f.seek(pos)
+    yield from _parse(f, path, pos, stop, state)
+
+
+def _parse(f: BinaryIO, path: str, pos: int, stop: int, state: int) -> Iterator[Message]:
+    """The line loop. ``pos`` is the byte offset of the first line read.
+
+    Hot path: ``A`` lines inside an attribute block are checked first. Line
+    numbers are not counted as we go; an error counts newlines up to its line.
+    """
+    line_start = pos
+    values: dict[str, Any] = {}
+    parts: list[bytes] = []
+    apply = _apply_attribute
+    fast = _FAST
+    unhexlify = binascii.unhexlify
+    try:
+        for raw in f:
+            line_start = pos
+            pos += len(raw)
+            if raw[-1] == _LF:
+                raw = raw[:-1]
+                if raw and raw[-1] == _CR:
+                    raw = raw[:-1]
+            elif raw[-1] == _CR:
+                raw = raw[:-1]
+            if not raw:
+                continue
+            c = raw[0]
+            if c == _A and state == _ATTRS:
+                # Fast path for well-formed values; everything else goes to apply().
+                spec = fast.get(raw[:6])
+                if spec is not None:
+                    attr, kind, length = spec
+                    value = raw[6:]
+                    if kind == _K_LONG:
+                        if value.isdigit() and len(value) < 10 and (
+                                attr != "version" or value in (b"1", b"2")):
+                            values[attr] = int(value)
+                            continue
+                    elif kind == _K_CHAR:
+                        if 0 < len(value) <= length and _NUL not in value:
+                            values[attr] = value.decode("latin-1").rstrip(" ")
+                            continue
+                    elif len(value) == 2 * length:  # BYTE or CHAR_AS_HEX, full width
+                        try:
+                            data = unhexlify(value)
+                        except binascii.Error:
+                            pass
+                        else:
+                            values[attr] = data if kind == _K_BYTE else _text(data)
+                            continue
+                apply(values, raw)
+            elif c == _X and state >= _ATTRS:
+                rest = raw[1:].lstrip(b" ")
+                try:
+                    parts.append(unhexlify(rest))
+                except binascii.Error:
+                    parts.append(_x_slow(raw, len(raw) - len(rest)))
+                state = _DATA_LINES
+            elif c in _DATA:
+                if state in (_DATA_LINES, _ATTRS):
+                    parts.append(_data_line(raw, c))
+                    state = _DATA_LINES
+                elif state in (_SKIP_ATTRS, _SKIP_DATA):
+                    state = _SKIP_DATA
+                elif state == _EXPECT:
+                    if line_start >= stop:
+                        return
+                    raise _LineError(f"expected a message ('A' or 'N' line), found a "
+                                     f"{chr(c)!r} data line")
+                else:
+                    raise _LineError(_header_problem(raw))
+            elif c == _STAR:
+                if state == _HEADER:
+                    if not raw.startswith(HEADER_PREFIXES):
+                        raise _LineError(_header_problem(raw))
+                    state = _EXPECT
+            elif c == _A and state == _SKIP_ATTRS:
+                continue
+            elif state == _HEADER:
+                raise _LineError(_header_problem(raw))
+            elif state in (_ATTRS, _SKIP_ATTRS):
+                what = "an 'N' line" if c == _N else _show(raw)
+                raise _LineError(f"expected an 'A' attribute or an 'X', 'S' or 'T' data line, "
+                                 f"found {what}")
+            else:  # a line that starts a message, or is not valid between messages
+                if state == _DATA_LINES:
+                    yield Message(MQMD(**values), b"".join(parts))
+                if line_start >= stop:
+                    return
+                if c not in (_A, _N):
+                    raise _LineError(f"expected a message ('A' or 'N' line), found {_show(raw)}")
+                values = dict(_DEFAULTS)
+                parts = []
+                state = _ATTRS
+                if c == _A:
+                    apply(values, raw)
+    except _LineError as exc:
+        raise DumpFormatError(exc.detail, path=path, line=_line_number(f, line_start)) from None
+    if state == _DATA_LINES:
+        yield Message(MQMD(**values), b"".join(parts))
+    elif state == _ATTRS:
+        raise DumpFormatError("expected an 'X', 'S' or 'T' data line, found end of file",
+                              path=path, line=_line_number(f, line_start) + 1)
+    elif state == _HEADER:
+        raise DumpFormatError("empty file: expected a '* DMPMQMSG' or '* QLOAD' header line",
+                              path=path, line=1)
+
+
+def _show(line: bytes, limit: int = 24) -> str:
+    text = line[:limit].decode("latin-1")
+    return repr(text + ("..." if len(line) > limit else ""))
+
+
+def _header_problem(line: bytes) -> str:
+    if line.startswith(b"AMQSBCG0"):
+        return ("amqsbcg browse output is not supported; unload the queue with "
+                "'dmpmqmsg -i QUEUE -f FILE' instead")
+    return (f"not a dmpmqmsg file: expected a '* DMPMQMSG' or '* QLOAD' header line, "
+            f"found {_show(line)} (files written with -dH have no header)")
+
+
+# --- attribute lines ----------------------------------------------------------------
+
+
+def _apply_attribute(values: dict[str, Any], line: bytes) -> None:
+    """Set one MQMD field from an ``A CCC value`` line (IBM columns: code 3-5, value 7-)."""
+    spec = _TABLE.get(line[2:5])
+    n = len(line)
+    if spec is None or n < 5 or line[1] != _BLANK or (n > 5 and line[5] != _BLANK):
+        raise _LineError(_attribute_problem(line))
+    if n < 7:
+        return  # no value: the field keeps its default, as in dmpmqmsg
+    attr, kind, length, code = spec
+    value = line[6:]
+    if kind == _K_LONG:
+        if value.isdigit() and n < 16:  # up to 9 digits: always an MQLONG
+            number = int(value)
+        else:
+            m = _LONG.fullmatch(value)
+            if m is None or not -0x80000000 <= int(m.group(1)) <= 0x7FFFFFFF:
+                raise _LineError(f"A {code}: expected a signed 32-bit decimal integer, "
+                                 f"found {_show(value)}")
+            number = int(m.group(1))
+        if attr == "version" and number not in (1, 2):
+            raise _LineError(f"A VER: MQMD version must be 1 or 2, found {number}")
+        values[attr] = number
+    elif kind == _K_CHAR:
+        if n - 6 <= length and _NUL not in value:
+            values[attr] = value.decode("latin-1").rstrip(" ")
+        else:
+            values[attr] = _text(_fit(value, length, code))
+    elif kind == _K_BYTE:
+        values[attr] = _hex_field(value, values[attr], code)
+    else:  # a character field spelt in hex (AIX, AOX)
+        current = values[attr].encode("latin-1").ljust(length, b" ")
+        values[attr] = _text(_hex_field(value, current, code))
+
+
+def _attribute_problem(line: bytes) -> str:
+    if len(line) < 5:
+        return f"attribute line too short: expected 'A <code> <value>', found {_show(line)}"
+    if line[1] != _BLANK or (len(line) > 5 and line[5] != _BLANK):
+        return f"expected 'A <code> <value>' with blanks in columns 2 and 6, found {_show(line)}"
+    return (f"unrecognised attribute code {line[2:5].decode('latin-1')!r}: "
+            f"expected one of {_CODES}")
+
+
+def _fit(value: bytes, length: int, code: str) -> bytes:
+    if len(value) > length and value[length:].strip(b" "):
+        raise _LineError(f"A {code}: value is longer than the {length}-byte field: "
+                         f"{_show(value, 60)}")
+    return value[:length]
+
+
+def _text(raw: bytes) -> str:
+    """Canonical MQCHAR text of file bytes (ISO-8859-1): cut at NUL, trailing blanks off."""
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raw = raw[:nul]
+    return raw.decode("latin-1").rstrip(" ")
+
+
+def _hex_field(value: bytes, current: bytes, code: str) -> bytes:
+    """Hex digits over the leading bytes of ``current`` (a short value fills only those)."""
+    length = len(current)
+    if len(value) == 2 * length:
+        try:
+            return binascii.unhexlify(value)
+        except binascii.Error:
+            pass
+    digits = _hex_prefix(value)
+    junk = value[len(digits):].lstrip(b" ")  # trailing blanks are harmless
+    if junk:
+        column = 7 + len(value) - len(junk)
+        problem = f"unexpected character {chr(junk[0])!r} in column {column}"
+    elif len(digits) > 2 * length:
+        problem = f"{len(digits) // 2} bytes, more than the {length}-byte field"
+    elif len(digits) % 2:
+        problem = f"an odd number of hex digits ({len(digits)})"
+    else:
+        problem = ""
+    if problem:
+        raise _LineError(f"A {code}: badly formed hex value: {problem}")
+    data = binascii.unhexlify(digits)
+    return data + current[len(data):]
+
+
+# --- data lines ---------------------------------------------------------------------
+
+
+def _data_line(line: bytes, kind: int) -> bytes:
+    """An ``S`` or ``T`` line's bytes (``X`` lines are decoded in the loop)."""
+    if kind == _S:
+        return _s_line(line[1:].lstrip(b" "))
+    return line[2:] + b"\n"  # T: the text after "T " plus the newline the writer consumed
+
+
+def _hex_prefix(value: bytes) -> bytes:
+    m = _HEX_RUN.match(value)
+    return m.group() if m else b""
+
+
+def _x_slow(line: bytes, first: int) -> bytes:
+    """An ``X`` line that is not pure hex: ``-da`` ASCII columns, or an error."""
+    digits = _hex_prefix(line[first:])
+    col = first + len(digits)  # 0-based index of the first non-hex character
+    tail = line[col:]
+    if tail and tail[0] != _BLANK:
+        raise _LineError(f"badly formed hex data: non-hex character {chr(tail[0])!r} "
+                         f"in column {col + 1}")
+    if len(digits) % 2:
+        raise _LineError(f"badly formed hex data: odd number of hex digits ({len(digits)})")
+    return binascii.unhexlify(digits)  # anything after a blank is the -da ASCII column
+
+
+def _s_line(rest: bytes) -> bytes:
+    """An ``S`` line: quoted with ``~`` escapes, or unquoted to end of line."""
+    if rest[:1] != b'"':
+        return rest.rstrip(b" ")  # unquoted (the 2014 reader dropped a character here)
+    body = rest[1:]
+    close = body.find(b'"')
+    tilde = body.find(b"~")
+    if close >= 0 and (tilde < 0 or tilde > close):
+        return body[:close]
+    out = bytearray()
+    i = 0
+    while True:
+        close = body.find(b'"', i)
+        tilde = body.find(b"~", i)
+        if tilde >= 0 and (close < 0 or tilde < close):
+            escaped = body[tilde + 1:tilde + 2]
+            if escaped not in (b'"', b"~"):
+                found = repr(escaped.decode("latin-1")) if escaped else "end of line"
+                raise _LineError(f"unexpected escape sequence in S line: '~' must be followed "
+                                 f"by '\"' or '~', found {found}")
+            out += body[i:tilde]
+            out += escaped
+            i = tilde + 2
+        elif close >= 0:
+            out += body[i:close]
+            return bytes(out)
+        else:
+            raise _LineError("unterminated S line: no closing '\"'")
+
+
+# --- byte ranges --------------------------------------------------------------------
+
+
+def _kind_before(f: BinaryIO, pos: int) -> int | None:
+    """First byte of the last significant line that ends before ``pos`` (None: none)."""
+    tail = b""
+    here = pos
+    while here > 0:
+        size = min(_CHUNK, here)
+        here -= size
+        f.seek(here)
+        buf = f.read(size) + tail
+        lines = buf.split(b"\n")
+        tail = lines[0] if here > 0 else b""
+        for line in reversed(lines if here == 0 else lines[1:]):
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if line and line[0] != _STAR:
+                return line[0]
+    return None
+
+
+def _line_number(f: BinaryIO, pos: int) -> int:
+    """The 1-based number of the line starting at ``pos`` (only computed for an error)."""
+    f.seek(0)
+    count = 1
+    remaining = pos
+    while remaining > 0:
+        chunk = f.read(min(_CHUNK, remaining))
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        remaining -= len(chunk)
+    return count
+
+
+def iter_message_offsets(source: str | os.PathLike[str] | BinaryIO) -> Iterator[int]:
+    """Byte offsets at which messages start (their first ``A``/``N`` line).
+
+    A fast scan without decoding, for planning ``read_dump(start=, end=)``
+    splits at message boundaries; it does not validate the file.
+    """
+    if isinstance(source, str | os.PathLike):
+        with open(os.fspath(source), "rb", buffering=_CHUNK) as f:
+            yield from iter_message_offsets(f)
+        return
+    pos = 0
+    in_attrs = False
+    for raw in source:
+        c = raw[0]
+        if c in (_A, _N):
+            if not in_attrs:
+                yield pos
+            in_attrs = True
+        elif c in _DATA:
+            in_attrs = False
+        pos += len(raw)

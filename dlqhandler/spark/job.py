@@ -1,0 +1,199 @@
+"""The drain job: extract -> classify -> load (and optionally apply).
+
+``run_drain(spark, config)`` is what both ``dlqhandler drain`` and
+``spark-submit ops/spark/drain.py`` call. Transforms take and return
+DataFrames; only :mod:`dlqhandler.spark.outputs` and
+:mod:`dlqhandler.spark.apply` touch files and queue managers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from dlqhandler.errors import ConfigError, DLQHandlerError
+from dlqhandler.qmgr.port import QueueManager
+from dlqhandler.rules import RuleSet
+from dlqhandler.spark.classify import catch_all_queue, classify
+from dlqhandler.spark.extract import expand_inputs, read_messages
+from dlqhandler.spark.outputs import REMAINING_FILE, WRITE_RESULT_SCHEMA, write_partition
+
+__all__ = ["DrainConfig", "DrainResult", "run_drain"]
+
+
+class DrainConfig(BaseModel):
+    """Validated drain settings (from the command line)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    output: Path
+    inputs: tuple[str, ...] = ()
+    snapshot: Path | None = None  # a dump browsed from a queue manager by the driver
+    qmgr: str | None = None
+    queue: str | None = None
+    catch_all: str | None = None
+    dry_run: bool = False
+    apply: bool = False
+    local_qmgr: str = ""
+    partitions: int | None = None
+    split_bytes: int = 64 << 20
+    home: Path | None = None
+    mode: Literal["offline", "apply", "dry-run"] = "offline"
+
+
+@dataclass
+class DrainResult:
+    manifest: dict[str, Any]
+    summary: dict[str, Any]
+    output: Path
+    failures: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+_AUDIT_COLUMNS = (
+    "hex(md_msg_id) AS msgid", "hex(md_correl_id) AS correlid", "dlh_reason AS reason",
+    "dlh_dest_q_name AS destq", "dlh_dest_q_mgr_name AS destqm", "dlh_format AS format",
+    "md_persistence AS persistence", "has_dlh", "matched_lines", "chosen_line", "action",
+    "target_q", "target_qm", "disposition", "out_q", "out_qm", "outcome",
+    "file_index", "split_start", "seq",
+)
+
+
+def _applied_disposition() -> Any:
+    from pyspark.sql import functions as F
+
+    return (F.when(F.col("outcome") == "discarded", F.lit("DISCARD"))
+            .when(F.col("outcome") == "catch_all", F.lit("CATCHALL"))
+            .when(F.col("outcome") == "ok", F.col("action"))
+            .when(F.col("outcome") == "skipped", F.lit("SKIPPED"))
+            .otherwise(F.lit("REMAIN")))
+
+
+def _outcome_column(apply: bool) -> Any:
+    from pyspark.sql import functions as F
+
+    if apply:
+        return F.col("outcome")
+    return (F.when(F.col("disposition") == "DISCARD", F.lit("discarded"))
+            .when(F.col("disposition") == "REMAIN", F.lit("remaining"))
+            .when(F.col("disposition") == "CATCHALL", F.lit("catch_all"))
+            .otherwise(F.lit("assumed")))
+
+
+def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
+              connect: Callable[[], QueueManager] | None = None) -> DrainResult:
+    """Run the whole drain; returns the manifest and the summary.
+
+    ``connect`` (apply mode) is a picklable factory of queue manager connections,
+    built by the composition root: executors call it to get their own.
+    """
+    check_config(config)
+    from pyspark.sql import functions as F
+
+    out = config.output
+    out.mkdir(parents=True, exist_ok=True)
+    files = [config.snapshot] if config.snapshot is not None else expand_inputs(
+        list(config.inputs))
+    catch_all = catch_all_queue(ruleset, config.catch_all)
+    messages = read_messages(spark, files, split_bytes=config.split_bytes)
+    broken = messages.filter(F.col("error").isNotNull()).select("error").limit(5).collect()
+    if broken:
+        raise DLQHandlerError("input file error: " + "; ".join(r["error"] for r in broken))
+    input_queue = config.queue
+    frame = classify(messages, ruleset, input_queue=input_queue,
+                     local_qmgr=config.local_qmgr, catch_all=catch_all).cache()
+
+    failures = 0
+    if config.apply:
+        from dlqhandler.spark.apply import apply_frame
+
+        if connect is None or input_queue is None:
+            raise ConfigError("--apply needs a queue manager connection and a queue")
+        frame = apply_frame(frame, ruleset, input_queue, catch_all, connect)
+        frame = frame.withColumn("disposition", _applied_disposition()).cache()
+        failures = frame.filter(F.col("outcome") == "failed").count()
+    frame = frame.withColumn("outcome", _outcome_column(config.apply))
+
+    frame.selectExpr(*_AUDIT_COLUMNS).write.mode("overwrite").parquet(str(out / "audit"))
+    summary = _summarise(frame, ruleset)
+    outputs: list[dict[str, Any]] = []
+    remaining: dict[str, Any] = {"file": None, "messages": summary["totals"]["remaining"]}
+    if not config.dry_run and not config.apply:
+        keep = frame.filter(F.col("disposition") != "DISCARD")
+        nparts = max(1, config.partitions or spark.sparkContext.defaultParallelism)
+        written = (keep.repartition(nparts, "out_q", "out_qm")
+                   .sortWithinPartitions("out_q", "out_qm", "file_index", "split_start", "seq")
+                   .mapInArrow(write_partition(str(out)), WRITE_RESULT_SCHEMA).collect())
+        for r in sorted(written, key=lambda r: (r["out_q"], r["out_qm"])):
+            if r["file"] == REMAINING_FILE:
+                remaining = {"file": REMAINING_FILE, "messages": r["messages"]}
+            else:
+                outputs.append({"queue": r["out_q"], "qmgr": r["out_qm"], "file": r["file"],
+                                "messages": r["messages"], "bytes": r["bytes"]})
+    manifest = {
+        "rules_sha256": ruleset.sha256,
+        "input": [str(f) for f in files] if config.snapshot is None else
+        {"qmgr": config.qmgr, "queue": config.queue},
+        "mode": "dry-run" if config.dry_run else ("apply" if config.apply else "offline"),
+        "catch_all": catch_all,
+        "outputs": outputs,
+        "discarded": summary["totals"]["discarded"],
+        "remaining": remaining,
+        "totals": summary["totals"],
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    frame.unpersist()
+    return DrainResult(manifest, summary, out, failures)
+
+
+def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
+    from pyspark.sql import functions as F
+
+    def counts(*cols: str) -> list[dict[str, Any]]:
+        rows = frame.groupBy(*cols).count().orderBy(*cols).collect()
+        return [r.asDict() for r in rows]
+
+    by_disposition = {r["disposition"]: r["count"] for r in counts("disposition")}
+    matched = frame.select(F.explode("matched_lines").alias("line")).groupBy("line").count()
+    matched_lines = {r["line"]: r["count"] for r in matched.collect()}
+    chosen = {r["chosen_line"]: r["count"] for r in counts("chosen_line")
+              if r["chosen_line"] is not None}
+    total = sum(by_disposition.values())
+    no_dlh = frame.filter(~F.col("has_dlh")).count()
+    unmatched = frame.filter(F.col("has_dlh") & F.col("chosen_line").isNull()).count()
+    rules = [{"line": r.line, "action": r.action.kind, "matched": matched_lines.get(r.line, 0),
+              "chosen": chosen.get(r.line, 0)} for r in ruleset.rules]
+    return {
+        "rules_sha256": ruleset.sha256,
+        "totals": {
+            "messages": total,
+            "retried": by_disposition.get("RETRY", 0),
+            "forwarded": by_disposition.get("FWD", 0),
+            "discarded": by_disposition.get("DISCARD", 0),
+            "catch_all": by_disposition.get("CATCHALL", 0),
+            "remaining": by_disposition.get("REMAIN", 0),
+            "no_dlh": no_dlh,
+            "unmatched": unmatched,
+        },
+        "by_rule": rules,
+        "by_action": counts("action"),
+        "by_reason": counts("dlh_reason"),
+        "by_target": [r for r in counts("disposition", "out_q", "out_qm")
+                      if r["out_q"] is not None],
+        "never_matched": [r["line"] for r in rules if r["matched"] == 0],
+        "shadowed": [r["line"] for r in rules if r["matched"] > 0 and r["chosen"] == 0],
+    }
+
+
+
+def check_config(config: DrainConfig) -> None:
+    if config.apply and config.snapshot is None:
+        raise ConfigError("--apply acts on a queue: give -m QMGR (and --queue) as the input")
+    if config.apply and config.dry_run:
+        raise ConfigError("--apply and --dry-run exclude each other")

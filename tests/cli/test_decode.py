@@ -1,0 +1,82 @@
+"""`dlqhandler decode FILE`: one line per message, JSON lines, limits, clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dlqhandler.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+BACKLOG = ROOT / "samples" / "backlog-small.dmp"
+DLQHANDLER = Path(sys.executable).with_name("dlqhandler")
+
+
+def test_console_script_decodes_the_shipped_backlog() -> None:
+    """The installed command prints one line per message (200) and exits 0."""
+    result = subprocess.run([str(DLQHANDLER), "decode", str(BACKLOG)], capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 200
+    first = lines[0].split()
+    assert first[0] == "1"
+    assert len(first[1]) == 48  # MsgId in hex
+    assert first[2].startswith(("MQRC_", "MQFB_"))
+    assert "@" in first[3]
+    assert any("no valid MQDLH: MQMD Format is 'MQSTR'" in line for line in lines)
+
+
+def test_text_lines_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    """In process: index, MsgId, reason, DestQName@DestQMgrName, Format, persistence, length."""
+    assert main(["decode", str(BACKLOG), "--limit", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    index, msgid, reason, dest, fmt, persistence, length = lines[0].split()
+    assert (index, msgid) == ("1", "414D5120514D31202020202020202020E7AC3686B74C0400")
+    assert (reason, dest, fmt) == ("MQRC_UNKNOWN_REMOTE_Q_MGR", "APP.ORDERS@DDDD.QM9", "MQSTR")
+    assert persistence in ("PERSISTENT", "NOT_PERSISTENT")
+    assert int(length) > 172
+
+
+def test_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    """--format json prints one object per message; non-DLH messages carry 'error'."""
+    assert main(["decode", str(BACKLOG), "--format", "json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [row["index"] for row in rows] == list(range(1, 201))
+    with_dlh = [row for row in rows if "error" not in row]
+    assert {row["reason_name"] for row in with_dlh} >= {
+        "MQRC_Q_FULL", "MQRC_PUT_INHIBITED", "MQRC_UNKNOWN_OBJECT_NAME",
+        "MQRC_NOT_AUTHORIZED", "MQRC_MSG_TOO_BIG_FOR_Q", "MQRC_UNKNOWN_REMOTE_Q_MGR"}
+    assert all(set(row) == {"index", "msg_id", "reason", "reason_name", "dest_q_name",
+                            "dest_q_mgr_name", "format", "persistence", "length"}
+               for row in with_dlh)
+    assert any(row["error"].startswith("MQMD Format is") for row in rows if "error" in row)
+
+
+def test_bad_file_exits_2_with_file_and_line(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A DumpFormatError prints 'FILE:LINE: what was expected' on stderr and exits 2."""
+    bad = tmp_path / "bad.dmp"
+    bad.write_text("* DMPMQMSG Version:9.4\n\nA PRI 1\nX 0G\n")
+    assert main(["decode", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:4: badly formed hex data" in err
+
+
+def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An unreadable file is a usage error (exit 2) with the OS reason."""
+    assert main(["decode", str(tmp_path / "nope.dmp")]) == 2
+    assert "No such file" in capsys.readouterr().err
+
+
+def test_console_script_reports_a_bad_file() -> None:
+    """End to end: a non-dump file gives exit 2 and the header complaint on stderr."""
+    result = subprocess.run([str(DLQHANDLER), "decode", str(ROOT / "samples" / "demo.py")],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 2
+    assert "demo.py:1: not a dmpmqmsg file" in result.stderr
