@@ -1,0 +1,146 @@
+"""``dlqhandler lint``: check rules tables and report every problem.
+
+Text output, one block per diagnostic::
+
+    rules/x.rul:3:14: error[E101]: unknown keyword RETRIES
+      REASON(2053) RETRIES(3) ACTION(RETRY)
+                   ^~~~~~~~~~
+      hint: did you mean RETRY?
+
+then ``N errors, M warnings in K files``. ``--format json`` prints
+``{"files": [{"path", "rules", "diagnostics": [{"line", "column", "severity",
+"code", "message"}]}]}``. Exit 0 without errors (warnings allowed unless
+``--strict``), 1 with errors, 2 for usage errors or unreadable files. ``-``
+reads the table from stdin, as runmqdlq does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.rules import CompileResult, Diagnostic, Severity, compile_rules, explain
+from dlqhandler.rules.lexer import source_lines
+
+__all__ = ["register", "run"]
+
+CATCH_ALL_CODE = "W505"
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``lint`` subcommand."""
+    p = subparsers.add_parser(
+        "lint", help="check rules tables (runmqdlq syntax) and report every problem",
+        description="Check runmqdlq rules tables; report every problem with file, line, "
+                    "column, a stable code and a hint.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="rules table; '-' reads stdin")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="output format (default: text)")
+    p.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
+    p.add_argument("--require-catch-all", action="store_true",
+                   help=f"a missing final catch-all FWD rule ({CATCH_ALL_CODE}) is an error")
+    p.add_argument("--input-queue", metavar="Q",
+                   help="the dead-letter queue the handler reads (to detect forwarding loops)")
+    p.add_argument("--triggered", action="store_true",
+                   help="the handler is started by triggering: warn about leftover messages")
+    p.add_argument("--explain", action="store_true",
+                   help="print each compiled rule: pattern, action, and how it is reached")
+    p.set_defaults(handler=run)
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    path: str
+    text: str
+    result: CompileResult
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def _read(name: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
+    return Path(name).read_bytes().decode("utf-8")
+
+
+def _check(name: str, text: str, args: argparse.Namespace) -> _Checked:
+    path = "<stdin>" if name == "-" else name
+    result = compile_rules(text, source=path, input_queue=args.input_queue,
+                           triggered=args.triggered)
+    diags = result.diagnostics
+    if args.require_catch_all:
+        diags = tuple(replace(d, severity=Severity.ERROR) if d.code == CATCH_ALL_CODE else d
+                      for d in diags)
+    return _Checked(path, text, result, diags)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Lint every file; print the report; return the exit code."""
+    checked: list[_Checked] = []
+    unreadable = False
+    for name in args.files:
+        try:
+            text = _read(name)
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"dlqhandler lint: cannot read {name}: {exc}", file=sys.stderr)
+            unreadable = True
+            continue
+        checked.append(_check(name, text, args))
+    if args.format == "json":
+        _print_json(checked, args.explain)
+    else:
+        _print_text(checked, args.explain)
+    if unreadable:
+        return int(ExitCode.USAGE)
+    errors = sum(d.severity == Severity.ERROR for c in checked for d in c.diagnostics)
+    warnings = sum(d.severity == Severity.WARNING for c in checked for d in c.diagnostics)
+    if errors or (args.strict and warnings):
+        return int(ExitCode.FAILURE)
+    return int(ExitCode.OK)
+
+
+def render(d: Diagnostic, lines: list[str]) -> str:
+    """One diagnostic with its source line, a caret under the column, and the hint."""
+    out = [str(d)]
+    if 1 <= d.line <= len(lines):
+        src = lines[d.line - 1]
+        lead = "".join(c if c == "\t" else " " for c in src[:d.column - 1])
+        width = max(1, (d.end_column or d.column + 1) - d.column)
+        out.append(f"  {src}")
+        out.append(f"  {lead}^{'~' * (width - 1)}")
+    if d.hint:
+        out.append(f"  hint: {d.hint}")
+    return "\n".join(out)
+
+
+def _print_text(checked: list[_Checked], with_explain: bool) -> None:
+    errors = warnings = 0
+    for c in checked:
+        lines = source_lines(c.text)
+        for d in c.diagnostics:
+            print(render(d, lines))
+            errors += d.severity == Severity.ERROR
+            warnings += d.severity == Severity.WARNING
+        if with_explain and c.result.ruleset is not None:
+            print(explain(c.result.ruleset), end="")
+    print(f"{errors} errors, {warnings} warnings in {len(checked)} files")
+
+
+def _print_json(checked: list[_Checked], with_explain: bool) -> None:
+    files: list[dict[str, Any]] = []
+    for c in checked:
+        rs = c.result.ruleset
+        entry: dict[str, Any] = {
+            "path": c.path,
+            "rules": len(rs.rules) if rs is not None else None,
+            "diagnostics": [{"line": d.line, "column": d.column, "severity": str(d.severity),
+                             "code": d.code, "message": d.message} for d in c.diagnostics],
+        }
+        if with_explain and rs is not None:
+            entry["ruleset"] = json.loads(rs.to_json())
+        files.append(entry)
+    print(json.dumps({"files": files}, indent=2))

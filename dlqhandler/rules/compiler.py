@@ -1,0 +1,119 @@
+"""Compiler: rules-table text -> :class:`RuleSet`, through every stage.
+
+``lexer -> parser -> validator -> (this) IR builder -> whole-table checks``.
+Every stage reports every problem it finds; :func:`compile_rules` returns
+them all, sorted by position, together with the :class:`RuleSet` when there
+was no error. Nothing here reads files: the caller passes the text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from dlqhandler.errors import RulesError
+from dlqhandler.rules.checks import RuleSite, table_warnings
+from dlqhandler.rules.diagnostics import Diagnostic, Severity
+from dlqhandler.rules.fields import PATTERN_FIELDS
+from dlqhandler.rules.ir import (
+    Action,
+    ControlData,
+    IntPredicate,
+    Predicate,
+    Rule,
+    RuleSet,
+    StringPredicate,
+)
+from dlqhandler.rules.lexer import lex
+from dlqhandler.rules.models import ControlModel, RuleModel
+from dlqhandler.rules.parser import parse
+from dlqhandler.rules.patterns import classify, to_regex
+from dlqhandler.rules.validator import validate
+
+__all__ = ["CompileResult", "compile_rules", "compile_rules_or_raise"]
+
+
+@dataclass(frozen=True, slots=True)
+class CompileResult:
+    """The compiled table (None when any error) and every diagnostic, in order."""
+
+    ruleset: RuleSet | None
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.ruleset is not None
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity == Severity.ERROR)
+
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity == Severity.WARNING)
+
+
+def compile_rules(text: str, *, source: str = "<stdin>", input_queue: str | None = None,
+                  triggered: bool = False) -> CompileResult:
+    """Compile a rules table.
+
+    ``source`` names the text in diagnostics and in the IR. ``input_queue`` is
+    the DLQ the handler will read (it overrides INPUTQ, as on the command
+    line); it is used only to warn about forwarding loops. ``triggered`` asks
+    for the warnings that matter when the handler is started by triggering.
+    """
+    entries, diags = lex(text, source)
+    parsed, found = parse(entries, source)
+    diags += found
+    table, found = validate(parsed, source)
+    diags += found
+    control = _control(table.control)
+    rules = tuple(_rule(v.line, v.text, v.model) for v in table.rules)
+    ruleset: RuleSet | None = None
+    if not any(d.severity == Severity.ERROR for d in diags):
+        sites = [RuleSite(v.line, v.column, v.args) for v in table.rules]
+        diags += table_warnings(rules, sites, control, path=source, input_queue=input_queue,
+                                triggered=triggered)
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        ruleset = RuleSet(control, rules, source, digest, _keywords_read(rules))
+    ordered = tuple(sorted(set(diags), key=Diagnostic.sort_key))
+    return CompileResult(ruleset, ordered)
+
+
+def compile_rules_or_raise(text: str, *, source: str = "<stdin>",
+                           input_queue: str | None = None, triggered: bool = False) -> RuleSet:
+    """Like :func:`compile_rules`, but raise :class:`RulesError` carrying every diagnostic."""
+    result = compile_rules(text, source=source, input_queue=input_queue, triggered=triggered)
+    if result.ruleset is None:
+        errors = result.errors
+        first = errors[0] if errors else None
+        summary = f"{len(errors)} error(s) in rules table {source}"
+        raise RulesError(f"{summary}; first: {first}" if first else summary, result.diagnostics)
+    return result.ruleset
+
+
+def _control(model: ControlModel) -> ControlData:
+    return ControlData(model.inputq, model.inputqm, model.retryint, model.wait)
+
+
+def _rule(line: int, text: str, model: RuleModel) -> Rule:
+    pattern = model.pattern
+    predicates: list[Predicate] = []
+    for keyword, spec in PATTERN_FIELDS.items():
+        value = getattr(pattern, keyword.lower())
+        if value is None:
+            continue
+        if spec.kind == "int":
+            predicates.append(IntPredicate(keyword, value))
+        else:
+            predicates.append(StringPredicate(keyword, spec.length, value, classify(value),
+                                              to_regex(value)))
+    a = model.action
+    action = Action(a.kind, a.fwdq, a.fwdqm, a.header, a.putaut)
+    return Rule(line, tuple(predicates), action, a.retry, text)
+
+
+def _keywords_read(rules: tuple[Rule, ...]) -> tuple[str, ...]:
+    read = {p.keyword for r in rules for p in r.predicates
+            if isinstance(p, IntPredicate) or p.kind != "any"}
+    return tuple(k for k in PATTERN_FIELDS if k in read)

@@ -1,0 +1,146 @@
+"""``dlqhandler lint``: report format, exit codes, stdin, --explain."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from dlqhandler.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+GOOD = "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(5)\nACTION(FWD) FWDQ(DLQ.CATCHALL) HEADER(YES)\n"
+BAD = "REASON(2053) RETRIES(3) ACTION(RETRY)\nACTION(FWD)\n"
+WARN = "REASON(2053)ACTION(DISCARD)\nACTION(FWD) FWDQ(DLQ.CATCHALL)\n"
+
+
+Writer = Callable[[str, str], str]
+Out = pytest.CaptureFixture[str]
+
+
+@pytest.fixture
+def write(tmp_path: Path) -> Writer:
+    """Write a rules file under tmp_path and return its path."""
+    def _write(name: str, text: str) -> str:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+    return _write
+
+
+def test_clean_file_exits_zero(write: Writer, capsys: Out) -> None:
+    """A clean table prints only the summary and exits 0."""
+    path = write("good.rul", GOOD)
+    assert main(["lint", path]) == 0
+    assert capsys.readouterr().out == "0 errors, 0 warnings in 1 files\n"
+
+
+def test_errors_are_rendered_with_source_caret_and_hint(write: Writer, capsys: Out) -> None:
+    """Each diagnostic: PATH:LINE:COL: severity[CODE]: message, the line, a caret, the hint."""
+    path = write("bad.rul", BAD)
+    assert main(["lint", path]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{path}:1:14: error[E101]: unknown keyword RETRIES"
+    assert out[1] == "  REASON(2053) RETRIES(3) ACTION(RETRY)"
+    assert out[2] == "               ^~~~~~~~~~"
+    assert out[3] == "  hint: did you mean RETRY?"
+    assert out[4] == f"{path}:2:1: error[E401]: ACTION(FWD) needs FWDQ"
+    assert out[-1] == "2 errors, 0 warnings in 1 files"
+
+
+def test_warnings_pass_unless_strict(write: Writer, capsys: Out) -> None:
+    """Warnings alone exit 0; --strict turns them into a failure."""
+    path = write("warn.rul", WARN)
+    assert main(["lint", path]) == 0
+    assert "warning[W101]" in capsys.readouterr().out
+    assert main(["lint", "--strict", path]) == 1
+
+
+def test_require_catch_all_makes_w505_an_error(write: Writer, capsys: Out) -> None:
+    """--require-catch-all reports the missing catch-all as an error."""
+    path = write("nocatch.rul", "REASON(2053) ACTION(RETRY)\n")
+    assert main(["lint", path]) == 0
+    assert main(["lint", "--require-catch-all", path]) == 1
+    assert "error[W505]" in capsys.readouterr().out
+
+
+def test_json_format(write: Writer, capsys: Out) -> None:
+    """--format json: files with path, rule count (null when invalid) and diagnostics."""
+    good, bad = write("good.rul", GOOD), write("bad.rul", BAD)
+    assert main(["lint", "--format", "json", good, bad]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["files"][0] == {"path": good, "rules": 2, "diagnostics": []}
+    second = data["files"][1]
+    assert second["rules"] is None
+    assert second["diagnostics"][0] == {"line": 1, "column": 14, "severity": "error",
+                                        "code": "E101", "message": "unknown keyword RETRIES"}
+
+
+def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: Out) -> None:
+    """'-' reads the table from stdin, as runmqdlq does."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("ACTION(FWD)\n"))
+    assert main(["lint", "-"]) == 1
+    assert capsys.readouterr().out.startswith("<stdin>:1:1: error[E401]")
+
+
+def test_unreadable_file_exits_two(write: Writer, capsys: Out) -> None:
+    """A missing or undecodable file is a usage error (2); other files are still checked."""
+    good = write("good.rul", GOOD)
+    latin = Path(write("latin.rul", "")).with_name("latin1.rul")
+    latin.write_bytes(b"* caf\xe9\nACTION(DISCARD)\n")
+    assert main(["lint", good, "/no/such/file.rul", str(latin)]) == 2
+    captured = capsys.readouterr()
+    assert "cannot read /no/such/file.rul" in captured.err
+    assert "cannot read" in captured.err.splitlines()[1]
+    assert captured.out.endswith("0 errors, 0 warnings in 1 files\n")
+
+
+def test_usage_error_exits_two(capsys: Out) -> None:
+    """No file at all is an argparse usage error."""
+    with pytest.raises(SystemExit) as info:
+        main(["lint"])
+    assert info.value.code == 2
+
+
+def test_input_queue_and_triggered_options(write: Writer, capsys: Out) -> None:
+    """--input-queue finds forwarding loops; --triggered flags leftover messages."""
+    path = write("loop.rul", "REASON(1) ACTION(IGNORE)\nACTION(FWD) FWDQ(MY.DLQ)\n")
+    assert main(["lint", "--strict", path]) == 0
+    assert main(["lint", "--strict", "--input-queue", "MY.DLQ", "--triggered", path]) == 1
+    out = capsys.readouterr().out
+    assert "warning[W504]" in out
+    assert "warning[W507]" in out
+
+
+def test_explain(write: Writer, capsys: Out) -> None:
+    """--explain prints every rule with its pattern, action and reachability."""
+    path = write("x.rul", "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(5)\n"
+                          "REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(FULL.Q)\n"
+                          "ACTION(IGNORE)\n"
+                          "ACTION(FWD) FWDQ(DLQ.CATCHALL)\n")
+    assert main(["lint", "--explain", path]) == 0
+    out = capsys.readouterr().out
+    assert "line 1: REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(5)" in out
+    assert "pattern: REASON(2053 MQRC_Q_FULL)" in out
+    assert "action:  RETRY to MQDLH.DestQName at MQDLH.DestQMgrName, RETRY(5)" in out
+    assert "reached: only after at least 5 failed attempt(s) of the rule(s) at line 1" in out
+    assert "reached: never - the rule at line 3 (ACTION(IGNORE))" in out
+    assert "warning[W501]" in out
+    assert main(["lint", "--explain", "--format", "json", path]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["files"][0]["ruleset"]["rules"][1]["action"]["fwdq"] == "FULL.Q"
+
+
+def test_shipped_tables_via_the_installed_command() -> None:
+    """The console script lints every shipped table without errors (subprocess)."""
+    exe = Path(sys.executable).with_name("dlqhandler")
+    tables = sorted(str(p) for p in (ROOT / "rules").glob("*.rul"))
+    proc = subprocess.run([str(exe), "lint", *tables], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-1] == f"0 errors, 2 warnings in {len(tables)} files"
