@@ -20,7 +20,7 @@ from typing import Any
 
 from dlqhandler.errors import ConfigError, DLQHandlerError, MalformedMessageError
 from dlqhandler.formats.dmpmqmsg import read_dump
-from dlqhandler.mq.message import decode_dead_letter
+from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.mq.mqdlh import MQDLH
 from dlqhandler.mq.mqmd import MQMD
 
@@ -79,7 +79,7 @@ def expand_inputs(inputs: list[str]) -> list[Path]:
     return found
 
 
-def plan_splits(files: list[Path], split_bytes: int = 64 << 20) -> list[Split]:
+def plan_splits(files: list[Path], split_bytes: int = 8 << 20) -> list[Split]:
     """Cut each file into ranges of about ``split_bytes`` bytes."""
     splits: list[Split] = []
     for index, path in enumerate(files):
@@ -94,51 +94,78 @@ def plan_splits(files: list[Path], split_bytes: int = 64 << 20) -> list[Split]:
     return splits
 
 
-def _decode_split(split: Split) -> Iterator[dict[str, Any]]:
-    seq = 0
-    try:
-        for raw in read_dump(split.path, start=split.start, end=split.end):
-            row: dict[str, Any] = {"file_index": split.file_index,
-                                   "split_start": split.start, "seq": seq, "error": None}
-            seq += 1
-            for name, _kind in MD_FIELDS:
-                row[f"md_{name}"] = getattr(raw.md, name)
-            row["body"] = raw.body
-            try:
-                msg = decode_dead_letter(raw.md, raw.body)
-            except MalformedMessageError as exc:
-                row["has_dlh"], row["dlh_error"] = False, str(exc)
-                for name, _kind in DLH_FIELDS:
-                    row[f"dlh_{name}"] = None
-            else:
-                row["has_dlh"], row["dlh_error"] = True, None
-                assert msg.dlh is not None
-                for name, _kind in DLH_FIELDS:
-                    row[f"dlh_{name}"] = getattr(msg.dlh, name)
-            yield row
-    except DLQHandlerError as exc:
-        # A damaged file: report it as a row so the job can fail with the cause.
-        yield {"file_index": split.file_index, "split_start": split.start, "seq": seq,
-               "error": str(exc)}
+class _Columns:
+    """Column lists for one Arrow record batch (columnar: no per-row dicts)."""
+
+    def __init__(self) -> None:
+        self.cols: dict[str, list[Any]] = {name: [] for name in _NAMES}
+
+    def __len__(self) -> int:
+        return len(self.cols["seq"])
+
+    def add_error(self, split: Split, seq: int, error: str) -> None:
+        for values in self.cols.values():
+            values.append(None)
+        self.cols["file_index"][-1] = split.file_index
+        self.cols["split_start"][-1] = split.start
+        self.cols["seq"][-1] = seq
+        self.cols["error"][-1] = error
+
+    def add(self, split: Split, seq: int, raw: Message) -> None:
+        c = self.cols
+        c["file_index"].append(split.file_index)
+        c["split_start"].append(split.start)
+        c["seq"].append(seq)
+        c["error"].append(None)
+        md = raw.md
+        for name in _MD_NAMES:
+            c["md_" + name].append(getattr(md, name))
+        c["body"].append(raw.body)
+        try:
+            dlh = decode_dead_letter(md, raw.body).dlh
+        except MalformedMessageError as exc:
+            c["has_dlh"].append(False)
+            c["dlh_error"].append(str(exc))
+            for name in _DLH_NAMES:
+                c["dlh_" + name].append(None)
+            return
+        c["has_dlh"].append(True)
+        c["dlh_error"].append(None)
+        for name in _DLH_NAMES:
+            c["dlh_" + name].append(getattr(dlh, name))
+
+    def batch(self, schema: Any) -> Any:
+        import pyarrow as pa
+
+        return pa.RecordBatch.from_arrays(
+            [pa.array(self.cols[f.name], type=f.type) for f in schema], schema=schema)
 
 
-def decode_splits_to_batches(batches: Iterator[Any], batch_rows: int = 2048) -> Iterator[Any]:
+_NAMES = [part.split(" ")[0] for part in MESSAGE_SCHEMA.split(", ")]
+_MD_NAMES = [name for name, _kind in MD_FIELDS]
+_DLH_NAMES = [name for name, _kind in DLH_FIELDS]
+
+
+def decode_splits_to_batches(batches: Iterator[Any], batch_rows: int = 4096) -> Iterator[Any]:
     """mapInArrow function: split rows in, decoded message record batches out."""
-    import pyarrow as pa
-
     schema = _arrow_schema()
-    names = schema.names
     for batch in batches:
         for item in batch.to_pylist():
             split = Split(item["file_index"], item["path"], item["start"], item["end"])
-            rows: list[dict[str, Any]] = []
-            for row in _decode_split(split):
-                rows.append({n: row.get(n) for n in names})
-                if len(rows) >= batch_rows:
-                    yield pa.RecordBatch.from_pylist(rows, schema=schema)
-                    rows = []
-            if rows:
-                yield pa.RecordBatch.from_pylist(rows, schema=schema)
+            cols = _Columns()
+            seq = 0
+            try:
+                for raw in read_dump(split.path, start=split.start, end=split.end):
+                    cols.add(split, seq, raw)
+                    seq += 1
+                    if len(cols) >= batch_rows:
+                        yield cols.batch(schema)
+                        cols = _Columns()
+            except DLQHandlerError as exc:
+                # A damaged file: a row carrying the error, so the job fails with the cause.
+                cols.add_error(split, seq, str(exc))
+            if len(cols):
+                yield cols.batch(schema)
 
 
 def _arrow_schema() -> Any:
@@ -153,7 +180,7 @@ def _arrow_schema() -> Any:
     return pa.schema(fields)
 
 
-def read_messages(spark: Any, files: list[Path], *, split_bytes: int = 64 << 20) -> Any:
+def read_messages(spark: Any, files: list[Path], *, split_bytes: int = 8 << 20) -> Any:
     """The messages of ``files`` as a DataFrame with :data:`MESSAGE_SCHEMA`."""
     splits = plan_splits(files, split_bytes)
     rows = [dataclasses.astuple(s) for s in splits]

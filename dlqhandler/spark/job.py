@@ -41,7 +41,7 @@ class DrainConfig(BaseModel):
     apply: bool = False
     local_qmgr: str = ""
     partitions: int | None = None
-    split_bytes: int = 64 << 20
+    split_bytes: int = 8 << 20
     home: Path | None = None
     mode: Literal["offline", "apply", "dry-run"] = "offline"
 
@@ -100,13 +100,17 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
     files = [config.snapshot] if config.snapshot is not None else expand_inputs(
         list(config.inputs))
     catch_all = catch_all_queue(ruleset, config.catch_all)
-    messages = read_messages(spark, files, split_bytes=config.split_bytes)
+    from pyspark import StorageLevel
+
+    messages = read_messages(spark, files, split_bytes=config.split_bytes).persist(
+        StorageLevel.MEMORY_AND_DISK)
     broken = messages.filter(F.col("error").isNotNull()).select("error").limit(5).collect()
     if broken:
+        messages.unpersist()
         raise DLQHandlerError("input file error: " + "; ".join(r["error"] for r in broken))
     input_queue = config.queue
     frame = classify(messages, ruleset, input_queue=input_queue,
-                     local_qmgr=config.local_qmgr, catch_all=catch_all).cache()
+                     local_qmgr=config.local_qmgr, catch_all=catch_all)
 
     failures = 0
     if config.apply:
@@ -115,9 +119,10 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
         if connect is None or input_queue is None:
             raise ConfigError("--apply needs a queue manager connection and a queue")
         frame = apply_frame(frame, ruleset, input_queue, catch_all, connect)
-        frame = frame.withColumn("disposition", _applied_disposition()).cache()
+        frame = frame.withColumn("disposition", _applied_disposition())
         failures = frame.filter(F.col("outcome") == "failed").count()
-    frame = frame.withColumn("outcome", _outcome_column(config.apply))
+    frame = frame.withColumn("outcome", _outcome_column(config.apply)).persist(
+        StorageLevel.MEMORY_AND_DISK)
 
     frame.selectExpr(*_AUDIT_COLUMNS).write.mode("overwrite").parquet(str(out / "audit"))
     summary = _summarise(frame, ruleset)
@@ -149,47 +154,63 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     frame.unpersist()
+    messages.unpersist()
     return DrainResult(manifest, summary, out, failures)
 
 
 def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
-    from pyspark.sql import functions as F
+    """Every count in one aggregation job (the groups are few: rules x targets)."""
+    from collections import Counter
 
-    def counts(*cols: str) -> list[dict[str, Any]]:
-        rows = frame.groupBy(*cols).count().orderBy(*cols).collect()
-        return [r.asDict() for r in rows]
-
-    by_disposition = {r["disposition"]: r["count"] for r in counts("disposition")}
-    matched = frame.select(F.explode("matched_lines").alias("line")).groupBy("line").count()
-    matched_lines = {r["line"]: r["count"] for r in matched.collect()}
-    chosen = {r["chosen_line"]: r["count"] for r in counts("chosen_line")
-              if r["chosen_line"] is not None}
-    total = sum(by_disposition.values())
-    no_dlh = frame.filter(~F.col("has_dlh")).count()
-    unmatched = frame.filter(F.col("has_dlh") & F.col("chosen_line").isNull()).count()
-    rules = [{"line": r.line, "action": r.action.kind, "matched": matched_lines.get(r.line, 0),
+    keys = ["disposition", "chosen_line", "action", "dlh_reason", "out_q", "out_qm", "has_dlh",
+            "matched_lines"]
+    groups = [r.asDict() for r in frame.groupBy(*keys).count().collect()]
+    by_disposition: Counter[str] = Counter()
+    matched: Counter[int] = Counter()
+    chosen: Counter[int] = Counter()
+    by_action: Counter[str] = Counter()
+    by_reason: Counter[int | None] = Counter()
+    by_target: Counter[tuple[str, str, str]] = Counter()
+    no_dlh = unmatched = 0
+    for g in groups:
+        n = g["count"]
+        by_disposition[g["disposition"]] += n
+        by_action[g["action"]] += n
+        by_reason[g["dlh_reason"]] += n
+        for line in g["matched_lines"] or ():
+            matched[line] += n
+        if g["chosen_line"] is not None:
+            chosen[g["chosen_line"]] += n
+        elif g["has_dlh"]:
+            unmatched += n
+        if not g["has_dlh"]:
+            no_dlh += n
+        if g["out_q"] is not None:
+            by_target[(g["disposition"], g["out_q"], g["out_qm"] or "")] += n
+    rules = [{"line": r.line, "action": r.action.kind, "matched": matched.get(r.line, 0),
               "chosen": chosen.get(r.line, 0)} for r in ruleset.rules]
     return {
         "rules_sha256": ruleset.sha256,
         "totals": {
-            "messages": total,
+            "messages": sum(by_disposition.values()),
             "retried": by_disposition.get("RETRY", 0),
             "forwarded": by_disposition.get("FWD", 0),
             "discarded": by_disposition.get("DISCARD", 0),
             "catch_all": by_disposition.get("CATCHALL", 0),
             "remaining": by_disposition.get("REMAIN", 0),
+            "skipped": by_disposition.get("SKIPPED", 0),
             "no_dlh": no_dlh,
             "unmatched": unmatched,
         },
         "by_rule": rules,
-        "by_action": counts("action"),
-        "by_reason": counts("dlh_reason"),
-        "by_target": [r for r in counts("disposition", "out_q", "out_qm")
-                      if r["out_q"] is not None],
+        "by_action": [{"action": k, "count": v} for k, v in sorted(by_action.items())],
+        "by_reason": [{"reason": k, "count": v} for k, v in
+                      sorted(by_reason.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))],
+        "by_target": [{"disposition": d, "queue": q, "qmgr": qm, "count": v}
+                      for (d, q, qm), v in sorted(by_target.items())],
         "never_matched": [r["line"] for r in rules if r["matched"] == 0],
         "shadowed": [r["line"] for r in rules if r["matched"] > 0 and r["chosen"] == 0],
     }
-
 
 
 def check_config(config: DrainConfig) -> None:

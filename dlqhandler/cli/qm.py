@@ -1,0 +1,286 @@
+"""``dlqhandler qm``: administer embedded queue managers, the way IBM's tools do.
+
+* ``qm create NAME [--deadq Q]`` (crtmqm), ``qm delete NAME`` (dltmqm),
+  ``qm list`` (dspmq);
+* ``qm mqsc NAME`` (runmqsc): MQSC commands from standard input;
+* ``qm dmpmqmsg -m NAME (-i Q | -I Q | -o Q) -f FILE|-``: as IBM's dmpmqmsg,
+  ``-i`` unloads by browsing (the messages stay), ``-I`` unloads destructively
+  and ``-o`` loads, by default with set-all context (``-C A``) so every MQMD
+  field, MsgId and context included, is kept;
+* ``qm put`` and ``qm browse`` for quick manual work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.config import load_settings
+from dlqhandler.errors import DecodeError, MQIError
+from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump
+from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
+from dlqhandler.mq.message import Message, decode_dead_letter
+from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.qmgr import (
+    EmbeddedQueueManager,
+    GetOptions,
+    PutOptions,
+    connect,
+    create_qmgr,
+    delete_qmgr,
+    list_qmgrs,
+    run_mqsc,
+)
+from dlqhandler.qmgr.qmgrs import DEFAULT_DEADQ
+
+__all__ = ["register"]
+
+Context = Literal["pass_all", "set_all", "default"]
+_CONTEXTS: dict[str, Context] = {"A": "set_all", "a": "pass_all", "d": "default"}
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "qm", help="administer embedded queue managers (create, mqsc, dmpmqmsg...)",
+        description="Embedded queue managers under $DLQHANDLER_HOME/qmgrs.")
+    sub = parser.add_subparsers(dest="qm_command", metavar="ACTION", required=True)
+
+    p = sub.add_parser("create", help="create a queue manager (crtmqm)")
+    p.add_argument("name")
+    p.add_argument("--deadq", "-u", default=DEFAULT_DEADQ, metavar="Q",
+                   help=f"its dead-letter queue (default {DEFAULT_DEADQ})")
+    p.set_defaults(handler=_create)
+
+    p = sub.add_parser("delete", help="delete a queue manager and its messages (dltmqm)")
+    p.add_argument("name")
+    p.set_defaults(handler=_delete)
+
+    p = sub.add_parser("list", help="list queue managers (dspmq)")
+    p.set_defaults(handler=_list)
+
+    p = sub.add_parser("mqsc", help="run MQSC commands from standard input (runmqsc)")
+    p.add_argument("name", nargs="?", help="queue manager (default $DLQHANDLER_QMGR)")
+    p.add_argument("-v", dest="verify", action="store_true",
+                   help="verify the commands only; change nothing")
+    p.set_defaults(handler=_mqsc)
+
+    p = sub.add_parser("dmpmqmsg", help="unload or load a queue (dmpmqmsg)",
+                       description="-i browses (messages stay), -I gets destructively, "
+                                   "-o loads; as IBM's dmpmqmsg.")
+    p.add_argument("-m", dest="qmgr", metavar="QMGR")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("-i", dest="browse_q", metavar="QUEUE", help="unload by browsing")
+    which.add_argument("-I", dest="get_q", metavar="QUEUE", help="unload destructively")
+    which.add_argument("-o", dest="load_q", metavar="QUEUE", help="load onto QUEUE")
+    p.add_argument("-f", "-F", dest="file", required=True, metavar="FILE",
+                   help="the file ('-', 'stdout' or 'stdin' for the standard streams)")
+    p.add_argument("-C", dest="context", choices=sorted(_CONTEXTS), default="A",
+                   help="load context: A set all (default), a pass all, d default")
+    p.add_argument("-t", dest="per_uow", type=int, default=200, metavar="N",
+                   help="messages per unit of work (default 200)")
+    p.add_argument("-d", dest="mode", choices=("A", "p", "t"), default=None,
+                   help="data lines: A invariant strings, p printable, t text (lossy)")
+    p.set_defaults(handler=_dmpmqmsg)
+
+    p = sub.add_parser("put", help="put test messages (optionally as dead letters)")
+    p.add_argument("-m", dest="qmgr", metavar="QMGR")
+    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE")
+    data = p.add_mutually_exclusive_group()
+    data.add_argument("--data", default="", help="message text (UTF-8)")
+    data.add_argument("--file", type=Path, help="message data from a file")
+    p.add_argument("--count", type=int, default=1)
+    p.add_argument("--priority", type=int, default=-1)
+    p.add_argument("--persistent", action="store_true")
+    p.add_argument("--format", default="MQSTR", help="MQMD Format (default MQSTR)")
+    p.add_argument("--expiry", type=int, default=-1, help="tenths of a second")
+    p.add_argument("--reply-to-q", default="")
+    p.add_argument("--dlq-reason", type=int, metavar="N",
+                   help="wrap the data in an MQDLH with this reason (a dead letter)")
+    p.add_argument("--dest", default="", metavar="Q", help="MQDLH DestQName")
+    p.add_argument("--dest-qmgr", default="", metavar="QMGR", help="MQDLH DestQMgrName")
+    p.set_defaults(handler=_put)
+
+    p = sub.add_parser("browse", help="list the messages on a queue (non-destructive)")
+    p.add_argument("-m", dest="qmgr", metavar="QMGR")
+    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE")
+    p.add_argument("--limit", type=int, metavar="N")
+    p.set_defaults(handler=_browse)
+
+
+def _home() -> Path:
+    return load_settings().home
+
+
+@contextlib.contextmanager
+def _connected(name: str | None) -> Iterator[EmbeddedQueueManager]:
+    qm = connect(name, settings=load_settings())
+    try:
+        yield qm
+    finally:
+        qm.disconnect()
+
+
+def _create(args: argparse.Namespace) -> int:
+    paths = create_qmgr(_home(), args.name, deadq=args.deadq)
+    print(f"IBM MQ queue manager '{args.name}' created.")
+    print(f"Directory '{paths.root}' created.")
+    print(f"Dead-letter queue '{args.deadq}' defined.")
+    return int(ExitCode.OK)
+
+
+def _delete(args: argparse.Namespace) -> int:
+    delete_qmgr(_home(), args.name)
+    print(f"IBM MQ queue manager '{args.name}' deleted.")
+    return int(ExitCode.OK)
+
+
+def _list(args: argparse.Namespace) -> int:
+    for qm in list_qmgrs(_home()):
+        status = f"Running ({qm.connections} connections)" if qm.connections else "Running"
+        print(f"{f'QMNAME({qm.name})':<58}STATUS({status})")
+    return int(ExitCode.OK)
+
+
+def _mqsc(args: argparse.Namespace) -> int:
+    text = sys.stdin.read()
+    with _connected(args.name) as qm:
+        result = run_mqsc(text, qm.admin(), sys.stdout, qmgr_name=qm.name,
+                          verify=args.verify)
+    sys.stdout.flush()
+    for failure in result.failures:
+        kind = "syntax error" if failure.syntax else "failed"
+        print(f"dlqhandler: MQSC command {failure.number} at line {failure.line} {kind}: "
+              f"{failure.message}", file=sys.stderr)
+    return int(ExitCode.OK if result.ok else ExitCode.FAILURE)
+
+
+@contextlib.contextmanager
+def _binary(name: str, *, write: bool) -> Iterator[BinaryIO]:
+    if name in ("-", "stdout", "stdin"):
+        yield sys.stdout.buffer if write else sys.stdin.buffer
+        return
+    with open(name, "wb" if write else "rb") as f:
+        yield f
+
+
+def _dmpmqmsg(args: argparse.Namespace) -> int:
+    per_uow = max(1, args.per_uow)
+    with _connected(args.qmgr) as qm:
+        if args.load_q:
+            count = _load(qm, args.load_q, args.file, _CONTEXTS[args.context], per_uow)
+            print(f"Read    - Files:   1  Messages: {count:6d}", file=sys.stderr)
+            print(f"Written - Files:   0  Messages: {count:6d}", file=sys.stderr)
+            return int(ExitCode.OK)
+        queue = args.browse_q or args.get_q
+        count, size = _unload(qm, queue, args.file, destructive=args.get_q is not None,
+                              per_uow=per_uow, mode=args.mode or "hex")
+    print(f"Read    - Files:   0  Messages: {count:6d}  Bytes: {size:10d}", file=sys.stderr)
+    print(f"Written - Files:   1  Messages: {count:6d}  Bytes: {size:10d}", file=sys.stderr)
+    return int(ExitCode.OK)
+
+
+def _load(qm: EmbeddedQueueManager, queue: str, file: str, context: Context,
+          per_uow: int) -> int:
+    """Put every message of the file; commit every ``per_uow`` messages."""
+    q = qm.open(queue, input=False, browse=False, output=True)
+    options = PutOptions(syncpoint=True, context=context)
+    count = 0
+    try:
+        with _binary(file, write=False) as stream:
+            for message in read_dump(stream, name=file):
+                q.put(message, options)
+                count += 1
+                if count % per_uow == 0:
+                    qm.commit()
+        qm.commit()
+    finally:
+        q.close()
+    return count
+
+
+def _unload(qm: EmbeddedQueueManager, queue: str, file: str, *, destructive: bool,
+            per_uow: int, mode: Literal["hex", "A", "p", "t"]) -> tuple[int, int]:
+    """Write the queue's messages to the file; -I commits each batch after a flush."""
+    q = qm.open(queue, input=destructive, browse=not destructive)
+    size = 0
+    try:
+        with _binary(file, write=True) as stream:
+            writer = DumpWriter(stream, qmgr=qm.name, queue=queue, mode=mode)
+            options = (GetOptions(syncpoint=True) if destructive
+                       else GetOptions(browse="first", syncpoint=False))
+            while True:
+                try:
+                    message = q.get(options)
+                except MQIError as exc:
+                    if exc.reason != MQRC_NO_MSG_AVAILABLE:
+                        raise
+                    break
+                writer.write(message)
+                size += len(message.body)
+                if not destructive:
+                    options = GetOptions(browse="next", syncpoint=False)
+                elif writer.count % per_uow == 0:
+                    writer.flush()
+                    qm.commit()
+            writer.flush()
+            qm.commit()
+    finally:
+        q.close()
+    return writer.count, size
+
+
+def _put(args: argparse.Namespace) -> int:
+    data = args.file.read_bytes() if args.file else args.data.encode("utf-8")
+    md = MQMD(format=args.format, priority=args.priority, persistence=int(args.persistent),
+              expiry=args.expiry, reply_to_q=args.reply_to_q)
+    message = Message(md, data)
+    with _connected(args.qmgr) as qm:
+        if args.dlq_reason is not None:
+            message = Message.dead_letter(md, data, reason=args.dlq_reason,
+                                          dest_q_name=args.dest,
+                                          dest_q_mgr_name=args.dest_qmgr or qm.name,
+                                          put_appl_name="dlqhandler qm put")
+        for _ in range(max(1, args.count)):
+            put = qm.put1(args.queue, message, PutOptions(syncpoint=False, context="default"))
+            print(f"put {put.msg_id.hex().upper()} to {args.queue}")
+    return int(ExitCode.OK)
+
+
+def _browse(args: argparse.Namespace) -> int:
+    with _connected(args.qmgr) as qm:
+        q = qm.open(args.queue, input=False, browse=True)
+        options = GetOptions(browse="first", syncpoint=False)
+        index = 0
+        while args.limit is None or index < args.limit:
+            try:
+                message = q.get(options)
+            except MQIError as exc:
+                if exc.reason != MQRC_NO_MSG_AVAILABLE:
+                    raise
+                break
+            index += 1
+            options = GetOptions(browse="next", syncpoint=False)
+            print(_describe(index, message))
+        q.close()
+        print(f"{index} message(s) on {args.queue}")
+    return int(ExitCode.OK)
+
+
+def _describe(index: int, message: Message) -> str:
+    md = message.md
+    head = (f"{index:>6}  {md.msg_id.hex().upper()}  pri {md.priority}  "
+            f"{'persistent' if md.persistence == 1 else 'non-persistent':<14} "
+            f"{len(message.body):>7} bytes  {md.format or '-':<8} BOC {md.backout_count}")
+    if md.format == "MQDEAD":
+        try:
+            dlh = decode_dead_letter(md, message.body).dlh
+        except DecodeError as exc:
+            return f"{head}  bad MQDLH: {exc}"
+        if dlh is not None:
+            return f"{head}  reason {dlh.reason} dest {dlh.dest_q_name}@{dlh.dest_q_mgr_name}"
+    return head

@@ -1,0 +1,291 @@
+"""Administration of an embedded queue manager: what MQSC commands change.
+
+Local queues, the queue manager object, process definitions (stored for
+triggering) and authority records. Failures raise :class:`AdminError`
+carrying the AMQ message runmqsc prints (``AMQ8147E: IBM MQ object X not
+found.``).
+
+Authority records are simpler than MQ's object authority manager: a record
+is (profile, principal, authorities). When any record whose generic profile
+matches the queue exists for a principal, an operation needs its authority
+(PUT, GET, BROWSE) in the union of those records; when none exists, it is
+allowed. There are no groups, and principals compare case-insensitively.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from dlqhandler.errors import DLQHandlerError
+from dlqhandler.mq.constants import MQRC_UNKNOWN_OBJECT_NAME, mqi_error
+from dlqhandler.qmgr.objects import (
+    PROCESS_ATTRS,
+    QMGR_ATTRS,
+    QUEUE_ATTRS,
+    Value,
+    defaults,
+    generic_match,
+)
+from dlqhandler.qmgr.store import AVAILABLE, Store
+
+__all__ = ["Admin", "AdminError", "AuthRecord", "ObjectRecord", "authorised", "valid_name"]
+
+_OBJECT_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
+
+
+def valid_name(name: str) -> bool:
+    """MQ object names: 1-48 of ``A-Z a-z 0-9 . _ / %``."""
+    return bool(_OBJECT_NAME.fullmatch(name))
+
+
+class AdminError(DLQHandlerError):
+    """An admin command that failed; ``amq`` is the runmqsc message id."""
+
+    def __init__(self, amq: str, text: str) -> None:
+        super().__init__(f"{amq}: {text}")
+        self.amq = amq
+        self.text = text
+
+
+def _not_found(name: str) -> AdminError:
+    return AdminError("AMQ8147E", f"IBM MQ object {name} not found.")
+
+
+def _in_use() -> AdminError:
+    return AdminError("AMQ8148E", "IBM MQ object in use.")
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRecord:
+    """A defined object: its attributes, creation/alteration times and status."""
+
+    name: str
+    attrs: dict[str, Value]
+    created: float
+    altered: float
+    status: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class AuthRecord:
+    profile: str
+    principal: str
+    objtype: str
+    authorities: frozenset[str]
+
+
+def authorised(db: sqlite3.Connection, principal: str, queue: str, authority: str) -> bool:
+    """Whether ``principal`` may do ``authority`` on ``queue`` (no record: yes)."""
+    rows = db.execute("SELECT profile, auths FROM authrecs WHERE objtype = 'QUEUE'"
+                      " AND principal = ?", (principal.lower(),)).fetchall()
+    granted: set[str] = set()
+    matched = False
+    for profile, auths in rows:
+        if generic_match(profile, queue, profile=True):
+            matched = True
+            granted.update(json.loads(auths))
+    return not matched or authority in granted
+
+
+class Admin:
+    """Admin operations on one queue manager's store."""
+
+    def __init__(self, store: Store, qmgr_name: str, clock: Callable[[], float], *,
+                 on_alter: Callable[[str], None] | None = None,
+                 recover: Callable[[], object] | None = None) -> None:
+        self._store = store
+        self.qmgr_name = qmgr_name
+        self._clock = clock
+        self._on_alter = on_alter
+        self._recover = recover
+
+    # -- the queue manager object ---------------------------------------------------
+    def qmgr_attributes(self) -> dict[str, Value]:
+        rows = self._store.db.execute("SELECT key, value FROM qmgr_attrs").fetchall()
+        out: dict[str, Value] = {"QMNAME": self.qmgr_name, **defaults(QMGR_ATTRS)}
+        for key, value in rows:
+            spec = QMGR_ATTRS.get(key)
+            out[key] = int(value) if spec is not None and spec.kind == "int" else value
+        return out
+
+    def alter_qmgr(self, changes: dict[str, Value]) -> None:
+        with self._store.write(durable=True) as db:
+            db.executemany("INSERT OR REPLACE INTO qmgr_attrs VALUES (?, ?)",
+                           [(k, str(v)) for k, v in changes.items()])
+
+    # -- local queues ---------------------------------------------------------------
+    def _queue_row(self, name: str) -> tuple[str, float, float, int] | None:
+        row = self._store.db.execute(
+            "SELECT attrs, created, altered, curdepth FROM queues WHERE name = ?",
+            (name,)).fetchone()
+        return None if row is None else (str(row[0]), float(row[1]), float(row[2]),
+                                         int(row[3]))
+
+    def queue(self, name: str) -> ObjectRecord:
+        """One local queue (raises AdminError AMQ8147E if unknown)."""
+        found = self.queues(name, generic=False)
+        if not found:
+            raise mqi_error(MQRC_UNKNOWN_OBJECT_NAME, name)
+        return found[0]
+
+    def queues(self, pattern: str = "*", *, generic: bool = True) -> list[ObjectRecord]:
+        """Local queues matching an MQSC generic name (``APP.*``), sorted by name."""
+        db = self._store.db
+        if generic and pattern.endswith("*"):
+            rows = db.execute("SELECT name, attrs, created, altered, curdepth FROM queues"
+                              " WHERE substr(name, 1, ?) = ? ORDER BY name",
+                              (len(pattern) - 1, pattern[:-1])).fetchall()
+        else:
+            rows = db.execute("SELECT name, attrs, created, altered, curdepth FROM queues"
+                              " WHERE name = ?", (pattern,)).fetchall()
+        procs = {(q, kind): n for q, kind, n in db.execute(
+            "SELECT queue, 'IPPROCS', count(*) FROM handles WHERE input GROUP BY queue"
+            " UNION ALL SELECT queue, 'OPPROCS', count(*) FROM handles WHERE output"
+            " GROUP BY queue")}
+        out = []
+        for name, attrs, created, altered, depth in rows:
+            status = {"CURDEPTH": int(depth), "IPPROCS": procs.get((name, "IPPROCS"), 0),
+                      "OPPROCS": procs.get((name, "OPPROCS"), 0)}
+            out.append(ObjectRecord(name, {**defaults(QUEUE_ATTRS), **json.loads(attrs)},
+                                    float(created), float(altered), status))
+        return out
+
+    def define_queue(self, name: str, values: dict[str, Value], *, replace: bool = False,
+                     like: str | None = None) -> None:
+        """DEFINE QLOCAL (REPLACE keeps the messages; LIKE copies another's attributes)."""
+        if not valid_name(name):
+            raise AdminError("AMQ8405I", f"invalid queue name {name!r}")
+        base = defaults(QUEUE_ATTRS)
+        if like is not None:
+            source = self._queue_row(like)
+            if source is None:
+                raise _not_found(like)
+            base.update(json.loads(source[0]))
+        attrs = json.dumps({**base, **values}, sort_keys=True)
+        now = self._clock()
+        with self._store.write(durable=True) as db:
+            exists = db.execute("SELECT 1 FROM queues WHERE name = ?", (name,)).fetchone()
+            if exists and not replace:
+                raise AdminError("AMQ8150E", "IBM MQ object already exists.")
+            if exists:
+                db.execute("UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
+                           (attrs, now, name))
+            else:
+                db.execute("INSERT INTO queues (name, attrs, curdepth, created, altered)"
+                           " VALUES (?, ?, 0, ?, ?)", (name, attrs, now, now))
+        self._altered(name)
+
+    def alter_queue(self, name: str, changes: dict[str, Value]) -> None:
+        with self._store.write(durable=True) as db:
+            row = db.execute("SELECT attrs FROM queues WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise _not_found(name)
+            attrs = {**json.loads(row[0]), **changes}
+            db.execute("UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
+                       (json.dumps(attrs, sort_keys=True), self._clock(), name))
+        self._altered(name)
+
+    def _check_idle(self, name: str) -> None:
+        """Refuse when the queue is open or has uncommitted messages (dead owners first)."""
+        if self._recover is not None:
+            self._recover()
+        db = self._store.db
+        if db.execute("SELECT 1 FROM handles WHERE queue = ? LIMIT 1", (name,)).fetchone():
+            raise _in_use()
+        if db.execute("SELECT 1 FROM messages WHERE queue = ? AND state != ? LIMIT 1",
+                      (name, AVAILABLE)).fetchone():
+            raise _in_use()
+
+    def delete_queue(self, name: str, *, purge: bool = False) -> None:
+        if self._queue_row(name) is None:
+            raise _not_found(name)
+        self._check_idle(name)
+        with self._store.write(durable=True) as db:
+            if db.execute("SELECT 1 FROM messages WHERE queue = ? LIMIT 1", (name,)).fetchone():
+                if not purge:
+                    raise AdminError("AMQ8143E", f"IBM MQ queue {name} not empty.")
+                db.execute("DELETE FROM messages WHERE queue = ?", (name,))
+            db.execute("DELETE FROM queues WHERE name = ?", (name,))
+        self._altered(name)
+
+    def clear_queue(self, name: str) -> int:
+        """CLEAR QLOCAL; returns how many messages went."""
+        if self._queue_row(name) is None:
+            raise _not_found(name)
+        self._check_idle(name)
+        with self._store.write(durable=True) as db:
+            return db.execute("DELETE FROM messages WHERE queue = ?", (name,)).rowcount
+
+    def _altered(self, name: str) -> None:
+        if self._on_alter is not None:
+            self._on_alter(name)
+
+    # -- process definitions -----------------------------------------------------------
+    def processes(self, pattern: str = "*") -> list[ObjectRecord]:
+        rows = self._store.db.execute(
+            "SELECT name, attrs, created, altered FROM processes ORDER BY name").fetchall()
+        return [ObjectRecord(n, {**defaults(PROCESS_ATTRS), **json.loads(a)}, c, m, {})
+                for n, a, c, m in rows if generic_match(pattern, n)]
+
+    def define_process(self, name: str, values: dict[str, Value], *,
+                       replace: bool = False) -> None:
+        if not valid_name(name):
+            raise AdminError("AMQ8405I", f"invalid process name {name!r}")
+        now = self._clock()
+        attrs = json.dumps({**defaults(PROCESS_ATTRS), **values}, sort_keys=True)
+        with self._store.write(durable=True) as db:
+            exists = db.execute("SELECT 1 FROM processes WHERE name = ?", (name,)).fetchone()
+            if exists and not replace:
+                raise AdminError("AMQ8150E", "IBM MQ object already exists.")
+            db.execute("INSERT OR REPLACE INTO processes VALUES (?, ?,"
+                       " coalesce((SELECT created FROM processes WHERE name = ?), ?), ?)",
+                       (name, attrs, name, now, now))
+
+    def alter_process(self, name: str, changes: dict[str, Value]) -> None:
+        with self._store.write(durable=True) as db:
+            row = db.execute("SELECT attrs FROM processes WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise _not_found(name)
+            attrs = json.dumps({**json.loads(row[0]), **changes}, sort_keys=True)
+            db.execute("UPDATE processes SET attrs = ?, altered = ? WHERE name = ?",
+                       (attrs, self._clock(), name))
+
+    def delete_process(self, name: str) -> None:
+        with self._store.write(durable=True) as db:
+            if db.execute("DELETE FROM processes WHERE name = ?", (name,)).rowcount == 0:
+                raise _not_found(name)
+
+    # -- authority records -------------------------------------------------------------
+    def set_authrec(self, profile: str, principal: str, *, add: Iterable[str] = (),
+                    remove: Iterable[str] = (), objtype: str = "QUEUE") -> AuthRecord:
+        """SET AUTHREC: add then remove authorities (a record with none still denies)."""
+        key = (profile, principal.lower(), objtype)
+        with self._store.write(durable=True) as db:
+            row = db.execute("SELECT auths FROM authrecs WHERE profile = ? AND principal = ?"
+                             " AND objtype = ?", key).fetchone()
+            current = set(json.loads(row[0])) if row else set()
+            current |= set(add)
+            current -= set(remove)
+            db.execute("INSERT OR REPLACE INTO authrecs VALUES (?, ?, ?, ?)",
+                       (*key, json.dumps(sorted(current))))
+        return AuthRecord(profile, principal.lower(), objtype, frozenset(current))
+
+    def delete_authrec(self, profile: str, principal: str, *, objtype: str = "QUEUE") -> None:
+        with self._store.write(durable=True) as db:
+            if db.execute("DELETE FROM authrecs WHERE profile = ? AND principal = ?"
+                          " AND objtype = ?", (profile, principal.lower(), objtype)
+                          ).rowcount == 0:
+                raise _not_found(profile)
+
+    def authrecs(self, profile: str | None = None,
+                 principal: str | None = None) -> list[AuthRecord]:
+        rows = self._store.db.execute(
+            "SELECT profile, principal, objtype, auths FROM authrecs"
+            " ORDER BY profile, principal").fetchall()
+        return [AuthRecord(p, u, o, frozenset(json.loads(a))) for p, u, o, a in rows
+                if (profile is None or generic_match(profile, p))
+                and (principal is None or u == principal.lower())]

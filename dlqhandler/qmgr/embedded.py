@@ -1,0 +1,446 @@
+"""The embedded queue manager: a :class:`~dlqhandler.qmgr.port.QueueManager` on SQLite.
+
+Each MQI call is one short SQLite transaction, so any number of processes can
+connect at once (see :mod:`dlqhandler.qmgr.store` for the unit-of-work
+design). A get under syncpoint marks the row as taken by this connection, a
+put under syncpoint inserts a row only this connection's commit publishes;
+MQCMIT and MQBACK are one transaction each. A connection that dies (its lock
+file can be locked) is backed out by the next connection that notices.
+
+Time: ``clock`` (seconds since the epoch, default :func:`time.time`) drives
+expiry and PutDate/PutTime; tests inject a fake one. Waits use real time.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import math
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Literal
+
+from dlqhandler.config import Settings, load_settings
+from dlqhandler.errors import ConfigError, DecodeError, MQIError
+from dlqhandler.logs import get_logger
+from dlqhandler.mq.constants import (
+    MQRC_HCONN_ERROR,
+    MQRC_MD_ERROR,
+    MQRC_MSG_TOO_BIG_FOR_Q,
+    MQRC_NOT_AUTHORIZED,
+    MQRC_PUT_INHIBITED,
+    MQRC_Q_FULL,
+    MQRC_Q_MGR_NAME_ERROR,
+    MQRC_UNKNOWN_OBJECT_NAME,
+    MQRC_UNKNOWN_REMOTE_Q_MGR,
+    mqi_error,
+)
+from dlqhandler.mq.message import Message
+from dlqhandler.mq.mqmd import MQMD, decode_mqmd, encode_mqmd
+from dlqhandler.qmgr.admin import Admin, authorised
+from dlqhandler.qmgr.handle import EmbeddedQueue
+from dlqhandler.qmgr.objects import QueueView, queue_view
+from dlqhandler.qmgr.port import PutOptions, QMgrInfo, QueueInfo
+from dlqhandler.qmgr.putting import (
+    Putter,
+    effective_priority,
+    expiration_report,
+    resolve_md,
+)
+from dlqhandler.qmgr.store import (
+    AVAILABLE,
+    PUT_PENDING,
+    TAKEN,
+    QMgrPaths,
+    Store,
+    recover_dead_connections,
+)
+from dlqhandler.qmgr.xqh import MQFMT_XMIT_Q_HEADER, encode_xqh
+
+__all__ = ["Clock", "EmbeddedQueueManager", "QueueEvent", "connect"]
+
+Clock = Callable[[], float]
+EventKind = Literal["put", "commit", "backout", "open", "close", "alter"]
+_RECOVERY_INTERVAL = 1.0
+_ID_BLOCK = 256
+# The rows of a unit of work: their ids (a JSON array), checked against owner and state.
+_DELETE_OWNED = ("DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))"
+                 " AND owner = ? AND state = ?")
+_PUBLISH_OWNED = ("UPDATE messages SET state = 0, owner = NULL"
+                  " WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND state = ?")
+_RESTORE_OWNED = ("UPDATE messages SET state = 0, owner = NULL,"
+                  " backout_count = backout_count + 1"
+                  " WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND state = ?")
+_DEFAULT_PUT = PutOptions()
+
+
+@dataclass(frozen=True, slots=True)
+class QueueEvent:
+    """Something happened to a queue that triggering (a later feature) reacts to.
+
+    ``put``: a message arrived outside syncpoint; ``commit``: a commit made
+    messages available; ``backout``: got messages went back; ``open``/``close``
+    of a handle; ``alter``: an admin command defined or changed the queue.
+    """
+
+    kind: EventKind
+    queue: str
+    conn_id: str
+
+
+Observer = Callable[[QueueEvent], None]
+
+
+@dataclass(slots=True)
+class _UnitOfWork:
+    """The rows this connection's unit of work owns (ids), so commit needs no index."""
+
+    persistent: bool = False
+    taken: list[int] = field(default_factory=list)
+    put: list[int] = field(default_factory=list)
+    put_queues: set[str] = field(default_factory=set)
+    got_queues: set[str] = field(default_factory=set)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.taken or self.put)
+
+
+def connect(name: str | None = None, *, settings: Settings | None = None,
+            home: Path | None = None, user: str | None = None,
+            appl_name: str | None = None, clock: Clock | None = None,
+            observer: Observer | None = None) -> EmbeddedQueueManager:
+    """MQCONN to the embedded queue manager ``name`` (default: ``$DLQHANDLER_QMGR``).
+
+    Raises MQIError 2058 (MQRC_Q_MGR_NAME_ERROR) when it does not exist.
+    """
+    s = settings or load_settings()
+    qmgrs_dir = (home / "qmgrs") if home is not None else s.qmgrs_dir
+    qm_name = name or s.default_qmgr
+    if not qm_name:
+        raise mqi_error(MQRC_Q_MGR_NAME_ERROR, "no queue manager named and DLQHANDLER_QMGR unset")
+    try:
+        paths = QMgrPaths.of(qmgrs_dir, qm_name)
+    except ConfigError as exc:
+        raise mqi_error(MQRC_Q_MGR_NAME_ERROR, str(exc)) from exc
+    return EmbeddedQueueManager(paths, user=user, appl_name=appl_name, clock=clock,
+                                observer=observer)
+
+
+def _hold_lock_file(paths: QMgrPaths, conn_id: str) -> int:
+    """Create ``conns/<id>.lock`` already locked (lock a temporary name, then rename)."""
+    tmp = paths.conns / f"{conn_id}.tmp"
+    fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.rename(tmp, paths.lock_file(conn_id))
+    return fd
+
+
+class EmbeddedQueueManager:
+    """One connection to an embedded queue manager (implements ``QueueManager``)."""
+
+    def __init__(self, paths: QMgrPaths, *, user: str | None = None,
+                 appl_name: str | None = None, clock: Clock | None = None,
+                 observer: Observer | None = None) -> None:
+        if not paths.exists():
+            raise mqi_error(MQRC_Q_MGR_NAME_ERROR, f"queue manager {paths.name} does not exist")
+        self.conn_id = f"{os.getpid()}-{secrets.token_hex(4)}"
+        self._paths = paths
+        self._lock_fd = _hold_lock_file(paths, self.conn_id)
+        try:
+            self._store = Store(paths)
+        except BaseException:
+            self._release_lock_file()
+            raise
+        row = self._store.db.execute("SELECT value FROM meta WHERE key = 'name'").fetchone()
+        self._name = str(row[0])
+        self._clock: Clock = clock or time.time
+        self._putter = Putter.current(user, appl_name)
+        self._observer = observer
+        self._mutex = threading.RLock()
+        self._uow = _UnitOfWork()
+        self._handles: dict[int, EmbeddedQueue] = {}
+        self._next_handle = 1
+        self._ids = (0, 0)
+        self._connected = True
+        self._log = get_logger("qmgr", qmgr=self._name, conn=self.conn_id)
+        self._recovered_at = time.monotonic()
+        recover_dead_connections(self._store, self.conn_id, scan_db=True)
+
+    # -- the port ---------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def user(self) -> str:
+        """The user this connection runs as (default-context UserIdentifier)."""
+        return self._putter.user
+
+    def inquire(self) -> QMgrInfo:
+        with self._mutex:
+            self._check_connected()
+            attrs = self.admin().qmgr_attributes()
+            extra = {k: str(v) for k, v in attrs.items() if k not in ("DEADQ", "CCSID")}
+            return QMgrInfo(name=self._name, dead_letter_q_name=str(attrs["DEADQ"]),
+                            ccsid=int(attrs["CCSID"]), extra=extra)
+
+    def inquire_queue(self, queue: str) -> QueueInfo:
+        with self._mutex:
+            self._check_connected()
+            record = self.admin().queue(queue)
+            a = record.attrs
+            attributes = {k: str(v) for k, v in a.items()}
+            attributes.update({k: str(v) for k, v in record.status.items()})
+            return QueueInfo(name=record.name, curdepth=record.status["CURDEPTH"],
+                             maxdepth=int(a["MAXDEPTH"]), maxmsgl=int(a["MAXMSGL"]),
+                             put_enabled=a["PUT"] == "ENABLED",
+                             get_enabled=a["GET"] == "ENABLED", attributes=attributes)
+
+    def open(self, queue: str, *, input: bool = True, browse: bool = True,
+             output: bool = False) -> EmbeddedQueue:
+        with self._mutex:
+            self._check_connected()
+            self._queue_view(queue)
+            for wanted, authority in ((input, "GET"), (browse, "BROWSE"), (output, "PUT")):
+                if wanted and not authorised(self._store.db, self.user, queue, authority):
+                    raise mqi_error(MQRC_NOT_AUTHORIZED,
+                                    f"{self.user} has no {authority} authority on {queue}")
+            number = self._next_handle
+            self._next_handle += 1
+            self._store.execute("INSERT INTO handles VALUES (?, ?, ?, ?, ?)",
+                                (self.conn_id, number, queue, int(input), int(output)))
+            handle = EmbeddedQueue(self, queue, number, input=input, browse=browse,
+                                   output=output)
+            self._handles[number] = handle
+            self._emit("open", queue)
+            return handle
+
+    def put1(self, queue: str, message: Message, options: PutOptions = _DEFAULT_PUT, *,
+             qmgr: str = "") -> MQMD:
+        with self._mutex:
+            self._check_connected()
+            target, remote = self._resolve(queue, qmgr)
+            if not authorised(self._store.db, self.user, target, "PUT"):
+                raise mqi_error(MQRC_NOT_AUTHORIZED,
+                                f"{self.user} has no PUT authority on {target}")
+            return self._put(target, message, options, remote=remote)
+
+    def commit(self) -> None:
+        with self._mutex:
+            self._check_connected()
+            uow = self._uow
+            if not uow.active:
+                return
+            with self._store.write(durable=uow.persistent) as db:
+                db.execute(_DELETE_OWNED, (json.dumps(uow.taken), self.conn_id, TAKEN))
+                db.execute(_PUBLISH_OWNED, (json.dumps(uow.put), self.conn_id, PUT_PENDING))
+            self._uow = _UnitOfWork()
+            for queue in sorted(uow.put_queues):
+                self._emit("commit", queue)
+
+    def backout(self) -> None:
+        with self._mutex:
+            self._check_connected()
+            uow = self._uow
+            if not uow.active:
+                return
+            with self._store.write(durable=False) as db:
+                db.execute(_RESTORE_OWNED, (json.dumps(uow.taken), self.conn_id, TAKEN))
+                db.execute(_DELETE_OWNED, (json.dumps(uow.put), self.conn_id, PUT_PENDING))
+            self._uow = _UnitOfWork()
+            for queue in sorted(uow.got_queues):
+                self._emit("backout", queue)
+
+    def disconnect(self) -> None:
+        with self._mutex:
+            if not self._connected:
+                return
+            try:
+                self.backout()
+                for handle in list(self._handles.values()):
+                    handle.close()
+            finally:
+                self._connected = False
+                self._store.close()
+                self._release_lock_file()
+
+    def __enter__(self) -> EmbeddedQueueManager:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.disconnect()
+
+    # -- administration -----------------------------------------------------------
+    def admin(self) -> Admin:
+        """Admin commands (MQSC's DEFINE/ALTER/DELETE...) on this queue manager."""
+        self._check_connected()
+        return Admin(self._store, self._name, self._clock,
+                     on_alter=lambda queue: self._emit("alter", queue),
+                     recover=self.recover)
+
+    def recover(self) -> list[str]:
+        """Back out the units of work of dead connections now; returns their ids."""
+        with self._mutex:
+            self._recovered_at = time.monotonic()
+            return recover_dead_connections(self._store, self.conn_id, scan_db=True)
+
+    # -- internals shared with EmbeddedQueue ----------------------------------------
+    def _check_connected(self) -> None:
+        if not self._connected:
+            raise mqi_error(MQRC_HCONN_ERROR, "connection is closed")
+
+    def _release_lock_file(self) -> None:
+        try:
+            self._paths.lock_file(self.conn_id).unlink(missing_ok=True)
+        finally:
+            os.close(self._lock_fd)
+
+    def _emit(self, kind: EventKind, queue: str) -> None:
+        if self._observer is not None:
+            self._observer(QueueEvent(kind, queue, self.conn_id))
+
+    def _queue_view(self, queue: str, *, missing: int = MQRC_UNKNOWN_OBJECT_NAME) -> QueueView:
+        row = self._store.db.execute("SELECT attrs FROM queues WHERE name = ?",
+                                     (queue,)).fetchone()
+        if row is None:
+            raise mqi_error(missing, queue)
+        return queue_view(queue, row[0])
+
+    def _maybe_recover(self) -> bool:
+        """Back out dead connections if not done for a while; True if any were found."""
+        if time.monotonic() - self._recovered_at < _RECOVERY_INTERVAL:
+            return False
+        self._recovered_at = time.monotonic()
+        return bool(recover_dead_connections(self._store, self.conn_id, scan_db=False))
+
+    def _new_id(self) -> bytes:
+        low, high = self._ids
+        if low >= high:
+            row = self._store.execute(
+                "UPDATE sequences SET value = value + ? WHERE name = 'msgid' RETURNING value",
+                (_ID_BLOCK,)).fetchone()
+            high = int(row[0])
+            low = high - _ID_BLOCK
+        self._ids = (low + 1, high)
+        prefix = self._name.encode("latin-1", "replace")[:12].ljust(12, b" ")
+        return b"AMQ " + prefix + low.to_bytes(8, "big")
+
+    def _resolve(self, queue: str, qmgr: str) -> tuple[str, tuple[str, str] | None]:
+        """Queue name resolution: (local queue to put on, (remote queue, remote qmgr))."""
+        qmgr = qmgr.strip()
+        if not qmgr or qmgr == self._name:
+            return queue, None
+        row = self._store.db.execute("SELECT attrs FROM queues WHERE name = ?",
+                                     (qmgr,)).fetchone()
+        if row is not None and queue_view(qmgr, row[0]).xmitq:
+            return qmgr, (queue, qmgr)
+        raise mqi_error(MQRC_UNKNOWN_REMOTE_Q_MGR,
+                        f"{qmgr} is neither this queue manager nor a transmission queue")
+
+    def _put(self, target: str, message: Message, options: PutOptions, *,
+             remote: tuple[str, str] | None, missing: int = MQRC_UNKNOWN_OBJECT_NAME) -> MQMD:
+        qv = self._queue_view(target, missing=missing)
+        if not qv.put_enabled:
+            raise mqi_error(MQRC_PUT_INHIBITED, target)
+        alt = options.alternate_user
+        if alt is not None and not authorised(self._store.db, alt, target, "PUT"):
+            raise mqi_error(MQRC_NOT_AUTHORIZED, f"{alt} has no PUT authority on {target}")
+        now = self._clock()
+        md = resolve_md(message.md, queue=qv, context=options.context, putter=self._putter,
+                        alternate_user=alt, now=now, new_msg_id=options.new_msg_id,
+                        make_id=self._new_id, qmgr_name=self._name)
+        stored, data = md, message.body
+        try:
+            if remote is not None:
+                data = encode_xqh(remote[0], remote[1], md) + data
+                stored = md.replace(format=MQFMT_XMIT_Q_HEADER, encoding=546,
+                                    coded_char_set_id=819)
+            if len(data) > qv.maxmsgl:
+                raise mqi_error(MQRC_MSG_TOO_BIG_FOR_Q,
+                                f"{len(data)} bytes > MAXMSGL({qv.maxmsgl}) of {target}")
+            image = encode_mqmd(stored)
+        except DecodeError as exc:
+            raise mqi_error(MQRC_MD_ERROR, str(exc)) from exc
+        persistent = stored.persistence == 1
+        expires_at = now + stored.expiry / 10 if stored.expiry > 0 else None
+        state, owner = (PUT_PENDING, self.conn_id) if options.syncpoint else (AVAILABLE, None)
+        # A FIFO queue queues everything at DEFPRTY, so arrival decides (as in MQ).
+        order = qv.defprty if qv.fifo else effective_priority(stored.priority)
+        cursor = self._store.execute(
+            "INSERT INTO messages (queue, priority, state, owner, msg_id, correl_id, group_id,"
+            " msg_seq_number, seg_offset, msg_flags, persistent, put_clock, expiry, expires_at,"
+            " md, body) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+            " WHERE (SELECT curdepth < ? FROM queues WHERE name = ?)",
+            (target, order, state, owner, stored.msg_id, stored.correl_id, stored.group_id,
+             stored.msg_seq_number, stored.offset, stored.msg_flags, int(persistent), now,
+             stored.expiry, expires_at, image, data, qv.maxdepth, target),
+            durable=persistent and not options.syncpoint)
+        if cursor.rowcount != 1:
+            self._queue_view(target, missing=missing)
+            raise mqi_error(MQRC_Q_FULL, f"{target} is at MAXDEPTH({qv.maxdepth})")
+        if options.syncpoint:
+            self._uow.put.append(int(cursor.lastrowid or 0))
+            self._uow.persistent |= persistent
+            self._uow.put_queues.add(target)
+        else:
+            self._emit("put", target)
+        return md
+
+    def _joined_get(self, queue: str, message_id: int, persistent: bool) -> None:
+        """Note a get under syncpoint in the unit of work."""
+        self._uow.taken.append(message_id)
+        self._uow.persistent |= persistent
+        self._uow.got_queues.add(queue)
+
+    def _message(self, row: tuple[bytes, bytes, int, float | None]) -> Message:
+        """A stored row as MQGET returns it: BackoutCount and remaining Expiry filled in."""
+        image, body, backout_count, expires_at = row
+        md = decode_mqmd(image)
+        changes: dict[str, int] = {"backout_count": backout_count}
+        if expires_at is not None:
+            remaining = (expires_at - self._clock()) * 10
+            changes["expiry"] = max(1, math.ceil(round(remaining, 6)))
+        return Message(md.replace(**changes), bytes(body))
+
+    def _discard_expired(self, message_id: int, handle: int, persistent: bool) -> None:
+        """Remove an expired message (outside any unit of work) and send its report."""
+        row = self._store.execute(
+            "DELETE FROM messages WHERE id = ? AND state = ? AND (lock_conn IS NULL"
+            " OR (lock_conn = ? AND lock_handle = ?)) RETURNING md, body",
+            (message_id, AVAILABLE, self.conn_id, handle), durable=persistent).fetchone()
+        if row is not None:  # else someone else discarded (and reported) it
+            self._report_expiry(row[0], row[1])
+
+    def _discard_taken(self, message_id: int, image: bytes, body: bytes, *, persistent: bool,
+                       deleted: bool) -> None:
+        """Discard an expired message a get just claimed (or deleted), outside the UOW."""
+        if not deleted:
+            self._store.execute("DELETE FROM messages WHERE id = ? AND owner = ? AND state = ?",
+                                (message_id, self.conn_id, TAKEN), durable=persistent)
+        self._report_expiry(image, body)
+
+    def _report_expiry(self, image: bytes, body: bytes) -> None:
+        md = decode_mqmd(image)
+        report = expiration_report(md, bytes(body), qmgr_name=self._name, now=self._clock())
+        self._log.debug("message_expired", msgid=md.msg_id.hex(), report=report is not None)
+        if report is None:
+            return
+        try:
+            target, remote = self._resolve(md.reply_to_q, md.reply_to_q_mgr)
+            self._put(target, report, PutOptions(syncpoint=False, context="set_all"),
+                      remote=remote)
+        except MQIError as exc:
+            self._log.warning("expiration_report_failed", reply_to_q=md.reply_to_q,
+                              reply_to_q_mgr=md.reply_to_q_mgr, reason=exc.reason)
+
+    def _forget_handle(self, number: int) -> None:
+        self._handles.pop(number, None)
+

@@ -1,0 +1,306 @@
+"""An open queue handle of the embedded queue manager (implements ``Queue``).
+
+A handle keeps what MQ keeps per object handle: the browse cursor (position
+of the last browsed message), at most one browse lock (MQGMO_LOCK; released
+when the cursor moves, by MQGMO_UNLOCK, by a get under the cursor or by
+close), and separate group positions for logical-order browsing and getting.
+
+Waiting (``wait_ms``) polls: each round retries the get, then sleeps until
+SQLite's ``data_version`` says another connection committed something
+(checked every few milliseconds, backing off to 50 ms) or the wait ends.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from dlqhandler.mq.constants import (
+    MQRC_GET_INHIBITED,
+    MQRC_HOBJ_ERROR,
+    MQRC_NO_MSG_AVAILABLE,
+    MQRC_NO_MSG_UNDER_CURSOR,
+    MQRC_NOT_OPEN_FOR_BROWSE,
+    MQRC_NOT_OPEN_FOR_INPUT,
+    MQRC_NOT_OPEN_FOR_OUTPUT,
+    MQRC_OPTIONS_ERROR,
+    MQRC_Q_DELETED,
+    mqi_error,
+)
+from dlqhandler.mq.message import Message
+from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.qmgr.port import GetOptions, PutOptions
+from dlqhandler.qmgr.selection import (
+    Candidate,
+    GroupState,
+    Query,
+    candidate_query,
+    group_state_after,
+)
+
+if TYPE_CHECKING:
+    from dlqhandler.qmgr.embedded import EmbeddedQueueManager
+
+__all__ = ["EmbeddedQueue"]
+
+# "Mine to take": available (state 0) and not locked by another handle.
+_LOCK = ("UPDATE messages SET lock_conn = ?, lock_handle = ? WHERE id = ? AND state = 0"
+         " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
+         " RETURNING md, body, backout_count, expires_at")
+_PEEK = ("SELECT md, body, backout_count, expires_at FROM messages WHERE id = ? AND state = 0"
+         " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))")
+_TAKE = ("UPDATE messages SET state = 2, owner = ?, lock_conn = NULL, lock_handle = NULL"
+         " WHERE id = ? AND state = 0"
+         " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
+         " RETURNING md, body, backout_count, expires_at")
+_REMOVE = ("DELETE FROM messages WHERE id = ? AND state = 0"
+           " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
+           " RETURNING md, body, backout_count, expires_at")
+# The first match in one statement; the subquery is candidate_query's (bound values only).
+_TAKE_FIRST = ("UPDATE messages SET state = 2, owner = :me, lock_conn = NULL,"
+               " lock_handle = NULL WHERE id =")
+_REMOVE_FIRST = "DELETE FROM messages WHERE id ="
+_RETURN_ALL = "RETURNING md, body, backout_count, expires_at, persistent, id"
+_DEFAULT_GET = GetOptions()
+_DEFAULT_PUT = PutOptions()
+_FIRST_POLL, _MAX_POLL = 0.002, 0.05
+_RECOVERY_CHECK = 1.0  # seconds between looks for dead connections while waiting
+
+
+class EmbeddedQueue:
+    """An MQOPEN handle: browse cursor, browse lock, group positions."""
+
+    def __init__(self, qm: EmbeddedQueueManager, name: str, number: int, *,
+                 input: bool, browse: bool, output: bool) -> None:
+        self._qm = qm
+        self._name = name
+        self._number = number
+        self._input, self._browse, self._output = input, browse, output
+        self._open = True
+        self._cursor: Candidate | None = None
+        self._locked: int | None = None
+        self._browse_group: GroupState | None = None
+        self._logical_pos: tuple[int, int] | None = None
+        self._get_group: GroupState | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    # -- the port -------------------------------------------------------------------
+    def get(self, options: GetOptions = _DEFAULT_GET) -> Message:
+        qm = self._qm
+        with qm._mutex:
+            self._check(options)
+            deadline = None if options.wait_ms < 0 else time.monotonic() + options.wait_ms / 1e3
+            while True:
+                version = qm._store.data_version() if options.wait_ms else 0
+                message = self._attempt(options)
+                if message is not None:
+                    return message
+                if options.under_cursor:
+                    raise mqi_error(MQRC_NO_MSG_UNDER_CURSOR, self._name)
+                if qm._maybe_recover():
+                    continue  # a dead connection's messages may be back
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise mqi_error(MQRC_NO_MSG_AVAILABLE, self._name)
+                self._sleep_until_change(version, deadline)
+
+    def put(self, message: Message, options: PutOptions = _DEFAULT_PUT) -> MQMD:
+        qm = self._qm
+        with qm._mutex:
+            self._check_open()
+            if not self._output:
+                raise mqi_error(MQRC_NOT_OPEN_FOR_OUTPUT, self._name)
+            return qm._put(self._name, message, options, remote=None, missing=MQRC_Q_DELETED)
+
+    def unlock(self) -> None:
+        with self._qm._mutex:
+            self._check_open()
+            self._release_lock()
+
+    def close(self) -> None:
+        qm = self._qm
+        with qm._mutex:
+            if not self._open:
+                return
+            self._release_lock()
+            qm._store.execute("DELETE FROM handles WHERE conn = ? AND handle = ?",
+                              (qm.conn_id, self._number))
+            self._open = False
+            qm._forget_handle(self._number)
+            qm._emit("close", self._name)
+
+    # -- helpers --------------------------------------------------------------------
+    def _check_open(self) -> None:
+        self._qm._check_connected()
+        if not self._open:
+            raise mqi_error(MQRC_HOBJ_ERROR, f"{self._name} handle is closed")
+
+    def _check(self, o: GetOptions) -> None:
+        self._check_open()
+        if o.browse is not None and not self._browse:
+            raise mqi_error(MQRC_NOT_OPEN_FOR_BROWSE, self._name)
+        if o.browse is None and not self._input:
+            raise mqi_error(MQRC_NOT_OPEN_FOR_INPUT, self._name)
+        if o.browse is not None and o.under_cursor:
+            raise mqi_error(MQRC_OPTIONS_ERROR, "browse and under_cursor together")
+        if o.lock and o.browse is None:
+            raise mqi_error(MQRC_OPTIONS_ERROR, "lock needs a browse")
+
+    def _sleep_until_change(self, version: int, deadline: float | None) -> None:
+        """Sleep until another connection commits, the wait ends or recovery is due."""
+        store, delay = self._qm._store, _FIRST_POLL
+        recovery = time.monotonic() + _RECOVERY_CHECK
+        deadline = recovery if deadline is None else min(deadline, recovery)
+        while store.data_version() == version:
+            now = time.monotonic()
+            if now >= deadline:
+                return
+            time.sleep(min(delay, deadline - now))
+            delay = min(delay * 2, _MAX_POLL)
+
+    def _release_lock(self) -> None:
+        if self._locked is not None:
+            self._qm._store.execute(
+                "UPDATE messages SET lock_conn = NULL, lock_handle = NULL"
+                " WHERE id = ? AND lock_conn = ? AND lock_handle = ?",
+                (self._locked, self._qm.conn_id, self._number))
+            self._locked = None
+
+    def _attempt(self, o: GetOptions) -> Message | None:
+        qv = self._qm._queue_view(self._name, missing=MQRC_Q_DELETED)
+        if not qv.get_enabled:
+            raise mqi_error(MQRC_GET_INHIBITED, self._name)
+        if o.under_cursor:
+            return self._get_under_cursor(o)
+        if o.browse is not None:
+            return self._browse_one(o)
+        return self._get_one(o)
+
+    def _query(self, o: GetOptions, *, after: tuple[int, int] | None,
+               in_group: GroupState | None) -> Query:
+        return candidate_query(
+            queue=self._name, conn=self._qm.conn_id, handle=self._number, after=after,
+            msg_id=o.msg_id, correl_id=o.correl_id, group_id=o.group_id,
+            logical=o.logical_order, in_group=in_group,
+            all_available=o.all_msgs_available and in_group is None)
+
+    def _candidates(self, query: Query) -> list[Candidate]:
+        rows = self._qm._store.db.execute(query.sql, query.params).fetchall()
+        return [Candidate(*row) for row in rows]
+
+    def _expired(self, c: Candidate) -> bool:
+        """Discard ``c`` if it has expired (MQ discards what a get or browse passes)."""
+        if c.expires_at is None or c.expires_at > self._qm._clock():
+            return False
+        self._qm._discard_expired(c.id, self._number, bool(c.persistent))
+        return True
+
+    def _browse_one(self, o: GetOptions) -> Message | None:
+        first = o.browse == "first"
+        self._release_lock()  # the cursor moves: a lock it held goes
+        if o.logical_order:
+            in_group = None if first else self._browse_group
+            after = None if first or in_group is not None else self._logical_pos
+        else:
+            in_group = None
+            after = None if first or self._cursor is None else self._cursor.position
+        store, conn, number = self._qm._store, self._qm.conn_id, self._number
+        while True:
+            batch = self._candidates(self._query(o, after=after, in_group=in_group))
+            if not batch:
+                return None
+            for c in batch:
+                if self._expired(c):
+                    continue
+                if o.lock:
+                    row = store.execute(_LOCK, (conn, number, c.id, conn, number)).fetchone()
+                else:
+                    row = store.db.execute(_PEEK, (c.id, conn, number)).fetchone()
+                if row is None:
+                    continue  # taken meanwhile: the next candidate
+                if o.lock:
+                    self._locked = c.id
+                self._cursor = c
+                if o.logical_order:
+                    if in_group is None:
+                        self._logical_pos = c.position
+                    self._browse_group = group_state_after(c)
+                return self._qm._message(row)
+
+    def _get_first(self, o: GetOptions) -> Message | None:
+        """A plain destructive get in one statement: claim (or delete) the first match.
+
+        A message that turns out to have expired is discarded and the next one taken.
+        """
+        qm = self._qm
+        query = candidate_query(
+            queue=self._name, conn=qm.conn_id, handle=self._number, msg_id=o.msg_id,
+            correl_id=o.correl_id, group_id=o.group_id, columns="m.id",
+            limit=1)
+        if o.syncpoint:
+            sql = f"{_TAKE_FIRST} ({query.sql}) {_RETURN_ALL}"
+        else:
+            sql = f"{_REMOVE_FIRST} ({query.sql}) {_RETURN_ALL}"
+        params = {**query.params, "me": qm.conn_id}
+        while True:
+            row = qm._store.execute(sql, params, durable=not o.syncpoint).fetchone()
+            if row is None:
+                return None
+            image, body, backout_count, expires_at, persistent, message_id = row
+            if expires_at is not None and expires_at <= qm._clock():
+                qm._discard_taken(message_id, image, body, persistent=bool(persistent),
+                                  deleted=not o.syncpoint)
+                continue
+            if o.syncpoint:
+                qm._joined_get(self._name, message_id, bool(persistent))
+            if self._locked == message_id:
+                self._locked = None
+            return qm._message((image, body, backout_count, expires_at))
+
+    def _get_one(self, o: GetOptions) -> Message | None:
+        if not o.logical_order:
+            return self._get_first(o)
+        in_group = self._get_group
+        while True:
+            batch = self._candidates(self._query(o, after=None, in_group=in_group))
+            if not batch:
+                return None
+            for c in batch:
+                if self._expired(c):
+                    continue
+                message = self._take(c.id, persistent=bool(c.persistent),
+                                     syncpoint=o.syncpoint)
+                if message is None:
+                    continue
+                self._get_group = group_state_after(c)
+                return message
+
+    def _get_under_cursor(self, o: GetOptions) -> Message | None:
+        c = self._cursor
+        if c is None:
+            return None
+        if self._expired(c):
+            self._cursor = None
+            return None
+        message = self._take(c.id, persistent=bool(c.persistent), syncpoint=o.syncpoint)
+        if message is not None and self._locked == c.id:
+            self._locked = None
+        return message
+
+    def _take(self, message_id: int, *, persistent: bool, syncpoint: bool) -> Message | None:
+        """Claim one message for this connection's unit of work (or delete it now)."""
+        qm = self._qm
+        params = (message_id, qm.conn_id, self._number)
+        if syncpoint:
+            row = qm._store.execute(_TAKE, (qm.conn_id, *params)).fetchone()
+            if row is not None:
+                qm._joined_get(self._name, message_id, persistent)
+        else:
+            row = qm._store.execute(_REMOVE, params, durable=persistent).fetchone()
+        if row is None:
+            return None
+        if self._locked == message_id:
+            self._locked = None
+        return qm._message(row)

@@ -1,0 +1,167 @@
+"""What MQPUT does to a message descriptor before the message is stored.
+
+* MsgId: a new unique id when the MQMD has none (or ``new_msg_id``):
+  ``AMQ `` + the queue manager name blank-padded to 12 + an 8-byte counter.
+* Priority -1 and Persistence 2 take the queue's DEFPRTY/DEFPSIST; CodedCharSetId
+  0 (MQCCSI_Q_MGR) becomes the queue manager's CCSID, 819.
+* Context: ``pass_all``/``set_all`` keep the identity and origin context of
+  the given MQMD byte for byte; ``default`` fills it from the putter
+  (UserIdentifier, AccountingToken, PutApplType 6 = MQAT_UNIX, PutApplName,
+  PutDate/PutTime in GMT) and, like MQ, fills a blank ReplyToQMgr.
+* Group members and segments without a GroupId get a new one.
+
+Also here: the expiration report a discarded expired message asks for.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from dlqhandler.mq.ccsid import QMGR_CCSID
+from dlqhandler.mq.constants import (
+    MQAT_UNIX,
+    MQFB_EXPIRATION,
+    MQMT_REPORT,
+    MQRC_EXPIRY_ERROR,
+    MQRC_PERSISTENCE_ERROR,
+    MQRC_PRIORITY_ERROR,
+    MQRO_EXPIRATION,
+    MQRO_EXPIRATION_WITH_DATA,
+    MQRO_EXPIRATION_WITH_FULL_DATA,
+    MQRO_PASS_CORREL_ID,
+    MQRO_PASS_MSG_ID,
+    mqi_error,
+)
+from dlqhandler.mq.message import Message
+from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.qmgr.objects import QueueView
+
+__all__ = [
+    "MQAT_QMGR",
+    "NO_ID",
+    "Putter",
+    "effective_priority",
+    "expiration_report",
+    "put_timestamp",
+    "resolve_md",
+]
+
+NO_ID = bytes(24)
+MQAT_QMGR = 7
+MAX_PRIORITY = 9
+# SEGMENTATION_ALLOWED | SEGMENT | LAST_SEGMENT | MSG_IN_GROUP | LAST_MSG_IN_GROUP
+_GROUP_FLAGS = 0x1F
+_REPORT_DATA_LIMIT = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Putter:
+    """The identity a default-context put records."""
+
+    user: str
+    appl_name: str
+    uid: int
+
+    @classmethod
+    def current(cls, user: str | None = None, appl_name: str | None = None) -> Putter:
+        """The running process: login name, program name (last 28 characters), uid."""
+        name = appl_name if appl_name is not None else Path(sys.argv[0] or "python").name
+        who = user if user is not None else _login_name()
+        return cls(user=who[:12], appl_name=name[-28:], uid=os.getuid())
+
+    @property
+    def accounting_token(self) -> bytes:
+        """As MQ on UNIX: length byte, the numeric uid in ASCII, then MQACTT_UNIX_NUMERIC_ID."""
+        digits = str(self.uid).encode("ascii")[:30]
+        return (bytes([len(digits)]) + digits).ljust(31, b"\x00") + b"\x06"
+
+
+def _login_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry for the uid (containers)
+        return str(os.getuid())
+
+
+def put_timestamp(now: float) -> tuple[str, str]:
+    """PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` (GMT) for a clock reading."""
+    moment = datetime.fromtimestamp(now, UTC)
+    hundredths = moment.microsecond // 10_000
+    return moment.strftime("%Y%m%d"), moment.strftime("%H%M%S") + f"{hundredths:02d}"
+
+
+def effective_priority(priority: int) -> int:
+    """The priority a message is queued at (MQ keeps a higher MQMD value as given)."""
+    return min(max(priority, 0), MAX_PRIORITY)
+
+
+def resolve_md(md: MQMD, *, queue: QueueView, context: str, putter: Putter,
+               alternate_user: str | None, now: float, new_msg_id: bool,
+               make_id: Callable[[], bytes], qmgr_name: str) -> MQMD:
+    """The MQMD as MQPUT leaves it (raises MQIError 2013/2047/2050 for bad fields)."""
+    if md.expiry == 0 or md.expiry < -1:
+        raise mqi_error(MQRC_EXPIRY_ERROR, f"Expiry {md.expiry}")
+    if md.priority < -1:
+        raise mqi_error(MQRC_PRIORITY_ERROR, f"Priority {md.priority}")
+    if md.persistence not in (0, 1, 2):
+        raise mqi_error(MQRC_PERSISTENCE_ERROR, f"Persistence {md.persistence}")
+    changes: dict[str, object] = {}
+    if md.coded_char_set_id == 0:  # MQCCSI_Q_MGR: MQPUT records the real CCSID
+        changes["coded_char_set_id"] = QMGR_CCSID
+    if md.priority == -1:
+        changes["priority"] = queue.defprty
+    if md.persistence == 2:
+        changes["persistence"] = queue.defpsist
+    if new_msg_id or md.msg_id == NO_ID:
+        changes["msg_id"] = make_id()
+    if md.msg_flags & _GROUP_FLAGS and md.group_id == NO_ID:
+        changes["group_id"] = make_id()
+    if context == "default":
+        date, time_ = put_timestamp(now)
+        changes.update(
+            user_identifier=(alternate_user or putter.user)[:12],
+            accounting_token=putter.accounting_token, appl_identity_data="",
+            put_appl_type=MQAT_UNIX, put_appl_name=putter.appl_name,
+            put_date=date, put_time=time_, appl_origin_data="")
+        if md.reply_to_q and not md.reply_to_q_mgr:
+            changes["reply_to_q_mgr"] = qmgr_name
+    return md.replace(**changes) if changes else md
+
+
+def expiration_report(md: MQMD, body: bytes, *, qmgr_name: str, now: float) -> Message | None:
+    """The MQFB_EXPIRATION report an expired message asked for, or None.
+
+    Data: none for MQRO_EXPIRATION, the first 100 bytes for ``_WITH_DATA``,
+    everything for ``_WITH_FULL_DATA``. MsgId is new unless MQRO_PASS_MSG_ID;
+    CorrelId is the original MsgId unless MQRO_PASS_CORREL_ID.
+    """
+    report = md.report
+    if report & MQRO_EXPIRATION_WITH_FULL_DATA == MQRO_EXPIRATION_WITH_FULL_DATA:
+        data = body
+    elif report & MQRO_EXPIRATION_WITH_DATA == MQRO_EXPIRATION_WITH_DATA:
+        data = body[:_REPORT_DATA_LIMIT]
+    elif report & MQRO_EXPIRATION:
+        data = b""
+    else:
+        return None
+    if not md.reply_to_q:
+        return None
+    date, time_ = put_timestamp(now)
+    out = MQMD(
+        version=md.version, msg_type=MQMT_REPORT, feedback=MQFB_EXPIRATION,
+        encoding=md.encoding, coded_char_set_id=md.coded_char_set_id,
+        format=md.format if data else "", priority=md.priority, persistence=md.persistence,
+        msg_id=md.msg_id if report & MQRO_PASS_MSG_ID else NO_ID,
+        correl_id=md.correl_id if report & MQRO_PASS_CORREL_ID else md.msg_id,
+        reply_to_q_mgr=qmgr_name, user_identifier=md.user_identifier,
+        accounting_token=md.accounting_token, appl_identity_data=md.appl_identity_data,
+        put_appl_type=MQAT_QMGR, put_appl_name=qmgr_name[:28], put_date=date,
+        put_time=time_, group_id=md.group_id, msg_seq_number=md.msg_seq_number,
+        offset=md.offset, msg_flags=md.msg_flags)
+    return Message(out, data)

@@ -1,0 +1,188 @@
+"""Expiry: counting down, never returning expired messages, discarding, expiration reports."""
+
+from __future__ import annotations
+
+import pytest
+
+from dlqhandler.errors import MQIError
+from dlqhandler.mq import MQMD, Message
+from dlqhandler.mq.constants import (
+    MQRO_EXPIRATION,
+    MQRO_EXPIRATION_WITH_DATA,
+    MQRO_EXPIRATION_WITH_FULL_DATA,
+    MQRO_PASS_CORREL_ID,
+    MQRO_PASS_MSG_ID,
+)
+from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
+from tests.qmgr.conftest import FakeClock
+from tests.qmgr.contract.conftest import Adapter, text
+
+NOW = PutOptions(syncpoint=False)
+GET = GetOptions(syncpoint=False)
+FIRST = GetOptions(browse="first", syncpoint=False)
+
+
+def empty(qm: QueueManager, queue: str, options: GetOptions = GET) -> bool:
+    try:
+        qm.open(queue).get(options)
+    except MQIError as exc:
+        return exc.reason == 2033
+    return False
+
+
+def test_remaining_expiry_counts_down_in_tenths(adapter: Adapter, fake_clock: FakeClock) -> None:
+    """A got or browsed message carries the expiry left: put 50, 2.3 s later 27 remain."""
+    adapter.define_queue("APP.IN")
+    qm = adapter.connect()
+    qm.put1("APP.IN", text("x", expiry=50), NOW)
+    q = qm.open("APP.IN")
+    assert q.get(FIRST).md.expiry == 50
+    fake_clock.advance(2.3)
+    assert q.get(FIRST).md.expiry == 27
+    assert q.get(GET).md.expiry == 27
+
+
+def test_unlimited_expiry_stays_unlimited(adapter: Adapter, fake_clock: FakeClock) -> None:
+    """Expiry -1 (MQEI_UNLIMITED) never counts down."""
+    adapter.define_queue("APP.IN")
+    qm = adapter.connect()
+    qm.put1("APP.IN", text("x"), NOW)
+    fake_clock.advance(10 ** 6)
+    assert qm.open("APP.IN").get(GET).md.expiry == -1
+
+
+def test_expired_message_is_never_returned_but_counts_until_discarded(
+        adapter: Adapter, fake_clock: FakeClock) -> None:
+    """Past its expiry a message still counts in CURDEPTH; the first get that passes it
+    discards it and returns the next one."""
+    adapter.define_queue("APP.IN", msgdlvsq="FIFO")
+    qm = adapter.connect()
+    qm.put1("APP.IN", text("short", expiry=10), NOW)
+    qm.put1("APP.IN", text("long", expiry=1000), NOW)
+    fake_clock.advance(1.0)
+    assert qm.inquire_queue("APP.IN").curdepth == 2
+    got = qm.open("APP.IN").get(GET)
+    assert (got.body, got.md.expiry) == (b"long", 990)
+    assert qm.inquire_queue("APP.IN").curdepth == 0
+
+
+def test_browse_discards_expired_messages_too(adapter: Adapter, fake_clock: FakeClock) -> None:
+    """A browse that would have returned an expired message discards it."""
+    adapter.define_queue("APP.IN")
+    qm = adapter.connect()
+    qm.put1("APP.IN", text("x", expiry=5), NOW)
+    fake_clock.advance(0.5)
+    assert empty(qm, "APP.IN", FIRST)
+    assert qm.inquire_queue("APP.IN").curdepth == 0
+
+
+def test_expiry_keeps_running_through_a_backout(adapter: Adapter, fake_clock: FakeClock) -> None:
+    """Time spent in a backed-out unit of work still counts; it may expire meanwhile."""
+    adapter.define_queue("APP.IN")
+    qm = adapter.connect()
+    qm.put1("APP.IN", text("x", expiry=20), NOW)
+    qm.open("APP.IN").get(GetOptions(syncpoint=True))
+    fake_clock.advance(3)
+    qm.backout()
+    assert empty(qm, "APP.IN")
+
+
+def report_of(adapter: Adapter, report: int, body: bytes = b"B" * 150,
+              **md: object) -> tuple[MQMD, Message]:
+    """Put an expiring message asking for ``report``, let it expire, return (put, report)."""
+    assert adapter.clock is not None
+    adapter.define_queue("APP.IN")
+    adapter.define_queue("APP.REPLY")
+    qm = adapter.connect()
+    put = qm.put1("APP.IN", Message(MQMD(format="MQSTR", expiry=10, report=report,
+                                         reply_to_q="APP.REPLY", **md),  # type: ignore[arg-type]
+                                    body), NOW)
+    adapter.clock.advance(5)
+    assert empty(qm, "APP.IN")
+    return put, qm.open("APP.REPLY").get(GET)
+
+
+def test_expiration_report_without_data(adapter: Adapter, fake_clock: FakeClock) -> None:
+    """MQRO_EXPIRATION: an MQMT_REPORT with MQFB_EXPIRATION, a new MsgId, CorrelId = the
+    original MsgId, no data, to the ReplyToQ."""
+    put, report = report_of(adapter, MQRO_EXPIRATION)
+    md = report.md
+    assert (md.msg_type, md.feedback) == (4, 258)
+    assert md.msg_id != put.msg_id
+    assert md.correl_id == put.msg_id
+    assert report.body == b""
+    assert md.expiry == -1
+
+
+def test_expiration_report_with_data_keeps_100_bytes(adapter: Adapter,
+                                                     fake_clock: FakeClock) -> None:
+    """MQRO_EXPIRATION_WITH_DATA carries the first 100 bytes of the message."""
+    _, report = report_of(adapter, MQRO_EXPIRATION_WITH_DATA)
+    assert report.body == b"B" * 100
+    assert report.md.format == "MQSTR"
+
+
+def test_expiration_report_with_full_data(adapter: Adapter, fake_clock: FakeClock) -> None:
+    """MQRO_EXPIRATION_WITH_FULL_DATA carries all of it."""
+    _, report = report_of(adapter, MQRO_EXPIRATION_WITH_FULL_DATA)
+    assert report.body == b"B" * 150
+
+
+def test_expiration_report_passes_ids_when_asked(adapter: Adapter,
+                                                 fake_clock: FakeClock) -> None:
+    """MQRO_PASS_MSG_ID and MQRO_PASS_CORREL_ID copy the original ids into the report."""
+    correl = b"CORREL".ljust(24, b"\0")
+    put, report = report_of(adapter, MQRO_EXPIRATION | MQRO_PASS_MSG_ID | MQRO_PASS_CORREL_ID,
+                            correl_id=correl)
+    assert (report.md.msg_id, report.md.correl_id) == (put.msg_id, correl)
+
+
+def test_expiration_report_that_cannot_be_delivered_is_dropped(
+        adapter: Adapter, fake_clock: FakeClock) -> None:
+    """A report whose ReplyToQ does not exist goes nowhere; the get still works."""
+    adapter.define_queue("APP.IN", msgdlvsq="FIFO")
+    qm = adapter.connect()
+    qm.put1("APP.IN", text("x", expiry=10, report=MQRO_EXPIRATION, reply_to_q="NO.SUCH.Q"),
+            NOW)
+    qm.put1("APP.IN", text("next"), NOW)
+    fake_clock.advance(2)
+    assert qm.open("APP.IN").get(GET).body == b"next"
+
+
+def test_no_report_unless_asked(adapter: Adapter, fake_clock: FakeClock) -> None:
+    """An expired message without MQRO_EXPIRATION* produces no report."""
+    adapter.define_queue("APP.IN")
+    adapter.define_queue("APP.REPLY")
+    qm = adapter.connect()
+    qm.put1("APP.IN", text("x", expiry=10, reply_to_q="APP.REPLY"), NOW)
+    fake_clock.advance(2)
+    assert empty(qm, "APP.IN")
+    assert qm.inquire_queue("APP.REPLY").curdepth == 0
+
+
+@pytest.mark.parametrize("expiry", [0, -2])
+def test_invalid_expiry_is_2013(adapter: Adapter, expiry: int) -> None:
+    """Expiry 0 or below -1 is MQRC_EXPIRY_ERROR."""
+    adapter.define_queue("APP.IN")
+    with pytest.raises(MQIError) as exc:
+        adapter.connect().put1("APP.IN", text("x", expiry=expiry), NOW)
+    assert exc.value.reason == 2013
+
+
+def test_discarding_is_not_part_of_the_unit_of_work(adapter: Adapter,
+                                                    fake_clock: FakeClock) -> None:
+    """A get under syncpoint that passes an expired message discards it for good: a
+    backout does not bring it back, and its report is sent at once."""
+    adapter.define_queue("APP.IN", msgdlvsq="FIFO")
+    adapter.define_queue("APP.REPLY")
+    qm = adapter.connect()
+    qm.put1("APP.IN", text("old", expiry=10, report=MQRO_EXPIRATION, reply_to_q="APP.REPLY"),
+            NOW)
+    qm.put1("APP.IN", text("fresh"), NOW)
+    fake_clock.advance(2)
+    assert qm.open("APP.IN").get(GetOptions(syncpoint=True)).body == b"fresh"
+    qm.backout()
+    assert qm.inquire_queue("APP.IN").curdepth == 1
+    assert qm.inquire_queue("APP.REPLY").curdepth == 1
+    got = qm.open("APP.IN").get(GET)
+    assert (got.body, got.md.backout_count) == (b"fresh", 1)

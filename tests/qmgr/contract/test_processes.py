@@ -1,0 +1,82 @@
+"""Several processes on one queue manager: no duplicate delivery, and kill -9 loses nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections import Counter
+
+from dlqhandler.qmgr import GetOptions, PutOptions
+from tests.qmgr.contract.conftest import Adapter, collect, text
+
+NOW = PutOptions(syncpoint=False)
+
+
+def test_concurrent_consumers_never_receive_the_same_message(adapter: Adapter) -> None:
+    """Three processes wait in MQGET under syncpoint on one queue (one also backs out now
+    and then); every message is delivered exactly once, and all are delivered."""
+    adapter.define_queue("APP.WORK")
+    qm = adapter.connect()
+    total = 240
+    children = [adapter.child("consume", "--queue", "APP.WORK", "--wait-ms", "1500",
+                              *(["--backout-every", "7"] if n == 0 else []))
+                for n in range(3)]
+    for child in children:  # all three are waiting in MQGET before anything arrives
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "READY"
+    for i in range(total):
+        qm.put1("APP.WORK", text(f"msg-{i:04d}"), PutOptions(syncpoint=True))
+    qm.commit()
+    outputs = []
+    for child in children:
+        out, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err
+        outputs.append(out.split())
+    counts = Counter(body for out in outputs for body in out)
+    assert [body for body, n in counts.items() if n > 1] == []
+    assert set(counts) == {f"msg-{i:04d}" for i in range(total)}
+    assert sum(1 for out in outputs if out) >= 2, "the consumers did not overlap"
+    assert qm.inquire_queue("APP.WORK").curdepth == 0
+
+
+def test_kill_9_mid_unit_of_work_loses_nothing(adapter: Adapter) -> None:
+    """A process killed with SIGKILL after getting and putting under syncpoint: its got
+    messages come back with BackoutCount + 1, its uncommitted puts vanish."""
+    adapter.define_queue("APP.IN", msgdlvsq="FIFO")
+    adapter.define_queue("APP.OUT")
+    qm = adapter.connect()
+    for i in range(5):
+        qm.put1("APP.IN", text(f"m{i}"), NOW)
+    child = adapter.child("hang", "--queue", "APP.IN", "--get", "3", "--put", "2",
+                          "--put-queue", "APP.OUT")
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "READY"
+        q = qm.open("APP.IN")
+        assert q.get(GetOptions(browse="first", syncpoint=False)).body == b"m3"
+        assert qm.inquire_queue("APP.OUT").curdepth == 2  # uncommitted puts count
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.communicate(timeout=30)
+    observer = adapter.connect()  # a new connection recovers the dead one's work
+    got = collect(observer.open("APP.IN"), GetOptions(syncpoint=False))
+    assert [m.body for m in got] == [b"m0", b"m1", b"m2", b"m3", b"m4"]
+    assert [m.md.backout_count for m in got] == [1, 1, 1, 0, 0]
+    assert observer.inquire_queue("APP.OUT").curdepth == 0
+    assert observer.inquire_queue("APP.IN").curdepth == 0
+
+
+def test_a_waiting_get_sees_messages_a_dead_process_held(adapter: Adapter) -> None:
+    """A get already waiting when the holder dies gets the message once it is recovered."""
+    adapter.define_queue("APP.IN")
+    qm = adapter.connect()
+    qm.put1("APP.IN", text("held"), NOW)
+    child = adapter.child("hang", "--queue", "APP.IN", "--get", "1")
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "READY"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.communicate(timeout=30)
+    got = qm.open("APP.IN").get(GetOptions(syncpoint=False, wait_ms=10_000))
+    assert (got.body, got.md.backout_count) == (b"held", 1)

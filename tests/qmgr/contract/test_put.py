@@ -1,0 +1,219 @@
+"""MQPUT/MQPUT1 behaviour: reason codes, MsgId generation, context, defaults, MQXQH."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dlqhandler.errors import MQIError
+from dlqhandler.mq import MQMD, Message
+from dlqhandler.qmgr import GetOptions, PutOptions
+from dlqhandler.qmgr.xqh import MQXQH_LENGTH_1, decode_xqh
+from tests.qmgr.contract.conftest import Adapter, text
+
+NOW = PutOptions(syncpoint=False)
+
+
+def reason(exc: pytest.ExceptionInfo[MQIError]) -> int:
+    return exc.value.reason
+
+
+def test_put_to_unknown_queue_is_2085(adapter: Adapter) -> None:
+    """MQPUT1 and MQOPEN of a queue that does not exist fail with MQRC_UNKNOWN_OBJECT_NAME."""
+    qm = adapter.connect()
+    with pytest.raises(MQIError) as exc:
+        qm.put1("NO.SUCH.QUEUE", text("x"), NOW)
+    assert reason(exc) == 2085
+    with pytest.raises(MQIError) as exc:
+        qm.open("NO.SUCH.QUEUE")
+    assert reason(exc) == 2085
+
+
+def test_queue_full_is_2053_and_counts_uncommitted_puts(adapter: Adapter) -> None:
+    """MAXDEPTH is enforced with MQRC_Q_FULL; uncommitted puts already count."""
+    adapter.define_queue("APP.SMALL", maxdepth=2)
+    qm = adapter.connect()
+    qm.put1("APP.SMALL", text("1"), NOW)
+    qm.put1("APP.SMALL", text("2"), PutOptions(syncpoint=True))
+    with pytest.raises(MQIError) as exc:
+        qm.put1("APP.SMALL", text("3"), NOW)
+    assert reason(exc) == 2053
+    assert exc.value.reason_name == "MQRC_Q_FULL"
+    qm.backout()
+    qm.put1("APP.SMALL", text("3"), NOW)
+
+
+def test_put_inhibited_is_2051(adapter: Adapter) -> None:
+    """PUT(DISABLED) makes puts fail with MQRC_PUT_INHIBITED, also on an open handle."""
+    adapter.define_queue("APP.IN")
+    qm = adapter.connect()
+    q = qm.open("APP.IN", output=True)
+    adapter.alter_queue("APP.IN", put="DISABLED")
+    with pytest.raises(MQIError) as exc:
+        q.put(text("x"), NOW)
+    assert reason(exc) == 2051
+    with pytest.raises(MQIError) as exc:
+        qm.put1("APP.IN", text("x"), NOW)
+    assert reason(exc) == 2051
+    adapter.alter_queue("APP.IN", put="ENABLED")
+    q.put(text("x"), NOW)
+
+
+def test_message_longer_than_maxmsgl_is_2030(adapter: Adapter) -> None:
+    """A body longer than the queue's MAXMSGL fails with MQRC_MSG_TOO_BIG_FOR_Q."""
+    adapter.define_queue("APP.TINY", maxmsgl=10)
+    qm = adapter.connect()
+    qm.put1("APP.TINY", text("x" * 10), NOW)
+    with pytest.raises(MQIError) as exc:
+        qm.put1("APP.TINY", text("x" * 11), NOW)
+    assert reason(exc) == 2030
+
+
+def test_alternate_user_needs_put_authority_2035(adapter: Adapter) -> None:
+    """With alternate-user authority (PUTAUT(CTX)), a user whose records lack PUT gets 2035.
+
+    A user with no authority record for the queue is allowed.
+    """
+    adapter.define_queue("APP.SECURE")
+    adapter.set_authrec("APP.SECURE", "bob", add=["GET", "BROWSE"])
+    qm = adapter.connect()
+    as_bob = PutOptions(syncpoint=False, alternate_user="bob")
+    with pytest.raises(MQIError) as exc:
+        qm.put1("APP.SECURE", text("x"), as_bob)
+    assert reason(exc) == 2035
+    qm.put1("APP.SECURE", text("x"), PutOptions(syncpoint=False, alternate_user="alice"))
+    adapter.set_authrec("APP.SECURE", "bob", add=["PUT"])
+    qm.put1("APP.SECURE", text("x"), as_bob)
+    adapter.set_authrec("APP.SECURE", "bob", remove=["PUT"])
+    with pytest.raises(MQIError) as exc:
+        qm.put1("APP.SECURE", text("x"), as_bob)
+    assert reason(exc) == 2035
+
+
+def test_unknown_remote_qmgr_is_2087(adapter: Adapter) -> None:
+    """A queue manager name that is neither ours nor a transmission queue fails with 2087."""
+    adapter.define_queue("APP.IN")
+    adapter.define_queue("NOT.AN.XMITQ")
+    qm = adapter.connect()
+    for qmgr in ("ELSEWHERE", "NOT.AN.XMITQ"):
+        with pytest.raises(MQIError) as exc:
+            qm.put1("APP.IN", text("x"), NOW, qmgr=qmgr)
+        assert reason(exc) == 2087
+    qm.put1("APP.IN", text("local"), NOW, qmgr=adapter.qmgr_name)
+    assert qm.inquire_queue("APP.IN").curdepth == 1
+
+
+def test_remote_put_goes_to_the_transmission_queue_with_an_mqxqh(adapter: Adapter) -> None:
+    """A put to QM2 via transmission queue QM2: MQXQH (428 bytes) + data, Format MQXMIT."""
+    adapter.define_queue("QM2", usage="XMITQ")
+    qm = adapter.connect()
+    put = qm.put1("REMOTE.Q", text("payload", priority=4, persistence=1), NOW, qmgr="QM2")
+    got = qm.open("QM2").get(GetOptions(syncpoint=False))
+    assert got.md.format == "MQXMIT"
+    assert got.md.msg_id == put.msg_id
+    assert len(got.body) == MQXQH_LENGTH_1 + len(b"payload")
+    header, data = decode_xqh(got.body)
+    assert (header.remote_q_name, header.remote_q_mgr_name) == ("REMOTE.Q", "QM2")
+    assert header.md.version == 1
+    assert header.md.msg_id == put.msg_id
+    assert header.md.format == "MQSTR"
+    assert (header.md.priority, header.md.persistence) == (4, 1)
+    assert data == b"payload"
+
+
+def test_generated_msgids_are_unique_and_look_like_mq(adapter: Adapter) -> None:
+    """No MsgId (or new_msg_id) gets a fresh 24-byte 'AMQ <qmgr>' id; a given one is kept."""
+    adapter.define_queue("APP.IN")
+    qm = adapter.connect()
+    ids = {qm.put1("APP.IN", text(str(i)), NOW).msg_id for i in range(50)}
+    assert len(ids) == 50
+    prefix = b"AMQ " + adapter.qmgr_name.encode().ljust(12)
+    assert all(len(i) == 24 and i.startswith(prefix) for i in ids)
+    mine = b"my-own-id".ljust(24, b"\0")
+    assert qm.put1("APP.IN", text("x", msg_id=mine), NOW).msg_id == mine
+    fresh = qm.put1("APP.IN", text("x", msg_id=mine), PutOptions(syncpoint=False,
+                                                                 new_msg_id=True))
+    assert fresh.msg_id != mine
+    assert fresh.msg_id.startswith(prefix)
+
+
+def test_priority_and_persistence_as_queue_default(adapter: Adapter) -> None:
+    """Priority -1 takes DEFPRTY and Persistence 2 takes DEFPSIST; CCSID 0 becomes real."""
+    adapter.define_queue("APP.DEF", defprty=6, defpsist="YES")
+    qm = adapter.connect()
+    put = qm.put1("APP.DEF", Message(MQMD(), b"x"), NOW)
+    assert (put.priority, put.persistence) == (6, 1)
+    assert put.coded_char_set_id == qm.inquire().ccsid
+    got = qm.open("APP.DEF").get(GetOptions(syncpoint=False))
+    assert (got.md.priority, got.md.persistence) == (6, 1)
+
+
+def test_pass_all_context_keeps_identity_and_origin_byte_for_byte(adapter: Adapter) -> None:
+    """pass_all (and set_all) keep UserIdentifier, AccountingToken, PutAppl*, PutDate/Time..."""
+    adapter.define_queue("APP.CTX")
+    qm = adapter.connect()
+    q = qm.open("APP.CTX", output=True)
+    context: dict[str, Any] = {
+        "user_identifier": "origuser", "accounting_token": b"\x16acct".ljust(32, b"\xff"),
+        "appl_identity_data": "identity data", "put_appl_type": 11,
+        "put_appl_name": "C:\\apps\\orders.exe", "put_date": "20200229",
+        "put_time": "23595999", "appl_origin_data": "ORIG", "reply_to_q": "REPLY"}
+    original = MQMD(format="MQSTR", priority=3, persistence=1, report=256, **context)
+    for mode in ("pass_all", "set_all"):
+        q.put(Message(original, b"body"), PutOptions(syncpoint=False, context=mode))
+        got = q.get(GetOptions(syncpoint=False))
+        for name, value in context.items():
+            assert getattr(got.md, name) == value, (mode, name)
+        assert got.md.reply_to_q_mgr == ""
+        assert got.body == b"body"
+
+
+def test_default_context_is_filled_from_the_putter(adapter: Adapter) -> None:
+    """Default context: the connection's user, PutApplType 6 (MQAT_UNIX), GMT put date/time."""
+    adapter.define_queue("APP.CTX")
+    qm = adapter.connect(user="carol")
+    md = MQMD(user_identifier="forged", put_appl_name="forged", put_date="19990101",
+              reply_to_q="REPLY")
+    put = qm.put1("APP.CTX", Message(md, b"x"), PutOptions(syncpoint=False, context="default"))
+    assert put.user_identifier == "carol"
+    assert put.put_appl_type == 6
+    assert put.put_appl_name not in ("", "forged")
+    assert len(put.put_date) == 8
+    assert put.put_date != "19990101"
+    assert len(put.put_time) == 8
+    assert put.put_time.isdigit()
+    assert put.reply_to_q_mgr == adapter.qmgr_name
+    if adapter.clock is not None:
+        assert (put.put_date, put.put_time[:6]) == ("20241119", "070640")
+    got = qm.open("APP.CTX").get(GetOptions(syncpoint=False))
+    assert got.md.user_identifier == "carol"
+
+
+def test_alternate_user_is_the_default_context_user(adapter: Adapter) -> None:
+    """With alternate-user authority and default context the message carries that user."""
+    adapter.define_queue("APP.CTX")
+    qm = adapter.connect(user="carol")
+    put = qm.put1("APP.CTX", text("x"), PutOptions(syncpoint=False, context="default",
+                                                   alternate_user="dave"))
+    assert put.user_identifier == "dave"
+
+
+def test_invalid_descriptor_fields_are_rejected(adapter: Adapter) -> None:
+    """Expiry 0 is MQRC_EXPIRY_ERROR (2013); Priority -2 is 2050; Persistence 5 is 2047."""
+    adapter.define_queue("APP.IN")
+    qm = adapter.connect()
+    for md, code in ((MQMD(expiry=0), 2013), (MQMD(priority=-2), 2050),
+                     (MQMD(persistence=5), 2047)):
+        with pytest.raises(MQIError) as exc:
+            qm.put1("APP.IN", Message(md, b"x"), NOW)
+        assert reason(exc) == code
+
+
+def test_put_on_a_handle_not_opened_for_output_is_2039(adapter: Adapter) -> None:
+    """MQPUT needs MQOO_OUTPUT (MQRC_NOT_OPEN_FOR_OUTPUT)."""
+    adapter.define_queue("APP.IN")
+    q = adapter.connect().open("APP.IN", output=False)
+    with pytest.raises(MQIError) as exc:
+        q.put(text("x"), NOW)
+    assert reason(exc) == 2039

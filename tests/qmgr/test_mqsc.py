@@ -1,0 +1,210 @@
+"""MQSC: the parser's input conventions and runmqsc-shaped execution."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from dlqhandler.mq import MQMD, Message
+from dlqhandler.qmgr import EmbeddedQueueManager, PutOptions
+from dlqhandler.qmgr.mqsc import MQSCSyntaxError, parse, split_commands
+from dlqhandler.qmgr.runmqsc import MQSCResult, run_mqsc
+
+
+def mqsc(qm: EmbeddedQueueManager, source: str, *, verify: bool = False
+         ) -> tuple[MQSCResult, str]:
+    out = io.StringIO()
+    result = run_mqsc(source, qm.admin(), out, qmgr_name=qm.name, verify=verify)
+    return result, out.getvalue()
+
+
+def test_continuations_comments_and_blank_lines() -> None:
+    """'+' joins at the next line's first non-blank, '-' at its column 1; '*' lines and
+    blank lines are skipped; each command keeps its first line number."""
+    source = ("* comment\n\nDEFINE QLOCAL(A) +\n      MAXDEPTH(5)\n"
+              "ALTER QLOCAL(A) -\n  DESCR('x')\nDISPLAY QMGR\n")
+    assert list(split_commands(source)) == [
+        (3, "DEFINE QLOCAL(A) MAXDEPTH(5)"), (5, "ALTER QLOCAL(A)   DESCR('x')"),
+        (7, "DISPLAY QMGR")]
+
+
+def test_keywords_fold_case_and_quoted_values_do_not() -> None:
+    """Keywords and unquoted values are upper-cased; quoted values keep case and ''."""
+    cmd = parse("def ql(app.in) descr('It''s mine') usage(xmitq) , trigger")
+    assert (cmd.verb, cmd.objtype, cmd.name) == ("DEFINE", "QLOCAL", "APP.IN")
+    assert [(a.keyword, a.values) for a in cmd.attrs] == [
+        ("DESCR", ("It's mine",)), ("USAGE", ("XMITQ",)), ("TRIGGER", None)]
+
+
+def test_parenthesised_values_may_follow_a_blank_and_hold_lists() -> None:
+    """'KEY (v)' is 'KEY(v)'; lists separate with commas or blanks."""
+    cmd = parse("SET AUTHREC PROFILE (Q1) PRINCIPAL('bob') AUTHADD(PUT, GET BROWSE)")
+    assert cmd.attrs[0].values == ("Q1",)
+    assert cmd.attrs[2].values == ("PUT", "GET", "BROWSE")
+
+
+@pytest.mark.parametrize(("source", "problem"), [
+    ("FROB QLOCAL(A)", "unknown command"),
+    ("DEFINE QREMOTE(A)", "unsupported object type"),
+    ("DEFINE QLOCAL", "needs a name"),
+    ("DEFINE QLOCAL(A) DESCR('open", "unterminated"),
+    ("DEFINE QLOCAL(A) MAXDEPTH(5", "missing ')'"),
+    ("DEFINE QLOCAL(A) PUT(ENABLED) PUT(DISABLED)", "repeated"),
+])
+def test_syntax_errors_name_the_line_and_segment(source: str, problem: str) -> None:
+    """Malformed commands raise MQSCSyntaxError with the line and the text up to the error."""
+    with pytest.raises(MQSCSyntaxError) as exc:
+        parse(source, 7)
+    assert problem in exc.value.detail
+    assert exc.value.line == 7
+    assert source.startswith(exc.value.segment)
+
+
+def test_define_display_in_runmqsc_shape(qm: EmbeddedQueueManager) -> None:
+    """The echo, AMQ messages, two 40-character columns and the summary, as runmqsc."""
+    result, out = mqsc(qm, "DEFINE QLOCAL(APP.IN)\nDEFINE QLOCAL(APP.OUT)\n"
+                           "DISPLAY QLOCAL(APP.*) CURDEPTH\n")
+    assert result.ok
+    assert out.splitlines() == [
+        "Starting MQSC for queue manager QM1.", "", "",
+        "     1 : DEFINE QLOCAL(APP.IN)",
+        "AMQ8006I: IBM MQ queue created.",
+        "     2 : DEFINE QLOCAL(APP.OUT)",
+        "AMQ8006I: IBM MQ queue created.",
+        "     3 : DISPLAY QLOCAL(APP.*) CURDEPTH",
+        "AMQ8409I: Display Queue details.",
+        "   QUEUE(APP.IN)                           CURDEPTH(0)",
+        "AMQ8409I: Display Queue details.",
+        "   QUEUE(APP.OUT)                          CURDEPTH(0)",
+        "3 MQSC commands read.",
+        "No commands have a syntax error.",
+        "All valid MQSC commands were processed.",
+    ]
+
+
+def test_attributes_are_stored_and_displayed(qm: EmbeddedQueueManager) -> None:
+    """Every local-queue attribute, trigger ones included, is kept and shown by ALL."""
+    result, out = mqsc(qm, """
+        DEFINE QLOCAL(APP.T) MAXDEPTH(7) MAXMSGL(2048) PUT(DISABLED) GET(ENABLED) +
+          DEFPRTY(4) DEFPSIST(YES) MSGDLVSQ(FIFO) USAGE(NORMAL) DESCR('Triggered queue') +
+          TRIGGER TRIGTYPE(DEPTH) TRIGDPTH(10) TRIGMPRI(3) TRIGDATA('go') +
+          INITQ(SYSTEM.DEFAULT.INITIATION.QUEUE) PROCESS(P1) BOTHRESH(3) BOQNAME(APP.BO)
+        DISPLAY QLOCAL(APP.T) ALL
+    """)
+    assert result.ok, out
+    for item in ("TYPE(QLOCAL)", "MAXDEPTH(7)", "MAXMSGL(2048)", "PUT(DISABLED)",
+                 "DEFPRTY(4)", "DEFPSIST(YES)", "MSGDLVSQ(FIFO)", "DESCR(Triggered queue)",
+                 "TRIGGER ", "TRIGTYPE(DEPTH)", "TRIGDPTH(10)", "TRIGMPRI(3)", "TRIGDATA(go)",
+                 "INITQ(SYSTEM.DEFAULT.INITIATION.QUEUE)", "PROCESS(P1)", "BOTHRESH(3)",
+                 "BOQNAME(APP.BO)", "CURDEPTH(0)", "IPPROCS(0)", "OPPROCS(0)", "CRDATE("):
+        assert item in out, item
+    info = qm.inquire_queue("APP.T")
+    assert (info.maxdepth, info.put_enabled, info.attributes["TRIGGER"]) == (7, False,
+                                                                             "TRIGGER")
+    mqsc(qm, "ALTER QLOCAL(APP.T) NOTRIGGER PUT(ENABLED)")
+    info = qm.inquire_queue("APP.T")
+    assert (info.put_enabled, info.attributes["TRIGGER"], info.maxdepth) == (True,
+                                                                             "NOTRIGGER", 7)
+
+
+def test_replace_like_purge_and_clear(qm: EmbeddedQueueManager) -> None:
+    """DEFINE fails on an existing queue unless REPLACE; LIKE copies; DELETE needs PURGE
+    when messages are there; CLEAR empties."""
+    result, out = mqsc(qm, "DEFINE QLOCAL(A) MAXDEPTH(9)\nDEFINE QLOCAL(A)\n"
+                           "DEFINE QLOCAL(A) REPLACE MAXDEPTH(8)\nDEFINE QLOCAL(B) LIKE(A)\n")
+    assert "AMQ8150E: IBM MQ object already exists." in out
+    assert [f.number for f in result.failures] == [2]
+    assert qm.inquire_queue("B").maxdepth == 8
+    for queue in ("A", "B"):
+        qm.put1(queue, Message(MQMD(), b"x"), PutOptions(syncpoint=False))
+    result, out = mqsc(qm, "DELETE QLOCAL(A)\nDELETE QLOCAL(A) PURGE\nCLEAR QLOCAL(B)\n"
+                           "DISPLAY QLOCAL(B) CURDEPTH\nDELETE QLOCAL(A)\n")
+    assert "AMQ8143E: IBM MQ queue A not empty." in out
+    assert "AMQ8007I: IBM MQ queue deleted." in out
+    assert "AMQ8022I: IBM MQ queue cleared." in out
+    assert "CURDEPTH(0)" in out
+    assert "AMQ8147E: IBM MQ object A not found." in out
+    assert [f.number for f in result.failures] == [1, 5]
+
+
+def test_clear_refuses_an_open_queue_or_uncommitted_messages(qm: EmbeddedQueueManager) -> None:
+    """CLEAR and DELETE fail with AMQ8148E while the queue is open or has a unit of work."""
+    mqsc(qm, "DEFINE QLOCAL(A)")
+    q = qm.open("A")
+    _, out = mqsc(qm, "CLEAR QLOCAL(A)\nDELETE QLOCAL(A) PURGE")
+    assert out.count("AMQ8148E: IBM MQ object in use.") == 2
+    q.close()
+    qm.put1("A", Message(MQMD(), b"x"), PutOptions(syncpoint=True))
+    _, out = mqsc(qm, "CLEAR QLOCAL(A)")
+    assert "AMQ8148E" in out
+    qm.commit()
+    result, _ = mqsc(qm, "CLEAR QLOCAL(A)")
+    assert result.ok
+
+
+def test_qmgr_process_and_authrec_commands(qm: EmbeddedQueueManager) -> None:
+    """ALTER/DISPLAY QMGR (DEADQ, TRIGINT), DEFINE PROCESS, SET/DISPLAY/DELETE AUTHREC."""
+    result, out = mqsc(qm, """
+        ALTER QMGR DEADQ(MY.DLQ) TRIGINT(60000)
+        DISPLAY QMGR DEADQ TRIGINT
+        DEFINE PROCESS(DLQ.HANDLER) APPLICID('/usr/bin/dlqhandler run') USERDATA('rules.tbl')
+        DISPLAY PROCESS(DLQ.*) APPLICID
+        SET AUTHREC PROFILE(APP.**) OBJTYPE(QUEUE) PRINCIPAL('bob') AUTHADD(ALLMQI) +
+            AUTHRMV(PUT)
+        DISPLAY AUTHREC PRINCIPAL('bob')
+        DELETE AUTHREC PROFILE(APP.**) OBJTYPE(QUEUE) PRINCIPAL('bob')
+        PING QMGR
+    """)
+    assert result.ok, out
+    assert qm.inquire().dead_letter_q_name == "MY.DLQ"
+    assert qm.inquire().extra["TRIGINT"] == "60000"
+    assert "AMQ8408I: Display Queue Manager details." in out
+    assert "   QMNAME(QM1)                             DEADQ(MY.DLQ)" in out
+    assert "APPLICID(/usr/bin/dlqhandler run)" in out
+    assert "AUTHLIST(ALTUSR,BROWSE,GET,INQ,PASSALL,PASSID,SET,SETALL,SETID)" in out
+    assert "ENTITY(bob)" in out
+    assert qm.admin().authrecs() == []
+    assert qm.admin().processes()[0].attrs["USERDATA"] == "rules.tbl"
+
+
+def test_failures_make_the_summary_and_name_their_lines(qm: EmbeddedQueueManager) -> None:
+    """Syntax errors and failed commands are counted apart, each with its line."""
+    result, out = mqsc(qm, "DEFINE QLOCAL(A)\n\nDEFINE QLOCAL(B) MAXDEPTH(lots)\n"
+                           "ALTER QLOCAL(NOPE) MAXDEPTH(1)\nDEFINE QLOCAL(C) COLOUR(RED)\n")
+    assert (result.read, result.syntax_errors, result.failed) == (4, 2, 1)
+    assert [(f.number, f.line, f.syntax) for f in result.failures] == [
+        (2, 3, True), (3, 4, False), (4, 5, True)]
+    assert "AMQ8405I: Syntax error detected at or near end of command segment below:-" in out
+    assert out.endswith("4 MQSC commands read.\n2 commands have a syntax error.\n"
+                        "One valid MQSC command could not be processed.\n")
+
+
+def test_verify_mode_changes_nothing(qm: EmbeddedQueueManager) -> None:
+    """runmqsc -v: commands are checked, not run; the summary has two lines."""
+    result, out = mqsc(qm, "DEFINE QLOCAL(NEW.Q)\nDEFINE QLOCAL(X) MAXDEPTH(-1)\n",
+                       verify=True)
+    assert (result.read, result.syntax_errors) == (2, 1)
+    assert out.endswith("2 MQSC commands read.\nOne command has a syntax error.\n")
+    assert qm.admin().queues("NEW.*") == []
+
+
+def test_end_stops_reading(qm: EmbeddedQueueManager) -> None:
+    """END ends the input; later commands are ignored."""
+    result, out = mqsc(qm, "DEFINE QLOCAL(A)\nEND\nDEFINE QLOCAL(B)\n")
+    assert result.read == 1
+    assert "One MQSC command read." in out
+    assert [r.name for r in qm.admin().queues("A*") + qm.admin().queues("B*")] == ["A"]
+
+
+def test_display_where_and_generic_names(qm: EmbeddedQueueManager) -> None:
+    """DISPLAY QUEUE(*) WHERE(CURDEPTH GT 0) shows only matching queues, with the filter."""
+    mqsc(qm, "DEFINE QLOCAL(APP.A)\nDEFINE QLOCAL(APP.B)")
+    qm.put1("APP.B", Message(MQMD(), b"x"), PutOptions(syncpoint=False))
+    result, out = mqsc(qm, "DISPLAY QUEUE(APP.*) WHERE(CURDEPTH GT 0)\n"
+                           "DISPLAY QLOCAL(APP.*)\nDISPLAY QLOCAL(ZZZ*)")
+    assert "QUEUE(APP.B)                            TYPE(QLOCAL)" in out
+    assert "CURDEPTH(1)" in out
+    assert out.count("QUEUE(APP.A)") == 1
+    assert "AMQ8147E: IBM MQ object ZZZ* not found." in out
+    assert result.failed == 1
