@@ -35,6 +35,12 @@ bench: $(STAMP)
 reliability: $(STAMP)
 	$(BIN)/python -m pytest -q -m reliability tests/reliability $(PYTEST_ARGS)
 
+drain-demo: $(STAMP)
+	rm -rf demo-out/drain
+	$(BIN)/dlqhandler drain --rules rules/demo.rul --input samples/backlog-small.dmp \
+		--output demo-out/drain --catch-all DLQ.CATCHALL
+	@echo "outputs in demo-out/drain (manifest.json, one dmpmqmsg file per target, audit/)"
+
 constants:
 	$(BIN)/python -m dlqhandler.mq._generate_constants ../shared/spec/mq-constants.json
 

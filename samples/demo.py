@@ -1,59 +1,96 @@
-"""`make demo`: the newest finished piece of dlqhandler, run end to end.
+"""`make demo`: the DLQ handler end to end on an embedded queue manager.
 
-Today: read the shipped dead-letter backlog ``samples/backlog-small.dmp`` (a
-dmpmqmsg file) with the streaming reader, decode every MQDLH in whatever
-encoding and code page it was written, and summarise the backlog the way an
-administrator triaging a DLQ wants to see it: by reason, by destination, and
-how many messages have no dead-letter header at all. Later issues move this
-forward to the handler on the embedded queue manager.
+1. (Re)create the embedded queue manager QM1 under ``$DLQHANDLER_HOME``
+   (``make demo`` uses ``.dlqhandler-demo``); a previous QM1 there is deleted.
+2. Define the queues ``rules/demo.rul`` forwards to (DLQ.SECURITY, DLQ.TOOBIG,
+   DLQ.CATCHALL) and the application queues most dead letters were meant for,
+   as if someone had fixed them: RETRY can now deliver those messages. A few
+   messages name queues that still do not exist; their retries fail and the
+   catch-all takes them.
+3. Load the shipped backlog ``samples/backlog-small.dmp`` (200 messages) onto
+   SYSTEM.DEAD.LETTER.QUEUE with ``dlqhandler qm dmpmqmsg -o``.
+4. Run ``dlqhandler run --rules rules/demo.rul`` to completion (WAIT(NO)).
+5. Show the summary, ``DISPLAY QLOCAL(*) CURDEPTH``, and check conservation:
+   messages in = on target queues + discarded + left on the DLQ.
+
+Every step is the real command line; the handler's JSON log goes to
+``$DLQHANDLER_HOME/handler.log``.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
-from dlqhandler.errors import MalformedMessageError
 from dlqhandler.formats import read_dump
-from dlqhandler.mq import decode_dead_letter
-from dlqhandler.mq.constants import reason_name
+from dlqhandler.qmgr import delete_qmgr, list_qmgrs
 
-SAMPLE = Path(__file__).resolve().parent / "backlog-small.dmp"
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "samples" / "backlog-small.dmp"
+RULES = ROOT / "rules" / "demo.rul"
+QMGR = "QM1"
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+TARGETS = ("DLQ.SECURITY", "DLQ.TOOBIG", "DLQ.CATCHALL")
+# Where the backlog's messages were going; their queues have room again.
+APPLICATION_QUEUES = ("APP.ORDERS", "APP.BILLING", "APP.INVENTORY", "APP.SHIPPING",
+                      "APP.NOTIFY", "PAYROLL.IN", "PAYROLL.AUDIT")
+NOT_TARGETS = {DLQ, "DLQHANDLER.STATUS", "SYSTEM.DEFAULT.INITIATION.QUEUE"}
+
+
+def dlqhandler(*args: str, stdin: str | None = None, quiet: bool = False,
+               log: Path | None = None) -> str:
+    """Run one ``dlqhandler`` command and return its stdout (echoed unless ``quiet``).
+
+    stderr goes to ``log`` when given, else it is echoed with stdout.
+    """
+    print(f"$ dlqhandler {' '.join(args)}", flush=True)
+    with log.open("w") if log is not None else open(os.devnull, "w") as sink:
+        done = subprocess.run([sys.executable, "-m", "dlqhandler", *args], input=stdin,
+                              text=True, stdout=subprocess.PIPE,
+                              stderr=sink if log is not None else subprocess.PIPE,
+                              check=False, timeout=300)
+    shown = done.stdout + (done.stderr or "")
+    if done.returncode != 0:
+        raise SystemExit(f"dlqhandler {args[0]} failed ({done.returncode}):\n{shown}")
+    if not quiet:
+        print(shown.strip("\n"), flush=True)
+    return str(done.stdout)
 
 
 def main() -> int:
-    by_reason: Counter[str] = Counter()
-    by_dest: Counter[str] = Counter()
-    by_encoding: Counter[str] = Counter()
-    no_dlh: list[str] = []
-    total = 0
-    for message in read_dump(SAMPLE):
-        total += 1
-        try:
-            dlh = decode_dead_letter(message.md, message.body).dlh
-        except MalformedMessageError as exc:
-            no_dlh.append(f"{message.md.msg_id.hex().upper()}: {exc}")
-            continue
-        assert dlh is not None
-        by_reason[f"{reason_name(dlh.reason)} ({dlh.reason})"] += 1
-        by_dest[f"{dlh.dest_q_name}@{dlh.dest_q_mgr_name}"] += 1
-        by_encoding[f"Encoding {message.md.encoding}, CCSID {message.md.coded_char_set_id}"] += 1
+    home = Path(os.environ.setdefault("DLQHANDLER_HOME", str(ROOT / ".dlqhandler-demo")))
+    home.mkdir(parents=True, exist_ok=True)
+    os.environ.pop("DLQHANDLER_QMGR", None)
+    if any(q.name == QMGR for q in list_qmgrs(home)):
+        delete_qmgr(home, QMGR)
+        print(f"Deleted the previous {QMGR} in {home}")
 
-    print(f"{SAMPLE.name}: {total} messages, {total - len(no_dlh)} with an MQDLH\n")
-    _table("By reason", by_reason)
-    _table("By destination (top 10)", Counter(dict(by_dest.most_common(10))))
-    _table("MQDLH written in", by_encoding)
-    print(f"Without a valid MQDLH: {len(no_dlh)} (runmqdlq leaves these on the DLQ)")
-    for line in no_dlh[:3]:
-        print(f"  {line}")
-    return 0
+    dlqhandler("qm", "create", QMGR, quiet=True)
+    mqsc = "".join(f"DEFINE QLOCAL({q})\n" for q in (*TARGETS, *APPLICATION_QUEUES))
+    dlqhandler("qm", "mqsc", QMGR, stdin=mqsc, quiet=True)
+    print(f"Defined {', '.join(TARGETS)} and {len(APPLICATION_QUEUES)} application queues")
+    dlqhandler("qm", "dmpmqmsg", "-m", QMGR, "-o", DLQ, "-f", str(SAMPLE))
+    loaded = sum(1 for _ in read_dump(SAMPLE))
 
+    print("\nRunning the handler (rules/demo.rul: RETRYINT(5) WAIT(NO)); this takes about"
+          " 15 seconds,\nthe time three retries of the messages for missing queues take.")
+    out = dlqhandler("run", "--rules", str(RULES), "--no-watch", "--log-format", "json",
+                     log=home / "handler.log")
+    print(f"(handler log: {home / 'handler.log'})\n")
 
-def _table(title: str, counts: Counter[str]) -> None:
-    print(title)
-    for key, n in counts.most_common():
-        print(f"  {n:>5}  {key}")
-    print()
+    display = dlqhandler("qm", "mqsc", QMGR, stdin="DISPLAY QLOCAL(*) CURDEPTH\n")
+    depths = {name: int(n) for name, n in
+              re.findall(r"QUEUE\(([^)]+)\)\s+CURDEPTH\((\d+)\)", display)}
+    discarded = int(re.search(r"^\s+discarded\s+(\d+)$", out, re.MULTILINE)[1])  # type: ignore[index]
+    on_targets = sum(n for q, n in depths.items() if q not in NOT_TARGETS)
+    left = depths[DLQ]
+    ok = loaded == on_targets + discarded + left
+    print(f"\nConservation: {loaded} in = {on_targets} on target queues + {discarded} "
+          f"discarded + {left} left on the DLQ: {'OK' if ok else 'MISMATCH'}")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dlqhandler.config import Settings
 from dlqhandler.errors import ConfigError
 from dlqhandler.mq.constants import MQRC_Q_MGR_NAME_ERROR, mqi_error
+from dlqhandler.qmgr.admin import AdminError
 from dlqhandler.qmgr.embedded import connect as connect_embedded
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.qmgr.qmgrs import list_qmgrs
@@ -60,10 +61,18 @@ def connection_factory(settings: Settings, name: str) -> Callable[[], QueueManag
 
 def ensure_queue(qmgr: QueueManager, name: str, *, maxdepth: int = 999_999_999,
                  descr: str = "") -> None:
-    """Define a local queue on an embedded queue manager if it does not exist."""
+    """Define a local queue on an embedded queue manager if it does not exist.
+
+    Several handlers may start at once: losing the race to define it is fine.
+    """
     admin = getattr(qmgr, "admin", None)
     if admin is None:
         return
     a = admin()
-    if not a.queues(name, generic=False):
+    if a.queues(name, generic=False):
+        return
+    try:
         a.define_queue(name, {"MAXDEPTH": maxdepth, "DESCR": descr})
+    except AdminError as exc:
+        if exc.amq != "AMQ8150E":  # another process defined it meanwhile: fine
+            raise

@@ -7,6 +7,10 @@
   ``-i`` unloads by browsing (the messages stay), ``-I`` unloads destructively
   and ``-o`` loads, by default with set-all context (``-C A``) so every MQMD
   field, MsgId and context included, is kept;
+* ``qm runmqtrm -m NAME [-q INITQ]`` (runmqtrm): a trigger monitor that starts
+  the applications of process definitions when trigger messages arrive
+  (:mod:`dlqhandler.qmgr.runmqtrm`); ``--once`` and ``--wait SECONDS`` end it
+  for tests and cron-like use, SIGTERM/SIGINT stop it cleanly;
 * ``qm put`` and ``qm browse`` for quick manual work.
 """
 
@@ -14,15 +18,19 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import BinaryIO, Literal
 
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import load_settings
 from dlqhandler.errors import DecodeError, MQIError
 from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump
+from dlqhandler.logs import configure_logging
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.mq.mqmd import MQMD
@@ -36,7 +44,8 @@ from dlqhandler.qmgr import (
     list_qmgrs,
     run_mqsc,
 )
-from dlqhandler.qmgr.qmgrs import DEFAULT_DEADQ
+from dlqhandler.qmgr.qmgrs import DEFAULT_DEADQ, INITIATION_QUEUE
+from dlqhandler.qmgr.runmqtrm import MonitorOptions, TriggerMonitor
 
 __all__ = ["register"]
 
@@ -87,6 +96,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="data lines: A invariant strings, p printable, t text (lossy)")
     p.set_defaults(handler=_dmpmqmsg)
 
+    p = sub.add_parser("runmqtrm", help="run a trigger monitor (runmqtrm)",
+                       description="Get trigger messages from an initiation queue and start "
+                                   "each one's process APPLICID with the MQTMC2 as its "
+                                   "argument, as IBM's runmqtrm does on UNIX (no shell).")
+    p.add_argument("-m", dest="qmgr", metavar="QMGR",
+                   help="queue manager (default $DLQHANDLER_QMGR)")
+    p.add_argument("-q", dest="initq", default=INITIATION_QUEUE, metavar="INITQ",
+                   help=f"initiation queue (default {INITIATION_QUEUE})")
+    p.add_argument("--wait", type=float, default=None, metavar="SECONDS",
+                   help="end when no trigger message arrives within SECONDS "
+                        "(default: wait forever)")
+    p.add_argument("--once", action="store_true",
+                   help="end after one trigger message (and its application)")
+    p.add_argument("--stop-timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="when stopping, wait this long for started applications "
+                        "(default 30)")
+    p.add_argument("--log-format", choices=("json", "console"), default=None,
+                   help="log format (default: json unless stderr is a terminal)")
+    p.add_argument("--log-level", default=None, choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    p.set_defaults(handler=_runmqtrm)
+
     p = sub.add_parser("put", help="put test messages (optionally as dead letters)")
     p.add_argument("-m", dest="qmgr", metavar="QMGR")
     p.add_argument("-q", dest="queue", required=True, metavar="QUEUE")
@@ -118,7 +148,12 @@ def _home() -> Path:
 
 @contextlib.contextmanager
 def _connected(name: str | None) -> Iterator[EmbeddedQueueManager]:
-    qm = connect(name, settings=load_settings())
+    settings = load_settings()
+    # The queue manager logs events (trigger messages written...): to the process's
+    # stderr, never mixed into what these commands print on stdout.
+    configure_logging(level=settings.log_level, json=settings.log_json,
+                      stream=sys.__stderr__ or sys.stderr)
+    qm = connect(name, settings=settings)
     try:
         yield qm
     finally:
@@ -157,6 +192,40 @@ def _mqsc(args: argparse.Namespace) -> int:
         print(f"dlqhandler: MQSC command {failure.number} at line {failure.line} {kind}: "
               f"{failure.message}", file=sys.stderr)
     return int(ExitCode.OK if result.ok else ExitCode.FAILURE)
+
+
+def _runmqtrm(args: argparse.Namespace) -> int:
+    """The trigger monitor: SIGTERM and SIGINT set the stop event it checks."""
+    settings = load_settings()
+    json_logs = None if args.log_format is None else args.log_format == "json"
+    configure_logging(level=args.log_level or settings.log_level,
+                      json=settings.log_json if json_logs is None else json_logs,
+                      stream=sys.__stderr__ or sys.stderr)
+    options = MonitorOptions(initq=args.initq, wait=args.wait, once=args.once,
+                             stop_timeout=args.stop_timeout)
+    stop = threading.Event()
+
+    def on_signal(_signum: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    try:
+        qm = connect(args.qmgr, settings=settings)
+    except MQIError as exc:
+        print(f"dlqhandler: error: {exc}", file=sys.stderr)
+        return int(ExitCode.CONNECTION_ERROR)
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        monitor = TriggerMonitor(qm, options, stop=stop)
+        try:
+            monitor.run()
+        except MQIError as exc:
+            print(f"dlqhandler: error: {exc}", file=sys.stderr)
+            return int(ExitCode.MQ_ERROR if monitor.opened else ExitCode.CONNECTION_ERROR)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        qm.disconnect()
+    return int(ExitCode.OK)
 
 
 @contextlib.contextmanager

@@ -1,7 +1,9 @@
 """Administration of an embedded queue manager: what MQSC commands change.
 
-Local queues, the queue manager object, process definitions (stored for
-triggering) and authority records. Failures raise :class:`AdminError`
+Local queues, the queue manager object, process definitions (used by
+triggering) and authority records. Defining (REPLACE) or altering a queue
+evaluates the trigger events a change can cause (conditions 13, 13.1, 13.2
+of :mod:`dlqhandler.qmgr.trigger`) in the same transaction. Failures raise :class:`AdminError`
 carrying the AMQ message runmqsc prints (``AMQ8147E: IBM MQ object X not
 found.``).
 
@@ -31,6 +33,7 @@ from dlqhandler.qmgr.objects import (
     generic_match,
 )
 from dlqhandler.qmgr.store import AVAILABLE, Store
+from dlqhandler.qmgr.trigger import Triggers
 
 __all__ = ["Admin", "AdminError", "AuthRecord", "ObjectRecord", "authorised", "valid_name"]
 
@@ -96,12 +99,14 @@ class Admin:
 
     def __init__(self, store: Store, qmgr_name: str, clock: Callable[[], float], *,
                  on_alter: Callable[[str], None] | None = None,
-                 recover: Callable[[], object] | None = None) -> None:
+                 recover: Callable[[], object] | None = None,
+                 triggers: Triggers | None = None) -> None:
         self._store = store
         self.qmgr_name = qmgr_name
         self._clock = clock
         self._on_alter = on_alter
         self._recover = recover
+        self._triggers = triggers
 
     # -- the queue manager object ---------------------------------------------------
     def qmgr_attributes(self) -> dict[str, Value]:
@@ -165,15 +170,18 @@ class Admin:
             if source is None:
                 raise _not_found(like)
             base.update(json.loads(source[0]))
-        attrs = json.dumps({**base, **values}, sort_keys=True)
+        new = {**base, **values}
+        attrs = json.dumps(new, sort_keys=True)
         now = self._clock()
         with self._store.write(durable=True) as db:
-            exists = db.execute("SELECT 1 FROM queues WHERE name = ?", (name,)).fetchone()
+            exists = db.execute("SELECT attrs FROM queues WHERE name = ?", (name,)).fetchone()
             if exists and not replace:
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
             if exists:
                 db.execute("UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
                            (attrs, now, name))
+                if self._triggers is not None:
+                    self._triggers.queue_altered(db, name, json.loads(exists[0]), new)
             else:
                 db.execute("INSERT INTO queues (name, attrs, curdepth, created, altered)"
                            " VALUES (?, ?, 0, ?, ?)", (name, attrs, now, now))
@@ -184,9 +192,12 @@ class Admin:
             row = db.execute("SELECT attrs FROM queues WHERE name = ?", (name,)).fetchone()
             if row is None:
                 raise _not_found(name)
-            attrs = {**json.loads(row[0]), **changes}
+            old = json.loads(row[0])
+            attrs = {**old, **changes}
             db.execute("UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
                        (json.dumps(attrs, sort_keys=True), self._clock(), name))
+            if self._triggers is not None:
+                self._triggers.queue_altered(db, name, old, attrs)
         self._altered(name)
 
     def _check_idle(self, name: str) -> None:
@@ -210,6 +221,7 @@ class Admin:
                     raise AdminError("AMQ8143E", f"IBM MQ queue {name} not empty.")
                 db.execute("DELETE FROM messages WHERE queue = ?", (name,))
             db.execute("DELETE FROM queues WHERE name = ?", (name,))
+            db.execute("DELETE FROM trigger_state WHERE queue = ?", (name,))
         self._altered(name)
 
     def clear_queue(self, name: str) -> int:

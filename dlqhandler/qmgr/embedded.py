@@ -18,6 +18,7 @@ import json
 import math
 import os
 import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -55,12 +56,15 @@ from dlqhandler.qmgr.putting import (
 )
 from dlqhandler.qmgr.store import (
     AVAILABLE,
+    INSERT_MESSAGE,
     PUT_PENDING,
     TAKEN,
+    TRIGGER_PENDING,
     QMgrPaths,
     Store,
     recover_dead_connections,
 )
+from dlqhandler.qmgr.trigger import Triggers
 from dlqhandler.qmgr.xqh import MQFMT_XMIT_Q_HEADER, encode_xqh
 
 __all__ = ["Clock", "EmbeddedQueueManager", "QueueEvent", "connect"]
@@ -77,6 +81,17 @@ _PUBLISH_OWNED = ("UPDATE messages SET state = 0, owner = NULL"
 _RESTORE_OWNED = ("UPDATE messages SET state = 0, owner = NULL,"
                   " backout_count = backout_count + 1"
                   " WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND state = ?")
+_VALUES = " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+# A put outside triggering inserts only while the queue is below MAXDEPTH and not armed
+# (TRIGGER, TRIGTYPE not NONE), checked in the same statement; else it takes the
+# transaction of a triggered put (see dlqhandler.qmgr.trigger).
+_PUT_UNARMED = (
+    "INSERT INTO messages (queue, priority, state, owner, msg_id, correl_id, group_id,"
+    " msg_seq_number, seg_offset, msg_flags, persistent, put_clock, expiry, expires_at,"
+    " md, body) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+    " WHERE (SELECT curdepth < ? AND NOT (coalesce(json_extract(attrs, '$.TRIGGER'),"
+    " 'NOTRIGGER') = 'TRIGGER' AND coalesce(json_extract(attrs, '$.TRIGTYPE'), 'FIRST')"
+    " != 'NONE') FROM queues WHERE name = ?)")
 _DEFAULT_PUT = PutOptions()
 
 
@@ -87,6 +102,8 @@ class QueueEvent:
     ``put``: a message arrived outside syncpoint; ``commit``: a commit made
     messages available; ``backout``: got messages went back; ``open``/``close``
     of a handle; ``alter``: an admin command defined or changed the queue.
+    Triggering itself happens inside those operations' transactions
+    (:mod:`dlqhandler.qmgr.trigger`); observers only watch.
     """
 
     kind: EventKind
@@ -104,12 +121,13 @@ class _UnitOfWork:
     persistent: bool = False
     taken: list[int] = field(default_factory=list)
     put: list[int] = field(default_factory=list)
+    triggers: list[int] = field(default_factory=list)  # FIRST/DEPTH trigger messages
     put_queues: set[str] = field(default_factory=set)
     got_queues: set[str] = field(default_factory=set)
 
     @property
     def active(self) -> bool:
-        return bool(self.taken or self.put)
+        return bool(self.taken or self.put or self.triggers)
 
 
 def connect(name: str | None = None, *, settings: Settings | None = None,
@@ -170,8 +188,12 @@ class EmbeddedQueueManager:
         self._ids = (0, 0)
         self._connected = True
         self._log = get_logger("qmgr", qmgr=self._name, conn=self.conn_id)
+        self._triggers = Triggers(qmgr_name=self._name, conn_id=self.conn_id,
+                                  user=self._putter.user, clock=self._clock,
+                                  make_id=self._new_id, log=self._log)
         self._recovered_at = time.monotonic()
-        recover_dead_connections(self._store, self.conn_id, scan_db=True)
+        recover_dead_connections(self._store, self.conn_id, scan_db=True,
+                                 on_closed=self._triggers.inputs_closed)
 
     # -- the port ---------------------------------------------------------------
     @property
@@ -214,8 +236,16 @@ class EmbeddedQueueManager:
                                     f"{self.user} has no {authority} authority on {queue}")
             number = self._next_handle
             self._next_handle += 1
-            self._store.execute("INSERT INTO handles VALUES (?, ?, ?, ?, ?)",
-                                (self.conn_id, number, queue, int(input), int(output)))
+            row = (self.conn_id, number, queue, int(input), int(output))
+            if input:  # the first input handle on an initiation queue: condition 13.3
+                with self._store.write(durable=False) as db:
+                    first = db.execute("SELECT NOT EXISTS (SELECT 1 FROM handles"
+                                       " WHERE queue = ? AND input)", (queue,)).fetchone()[0]
+                    db.execute("INSERT INTO handles VALUES (?, ?, ?, ?, ?)", row)
+                    if first:
+                        self._triggers.initq_opened(db, queue)
+            else:
+                self._store.execute("INSERT INTO handles VALUES (?, ?, ?, ?, ?)", row)
             handle = EmbeddedQueue(self, queue, number, input=input, browse=browse,
                                    output=output)
             self._handles[number] = handle
@@ -241,6 +271,9 @@ class EmbeddedQueueManager:
             with self._store.write(durable=uow.persistent) as db:
                 db.execute(_DELETE_OWNED, (json.dumps(uow.taken), self.conn_id, TAKEN))
                 db.execute(_PUBLISH_OWNED, (json.dumps(uow.put), self.conn_id, PUT_PENDING))
+                if uow.triggers:
+                    db.execute(_PUBLISH_OWNED, (json.dumps(uow.triggers), self.conn_id,
+                                                TRIGGER_PENDING))
             self._uow = _UnitOfWork()
             for queue in sorted(uow.put_queues):
                 self._emit("commit", queue)
@@ -254,6 +287,9 @@ class EmbeddedQueueManager:
             with self._store.write(durable=False) as db:
                 db.execute(_RESTORE_OWNED, (json.dumps(uow.taken), self.conn_id, TAKEN))
                 db.execute(_DELETE_OWNED, (json.dumps(uow.put), self.conn_id, PUT_PENDING))
+                if uow.triggers:  # FIRST/DEPTH trigger messages survive a backout
+                    db.execute(_PUBLISH_OWNED, (json.dumps(uow.triggers), self.conn_id,
+                                                TRIGGER_PENDING))
             self._uow = _UnitOfWork()
             for queue in sorted(uow.got_queues):
                 self._emit("backout", queue)
@@ -284,13 +320,14 @@ class EmbeddedQueueManager:
         self._check_connected()
         return Admin(self._store, self._name, self._clock,
                      on_alter=lambda queue: self._emit("alter", queue),
-                     recover=self.recover)
+                     recover=self.recover, triggers=self._triggers)
 
     def recover(self) -> list[str]:
         """Back out the units of work of dead connections now; returns their ids."""
         with self._mutex:
             self._recovered_at = time.monotonic()
-            return recover_dead_connections(self._store, self.conn_id, scan_db=True)
+            return recover_dead_connections(self._store, self.conn_id, scan_db=True,
+                                            on_closed=self._triggers.inputs_closed)
 
     # -- internals shared with EmbeddedQueue ----------------------------------------
     def _check_connected(self) -> None:
@@ -319,14 +356,16 @@ class EmbeddedQueueManager:
         if time.monotonic() - self._recovered_at < _RECOVERY_INTERVAL:
             return False
         self._recovered_at = time.monotonic()
-        return bool(recover_dead_connections(self._store, self.conn_id, scan_db=False))
+        return bool(recover_dead_connections(self._store, self.conn_id, scan_db=False,
+                                             on_closed=self._triggers.inputs_closed))
 
-    def _new_id(self) -> bytes:
+    def _new_id(self, db: sqlite3.Connection | None = None) -> bytes:
+        """A new MsgId; ``db``: the open transaction to draw a new block of ids in."""
         low, high = self._ids
         if low >= high:
-            row = self._store.execute(
-                "UPDATE sequences SET value = value + ? WHERE name = 'msgid' RETURNING value",
-                (_ID_BLOCK,)).fetchone()
+            sql = "UPDATE sequences SET value = value + ? WHERE name = 'msgid' RETURNING value"
+            row = (db.execute(sql, (_ID_BLOCK,)) if db is not None
+                   else self._store.execute(sql, (_ID_BLOCK,))).fetchone()
             high = int(row[0])
             low = high - _ID_BLOCK
         self._ids = (low + 1, high)
@@ -374,25 +413,47 @@ class EmbeddedQueueManager:
         state, owner = (PUT_PENDING, self.conn_id) if options.syncpoint else (AVAILABLE, None)
         # A FIFO queue queues everything at DEFPRTY, so arrival decides (as in MQ).
         order = qv.defprty if qv.fifo else effective_priority(stored.priority)
-        cursor = self._store.execute(
-            "INSERT INTO messages (queue, priority, state, owner, msg_id, correl_id, group_id,"
-            " msg_seq_number, seg_offset, msg_flags, persistent, put_clock, expiry, expires_at,"
-            " md, body) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
-            " WHERE (SELECT curdepth < ? FROM queues WHERE name = ?)",
-            (target, order, state, owner, stored.msg_id, stored.correl_id, stored.group_id,
-             stored.msg_seq_number, stored.offset, stored.msg_flags, int(persistent), now,
-             stored.expiry, expires_at, image, data, qv.maxdepth, target),
-            durable=persistent and not options.syncpoint)
-        if cursor.rowcount != 1:
-            self._queue_view(target, missing=missing)
-            raise mqi_error(MQRC_Q_FULL, f"{target} is at MAXDEPTH({qv.maxdepth})")
+        row = (target, order, state, owner, stored.msg_id, stored.correl_id, stored.group_id,
+               stored.msg_seq_number, stored.offset, stored.msg_flags, int(persistent), now,
+               stored.expiry, expires_at, image, data)
+        durable = persistent and not options.syncpoint
+        row_id = None
+        if not qv.triggered:
+            cursor = self._store.execute(_PUT_UNARMED, (*row, qv.maxdepth, target),
+                                         durable=durable)
+            if cursor.rowcount == 1:
+                row_id = int(cursor.lastrowid or 0)
+            elif not self._queue_view(target, missing=missing).triggered:
+                raise mqi_error(MQRC_Q_FULL, f"{target} is at MAXDEPTH({qv.maxdepth})")
+        if row_id is None:  # armed for triggering (or just now)
+            row_id = self._put_triggered(target, row, order, durable=durable,
+                                         syncpoint=options.syncpoint, missing=missing)
         if options.syncpoint:
-            self._uow.put.append(int(cursor.lastrowid or 0))
+            self._uow.put.append(row_id)
             self._uow.persistent |= persistent
             self._uow.put_queues.add(target)
         else:
             self._emit("put", target)
         return md
+
+    def _put_triggered(self, target: str, row: tuple[object, ...], order: int, *,
+                       durable: bool, syncpoint: bool, missing: int) -> int:
+        """Insert a message on a triggered queue, trigger evaluation in the same transaction."""
+        with self._store.write(durable=durable) as db:
+            found = db.execute("SELECT attrs, curdepth FROM queues WHERE name = ?",
+                               (target,)).fetchone()
+            if found is None:
+                raise mqi_error(missing, target)
+            qv = queue_view(target, found[0])
+            if int(found[1]) >= qv.maxdepth:
+                raise mqi_error(MQRC_Q_FULL, f"{target} is at MAXDEPTH({qv.maxdepth})")
+            written = self._triggers.message_arrived(db, target, json.loads(found[0]), order,
+                                                     syncpoint=syncpoint)
+            cursor = db.execute(INSERT_MESSAGE + _VALUES, row)
+        if syncpoint:
+            self._uow.triggers.extend(written.pending)
+            self._uow.put.extend(written.put)
+        return int(cursor.lastrowid or 0)
 
     def _joined_get(self, queue: str, message_id: int, persistent: bool) -> None:
         """Note a get under syncpoint in the unit of work."""

@@ -125,8 +125,13 @@ class EmbeddedQueue:
             if not self._open:
                 return
             self._release_lock()
-            qm._store.execute("DELETE FROM handles WHERE conn = ? AND handle = ?",
-                              (qm.conn_id, self._number))
+            key = (qm.conn_id, self._number)
+            if self._input:  # the last input handle closing may be a trigger event (12)
+                with qm._store.write(durable=False) as db:
+                    db.execute("DELETE FROM handles WHERE conn = ? AND handle = ?", key)
+                    qm._triggers.inputs_closed(db, [self._name])
+            else:
+                qm._store.execute("DELETE FROM handles WHERE conn = ? AND handle = ?", key)
             self._open = False
             qm._forget_handle(self._number)
             qm._emit("close", self._name)

@@ -5,7 +5,7 @@ limits. The admin layer stores attribute values as a JSON object keyed by MQSC
 keyword; :class:`QueueView` is the typed slice the MQI calls need on every put
 and get. Trigger attributes (TRIGGER, TRIGTYPE, TRIGDPTH, TRIGMPRI, TRIGDATA,
 INITQ, PROCESS, and TRIGINT on the queue manager) are stored and displayed
-here; acting on them belongs to the triggering code.
+here; acting on them belongs to :mod:`dlqhandler.qmgr.trigger`.
 """
 
 from __future__ import annotations
@@ -211,6 +211,7 @@ class QueueView:
     defpsist: int
     fifo: bool
     xmitq: bool
+    triggered: bool = False  # TRIGGER and TRIGTYPE not NONE: puts go through triggering
 
 
 @lru_cache(maxsize=4096)
@@ -223,4 +224,5 @@ def queue_view(name: str, attrs_json: str) -> QueueView:
                      get_enabled=a["GET"] == "ENABLED", maxdepth=int(a["MAXDEPTH"]),
                      maxmsgl=int(a["MAXMSGL"]), defprty=int(a["DEFPRTY"]),
                      defpsist=1 if a["DEFPSIST"] == "YES" else 0,
-                     fifo=a["MSGDLVSQ"] == "FIFO", xmitq=a["USAGE"] == "XMITQ")
+                     fifo=a["MSGDLVSQ"] == "FIFO", xmitq=a["USAGE"] == "XMITQ",
+                     triggered=a["TRIGGER"] == "TRIGGER" and a["TRIGTYPE"] != "NONE")

@@ -6,10 +6,15 @@ files) and ``conns/``, where every live connection keeps an exclusive
 and files 0600: messages are nobody else's business.
 
 Units of work never hold a SQLite write lock between MQI calls. A message row
-has a ``state`` (available, put pending, taken) and an ``owner`` (the
-connection whose unit of work it belongs to); each MQI call is one short
-SQLite transaction. A connection whose lock file can be locked by someone else
-is dead, and :func:`recover_dead_connections` backs its unit of work out.
+has a ``state`` (available, put pending, taken, trigger pending) and an
+``owner`` (the connection whose unit of work it belongs to); each MQI call is
+one short SQLite transaction. A trigger message written for a FIRST or DEPTH
+trigger event inside a unit of work is "trigger pending": the unit of work
+makes it available when it ends, committed or backed out (see
+:mod:`dlqhandler.qmgr.trigger`); ``trigger_state`` holds, per queue, when the
+last trigger message was written (for TRIGINT). A connection whose lock file
+can be locked by someone else is dead, and :func:`recover_dead_connections`
+backs its unit of work out.
 
 Durability: ``synchronous=FULL`` for every transaction that makes the state of
 a persistent message final (put outside syncpoint, commit, destructive get
@@ -26,7 +31,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,8 +40,10 @@ from dlqhandler.mq.constants import MQRC_RESOURCE_PROBLEM, MQRC_STORAGE_MEDIUM_F
 
 __all__ = [
     "AVAILABLE",
+    "INSERT_MESSAGE",
     "PUT_PENDING",
     "TAKEN",
+    "TRIGGER_PENDING",
     "QMgrPaths",
     "Store",
     "backout_owner",
@@ -48,6 +55,11 @@ __all__ = [
 
 SCHEMA_VERSION = 1
 AVAILABLE, PUT_PENDING, TAKEN = 0, 1, 2  # messages.state (the schema spells TAKEN as 2)
+TRIGGER_PENDING = 3  # a FIRST/DEPTH trigger message waiting for its unit of work to end
+INSERT_MESSAGE = ("INSERT INTO messages (queue, priority, state, owner, msg_id, correl_id,"
+                  " group_id, msg_seq_number, seg_offset, msg_flags, persistent, put_clock,"
+                  " expiry, expires_at, md, body)")
+OnClosed = Callable[[sqlite3.Connection, list[str]], None]
 
 _QMGR_NAME = re.compile(r"[A-Za-z0-9._]{1,48}")
 
@@ -68,6 +80,8 @@ CREATE TABLE authrecs (
     auths TEXT NOT NULL, PRIMARY KEY (profile, principal, objtype)
 );
 CREATE TABLE sequences (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE trigger_state (queue TEXT PRIMARY KEY, last_trigger REAL NOT NULL,
+                            triggers INTEGER NOT NULL);
 CREATE TABLE handles (
     conn TEXT NOT NULL, handle INTEGER NOT NULL, queue TEXT NOT NULL,
     input INTEGER NOT NULL, output INTEGER NOT NULL, PRIMARY KEY (conn, handle)
@@ -115,6 +129,10 @@ CREATE TRIGGER depth_on_return AFTER UPDATE OF state ON messages
 WHEN OLD.state = 2 AND NEW.state != 2
 BEGIN UPDATE queues SET curdepth = curdepth + 1 WHERE name = NEW.queue; END;
 """
+
+
+_TRIGGER_STATE = ("CREATE TABLE IF NOT EXISTS trigger_state (queue TEXT PRIMARY KEY,"
+                  " last_trigger REAL NOT NULL, triggers INTEGER NOT NULL)")
 
 
 def valid_qmgr_name(name: str) -> bool:
@@ -189,6 +207,7 @@ class Store:
             self._set_sync(durable=False)
             if not create:
                 self._check_schema()
+                self.db.execute(_TRIGGER_STATE)  # added to schema 1 later: create if missing
         except (sqlite3.DatabaseError, ConfigError) as exc:
             self.db.close()
             if isinstance(exc, ConfigError):
@@ -300,10 +319,14 @@ def connection_alive(paths: QMgrPaths, conn_id: str) -> bool:
     return False
 
 
-def backout_owner(store: Store, conn_id: str) -> tuple[int, int]:
+def backout_owner(store: Store, conn_id: str, *, on_closed: OnClosed | None = None
+                  ) -> tuple[int, int]:
     """Back out ``conn_id``'s unit of work; drop its locks and handles.
 
-    Returns (messages restored, uncommitted puts removed).
+    Its pending trigger messages become available (a backout does that too).
+    ``on_closed`` runs in the same transaction with the queues the connection
+    had open for input, after its handles are gone (triggering reacts to
+    that close). Returns (messages restored, uncommitted puts removed).
     """
     with store.write(durable=False) as db:
         restored = db.execute(
@@ -312,13 +335,21 @@ def backout_owner(store: Store, conn_id: str) -> tuple[int, int]:
             (AVAILABLE, conn_id, TAKEN)).rowcount
         removed = db.execute("DELETE FROM messages WHERE owner = ? AND state = ?",
                              (conn_id, PUT_PENDING)).rowcount
+        db.execute("UPDATE messages SET state = ?, owner = NULL WHERE owner = ? AND state = ?",
+                   (AVAILABLE, conn_id, TRIGGER_PENDING))
         db.execute("UPDATE messages SET lock_conn = NULL, lock_handle = NULL"
                    " WHERE lock_conn = ?", (conn_id,))
+        closed = [r[0] for r in db.execute(
+            "SELECT DISTINCT queue FROM handles WHERE conn = ? AND input ORDER BY queue",
+            (conn_id,))]
         db.execute("DELETE FROM handles WHERE conn = ?", (conn_id,))
+        if closed and on_closed is not None:
+            on_closed(db, closed)
     return restored, removed
 
 
-def recover_dead_connections(store: Store, self_id: str, *, scan_db: bool) -> list[str]:
+def recover_dead_connections(store: Store, self_id: str, *, scan_db: bool,
+                             on_closed: OnClosed | None = None) -> list[str]:
     """Back out the units of work of every dead connection; returns their ids.
 
     Dead connections are found by their lock files in ``conns/`` (a killed
@@ -326,6 +357,7 @@ def recover_dead_connections(store: Store, self_id: str, *, scan_db: bool) -> li
     the owners named in the database (message owners, lock holders, open
     handles), for a connection whose lock file is gone. A dead connection's
     lock file stays locked while its work is backed out, then is removed.
+    ``on_closed`` is passed to :func:`backout_owner`.
     """
     owners: set[str] = set()
     if store.paths.conns.is_dir():
@@ -343,7 +375,7 @@ def recover_dead_connections(store: Store, self_id: str, *, scan_db: bool) -> li
         try:
             fd = os.open(path, os.O_RDWR)
         except FileNotFoundError:
-            backout_owner(store, conn_id)
+            backout_owner(store, conn_id, on_closed=on_closed)
             dead.append(conn_id)
             continue
         try:
@@ -351,7 +383,7 @@ def recover_dead_connections(store: Store, self_id: str, *, scan_db: bool) -> li
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 continue  # alive
-            backout_owner(store, conn_id)
+            backout_owner(store, conn_id, on_closed=on_closed)
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
             dead.append(conn_id)

@@ -187,8 +187,9 @@ def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
             no_dlh += n
         if g["out_q"] is not None:
             by_target[(g["disposition"], g["out_q"], g["out_qm"] or "")] += n
-    rules = [{"line": r.line, "action": r.action.kind, "matched": matched.get(r.line, 0),
-              "chosen": chosen.get(r.line, 0)} for r in ruleset.rules]
+    rules: list[dict[str, Any]] = [
+        {"line": r.line, "action": r.action.kind, "matched": matched.get(r.line, 0),
+         "chosen": chosen.get(r.line, 0)} for r in ruleset.rules]
     return {
         "rules_sha256": ruleset.sha256,
         "totals": {

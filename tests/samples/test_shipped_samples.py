@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import runpy
-import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 
@@ -56,14 +54,3 @@ def test_generate_script_writes_the_same_file(tmp_path: Path) -> None:
                            "--created", "2024-11-21T08:00:00"])
     assert code == 0
     assert target.read_bytes() == BACKLOG.read_bytes()
-
-
-def test_demo_summarises_the_shipped_backlog() -> None:
-    """`make demo` (samples/demo.py) prints counts by reason, by destination, and non-DLH."""
-    result = subprocess.run([sys.executable, str(SAMPLES / "demo.py")], capture_output=True,
-                            text=True, check=True, timeout=120)
-    out = result.stdout
-    assert "backlog-small.dmp: 200 messages" in out
-    assert "MQRC_Q_FULL (2053)" in out
-    assert "By destination" in out
-    assert "Without a valid MQDLH: " in out

@@ -4,14 +4,26 @@ Every test here talks to the ``QueueManager`` port only, plus :class:`Adapter`:
 a connection factory, an MQSC runner for administration (queues, authority
 records), an optional fake clock (adapters that cannot fake time skip the
 expiry tests) and the command line a child process uses to connect to the
-same queue manager. The embedded queue manager is the one adapter today; an
-IBM MQ adapter adds a parameter to :func:`adapter`.
+same queue manager.
+
+Two adapters: the embedded queue manager (always), and IBM MQ
+(:mod:`dlqhandler.qmgr.ibmmq`) when ``DLQHANDLER_IBMMQ_QMGR`` names a real
+queue manager; the connection comes from the usual variables (``MQSERVER`` or
+``DLQHANDLER_MQ_CONN_NAME``/``_CHANNEL``, ``DLQHANDLER_MQ_USER``/``_PASSWORD``...,
+see :mod:`dlqhandler.qmgr.ibmmq_config`) and administration goes through
+``runmqsc`` (``runmqsc -c`` for client connections; ``DLQHANDLER_IBMMQ_RUNMQSC``
+overrides the command). Without it the IBM MQ runs are skipped with that reason.
+Against IBM MQ, tests that switch users or move time are skipped (the adapter
+connects as its one configured user; a real queue manager's clock cannot be faked).
 """
 
 from __future__ import annotations
 
 import io
 import os
+import re
+import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -105,10 +117,52 @@ def _embedded(home: Path, clock: FakeClock) -> Adapter:
     return adapter
 
 
-@pytest.fixture(params=["embedded"])
+IBMMQ_SKIP = ("ibmmq: no IBM MQ queue manager configured; set DLQHANDLER_IBMMQ_QMGR (and MQSERVER"
+              " or DLQHANDLER_MQ_CONN_NAME/_CHANNEL, credentials...) to run the contract suite"
+              " against one")
+_DEFINE_QLOCAL = re.compile(r"\bDEFINE\s+QLOCAL\s*\(\s*'?([^)'\s]+)'?\s*\)", re.IGNORECASE)
+
+
+def _ibmmq() -> Adapter:
+    """The IBM MQ adapter on the queue manager the environment names (or a skip)."""
+    from dlqhandler.qmgr.ibmmq import connect as connect_ibmmq
+    from dlqhandler.qmgr.ibmmq_config import ibmmq_settings_from_env, plan_connection
+
+    name = os.environ.get("DLQHANDLER_IBMMQ_QMGR", "").strip()
+    if not name:
+        pytest.skip(IBMMQ_SKIP)
+    settings = ibmmq_settings_from_env(name)
+    client = plan_connection(settings).binding == "client"
+    command = shlex.split(os.environ.get("DLQHANDLER_IBMMQ_RUNMQSC")
+                          or f"runmqsc {'-c ' if client else ''}{name}")
+    if shutil.which(command[0]) is None:
+        pytest.skip(f"ibmmq: {command[0]} is not on PATH (set DLQHANDLER_IBMMQ_RUNMQSC)")
+
+    def mqsc(text: str) -> None:
+        # DEFINE ... REPLACE keeps a queue's messages on IBM MQ: clear them, as a fresh
+        # embedded queue manager would have none.
+        extra = [f"CLEAR QLOCAL({q})" for q in _DEFINE_QLOCAL.findall(text)]
+        script = "\n".join([text, *extra]) + "\n"
+        done = subprocess.run(command, input=script, text=True, capture_output=True,
+                              timeout=120, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    def connect_as(user: str | None) -> QueueManager:
+        if user is not None:
+            pytest.skip("ibmmq: the adapter connects as its configured user only")
+        return connect_ibmmq(settings=settings)
+
+    return Adapter(
+        name="ibmmq", qmgr_name=name, _connect=connect_as, mqsc=mqsc, clock=None,
+        child_command=[sys.executable, "-m", "tests.qmgr.contract._child", "--adapter",
+                       "ibmmq", "--home", "-", "--qmgr", name],
+        child_env={})
+
+
+@pytest.fixture(params=["embedded", pytest.param("ibmmq", marks=pytest.mark.ibmmq)])
 def adapter(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Adapter]:
     """Each queue manager implementation the contract runs against."""
-    made = _embedded(tmp_path / "home", FakeClock())
+    made = _ibmmq() if request.param == "ibmmq" else _embedded(tmp_path / "home", FakeClock())
     yield made
     made.close_all()
 

@@ -1,0 +1,231 @@
+"""``dlqhandler run``: the DLQ handler daemon, invoked like runmqdlq.
+
+    dlqhandler run [INPUTQ [INPUTQM]] [--rules FILE] [--backend embedded] ...
+
+Rules come from ``--rules FILE``, else from stdin, as runmqdlq reads them.
+Positional INPUTQ/INPUTQM override the table's control data; a blank INPUTQ
+means the queue manager's DEADQ, a blank or absent INPUTQM the default queue
+manager (``$DLQHANDLER_QMGR`` or the only embedded one) (spec §2.1).
+
+Start-up order follows runmqdlq (spec §5.1): the whole table is compiled
+before anything is processed (any error: exit 3, nothing touched), then the
+queue manager is connected and the DLQ chosen, then ``AMQ8708`` is printed
+and the loop runs. It ends with ``AMQ8709`` and a summary on stdout. SIGTERM
+and SIGINT stop it between units of work (exit 0, summary printed); SIGHUP
+reloads the rules file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from dlqhandler.cli._connect import add_connection_arguments, connect, ensure_queue
+from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.cli.lint import render
+from dlqhandler.config import load_settings
+from dlqhandler.errors import ConfigError, MQIError
+from dlqhandler.logs import configure_logging, get_logger
+from dlqhandler.qmgr.port import QueueManager
+from dlqhandler.rules import CompileResult, ControlData, compile_rules
+from dlqhandler.worker import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_STATUS_QUEUE,
+    Handler,
+    HandlerOptions,
+    RulesReloader,
+    RunStats,
+    StopReason,
+)
+
+__all__ = ["register"]
+
+_Handler = Callable[[int, FrameType | None], Any] | int | None
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "run", help="run the dead-letter queue handler (runmqdlq compatible)",
+        description="Apply a runmqdlq rules table to a dead-letter queue.")
+    p.add_argument("inputq", nargs="?", metavar="INPUTQ",
+                   help="queue to process (overrides INPUTQ; ' ' means the QM's DEADQ)")
+    p.add_argument("inputqm", nargs="?", metavar="INPUTQM",
+                   help="queue manager (overrides INPUTQM; ' ' means the default)")
+    p.add_argument("--rules", type=Path, metavar="FILE",
+                   help="rules table file (default: read the table from stdin)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="browse only: one pass, log and summarise what would happen, "
+                        "change nothing")
+    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, metavar="N",
+                   help=f"messages per unit of work (default {DEFAULT_BATCH_SIZE})")
+    p.add_argument("--status-queue", default=DEFAULT_STATUS_QUEUE, metavar="Q",
+                   help=f"queue holding durable attempt counts (default {DEFAULT_STATUS_QUEUE};"
+                        " defined if missing)")
+    p.add_argument("--max-hops", type=int, default=5, metavar="N",
+                   help="refuse to forward a message carrying N or more MQDLH headers "
+                        "(a forward loop; default 5)")
+    p.add_argument("--no-watch", action="store_true",
+                   help="do not reload the rules file when it changes (SIGHUP still does)")
+    p.add_argument("--log-format", choices=("json", "console"), default=None,
+                   help="log format (default: json unless stderr is a terminal)")
+    p.add_argument("--log-level", default=None, choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    add_connection_arguments(p)
+    p.set_defaults(handler=_run)
+
+
+def _stamp() -> str:
+    return time.strftime("%m/%d/%y  %H:%M:%S")
+
+
+def _say(amq: str, text: str, *, error: bool = False) -> None:
+    print(f"{_stamp()}  {amq}: {text}", file=sys.stderr if error else sys.stdout, flush=True)
+
+
+def _read_rules(args: argparse.Namespace) -> tuple[str, str]:
+    if args.rules is None:
+        return sys.stdin.read(), "<stdin>"
+    return args.rules.read_text(encoding="utf-8", errors="replace"), str(args.rules)
+
+
+def _print_diagnostics(result: CompileResult, text: str) -> None:
+    lines = text.splitlines()
+    for d in result.diagnostics:
+        print(render(d, lines), file=sys.stderr)
+
+
+def _run(args: argparse.Namespace) -> int:
+    settings = load_settings(log_level=args.log_level)
+    json_logs = settings.log_json if args.log_format is None else args.log_format == "json"
+    configure_logging(level=settings.log_level, json=json_logs)
+    log = get_logger("run")
+    try:
+        text, source = _read_rules(args)
+    except OSError as exc:
+        print(f"dlqhandler run: cannot read rules table: {exc}", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    first = compile_rules(text, source=source)
+    if first.ruleset is None:
+        _print_diagnostics(first, text)
+        errors = len(first.errors)
+        _say("AMQ8758", f"{errors} errors detected in input; nothing was processed.",
+             error=True)
+        return int(ExitCode.RULES_ERROR)
+
+    control = first.ruleset.control
+    named_qm = args.inputqm.strip() if args.inputqm is not None else ""
+    try:
+        qmgr = connect(args, settings, named_qm or control.inputqm)
+        info = qmgr.inquire()
+    except (MQIError, ConfigError) as exc:
+        _say("AMQ8741", f"Unable to connect to queue manager: {exc}", error=True)
+        return int(ExitCode.CONNECTION_ERROR)
+    try:
+        return _serve(args, qmgr, deadq=info.dead_letter_q_name.strip(), text=text,
+                      source=source, control=control, log=log)
+    finally:
+        qmgr.disconnect()
+
+
+def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: str,
+           source: str, control: ControlData, log: Any) -> int:
+    # A positional INPUTQ wins, even blank (= DEADQ); then the table's INPUTQ; then DEADQ.
+    queue = (args.inputq.strip() or deadq) if args.inputq is not None else (
+        control.inputq or deadq)
+    queue = queue.split(" ")[0] if queue else ""
+    if not queue:
+        _say("AMQ8745", f"No dead-letter queue: none named and queue manager {qmgr.name} "
+                        "has no DEADQ.", error=True)
+        return int(ExitCode.CONNECTION_ERROR)
+    # Compile again now that the input queue is known: this adds the loop warnings.
+    result = compile_rules(text, source=source, input_queue=queue)
+    _print_diagnostics(result, text)
+    ruleset = result.ruleset
+    assert ruleset is not None
+
+    stop = threading.Event()
+    options = HandlerOptions(input_queue=queue, batch_size=max(1, args.batch_size),
+                             dry_run=args.dry_run, max_hops=args.max_hops,
+                             status_queue=args.status_queue)
+    try:
+        if not args.dry_run:
+            ensure_queue(qmgr, args.status_queue, descr="dlqhandler attempt counts")
+        handler = Handler(qmgr, ruleset, options, stop=stop)
+    except MQIError as exc:
+        _say("AMQ8745", f"Unable to open queue {queue}: {exc}", error=True)
+        return int(ExitCode.CONNECTION_ERROR)
+
+    reloader: RulesReloader | None = None
+    if args.rules is not None and not args.dry_run:
+        reloader = RulesReloader(args.rules, handler.swap_rules, current_sha256=ruleset.sha256,
+                                 input_queue=queue)
+        if not args.no_watch:
+            reloader.start()
+    previous = _install_signals(stop, reloader, log)
+    try:
+        _say("AMQ8708", f"Dead-letter queue handler started to process INPUTQ({queue}).")
+        log.info("handler_started", queue=queue, qmgr=qmgr.name, rules=source,
+                 sha256=ruleset.sha256, dry_run=args.dry_run, batch_size=options.batch_size)
+        stats = handler.run()
+    finally:
+        _restore_signals(previous)
+        if reloader is not None:
+            reloader.stop()
+    if reloader is not None:
+        stats.reload_failures = reloader.rejected
+    _finish(stats, qmgr, queue)
+    _say("AMQ8709", "Dead-letter queue handler ending.")
+    for line in stats.render(queue):
+        print(line)
+    sys.stdout.flush()
+    log.info("handler_ended", reason=handler.stop_reason, **stats.as_dict())
+    if handler.stop_reason == StopReason.FATAL:
+        return int(ExitCode.MQ_ERROR)
+    if handler.stop_reason == StopReason.CONNECTION_BROKEN:
+        return int(ExitCode.CONNECTION_ERROR)
+    return int(ExitCode.OK)
+
+
+def _finish(stats: RunStats, qmgr: QueueManager, queue: str) -> None:
+    try:
+        stats.left_on_queue = qmgr.inquire_queue(queue).curdepth
+    except MQIError:
+        stats.left_on_queue = None
+    left = stats.left_on_queue or 0
+    stats.seen = left if stats.dry_run else stats.acted + left
+
+
+def _install_signals(stop: threading.Event, reloader: RulesReloader | None,
+                     log: Any) -> dict[int, _Handler]:
+    """SIGTERM/SIGINT stop the loop, SIGHUP reloads; returns the handlers replaced."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def _stop(signum: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    def _hup(signum: int, _frame: FrameType | None) -> None:
+        if reloader is None:
+            log.warning("sighup_ignored", detail="the rules came from stdin; nothing to reload")
+            return
+        threading.Thread(target=reloader.reload_now, args=("SIGHUP",), daemon=True).start()
+
+    previous: dict[int, _Handler] = {}
+    wanted: list[tuple[int, Callable[[int, FrameType | None], None]]] = [
+        (signal.SIGTERM, _stop), (signal.SIGINT, _stop)]
+    if hasattr(signal, "SIGHUP"):
+        wanted.append((signal.SIGHUP, _hup))
+    for signum, function in wanted:
+        previous[signum] = signal.signal(signum, function)
+    return previous
+
+
+def _restore_signals(previous: dict[int, _Handler]) -> None:
+    for signum, function in previous.items():
+        signal.signal(signum, function)

@@ -1,0 +1,488 @@
+"""The IBM MQ adapter: the ``QueueManager`` port over IBM's ``ibmmq`` package.
+
+``ibmmq`` (``pip install 'dlqhandler[ibmmq]'``, plus the IBM MQ C client) is
+imported lazily, here only. The MQI usage mirrors runmqdlq (spec section 5):
+
+* **MQCONNX** with MQCNO_LOCAL_BINDING (bindings), MQCNO_CLIENT_BINDING (an
+  MQCD from ``conn_name``/``channel`` or ``MQSERVER``, or the client's CCDT)
+  or neither (the library decides); MQCNO_RECONNECT_DISABLED, because this
+  adapter reconnects itself, between units of work only; MQCSP user and
+  password (see :mod:`dlqhandler.qmgr.ibmmq_config`); TLS via
+  ``MQCD.SSLCipherSpec`` and ``MQSCO.KeyRepository``.
+* **MQOPEN** input handles with MQOO_INPUT_AS_Q_DEF + MQOO_BROWSE +
+  MQOO_SAVE_ALL_CONTEXT + MQOO_FAIL_IF_QUIESCING (+ MQOO_OUTPUT).
+* **MQGET** with MQGMO_FAIL_IF_QUIESCING and MQGMO_PROPERTIES_IN_HANDLE, an
+  MQMD version 2, and an exact-size retry on MQRC_TRUNCATED_MSG_FAILED (the
+  buffer the handle uses next grows to fit).
+* **MQPUT1** for puts that carry context: how ``PutOptions(context="pass_all")``
+  maps is below.
+* **disconnect**: MQBACK, MQCLOSE of every handle, then MQDISC (an MQDISC on
+  its own would commit).
+
+How the port carries the context handle. The port's ``"pass_all"`` means "the
+put message keeps the identity and origin context of the MQMD byte for byte".
+MQ can do that two ways: MQPMO_PASS_ALL_CONTEXT, which copies the context the
+queue manager saved on an input handle at the last *destructive* get from it
+(``MQPMO.Context`` = that handle; a browse saves nothing), or
+MQPMO_SET_ALL_CONTEXT from the MQMD. The adapter remembers, per input handle,
+which message (MsgId, CorrelId and its eight context fields) the handle's
+saved context belongs to. A put of that same message uses
+MQPMO_PASS_ALL_CONTEXT with that handle as ``Context`` (runmqdlq's get-then-put
+order); any other ``"pass_all"`` put, such as a put issued after a locked
+browse but before the get under the cursor, uses MQPMO_SET_ALL_CONTEXT, which
+needs ``setall`` authority instead of ``passall``. Either way a message that
+was got or browsed on this connection (one of the last ``property_handles``)
+travels with its properties: ``MQPMO.OriginalMsgHandle`` is the message
+handle its MQGET filled, with ``Action = MQACTP_FORWARD``.
+
+Reconnection. When a call fails with MQRC_CONNECTION_BROKEN (2009):
+
+* inside a unit of work, the adapter raises MQIError 2009 at once: the queue
+  manager has backed the unit of work out (for MQCMIT its outcome is unknown).
+  A later :meth:`~IBMMQQueueManager.backout` acknowledges it; a later
+  :meth:`~IBMMQQueueManager.commit` raises MQRC_BACKED_OUT (2003);
+* between units of work, it reconnects: ``reconnect_attempts`` MQCONNX tries,
+  the first at once, then after ``reconnect_delay`` seconds doubling up to
+  ``reconnect_max_delay``; it reopens every open handle (browse cursors and
+  locks are gone, as after any reopen) and repeats the call if that is safe
+  (browse, inquire, open, a get not under the cursor, a put under syncpoint);
+  otherwise it raises MQIError 2009 saying the call was not repeated.
+
+Credentials never reach a log event or an exception message.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, TypeVar
+
+from dlqhandler.errors import ConfigError, MQIError
+from dlqhandler.logs import get_logger
+from dlqhandler.mq.constants import (
+    MQRC_BACKED_OUT,
+    MQRC_CHANNEL_NOT_AVAILABLE,
+    MQRC_CONNECTION_BROKEN,
+    MQRC_CONNECTION_ERROR,
+    MQRC_CONNECTION_QUIESCING,
+    MQRC_CONNECTION_STOPPING,
+    MQRC_HCONN_ERROR,
+    MQRC_HOST_NOT_AVAILABLE,
+    MQRC_Q_MGR_NOT_ACTIVE,
+    MQRC_Q_MGR_NOT_AVAILABLE,
+    MQRC_Q_MGR_QUIESCING,
+    MQRC_Q_MGR_STOPPING,
+    MQRC_RECONNECT_FAILED,
+    MQRC_UNEXPECTED_ERROR,
+    mqi_error,
+)
+from dlqhandler.mq.message import Message
+from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.qmgr.ibmmq_config import IBMMQSettings, ibmmq_settings_from_env, plan_connection
+from dlqhandler.qmgr.ibmmq_handle import IBMMQQueue, PropertyHandles, context_of, mq_name
+from dlqhandler.qmgr.ibmmq_mapping import (
+    MQCHAR_ENCODING,
+    md_from_ibmmq,
+    md_to_ibmmq,
+    pmo_options,
+)
+from dlqhandler.qmgr.port import PutOptions, QMgrInfo, QueueInfo
+
+__all__ = ["IBMMQQueue", "IBMMQQueueManager", "connect"]
+
+T = TypeVar("T")
+Sleep = Callable[[float], None]
+_DEFAULT_PUT = PutOptions()
+# MQCONNX failures worth another try while a queue manager or channel comes back.
+_TRANSIENT_CONNECT = frozenset({
+    MQRC_CONNECTION_BROKEN, MQRC_Q_MGR_NOT_AVAILABLE, MQRC_HOST_NOT_AVAILABLE,
+    MQRC_CHANNEL_NOT_AVAILABLE, MQRC_Q_MGR_QUIESCING, MQRC_Q_MGR_STOPPING,
+    MQRC_CONNECTION_QUIESCING, MQRC_CONNECTION_STOPPING, MQRC_Q_MGR_NOT_ACTIVE,
+    MQRC_CONNECTION_ERROR, MQRC_RECONNECT_FAILED})
+_NO_ID = bytes(24)
+
+
+def _load_ibmmq() -> Any:
+    """The ``ibmmq`` module, or a ConfigError saying what is missing."""
+    try:
+        import ibmmq
+    except ImportError as exc:
+        raise ConfigError(
+            "the IBM MQ adapter needs the ibmmq package and the IBM MQ C client "
+            "(libmqm_r): pip install 'dlqhandler[ibmmq]' on a machine with the MQ client "
+            f"installed ({exc})") from exc
+    return ibmmq
+
+
+def _text(raw: object) -> str:
+    data = raw if isinstance(raw, bytes) else str(raw).encode(MQCHAR_ENCODING)
+    return data.split(b"\x00", 1)[0].decode(MQCHAR_ENCODING).strip()
+
+
+class IBMMQQueueManager:
+    """One connection to an IBM MQ queue manager (implements ``QueueManager``)."""
+
+    def __init__(self, settings: IBMMQSettings, *, sleep: Sleep = time.sleep) -> None:
+        self.settings = settings
+        self.mq = _load_ibmmq()
+        self._plan = plan_connection(settings)
+        self._sleep = sleep
+        self._mutex = threading.RLock()
+        self._log = get_logger("qmgr.ibmmq", qmgr=settings.qmgr or "(default)")
+        self._queues: list[IBMMQQueue] = []
+        self._inquiry: dict[str, Any] = {}
+        self._props = PropertyHandles(self._new_message_handle, settings.property_handles)
+        self._name = settings.qmgr
+        self._qmo: Any = None
+        self._connected = False
+        self._broken = False
+        self._uow_active = False
+        self._uow_lost = False
+        self._connect()
+
+    # -- the port -------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        if not self._name:
+            self._name = self.inquire().name
+        return self._name
+
+    def inquire(self) -> QMgrInfo:
+        c = self.mq.CMQC
+        selectors = [c.MQCA_Q_MGR_NAME, c.MQCA_DEAD_LETTER_Q_NAME, c.MQIA_CODED_CHAR_SET_ID]
+        attrs = self._mqi("MQINQ qmgr", lambda: self._qmo.inquire(selectors), retry=True)
+        return QMgrInfo(name=_text(attrs[c.MQCA_Q_MGR_NAME]),
+                        dead_letter_q_name=_text(attrs[c.MQCA_DEAD_LETTER_Q_NAME]),
+                        ccsid=int(attrs[c.MQIA_CODED_CHAR_SET_ID]))
+
+    def inquire_queue(self, queue: str) -> QueueInfo:
+        c = self.mq.CMQC
+        name = queue.strip()
+        selectors = [c.MQIA_CURRENT_Q_DEPTH, c.MQIA_MAX_Q_DEPTH, c.MQIA_MAX_MSG_LENGTH,
+                     c.MQIA_INHIBIT_PUT, c.MQIA_INHIBIT_GET]
+
+        def call() -> Any:
+            obj = self._inquiry.get(name)
+            if obj is None:
+                obj = self._open_object(name, c.MQOO_INQUIRE | c.MQOO_FAIL_IF_QUIESCING)
+                self._inquiry[name] = obj
+            try:
+                return obj.inquire(selectors)
+            except self.mq.MQMIError:
+                self._inquiry.pop(name, None)  # deleted or changed: reopen next time
+                raise
+
+        a = self._mqi(f"MQINQ {name}", call, retry=True)
+        put_ok = int(a[c.MQIA_INHIBIT_PUT]) == c.MQQA_PUT_ALLOWED
+        get_ok = int(a[c.MQIA_INHIBIT_GET]) == c.MQQA_GET_ALLOWED
+        attributes = {"CURDEPTH": str(int(a[c.MQIA_CURRENT_Q_DEPTH])),
+                      "MAXDEPTH": str(int(a[c.MQIA_MAX_Q_DEPTH])),
+                      "MAXMSGL": str(int(a[c.MQIA_MAX_MSG_LENGTH])),
+                      "PUT": "ENABLED" if put_ok else "DISABLED",
+                      "GET": "ENABLED" if get_ok else "DISABLED"}
+        return QueueInfo(name=name, curdepth=int(a[c.MQIA_CURRENT_Q_DEPTH]),
+                         maxdepth=int(a[c.MQIA_MAX_Q_DEPTH]),
+                         maxmsgl=int(a[c.MQIA_MAX_MSG_LENGTH]), put_enabled=put_ok,
+                         get_enabled=get_ok, attributes=attributes)
+
+    def open(self, queue: str, *, input: bool = True, browse: bool = True,
+             output: bool = False) -> IBMMQQueue:
+        with self._mutex:
+            handle = IBMMQQueue(self, queue, input=input, browse=browse, output=output)
+            self._mqi(f"MQOPEN {handle.name}", handle._reopen, retry=True)
+            self._queues.append(handle)
+            return handle
+
+    def put1(self, queue: str, message: Message, options: PutOptions = _DEFAULT_PUT, *,
+             qmgr: str = "") -> MQMD:
+        mq = self.mq
+
+        def call() -> Any:
+            od = mq.OD()
+            od.ObjectName = mq_name(queue)
+            od.ObjectQMgrName = mq_name(qmgr)
+            if options.alternate_user is not None:
+                od.AlternateUserId = mq_name(options.alternate_user)
+            md, pmo = self._put_structs(message, options)
+            self._qmo.put1(od, message.body, md, pmo)
+            return md
+
+        md_out = self._mqi(f"MQPUT1 {queue.strip()}", call, retry=options.syncpoint)
+        if options.syncpoint:
+            self._uow_active = True
+        return md_from_ibmmq(md_out)
+
+    def commit(self) -> None:
+        with self._mutex:
+            self._check_connected()
+            if self._uow_lost:
+                self._uow_lost = False
+                self._uow_active = False
+                if not self._broken:
+                    self._mqi("MQBACK", self._call_backout, retry=False)
+                raise mqi_error(MQRC_BACKED_OUT, "the unit of work was backed out when the "
+                                                 "connection to the queue manager broke")
+            self._mqi("MQCMIT", self._call_commit, retry=not self._uow_active)
+            self._uow_active = False
+
+    def backout(self) -> None:
+        with self._mutex:
+            self._check_connected()
+            self._uow_lost = False
+            if self._broken:  # the queue manager backed it out when the connection broke
+                self._uow_active = False
+                return
+            try:
+                self._mqi("MQBACK", self._call_backout, retry=False)
+            except MQIError as exc:
+                if exc.reason != MQRC_CONNECTION_BROKEN:
+                    raise
+                self._uow_lost = False
+            self._uow_active = False
+
+    def disconnect(self) -> None:
+        with self._mutex:
+            if not self._connected:
+                return
+            try:
+                if not self._broken:
+                    self._quietly("MQBACK", self._qmo.backout)  # never let MQDISC commit
+                    for handle in list(self._queues):
+                        if handle._obj is not None:
+                            self._quietly(f"MQCLOSE {handle.name}", handle._obj.close)
+                    for obj in self._inquiry.values():
+                        self._quietly("MQCLOSE", obj.close)
+                    self._quietly("MQDISC", self._qmo.disconnect)
+            finally:
+                for handle in self._queues:
+                    handle._open, handle._obj = False, None
+                self._queues.clear()
+                self._inquiry.clear()
+                self._props.reset()
+                self._connected = False
+                self._broken = False
+                self._log.info("mq_disconnected")
+
+    def __enter__(self) -> IBMMQQueueManager:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.disconnect()
+
+    # -- MQI plumbing -------------------------------------------------------------------
+    # Calls look the connection up when they run: a reconnect replaces ``_qmo``.
+    def _call_commit(self) -> None:
+        self._qmo.commit()
+
+    def _call_backout(self) -> None:
+        self._qmo.backout()
+
+    def _mqi(self, what: str, call: Callable[[], T], *, retry: bool) -> T:
+        """One MQI call: MQMIError -> MQIError, and the reconnection policy for 2009."""
+        mq = self.mq
+        with self._mutex:
+            self._check_connected()
+            if self._broken:
+                self._reconnect()
+            try:
+                return call()
+            except mq.MQMIError as exc:
+                if exc.reason != MQRC_CONNECTION_BROKEN:
+                    raise self._error(exc, what) from exc
+                self._on_broken(what, exc)
+            except mq.PYIFError as exc:
+                raise mqi_error(MQRC_UNEXPECTED_ERROR, f"{what}: {exc}") from exc
+            if not retry:
+                raise mqi_error(MQRC_CONNECTION_BROKEN, f"{what}: the connection broke; "
+                                "reconnected, but the call was not repeated")
+            try:
+                return call()
+            except mq.MQMIError as exc:
+                if exc.reason == MQRC_CONNECTION_BROKEN:
+                    self._drop_connection()
+                raise self._error(exc, what) from exc
+
+    def _on_broken(self, what: str, exc: Any) -> None:
+        """2009: raise if a unit of work was in flight, else reconnect (or raise)."""
+        in_uow = self._uow_active
+        self._drop_connection()
+        self._log.warning("mq_connection_broken", during=what,
+                          unit_of_work="backed_out" if in_uow else "none")
+        if in_uow:
+            self._uow_active = False
+            self._uow_lost = not what.startswith("MQCMIT")
+            detail = ("the outcome of the commit is unknown" if what.startswith("MQCMIT")
+                      else "the queue manager backed the unit of work out")
+            raise mqi_error(MQRC_CONNECTION_BROKEN,
+                            f"{what}: the connection broke during a unit of work; {detail}"
+                            ) from exc
+        self._reconnect()
+
+    def _error(self, exc: Any, what: str) -> MQIError:
+        return mqi_error(int(exc.reason), what, comp=int(exc.comp))
+
+    def _check_connected(self) -> None:
+        if not self._connected:
+            raise mqi_error(MQRC_HCONN_ERROR, "connection is closed")
+
+    def _quietly(self, what: str, call: Callable[[], object]) -> None:
+        try:
+            call()
+        except (self.mq.MQMIError, self.mq.PYIFError) as exc:
+            self._log.warning("mq_call_failed", call=what,
+                              reason=getattr(exc, "reason", None))
+
+    def _forget(self, handle: IBMMQQueue) -> None:
+        if handle in self._queues:
+            self._queues.remove(handle)
+
+    def _open_object(self, name: str, options: int) -> Any:
+        od = self.mq.OD()
+        od.ObjectName = mq_name(name)
+        return self.mq.Queue(self._qmo, od, options)
+
+    def _new_message_handle(self) -> Any:
+        return self.mq.MessageHandle(self._qmo)
+
+    def _put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]:
+        """The MQMD and MQPMO for a put (see the module docstring on context)."""
+        mq, c = self.mq, self.mq.CMQC
+        md = md_to_ibmmq(mq, message.md)
+        key = (message.md.msg_id, message.md.correl_id)
+        source = self._context_source(message.md) if options.context == "pass_all" else None
+        pmo = mq.PMO()
+        pmo.Options = pmo_options(c, options, pass_context=source is not None)
+        if source is not None:
+            pmo.Context = source.hobj
+        props = self._props.find(key) if message.md.msg_id != _NO_ID else None
+        if props is not None:
+            pmo.OriginalMsgHandle = props.get_handle()
+            pmo.Action = c.MQACTP_FORWARD
+        return md, pmo
+
+    def _context_source(self, md: MQMD) -> IBMMQQueue | None:
+        """The input handle whose saved context is exactly ``md``'s, if any."""
+        wanted = ((md.msg_id, md.correl_id), context_of(md))
+        for handle in reversed(self._queues):
+            if handle._saved == wanted and handle._obj is not None:
+                return handle
+        return None
+
+    # -- connecting -----------------------------------------------------------------------
+    def _connect(self) -> None:
+        """MQCONNX as the settings say; MQIError with the reason if it fails."""
+        mq, c, s, plan = self.mq, self.mq.CMQC, self.settings, self._plan
+        binding = {"local": c.MQCNO_LOCAL_BINDING, "client": c.MQCNO_CLIENT_BINDING,
+                   "standard": c.MQCNO_STANDARD_BINDING}[plan.binding]
+        cno = mq.CNO()
+        cno.Options = binding | c.MQCNO_HANDLE_SHARE_BLOCK | c.MQCNO_RECONNECT_DISABLED
+        kwargs: dict[str, Any] = {"cno": cno}
+        if plan.channel is not None:
+            cd = mq.CD()
+            cd.ChannelName = mq_name(plan.channel.channel)
+            cd.ConnectionName = mq_name(plan.channel.conn_name)
+            cd.ChannelType = mq.CMQXC.MQCHT_CLNTCONN
+            cd.TransportType = mq.CMQXC.MQXPT_TCP
+            if plan.channel.cipher_spec:
+                cd.SSLCipherSpec = mq_name(plan.channel.cipher_spec)
+            kwargs["cd"] = cd
+        if s.key_repository or s.cert_label:
+            sco = mq.SCO()
+            if s.key_repository:
+                sco.KeyRepository = s.key_repository.encode()
+            if s.cert_label:
+                sco.CertificateLabel = s.cert_label.encode()
+            kwargs["sco"] = sco
+        csp = None
+        if plan.authenticate and s.user is not None and s.password is not None:
+            csp = mq.CSP()
+            csp.AuthenticationType = c.MQCSP_AUTH_USER_ID_AND_PWD
+            csp.CSPUserId = s.user.encode()
+            csp.CSPPassword = s.password.get_secret_value().encode()
+            kwargs["csp"] = csp
+        qmo = mq.QueueManager(None)
+        where = s.qmgr or "the default queue manager"
+        try:
+            qmo.connect_with_options(mq_name(s.qmgr), **kwargs)
+        except mq.MQMIError as exc:
+            raise mqi_error(int(exc.reason), f"MQCONNX to {where} ({plan.source}) failed",
+                            comp=int(exc.comp)) from None
+        finally:
+            if csp is not None:
+                csp.CSPPassword = b""
+            kwargs.clear()
+        self._qmo = qmo
+        self._connected = True
+        self._broken = False
+        self._log.info("mq_connected", source=plan.source, tls=plan.tls,
+                       authenticated=plan.authenticate,
+                       channel=plan.channel.channel if plan.channel else None,
+                       conn_name=plan.channel.conn_name if plan.channel else None)
+
+    def _reopen_all(self) -> None:
+        """Reopen every open handle on the new connection.
+
+        A handle that cannot be reopened (its queue was deleted meanwhile...) stays
+        unusable (MQRC_HOBJ_ERROR); a connection that breaks again is a failed attempt.
+        """
+        for handle in self._queues:
+            try:
+                handle._reopen()
+            except self.mq.MQMIError as exc:
+                if exc.reason == MQRC_CONNECTION_BROKEN:
+                    self._drop_connection()
+                    raise self._error(exc, f"MQOPEN {handle.name}") from exc
+                self._log.warning("mq_reopen_failed", queue=handle.name, reason=int(exc.reason))
+
+    def _drop_connection(self) -> None:
+        """The connection is gone: forget its handles (MQDISC best effort)."""
+        self._broken = True
+        self._props.reset()
+        self._inquiry.clear()
+        for handle in self._queues:
+            handle._obj = None
+            handle._saved = None
+        if self._qmo is not None:
+            self._quietly("MQDISC", self._qmo.disconnect)
+
+    def _reconnect(self) -> None:
+        """MQCONNX again with backoff, then reopen every handle; MQIError 2009 if not."""
+        s = self.settings
+        delay = s.reconnect_delay
+        last: MQIError | None = None
+        for attempt in range(1, s.reconnect_attempts + 1):
+            if attempt > 1:
+                self._sleep(delay)
+                delay = min(delay * 2, s.reconnect_max_delay)
+            self._log.info("mq_reconnect_attempt", attempt=attempt)
+            try:
+                self._connect()
+                self._reopen_all()
+            except MQIError as exc:
+                if exc.reason not in _TRANSIENT_CONNECT:
+                    raise
+                last = exc
+                continue
+            self._log.info("mq_reconnected", attempts=attempt)
+            return
+        self._log.error("mq_reconnect_failed", attempts=s.reconnect_attempts,
+                        reason=last.reason if last else None)
+        raise mqi_error(MQRC_CONNECTION_BROKEN,
+                        f"could not reconnect after {s.reconnect_attempts} attempts"
+                        + (f" (last: {last.reason_name})" if last else "")) from last
+
+
+def connect(qmgr: str | None = None, *, settings: IBMMQSettings | None = None,
+            sleep: Sleep = time.sleep) -> IBMMQQueueManager:
+    """MQCONNX to IBM MQ queue manager ``qmgr`` (settings from the environment).
+
+    ``settings`` (default :func:`~dlqhandler.qmgr.ibmmq_config.ibmmq_settings_from_env`)
+    say how; ``qmgr`` overrides their queue manager name.
+    """
+    s = settings if settings is not None else ibmmq_settings_from_env(qmgr)
+    if qmgr is not None and settings is not None:
+        s = IBMMQSettings.model_validate({**s.model_dump(), "qmgr": qmgr.strip()})
+    return IBMMQQueueManager(s, sleep=sleep)

@@ -1,0 +1,239 @@
+"""An open queue handle on IBM MQ (implements the port's ``Queue``).
+
+The handle keeps what the adapter must remember per MQ object handle: its open
+options (to reopen it after a reconnect), the MQGET buffer size that has been
+enough so far, and which message the queue manager saved the context of (the
+last destructive get: what MQPMO_PASS_ALL_CONTEXT would copy). The MQI calls
+go through the connection's :meth:`~dlqhandler.qmgr.ibmmq.IBMMQQueueManager._mqi`
+(error mapping, reconnection). :class:`PropertyHandles` is the connection's pool
+of message handles that carry the properties of recently got messages.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from dlqhandler.mq.constants import (
+    MQRC_CONNECTION_BROKEN,
+    MQRC_HOBJ_ERROR,
+    MQRC_NO_MSG_LOCKED,
+    MQRC_NOT_OPEN_FOR_OUTPUT,
+    MQRC_TRUNCATED_MSG_FAILED,
+    mqi_error,
+)
+from dlqhandler.mq.message import Message
+from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.qmgr.ibmmq_mapping import (
+    CONTEXT_FIELDS,
+    MQCHAR_ENCODING,
+    gmo_options,
+    md_from_ibmmq,
+    open_options,
+)
+from dlqhandler.qmgr.port import GetOptions, PutOptions
+
+if TYPE_CHECKING:
+    from dlqhandler.qmgr.ibmmq import IBMMQQueueManager
+
+__all__ = ["IBMMQQueue", "Key", "PropertyHandles", "context_of", "mq_name"]
+
+Key = tuple[bytes, bytes]
+_DEFAULT_GET = GetOptions()
+_DEFAULT_PUT = PutOptions()
+_MAX_BUFFER = 104_857_600  # MQ's largest message (100 MB)
+_TRUNCATION_RETRIES = 3
+
+
+def mq_name(value: str) -> bytes:
+    """An object or user name as an MQCHAR field value."""
+    return value.strip().encode(MQCHAR_ENCODING)
+
+
+def context_of(md: MQMD) -> tuple[object, ...]:
+    """The identity and origin context fields of ``md`` (what PASS_ALL_CONTEXT passes)."""
+    return tuple(getattr(md, f) for f in CONTEXT_FIELDS)
+
+
+class PropertyHandles:
+    """Message handles (MQCRTMH) that hold the properties of the last N messages got."""
+
+    def __init__(self, create: Callable[[], Any], capacity: int) -> None:
+        self._create = create
+        self._capacity = capacity
+        self._free: list[Any] = []
+        self._held: OrderedDict[Key, Any] = OrderedDict()
+
+    def acquire(self) -> Any:
+        return self._free.pop() if self._free else self._create()
+
+    def release(self, handle: Any) -> None:
+        self._free.append(handle)
+
+    def remember(self, key: Key, handle: Any) -> None:
+        old = self._held.pop(key, None)
+        if old is not None and old is not handle:
+            self._free.append(old)
+        self._held[key] = handle
+        while len(self._held) > self._capacity:
+            self._free.append(self._held.popitem(last=False)[1])
+
+    def find(self, key: Key) -> Any | None:
+        return self._held.get(key)
+
+    def reset(self) -> None:
+        """Forget every handle (they died with the connection)."""
+        self._free.clear()
+        self._held.clear()
+
+
+class IBMMQQueue:
+    """An MQOPEN handle on IBM MQ (implements the port's ``Queue``)."""
+
+    def __init__(self, qm: IBMMQQueueManager, name: str, *, input: bool, browse: bool,
+                 output: bool) -> None:
+        self._qm = qm
+        self._name = name.strip()
+        self._input, self._browse, self._output = input, browse, output
+        self.open_options = open_options(qm.mq.CMQC, input=input, browse=browse,
+                                         output=output)
+        self._obj: Any = None
+        self._open = True
+        self._buffer = qm.settings.buffer_size
+        # (MsgId, CorrelId) and context of the message whose context MQ saved here.
+        self._saved: tuple[Key, tuple[object, ...]] | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def hobj(self) -> int:
+        """The MQ object handle (what MQPMO.Context takes)."""
+        return int(self._live().get_handle())
+
+    # -- the port -------------------------------------------------------------------
+    def get(self, options: GetOptions = _DEFAULT_GET) -> Message:
+        self._live()
+        return self._qm._mqi(f"MQGET {self._name}", lambda: self._get_once(options),
+                             retry=not options.under_cursor)
+
+    def put(self, message: Message, options: PutOptions = _DEFAULT_PUT) -> MQMD:
+        self._live()
+        if not self._output:
+            raise mqi_error(MQRC_NOT_OPEN_FOR_OUTPUT, self._name)
+        if options.context != "default" or options.alternate_user is not None:
+            # Context and alternate-user puts need open options this handle was not
+            # opened with; MQPUT1 checks the same authority per put (as runmqdlq does).
+            return self._qm.put1(self._name, message, options)
+        qm = self._qm
+
+        def call() -> Any:
+            md, pmo = qm._put_structs(message, options)
+            self._live().put(message.body, md, pmo)
+            return md
+
+        md_out = qm._mqi(f"MQPUT {self._name}", call, retry=options.syncpoint)
+        if options.syncpoint:
+            qm._uow_active = True
+        return md_from_ibmmq(md_out)
+
+    def unlock(self) -> None:
+        self._live()
+        mq = self._qm.mq
+
+        def call() -> None:
+            gmo = mq.GMO()
+            gmo.Options = mq.CMQC.MQGMO_UNLOCK
+            try:
+                self._live().get(0, mq.MD(), gmo)
+            except mq.MQMIError as exc:
+                if exc.reason != MQRC_NO_MSG_LOCKED:
+                    raise
+
+        self._qm._mqi(f"MQGET(UNLOCK) {self._name}", call, retry=True)
+
+    def close(self) -> None:
+        qm = self._qm
+        with qm._mutex:
+            if not self._open:
+                return
+            self._open = False
+            qm._forget(self)
+            obj, self._obj = self._obj, None
+            if obj is None or qm._broken or not qm._connected:
+                return
+            try:
+                obj.close()
+            except qm.mq.MQMIError as exc:
+                if exc.reason == MQRC_CONNECTION_BROKEN:
+                    qm._drop_connection()
+                    return
+                raise qm._error(exc, f"MQCLOSE {self._name}") from exc
+
+    # -- helpers ----------------------------------------------------------------------
+    def _live(self) -> Any:
+        if not self._open:
+            raise mqi_error(MQRC_HOBJ_ERROR, f"{self._name} handle is closed")
+        self._qm._check_connected()
+        if self._obj is None and not self._qm._broken:
+            raise mqi_error(MQRC_HOBJ_ERROR, f"{self._name} could not be reopened")
+        return self._obj
+
+    def _reopen(self) -> None:
+        self._obj = None
+        self._saved = None
+        self._obj = self._qm._open_object(self._name, self.open_options)
+
+    def _request(self, options: GetOptions) -> Any:
+        md = self._qm.mq.MD()
+        if options.msg_id is not None:
+            md.MsgId = bytes(options.msg_id).ljust(24, b"\x00")
+        if options.correl_id is not None:
+            md.CorrelId = bytes(options.correl_id).ljust(24, b"\x00")
+        if options.group_id is not None:
+            md.GroupId = bytes(options.group_id).ljust(24, b"\x00")
+        return md
+
+    def _get_once(self, options: GetOptions) -> Message:
+        qm, mq = self._qm, self._qm.mq
+        flags, wait, match = gmo_options(mq.CMQC, options)
+        plain = options.browse is None and not options.under_cursor
+        md = self._request(options)
+        length = self._buffer
+        props = qm._props.acquire()
+        try:
+            for attempt in range(_TRUNCATION_RETRIES + 1):
+                gmo = mq.GMO()
+                gmo.Options = flags
+                gmo.WaitInterval = wait
+                gmo.MatchOptions = match
+                gmo.MsgHandle = props.get_handle()
+                try:
+                    body = self._live().get(length, md, gmo)
+                    break
+                except mq.MQMIError as exc:
+                    if exc.reason != MQRC_TRUNCATED_MSG_FAILED or attempt == _TRUNCATION_RETRIES:
+                        raise
+                    needed = int(getattr(exc, "original_length", 0) or 0)
+                    length = min(needed if needed > length else length * 2, _MAX_BUFFER)
+                    self._buffer = max(self._buffer, length)
+                    qm._log.debug("mq_get_truncated", queue=self._name, needed=needed,
+                                  buffer=length)
+                    if plain and not options.logical_order:
+                        # Take exactly the message that did not fit (its ids are in md).
+                        match |= mq.CMQC.MQMO_MATCH_MSG_ID | mq.CMQC.MQMO_MATCH_CORREL_ID
+                    else:
+                        md = self._request(options)  # the cursor did not move
+        except BaseException:
+            qm._props.release(props)
+            raise
+        got = md_from_ibmmq(md)
+        key = (got.msg_id, got.correl_id)
+        qm._props.remember(key, props)
+        if options.browse is None:
+            self._saved = (key, context_of(got))
+            if options.syncpoint:
+                qm._uow_active = True
+        return Message(got, bytes(body))

@@ -1,0 +1,394 @@
+"""Carrying out decisions: one message (or one group) at a time, under units of work.
+
+:class:`Actor` is what the loop in :mod:`dlqhandler.worker.handler` calls for
+each message it browses (locked) from the DLQ:
+
+* a message without a valid MQDLH is counted and reported (rate-limited);
+* otherwise its durable attempt count is read and the rules decide; an action
+  whose last failed attempt is under RETRYINT old waits for a later pass; a
+  message whose rules are spent (IGNORE) is left at once;
+* RETRY/FWD: PUT1 to the target first, then the destructive get of the message
+  under the cursor, both under syncpoint - a failed put never touches the DLQ
+  message, it only counts an attempt (outside syncpoint, so every handler sees
+  it at once); DISCARD is the get alone;
+* several messages share a unit of work (``batch_size``); a message close to
+  expiry gets one of its own; a group or segmented message is moved whole, in
+  logical order, in a unit of its own, with one attempt count for the group.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dlqhandler.errors import MalformedMessageError, MQIError
+from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR, reason_name
+from dlqhandler.mq.message import Message, decode_dead_letter
+from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
+from dlqhandler.rules import Decision, Matcher, RuleSet
+from dlqhandler.rules.targets import InvalidTargetError
+from dlqhandler.worker.actions import ActionError, ForwardLoopError, Outgoing, plan_put
+from dlqhandler.worker.attempts import (
+    AttemptRecord,
+    AttemptStore,
+    Subject,
+    group_subject,
+    message_subject,
+)
+from dlqhandler.worker.groups import SeenGroups, in_group, is_complete, logical_order
+from dlqhandler.worker.options import HandlerOptions
+from dlqhandler.worker.reporting import RateLimiter
+from dlqhandler.worker.stats import RunStats
+
+__all__ = ["QUIET_END", "Actor", "PassState"]
+
+# MQ reasons that end the handler quietly (spec §5.4): CONNECTION_BROKEN,
+# Q_MGR_QUIESCING, Q_MGR_STOPPING. Every other unexpected MQ error is fatal.
+QUIET_END = frozenset({2009, 2161, 2162})
+_GONE = frozenset({MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR})
+
+
+@dataclass
+class PassState:
+    """What one pass over the DLQ found (counts for the summary, when to come back)."""
+
+    useful: bool = False
+    pending_due: float | None = None  # earliest time a waiting retry becomes due
+    complete: bool = True
+    ignored: int = 0
+    no_dlh: int = 0
+    waiting: int = 0
+    groups: SeenGroups = field(default_factory=SeenGroups)
+
+    def wait_for(self, due: float) -> None:
+        self.waiting += 1
+        self.pending_due = due if self.pending_due is None else min(self.pending_due, due)
+
+
+@dataclass
+class _Batch:
+    size: int = 0
+    effects: list[Callable[[], None]] = field(default_factory=list)
+
+
+class Actor:
+    """Decides and acts for the messages the loop hands it; owns the unit of work.
+
+    ``dlq`` is the loop's browse handle (its cursor is on the message being
+    examined, which it has locked); ``other`` a second handle on the DLQ for
+    the other members of a group.
+    """
+
+    def __init__(self, qmgr: QueueManager, options: HandlerOptions, stats: RunStats,
+                 store: AttemptStore, *, dlq: Queue, other: Queue, ruleset: RuleSet,
+                 clock: Callable[[], float], log: Any) -> None:
+        self.qmgr = qmgr
+        self.options = options
+        self.stats = stats
+        self._store = store
+        self._dlq, self._other = dlq, other
+        self._clock = clock
+        self._log = log
+        self._qmgr_name = qmgr.name
+        self._no_dlh = RateLimiter(interval=options.no_dlh_report_interval,
+                                   per_pass=options.no_dlh_reports_per_pass)
+        self._batch = _Batch()
+        self._ruleset = ruleset
+        self._matcher = Matcher(ruleset)
+
+    def use(self, ruleset: RuleSet) -> None:
+        """Decide with ``ruleset`` from now on (call between units of work)."""
+        self._ruleset = ruleset
+        self._matcher = Matcher(ruleset)
+
+    def new_pass(self) -> None:
+        self._no_dlh.new_pass()
+
+    @property
+    def in_unit(self) -> bool:
+        """Whether a unit of work is open (a batch not yet committed)."""
+        return self._batch.size > 0
+
+    @property
+    def reports_suppressed(self) -> int:
+        """Warnings about messages without an MQDLH held back so far."""
+        return self._no_dlh.suppressed
+
+    def examine(self, raw: Message, p: PassState) -> None:
+        md = raw.md
+        try:
+            msg = decode_dead_letter(md, raw.body)
+        except MalformedMessageError as exc:
+            p.no_dlh += 1
+            if self._no_dlh.allow(md.msg_id, self._clock()):
+                self._log.warning("message_without_dlh", msgid=md.msg_id.hex(),
+                                  detail=str(exc), length=len(raw.body))
+            return
+        if in_group(md):
+            self._handle_group(msg, p)
+            return
+        subject = message_subject(md.msg_id, md.correl_id)
+        record = self._store.lookup(subject)
+        attempts = record.attempts if record is not None else 0
+        decision = self._matcher.decide(msg, attempts)
+        if decision.action.kind != "IGNORE" and not self._due(record, p):
+            return
+        log = self._log.bind(msgid=md.msg_id.hex(), reason=msg.dlh.reason if msg.dlh else None,
+                             destq=msg.dlh.dest_q_name if msg.dlh else None,
+                             rule_line=decision.rule.line if decision.rule else None,
+                             action=decision.action.kind, attempts=attempts)
+        if decision.action.kind == "IGNORE":
+            p.ignored += 1
+            log.debug("message_ignored", implicit=decision.implicit, outcome="left")
+            return
+        if self.options.dry_run:
+            self._dry_run(msg, decision, log)
+            return
+        p.useful = True
+        near_expiry = 0 < md.expiry <= self.options.near_expiry_tenths
+        if near_expiry:
+            self.commit()  # its unit of work holds it alone: a failure touches nothing else
+        self._act(msg, decision, subject, record, log)
+        if near_expiry or self._batch.size >= self.options.batch_size:
+            self.commit()
+
+    def _due(self, record: AttemptRecord | None, p: PassState) -> bool:
+        """False (and note when) if the last failed attempt was under RETRYINT ago.
+
+        Asked only when the decision is to act: a message whose rules are spent
+        (IGNORE) is left at once, without keeping WAIT(NO) waiting for it.
+        """
+        retryint = self._ruleset.control.retryint
+        if record is None or self._clock() - record.last_attempt >= retryint:
+            return True
+        p.wait_for(record.last_attempt + retryint)
+        return False
+
+    def _dry_run(self, msg: Message, decision: Decision, log: Any) -> None:
+        target: str | None = None
+        if decision.action.kind != "DISCARD":
+            try:
+                out = self._plan(decision, msg)
+                target = self._where(out)
+            except (InvalidTargetError, ActionError) as exc:
+                target = f"refused: {exc}"
+        self.stats.record_action(decision.rule.line if decision.rule else None,
+                                 decision.action.kind)
+        log.info("dry_run_decision", target=target, outcome="not_done")
+
+    def _plan(self, decision: Decision, msg: Message) -> Outgoing:
+        return plan_put(decision, msg, input_queue=self.options.input_queue,
+                        local_qmgr=self._qmgr_name, max_hops=self.options.max_hops)
+
+    def _where(self, out: Outgoing) -> str:
+        return f"{out.queue}@{out.qmgr or self._qmgr_name}"
+
+    def _act(self, msg: Message, decision: Decision, subject: Subject,
+             record: AttemptRecord | None, log: Any) -> None:
+        """Carry out one decision inside the current unit of work."""
+        line = decision.rule.line if decision.rule else None
+        kind = decision.action.kind
+        target: str | None = None
+        if kind != "DISCARD":
+            try:
+                out = self._plan(decision, msg)
+            except (InvalidTargetError, ActionError) as exc:
+                self._failed(subject, record, line=line, reason=_refusal(exc), detail=str(exc),
+                             log=log)
+                return
+            target = self._where(out)
+            try:
+                self.qmgr.put1(out.queue, out.message, out.options, qmgr=out.qmgr)
+            except MQIError as exc:
+                if exc.reason in QUIET_END:
+                    raise
+                quiet = kind == "RETRY" and msg.dlh is not None and exc.reason == msg.dlh.reason
+                self._failed(subject, record, line=line, reason=reason_name(exc.reason),
+                             detail=exc.detail, log=log, quiet=quiet, target=target,
+                             code=exc.reason)
+                return
+        if not self._take(self._dlq, msg, under_cursor=True):
+            # Expired or removed under our lock: the put must not stand alone.
+            self.stats.vanished += 1
+            log.warning("message_vanished", target=target, outcome="backed_out")
+            self.backout()
+            return
+        self._store.clear(record)
+        self._batch.size += 1
+        self._batch.effects.append(functools.partial(self._done, line, kind, log, target))
+
+    def _take(self, q: Queue, msg: Message, *, under_cursor: bool) -> bool:
+        """The destructive get (under syncpoint) of a message already put elsewhere."""
+        options = (GetOptions(under_cursor=True, syncpoint=True) if under_cursor else
+                   GetOptions(msg_id=msg.md.msg_id, correl_id=msg.md.correl_id,
+                              group_id=msg.md.group_id, syncpoint=True))
+        try:
+            q.get(options)
+        except MQIError as exc:
+            if exc.reason in _GONE:
+                return False
+            raise
+        return True
+
+    def _done(self, line: int | None, kind: str, log: Any, target: str | None) -> None:
+        self.stats.record_action(line, kind)
+        event = {"RETRY": "message_retried", "FWD": "message_forwarded",
+                 "DISCARD": "message_discarded"}[kind]
+        log.info(event, target=target, outcome="ok")
+
+    def _failed(self, subject: Subject, record: AttemptRecord | None, *, line: int | None,
+                reason: str, detail: str, log: Any, quiet: bool = False,
+                target: str | None = None, code: int | None = None) -> AttemptRecord:
+        """Count a failed attempt at once; the DLQ message was not touched."""
+        new = self._store.record_failure(subject, record, self._clock())
+        self.stats.record_failure(line, reason)
+        # runmqdlq stays silent when a RETRY fails again for the reason the message was
+        # dead-lettered (queue still full...): an info event, not a warning.
+        level = log.info if quiet else log.warning
+        level("put_failed", reason_code=code, reason_name=reason, detail=detail,
+              target=target, attempts=new.attempts, quiet=quiet, outcome="failed")
+        return new
+
+    # -- groups ------------------------------------------------------------------
+    def _handle_group(self, first: Message, p: PassState) -> None:
+        """Move a whole group in logical order in one unit of work, or leave it."""
+        gid = first.md.group_id
+        if not p.groups.add(gid):
+            return
+        log = self._log.bind(groupid=gid.hex())
+        members = self._members(first, p, log)
+        if members is None:
+            return
+        subject = group_subject(gid)
+        record = self._store.lookup(subject)
+        attempts = record.attempts if record is not None else 0
+        decisions = [self._matcher.decide(m, attempts) for m in members]
+        ignore = any(d.action.kind == "IGNORE" for d in decisions)
+        if not ignore and not self._due(record, p):
+            return
+        log = log.bind(members=len(members), attempts=attempts)
+        if ignore:
+            p.ignored += len(members)
+            log.debug("group_ignored", outcome="left")
+            return
+        if self.options.dry_run:
+            for m, d in zip(members, decisions, strict=True):
+                self._dry_run(m, d, self._member_log(log, m, d))
+            return
+        p.useful = True
+        self.commit()  # a group has a unit of work of its own
+        plans: list[tuple[Message, Decision, Outgoing | None]] = []
+        for m, d in zip(members, decisions, strict=True):
+            try:
+                plans.append((m, d, None if d.action.kind == "DISCARD" else self._plan(d, m)))
+            except (InvalidTargetError, ActionError) as exc:
+                self._group_failed(subject, record, member=m, decision=d,
+                                   reason=_refusal(exc), detail=str(exc), target=None, log=log)
+                return
+        for m, d, out in plans:
+            if out is None:
+                continue
+            try:
+                self.qmgr.put1(out.queue, out.message, out.options, qmgr=out.qmgr)
+            except MQIError as exc:
+                if exc.reason in QUIET_END:
+                    raise
+                self.backout()
+                self._group_failed(subject, record, member=m, decision=d,
+                                   reason=reason_name(exc.reason), detail=exc.detail,
+                                   target=self._where(out), log=log, code=exc.reason)
+                return
+        for m, _d, _out in plans:
+            anchor = m is first
+            if not self._take(self._dlq if anchor else self._other, m, under_cursor=anchor):
+                self.stats.vanished += 1
+                log.warning("group_member_vanished", msgid=m.md.msg_id.hex(),
+                            outcome="backed_out")
+                self.backout()
+                return
+        self._store.clear(record)
+        self._batch.size += len(plans)
+        for m, d, out in plans:
+            self._batch.effects.append(functools.partial(
+                self._done, d.rule.line if d.rule else None, d.action.kind,
+                self._member_log(log, m, d), None if out is None else self._where(out)))
+        self._batch.effects.append(functools.partial(self._group_done, log))
+        self.commit()
+
+    def _members(self, first: Message, p: PassState, log: Any) -> list[Message] | None:
+        """The whole group in logical order, or None (counted and logged) to leave it.
+
+        ``first`` stays locked by the scan; the others are browsed on the second
+        handle (a member locked by another handler is not seen: the group then
+        looks incomplete and is left for that handler).
+        """
+        members = [first]
+        options = GetOptions(browse="first", group_id=first.md.group_id, syncpoint=False)
+        while True:
+            try:
+                raw = self._other.get(options)
+            except MQIError as exc:
+                if exc.reason == MQRC_NO_MSG_AVAILABLE:
+                    break
+                raise
+            options = GetOptions(browse="next", group_id=first.md.group_id, syncpoint=False)
+            try:
+                members.append(decode_dead_letter(raw.md, raw.body))
+            except MalformedMessageError:
+                p.no_dlh += 1
+                p.ignored += len(members)
+                log.warning("group_member_without_dlh", msgid=raw.md.msg_id.hex(),
+                            outcome="left")
+                return None
+        if not is_complete(members):
+            p.ignored += len(members)
+            log.info("group_incomplete", present=len(members), outcome="left")
+            return None
+        return logical_order(members)
+
+    @staticmethod
+    def _member_log(log: Any, m: Message, d: Decision) -> Any:
+        return log.bind(msgid=m.md.msg_id.hex(), reason=m.dlh.reason if m.dlh else None,
+                        destq=m.dlh.dest_q_name if m.dlh else None,
+                        rule_line=d.rule.line if d.rule else None, action=d.action.kind)
+
+    def _group_done(self, log: Any) -> None:
+        self.stats.groups_moved += 1
+        log.info("group_moved", outcome="ok")
+
+    def _group_failed(self, subject: Subject, record: AttemptRecord | None, *,
+                      member: Message, decision: Decision, reason: str, detail: str,
+                      target: str | None, log: Any, code: int | None = None) -> None:
+        line = decision.rule.line if decision.rule else None
+        new = self._failed(subject, record, line=line, reason=reason, detail=detail,
+                           log=self._member_log(log, member, decision), target=target,
+                           code=code)
+        log.warning("group_failed", failed_msgid=member.md.msg_id.hex(), reason_name=reason,
+                    attempts=new.attempts, outcome="left")
+
+    # -- units of work -------------------------------------------------------------
+    def commit(self) -> None:
+        if self._batch.size == 0:
+            return
+        batch, self._batch = self._batch, _Batch()
+        self.qmgr.commit()
+        self.stats.commits += 1
+        for effect in batch.effects:
+            effect()
+
+    def backout(self) -> None:
+        batch, self._batch = self._batch, _Batch()
+        self.qmgr.backout()
+        if batch.size:
+            self.stats.backouts += 1
+
+
+def _refusal(exc: Exception) -> str:
+    """The failure reason for a decision that could not even be tried."""
+    if isinstance(exc, ForwardLoopError):
+        return "FORWARD_LOOP"
+    if isinstance(exc, InvalidTargetError):
+        return "INVALID_TARGET"
+    return "UNUSABLE_USERID"

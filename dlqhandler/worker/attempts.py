@@ -1,0 +1,220 @@
+"""Durable attempt counts, kept on a status queue in the queue manager.
+
+runmqdlq keeps its per-message counters in process memory, so a restart or a
+second handler instance starts every RETRY count again. dlqhandler keeps one
+small status message per DLQ message (or message group) that has had a failed
+attempt, on a status queue (default ``DLQHANDLER.STATUS``) of the same queue
+manager:
+
+* CorrelId = a 24-byte digest of the DLQ message's (MsgId, CorrelId), or of
+  its GroupId for a group, so a record is found by CorrelId on IBM MQ and the
+  embedded queue manager alike;
+* data = JSON ``{"n": attempts, "last": unix seconds, "msgid", "correlid"}``
+  (``"groupid"`` for a group).
+
+A failed attempt leaves the DLQ message where it is, so its record is written
+*outside* syncpoint, at once: the new record is put first, then the old one
+removed, and a reader takes the highest count it finds. Another handler that
+locks the message next therefore always sees the count (the lock on the DLQ
+message serialises the handlers). A successful action removes the record inside
+the unit of work that removes the DLQ message, so both commit or back out
+together.
+
+Nothing is cached: every look-up reads the queue (one indexed MQGET by
+CorrelId), because another instance may have changed the record. Records whose
+DLQ message left by other means are collected by :meth:`AttemptStore.sweep`:
+a record is removed when two sweeps some time apart both found its message
+gone; the candidates carried between sweeps are capped, so memory stays
+bounded however many records there are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from dlqhandler.errors import MQIError
+from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_UNKNOWN_OBJECT_NAME
+from dlqhandler.mq.message import Message
+from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager
+
+__all__ = ["DEFAULT_STATUS_QUEUE", "AttemptRecord", "AttemptStore", "Subject", "group_subject",
+           "message_subject"]
+
+DEFAULT_STATUS_QUEUE = "DLQHANDLER.STATUS"
+MAX_SWEEP_CANDIDATES = 10_000
+_NOW = PutOptions(syncpoint=False, context="default")
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """What a record counts attempts for: one DLQ message, or one message group."""
+
+    key: bytes  # the status record's CorrelId
+    msg_id: bytes = b""
+    correl_id: bytes = b""
+    group_id: bytes = b""
+
+    def describe(self) -> dict[str, str]:
+        if self.group_id:
+            return {"groupid": self.group_id.hex()}
+        return {"msgid": self.msg_id.hex(), "correlid": self.correl_id.hex()}
+
+
+def message_subject(msg_id: bytes, correl_id: bytes) -> Subject:
+    """The subject for a DLQ message, keyed like runmqdlq's history: (MsgId, CorrelId)."""
+    key = hashlib.blake2b(msg_id + correl_id, digest_size=24).digest()
+    return Subject(key, msg_id=msg_id, correl_id=correl_id)
+
+
+def group_subject(group_id: bytes) -> Subject:
+    """The subject for a whole message group (its members share one count)."""
+    key = hashlib.blake2b(b"group:" + group_id, digest_size=24).digest()
+    return Subject(key, group_id=group_id)
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptRecord:
+    """Failed attempts so far, when the last one was made (unix seconds), and the
+    MsgIds of the status messages that hold it (usually one)."""
+
+    attempts: int
+    last_attempt: float
+    status_ids: tuple[bytes, ...] = ()
+
+
+class AttemptStore:
+    """Attempt counts on a status queue.
+
+    ``readonly`` (``--dry-run``) reads the records but never writes; a missing
+    status queue then reads as "no attempts yet".
+    """
+
+    def __init__(self, qmgr: QueueManager, queue: str = DEFAULT_STATUS_QUEUE, *,
+                 readonly: bool = False) -> None:
+        self._qmgr = qmgr
+        self.queue_name = queue
+        self.readonly = readonly
+        self._q: Queue | None
+        try:
+            self._q = qmgr.open(queue, input=not readonly, browse=True, output=not readonly)
+        except MQIError as exc:
+            if not (readonly and exc.reason == MQRC_UNKNOWN_OBJECT_NAME):
+                raise
+            self._q = None
+        self._candidates: dict[bytes, bytes] = {}  # status MsgId -> record key
+
+    # -- reads -------------------------------------------------------------------
+    def lookup(self, subject: Subject) -> AttemptRecord | None:
+        """The record for ``subject``, or None when it never failed."""
+        if self._q is None:
+            return None
+        best: AttemptRecord | None = None
+        ids: list[bytes] = []
+        options = GetOptions(browse="first", correl_id=subject.key, syncpoint=False)
+        while True:
+            try:
+                msg = self._q.get(options)
+            except MQIError as exc:
+                if exc.reason == MQRC_NO_MSG_AVAILABLE:
+                    break
+                raise
+            options = GetOptions(browse="next", correl_id=subject.key, syncpoint=False)
+            ids.append(msg.md.msg_id)
+            record = _parse(msg.body)
+            if record is not None and (best is None or record.attempts > best.attempts):
+                best = record
+        if not ids:
+            return None
+        base = best or AttemptRecord(0, 0.0)
+        return AttemptRecord(base.attempts, base.last_attempt, tuple(ids))
+
+    # -- writes ------------------------------------------------------------------
+    def record_failure(self, subject: Subject, previous: AttemptRecord | None,
+                       now: float) -> AttemptRecord:
+        """Count one more failed attempt, at once (outside any unit of work)."""
+        attempts = (previous.attempts if previous else 0) + 1
+        if self._q is None or self.readonly:
+            return AttemptRecord(attempts, now)
+        body = json.dumps({"n": attempts, "last": round(now, 3), **subject.describe()})
+        md = MQMD(correl_id=subject.key, format="MQSTR", persistence=1, coded_char_set_id=1208)
+        put = self._q.put(Message(md, body.encode()), _NOW)
+        for status_id in previous.status_ids if previous else ():
+            self._remove(status_id, syncpoint=False)
+        return AttemptRecord(attempts, now, (put.msg_id,))
+
+    def clear(self, previous: AttemptRecord | None) -> None:
+        """Remove a record inside the current unit of work (the message left the DLQ)."""
+        if previous is None or self._q is None or self.readonly:
+            return
+        for status_id in previous.status_ids:
+            self._remove(status_id, syncpoint=True)
+
+    def _remove(self, status_id: bytes, *, syncpoint: bool) -> bool:
+        assert self._q is not None
+        try:
+            self._q.get(GetOptions(msg_id=status_id, syncpoint=syncpoint))
+        except MQIError as exc:
+            if exc.reason == MQRC_NO_MSG_AVAILABLE:
+                return False  # another handler removed it meanwhile
+            raise
+        return True
+
+    # -- garbage collection -------------------------------------------------------
+    def sweep(self, present: Callable[[Subject], bool]) -> int:
+        """Remove records whose DLQ message was gone at this sweep and the last one.
+
+        ``present(subject)`` says whether the message (or any member of the
+        group) is still on the DLQ. Returns how many records were removed.
+        """
+        if self._q is None or self.readonly:
+            return 0
+        previous, self._candidates = self._candidates, {}
+        removed = 0
+        options = GetOptions(browse="first", syncpoint=False)
+        while True:
+            try:
+                msg = self._q.get(options)
+            except MQIError as exc:
+                if exc.reason == MQRC_NO_MSG_AVAILABLE:
+                    break
+                raise
+            options = GetOptions(browse="next", syncpoint=False)
+            subject = _subject_of(msg)
+            if subject is None or present(subject):
+                continue
+            status_id = msg.md.msg_id
+            if previous.get(status_id) == subject.key:
+                removed += self._remove(status_id, syncpoint=False)
+            elif len(self._candidates) < MAX_SWEEP_CANDIDATES:
+                self._candidates[status_id] = subject.key
+        return removed
+
+    def close(self) -> None:
+        if self._q is not None:
+            self._q.close()
+
+
+def _parse(body: bytes) -> AttemptRecord | None:
+    try:
+        data = json.loads(body)
+        return AttemptRecord(int(data["n"]), float(data["last"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _subject_of(msg: Message) -> Subject | None:
+    """The subject a status message is about, or None if it is not one of ours."""
+    try:
+        data = json.loads(msg.body)
+        if "groupid" in data:
+            subject = group_subject(bytes.fromhex(data["groupid"]))
+        else:
+            subject = message_subject(bytes.fromhex(data["msgid"]),
+                                      bytes.fromhex(data["correlid"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+    return subject if subject.key == msg.md.correl_id else None

@@ -1,0 +1,252 @@
+"""The DLQ handler loop: runmqdlq's semantics under units of work.
+
+One pass browses the DLQ from the first message to the last, each message
+locked (MQGMO_LOCK) while it is examined, so concurrent handlers never act on
+the same message. For each message:
+
+1. decode the MQDLH; a message without one is reported (rate-limited) and left;
+2. read its durable attempt count; a message that failed less than RETRYINT
+   seconds ago is left for later;
+3. decide with the compiled rules (first match, RETRY totals, fall-through,
+   implicit IGNORE);
+4. act (:mod:`dlqhandler.worker.acting`): PUT1 to the target first, then the
+   destructive get of the message under the cursor, both under syncpoint. A
+   failed put never touches the DLQ message: one attempt is counted on the
+   status queue and the message stays. Several messages share one unit of work
+   (``batch_size``) without losing per-message isolation; message groups (and
+   segmented messages) move whole, in logical order, in their own unit.
+
+Between passes the handler waits for new messages (browse-next with a wait),
+for the next due retry, or for the rescan interval (10 x RETRYINT); WAIT(NO)
+ends after a full pass with no useful work and no pending retries; WAIT(n)
+after n idle seconds; WAIT(YES) runs until stopped. A new rules table is
+swapped in between units of work and triggers a rescan.
+
+Memory does not grow with the queue: the handler keeps no per-message state
+beyond a few bounded structures (the per-pass set of groups seen, the LRU of
+MsgIds recently reported without an MQDLH, the attempt store's sweep
+candidates) and the current batch.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from dlqhandler.errors import MQIError
+from dlqhandler.logs import get_logger
+from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, reason_name
+from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
+from dlqhandler.rules import RuleSet
+from dlqhandler.worker.acting import QUIET_END, Actor, PassState
+from dlqhandler.worker.attempts import AttemptStore, Subject
+from dlqhandler.worker.options import DEFAULT_BATCH_SIZE, HandlerOptions
+from dlqhandler.worker.stats import RunStats
+
+__all__ = ["DEFAULT_BATCH_SIZE", "Handler", "HandlerOptions", "StopReason"]
+
+
+class StopReason:
+    WAIT_EXPIRED = "wait_expired"
+    STOPPED = "stopped"
+    DRY_RUN_DONE = "dry_run_done"
+    CONNECTION_BROKEN = "connection_broken"
+    FATAL = "fatal"
+
+
+class Handler:
+    """Applies a compiled rules table to one dead-letter queue."""
+
+    def __init__(self, qmgr: QueueManager, ruleset: RuleSet, options: HandlerOptions, *,
+                 stop: threading.Event | None = None, clock: Callable[[], float] = time.time,
+                 log: Any = None) -> None:
+        self.qmgr = qmgr
+        self.options = options
+        self.stats = RunStats(dry_run=options.dry_run)
+        self.stop_event = stop or threading.Event()
+        self.stop_reason = StopReason.WAIT_EXPIRED
+        self.fatal_error: MQIError | None = None
+        self._clock = clock
+        self._ruleset = ruleset
+        self._next_ruleset: RuleSet | None = None
+        self._rescan = False
+        self._lock = threading.Lock()
+        self._log = log or get_logger("worker", queue=options.input_queue)
+        self._dlq: Queue = qmgr.open(options.input_queue, input=not options.dry_run,
+                                     browse=True)
+        self._other: Queue = qmgr.open(options.input_queue, input=not options.dry_run,
+                                       browse=True)
+        try:
+            self._store = AttemptStore(qmgr, options.status_queue, readonly=options.dry_run)
+        except MQIError:
+            self._other.close()
+            self._dlq.close()
+            raise
+        self._actor = Actor(qmgr, options, self.stats, self._store, dlq=self._dlq,
+                            other=self._other, ruleset=ruleset, clock=clock, log=self._log)
+        self._last_sweep = clock()
+        self._no_dlh_logged = 0
+
+    # -- public ----------------------------------------------------------------
+    @property
+    def ruleset(self) -> RuleSet:
+        return self._ruleset
+
+    def swap_rules(self, ruleset: RuleSet) -> None:
+        """Install a new table (thread-safe); it takes effect between units of work."""
+        with self._lock:
+            self._next_ruleset = ruleset
+
+    def run(self) -> RunStats:
+        """Process the DLQ until WAIT says stop, ``stop`` is set, or MQ fails."""
+        last_useful = self._clock()
+        try:
+            while not self.stop_event.is_set():
+                p = self._scan()
+                now = self._clock()
+                if p.useful:
+                    last_useful = now
+                self._end_pass(p, now)
+                if self.stop_event.is_set():
+                    break
+                if self.options.dry_run:
+                    self.stop_reason = StopReason.DRY_RUN_DONE
+                    return self.stats
+                wait = self._ruleset.control.wait
+                idle_limit = None if wait == "YES" else (0 if wait == "NO" else int(wait))
+                if (idle_limit is not None and not p.useful and p.pending_due is None
+                        and now - last_useful >= idle_limit):
+                    self.stop_reason = StopReason.WAIT_EXPIRED
+                    return self.stats
+                retryint = self._ruleset.control.retryint
+                deadline = now + max(1, 10 * retryint)
+                if p.pending_due is not None:
+                    # A little slack lets retries due close together share one pass.
+                    deadline = min(deadline, p.pending_due + min(1.0, 0.2 * retryint))
+                elif idle_limit is not None:
+                    deadline = min(deadline, last_useful + idle_limit)
+                if self._idle(deadline):
+                    last_useful = self._clock()
+            self.stop_reason = StopReason.STOPPED
+        except MQIError as exc:
+            self._actor.backout()
+            if exc.reason in QUIET_END:
+                self.stop_reason = StopReason.CONNECTION_BROKEN
+            else:
+                self.stop_reason = StopReason.FATAL
+                self.fatal_error = exc
+            self._log.error("handler_mq_error", reason=exc.reason,
+                            reason_name=reason_name(exc.reason), detail=exc.detail)
+        finally:
+            if self.stop_reason not in (StopReason.FATAL, StopReason.CONNECTION_BROKEN):
+                self._actor.commit()
+            self._close()
+        return self.stats
+
+    # -- passes ----------------------------------------------------------------
+    def _scan(self) -> PassState:
+        """One full pass from the first message."""
+        p = PassState()
+        self._rescan = False
+        self._actor.new_pass()
+        options = GetOptions(browse="first", lock=True, syncpoint=False)
+        while not self.stop_event.is_set():
+            try:
+                msg = self._dlq.get(options)
+            except MQIError as exc:
+                if exc.reason == MQRC_NO_MSG_AVAILABLE:
+                    break
+                raise
+            options = GetOptions(browse="next", lock=True, syncpoint=False)
+            self._maybe_swap_rules()
+            self._actor.examine(msg, p)
+        else:
+            p.complete = False
+        self._actor.commit()
+        self._dlq.unlock()
+        return p
+
+    def _end_pass(self, p: PassState, now: float) -> None:
+        self.stats.passes += 1
+        if p.complete or self.stats.passes == 1:
+            self.stats.ignored, self.stats.no_dlh = p.ignored, p.no_dlh
+            self.stats.waiting = p.waiting
+        if p.no_dlh:
+            level = self._log.info if p.no_dlh != self._no_dlh_logged else self._log.debug
+            level("pass_messages_without_dlh", count=p.no_dlh,
+                  reports_suppressed=self._actor.reports_suppressed)
+        self._no_dlh_logged = p.no_dlh
+        if (p.complete and not self.options.dry_run
+                and now - self._last_sweep >= self.options.sweep_interval):
+            self._last_sweep = now
+            removed = self._store.sweep(self._present)
+            self.stats.status_records_collected += removed
+            if removed:
+                self._log.info("status_records_collected", removed=removed)
+
+    def _present(self, subject: Subject) -> bool:
+        """Whether a status record's message (or group) is still on the DLQ."""
+        options = (GetOptions(browse="first", group_id=subject.group_id, syncpoint=False)
+                   if subject.group_id else
+                   GetOptions(browse="first", msg_id=subject.msg_id,
+                              correl_id=subject.correl_id, syncpoint=False))
+        try:
+            self._other.get(options)
+        except MQIError as exc:
+            if exc.reason == MQRC_NO_MSG_AVAILABLE:
+                return False
+            raise
+        return True
+
+    def _idle(self, deadline: float) -> bool:
+        """Wait for new messages until ``deadline``; process any that arrive.
+
+        Returns True when something useful was done.
+        """
+        p = PassState()
+        while not self.stop_event.is_set() and not self._rescan:
+            remaining = deadline - self._clock()
+            if remaining <= 0:
+                break
+            self._maybe_swap_rules()
+            # While a batch is open, take what is already there, then commit and wait.
+            wait_ms = 0 if self._actor.in_unit else max(
+                1, int(min(remaining * 1000, self.options.poll_ms)))
+            try:
+                msg = self._dlq.get(GetOptions(browse="next", lock=True, syncpoint=False,
+                                               wait_ms=wait_ms))
+            except MQIError as exc:
+                if exc.reason == MQRC_NO_MSG_AVAILABLE:
+                    self._actor.commit()
+                    continue
+                raise
+            self._maybe_swap_rules()
+            self._actor.examine(msg, p)
+        self._actor.commit()
+        return p.useful
+
+    # -- rules and shutdown --------------------------------------------------------
+    def _maybe_swap_rules(self) -> None:
+        if self._next_ruleset is None:
+            return
+        self._actor.commit()
+        with self._lock:
+            ruleset, self._next_ruleset = self._next_ruleset, None
+        self._ruleset = ruleset
+        self._actor.use(ruleset)
+        self._rescan = True
+        self.stats.reloads += 1
+        self._log.info("rules_swapped", sha256=ruleset.sha256, rules=len(ruleset.rules))
+        inputq = ruleset.control.inputq
+        if inputq and inputq != self.options.input_queue:
+            self._log.warning("rules_inputq_ignored", inputq=inputq,
+                              detail="the input queue changes only on restart")
+
+    def _close(self) -> None:
+        for closer in (self._store.close, self._other.close, self._dlq.close):
+            try:
+                closer()
+            except MQIError:
+                self._log.warning("close_failed")

@@ -1,0 +1,42 @@
+"""How one handler runs: what runmqdlq takes from the table and argv, and our additions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dlqhandler.worker.attempts import DEFAULT_STATUS_QUEUE
+
+__all__ = ["DEFAULT_BATCH_SIZE", "HandlerOptions"]
+
+# Measured with benchmarks/handler.py (2 cores, persistent 512-byte messages): 1 -> ~730,
+# 10 -> ~1,200, 25 -> ~1,500, 50 -> ~1,650, 100..500 -> ~1,450 messages/second.
+DEFAULT_BATCH_SIZE = 50
+
+
+@dataclass(frozen=True, slots=True)
+class HandlerOptions:
+    """Options of one handler run.
+
+    * ``batch_size``: messages per unit of work (a failure still touches only its
+      own message);
+    * ``dry_run``: browse only, one pass, nothing written (not even attempts);
+    * ``max_hops``: refuse to forward a message carrying this many MQDLHs;
+    * ``status_queue``: where durable attempt counts live;
+    * ``poll_ms``: longest single wait, so a stop request is seen promptly;
+    * ``no_dlh_reports_per_pass`` / ``no_dlh_report_interval``: rate limit of the
+      warnings about messages without an MQDLH;
+    * ``sweep_interval``: seconds between collections of orphan attempt records;
+    * ``near_expiry_tenths``: a message with less Expiry left than this gets a
+      unit of work of its own (if it expires under our lock, only it is backed out).
+    """
+
+    input_queue: str
+    batch_size: int = DEFAULT_BATCH_SIZE
+    dry_run: bool = False
+    max_hops: int = 5
+    status_queue: str = DEFAULT_STATUS_QUEUE
+    poll_ms: int = 500
+    no_dlh_reports_per_pass: int = 20
+    no_dlh_report_interval: float = 600.0
+    sweep_interval: float = 300.0
+    near_expiry_tenths: int = 50

@@ -1,0 +1,92 @@
+"""Acting on one or a few messages, and not flooding a recovering application.
+
+* :class:`Selector`: ``--msgid HEX`` and ``--match 'KEYWORD(value) ...'``. A
+  match is a rules-table pattern compiled by the same compiler (so the same
+  keywords, wildcards and symbolic names work); a message is selected when the
+  pattern matches it, and the handler leaves every other message alone.
+* :class:`RateLimiter`: ``--max-rate N`` actions per second (token bucket).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from dlqhandler.errors import ConfigError
+from dlqhandler.mq.message import Message
+from dlqhandler.rules import Matcher, compile_rules
+
+__all__ = ["RateLimiter", "Selector"]
+
+
+class Selector:
+    """Which DLQ messages this run may act on (all, when empty)."""
+
+    def __init__(self, msg_ids: list[bytes] | None = None, match: str | None = None) -> None:
+        self.msg_ids = frozenset(msg_ids or ())
+        self._matcher: Matcher | None = None
+        if match:
+            result = compile_rules(f"{match} ACTION(DISCARD)\n", source="--match")
+            errors = [d for d in result.diagnostics if d.severity == "error"]
+            if result.ruleset is None or errors:
+                detail = "; ".join(f"col {d.column}: {d.message}" for d in errors)
+                raise ConfigError(f"--match {match!r} is not a valid pattern: {detail}")
+            self._matcher = Matcher(result.ruleset)
+
+    @classmethod
+    def parse(cls, msgids: list[str] | None, match: str | None) -> Selector:
+        ids = []
+        for text in msgids or ():
+            try:
+                raw = bytes.fromhex(text)
+            except ValueError as exc:
+                raise ConfigError(f"--msgid {text!r} is not hexadecimal") from exc
+            if not 0 < len(raw) <= 24:
+                raise ConfigError(f"--msgid {text!r} must be 1 to 24 bytes")
+            ids.append(raw.ljust(24, b"\x00"))
+        return cls(ids, match)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.msg_ids) or self._matcher is not None
+
+    def selects(self, message: Message) -> bool:
+        """True when the run may act on this (decoded) message."""
+        if self.msg_ids and message.md.msg_id not in self.msg_ids:
+            return False
+        if self._matcher is not None:
+            return bool(self._matcher.decide(message, 0).rule is not None)
+        return True
+
+
+class RateLimiter:
+    """Token bucket: at most ``rate`` acquisitions per second, bursts of ``burst``."""
+
+    def __init__(self, rate: float, *, burst: float | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        if rate <= 0:
+            raise ConfigError("--max-rate must be positive")
+        self.rate = rate
+        self.burst = burst if burst is not None else max(1.0, rate)
+        self._tokens = self.burst
+        self._clock = clock
+        self._sleep = sleep
+        self._last = clock()
+        self._lock = threading.Lock()
+
+    def acquire(self, stop: threading.Event | None = None) -> bool:
+        """Wait for a token; False when ``stop`` was set while waiting."""
+        while True:
+            with self._lock:
+                now = self._clock()
+                self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
+                self._last = now
+                if self._tokens >= 1 - 1e-9:
+                    self._tokens = max(0.0, self._tokens - 1)
+                    return True
+                wait = (1 - self._tokens) / self.rate
+            if stop is not None and stop.is_set():
+                return False
+            self._sleep(min(wait, 0.5))

@@ -1,0 +1,234 @@
+"""Building dead letters, reading queues, and the conservation ledger.
+
+Conservation: every message that was on the DLQ at the start is, at the end,
+exactly once on the DLQ, or exactly once at one target, or deliberately
+discarded; never twice, never lost. Checked by MsgId, by a hash of the
+payload, and by what each action must do to the message:
+
+* left on the DLQ: data and descriptor unchanged;
+* FWD HEADER(YES): data byte-identical (MQDLH included), Format ``MQDEAD``;
+* RETRY / FWD HEADER(NO): the MQDLH stripped, the rest byte-identical, and
+  Format, Encoding and CodedCharSetId restored from the MQDLH;
+* always: identity and origin context passed (UserIdentifier, AccountingToken,
+  ApplIdentityData, PutApplType/Name, PutDate/Time, ApplOriginData), MsgId and
+  CorrelId kept, and a remaining Expiry no larger than the original's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dlqhandler.errors import MalformedMessageError, MQIError
+from dlqhandler.mq import MQMD, Message, decode_dead_letter
+from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
+from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
+from dlqhandler.qmgr.xqh import MQFMT_XMIT_Q_HEADER, decode_xqh
+
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+STATUS = "DLQHANDLER.STATUS"
+_ids = itertools.count(1)
+CONTEXT = ("user_identifier", "accounting_token", "appl_identity_data", "put_appl_type",
+           "put_appl_name", "put_date", "put_time", "appl_origin_data")
+
+
+def msg_id(tag: str = "T") -> bytes:
+    """A unique, recognisable 24-byte MsgId."""
+    return f"TEST {tag:<10.10}{next(_ids):09d}".encode("ascii")
+
+
+def dead_letter(payload: bytes | str = b"hello", *, reason: int = 2053, destq: str = "APP.Q",
+                destqm: str = "QM1", user: str = "app1", reply_to_q: str = "",
+                reply_to_q_mgr: str = "", expiry: int = -1, persistence: int = 1,
+                msg_type: int = 8, fmt: str = "MQSTR", encoding: int = 546,
+                ccsid: int = 1208, tag: str = "T", **md: Any) -> Message:
+    """A message as a queue manager dead-letters it (MQDLH in front, Format MQDEAD)."""
+    data = payload.encode() if isinstance(payload, str) else payload
+    original = MQMD(format=fmt, encoding=encoding, coded_char_set_id=ccsid,
+                    persistence=persistence, msg_type=msg_type, msg_id=msg_id(tag),
+                    correl_id=b"CORREL".ljust(24, b"\x00"), user_identifier=user,
+                    accounting_token=b"\x05acct1".ljust(32, b"\x00"),
+                    appl_identity_data="identity", put_appl_type=6,
+                    put_appl_name="OrderService", put_date="20241121", put_time="06000000",
+                    appl_origin_data="orig", reply_to_q=reply_to_q,
+                    reply_to_q_mgr=reply_to_q_mgr, expiry=expiry, **md)
+    return Message.dead_letter(original, data, reason=reason, dest_q_name=destq,
+                               dest_q_mgr_name=destqm, put_appl_type=7,
+                               put_appl_name="amqrmppa", put_date="20241121",
+                               put_time="06000100")
+
+
+def plain(payload: bytes = b'{"type": "orphan"}', tag: str = "PLAIN") -> Message:
+    """A message without an MQDLH, put straight onto the DLQ by some application."""
+    return Message(MQMD(format="MQSTR", coded_char_set_id=1208, persistence=1,
+                        msg_id=msg_id(tag), user_identifier="rogue"), payload)
+
+
+def load(qm: QueueManager, messages: Iterable[Message], queue: str = DLQ) -> list[Message]:
+    """Put messages onto a queue keeping their context (dmpmqmsg -C A), in one unit."""
+    out = list(messages)
+    for m in out:
+        qm.put1(queue, m, PutOptions(syncpoint=True, context="set_all"))
+    qm.commit()
+    return out
+
+
+def define(qm: QueueManager, *names: str, **attrs: Any) -> None:
+    admin = qm.admin()  # type: ignore[attr-defined]
+    for name in names:
+        admin.define_queue(name, {k.upper(): v for k, v in attrs.items()}, replace=True)
+
+
+def alter(qm: QueueManager, name: str, **attrs: Any) -> None:
+    qm.admin().alter_queue(name, {k.upper(): v for k, v in attrs.items()})  # type: ignore[attr-defined]
+
+
+def browse(qm: QueueManager, queue: str) -> list[Message]:
+    """Every message on ``queue`` (non-destructive), in queue order."""
+    q = qm.open(queue, input=False, browse=True)
+    out: list[Message] = []
+    options = GetOptions(browse="first", syncpoint=False)
+    try:
+        while True:
+            try:
+                out.append(q.get(options))
+            except MQIError as exc:
+                if exc.reason == 2033:
+                    return out
+                raise
+            options = GetOptions(browse="next", syncpoint=False)
+    finally:
+        q.close()
+
+
+def depth(qm: QueueManager, queue: str) -> int:
+    return qm.inquire_queue(queue).curdepth
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+@dataclass
+class Placed:
+    """Where one original message ended up."""
+
+    queue: str
+    message: Message
+    remote: str | None = None  # "queue@qmgr" for a message on a transmission queue
+
+
+@dataclass
+class Ledger:
+    """The DLQ's content at the start, to check conservation at the end."""
+
+    qmgr: QueueManager
+    dlq: str
+    original: dict[bytes, Message]
+    outcome: dict[bytes, list[Placed]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, qm: QueueManager, dlq: str = DLQ) -> Ledger:
+        messages = browse(qm, dlq)
+        ids = [m.md.msg_id for m in messages]
+        assert len(set(ids)) == len(ids), "test data must have unique MsgIds"
+        return cls(qm, dlq, {m.md.msg_id: m for m in messages})
+
+    def check(self, targets: Iterable[str], *, discarded: Iterable[bytes] = (),
+              may_discard: Iterable[bytes] = (), discard_count: int | None = None
+              ) -> dict[str, list[Message]]:
+        """Assert conservation; returns the messages found per queue (DLQ included).
+
+        ``discarded``: must be gone. ``may_discard`` with ``discard_count``:
+        exactly that many of them are gone (when the table, not the test, says
+        which). Every other original must be found exactly once.
+        """
+        must_go = set(discarded)
+        allowed = must_go | set(may_discard)
+        found: dict[bytes, list[Placed]] = {}
+        per_queue: dict[str, list[Message]] = {}
+        for queue in dict.fromkeys([self.dlq, *targets]):
+            for m in browse(self.qmgr, queue):
+                placed = _unwrap(queue, m)
+                per_queue.setdefault(queue, []).append(placed.message)
+                found.setdefault(placed.message.md.msg_id, []).append(placed)
+        unknown = set(found) - set(self.original)
+        assert not unknown, f"messages from nowhere: {sorted(unknown)}"
+        dupes = {k.decode(errors="replace"): [p.queue for p in v]
+                 for k, v in found.items() if len(v) > 1}
+        assert not dupes, f"duplicated: {dupes}"
+        gone = {k for k in self.original if k not in found}
+        lost = sorted(k.decode(errors="replace") for k in gone - allowed)
+        assert not lost, f"lost: {lost}"
+        assert must_go <= gone, f"should have been discarded: {sorted(must_go - gone)}"
+        if discard_count is not None:
+            assert len(gone) == discard_count, (len(gone), discard_count)
+        for key, (placed,) in found.items():
+            self._same(self.original[key], placed)
+        self.outcome = found
+        return per_queue
+
+    def where(self, message: Message) -> str | None:
+        placed = self.outcome.get(message.md.msg_id)
+        return None if placed is None else placed[0].remote or placed[0].queue
+
+    def _same(self, before: Message, after: Placed) -> None:
+        got = after.message
+        b, a = before.md, got.md
+        name = b.msg_id.decode(errors="replace")
+        for attr in (*CONTEXT, "msg_id", "correl_id", "msg_type", "persistence", "report",
+                     "reply_to_q", "reply_to_q_mgr", "group_id", "msg_seq_number",
+                     "msg_flags", "offset", "priority", "feedback"):
+            assert getattr(a, attr) == getattr(b, attr), (name, after.queue, attr)
+        if b.expiry == -1:
+            assert a.expiry == -1, (name, "expiry")
+        else:
+            assert 0 < a.expiry <= b.expiry, (name, "expiry", a.expiry, b.expiry)
+        if after.queue == self.dlq or a.format == "MQDEAD":
+            assert digest(got.body) == digest(before.body), (name, after.queue, "body")
+            assert (a.format, a.encoding, a.coded_char_set_id) == (
+                b.format, b.encoding, b.coded_char_set_id), (name, after.queue)
+            return
+        dlh = decode_dead_letter(b, before.body).dlh
+        assert dlh is not None
+        assert digest(got.body) == digest(before.body[MQDLH_LENGTH_1:]), (name, "stripped body")
+        assert (a.format, a.encoding, a.coded_char_set_id) == (
+            dlh.format, dlh.encoding, dlh.coded_char_set_id), (name, "restored MQMD")
+
+
+def _unwrap(queue: str, m: Message) -> Placed:
+    """A message on a transmission queue is judged by what is inside its MQXQH."""
+    if m.md.format != MQFMT_XMIT_Q_HEADER:
+        return Placed(queue, m)
+    xqh, data = decode_xqh(m.body)
+    return Placed(queue, Message(xqh.md.replace(version=2), data),
+                  remote=f"{xqh.remote_q_name}@{xqh.remote_q_mgr_name}")
+
+
+def has_dlh(m: Message) -> bool:
+    try:
+        decode_dead_letter(m.md, m.body)
+    except MalformedMessageError:
+        return False
+    return True
+
+
+def json_events(path: Path) -> list[dict[str, Any]]:
+    """The JSON log lines a child handler wrote (other lines ignored)."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def failures_per_message(events: Iterable[dict[str, Any]]) -> Counter[str]:
+    return Counter(e["msgid"] for e in events if e.get("event") == "put_failed")

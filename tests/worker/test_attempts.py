@@ -1,0 +1,96 @@
+"""The durable attempt store on the status queue, and its garbage collection."""
+
+from __future__ import annotations
+
+import threading
+
+from dlqhandler.mq import MQMD, Message
+from dlqhandler.qmgr import PutOptions
+from dlqhandler.rules import compile_rules
+from dlqhandler.worker import AttemptStore, Handler, HandlerOptions
+from dlqhandler.worker.attempts import group_subject, message_subject
+from tests.worker.helpers import DLQ, STATUS, browse, dead_letter, define, load
+
+
+def test_a_failure_is_visible_at_once_and_a_clear_follows_the_unit_of_work(qm) -> None:
+    """record_failure writes outside syncpoint (another handler sees it immediately);
+    clear joins the unit of work, so a backout brings the record back."""
+    define(qm, STATUS)
+    store = AttemptStore(qm, STATUS)
+    subject = message_subject(b"M" * 24, b"C" * 24)
+    first = store.record_failure(subject, None, 100.0)
+    second = store.record_failure(subject, store.lookup(subject), 101.0)
+    assert (second.attempts, len(browse(qm, STATUS))) == (2, 1)
+    qm.backout()
+    record = store.lookup(subject)
+    assert record is not None
+    assert (record.attempts, record.last_attempt) == (2, 101.0)
+    assert first.status_ids != record.status_ids
+
+    store.clear(record)
+    qm.backout()
+    assert store.lookup(subject) is not None
+    store.clear(store.lookup(subject))
+    qm.commit()
+    assert store.lookup(subject) is None
+    store.close()
+
+
+def test_duplicate_records_read_as_the_highest_and_are_all_replaced(qm) -> None:
+    """If a crash left two records for one message (new one put, old one not yet
+    removed), the look-up takes the higher count and the next write removes both."""
+    define(qm, STATUS)
+    store = AttemptStore(qm, STATUS)
+    subject = group_subject(b"G" * 24)
+    assert subject.key != message_subject(b"G" * 24, b"").key
+    for n in (3, 5):
+        body = f'{{"n": {n}, "last": 1.0, "groupid": "{"47" * 24}"}}'.encode()
+        qm.put1(STATUS, Message(MQMD(correl_id=subject.key, format="MQSTR"), body),
+                PutOptions(syncpoint=False))
+    record = store.lookup(subject)
+    assert record is not None
+    assert record.attempts == 5
+    assert len(record.status_ids) == 2
+    store.record_failure(subject, record, 2.0)
+    assert [m.body for m in browse(qm, STATUS)] == [
+        f'{{"n": 6, "last": 2.0, "groupid": "{"47" * 24}"}}'.encode()]
+    store.close()
+
+
+def test_records_of_messages_gone_from_the_dlq_are_collected(qm) -> None:
+    """A sweep marks records whose message is no longer on the DLQ; the next sweep
+    removes them if the message is still gone. Records of present messages stay."""
+    define(qm, STATUS)
+    store = AttemptStore(qm, STATUS)
+    here, gone = message_subject(b"H" * 24, b"\0" * 24), message_subject(b"X" * 24, b"\0" * 24)
+    for subject in (here, gone):
+        store.record_failure(subject, None, 1.0)
+    present = {here.key}
+    assert store.sweep(lambda s: s.key in present) == 0
+    assert len(browse(qm, STATUS)) == 2
+    assert store.sweep(lambda s: s.key in present) == 1
+    assert store.lookup(here) is not None
+    assert store.lookup(gone) is None
+    store.close()
+
+
+def test_the_handler_collects_orphan_records_between_passes(qm) -> None:
+    """A running handler sweeps the status queue (here every pass): the record of a
+    message that left the DLQ by other means goes; a live message's record stays."""
+    define(qm, STATUS)
+    define(qm, "APP.Q", put="DISABLED")
+    orphan = AttemptStore(qm, STATUS)
+    orphan.record_failure(message_subject(b"O" * 24, b"\0" * 24), None, 1.0)
+    orphan.close()
+    [live] = load(qm, [dead_letter("live", destq="APP.Q", reason=2051)])
+    ruleset = compile_rules("RETRYINT(0) WAIT(NO)\nACTION(RETRY) RETRY(3)\n").ruleset
+    assert ruleset is not None
+    handler = Handler(qm, ruleset, HandlerOptions(DLQ, sweep_interval=0),
+                      stop=threading.Event())
+
+    stats = handler.run()
+
+    assert stats.status_records_collected == 1
+    [record] = browse(qm, STATUS)
+    assert live.md.msg_id.hex().encode() in record.body
+    assert stats.passes >= 3

@@ -1,0 +1,98 @@
+"""WAIT(NO), WAIT(n) and WAIT(YES): when the handler ends."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from pathlib import Path
+
+from dlqhandler.qmgr import connect
+from tests.worker.conftest import RunCli, start_handler
+from tests.worker.helpers import DLQ, Ledger, dead_letter, define, depth, json_events, load, plain
+
+
+def test_wait_no_ends_after_a_pass_with_nothing_to_do(qm, ledger, run_cli: RunCli) -> None:
+    """WAIT(NO) ends as soon as a full pass found no useful work: ignored messages and
+    messages without an MQDLH do not keep it running (and stay where they are)."""
+    load(qm, [dead_letter("ignored", destq="KEEP"), plain()])
+    book = ledger()
+
+    started = time.monotonic()
+    run = run_cli("RETRYINT(60) WAIT(NO)\nDESTQ(KEEP) ACTION(IGNORE)\n")
+
+    assert run.rc == 0
+    assert time.monotonic() - started < 3
+    book.check([])
+    [ended] = run.events("handler_ended")
+    assert (ended["reason"], ended["passes"]) == ("wait_expired", 1)
+
+
+def test_wait_n_ends_after_n_idle_seconds(home, qm, ledger, run_cli: RunCli) -> None:
+    """WAIT(2) keeps the handler waiting for new messages; one that arrives is handled
+    at once and restarts the idle clock; two idle seconds after it, the handler ends."""
+    define(qm, "CATCH")
+    load(qm, [dead_letter("early")])
+    book = ledger()
+    late = dead_letter("late", priority=0)
+
+    def put_late() -> None:
+        time.sleep(0.8)
+        conn = connect("QM1", home=home, user="tester")
+        load(conn, [late])
+        conn.disconnect()
+
+    helper = threading.Thread(target=put_late, daemon=True)
+    started = time.monotonic()
+    helper.start()
+    run = run_cli("RETRYINT(60) WAIT(2)\nACTION(FWD) FWDQ(CATCH)\n")
+    elapsed = time.monotonic() - started
+    helper.join(timeout=5)
+
+    assert run.rc == 0, run.err
+    assert 2.6 <= elapsed < 8, elapsed
+    book.original[late.md.msg_id] = late  # it arrived during the run
+    placed = book.check(["CATCH"])
+    assert len(placed["CATCH"]) == 2
+    assert run.events("handler_ended")[0]["reason"] == "wait_expired"
+
+
+def test_wait_yes_runs_until_sigterm(home: Path, qm, tmp_path: Path) -> None:
+    """WAIT(YES) keeps running on an empty DLQ and handles what arrives; SIGTERM ends
+    it cleanly: exit 0, AMQ8709 and the summary printed."""
+    define(qm, "CATCH")
+    load(qm, [dead_letter(f"m{i}") for i in range(5)])
+    book = Ledger.of(qm)
+    rules = tmp_path / "wait-yes.rul"
+    rules.write_text("RETRYINT(60) WAIT(YES)\nACTION(FWD) FWDQ(CATCH)\n")
+    log = tmp_path / "handler.log"
+    child = start_handler(home, rules, "--no-watch", log=log)
+    try:
+        _until(lambda: depth(qm, "CATCH") == 5, "the backlog was not handled")
+        time.sleep(1.0)
+        assert child.poll() is None, "WAIT(YES) ended on its own"
+        late = load(qm, [dead_letter("late", priority=0)])[0]
+        book.original[late.md.msg_id] = late
+        _until(lambda: depth(qm, "CATCH") == 6, "a new message was not handled")
+        child.send_signal(signal.SIGTERM)
+        out, _ = child.communicate(timeout=20)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=10)
+    assert child.returncode == 0
+    assert "AMQ8709" in out
+    assert "forwarded                       6" in out
+    book.check(["CATCH"])
+    ended = [e for e in json_events(log) if e["event"] == "handler_ended"]
+    assert ended[0]["reason"] == "stopped"
+
+
+def _until(condition, message: str, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, message
+        time.sleep(0.05)
+
+
+__all__ = ["DLQ", "_until"]
