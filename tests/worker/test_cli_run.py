@@ -22,7 +22,9 @@ def test_a_table_with_errors_processes_nothing(qm, ledger, run_cli: RunCli) -> N
 
     assert run.rc == ExitCode.RULES_ERROR
     assert "AMQ8708" not in run.out
-    assert ":2:" in run.err and ":3:" in run.err and "^" in run.err
+    assert ":2:" in run.err
+    assert ":3:" in run.err
+    assert "^" in run.err
     assert "AMQ8758" in run.err
     book.check([])
 
