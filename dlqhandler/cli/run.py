@@ -31,8 +31,10 @@ from dlqhandler.cli._connect import add_connection_arguments, connect, ensure_qu
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.cli.lint import render
 from dlqhandler.config import load_settings
-from dlqhandler.errors import ConfigError, MQIError
+from dlqhandler.errors import ConfigError, DLQHandlerError, MQIError
 from dlqhandler.logs import configure_logging, get_logger
+from dlqhandler.mq.mqtm import MQTMC2, looks_like_mqtmc2
+from dlqhandler.mq.names import validate_qmgr_name, validate_queue_name
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import CompileResult, ControlData, compile_rules
 from dlqhandler.worker import (
@@ -100,11 +102,32 @@ def _print_diagnostics(result: CompileResult, text: str) -> None:
         print(render(d, lines), file=sys.stderr)
 
 
+def _from_trigger_message(args: argparse.Namespace, log: Any) -> int | None:
+    """Started by a trigger monitor: take the queue and queue manager from the MQTMC2
+    argument, as runmqdlq does. The names are validated before use."""
+    try:
+        tmc = MQTMC2.from_argv(args.inputq)
+        queue = validate_queue_name(tmc.q_name, "MQTMC2 QName")
+        qmgr = validate_qmgr_name(tmc.q_mgr_name, "MQTMC2 QMgrName") if tmc.q_mgr_name else ""
+    except (DLQHandlerError, ValueError) as exc:
+        print(f"dlqhandler run: the trigger message argument is not usable: {exc}",
+              file=sys.stderr)
+        return int(ExitCode.USAGE)
+    log.info("started_by_trigger", queue=queue, qmgr=qmgr or None,
+             process=tmc.process_name, trigger_data=tmc.trigger_data)
+    args.inputq, args.inputqm = queue, (qmgr or args.inputqm)
+    return None
+
+
 def _run(args: argparse.Namespace) -> int:
     settings = load_settings(log_level=args.log_level)
     json_logs = settings.log_json if args.log_format is None else args.log_format == "json"
     configure_logging(level=settings.log_level, json=json_logs)
     log = get_logger("run")
+    if args.inputq is not None and looks_like_mqtmc2(args.inputq):
+        code = _from_trigger_message(args, log)
+        if code is not None:
+            return code
     try:
         text, source = _read_rules(args)
     except OSError as exc:

@@ -78,3 +78,32 @@ def test_get_inhibited_dlq_ends_with_a_fatal_mq_error(qm, ledger, run_cli: RunCl
     assert error["reason"] == 2016
     alter(qm, DLQ, get="ENABLED")
     book.check([])
+
+
+def test_started_by_a_trigger_monitor_takes_queue_and_qmgr_from_mqtmc2(
+        qm, ledger, run_cli: RunCli) -> None:
+    """Like runmqdlq under runmqtrm: the MQTMC2 argument names the DLQ and the queue
+    manager (it overrides the table's INPUTQ); the names are validated first."""
+    from dlqhandler.mq.mqtm import MQTM
+
+    define(qm, "OTHER.DLQ", "CATCH")
+    load(qm, [dead_letter("triggered")], queue="OTHER.DLQ")
+    book = Ledger.of(qm, "OTHER.DLQ")
+    tmc = MQTM(q_name="OTHER.DLQ", process_name="DLQ.HANDLER", appl_type=6,
+               appl_id="dlqhandler run").to_mqtmc2("QM1")
+    run = run_cli("INPUTQ(SYSTEM.DEAD.LETTER.QUEUE) WAIT(NO)\nACTION(FWD) FWDQ(CATCH)\n",
+                  tmc.to_argv())
+    assert run.rc == ExitCode.OK
+    assert "INPUTQ(OTHER.DLQ)" in run.out
+    assert depth(qm, "CATCH") == 1
+    book.check(["CATCH"])
+
+
+def test_a_crafted_mqtmc2_is_refused(qm, run_cli: RunCli) -> None:
+    """A trigger argument whose QName is not a valid MQ name is a usage error."""
+    from dlqhandler.mq.mqtm import MQTM
+
+    tmc = MQTM(q_name="BAD;NAME&X").to_mqtmc2("QM1")
+    run = run_cli("WAIT(NO)\nACTION(DISCARD)\n", tmc.to_argv())
+    assert run.rc == ExitCode.USAGE
+    assert "trigger message argument" in run.err
