@@ -18,12 +18,11 @@ from typing import Any
 from dlqhandler.cli._connect import connection_factory, resolve_qmgr_name
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import load_settings
-from dlqhandler.errors import ConfigError, DLQHandlerError, MQIError
+from dlqhandler.errors import ConfigError, DLQHandlerError
 from dlqhandler.formats.dmpmqmsg import DumpWriter
 from dlqhandler.logs import configure_logging
-from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
 from dlqhandler.qmgr.embedded import connect as connect_embedded
-from dlqhandler.qmgr.port import GetOptions
+from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
 
 __all__ = ["main", "register"]
@@ -71,16 +70,8 @@ def _snapshot(settings: Any, qmgr_name: str, queue: str | None, out: Path) -> tu
         snap_dir = out / "_snapshot"
         snap_dir.mkdir(parents=True, exist_ok=True)
         path = snap_dir / "input.dmp"
-        options = GetOptions(browse="first", syncpoint=False)
         with path.open("wb") as stream, DumpWriter(stream, qmgr=info.name, queue=q_name) as w:
-            while True:
-                try:
-                    msg = handle.get(options)
-                except MQIError as exc:
-                    if exc.reason == MQRC_NO_MSG_AVAILABLE:
-                        break
-                    raise
-                options = GetOptions(browse="next", syncpoint=False)
+            for msg in browse_all(handle):
                 w.write(msg)
         handle.close()
         return path, q_name, info.name

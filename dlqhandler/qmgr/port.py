@@ -17,9 +17,11 @@ Semantics follow the MQI:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
+from dlqhandler.errors import MQIError
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 
@@ -30,7 +32,10 @@ __all__ = [
     "Queue",
     "QueueInfo",
     "QueueManager",
+    "browse_all",
 ]
+
+_MQRC_NO_MSG_AVAILABLE = 2033
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,3 +170,23 @@ class QueueManager(Protocol):
     def disconnect(self) -> None:
         """MQDISC; an open unit of work is backed out first."""
         ...
+
+
+def browse_all(queue: Queue, *, msg_id: bytes | None = None, correl_id: bytes | None = None,
+               group_id: bytes | None = None) -> Iterator[Message]:
+    """Browse every (matching) message from the first, without locks or syncpoint.
+
+    The loop every caller would otherwise write: BROWSE_FIRST, then BROWSE_NEXT
+    until MQRC_NO_MSG_AVAILABLE (2033), which ends the iteration.
+    """
+    position: Literal["first", "next"] = "first"
+    while True:
+        try:
+            msg = queue.get(GetOptions(browse=position, syncpoint=False, msg_id=msg_id,
+                                       correl_id=correl_id, group_id=group_id))
+        except MQIError as exc:
+            if exc.reason == _MQRC_NO_MSG_AVAILABLE:
+                return
+            raise
+        position = "next"
+        yield msg

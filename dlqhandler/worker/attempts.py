@@ -39,7 +39,7 @@ from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_UNKNOWN_OBJECT_NAME
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
-from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager
+from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager, browse_all
 
 __all__ = ["DEFAULT_STATUS_QUEUE", "AttemptRecord", "AttemptStore", "Subject", "group_subject",
            "message_subject"]
@@ -114,15 +114,7 @@ class AttemptStore:
             return None
         best: AttemptRecord | None = None
         ids: list[bytes] = []
-        options = GetOptions(browse="first", correl_id=subject.key, syncpoint=False)
-        while True:
-            try:
-                msg = self._q.get(options)
-            except MQIError as exc:
-                if exc.reason == MQRC_NO_MSG_AVAILABLE:
-                    break
-                raise
-            options = GetOptions(browse="next", correl_id=subject.key, syncpoint=False)
+        for msg in browse_all(self._q, correl_id=subject.key):
             ids.append(msg.md.msg_id)
             record = _parse(msg.body)
             if record is not None and (best is None or record.attempts > best.attempts):
@@ -174,15 +166,7 @@ class AttemptStore:
             return 0
         previous, self._candidates = self._candidates, {}
         removed = 0
-        options = GetOptions(browse="first", syncpoint=False)
-        while True:
-            try:
-                msg = self._q.get(options)
-            except MQIError as exc:
-                if exc.reason == MQRC_NO_MSG_AVAILABLE:
-                    break
-                raise
-            options = GetOptions(browse="next", syncpoint=False)
+        for msg in browse_all(self._q):
             subject = _subject_of(msg)
             if subject is None or present(subject):
                 continue
