@@ -129,8 +129,6 @@ def candidate_query(*, queue: str, conn: str, handle: int,
         order = "m.seg_offset"
     else:
         if after is not None:
-            where.append("(m.priority < :after_priority OR"
-                         " (m.priority = :after_priority AND m.id > :after_id))")
             params.update(after_priority=after[0], after_id=after[1])
         if logical:
             where.append(f"(m.msg_flags & {_GROUP_OR_SEGMENT} = 0"
@@ -148,8 +146,25 @@ def candidate_query(*, queue: str, conn: str, handle: int,
             if column in params:
                 index = f" INDEXED BY {name}"
                 break
+    custom_columns = bool(columns)
+    if custom_columns and after is not None:
+        raise ValueError("a browse-next query returns the standard columns")
     columns = columns or ", ".join(f"m.{c.strip()}" for c in COLUMNS.split(","))
     # Only constant fragments are joined here; every value is a bound parameter.
+    if in_group is None and after is not None:
+        # "Strictly after (priority, id)" as one OR predicate is no index range: SQLite
+        # would start at the cursor's priority and skip every row before the cursor,
+        # making a pass over a deep queue quadratic. Two ranges, each read in index
+        # order from its start, keep every browse-next a short index seek. The outer
+        # sort is of at most 2 x limit rows (columns 1 and 2 are id and priority).
+        same = " AND ".join([*where, "m.priority = :after_priority", "m.id > :after_id"])
+        lower = " AND ".join([*where, "m.priority < :after_priority"])
+        sql = (f"SELECT * FROM (SELECT {columns} FROM messages m{index} WHERE {same}"  # noqa: S608
+               f" ORDER BY m.id LIMIT {int(limit)})"
+               f" UNION ALL SELECT * FROM (SELECT {columns} FROM messages m{index}"
+               f" WHERE {lower} ORDER BY {order} LIMIT {int(limit)}) ORDER BY 2 DESC, 1"
+               f" LIMIT {int(limit)}")
+        return Query(sql, params)
     sql = (f"SELECT {columns} FROM messages m{index} WHERE {' AND '.join(where)}"  # noqa: S608
            f" ORDER BY {order} LIMIT {int(limit)}")
     return Query(sql, params)

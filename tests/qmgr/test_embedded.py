@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions
+from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions, store
+from dlqhandler.qmgr.selection import candidate_query
 
 NOW = PutOptions(syncpoint=False)
 
@@ -40,3 +43,23 @@ def test_priority_above_nine_is_kept_in_the_descriptor(qm: EmbeddedQueueManager)
     put(qm, "p12", 12)
     got = qm.open("APP.Q").get(GetOptions(syncpoint=False))
     assert (got.body, got.md.priority) == (b"p12", 12)
+
+
+def test_browse_next_is_an_index_seek_not_a_scan_from_the_cursors_priority(
+        qm: EmbeddedQueueManager) -> None:
+    """Browse-next reads two index ranges (same priority after the cursor, then lower
+    priorities), so a pass over a deep queue stays linear; the order is unchanged."""
+    db = sqlite3.connect(":memory:")
+    db.executescript(store._SCHEMA)
+    q = candidate_query(queue="APP.Q", conn="c", handle=1, after=(4, 10))
+    plan = " | ".join(row[-1] for row in db.execute("EXPLAIN QUERY PLAN " + q.sql, q.params))
+    assert "priority=? AND id>?" in plan, plan
+    assert "priority<?" in plan, plan
+
+    qm.admin().define_queue("APP.Q", {})
+    for i, priority in enumerate([3, 7, 3, 0, 7, 9, 3, 0]):
+        put(qm, f"{priority}-{i}", priority)
+    browse = qm.open("APP.Q")
+    seen = [browse.get(GetOptions(browse="first")).body.decode()]
+    seen += [browse.get(GetOptions(browse="next")).body.decode() for _ in range(7)]
+    assert seen == ["9-5", "7-1", "7-4", "3-0", "3-2", "3-6", "0-3", "0-7"]
