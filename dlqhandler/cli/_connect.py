@@ -3,6 +3,14 @@
 ``--backend embedded`` (the default) opens an embedded queue manager under
 ``$DLQHANDLER_HOME``; with no name given it takes ``$DLQHANDLER_QMGR``, else
 the only embedded queue manager there is.
+
+``--backend ibmmq`` connects to IBM MQ through :mod:`dlqhandler.qmgr.ibmmq`,
+imported only then (it needs ``pip install 'dlqhandler[ibmmq]'`` and the MQ C
+client). Its settings come from the environment
+(:func:`~dlqhandler.qmgr.ibmmq_config.ibmmq_settings_from_env`: transport, CCDT,
+key repository, user and password); ``--conn-name``, ``--channel`` and
+``--cipher-spec`` override theirs. Credentials never come from the command line.
+With no queue manager named, ``$DLQHANDLER_IBMMQ_QMGR``, else the default one.
 """
 
 from __future__ import annotations
@@ -19,14 +27,36 @@ from dlqhandler.qmgr.embedded import connect as connect_embedded
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.qmgr.qmgrs import list_qmgrs
 
-__all__ = ["add_connection_arguments", "connect", "connection_factory", "ensure_queue",
-           "resolve_qmgr_name"]
+__all__ = ["add_connection_arguments", "connect", "connection_factory",
+           "connection_usage_problem", "ensure_queue", "resolve_qmgr_name"]
+
+_IBMMQ_OPTIONS = (("conn_name", "--conn-name"), ("channel", "--channel"),
+                  ("cipher_spec", "--cipher-spec"))
 
 
 def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--backend", choices=("embedded",), default="embedded",
-                        help="queue manager backend (default: embedded, under "
-                             "$DLQHANDLER_HOME)")
+    parser.add_argument("--backend", choices=("embedded", "ibmmq"), default="embedded",
+                        help="queue manager backend: embedded (default; under "
+                             "$DLQHANDLER_HOME) or ibmmq (IBM MQ; needs "
+                             "pip install 'dlqhandler[ibmmq]' and the MQ C client)")
+    mq = parser.add_argument_group(
+        "IBM MQ (--backend ibmmq)",
+        "Override the DLQHANDLER_MQ_* environment variables of the same name; everything "
+        "else (transport, CCDT, TLS key repository, user, password) comes from the "
+        "environment only (see dlqhandler/qmgr/ibmmq_config.py).")
+    mq.add_argument("--conn-name", metavar="HOST(PORT)[,...]",
+                    help="client connection name (with --channel: an explicit MQCD)")
+    mq.add_argument("--channel", metavar="NAME", help="SVRCONN channel (with --conn-name)")
+    mq.add_argument("--cipher-spec", metavar="CIPHER",
+                    help="TLS CipherSpec of the client channel (SSLCIPH)")
+
+
+def connection_usage_problem(args: argparse.Namespace) -> str | None:
+    """Why the connection options do not go together, or None."""
+    if getattr(args, "backend", "embedded") == "ibmmq":
+        return None
+    given = [flag for attr, flag in _IBMMQ_OPTIONS if getattr(args, attr, None)]
+    return f"{', '.join(given)} need --backend ibmmq" if given else None
 
 
 def resolve_qmgr_name(settings: Settings, name: str | None) -> str:
@@ -48,10 +78,28 @@ def resolve_qmgr_name(settings: Settings, name: str | None) -> str:
 
 
 def connect(args: argparse.Namespace, settings: Settings, name: str | None) -> QueueManager:
-    """MQCONN for the chosen backend; MQIError 2058 when it cannot be found."""
-    if getattr(args, "backend", "embedded") != "embedded":
-        raise ConfigError(f"unknown backend {args.backend}")
+    """MQCONN for the chosen backend; MQIError 2058 when it cannot be found.
+
+    ConfigError when the backend cannot be used (``ibmmq`` not installed,
+    inconsistent IBM MQ settings).
+    """
+    backend = getattr(args, "backend", "embedded")
+    if backend == "ibmmq":
+        return _connect_ibmmq(args, name)
+    if backend != "embedded":
+        raise ConfigError(f"unknown backend {backend}")
     return connect_embedded(resolve_qmgr_name(settings, name), settings=settings)
+
+
+def _connect_ibmmq(args: argparse.Namespace, name: str | None) -> QueueManager:
+    # Imported here, only for this backend: nothing imports IBM MQ code at start-up.
+    from dlqhandler.qmgr.ibmmq import connect as connect_ibmmq
+    from dlqhandler.qmgr.ibmmq_config import ibmmq_settings_from_env
+
+    overrides = {attr: getattr(args, attr, None) for attr, _flag in _IBMMQ_OPTIONS}
+    mq_settings = ibmmq_settings_from_env(name.strip() if name and name.strip() else None,
+                                          **overrides)
+    return connect_ibmmq(settings=mq_settings)
 
 
 def connection_factory(settings: Settings, name: str) -> Callable[[], QueueManager]:

@@ -1,6 +1,6 @@
 """``dlqhandler run``: the DLQ handler daemon, invoked like runmqdlq.
 
-    dlqhandler run [INPUTQ [INPUTQM]] [--rules FILE] [--backend embedded] ...
+    dlqhandler run [INPUTQ [INPUTQM]] [--rules FILE] [--backend embedded|ibmmq] ...
 
 Rules come from ``--rules FILE``, else from stdin, as runmqdlq reads them.
 Positional INPUTQ/INPUTQM override the table's control data; a blank INPUTQ
@@ -13,6 +13,13 @@ queue manager is connected and the DLQ chosen, then ``AMQ8708`` is printed
 and the loop runs. It ends with ``AMQ8709`` and a summary on stdout. SIGTERM
 and SIGINT stop it between units of work (exit 0, summary printed); SIGHUP
 reloads the rules file.
+
+Beyond runmqdlq (:mod:`dlqhandler.cli._run_options`): ``--msgid``/``--match``
+act on selected messages only, in one pass unless WAIT(YES); ``--max-rate``
+paces the actions; ``--metrics-port`` serves Prometheus metrics and health.
+Started by a trigger monitor (an MQTMC2 as INPUTQ), a run that moves nothing
+holds the DLQ open a while before ending, so the FIRST trigger does not
+restart it in a loop (``--trigger-backoff``, :mod:`dlqhandler.worker.backoff`).
 """
 
 from __future__ import annotations
@@ -27,10 +34,16 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from dlqhandler.cli._connect import add_connection_arguments, connect, ensure_queue
+from dlqhandler.cli._connect import (
+    add_connection_arguments,
+    connect,
+    connection_usage_problem,
+    ensure_queue,
+)
+from dlqhandler.cli._run_options import add_run_options, check_run_options, start_metrics
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.cli.lint import render
-from dlqhandler.config import load_settings
+from dlqhandler.config import Settings, load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError, MQIError
 from dlqhandler.logs import configure_logging, get_logger
 from dlqhandler.mq.mqtm import MQTMC2, looks_like_mqtmc2
@@ -38,14 +51,21 @@ from dlqhandler.mq.names import validate_qmgr_name, validate_queue_name
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import CompileResult, ControlData, compile_rules
 from dlqhandler.worker import (
+    DEFAULT_BACKOFF_BASE,
+    DEFAULT_BACKOFF_MAX,
     DEFAULT_BATCH_SIZE,
     DEFAULT_STATUS_QUEUE,
+    BackoffPolicy,
     Handler,
     HandlerOptions,
     RulesReloader,
     RunStats,
     StopReason,
+    TriggeredRun,
+    TriggerRecords,
 )
+from dlqhandler.worker.metrics import HandlerMetrics, MetricsServer
+from dlqhandler.worker.selection import Selector
 
 __all__ = ["register"]
 
@@ -78,6 +98,18 @@ def register(sub: Any) -> None:
     p.add_argument("--log-format", choices=("json", "console"), default=None,
                    help="log format (default: json unless stderr is a terminal)")
     p.add_argument("--log-level", default=None, choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    p.add_argument("--trigger-backoff", type=float, default=DEFAULT_BACKOFF_MAX,
+                   metavar="MAX",
+                   help="started by a trigger monitor, a run that moved nothing keeps the "
+                        "queue open (still processing arrivals) before ending: BASE "
+                        "seconds, doubling on each such consecutive run, at most MAX "
+                        f"(default {DEFAULT_BACKOFF_MAX:g}; 0: off), so closing it does not "
+                        "re-trigger the handler at once")
+    p.add_argument("--trigger-backoff-base", type=float, default=DEFAULT_BACKOFF_BASE,
+                   metavar="BASE",
+                   help=f"first hold of --trigger-backoff (default {DEFAULT_BACKOFF_BASE:g})")
+    p.set_defaults(triggered=False)
+    add_run_options(p)
     add_connection_arguments(p)
     p.set_defaults(handler=_run)
 
@@ -116,6 +148,7 @@ def _from_trigger_message(args: argparse.Namespace, log: Any) -> int | None:
     log.info("started_by_trigger", queue=queue, qmgr=qmgr or None,
              process=tmc.process_name, trigger_data=tmc.trigger_data)
     args.inputq, args.inputqm = queue, (qmgr or args.inputqm)
+    args.triggered = True
     return None
 
 
@@ -129,6 +162,15 @@ def _run(args: argparse.Namespace) -> int:
         if code is not None:
             return code
     try:
+        selector = check_run_options(args)
+    except ConfigError as exc:
+        print(f"dlqhandler run: {exc}", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    problem = connection_usage_problem(args)
+    if problem is not None:
+        print(f"dlqhandler run: {problem}", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    try:
         text, source = _read_rules(args)
     except OSError as exc:
         print(f"dlqhandler run: cannot read rules table: {exc}", file=sys.stderr)
@@ -141,7 +183,27 @@ def _run(args: argparse.Namespace) -> int:
              error=True)
         return int(ExitCode.RULES_ERROR)
 
-    control = first.ruleset.control
+    metrics: HandlerMetrics | None = None
+    server: MetricsServer | None = None
+    if args.metrics_port is not None:
+        try:
+            metrics, server = start_metrics(args, log)
+        except OSError as exc:
+            print(f"dlqhandler run: cannot serve metrics on {args.metrics_host}:"
+                  f"{args.metrics_port}: {exc}", file=sys.stderr)
+            return int(ExitCode.USAGE)
+    try:
+        return _connect_and_serve(args, settings, text=text, source=source,
+                                  control=first.ruleset.control, log=log, selector=selector,
+                                  metrics=metrics)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def _connect_and_serve(args: argparse.Namespace, settings: Settings, *, text: str,
+                       source: str, control: ControlData, log: Any, selector: Selector,
+                       metrics: HandlerMetrics | None) -> int:
     named_qm = args.inputqm.strip() if args.inputqm is not None else ""
     try:
         qmgr = connect(args, settings, named_qm or control.inputqm)
@@ -151,13 +213,17 @@ def _run(args: argparse.Namespace) -> int:
         return int(ExitCode.CONNECTION_ERROR)
     try:
         return _serve(args, qmgr, deadq=info.dead_letter_q_name.strip(), text=text,
-                      source=source, control=control, log=log)
+                      source=source, control=control, log=log, selector=selector,
+                      metrics=metrics)
     finally:
+        if metrics is not None:
+            metrics.connected = False
         qmgr.disconnect()
 
 
 def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: str,
-           source: str, control: ControlData, log: Any) -> int:
+           source: str, control: ControlData, log: Any, selector: Selector,
+           metrics: HandlerMetrics | None) -> int:
     # A positional INPUTQ wins, even blank (= DEADQ); then the table's INPUTQ; then DEADQ.
     queue = (args.inputq.strip() or deadq) if args.inputq is not None else (
         control.inputq or deadq)
@@ -175,26 +241,36 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: st
     stop = threading.Event()
     options = HandlerOptions(input_queue=queue, batch_size=max(1, args.batch_size),
                              dry_run=args.dry_run, max_hops=args.max_hops,
-                             status_queue=args.status_queue)
+                             status_queue=args.status_queue, max_rate=args.max_rate)
     try:
         if not args.dry_run:
             ensure_queue(qmgr, args.status_queue, descr="dlqhandler attempt counts")
-        handler = Handler(qmgr, ruleset, options, stop=stop)
+        guard = _loop_guard(args, qmgr, queue)
+        handler = Handler(qmgr, ruleset, options, stop=stop,
+                          linger=guard.linger if guard is not None else None,
+                          selector=selector, metrics=metrics)
     except MQIError as exc:
         _say("AMQ8745", f"Unable to open queue {queue}: {exc}", error=True)
         return int(ExitCode.CONNECTION_ERROR)
+    if metrics is not None:
+        metrics.rules(ruleset.sha256)
+        metrics.connected = True
 
     reloader: RulesReloader | None = None
     if args.rules is not None and not args.dry_run:
+        rejected = None if metrics is None else (
+            lambda kept: metrics.rules(kept, reloaded=False))
         reloader = RulesReloader(args.rules, handler.swap_rules, current_sha256=ruleset.sha256,
-                                 input_queue=queue)
+                                 input_queue=queue, on_rejected=rejected)
         if not args.no_watch:
             reloader.start()
     previous = _install_signals(stop, reloader, log)
     try:
         _say("AMQ8708", f"Dead-letter queue handler started to process INPUTQ({queue}).")
         log.info("handler_started", queue=queue, qmgr=qmgr.name, rules=source,
-                 sha256=ruleset.sha256, dry_run=args.dry_run, batch_size=options.batch_size)
+                 sha256=ruleset.sha256, dry_run=args.dry_run, batch_size=options.batch_size,
+                 max_rate=options.max_rate, msgids=len(selector.msg_ids),
+                 match=args.match)
         stats = handler.run()
     finally:
         _restore_signals(previous)
@@ -203,6 +279,8 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: st
     if reloader is not None:
         stats.reload_failures = reloader.rejected
     _finish(stats, qmgr, queue)
+    if guard is not None:
+        _end_guard(guard, stats, log)
     _say("AMQ8709", "Dead-letter queue handler ending.")
     for line in stats.render(queue):
         print(line)
@@ -213,6 +291,24 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: st
     if handler.stop_reason == StopReason.CONNECTION_BROKEN:
         return int(ExitCode.CONNECTION_ERROR)
     return int(ExitCode.OK)
+
+
+def _loop_guard(args: argparse.Namespace, qmgr: QueueManager,
+                queue: str) -> TriggeredRun | None:
+    """A triggered run guards against the closed loop of TRIGTYPE(FIRST) (worker.backoff)."""
+    policy = BackoffPolicy(base=args.trigger_backoff_base, cap=args.trigger_backoff)
+    if not args.triggered or args.dry_run or not policy.enabled:
+        return None
+    return TriggeredRun(TriggerRecords(qmgr, args.status_queue, queue), policy,
+                        depth=lambda: qmgr.inquire_queue(queue).curdepth, clock=time.time)
+
+
+def _end_guard(guard: TriggeredRun, stats: RunStats, log: Any) -> None:
+    try:
+        guard.finish(stats, stats.left_on_queue)
+        guard.close()
+    except MQIError as exc:
+        log.warning("trigger_backoff_not_updated", reason=exc.reason, detail=exc.detail)
 
 
 def _finish(stats: RunStats, qmgr: QueueManager, queue: str) -> None:

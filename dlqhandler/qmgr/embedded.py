@@ -299,9 +299,15 @@ class EmbeddedQueueManager:
             if not self._connected:
                 return
             try:
-                self.backout()
-                for handle in list(self._handles.values()):
-                    handle.close()
+                for step in (self.backout, *(h.close for h in list(self._handles.values()))):
+                    try:
+                        step()
+                    except MQIError as exc:
+                        # Disk full: what could not be undone stays this connection's;
+                        # once the lock file is released below, the next connection
+                        # backs it out (as for a killed process).
+                        self._log.warning("disconnect_cleanup_failed", reason=exc.reason,
+                                          detail=exc.detail)
             finally:
                 self._connected = False
                 self._store.close()

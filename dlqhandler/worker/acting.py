@@ -13,15 +13,27 @@ each message it browses (locked) from the DLQ:
   it at once); DISCARD is the get alone;
 * several messages share a unit of work (``batch_size``); a message close to
   expiry gets one of its own; a group or segmented message is moved whole, in
-  logical order, in a unit of its own, with one attempt count for the group.
+  logical order, in a unit of its own, with one attempt count for the group;
+* with a selector (``--msgid``/``--match``) a message that is not selected is left
+  untouched: no attempt count is read or written, nothing is logged about it. A
+  group is selected when any of its members is (it moves whole). A message
+  without a valid MQDLH is never selected (it could not be acted on anyway);
+* with ``--max-rate`` each message acted on (each member of a group) takes a token
+  first; when none is there the open unit of work is committed before waiting,
+  so the wait never holds uncommitted messages;
+* outcomes go to the metrics, when there are any: per rule line, action and
+  outcome (``ok``, ``failed``, ``backed_out``, ``not_done`` in a dry run), failed
+  attempts by MQ reason code. IGNORE is not counted: a message left on the queue
+  would be counted again on every pass.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dlqhandler.errors import MalformedMessageError, MQIError
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR, reason_name
@@ -29,7 +41,9 @@ from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 from dlqhandler.rules import Decision, Matcher, RuleSet
 from dlqhandler.rules.targets import InvalidTargetError
+from dlqhandler.worker import selection
 from dlqhandler.worker.actions import ActionError, ForwardLoopError, Outgoing, plan_put
+from dlqhandler.worker.ages import dead_lettered_at, put_at
 from dlqhandler.worker.attempts import (
     AttemptRecord,
     AttemptStore,
@@ -41,6 +55,9 @@ from dlqhandler.worker.groups import SeenGroups, in_group, is_complete, logical_
 from dlqhandler.worker.options import HandlerOptions
 from dlqhandler.worker.reporting import RateLimiter
 from dlqhandler.worker.stats import RunStats
+
+if TYPE_CHECKING:
+    from dlqhandler.worker.metrics import HandlerMetrics
 
 __all__ = ["QUIET_END", "Actor", "PassState"]
 
@@ -60,11 +77,18 @@ class PassState:
     ignored: int = 0
     no_dlh: int = 0
     waiting: int = 0
+    not_selected: int = 0
+    oldest: float | None = None  # earliest dead-letter time of a message left on the DLQ
     groups: SeenGroups = field(default_factory=SeenGroups)
 
     def wait_for(self, due: float) -> None:
         self.waiting += 1
         self.pending_due = due if self.pending_due is None else min(self.pending_due, due)
+
+    def left(self, when: float | None) -> None:
+        """A message dead-lettered at ``when`` stays on the DLQ."""
+        if when is not None and (self.oldest is None or when < self.oldest):
+            self.oldest = when
 
 
 @dataclass
@@ -83,8 +107,16 @@ class Actor:
 
     def __init__(self, qmgr: QueueManager, options: HandlerOptions, stats: RunStats,
                  store: AttemptStore, *, dlq: Queue, other: Queue, ruleset: RuleSet,
-                 clock: Callable[[], float], log: Any) -> None:
+                 clock: Callable[[], float], log: Any,
+                 selector: selection.Selector | None = None,
+                 limiter: selection.RateLimiter | None = None,
+                 stop: threading.Event | None = None,
+                 metrics: HandlerMetrics | None = None) -> None:
         self.qmgr = qmgr
+        self._selector = selector or selection.Selector()
+        self._limiter = limiter
+        self._stop = stop
+        self._metrics = metrics
         self.options = options
         self.stats = stats
         self._store = store
@@ -117,24 +149,34 @@ class Actor:
         return self._no_dlh.suppressed
 
     def examine(self, raw: Message, p: PassState) -> None:
+        """Decide and act for the message under the cursor; note it if it stays."""
         md = raw.md
         try:
             msg = decode_dead_letter(md, raw.body)
         except MalformedMessageError as exc:
             p.no_dlh += 1
-            if self._no_dlh.allow(md.msg_id, self._clock()):
+            p.left(put_at(md.put_date, md.put_time))
+            if not self._selector.active and self._no_dlh.allow(md.msg_id, self._clock()):
                 self._log.warning("message_without_dlh", msgid=md.msg_id.hex(),
                                   detail=str(exc), length=len(raw.body))
             return
+        if not self._examine(msg, p):
+            p.left(dead_lettered_at(msg))
+
+    def _examine(self, msg: Message, p: PassState) -> bool:
+        """True when the message was taken into the unit of work (it leaves the DLQ)."""
+        md = msg.md
         if in_group(md):
-            self._handle_group(msg, p)
-            return
+            return self._handle_group(msg, p)
+        if not self._selector.selects(msg):
+            p.not_selected += 1
+            return False
         subject = message_subject(md.msg_id, md.correl_id)
         record = self._store.lookup(subject)
         attempts = record.attempts if record is not None else 0
         decision = self._matcher.decide(msg, attempts)
         if decision.action.kind != "IGNORE" and not self._due(record, p):
-            return
+            return False
         log = self._log.bind(msgid=md.msg_id.hex(), reason=msg.dlh.reason if msg.dlh else None,
                              destq=msg.dlh.dest_q_name if msg.dlh else None,
                              rule_line=decision.rule.line if decision.rule else None,
@@ -142,17 +184,38 @@ class Actor:
         if decision.action.kind == "IGNORE":
             p.ignored += 1
             log.debug("message_ignored", implicit=decision.implicit, outcome="left")
-            return
+            return False
         if self.options.dry_run:
             self._dry_run(msg, decision, log)
-            return
+            return False
         p.useful = True
+        if not self._pace(1):
+            return False
         near_expiry = 0 < md.expiry <= self.options.near_expiry_tenths
         if near_expiry:
             self.commit()  # its unit of work holds it alone: a failure touches nothing else
-        self._act(msg, decision, subject, record, log)
+        taken = self._act(msg, decision, subject, record, log)
         if near_expiry or self._batch.size >= self.options.batch_size:
             self.commit()
+        return taken
+
+    def _pace(self, n: int) -> bool:
+        """Take ``n`` --max-rate tokens. When one must be waited for, the open unit of
+        work is committed first: the wait never holds uncommitted messages (nor the
+        locks and log space they pin). False when the handler is stopping."""
+        if self._limiter is None:
+            return True
+        for _ in range(n):
+            if self._limiter.try_acquire():
+                continue
+            self.commit()
+            if not self._limiter.acquire(self._stop):
+                return False
+        return True
+
+    def _count(self, line: int | None, action: str, outcome: str) -> None:
+        if self._metrics is not None:
+            self._metrics.decision(line, action, outcome)
 
     def _due(self, record: AttemptRecord | None, p: PassState) -> bool:
         """False (and note when) if the last failed attempt was under RETRYINT ago.
@@ -174,8 +237,9 @@ class Actor:
                 target = self._where(out)
             except (InvalidTargetError, ActionError) as exc:
                 target = f"refused: {exc}"
-        self.stats.record_action(decision.rule.line if decision.rule else None,
-                                 decision.action.kind)
+        line = decision.rule.line if decision.rule else None
+        self.stats.record_action(line, decision.action.kind)
+        self._count(line, decision.action.kind, "not_done")
         log.info("dry_run_decision", target=target, outcome="not_done")
 
     def _plan(self, decision: Decision, msg: Message) -> Outgoing:
@@ -186,8 +250,9 @@ class Actor:
         return f"{out.queue}@{out.qmgr or self._qmgr_name}"
 
     def _act(self, msg: Message, decision: Decision, subject: Subject,
-             record: AttemptRecord | None, log: Any) -> None:
-        """Carry out one decision inside the current unit of work."""
+             record: AttemptRecord | None, log: Any) -> bool:
+        """Carry out one decision inside the current unit of work; True when the
+        message was taken (it leaves the DLQ when the unit of work commits)."""
         line = decision.rule.line if decision.rule else None
         kind = decision.action.kind
         target: str | None = None
@@ -195,9 +260,9 @@ class Actor:
             try:
                 out = self._plan(decision, msg)
             except (InvalidTargetError, ActionError) as exc:
-                self._failed(subject, record, line=line, reason=_refusal(exc), detail=str(exc),
-                             log=log)
-                return
+                self._failed(subject, record, line=line, action=kind, reason=_refusal(exc),
+                             detail=str(exc), log=log)
+                return False
             target = self._where(out)
             try:
                 self.qmgr.put1(out.queue, out.message, out.options, qmgr=out.qmgr)
@@ -205,19 +270,21 @@ class Actor:
                 if exc.reason in QUIET_END:
                     raise
                 quiet = kind == "RETRY" and msg.dlh is not None and exc.reason == msg.dlh.reason
-                self._failed(subject, record, line=line, reason=reason_name(exc.reason),
-                             detail=exc.detail, log=log, quiet=quiet, target=target,
-                             code=exc.reason)
-                return
+                self._failed(subject, record, line=line, action=kind,
+                             reason=reason_name(exc.reason), detail=exc.detail, log=log,
+                             quiet=quiet, target=target, code=exc.reason)
+                return False
         if not self._take(self._dlq, msg, under_cursor=True):
             # Expired or removed under our lock: the put must not stand alone.
             self.stats.vanished += 1
+            self._count(line, kind, "backed_out")
             log.warning("message_vanished", target=target, outcome="backed_out")
             self.backout()
-            return
+            return True
         self._store.clear(record)
         self._batch.size += 1
         self._batch.effects.append(functools.partial(self._done, line, kind, log, target))
+        return True
 
     def _take(self, q: Queue, msg: Message, *, under_cursor: bool) -> bool:
         """The destructive get (under syncpoint) of a message already put elsewhere."""
@@ -234,16 +301,20 @@ class Actor:
 
     def _done(self, line: int | None, kind: str, log: Any, target: str | None) -> None:
         self.stats.record_action(line, kind)
+        self._count(line, kind, "ok")
         event = {"RETRY": "message_retried", "FWD": "message_forwarded",
                  "DISCARD": "message_discarded"}[kind]
         log.info(event, target=target, outcome="ok")
 
     def _failed(self, subject: Subject, record: AttemptRecord | None, *, line: int | None,
-                reason: str, detail: str, log: Any, quiet: bool = False,
+                action: str, reason: str, detail: str, log: Any, quiet: bool = False,
                 target: str | None = None, code: int | None = None) -> AttemptRecord:
         """Count a failed attempt at once; the DLQ message was not touched."""
         new = self._store.record_failure(subject, record, self._clock())
         self.stats.record_failure(line, reason)
+        self._count(line, action, "failed")
+        if self._metrics is not None:
+            self._metrics.put_failure(code if code is not None else reason)
         # runmqdlq stays silent when a RETRY fails again for the reason the message was
         # dead-lettered (queue still full...): an info event, not a warning.
         level = log.info if quiet else log.warning
@@ -252,33 +323,40 @@ class Actor:
         return new
 
     # -- groups ------------------------------------------------------------------
-    def _handle_group(self, first: Message, p: PassState) -> None:
-        """Move a whole group in logical order in one unit of work, or leave it."""
+    def _handle_group(self, first: Message, p: PassState) -> bool:
+        """Move a whole group in logical order in one unit of work, or leave it.
+
+        True when the group was moved (or at least is not left by this handler)."""
         gid = first.md.group_id
         if not p.groups.add(gid):
-            return
+            return False
         log = self._log.bind(groupid=gid.hex())
         members = self._members(first, p, log)
         if members is None:
-            return
+            return False
+        if not any(self._selector.selects(m) for m in members):
+            p.not_selected += len(members)
+            return False
         subject = group_subject(gid)
         record = self._store.lookup(subject)
         attempts = record.attempts if record is not None else 0
         decisions = [self._matcher.decide(m, attempts) for m in members]
         ignore = any(d.action.kind == "IGNORE" for d in decisions)
         if not ignore and not self._due(record, p):
-            return
+            return False
         log = log.bind(members=len(members), attempts=attempts)
         if ignore:
             p.ignored += len(members)
             log.debug("group_ignored", outcome="left")
-            return
+            return False
         if self.options.dry_run:
             for m, d in zip(members, decisions, strict=True):
                 self._dry_run(m, d, self._member_log(log, m, d))
-            return
+            return False
         p.useful = True
         self.commit()  # a group has a unit of work of its own
+        if not self._pace(len(members)):
+            return False
         plans: list[tuple[Message, Decision, Outgoing | None]] = []
         for m, d in zip(members, decisions, strict=True):
             try:
@@ -286,7 +364,7 @@ class Actor:
             except (InvalidTargetError, ActionError) as exc:
                 self._group_failed(subject, record, member=m, decision=d,
                                    reason=_refusal(exc), detail=str(exc), target=None, log=log)
-                return
+                return False
         for m, d, out in plans:
             if out is None:
                 continue
@@ -299,15 +377,18 @@ class Actor:
                 self._group_failed(subject, record, member=m, decision=d,
                                    reason=reason_name(exc.reason), detail=exc.detail,
                                    target=self._where(out), log=log, code=exc.reason)
-                return
+                return False
         for m, _d, _out in plans:
             anchor = m is first
             if not self._take(self._dlq if anchor else self._other, m, under_cursor=anchor):
                 self.stats.vanished += 1
+                for _m, gone, _o in plans:
+                    self._count(gone.rule.line if gone.rule else None, gone.action.kind,
+                                "backed_out")
                 log.warning("group_member_vanished", msgid=m.md.msg_id.hex(),
                             outcome="backed_out")
                 self.backout()
-                return
+                return False
         self._store.clear(record)
         self._batch.size += len(plans)
         for m, d, out in plans:
@@ -316,6 +397,7 @@ class Actor:
                 self._member_log(log, m, d), None if out is None else self._where(out)))
         self._batch.effects.append(functools.partial(self._group_done, log))
         self.commit()
+        return True
 
     def _members(self, first: Message, p: PassState, log: Any) -> list[Message] | None:
         """The whole group in logical order, or None (counted and logged) to leave it.
@@ -362,7 +444,8 @@ class Actor:
                       member: Message, decision: Decision, reason: str, detail: str,
                       target: str | None, log: Any, code: int | None = None) -> None:
         line = decision.rule.line if decision.rule else None
-        new = self._failed(subject, record, line=line, reason=reason, detail=detail,
+        new = self._failed(subject, record, line=line, action=decision.action.kind,
+                           reason=reason, detail=detail,
                            log=self._member_log(log, member, decision), target=target,
                            code=code)
         log.warning("group_failed", failed_msgid=member.md.msg_id.hex(), reason_name=reason,
@@ -392,3 +475,4 @@ def _refusal(exc: Exception) -> str:
     if isinstance(exc, InvalidTargetError):
         return "INVALID_TARGET"
     return "UNUSABLE_USERID"
+

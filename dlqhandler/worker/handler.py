@@ -20,7 +20,24 @@ Between passes the handler waits for new messages (browse-next with a wait),
 for the next due retry, or for the rescan interval (10 x RETRYINT); WAIT(NO)
 ends after a full pass with no useful work and no pending retries; WAIT(n)
 after n idle seconds; WAIT(YES) runs until stopped. A new rules table is
-swapped in between units of work and triggers a rescan.
+swapped in between units of work and triggers a rescan. A triggered run that
+made no progress keeps the DLQ open (and watched) a while before it ends, so
+closing it does not re-trigger it at once (:mod:`dlqhandler.worker.backoff`).
+
+Operator options (``dlqhandler run``):
+
+* a selector (``--msgid``, ``--match``; :class:`~dlqhandler.worker.selection.Selector`)
+  limits the run to the messages it selects; every other message is left
+  untouched and no attempt is counted for it. A run with a selector ends after
+  one full pass unless the table says WAIT(YES) (then it stays resident and
+  handles only what the selector selects): an admin who names one message
+  wants it dealt with now, not a daemon;
+* ``max_rate`` (``--max-rate``) caps the messages acted on per second; the wait
+  for a token never holds a unit of work open (see :mod:`dlqhandler.worker.acting`);
+* ``metrics`` (:class:`~dlqhandler.worker.metrics.HandlerMetrics`) get every
+  outcome, a heartbeat between MQ calls (``/healthz``), the rules table in force,
+  and every 10 seconds the DLQ's depth (MQINQ) and the age of its oldest message
+  (as of the last full pass, which browses every message).
 
 Memory does not grow with the queue: the handler keeps no per-message state
 beyond a few bounded structures (the per-pass set of groups seen, the LRU of
@@ -33,7 +50,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dlqhandler.errors import MQIError
 from dlqhandler.logs import get_logger
@@ -43,7 +60,11 @@ from dlqhandler.rules import RuleSet
 from dlqhandler.worker.acting import QUIET_END, Actor, PassState
 from dlqhandler.worker.attempts import AttemptStore, Subject
 from dlqhandler.worker.options import DEFAULT_BATCH_SIZE, HandlerOptions
+from dlqhandler.worker.selection import RateLimiter, Selector
 from dlqhandler.worker.stats import RunStats
+
+if TYPE_CHECKING:
+    from dlqhandler.worker.metrics import HandlerMetrics
 
 __all__ = ["DEFAULT_BATCH_SIZE", "Handler", "HandlerOptions", "StopReason"]
 
@@ -52,6 +73,7 @@ class StopReason:
     WAIT_EXPIRED = "wait_expired"
     STOPPED = "stopped"
     DRY_RUN_DONE = "dry_run_done"
+    SELECTION_DONE = "selection_done"  # one pass with --msgid/--match (not WAIT(YES))
     CONNECTION_BROKEN = "connection_broken"
     FATAL = "fatal"
 
@@ -61,7 +83,9 @@ class Handler:
 
     def __init__(self, qmgr: QueueManager, ruleset: RuleSet, options: HandlerOptions, *,
                  stop: threading.Event | None = None, clock: Callable[[], float] = time.time,
-                 log: Any = None) -> None:
+                 log: Any = None, linger: Callable[[RunStats], float] | None = None,
+                 selector: Selector | None = None, metrics: HandlerMetrics | None = None,
+                 limiter: RateLimiter | None = None) -> None:
         self.qmgr = qmgr
         self.options = options
         self.stats = RunStats(dry_run=options.dry_run)
@@ -69,6 +93,13 @@ class Handler:
         self.stop_reason = StopReason.WAIT_EXPIRED
         self.fatal_error: MQIError | None = None
         self._clock = clock
+        self._linger = linger  # a triggered run's closed-loop guard (worker.backoff)
+        self._selector = selector or Selector()
+        self._metrics = metrics
+        self._last_sample: float | None = None
+        self._oldest: float | None = None  # dead-letter time of the oldest message left
+        if limiter is None and options.max_rate is not None and not options.dry_run:
+            limiter = RateLimiter(options.max_rate, sleep=self._nap)
         self._ruleset = ruleset
         self._next_ruleset: RuleSet | None = None
         self._rescan = False
@@ -85,7 +116,9 @@ class Handler:
             self._dlq.close()
             raise
         self._actor = Actor(qmgr, options, self.stats, self._store, dlq=self._dlq,
-                            other=self._other, ruleset=ruleset, clock=clock, log=self._log)
+                            other=self._other, ruleset=ruleset, clock=clock, log=self._log,
+                            selector=self._selector, limiter=limiter, stop=self.stop_event,
+                            metrics=metrics)
         self._last_sweep = clock()
         self._no_dlh_logged = 0
 
@@ -115,9 +148,15 @@ class Handler:
                     self.stop_reason = StopReason.DRY_RUN_DONE
                     return self.stats
                 wait = self._ruleset.control.wait
+                if self._selector.active and wait != "YES":
+                    self.stop_reason = StopReason.SELECTION_DONE
+                    return self.stats
                 idle_limit = None if wait == "YES" else (0 if wait == "NO" else int(wait))
                 if (idle_limit is not None and not p.useful and p.pending_due is None
                         and now - last_useful >= idle_limit):
+                    if self._hold():
+                        last_useful = self._clock()
+                        continue
                     self.stop_reason = StopReason.WAIT_EXPIRED
                     return self.stats
                 retryint = self._ruleset.control.retryint
@@ -131,7 +170,10 @@ class Handler:
                     last_useful = self._clock()
             self.stop_reason = StopReason.STOPPED
         except MQIError as exc:
-            self._actor.backout()
+            try:
+                self._actor.backout()
+            except MQIError as failed:  # disk full: the queue manager recovers the unit
+                self._log.error("backout_failed", reason=failed.reason, detail=failed.detail)
             if exc.reason in QUIET_END:
                 self.stop_reason = StopReason.CONNECTION_BROKEN
             else:
@@ -140,6 +182,8 @@ class Handler:
             self._log.error("handler_mq_error", reason=exc.reason,
                             reason_name=reason_name(exc.reason), detail=exc.detail)
         finally:
+            if self.stop_reason == StopReason.FATAL:
+                self._hold_after_error()
             if self.stop_reason not in (StopReason.FATAL, StopReason.CONNECTION_BROKEN):
                 self._actor.commit()
             self._close()
@@ -160,6 +204,7 @@ class Handler:
                     break
                 raise
             options = GetOptions(browse="next", lock=True, syncpoint=False)
+            self._tick()
             self._maybe_swap_rules()
             self._actor.examine(msg, p)
         else:
@@ -173,11 +218,15 @@ class Handler:
         if p.complete or self.stats.passes == 1:
             self.stats.ignored, self.stats.no_dlh = p.ignored, p.no_dlh
             self.stats.waiting = p.waiting
+            self.stats.not_selected = p.not_selected
         if p.no_dlh:
             level = self._log.info if p.no_dlh != self._no_dlh_logged else self._log.debug
             level("pass_messages_without_dlh", count=p.no_dlh,
                   reports_suppressed=self._actor.reports_suppressed)
         self._no_dlh_logged = p.no_dlh
+        if p.complete:
+            self._oldest = p.oldest
+            self._sample(force=True)
         if (p.complete and not self.options.dry_run
                 and now - self._last_sweep >= self.options.sweep_interval):
             self._last_sweep = now
@@ -210,6 +259,7 @@ class Handler:
             remaining = deadline - self._clock()
             if remaining <= 0:
                 break
+            self._tick()
             self._maybe_swap_rules()
             # While a batch is open, take what is already there, then commit and wait.
             wait_ms = 0 if self._actor.in_unit else max(
@@ -225,7 +275,31 @@ class Handler:
             self._maybe_swap_rules()
             self._actor.examine(msg, p)
         self._actor.commit()
+        if p.oldest is not None and (self._oldest is None or p.oldest < self._oldest):
+            self._oldest = p.oldest
         return p.useful
+
+    def _hold(self) -> bool:
+        """WAIT says end, but ``linger`` may keep the DLQ open (and watched) a while longer
+        (:mod:`dlqhandler.worker.backoff`). True when the loop should go on: something
+        useful was done meanwhile (the next pass decides whether to hold on), or the
+        rules were swapped. Watched in slices of ``poll_ms``, so a hold ends promptly."""
+        while self._linger is not None and not self.stop_event.is_set():
+            seconds = min(self._linger(self.stats), self.options.poll_ms / 1000)
+            if seconds <= 0:
+                break
+            if self._idle(self._clock() + seconds) or self._rescan:
+                return True
+        return False
+
+    def _hold_after_error(self) -> None:
+        """A failed triggered run is re-triggered as soon as it closes the DLQ (condition 12,
+        note 2: the abend): ``linger`` may keep it open, idle, for a while first."""
+        try:
+            seconds = self._linger(self.stats) if self._linger is not None else 0.0
+        except MQIError:
+            return
+        self.stop_event.wait(max(0.0, seconds))
 
     # -- rules and shutdown --------------------------------------------------------
     def _maybe_swap_rules(self) -> None:
@@ -238,11 +312,42 @@ class Handler:
         self._actor.use(ruleset)
         self._rescan = True
         self.stats.reloads += 1
+        if self._metrics is not None:
+            self._metrics.rules(ruleset.sha256, reloaded=True)
         self._log.info("rules_swapped", sha256=ruleset.sha256, rules=len(ruleset.rules))
         inputq = ruleset.control.inputq
         if inputq and inputq != self.options.input_queue:
             self._log.warning("rules_inputq_ignored", inputq=inputq,
                               detail="the input queue changes only on restart")
+
+    # -- metrics -------------------------------------------------------------------
+    def _tick(self) -> None:
+        """Between MQ calls: the loop is alive; sample the DLQ when one is due."""
+        if self._metrics is not None:
+            self._metrics.beat()
+            self._sample()
+
+    def _sample(self, *, force: bool = False) -> None:
+        """DLQ depth (MQINQ) and oldest age to the metrics, at most every 10 seconds."""
+        if self._metrics is None:
+            return
+        now = self._clock()
+        if not force and self._last_sample is not None and now - self._last_sample < 10.0:
+            return
+        self._last_sample = now
+        try:
+            depth = self.qmgr.inquire_queue(self.options.input_queue).curdepth
+        except MQIError as exc:  # the next MQGET will say whether it matters
+            self._log.debug("dlq_inquire_failed", reason=exc.reason)
+            return
+        age = 0.0 if depth == 0 else (None if self._oldest is None else now - self._oldest)
+        self._metrics.queue_state(depth, age)
+
+    def _nap(self, seconds: float) -> None:
+        """The --max-rate wait: ends early on stop, and is not mistaken for a stuck loop."""
+        self.stop_event.wait(seconds)
+        if self._metrics is not None:
+            self._metrics.beat()
 
     def _close(self) -> None:
         for closer in (self._store.close, self._other.close, self._dlq.close):

@@ -78,8 +78,10 @@ class DecisionRate:
 class HandlerMetrics:
     """The handler's metrics and readiness, in a registry of its own."""
 
-    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, *, clock: Callable[[], float] = time.time,
+                 stuck_after_s: float = 120.0) -> None:
         self.clock = clock
+        self.stuck_after_s = stuck_after_s
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         self.messages = Counter("dlqhandler_messages", "Messages handled, by rule line, "
@@ -109,6 +111,7 @@ class HandlerMetrics:
         self._lock = threading.Lock()
         self.connected = False
         self.rules_loaded = False
+        self._beat: float | None = None
 
     # -- events from the handler -------------------------------------------------
     def decision(self, rule_line: int | None, action: str, outcome: str) -> None:
@@ -119,8 +122,19 @@ class HandlerMetrics:
             if outcome == "ok":
                 self._removed_since_sample += 1
 
-    def put_failure(self, reason: int | None) -> None:
+    def put_failure(self, reason: int | str | None) -> None:
+        """A failed attempt: the MQ reason code, or the name of a refusal made before any
+        put (``FORWARD_LOOP``, ``INVALID_TARGET``...)."""
         self.put_failures.labels(str(reason) if reason is not None else "none").inc()
+
+    def beat(self) -> None:
+        """The handler loop is making progress (called between MQ calls)."""
+        self._beat = self.clock()
+
+    def alive(self) -> bool:
+        """False once the loop has not beaten for ``stuck_after_s`` (True before it starts)."""
+        beat = self._beat
+        return beat is None or self.clock() - beat <= self.stuck_after_s
 
     def rules(self, sha256: str, *, reloaded: bool | None = None) -> None:
         """Set the table in force; ``reloaded`` True/False counts a reload result."""
@@ -164,8 +178,8 @@ class HandlerMetrics:
 
 
 class MetricsServer:
-    """``/metrics``, ``/healthz`` (process alive) and ``/readyz`` (connected and rules
-    loaded) on one port, in a daemon thread."""
+    """``/metrics``, ``/healthz`` (process alive and the loop not stuck) and ``/readyz``
+    (connected and rules loaded) on one port, in a daemon thread."""
 
     def __init__(self, metrics: HandlerMetrics, port: int, host: str = "127.0.0.1") -> None:
         self.metrics = metrics
@@ -192,7 +206,9 @@ def _make_handler(metrics: HandlerMetrics) -> type[BaseHTTPRequestHandler]:
             if self.path.startswith("/metrics"):
                 self._send(200, metrics.exposition(), CONTENT_TYPE_LATEST)
             elif self.path.startswith("/healthz"):
-                self._send(200, b"ok\n", "text/plain")
+                alive = metrics.alive()
+                self._send(200 if alive else 503, b"ok\n" if alive else b"stuck\n",
+                           "text/plain")
             elif self.path.startswith("/readyz"):
                 ready = metrics.connected and metrics.rules_loaded
                 self._send(200 if ready else 503, b"ready\n" if ready else b"not ready\n",

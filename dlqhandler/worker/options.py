@@ -27,7 +27,10 @@ class HandlerOptions:
       warnings about messages without an MQDLH;
     * ``sweep_interval``: seconds between collections of orphan attempt records;
     * ``near_expiry_tenths``: a message with less Expiry left than this gets a
-      unit of work of its own (if it expires under our lock, only it is backed out).
+      unit of work of its own (if it expires under our lock, only it is backed out);
+    * ``max_rate``: at most this many messages acted on per second (``--max-rate``;
+      None: no limit). The handler never waits for the limit with a unit of work
+      open: when no token is there, it commits the batch first, then waits.
     """
 
     input_queue: str
@@ -40,3 +43,4 @@ class HandlerOptions:
     no_dlh_report_interval: float = 600.0
     sweep_interval: float = 300.0
     near_expiry_tenths: int = 50
+    max_rate: float | None = None

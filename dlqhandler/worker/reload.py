@@ -4,9 +4,10 @@ A watchdog observer watches the rules file's directory (editors replace files
 by rename, so watching the file alone misses saves). Events are debounced; the
 new text is compiled off the handler thread; only a table without errors is
 handed to ``install`` (:meth:`Handler.swap_rules`), which puts it in place
-between units of work. A table with errors is rejected with every diagnostic
-logged, and the old table keeps running. SIGHUP calls
-:meth:`RulesReloader.reload_now`. Every outcome logs the hashes involved.
+between units of work. A table with errors is rejected with its diagnostics
+logged (the first 100), the old table keeps running, and ``on_rejected`` gets the kept hash (the
+metrics count it). SIGHUP calls :meth:`RulesReloader.reload_now`. Every outcome
+logs the hashes involved.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from typing import Any
 from dlqhandler.logs import get_logger
 from dlqhandler.rules import RuleSet, compile_rules
 
-__all__ = ["RulesReloader"]
+__all__ = ["MAX_LOGGED_DIAGNOSTICS", "RulesReloader"]
+
+MAX_LOGGED_DIAGNOSTICS = 100
 
 
 class RulesReloader:
@@ -28,9 +31,11 @@ class RulesReloader:
 
     def __init__(self, path: Path, install: Callable[[RuleSet], None], *,
                  current_sha256: str, input_queue: str | None = None,
-                 debounce_s: float = 0.3, log: Any = None) -> None:
+                 debounce_s: float = 0.3, log: Any = None,
+                 on_rejected: Callable[[str], None] | None = None) -> None:
         self.path = path.resolve()
         self._install = install
+        self._on_rejected = on_rejected
         self._sha = current_sha256
         self._input_queue = input_queue
         self._debounce = debounce_s
@@ -97,13 +102,16 @@ class RulesReloader:
             self.rejected += 1
             self._log.error("rules_reload_failed", trigger=trigger, error=str(exc),
                             kept_sha256=self._sha)
+            self._rejected()
             return False
         text_sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         if text_sha in (self._sha, self._rejected_sha):
             self._log.debug("rules_unchanged", trigger=trigger, sha256=text_sha)
             return False
         result = compile_rules(text, source=str(self.path), input_queue=self._input_queue)
-        for d in result.diagnostics:
+        # A file replaced by garbage has tens of thousands of problems per MB: log the
+        # first ones, count the rest (the log must not be flooded).
+        for d in result.diagnostics[:MAX_LOGGED_DIAGNOSTICS]:
             level = self._log.error if d.severity == "error" else self._log.warning
             level("rules_diagnostic", line=d.line, column=d.column, severity=str(d.severity),
                   code=d.code, message=d.message, hint=d.hint, sha256=text_sha)
@@ -112,7 +120,10 @@ class RulesReloader:
             self._rejected_sha = text_sha
             self._log.error("rules_reload_failed", trigger=trigger, rejected_sha256=text_sha,
                             kept_sha256=self._sha,
-                            errors=sum(d.severity == "error" for d in result.diagnostics))
+                            errors=sum(d.severity == "error" for d in result.diagnostics),
+                            diagnostics_not_logged=max(
+                                0, len(result.diagnostics) - MAX_LOGGED_DIAGNOSTICS))
+            self._rejected()
             return False
         previous, self._sha = self._sha, result.ruleset.sha256
         self.accepted += 1
@@ -120,3 +131,8 @@ class RulesReloader:
         self._log.info("rules_reload_accepted", trigger=trigger, sha256=self._sha,
                        previous_sha256=previous, rules=len(result.ruleset.rules))
         return True
+
+    def _rejected(self) -> None:
+        """Tell ``on_rejected`` that a table was refused (the last good one stays)."""
+        if self._on_rejected is not None:
+            self._on_rejected(self._sha)

@@ -75,18 +75,30 @@ class RateLimiter:
         self._sleep = sleep
         self._last = clock()
         self._lock = threading.Lock()
+        self.granted = 0
 
     def acquire(self, stop: threading.Event | None = None) -> bool:
         """Wait for a token; False when ``stop`` was set while waiting."""
         while True:
-            with self._lock:
-                now = self._clock()
-                self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
-                self._last = now
-                if self._tokens >= 1 - 1e-9:
-                    self._tokens = max(0.0, self._tokens - 1)
-                    return True
-                wait = (1 - self._tokens) / self.rate
+            wait = self._take()
+            if wait == 0.0:
+                return True
             if stop is not None and stop.is_set():
                 return False
             self._sleep(min(wait, 0.5))
+
+    def try_acquire(self) -> bool:
+        """Take a token if one is there now; never waits."""
+        return self._take() == 0.0
+
+    def _take(self) -> float:
+        """Take a token (0.0), or say how long until one is due."""
+        with self._lock:
+            now = self._clock()
+            self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
+            self._last = now
+            if self._tokens >= 1 - 1e-9:
+                self._tokens = max(0.0, self._tokens - 1)
+                self.granted += 1
+                return 0.0
+            return (1 - self._tokens) / self.rate

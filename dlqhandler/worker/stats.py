@@ -20,7 +20,8 @@ class RunStats:
     queue (IGNORE, explicit or implicit; no valid MQDLH). ``put_failures``
     counts failed attempts by MQ reason name (or INVALID_TARGET,
     FORWARD_LOOP, UNUSABLE_USERID when no put was made). In a dry run the
-    action counts are what *would* have been done.
+    action counts are what *would* have been done. ``not_selected``: what the
+    last complete pass left because ``--msgid``/``--match`` did not select it.
     """
 
     seen: int = 0
@@ -30,6 +31,7 @@ class RunStats:
     ignored: int = 0
     no_dlh: int = 0
     waiting: int = 0
+    not_selected: int = 0
     put_failures: Counter[str] = field(default_factory=Counter)
     by_rule: Counter[tuple[int, str]] = field(default_factory=Counter)
     loops: int = 0
@@ -74,6 +76,7 @@ class RunStats:
             "ignored": self.ignored,
             "no_dlh": self.no_dlh,
             "waiting_retry": self.waiting,
+            "not_selected": self.not_selected,
             "loops": self.loops,
             "vanished": self.vanished,
             "groups_moved": self.groups_moved,
@@ -104,6 +107,8 @@ class RunStats:
                  f"  without MQDLH          {self.no_dlh:>10}",
                  f"  waiting to retry       {self.waiting:>10}",
                  f"  forward loops refused  {self.loops:>10}"]
+        if self.not_selected:
+            lines.append(f"  not selected           {self.not_selected:>10}")
         if self.left_on_queue is not None:
             lines.append(f"  left on the queue      {self.left_on_queue:>10}")
         if self.put_failures:
