@@ -45,7 +45,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--apply", action="store_true",
                    help="carry out the actions on the queue manager given with -m")
     p.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
-    p.add_argument("--partitions", type=int, metavar="N", help="output partitions")
+    p.add_argument("--partitions", type=int, metavar="N",
+                   help="Spark shuffle partitions, and at most N tasks writing the outputs"
+                        " (default: one per input split)")
     p.add_argument("--split-mb", type=int, default=8, metavar="MB",
                    help="input split size in MiB (default 8)")
 

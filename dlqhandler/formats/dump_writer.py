@@ -62,13 +62,14 @@ class DumpWriter:
     and ``* Queue`` lines dmpmqmsg writes when unloading a queue. ``width`` is
     ``-dw`` (bytes per ``X`` line; ``S`` lines carry ``2*width-2``), ``mode`` the
     data mode, ``ctx_chars`` is ``-dc`` (AID/AOD instead of AIX/AOX; loses binary
-    context), ``index`` is ``-di`` (``* Index n`` lines). The writer never closes
+    context), ``index`` is ``-di`` (``* Index n`` lines). ``header=False`` writes
+    messages only: a part to be appended to a file that has its header. The writer never closes
     the stream; leaving the ``with`` block flushes it.
     """
 
     def __init__(self, stream: BinaryIO, *, qmgr: str | None = None, queue: str | None = None,
                  width: int = 25, created: datetime | None = None, mode: Mode = "hex",
-                 ctx_chars: bool = False, index: bool = False) -> None:
+                 ctx_chars: bool = False, index: bool = False, header: bool = True) -> None:
         if mode not in ("hex", "A", "p", "t"):
             raise ValueError(f"mode must be 'hex', 'A', 'p' or 't', not {mode!r}")
         self._stream = stream
@@ -88,7 +89,8 @@ class DumpWriter:
         if queue is not None:
             head.append(f"* Queue = {queue[:48]}")
         head.append("")
-        self._emit([line.encode("latin-1", "replace") + b"\n" for line in head])
+        if header:
+            self._emit([line.encode("latin-1", "replace") + b"\n" for line in head])
 
     def __enter__(self) -> DumpWriter:
         return self

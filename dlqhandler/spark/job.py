@@ -9,6 +9,7 @@ DataFrames; only :mod:`dlqhandler.spark.outputs` and
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,12 @@ from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
 from dlqhandler.spark.classify import catch_all_queue, classify
 from dlqhandler.spark.extract import expand_inputs, read_messages
-from dlqhandler.spark.outputs import REMAINING_FILE, WRITE_RESULT_SCHEMA, write_partition
+from dlqhandler.spark.outputs import (
+    REMAINING_FILE,
+    WRITE_RESULT_SCHEMA,
+    assemble,
+    write_partition,
+)
 
 __all__ = ["DrainConfig", "DrainResult", "run_drain"]
 
@@ -121,20 +127,27 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
         frame = apply_frame(frame, ruleset, input_queue, catch_all, connect)
         frame = frame.withColumn("disposition", _applied_disposition())
         failures = frame.filter(F.col("outcome") == "failed").count()
-    frame = frame.withColumn("outcome", _outcome_column(config.apply)).persist(
-        StorageLevel.MEMORY_AND_DISK)
+    frame = frame.withColumn("outcome", _outcome_column(config.apply))
+    if config.apply:  # the actions ran once; every later job must read their outcome
+        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+    # Offline, classification is native Spark over the cached messages: recomputing it
+    # per job is cheaper than a second cached copy of every body.
 
     frame.selectExpr(*_AUDIT_COLUMNS).write.mode("overwrite").parquet(str(out / "audit"))
     summary = _summarise(frame, ruleset)
     outputs: list[dict[str, Any]] = []
     remaining: dict[str, Any] = {"file": None, "messages": summary["totals"]["remaining"]}
     if not config.dry_run and not config.apply:
+        # No shuffle of the bodies: every task writes its rows as part files (one per
+        # target and input split), the driver concatenates them in input order.
         keep = frame.filter(F.col("disposition") != "DISCARD")
-        nparts = max(1, config.partitions or spark.sparkContext.defaultParallelism)
-        written = (keep.repartition(nparts, "out_q", "out_qm")
-                   .sortWithinPartitions("out_q", "out_qm", "file_index", "split_start", "seq")
-                   .mapInArrow(write_partition(str(out)), WRITE_RESULT_SCHEMA).collect())
-        for r in sorted(written, key=lambda r: (r["out_q"], r["out_qm"])):
+        if config.partitions:
+            keep = keep.coalesce(config.partitions)
+        parts_dir = out / f".parts-{uuid.uuid4().hex}"
+        parts = [r.asDict() for r in
+                 keep.sortWithinPartitions("out_q", "out_qm", "file_index", "split_start", "seq")
+                 .mapInArrow(write_partition(str(parts_dir)), WRITE_RESULT_SCHEMA).collect()]
+        for r in assemble(out, parts_dir, parts):
             if r["file"] == REMAINING_FILE:
                 remaining = {"file": REMAINING_FILE, "messages": r["messages"]}
             else:

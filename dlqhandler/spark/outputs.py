@@ -31,6 +31,7 @@ from dlqhandler.spark.extract import MD_FIELDS
 __all__ = [
     "REMAINING_FILE",
     "WRITE_RESULT_SCHEMA",
+    "assemble",
     "row_message",
     "safe_path",
     "target_file_name",
@@ -38,8 +39,18 @@ __all__ = [
 ]
 
 REMAINING_FILE = "remaining.dmp"
-WRITE_RESULT_SCHEMA = "out_q string, out_qm string, file string, messages long, bytes long"
+WRITE_RESULT_SCHEMA = ("out_q string, out_qm string, file string, part string, file_index int,"
+                       " split_start long, messages long, bytes long")
 _SAFE = re.compile(r"[A-Za-z0-9._-]")
+
+
+def _result_arrow() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([("out_q", pa.string()), ("out_qm", pa.string()), ("file", pa.string()),
+                      ("part", pa.string()), ("file_index", pa.int32()),
+                      ("split_start", pa.int64()), ("messages", pa.int64()),
+                      ("bytes", pa.int64())])
 
 
 def _escape(name: str) -> str:
@@ -76,14 +87,20 @@ def row_message(row: dict[str, Any]) -> Message:
     return Message(md, body)
 
 
-def write_partition(out_dir: str) -> Any:
-    """mapInArrow function writing each target's rows (sorted, one partition per
-    target) to its file, atomically (temporary name, then rename)."""
+def write_partition(parts_dir: str) -> Any:
+    """mapInArrow function writing a partition's rows as part files, no shuffle.
+
+    Rows arrive sorted by (target, file, split, seq); each (target, input split)
+    run becomes one part file (messages only, no header) named by the task attempt,
+    so a retried task never mixes with a failed one. The rows it yields name the
+    parts; :func:`assemble` concatenates them per target in input order.
+    """
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
-        directory = Path(out_dir)
+        directory = Path(parts_dir)
+        directory.mkdir(parents=True, exist_ok=True)
         try:
             from pyspark import TaskContext
 
@@ -91,43 +108,68 @@ def write_partition(out_dir: str) -> Any:
             attempt = f"{ctx.partitionId()}-{ctx.attemptNumber()}" if ctx else "0"
         except ImportError:  # pragma: no cover
             attempt = "0"
-        current: tuple[str, str] | None = None
+        current: tuple[str, str, int, int] | None = None
+        final_name = ""
         writer: DumpWriter | None = None
         stream: Any = None
-        tmp: Path | None = None
-        final: Path | None = None
         results: list[dict[str, Any]] = []
 
         def close() -> None:
             nonlocal writer, stream
-            if writer is None or stream is None or tmp is None or final is None:
+            if writer is None or stream is None or current is None:
                 return
             writer.close()
             stream.close()
-            os.replace(tmp, final)
-            assert current is not None
-            results.append({"out_q": current[0], "out_qm": current[1], "file": final.name,
-                            "messages": writer.count, "bytes": final.stat().st_size})
+            results.append({"out_q": current[0], "out_qm": current[1], "file": final_name,
+                            "part": part_name, "file_index": current[2],
+                            "split_start": current[3], "messages": writer.count,
+                            "bytes": writer.bytes_written})
             writer, stream = None, None
 
+        part_name = ""
         for batch in batches:
             for row in batch.to_pylist():
-                key = (row["out_q"] or "", row["out_qm"] or "")
+                key = (row["out_q"] or "", row["out_qm"] or "", row["file_index"],
+                       row["split_start"])
                 if key != current:
                     close()
                     current = key
-                    name = (REMAINING_FILE if row["disposition"] == "REMAIN"
-                            else target_file_name(*key))
-                    final = safe_path(directory, name)
-                    tmp = final.with_name(f".{final.name}.{attempt}.tmp")
-                    stream = tmp.open("wb")
-                    writer = DumpWriter(stream)
+                    final_name = (REMAINING_FILE if row["disposition"] == "REMAIN"
+                                  else target_file_name(key[0], key[1]))
+                    part_name = f"{attempt}-{len(results)}.part"
+                    stream = safe_path(directory, part_name).open("wb")
+                    writer = DumpWriter(stream, header=False)
                 assert writer is not None
                 writer.write(row_message(row))
         close()
         if results:
-            yield pa.RecordBatch.from_pylist(results, schema=pa.schema([
-                ("out_q", pa.string()), ("out_qm", pa.string()), ("file", pa.string()),
-                ("messages", pa.int64()), ("bytes", pa.int64())]))
+            yield pa.RecordBatch.from_pylist(results, schema=_result_arrow())
 
     return run
+
+
+def assemble(out_dir: Path, parts_dir: Path, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Concatenate the part files into one dmpmqmsg file per target (header once,
+    parts in input order), atomically; returns ``out_q, out_qm, file, messages,
+    bytes`` per file, sorted by target. Removes ``parts_dir``."""
+    import shutil
+
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for part in parts:
+        by_file.setdefault(part["file"], []).append(part)
+    written: list[dict[str, Any]] = []
+    for name, group in by_file.items():
+        group.sort(key=lambda r: (r["file_index"], r["split_start"]))
+        final = safe_path(out_dir, name)
+        tmp = final.with_name(f".{final.name}.tmp")
+        with tmp.open("wb") as out:
+            DumpWriter(out).close()  # the header
+            for part in group:
+                with safe_path(parts_dir, part["part"]).open("rb") as src:
+                    shutil.copyfileobj(src, out, 8 << 20)
+        os.replace(tmp, final)
+        written.append({"out_q": group[0]["out_q"], "out_qm": group[0]["out_qm"],
+                        "file": name, "messages": sum(r["messages"] for r in group),
+                        "bytes": final.stat().st_size})
+    shutil.rmtree(parts_dir, ignore_errors=True)
+    return sorted(written, key=lambda r: (r["out_q"], r["out_qm"]))
