@@ -1,6 +1,7 @@
 """Benchmark: the Spark backlog drain against its floors.
 
     python benchmarks/drain.py [--messages 1000000] [--master local[*]] [--keep]
+                               [--backlog FILE]
 
 Prints, for one generated backlog (dmpmqmsg file, rules/demo.rul):
 
@@ -84,13 +85,19 @@ def _raw_read(path: Path) -> float:
     return time.perf_counter() - start
 
 
-def run(n: int = 100_000, *, master: str | None = None, keep: bool = False) -> dict[str, Any]:
+def run(n: int = 100_000, *, master: str | None = None, keep: bool = False,
+        backlog: Path | None = None) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="dlq-drain-bench-"))
     try:
         src = work / "backlog.dmp"
         t0 = time.perf_counter()
-        with src.open("wb") as f:
-            write_backlog(f, n, seed=5)
+        if backlog is not None and backlog.exists():
+            src = backlog  # reuse a backlog written by an earlier run (same n, seed 5)
+        else:
+            with src.open("wb") as f:
+                write_backlog(f, n, seed=5)
+            if backlog is not None:
+                shutil.copyfile(src, backlog)
         gen_s = time.perf_counter() - t0
         size = src.stat().st_size
         text = RULES.read_text(encoding="utf-8")
@@ -141,9 +148,11 @@ def main() -> int:
     p.add_argument("--messages", type=int, default=1_000_000)
     p.add_argument("--master", default=None)
     p.add_argument("--keep", action="store_true", help="keep the work directory")
+    p.add_argument("--backlog", type=Path, metavar="FILE",
+                   help="reuse this generated backlog if it exists, else write it there")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
-    r = run(a.messages, master=a.master, keep=a.keep)
+    r = run(a.messages, master=a.master, keep=a.keep, backlog=a.backlog)
     if a.json:
         print(json.dumps(r, indent=2))
         return 0

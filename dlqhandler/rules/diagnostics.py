@@ -255,8 +255,9 @@ _TABLE: tuple[CodeInfo, ...] = (
              "use a positive interval; the default is 60 seconds",
              "RETRYINT(0)\nACTION(FWD) FWDQ(DLQ.CATCHALL)\n"),
     CodeInfo("W507", W, "triggered handler that can leave messages on the DLQ",
-             "{why}; a triggered handler is started again and again while messages remain "
-             "on the queue (a closed loop)",
+             "{why}; runmqdlq would be triggered again and again while messages remain "
+             "on the queue (a closed loop); dlqhandler backs off (--trigger-backoff) but "
+             "the messages still wait",
              "forward instead of ignoring, and end with a catch-all ACTION(FWD) rule",
              "REASON(2053) ACTION(IGNORE)\nACTION(FWD) FWDQ(DLQ.CATCHALL)\n",
              triggered=True),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import glob
+import operator
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -95,55 +96,64 @@ def plan_splits(files: list[Path], split_bytes: int = 8 << 20) -> list[Split]:
 
 
 class _Columns:
-    """Column lists for one Arrow record batch (columnar: no per-row dicts)."""
+    """Rows of one Arrow record batch, kept as tuples and transposed once per batch.
+
+    Every MQMD and MQDLH field is read with one :func:`operator.attrgetter` call (a
+    tuple built in C) and the columns come from one ``zip(*rows)``: no per-field
+    Python work per message.
+    """
 
     def __init__(self) -> None:
-        self.cols: dict[str, list[Any]] = {name: [] for name in _NAMES}
+        self.meta: list[tuple[Any, ...]] = []  # file_index, split_start, seq, error
+        self.md: list[tuple[Any, ...]] = []
+        self.body: list[bytes | None] = []
+        self.dlh_state: list[tuple[bool | None, str | None]] = []  # has_dlh, dlh_error
+        self.dlh: list[tuple[Any, ...]] = []
 
     def __len__(self) -> int:
-        return len(self.cols["seq"])
+        return len(self.meta)
 
     def add_error(self, split: Split, seq: int, error: str) -> None:
-        for values in self.cols.values():
-            values.append(None)
-        self.cols["file_index"][-1] = split.file_index
-        self.cols["split_start"][-1] = split.start
-        self.cols["seq"][-1] = seq
-        self.cols["error"][-1] = error
+        self.meta.append((split.file_index, split.start, seq, error))
+        self.md.append(_NO_MD)
+        self.body.append(None)
+        self.dlh_state.append((None, None))
+        self.dlh.append(_NO_DLH)
 
     def add(self, split: Split, seq: int, raw: Message) -> None:
-        c = self.cols
-        c["file_index"].append(split.file_index)
-        c["split_start"].append(split.start)
-        c["seq"].append(seq)
-        c["error"].append(None)
         md = raw.md
-        for name in _MD_NAMES:
-            c["md_" + name].append(getattr(md, name))
-        c["body"].append(raw.body)
+        self.meta.append((split.file_index, split.start, seq, None))
+        self.md.append(_md_values(md))
+        self.body.append(raw.body)
         try:
             dlh = decode_dead_letter(md, raw.body).dlh
         except MalformedMessageError as exc:
-            c["has_dlh"].append(False)
-            c["dlh_error"].append(str(exc))
-            for name in _DLH_NAMES:
-                c["dlh_" + name].append(None)
+            self.dlh_state.append((False, str(exc)))
+            self.dlh.append(_NO_DLH)
             return
-        c["has_dlh"].append(True)
-        c["dlh_error"].append(None)
-        for name in _DLH_NAMES:
-            c["dlh_" + name].append(getattr(dlh, name))
+        self.dlh_state.append((True, None))
+        self.dlh.append(_dlh_values(dlh))
 
     def batch(self, schema: Any) -> Any:
         import pyarrow as pa
 
+        columns: list[Any] = [*zip(*self.meta, strict=True), *zip(*self.md, strict=True),
+                              self.body, *zip(*self.dlh_state, strict=True),
+                              *zip(*self.dlh, strict=True)]
         return pa.RecordBatch.from_arrays(
-            [pa.array(self.cols[f.name], type=f.type) for f in schema], schema=schema)
+            [pa.array(values, type=f.type) for values, f in zip(columns, schema, strict=True)],
+            schema=schema)
 
 
 _NAMES = [part.split(" ")[0] for part in MESSAGE_SCHEMA.split(", ")]
 _MD_NAMES = [name for name, _kind in MD_FIELDS]
 _DLH_NAMES = [name for name, _kind in DLH_FIELDS]
+_md_values = operator.attrgetter(*_MD_NAMES)
+_dlh_values = operator.attrgetter(*_DLH_NAMES)
+_NO_MD: tuple[None, ...] = (None,) * len(_MD_NAMES)
+_NO_DLH: tuple[None, ...] = (None,) * len(_DLH_NAMES)
+# _Columns.batch relies on MESSAGE_SCHEMA's order: meta, md_*, body, has_dlh,
+# dlh_error, dlh_*.
 
 
 def decode_splits_to_batches(batches: Iterator[Any], batch_rows: int = 4096) -> Iterator[Any]:
