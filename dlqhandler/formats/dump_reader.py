@@ -199,8 +199,10 @@ def _parse(f: BinaryIO, path: str, pos: int, stop: int, state: int) -> Iterator[
     if state == _DATA_LINES:
         yield Message(MQMD(**values), b"".join(parts))
     elif state == _ATTRS:
+        # End of file is on the line after the last newline (the last line itself when
+        # the file does not end with a newline).
         raise DumpFormatError("expected an 'X', 'S' or 'T' data line, found end of file",
-                              path=path, line=_line_number(f, line_start) + 1)
+                              path=path, line=_line_number(f, pos))
     elif state == _HEADER:
         raise DumpFormatError("empty file: expected a '* DMPMQMSG' or '* QLOAD' header line",
                               path=path, line=1)

@@ -1,0 +1,65 @@
+"""Fixtures of the reliability suite: the worker suite's queue manager fixtures, the
+size knobs, and the figures every run records for the README.
+
+Figures (kills survived, messages checked, fuzz cases, soak drift...) are written at
+the end of the session to ``$DLQ_REL_RESULTS`` if set, else - when any test marked
+``reliability`` ran - to ``benchmarks/reliability-results.json``, one entry per test
+(with its date and knobs): a test run again replaces its own entry only. The fast
+subset run by ``make test`` writes nothing unless asked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.reliability.knobs import Figures
+from tests.worker.conftest import _fresh_structlog, home, ledger, qm, run_cli
+
+__all__ = ["_fresh_structlog", "figures", "home", "ledger", "qm", "run_cli"]
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_RESULTS = ROOT / "benchmarks" / "reliability-results.json"
+
+
+@pytest.fixture(scope="session")
+def _session_figures(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+    store: dict[str, Any] = {}
+    started = time.time()
+    yield store
+    wanted = os.environ.get("DLQ_REL_RESULTS")
+    ran_long = any(item.get_closest_marker("reliability") is not None
+                   for item in request.session.items)
+    if not store or (not wanted and not ran_long):
+        return
+    path = Path(wanted) if wanted else DEFAULT_RESULTS
+    date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
+    knobs = {k: v for k, v in sorted(os.environ.items())
+             if k.startswith("DLQ_REL_") and k != "DLQ_REL_RESULTS"}
+    # Tests run again replace their entry; the others keep theirs (and their date).
+    old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    tests = old.get("tests", {})
+    tests.update({name: {"date": date, "knobs": knobs, **entry}
+                  for name, entry in store.items()})
+    report = {"machine": {"cores": os.cpu_count(), "python": platform.python_version()},
+              "tests": dict(sorted(tests.items()))}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def figures(request: pytest.FixtureRequest,
+            _session_figures: dict[str, Any]) -> Iterator[Figures]:
+    """Where a test records the figures of its run (one entry per test)."""
+    started = time.monotonic()
+    entry: dict[str, Any] = {}
+    _session_figures[request.node.name] = entry
+    yield Figures(entry)
+    entry.setdefault("seconds", round(time.monotonic() - started, 1))
