@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dlqhandler.cli._connect import connection_factory, resolve_qmgr_name
+from dlqhandler.cli._connect import connection_factory, ensure_queue, resolve_qmgr_name
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError
 from dlqhandler.formats.dmpmqmsg import DumpWriter
 from dlqhandler.logs import configure_logging
+from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.embedded import connect as connect_embedded
 from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
@@ -44,6 +45,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="only classify: write audit/ and summary.json")
     p.add_argument("--apply", action="store_true",
                    help="carry out the actions on the queue manager given with -m")
+    p.add_argument("--status-queue", default=DEFAULT_STATUS_QUEUE, metavar="Q",
+                   help="with --apply: the queue of attempt counts shared with dlqhandler run "
+                        f"(default {DEFAULT_STATUS_QUEUE}; defined if missing)")
     p.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
     p.add_argument("--partitions", type=int, metavar="N",
                    help="Spark shuffle partitions, and at most N tasks writing the outputs"
@@ -61,11 +65,14 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_drain)
 
 
-def _snapshot(settings: Any, qmgr_name: str, queue: str | None, out: Path) -> tuple[Path, str,
-                                                                                       str]:
-    """Browse the queue into a dmpmqmsg file (the drain's input)."""
+def _snapshot(settings: Any, qmgr_name: str, queue: str | None, out: Path, *,
+              status_queue: str | None = None) -> tuple[Path, str, str]:
+    """Browse the queue into a dmpmqmsg file (the drain's input); for --apply,
+    define the status queue first if it is missing."""
     qm = connect_embedded(qmgr_name, settings=settings)
     try:
+        if status_queue:
+            ensure_queue(qm, status_queue, descr="dlqhandler attempt counts")
         info = qm.inquire()
         q_name = queue or info.dead_letter_q_name
         handle = qm.open(q_name, input=False, browse=True)
@@ -97,7 +104,9 @@ def _drain(args: argparse.Namespace) -> int:
     local = ""
     if args.qmgr is not None:
         qmgr_name = resolve_qmgr_name(settings, args.qmgr)
-        snapshot, queue, local = _snapshot(settings, qmgr_name, args.queue, args.output)
+        snapshot, queue, local = _snapshot(settings, qmgr_name, args.queue, args.output,
+                                           status_queue=args.status_queue if args.apply
+                                           else None)
     elif args.apply:
         print("dlqhandler drain: --apply acts on a queue: give -m QMGR as the input",
               file=sys.stderr)
@@ -111,6 +120,7 @@ def _drain(args: argparse.Namespace) -> int:
     config = DrainConfig(output=args.output, inputs=tuple(args.input or ()), snapshot=snapshot,
                          qmgr=qmgr_name, queue=queue, catch_all=args.catch_all,
                          dry_run=args.dry_run, apply=args.apply, local_qmgr=local,
+                         status_queue=args.status_queue if args.apply else None,
                          partitions=args.partitions, split_bytes=max(1, args.split_mb) << 20)
     connect = connection_factory(settings, qmgr_name) if args.apply and qmgr_name else None
     spark = get_session(args.master, partitions=args.partitions)

@@ -10,16 +10,23 @@ queue (if any) takes the message, else it stays on the DLQ.
 
 Drains do not wait RETRYINT between attempts: a drain runs once, and a message
 that still fails after its rules' RETRY counts is left (or sent to the catch-all).
+
+Attempt counts are the handlers' (:mod:`dlqhandler.qmgr.attempts`, the status
+queue): a drain starts from the count ``dlqhandler run`` instances left, counts
+its own failures there at once, and removes the record in the unit of work that
+moves the message, so RETRY(n) holds across handlers and drains alike.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from dlqhandler.errors import DLQHandlerError, MalformedMessageError, MQIError
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
 from dlqhandler.mq.message import Message, decode_dead_letter
+from dlqhandler.qmgr.attempts import AttemptRecord, AttemptStore, message_subject
 from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager
 from dlqhandler.rules import Matcher, RuleSet
 from dlqhandler.rules.outgoing import plan_outgoing
@@ -31,32 +38,41 @@ _MAX_STEPS = 10_000
 
 def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
                   correl_id: bytes, *, input_queue: str, catch_all: str | None,
-                  max_hops: int = 5) -> tuple[str, int | None, str | None, str | None]:
+                  max_hops: int = 5, store: AttemptStore | None = None,
+                  clock: Callable[[], float] = time.time,
+                  ) -> tuple[str, int | None, str | None, str | None]:
     """Move one message; returns (outcome, rule line, queue, qmgr).
 
     Outcomes: ``ok``, ``discarded``, ``catch_all``, ``skipped`` (gone: taken
     by another process), ``remaining`` (left on the DLQ), ``failed`` (left,
-    after every allowed attempt failed).
+    after every allowed attempt failed). With a ``store`` the attempt count is
+    read (while the message is held) and kept there, shared with the handlers.
     """
-    attempts = 0
     local = qm.name
-    for _step in range(_MAX_STEPS):
+    subject = message_subject(msg_id, correl_id)
+    for step in range(_MAX_STEPS):
         try:
             got = q.get(GetOptions(msg_id=msg_id, correl_id=correl_id, syncpoint=True))
         except MQIError as exc:
             if exc.reason == MQRC_NO_MSG_AVAILABLE:
                 return "skipped", None, None, None
             raise
+        # Read under the get: no other process can change the count of a message held.
+        record: AttemptRecord | None = store.lookup(subject) if store is not None else None
+        # Without a record, every earlier step of this loop was a failed put.
+        attempts = record.attempts if record is not None else step
         try:
             msg = decode_dead_letter(got.md, got.body)
         except MalformedMessageError:
-            return _to_catch_all(qm, got, catch_all, None)
+            return _to_catch_all(qm, got, catch_all, None, store=store, record=record)
         decision = matcher.decide(msg, attempts)
         line = decision.rule.line if decision.rule is not None else None
         kind = decision.action.kind
         if kind == "IGNORE":
-            return _to_catch_all(qm, got, catch_all, line)
+            return _to_catch_all(qm, got, catch_all, line, store=store, record=record)
         if kind == "DISCARD":
+            if store is not None:
+                store.clear(record)
             qm.commit()
             return "discarded", line, None, None
         try:
@@ -69,8 +85,11 @@ def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
                 else None), qmgr=qmgr)
         except (MQIError, DLQHandlerError):
             qm.backout()
-            attempts += 1
+            if store is not None:
+                store.record_failure(subject, record, clock())
             continue
+        if store is not None:
+            store.clear(record)
         qm.commit()
         return "ok", line, target.queue, qmgr
     qm.backout()
@@ -78,7 +97,9 @@ def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
 
 
 def _to_catch_all(qm: QueueManager, got: Message, catch_all: str | None,
-                  line: int | None) -> tuple[str, int | None, str | None, str | None]:
+                  line: int | None, *, store: AttemptStore | None = None,
+                  record: AttemptRecord | None = None,
+                  ) -> tuple[str, int | None, str | None, str | None]:
     if catch_all is None:
         qm.backout()
         return "remaining", line, None, None
@@ -87,13 +108,16 @@ def _to_catch_all(qm: QueueManager, got: Message, catch_all: str | None,
     except MQIError:
         qm.backout()
         return "failed", line, None, None
+    if store is not None:
+        store.clear(record)
     qm.commit()
     return "catch_all", line, catch_all, ""
 
 
 def apply_partition(ruleset_json: str, connect: Callable[[], QueueManager], input_queue: str,
-                    catch_all: str | None, names: list[str]) -> Callable[[Iterator[Any]],
-                                                                       Iterator[Any]]:
+                    catch_all: str | None, names: list[str], *,
+                    status_queue: str | None = None) -> Callable[[Iterator[Any]],
+                                                                 Iterator[Any]]:
     """The mapInArrow function: one connection per task, one UOW per message."""
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
@@ -102,13 +126,14 @@ def apply_partition(ruleset_json: str, connect: Callable[[], QueueManager], inpu
         matcher = Matcher(RuleSet.from_json(ruleset_json))
         qm = connect()
         q = qm.open(input_queue, input=True, browse=False)
+        store = AttemptStore(qm, status_queue) if status_queue else None
         try:
             for batch in batches:
                 rows = batch.to_pylist()
                 for row in rows:
                     outcome, line, queue, qmgr = apply_message(
                         qm, q, matcher, row["md_msg_id"], row["md_correl_id"],
-                        input_queue=input_queue, catch_all=catch_all)
+                        input_queue=input_queue, catch_all=catch_all, store=store)
                     row["outcome"] = outcome
                     if outcome in ("ok", "catch_all"):
                         row["out_q"], row["out_qm"] = queue, qmgr
@@ -120,6 +145,8 @@ def apply_partition(ruleset_json: str, connect: Callable[[], QueueManager], inpu
                                                      pa.field("outcome", pa.string())).append(
                                                      pa.field("applied_line", pa.int32())))
         finally:
+            if store is not None:
+                store.close()
             q.close()
             qm.disconnect()
 
@@ -127,10 +154,13 @@ def apply_partition(ruleset_json: str, connect: Callable[[], QueueManager], inpu
 
 
 def apply_frame(frame: Any, ruleset: RuleSet, input_queue: str, catch_all: str | None,
-                connect: Callable[[], QueueManager]) -> Any:
-    """The classified frame with ``outcome`` and ``applied_line`` after applying."""
+                connect: Callable[[], QueueManager], *, status_queue: str | None = None
+                ) -> Any:
+    """The classified frame with ``outcome`` and ``applied_line`` after applying
+    (attempt counts on ``status_queue``, shared with the handlers, when given)."""
     names = [*frame.columns, "outcome", "applied_line"]
     out_schema = ", ".join([f"`{f.name}` {f.dataType.simpleString()}" for f in frame.schema]
                            + ["outcome string", "applied_line int"])
-    fn = apply_partition(ruleset.to_json(), connect, input_queue, catch_all, names)
+    fn = apply_partition(ruleset.to_json(), connect, input_queue, catch_all, names,
+                         status_queue=status_queue)
     return frame.mapInArrow(fn, out_schema)

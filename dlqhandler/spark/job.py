@@ -46,6 +46,7 @@ class DrainConfig(BaseModel):
     dry_run: bool = False
     apply: bool = False
     local_qmgr: str = ""
+    status_queue: str | None = None  # apply: attempt counts shared with dlqhandler run
     partitions: int | None = None
     split_bytes: int = 8 << 20
     home: Path | None = None
@@ -124,7 +125,8 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
 
         if connect is None or input_queue is None:
             raise ConfigError("--apply needs a queue manager connection and a queue")
-        frame = apply_frame(frame, ruleset, input_queue, catch_all, connect)
+        frame = apply_frame(frame, ruleset, input_queue, catch_all, connect,
+                            status_queue=config.status_queue)
         frame = frame.withColumn("disposition", _applied_disposition())
         failures = frame.filter(F.col("outcome") == "failed").count()
     frame = frame.withColumn("outcome", _outcome_column(config.apply))

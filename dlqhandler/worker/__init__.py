@@ -1,6 +1,6 @@
 """The DLQ handler daemon: loop, actions, durable attempts, reload, stats."""
 
-from dlqhandler.worker.attempts import DEFAULT_STATUS_QUEUE, AttemptStore
+from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE, AttemptStore
 from dlqhandler.worker.backoff import (
     DEFAULT_BACKOFF_BASE,
     DEFAULT_BACKOFF_MAX,

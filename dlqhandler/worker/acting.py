@@ -38,19 +38,19 @@ from typing import TYPE_CHECKING, Any
 from dlqhandler.errors import MalformedMessageError, MQIError
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR, reason_name
 from dlqhandler.mq.message import Message, decode_dead_letter
-from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
-from dlqhandler.rules import Decision, Matcher, RuleSet
-from dlqhandler.rules.targets import InvalidTargetError
-from dlqhandler.worker import selection
-from dlqhandler.worker.actions import ActionError, ForwardLoopError, Outgoing, plan_put
-from dlqhandler.worker.ages import dead_lettered_at, put_at
-from dlqhandler.worker.attempts import (
+from dlqhandler.qmgr.attempts import (
     AttemptRecord,
     AttemptStore,
     Subject,
     group_subject,
     message_subject,
 )
+from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
+from dlqhandler.rules import Decision, Matcher, RuleSet
+from dlqhandler.rules.targets import InvalidTargetError
+from dlqhandler.worker import selection
+from dlqhandler.worker.actions import ActionError, ForwardLoopError, Outgoing, plan_put
+from dlqhandler.worker.ages import dead_lettered_at, put_at
 from dlqhandler.worker.groups import SeenGroups, in_group, is_complete, logical_order
 from dlqhandler.worker.options import HandlerOptions
 from dlqhandler.worker.reporting import RateLimiter

@@ -30,7 +30,7 @@ queue open, idle, before it exits. A run stopped by a signal is not counted.
 
 The count survives the process: it is one small record per input queue on
 the handler's status queue (``DLQHANDLER.STATUS``, shared with the attempt
-counts of :mod:`dlqhandler.worker.attempts`, whose sweep leaves it alone):
+counts of :mod:`dlqhandler.qmgr.attempts`, whose sweep leaves it alone):
 
 * CorrelId = a 24-byte digest of ``"trigger:" + queue name``;
 * data = JSON ``{"trigger": queue, "idle_runs": n, "last": unix seconds,

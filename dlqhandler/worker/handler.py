@@ -55,10 +55,10 @@ from typing import TYPE_CHECKING, Any
 from dlqhandler.errors import MQIError
 from dlqhandler.logs import get_logger
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, reason_name
+from dlqhandler.qmgr.attempts import AttemptStore, Subject
 from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 from dlqhandler.rules import RuleSet
 from dlqhandler.worker.acting import QUIET_END, Actor, PassState
-from dlqhandler.worker.attempts import AttemptStore, Subject
 from dlqhandler.worker.options import DEFAULT_BATCH_SIZE, HandlerOptions
 from dlqhandler.worker.selection import RateLimiter, Selector
 from dlqhandler.worker.stats import RunStats

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dlqhandler.worker.attempts import DEFAULT_STATUS_QUEUE
+from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 
 __all__ = ["DEFAULT_BATCH_SIZE", "HandlerOptions"]
 

@@ -6,9 +6,9 @@ import threading
 
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr import PutOptions
+from dlqhandler.qmgr.attempts import group_subject, message_subject
 from dlqhandler.rules import compile_rules
 from dlqhandler.worker import AttemptStore, Handler, HandlerOptions
-from dlqhandler.worker.attempts import group_subject, message_subject
 from tests.worker.helpers import DLQ, STATUS, browse, dead_letter, define, load
 
 

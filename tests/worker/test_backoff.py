@@ -156,7 +156,7 @@ def test_no_hold_when_not_triggered_or_turned_off_or_the_queue_is_empty(
 def test_the_attempt_sweep_leaves_the_backoff_record_alone(qm: EmbeddedQueueManager) -> None:
     """The record shares the status queue with the attempt counts; their sweep only
     removes records it can read as its own, and the reader takes the highest count."""
-    from dlqhandler.worker.attempts import AttemptStore
+    from dlqhandler.qmgr.attempts import AttemptStore
 
     define(qm, STATUS)
     records = TriggerRecords(qm, STATUS, DLQ)

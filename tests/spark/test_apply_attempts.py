@@ -1,0 +1,80 @@
+"""Apply mode shares the handlers' attempt counts (the status queue): RETRY(n) holds
+across ``dlqhandler run`` instances and drains alike. No Spark needed: this is the
+per-message function the executors run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dlqhandler.mq import MQMD, Message
+from dlqhandler.qmgr.attempts import AttemptStore, message_subject
+from dlqhandler.qmgr.embedded import EmbeddedQueueManager, connect
+from dlqhandler.qmgr.port import PutOptions
+from dlqhandler.qmgr.qmgrs import create_qmgr
+from dlqhandler.rules import Matcher, compile_rules
+from dlqhandler.spark.apply import apply_message
+
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+STATUS = "DLQHANDLER.STATUS"
+TABLE = ("INPUTQ(' ') RETRYINT(1)\n"
+         "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(3)\n"
+         "ACTION(FWD) FWDQ(DLQ.CATCHALL) HEADER(YES)\n")
+
+
+def _setup(tmp_path: Path) -> tuple[EmbeddedQueueManager, Message]:
+    home = tmp_path / "home"
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    admin = qm.admin()
+    admin.define_queue("APP.ORDERS", {"PUT": "DISABLED"})
+    admin.define_queue("DLQ.CATCHALL", {})
+    admin.define_queue(STATUS, {})
+    msg = Message.dead_letter(MQMD(format="MQSTR", msg_id=b"\x05" * 24), b"order-1",
+                              reason=2053, dest_q_name="APP.ORDERS")
+    qm.put1(DLQ, msg, PutOptions(syncpoint=False, context="set_all"))
+    return qm, msg
+
+
+def test_a_drain_continues_the_count_a_handler_left(tmp_path: Path) -> None:
+    """Two failed attempts recorded by a handler: the drain makes the third and last
+    RETRY, then falls through to the FWD rule; the record goes with the message."""
+    qm, msg = _setup(tmp_path)
+    subject = message_subject(msg.md.msg_id, msg.md.correl_id)
+    handler_store = AttemptStore(qm, STATUS)
+    record = handler_store.record_failure(subject, None, 100.0)
+    handler_store.record_failure(subject, record, 101.0)
+    handler_store.close()
+
+    ruleset = compile_rules(TABLE).ruleset
+    assert ruleset is not None
+    store = AttemptStore(qm, STATUS)
+    q = qm.open(DLQ)
+    outcome = apply_message(qm, q, Matcher(ruleset), msg.md.msg_id, msg.md.correl_id,
+                            input_queue=DLQ, catch_all=None, store=store, clock=lambda: 200.0)
+    assert outcome == ("ok", 3, "DLQ.CATCHALL", "")
+    assert qm.inquire_queue("DLQ.CATCHALL").curdepth == 1
+    assert qm.inquire_queue(DLQ).curdepth == 0
+    assert qm.inquire_queue(STATUS).curdepth == 0  # removed with the move, one unit of work
+    store.close()
+    q.close()
+    qm.disconnect()
+
+
+def test_a_drain_records_its_failures_for_the_handlers(tmp_path: Path) -> None:
+    """Nothing else to try (no catch-all rule): the message stays, and the count the
+    drain reached is on the status queue for the next handler or drain."""
+    qm, msg = _setup(tmp_path)
+    ruleset = compile_rules("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(3)\n").ruleset
+    assert ruleset is not None
+    store = AttemptStore(qm, STATUS)
+    q = qm.open(DLQ)
+    outcome = apply_message(qm, q, Matcher(ruleset), msg.md.msg_id, msg.md.correl_id,
+                            input_queue=DLQ, catch_all=None, store=store, clock=lambda: 50.0)
+    assert outcome[0] == "remaining"
+    assert qm.inquire_queue(DLQ).curdepth == 1
+    found = store.lookup(message_subject(msg.md.msg_id, msg.md.correl_id))
+    assert found is not None
+    assert found.attempts == 3
+    store.close()
+    q.close()
+    qm.disconnect()
