@@ -34,6 +34,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_UNKNOWN_OBJECT_NAME
@@ -42,9 +43,10 @@ from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager, browse_all
 
 __all__ = ["DEFAULT_STATUS_QUEUE", "AttemptRecord", "AttemptStore", "Subject", "group_subject",
-           "message_subject"]
+           "message_subject", "read_records"]
 
 DEFAULT_STATUS_QUEUE = "DLQHANDLER.STATUS"
+R = TypeVar("R")
 MAX_SWEEP_CANDIDATES = 10_000
 _NOW = PutOptions(syncpoint=False, context="default")
 
@@ -112,17 +114,12 @@ class AttemptStore:
         """The record for ``subject``, or None when it never failed."""
         if self._q is None:
             return None
-        best: AttemptRecord | None = None
-        ids: list[bytes] = []
-        for msg in browse_all(self._q, correl_id=subject.key):
-            ids.append(msg.md.msg_id)
-            record = _parse(msg.body)
-            if record is not None and (best is None or record.attempts > best.attempts):
-                best = record
-        if not ids:
+        found = read_records(self._q, subject.key, _parse, lambda r: r.attempts)
+        if found is None:
             return None
+        best, ids = found
         base = best or AttemptRecord(0, 0.0)
-        return AttemptRecord(base.attempts, base.last_attempt, tuple(ids))
+        return AttemptRecord(base.attempts, base.last_attempt, ids)
 
     # -- writes ------------------------------------------------------------------
     def record_failure(self, subject: Subject, previous: AttemptRecord | None,
@@ -180,6 +177,24 @@ class AttemptStore:
     def close(self) -> None:
         if self._q is not None:
             self._q.close()
+
+
+def read_records(q: Queue, key: bytes, parse: Callable[[bytes], R | None],
+                 rank: Callable[[R], int]) -> tuple[R | None, tuple[bytes, ...]] | None:
+    """The status messages under CorrelId ``key``: the highest-ranked record that
+    parses (None if none does) and every one's MsgId; None when there are none.
+
+    A writer puts the new record before it removes the old, so a reader may see
+    both for a moment: the highest count wins.
+    """
+    best: R | None = None
+    ids: list[bytes] = []
+    for msg in browse_all(q, correl_id=key):
+        ids.append(msg.md.msg_id)
+        record = parse(msg.body)
+        if record is not None and (best is None or rank(record) > rank(best)):
+            best = record
+    return (best, tuple(ids)) if ids else None
 
 
 def _parse(body: bytes) -> AttemptRecord | None:

@@ -55,7 +55,8 @@ from dlqhandler.logs import get_logger
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
-from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager, browse_all
+from dlqhandler.qmgr.attempts import read_records
+from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager
 from dlqhandler.worker.stats import RunStats
 
 __all__ = ["DEFAULT_BACKOFF_BASE", "DEFAULT_BACKOFF_MAX", "BackoffPolicy", "TriggerRecord",
@@ -112,17 +113,12 @@ class TriggerRecords:
 
     def read(self) -> TriggerRecord | None:
         """The record, or None when the last triggered run made progress (or none ran)."""
-        best: TriggerRecord | None = None
-        ids: list[bytes] = []
-        for msg in browse_all(self._q, correl_id=self._key):
-            ids.append(msg.md.msg_id)
-            record = _parse(msg.body)
-            if record is not None and (best is None or record.idle_runs > best.idle_runs):
-                best = record
-        if not ids:
+        found = read_records(self._q, self._key, _parse, lambda r: r.idle_runs)
+        if found is None:
             return None
+        best, ids = found
         base = best or TriggerRecord(0, 0.0)
-        return TriggerRecord(base.idle_runs, base.last, base.left, base.hold, tuple(ids))
+        return TriggerRecord(base.idle_runs, base.last, base.left, base.hold, ids)
 
     def write(self, idle_runs: int, *, now: float, left: int | None, hold: float,
               previous: TriggerRecord | None) -> TriggerRecord:
