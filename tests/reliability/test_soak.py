@@ -64,6 +64,9 @@ def _drift(samples: list[tuple[float, int, int]], index: int) -> float:
 
 
 @pytest.mark.reliability
+# The soak's own length plus time to start, drain and check (pytest-timeout's 600 s default
+# would cut a 30-minute soak short).
+@pytest.mark.timeout(knob("DLQ_REL_SOAK_S", 120) + 600)
 def test_resident_handler_soak(home: Path, qm: EmbeddedQueueManager, tmp_path: Path,
                                figures: Figures) -> None:
     """A resident handler under steady inflow and periodic hot reloads: RSS and open
