@@ -37,7 +37,17 @@ import pytest
 from dlqhandler.mq import Message
 from dlqhandler.qmgr import QueueManager
 from tests.worker.conftest import DLQHANDLER, ROOT
-from tests.worker.helpers import DLQ, Ledger, alter, dead_letter, define, depth, load, plain
+from tests.worker.helpers import (
+    DLQ,
+    Ledger,
+    alter,
+    dead_letter,
+    define,
+    depth,
+    load,
+    plain,
+    terminate,
+)
 
 __all__ = ["RULES", "Backlog", "KillLog", "check_outcome", "kill_group", "load_backlog",
            "needs_java", "start_drain", "stuck_attempts", "terminate", "uncommitted"]
@@ -132,19 +142,6 @@ def uncommitted(db: Path) -> int:
             "SELECT count(*) FROM messages WHERE state IN (1, 2)").fetchone()[0])
     finally:
         conn.close()
-
-
-def terminate(child: subprocess.Popen[str], timeout: float = 60) -> str:
-    """SIGTERM (a clean stop between units of work); SIGKILL if it does not end.
-    Returns what the child printed on stdout."""
-    try:
-        child.send_signal(signal.SIGTERM)
-        out, _ = child.communicate(timeout=timeout)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(timeout=10)
-    return out or ""
 
 
 def kill_group(child: subprocess.Popen[Any]) -> None:

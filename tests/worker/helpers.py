@@ -19,6 +19,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import signal
+import subprocess
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -232,3 +234,16 @@ def json_events(path: Path) -> list[dict[str, Any]]:
 
 def failures_per_message(events: Iterable[dict[str, Any]]) -> Counter[str]:
     return Counter(e["msgid"] for e in events if e.get("event") == "put_failed")
+
+
+def terminate(child: subprocess.Popen[str], timeout: float = 60) -> str:
+    """SIGTERM (a clean stop between units of work); SIGKILL if it does not end.
+    Returns what the child printed on stdout."""
+    try:
+        child.send_signal(signal.SIGTERM)
+        out, _ = child.communicate(timeout=timeout)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=10)
+    return out or ""

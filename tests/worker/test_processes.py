@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import signal
 import time
 from collections import Counter
 from pathlib import Path
@@ -20,6 +19,7 @@ from tests.worker.helpers import (
     has_dlh,
     json_events,
     load,
+    terminate,
 )
 from tests.worker.test_wait import _until
 
@@ -37,12 +37,8 @@ def test_sigterm_mid_run_stops_cleanly(home: Path, qm, tmp_path: Path) -> None:
     child = start_handler(home, rules, "--no-watch", "--batch-size", "20", log=log)
     try:
         _until(lambda: depth(qm, "CATCH") >= 200, "the handler did not start working")
-        child.send_signal(signal.SIGTERM)
-        out, _ = child.communicate(timeout=30)
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(timeout=10)
+        out = terminate(child, timeout=30)
     assert child.returncode == 0
     assert "AMQ8709" in out
     assert "Summary for INPUTQ(SYSTEM.DEAD.LETTER.QUEUE)" in out

@@ -40,6 +40,7 @@ from tests.worker.helpers import (
     depth,
     json_events,
     load,
+    terminate,
 )
 from tests.worker.test_wait import _until
 
@@ -132,12 +133,8 @@ def test_metrics_health_and_reloads_of_a_running_handler(home, qm, tmp_path: Pat
         assert f'dlqhandler_rules_info{{sha256="{_sha(RELOADED)}"}} 1.0' in text
         assert _sha(RULES) not in text
         assert _sha(BROKEN) not in text
-        child.send_signal(signal.SIGTERM)
-        out, _ = child.communicate(timeout=30)
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(timeout=10)
+        out = terminate(child, timeout=30)
     assert child.returncode == 0, out
     book.check(["CATCH", "CATCH2", "BLOCKED"], discarded=[m.md.msg_id for m in old])
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 import subprocess
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from dlqhandler.mq import decode_dead_letter
 from dlqhandler.qmgr import EmbeddedQueueManager
 from dlqhandler.rules import RuleSet, compile_rules, decide, resolve_target
 from tests.worker.conftest import ROOT, RunCli, start_handler
-from tests.worker.helpers import DLQ, Ledger, define, depth, load
+from tests.worker.helpers import DLQ, Ledger, define, depth, load, terminate
 from tests.worker.test_wait import _until
 
 BACKLOG = ROOT / "samples" / "backlog-small.dmp"
@@ -96,12 +95,8 @@ def test_default_table_on_the_sample_backlog(home: Path, qm, tmp_path: Path) -> 
     child = start_handler(home, ROOT / "rules" / "default.rul", "--no-watch", log=log)
     try:
         _until(lambda: depth(qm, DLQ) == 7, "the backlog was not handled", timeout=60)
-        child.send_signal(signal.SIGTERM)
-        out, _ = child.communicate(timeout=30)
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(timeout=10)
+        out = terminate(child, timeout=30)
     assert child.returncode == 0
     assert "left on the queue               7" in out
     assert not discard

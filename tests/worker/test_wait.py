@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-import signal
 import threading
 import time
 from pathlib import Path
 
 from dlqhandler.qmgr import connect
 from tests.worker.conftest import RunCli, start_handler
-from tests.worker.helpers import DLQ, Ledger, dead_letter, define, depth, json_events, load, plain
+from tests.worker.helpers import (
+    DLQ,
+    Ledger,
+    dead_letter,
+    define,
+    depth,
+    json_events,
+    load,
+    plain,
+    terminate,
+)
 
 
 def test_wait_no_ends_after_a_pass_with_nothing_to_do(qm, ledger, run_cli: RunCli) -> None:
@@ -74,12 +83,8 @@ def test_wait_yes_runs_until_sigterm(home: Path, qm, tmp_path: Path) -> None:
         late = load(qm, [dead_letter("late", priority=0)])[0]
         book.original[late.md.msg_id] = late
         _until(lambda: depth(qm, "CATCH") == 6, "a new message was not handled")
-        child.send_signal(signal.SIGTERM)
-        out, _ = child.communicate(timeout=20)
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(timeout=10)
+        out = terminate(child, timeout=20)
     assert child.returncode == 0
     assert "AMQ8709" in out
     assert "forwarded                       6" in out
