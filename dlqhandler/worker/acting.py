@@ -48,12 +48,12 @@ from dlqhandler.qmgr.attempts import (
 from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 from dlqhandler.rules import Decision, Matcher, RuleSet
 from dlqhandler.rules.targets import InvalidTargetError
-from dlqhandler.worker import selection
 from dlqhandler.worker.actions import ActionError, ForwardLoopError, Outgoing, plan_put
 from dlqhandler.worker.ages import dead_lettered_at, put_at
 from dlqhandler.worker.groups import SeenGroups, in_group, is_complete, logical_order
 from dlqhandler.worker.options import HandlerOptions
-from dlqhandler.worker.reporting import RateLimiter
+from dlqhandler.worker.reporting import ReportLimiter
+from dlqhandler.worker.selection import RateLimiter, Selector
 from dlqhandler.worker.stats import RunStats
 
 if TYPE_CHECKING:
@@ -108,12 +108,12 @@ class Actor:
     def __init__(self, qmgr: QueueManager, options: HandlerOptions, stats: RunStats,
                  store: AttemptStore, *, dlq: Queue, other: Queue, ruleset: RuleSet,
                  clock: Callable[[], float], log: Any,
-                 selector: selection.Selector | None = None,
-                 limiter: selection.RateLimiter | None = None,
+                 selector: Selector | None = None,
+                 limiter: RateLimiter | None = None,
                  stop: threading.Event | None = None,
                  metrics: HandlerMetrics | None = None) -> None:
         self.qmgr = qmgr
-        self._selector = selector or selection.Selector()
+        self._selector = selector or Selector()
         self._limiter = limiter
         self._stop = stop
         self._metrics = metrics
@@ -124,7 +124,7 @@ class Actor:
         self._clock = clock
         self._log = log
         self._qmgr_name = qmgr.name
-        self._no_dlh = RateLimiter(interval=options.no_dlh_report_interval,
+        self._no_dlh = ReportLimiter(interval=options.no_dlh_report_interval,
                                    per_pass=options.no_dlh_reports_per_pass)
         self._batch = _Batch()
         self._ruleset = ruleset

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-__all__ = ["RateLimiter"]
+__all__ = ["ReportLimiter"]
 
 
-class RateLimiter:
+class ReportLimiter:
     """Say whether a warning about ``key`` should be logged now."""
 
     def __init__(self, *, interval: float, per_pass: int, limit: int = 10_000) -> None:
