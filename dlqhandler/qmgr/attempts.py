@@ -43,7 +43,7 @@ from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager, browse_all
 
 __all__ = ["DEFAULT_STATUS_QUEUE", "AttemptRecord", "AttemptStore", "Subject", "group_subject",
-           "message_subject", "read_records"]
+           "message_subject", "put_record", "read_records", "remove_record"]
 
 DEFAULT_STATUS_QUEUE = "DLQHANDLER.STATUS"
 R = TypeVar("R")
@@ -128,29 +128,18 @@ class AttemptStore:
         attempts = (previous.attempts if previous else 0) + 1
         if self._q is None or self.readonly:
             return AttemptRecord(attempts, now)
-        body = json.dumps({"n": attempts, "last": round(now, 3), **subject.describe()})
-        md = MQMD(correl_id=subject.key, format="MQSTR", persistence=1, coded_char_set_id=1208)
-        put = self._q.put(Message(md, body.encode()), _NOW)
-        for status_id in previous.status_ids if previous else ():
-            self._remove(status_id, syncpoint=False)
-        return AttemptRecord(attempts, now, (put.msg_id,))
+        status_id = put_record(self._q, subject.key,
+                               {"n": attempts, "last": round(now, 3), **subject.describe()})
+        for old in previous.status_ids if previous else ():
+            remove_record(self._q, old, syncpoint=False)
+        return AttemptRecord(attempts, now, (status_id,))
 
     def clear(self, previous: AttemptRecord | None) -> None:
         """Remove a record inside the current unit of work (the message left the DLQ)."""
         if previous is None or self._q is None or self.readonly:
             return
         for status_id in previous.status_ids:
-            self._remove(status_id, syncpoint=True)
-
-    def _remove(self, status_id: bytes, *, syncpoint: bool) -> bool:
-        assert self._q is not None
-        try:
-            self._q.get(GetOptions(msg_id=status_id, syncpoint=syncpoint))
-        except MQIError as exc:
-            if exc.reason == MQRC_NO_MSG_AVAILABLE:
-                return False  # another handler removed it meanwhile
-            raise
-        return True
+            remove_record(self._q, status_id, syncpoint=True)
 
     # -- garbage collection -------------------------------------------------------
     def sweep(self, present: Callable[[Subject], bool]) -> int:
@@ -169,7 +158,7 @@ class AttemptStore:
                 continue
             status_id = msg.md.msg_id
             if previous.get(status_id) == subject.key:
-                removed += self._remove(status_id, syncpoint=False)
+                removed += remove_record(self._q, status_id, syncpoint=False)
             elif len(self._candidates) < MAX_SWEEP_CANDIDATES:
                 self._candidates[status_id] = subject.key
         return removed
@@ -177,6 +166,24 @@ class AttemptStore:
     def close(self) -> None:
         if self._q is not None:
             self._q.close()
+
+
+def put_record(q: Queue, key: bytes, data: dict[str, object]) -> bytes:
+    """Put one persistent JSON status record under CorrelId ``key`` at once (outside
+    any unit of work); returns its MsgId."""
+    md = MQMD(correl_id=key, format="MQSTR", persistence=1, coded_char_set_id=1208)
+    return q.put(Message(md, json.dumps(data).encode()), _NOW).msg_id
+
+
+def remove_record(q: Queue, status_id: bytes, *, syncpoint: bool) -> bool:
+    """Remove one status record by MsgId; False when another process removed it first."""
+    try:
+        q.get(GetOptions(msg_id=status_id, syncpoint=syncpoint))
+    except MQIError as exc:
+        if exc.reason == MQRC_NO_MSG_AVAILABLE:
+            return False
+        raise
+    return True
 
 
 def read_records(q: Queue, key: bytes, parse: Callable[[bytes], R | None],

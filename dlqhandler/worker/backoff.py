@@ -50,13 +50,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from dlqhandler.errors import MQIError
 from dlqhandler.logs import get_logger
-from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
-from dlqhandler.mq.message import Message
-from dlqhandler.mq.mqmd import MQMD
-from dlqhandler.qmgr.attempts import read_records
-from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager
+from dlqhandler.qmgr.attempts import put_record, read_records, remove_record
+from dlqhandler.qmgr.port import Queue, QueueManager
 from dlqhandler.worker.stats import RunStats
 
 __all__ = ["DEFAULT_BACKOFF_BASE", "DEFAULT_BACKOFF_MAX", "BackoffPolicy", "TriggerRecord",
@@ -64,7 +60,6 @@ __all__ = ["DEFAULT_BACKOFF_BASE", "DEFAULT_BACKOFF_MAX", "BackoffPolicy", "Trig
 
 DEFAULT_BACKOFF_BASE = 10.0
 DEFAULT_BACKOFF_MAX = 600.0
-_NOW = PutOptions(syncpoint=False, context="default")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,20 +118,16 @@ class TriggerRecords:
     def write(self, idle_runs: int, *, now: float, left: int | None, hold: float,
               previous: TriggerRecord | None) -> TriggerRecord:
         """Replace the record (put the new one first, then remove the old), at once."""
-        body = json.dumps({"trigger": self.input_queue, "idle_runs": idle_runs,
-                           "last": round(now, 3), "left": left, "hold": hold})
-        md = MQMD(correl_id=self._key, format="MQSTR", persistence=1, coded_char_set_id=1208)
-        put = self._q.put(Message(md, body.encode()), _NOW)
+        status_id = put_record(self._q, self._key, {
+            "trigger": self.input_queue, "idle_runs": idle_runs, "last": round(now, 3),
+            "left": left, "hold": hold})
         self.remove(previous)
-        return TriggerRecord(idle_runs, now, left, hold, (put.msg_id,))
+        return TriggerRecord(idle_runs, now, left, hold, (status_id,))
 
     def remove(self, record: TriggerRecord | None) -> None:
+        """Remove the record at once (another run may have removed it meanwhile)."""
         for status_id in record.status_ids if record else ():
-            try:
-                self._q.get(GetOptions(msg_id=status_id, syncpoint=False))
-            except MQIError as exc:
-                if exc.reason != MQRC_NO_MSG_AVAILABLE:
-                    raise  # MQRC_NO_MSG_AVAILABLE: another run removed it meanwhile
+            remove_record(self._q, status_id, syncpoint=False)
 
     def close(self) -> None:
         self._q.close()
