@@ -4,10 +4,10 @@
 ``$DLQHANDLER_HOME``; with no name given it takes ``$DLQHANDLER_QMGR``, else
 the only embedded queue manager there is.
 
-``--backend ibmmq`` connects to IBM MQ through :mod:`dlqhandler.qmgr.ibmmq`,
+``--backend ibmmq`` connects to IBM MQ through :mod:`dlqhandler.qmgr.ibmmq.adapter`,
 imported only then (it needs ``pip install 'dlqhandler[ibmmq]'`` and the MQ C
 client). Its settings come from the environment
-(:func:`~dlqhandler.qmgr.ibmmq_config.ibmmq_settings_from_env`: transport, CCDT,
+(:func:`~dlqhandler.qmgr.ibmmq.config.ibmmq_settings_from_env`: transport, CCDT,
 key repository, user and password); ``--conn-name``, ``--channel`` and
 ``--cipher-spec`` override theirs. Credentials never come from the command line.
 With no queue manager named, ``$DLQHANDLER_IBMMQ_QMGR``, else the default one.
@@ -22,10 +22,10 @@ from collections.abc import Callable
 from dlqhandler.config import Settings
 from dlqhandler.errors import ConfigError
 from dlqhandler.mq.constants import MQRC_Q_MGR_NAME_ERROR, mqi_error
-from dlqhandler.qmgr.admin import AdminError
-from dlqhandler.qmgr.embedded import connect as connect_embedded
+from dlqhandler.qmgr.embedded.admin import AdminError
+from dlqhandler.qmgr.embedded.manager import connect as connect_embedded
+from dlqhandler.qmgr.embedded.qmgrs import list_qmgrs
 from dlqhandler.qmgr.port import QueueManager
-from dlqhandler.qmgr.qmgrs import list_qmgrs
 
 __all__ = ["add_connection_arguments", "connect", "connection_factory",
            "connection_usage_problem", "ensure_queue", "resolve_qmgr_name"]
@@ -43,7 +43,7 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
         "IBM MQ (--backend ibmmq)",
         "Override the DLQHANDLER_MQ_* environment variables of the same name; everything "
         "else (transport, CCDT, TLS key repository, user, password) comes from the "
-        "environment only (see dlqhandler/qmgr/ibmmq_config.py).")
+        "environment only (see dlqhandler/qmgr/ibmmq/config.py).")
     mq.add_argument("--conn-name", metavar="HOST(PORT)[,...]",
                     help="client connection name (with --channel: an explicit MQCD)")
     mq.add_argument("--channel", metavar="NAME", help="SVRCONN channel (with --conn-name)")
@@ -93,8 +93,8 @@ def connect(args: argparse.Namespace, settings: Settings, name: str | None) -> Q
 
 def _connect_ibmmq(args: argparse.Namespace, name: str | None) -> QueueManager:
     # Imported here, only for this backend: nothing imports IBM MQ code at start-up.
-    from dlqhandler.qmgr.ibmmq import connect as connect_ibmmq
-    from dlqhandler.qmgr.ibmmq_config import ibmmq_settings_from_env
+    from dlqhandler.qmgr.ibmmq.adapter import connect as connect_ibmmq
+    from dlqhandler.qmgr.ibmmq.config import ibmmq_settings_from_env
 
     overrides = {attr: getattr(args, attr, None) for attr, _flag in _IBMMQ_OPTIONS}
     mq_settings = ibmmq_settings_from_env(name.strip() if name and name.strip() else None,

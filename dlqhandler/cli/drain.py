@@ -22,7 +22,7 @@ from dlqhandler.errors import ConfigError, DLQHandlerError
 from dlqhandler.formats.dmpmqmsg import DumpWriter
 from dlqhandler.logs import configure_logging
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
-from dlqhandler.qmgr.embedded import connect as connect_embedded
+from dlqhandler.qmgr.embedded.manager import connect as connect_embedded
 from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
 

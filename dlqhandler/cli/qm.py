@@ -9,7 +9,7 @@
   field, MsgId and context included, is kept;
 * ``qm runmqtrm -m NAME [-q INITQ]`` (runmqtrm): a trigger monitor that starts
   the applications of process definitions when trigger messages arrive
-  (:mod:`dlqhandler.qmgr.runmqtrm`); ``--once`` and ``--wait SECONDS`` end it
+  (:mod:`dlqhandler.qmgr.embedded.runmqtrm`); ``--once`` and ``--wait SECONDS`` end it
   for tests and cron-like use, SIGTERM/SIGINT stop it cleanly;
 * ``qm put`` and ``qm browse`` for quick manual work.
 """
@@ -44,8 +44,8 @@ from dlqhandler.qmgr import (
     list_qmgrs,
     run_mqsc,
 )
-from dlqhandler.qmgr.qmgrs import DEFAULT_DEADQ, INITIATION_QUEUE
-from dlqhandler.qmgr.runmqtrm import MonitorOptions, TriggerMonitor
+from dlqhandler.qmgr.embedded.qmgrs import DEFAULT_DEADQ, INITIATION_QUEUE
+from dlqhandler.qmgr.embedded.runmqtrm import MonitorOptions, TriggerMonitor
 
 __all__ = ["register"]
 

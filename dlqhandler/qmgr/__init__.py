@@ -1,14 +1,21 @@
 """The QueueManager port and its adapters (embedded SQLite, IBM MQ).
 
-:func:`connect` opens a connection to an embedded queue manager;
-:func:`create_qmgr`/:func:`delete_qmgr`/:func:`list_qmgrs` manage them and
-:func:`run_mqsc` administers one the way ``runmqsc`` does.
+The port and its value types live here (:mod:`.port`), with the status records
+every adapter shares (:mod:`.attempts`). The embedded queue manager is
+:mod:`.embedded`; the IBM MQ adapter is :mod:`.ibmmq`. The embedded queue
+manager's entry points are re-exported for convenience.
 """
 
-from dlqhandler.qmgr.embedded import EmbeddedQueueManager, QueueEvent, connect
+from dlqhandler.qmgr.embedded import (
+    EmbeddedQueueManager,
+    QueueEvent,
+    connect,
+    create_qmgr,
+    delete_qmgr,
+    list_qmgrs,
+    run_mqsc,
+)
 from dlqhandler.qmgr.port import GetOptions, PutOptions, QMgrInfo, Queue, QueueInfo, QueueManager
-from dlqhandler.qmgr.qmgrs import create_qmgr, delete_qmgr, list_qmgrs
-from dlqhandler.qmgr.runmqsc import run_mqsc
 
 __all__ = [
     "EmbeddedQueueManager",

@@ -1,7 +1,7 @@
 """The ``QueueManager`` port: what the handler and the drain need from MQ.
 
 It is a small, typed slice of the MQI. Adapters: the embedded queue manager
-(:mod:`dlqhandler.qmgr.embedded`, SQLite) and IBM MQ (:mod:`dlqhandler.qmgr.ibmmq`).
+(:mod:`dlqhandler.qmgr.embedded.manager`, SQLite) and IBM MQ (:mod:`dlqhandler.qmgr.ibmmq.adapter`).
 Both pass the contract suite in ``tests/qmgr/contract/``.
 
 Semantics follow the MQI:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import sqlite3
 
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions, store
-from dlqhandler.qmgr.selection import candidate_query
+from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions
+from dlqhandler.qmgr.embedded import store
+from dlqhandler.qmgr.embedded.selection import candidate_query
 
 NOW = PutOptions(syncpoint=False)
 

@@ -19,9 +19,9 @@ from structlog.testing import capture_logs
 from dlqhandler.errors import ConfigError, MQIError
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr import GetOptions, PutOptions, Queue, QueueManager
-from dlqhandler.qmgr.ibmmq import IBMMQQueueManager, connect
-from dlqhandler.qmgr.ibmmq_config import IBMMQSettings, ibmmq_settings_from_env
-from dlqhandler.qmgr.ibmmq_mapping import md_from_ibmmq, md_to_ibmmq
+from dlqhandler.qmgr.ibmmq.adapter import IBMMQQueueManager, connect
+from dlqhandler.qmgr.ibmmq.config import IBMMQSettings, ibmmq_settings_from_env
+from dlqhandler.qmgr.ibmmq.mapping import md_from_ibmmq, md_to_ibmmq
 from tests.qmgr.ibmmq_fake import CMQC, FakeMQ, flag_names
 
 SECRET = "s3cr3t-Pa55w0rd!"

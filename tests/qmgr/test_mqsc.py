@@ -8,8 +8,8 @@ import pytest
 
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr import EmbeddedQueueManager, PutOptions
-from dlqhandler.qmgr.mqsc import MQSCSyntaxError, parse, split_commands
-from dlqhandler.qmgr.runmqsc import MQSCResult, run_mqsc
+from dlqhandler.qmgr.embedded.mqsc import MQSCSyntaxError, parse, split_commands
+from dlqhandler.qmgr.embedded.runmqsc import MQSCResult, run_mqsc
 
 
 def mqsc(qm: EmbeddedQueueManager, source: str, *, verify: bool = False

@@ -2,7 +2,7 @@
 
 Test names carry the seed document's numbering ("Conditions for a trigger
 event": conditions 1-14, the sub-items 13.1-13.3 and the closing notes);
-``dlqhandler/qmgr/trigger.py`` lists what each number means here.
+``dlqhandler/qmgr/embedded/trigger.py`` lists what each number means here.
 """
 
 from __future__ import annotations

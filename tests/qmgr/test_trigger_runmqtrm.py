@@ -30,7 +30,7 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.mqtm import MQTM, MQTMC2, encode_mqtm
 from dlqhandler.qmgr import PutOptions
-from dlqhandler.qmgr.runmqtrm import MonitorOptions, TriggerMonitor
+from dlqhandler.qmgr.embedded.runmqtrm import MonitorOptions, TriggerMonitor
 from dlqhandler.rules import compile_rules
 from tests.qmgr._trigger_support import APPQ, INITQ, NOW, PROCESS, World
 from tests.qmgr.conftest import FakeClock

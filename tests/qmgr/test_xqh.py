@@ -8,7 +8,7 @@ import pytest
 
 from dlqhandler.errors import DecodeError
 from dlqhandler.mq import MQMD, encode_mqmd
-from dlqhandler.qmgr.xqh import MQXQH_LENGTH_1, decode_xqh, encode_xqh
+from dlqhandler.qmgr.embedded.xqh import MQXQH_LENGTH_1, decode_xqh, encode_xqh
 
 
 def test_layout_is_ibms() -> None:

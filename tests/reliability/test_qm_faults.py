@@ -16,7 +16,7 @@ from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import MQRC_STORAGE_MEDIUM_FULL
 from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions, create_qmgr
-from dlqhandler.qmgr.store import QMgrPaths, Store
+from dlqhandler.qmgr.embedded.store import QMgrPaths, Store
 from tests.reliability.knobs import Figures
 from tests.reliability.scenario import terminate
 from tests.worker.conftest import RunCli, start_handler

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr.attempts import AttemptStore, message_subject
-from dlqhandler.qmgr.embedded import EmbeddedQueueManager, connect
+from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager, connect
+from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
 from dlqhandler.qmgr.port import PutOptions
-from dlqhandler.qmgr.qmgrs import create_qmgr
 from dlqhandler.rules import Matcher, compile_rules
 from dlqhandler.spark.apply import apply_message
 

@@ -21,9 +21,9 @@ from dlqhandler.formats.backlog import generate_backlog
 from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
-from dlqhandler.qmgr.embedded import connect
+from dlqhandler.qmgr.embedded.manager import connect
+from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
 from dlqhandler.qmgr.port import GetOptions, PutOptions
-from dlqhandler.qmgr.qmgrs import create_qmgr
 
 pytestmark = pytest.mark.spark
 

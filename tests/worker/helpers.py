@@ -31,7 +31,7 @@ from dlqhandler.errors import MalformedMessageError, MQIError
 from dlqhandler.mq import MQMD, Message, decode_dead_letter
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
-from dlqhandler.qmgr.xqh import MQFMT_XMIT_Q_HEADER, decode_xqh
+from dlqhandler.qmgr.embedded.xqh import MQFMT_XMIT_Q_HEADER, decode_xqh
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 STATUS = "DLQHANDLER.STATUS"

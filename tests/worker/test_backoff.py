@@ -16,7 +16,7 @@ from pathlib import Path
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.mq.mqtm import MQTM
 from dlqhandler.qmgr import connect
-from dlqhandler.qmgr.embedded import EmbeddedQueueManager
+from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager
 from dlqhandler.worker.backoff import BackoffPolicy, TriggerRecords, hold_seconds
 from tests.worker.conftest import RunCli
 from tests.worker.helpers import DLQ, STATUS, alter, browse, dead_letter, define, depth, load

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from dlqhandler.mq import Message
-from dlqhandler.qmgr.embedded import EmbeddedQueueManager
+from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager
 from tests.worker.helpers import DLQ, STATUS, Ledger, browse, dead_letter, define, depth, load
 
 ROOT = Path(__file__).resolve().parents[2]

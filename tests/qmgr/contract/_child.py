@@ -22,7 +22,7 @@ def _connect(args: argparse.Namespace) -> QueueManager:
     if args.adapter == "embedded":
         return connect(args.qmgr, home=Path(args.home))
     if args.adapter == "ibmmq":
-        from dlqhandler.qmgr.ibmmq import connect as connect_ibmmq
+        from dlqhandler.qmgr.ibmmq.adapter import connect as connect_ibmmq
         return connect_ibmmq(args.qmgr)
     raise SystemExit(f"unknown adapter {args.adapter}")
 

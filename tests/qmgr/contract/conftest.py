@@ -7,10 +7,10 @@ expiry tests) and the command line a child process uses to connect to the
 same queue manager.
 
 Two adapters: the embedded queue manager (always), and IBM MQ
-(:mod:`dlqhandler.qmgr.ibmmq`) when ``DLQHANDLER_IBMMQ_QMGR`` names a real
+(:mod:`dlqhandler.qmgr.ibmmq.adapter`) when ``DLQHANDLER_IBMMQ_QMGR`` names a real
 queue manager; the connection comes from the usual variables (``MQSERVER`` or
 ``DLQHANDLER_MQ_CONN_NAME``/``_CHANNEL``, ``DLQHANDLER_MQ_USER``/``_PASSWORD``...,
-see :mod:`dlqhandler.qmgr.ibmmq_config`) and administration goes through
+see :mod:`dlqhandler.qmgr.ibmmq.config`) and administration goes through
 ``runmqsc`` (``runmqsc -c`` for client connections; ``DLQHANDLER_IBMMQ_RUNMQSC``
 overrides the command). Without it the IBM MQ runs are skipped with that reason.
 Against IBM MQ, tests that switch users or move time are skipped (the adapter
@@ -125,8 +125,8 @@ _DEFINE_QLOCAL = re.compile(r"\bDEFINE\s+QLOCAL\s*\(\s*'?([^)'\s]+)'?\s*\)", re.
 
 def _ibmmq() -> Adapter:
     """The IBM MQ adapter on the queue manager the environment names (or a skip)."""
-    from dlqhandler.qmgr.ibmmq import connect as connect_ibmmq
-    from dlqhandler.qmgr.ibmmq_config import ibmmq_settings_from_env, plan_connection
+    from dlqhandler.qmgr.ibmmq.adapter import connect as connect_ibmmq
+    from dlqhandler.qmgr.ibmmq.config import ibmmq_settings_from_env, plan_connection
 
     name = os.environ.get("DLQHANDLER_IBMMQ_QMGR", "").strip()
     if not name:

@@ -9,7 +9,7 @@ import pytest
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr import GetOptions, PutOptions
-from dlqhandler.qmgr.xqh import MQXQH_LENGTH_1, decode_xqh
+from dlqhandler.qmgr.embedded.xqh import MQXQH_LENGTH_1, decode_xqh
 from tests.qmgr.contract.conftest import Adapter, text
 
 NOW = PutOptions(syncpoint=False)

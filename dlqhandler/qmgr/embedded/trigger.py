@@ -92,9 +92,9 @@ from dlqhandler.mq.constants import (
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD, encode_mqmd
 from dlqhandler.mq.mqtm import MQFMT_TRIGGER, MQTM, encode_mqtm
-from dlqhandler.qmgr.objects import MAX_INT, PROCESS_ATTRS, QUEUE_ATTRS, Value, defaults
-from dlqhandler.qmgr.putting import effective_priority, put_timestamp
-from dlqhandler.qmgr.store import (
+from dlqhandler.qmgr.embedded.objects import MAX_INT, PROCESS_ATTRS, QUEUE_ATTRS, Value, defaults
+from dlqhandler.qmgr.embedded.putting import effective_priority, put_timestamp
+from dlqhandler.qmgr.embedded.store import (
     AVAILABLE,
     INSERT_MESSAGE,
     PUT_PENDING,

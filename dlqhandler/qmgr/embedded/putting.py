@@ -40,7 +40,7 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
-from dlqhandler.qmgr.objects import QueueView
+from dlqhandler.qmgr.embedded.objects import QueueView
 
 __all__ = [
     "MQAT_QMGR",

@@ -3,7 +3,8 @@
 Local queues, the queue manager object, process definitions (used by
 triggering) and authority records. Defining (REPLACE) or altering a queue
 evaluates the trigger events a change can cause (conditions 13, 13.1, 13.2
-of :mod:`dlqhandler.qmgr.trigger`) in the same transaction. Failures raise :class:`AdminError`
+of :mod:`dlqhandler.qmgr.embedded.trigger`) in the same transaction.
+Failures raise :class:`AdminError`
 carrying the AMQ message runmqsc prints (``AMQ8147E: IBM MQ object X not
 found.``).
 
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 
 from dlqhandler.errors import DLQHandlerError
 from dlqhandler.mq.constants import MQRC_UNKNOWN_OBJECT_NAME, mqi_error
-from dlqhandler.qmgr.objects import (
+from dlqhandler.qmgr.embedded.objects import (
     PROCESS_ATTRS,
     QMGR_ATTRS,
     QUEUE_ATTRS,
@@ -32,8 +33,8 @@ from dlqhandler.qmgr.objects import (
     defaults,
     generic_match,
 )
-from dlqhandler.qmgr.store import AVAILABLE, Store
-from dlqhandler.qmgr.trigger import Triggers
+from dlqhandler.qmgr.embedded.store import AVAILABLE, Store
+from dlqhandler.qmgr.embedded.trigger import Triggers
 
 __all__ = ["Admin", "AdminError", "AuthRecord", "ObjectRecord", "authorised", "valid_name"]
 

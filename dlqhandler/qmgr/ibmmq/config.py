@@ -1,6 +1,6 @@
 """How the IBM MQ adapter connects: settings, validated once, from the environment.
 
-The adapter (:mod:`dlqhandler.qmgr.ibmmq`) never reads credentials from the
+The adapter (:mod:`dlqhandler.qmgr.ibmmq.adapter`) never reads credentials from the
 command line. :func:`ibmmq_settings_from_env` builds :class:`IBMMQSettings`
 from these variables (the MQ client's own ``MQSERVER``, ``MQCHLLIB`` and
 ``MQCHLTAB`` keep their usual meaning):

@@ -4,7 +4,7 @@ The handle keeps what the adapter must remember per MQ object handle: its open
 options (to reopen it after a reconnect), the MQGET buffer size that has been
 enough so far, and which message the queue manager saved the context of (the
 last destructive get: what MQPMO_PASS_ALL_CONTEXT would copy). The MQI calls
-go through the connection's :meth:`~dlqhandler.qmgr.ibmmq.IBMMQQueueManager._mqi`
+go through the connection's :meth:`~dlqhandler.qmgr.ibmmq.adapter.IBMMQQueueManager._mqi`
 (error mapping, reconnection). :class:`PropertyHandles` is the connection's pool
 of message handles that carry the properties of recently got messages.
 """
@@ -25,7 +25,7 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
-from dlqhandler.qmgr.ibmmq_mapping import (
+from dlqhandler.qmgr.ibmmq.mapping import (
     CONTEXT_FIELDS,
     MQCHAR_ENCODING,
     gmo_options,
@@ -35,7 +35,7 @@ from dlqhandler.qmgr.ibmmq_mapping import (
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 
 if TYPE_CHECKING:
-    from dlqhandler.qmgr.ibmmq import IBMMQQueueManager
+    from dlqhandler.qmgr.ibmmq.adapter import IBMMQQueueManager
 
 __all__ = ["IBMMQQueue", "Key", "PropertyHandles", "context_of", "mq_name"]
 

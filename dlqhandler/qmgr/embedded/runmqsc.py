@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from dlqhandler.errors import DLQHandlerError
-from dlqhandler.qmgr.admin import Admin, AdminError, ObjectRecord, valid_name
-from dlqhandler.qmgr.mqsc import Attr, Command, MQSCSyntaxError, parse, split_commands
-from dlqhandler.qmgr.objects import (
+from dlqhandler.qmgr.embedded.admin import Admin, AdminError, ObjectRecord, valid_name
+from dlqhandler.qmgr.embedded.mqsc import Attr, Command, MQSCSyntaxError, parse, split_commands
+from dlqhandler.qmgr.embedded.objects import (
     PROCESS_ATTRS,
     QMGR_ATTRS,
     QUEUE_ATTRS,

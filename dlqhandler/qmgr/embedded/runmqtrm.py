@@ -2,7 +2,7 @@
 
 It opens the initiation queue for input (which by itself makes the queue
 manager write trigger messages for queues that already hold messages:
-condition 13.3 of :mod:`dlqhandler.qmgr.trigger`), gets trigger messages
+condition 13.3 of :mod:`dlqhandler.qmgr.embedded.trigger`), gets trigger messages
 outside syncpoint and, for each, starts the application of its process
 definition the way runmqtrm builds its command line: the ApplId, then the
 MQTMC2 (:class:`~dlqhandler.mq.mqtm.MQTMC2`, 732 characters) as one argument,
@@ -61,11 +61,11 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqtm import MQFMT_TRIGGER, MQTM, MQTMC2, decode_mqtm
-from dlqhandler.qmgr.embedded import EmbeddedQueueManager
+from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager
+from dlqhandler.qmgr.embedded.putting import put_timestamp
+from dlqhandler.qmgr.embedded.qmgrs import INITIATION_QUEUE
+from dlqhandler.qmgr.embedded.trigger import APPL_TYPES
 from dlqhandler.qmgr.port import GetOptions, PutOptions
-from dlqhandler.qmgr.putting import put_timestamp
-from dlqhandler.qmgr.qmgrs import INITIATION_QUEUE
-from dlqhandler.qmgr.trigger import APPL_TYPES
 
 __all__ = ["Launch", "MonitorOptions", "MonitorStats", "TriggerMessageError", "TriggerMonitor",
            "plan_launch"]

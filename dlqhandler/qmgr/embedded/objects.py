@@ -5,7 +5,7 @@ limits. The admin layer stores attribute values as a JSON object keyed by MQSC
 keyword; :class:`QueueView` is the typed slice the MQI calls need on every put
 and get. Trigger attributes (TRIGGER, TRIGTYPE, TRIGDPTH, TRIGMPRI, TRIGDATA,
 INITQ, PROCESS, and TRIGINT on the queue manager) are stored and displayed
-here; acting on them belongs to :mod:`dlqhandler.qmgr.trigger`.
+here; acting on them belongs to :mod:`dlqhandler.qmgr.embedded.trigger`.
 """
 
 from __future__ import annotations

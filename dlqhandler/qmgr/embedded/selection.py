@@ -28,7 +28,7 @@ from dlqhandler.mq.constants import (
     MQMF_MSG_IN_GROUP,
     MQMF_SEGMENT,
 )
-from dlqhandler.qmgr.store import AVAILABLE
+from dlqhandler.qmgr.embedded.store import AVAILABLE
 
 __all__ = ["Candidate", "GroupState", "Query", "candidate_query", "group_state_after"]
 

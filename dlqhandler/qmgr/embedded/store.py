@@ -11,7 +11,7 @@ has a ``state`` (available, put pending, taken, trigger pending) and an
 one short SQLite transaction. A trigger message written for a FIRST or DEPTH
 trigger event inside a unit of work is "trigger pending": the unit of work
 makes it available when it ends, committed or backed out (see
-:mod:`dlqhandler.qmgr.trigger`); ``trigger_state`` holds, per queue, when the
+:mod:`dlqhandler.qmgr.embedded.trigger`); ``trigger_state`` holds, per queue, when the
 last trigger message was written (for TRIGINT). A connection whose lock file
 can be locked by someone else is dead, and :func:`recover_dead_connections`
 backs its unit of work out.

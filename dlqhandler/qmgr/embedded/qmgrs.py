@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dlqhandler.errors import ConfigError
-from dlqhandler.qmgr.admin import Admin, valid_name
-from dlqhandler.qmgr.objects import QMGR_ATTRS, defaults
-from dlqhandler.qmgr.store import QMgrPaths, Store, connection_alive, initialise
+from dlqhandler.qmgr.embedded.admin import Admin, valid_name
+from dlqhandler.qmgr.embedded.objects import QMGR_ATTRS, defaults
+from dlqhandler.qmgr.embedded.store import QMgrPaths, Store, connection_alive, initialise
 
 __all__ = [
     "DEFAULT_DEADQ",

@@ -1,7 +1,7 @@
 """The embedded queue manager: a :class:`~dlqhandler.qmgr.port.QueueManager` on SQLite.
 
 Each MQI call is one short SQLite transaction, so any number of processes can
-connect at once (see :mod:`dlqhandler.qmgr.store` for the unit-of-work
+connect at once (see :mod:`dlqhandler.qmgr.embedded.store` for the unit-of-work
 design). A get under syncpoint marks the row as taken by this connection, a
 put under syncpoint inserts a row only this connection's commit publishes;
 MQCMIT and MQBACK are one transaction each. A connection that dies (its lock
@@ -44,17 +44,16 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD, decode_mqmd, encode_mqmd
-from dlqhandler.qmgr.admin import Admin, authorised
-from dlqhandler.qmgr.handle import EmbeddedQueue
-from dlqhandler.qmgr.objects import QueueView, queue_view
-from dlqhandler.qmgr.port import PutOptions, QMgrInfo, QueueInfo
-from dlqhandler.qmgr.putting import (
+from dlqhandler.qmgr.embedded.admin import Admin, authorised
+from dlqhandler.qmgr.embedded.handle import EmbeddedQueue
+from dlqhandler.qmgr.embedded.objects import QueueView, queue_view
+from dlqhandler.qmgr.embedded.putting import (
     Putter,
     effective_priority,
     expiration_report,
     resolve_md,
 )
-from dlqhandler.qmgr.store import (
+from dlqhandler.qmgr.embedded.store import (
     AVAILABLE,
     INSERT_MESSAGE,
     PUT_PENDING,
@@ -64,8 +63,9 @@ from dlqhandler.qmgr.store import (
     Store,
     recover_dead_connections,
 )
-from dlqhandler.qmgr.trigger import Triggers
-from dlqhandler.qmgr.xqh import MQFMT_XMIT_Q_HEADER, encode_xqh
+from dlqhandler.qmgr.embedded.trigger import Triggers
+from dlqhandler.qmgr.embedded.xqh import MQFMT_XMIT_Q_HEADER, encode_xqh
+from dlqhandler.qmgr.port import PutOptions, QMgrInfo, QueueInfo
 
 __all__ = ["Clock", "EmbeddedQueueManager", "QueueEvent", "connect"]
 
@@ -84,7 +84,7 @@ _RESTORE_OWNED = ("UPDATE messages SET state = 0, owner = NULL,"
 _VALUES = " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 # A put outside triggering inserts only while the queue is below MAXDEPTH and not armed
 # (TRIGGER, TRIGTYPE not NONE), checked in the same statement; else it takes the
-# transaction of a triggered put (see dlqhandler.qmgr.trigger).
+# transaction of a triggered put (see dlqhandler.qmgr.embedded.trigger).
 _PUT_UNARMED = (
     "INSERT INTO messages (queue, priority, state, owner, msg_id, correl_id, group_id,"
     " msg_seq_number, seg_offset, msg_flags, persistent, put_clock, expiry, expires_at,"
@@ -103,7 +103,7 @@ class QueueEvent:
     messages available; ``backout``: got messages went back; ``open``/``close``
     of a handle; ``alter``: an admin command defined or changed the queue.
     Triggering itself happens inside those operations' transactions
-    (:mod:`dlqhandler.qmgr.trigger`); observers only watch.
+    (:mod:`dlqhandler.qmgr.embedded.trigger`); observers only watch.
     """
 
     kind: EventKind

@@ -7,7 +7,7 @@ imported lazily, here only. The MQI usage mirrors runmqdlq (spec section 5):
   MQCD from ``conn_name``/``channel`` or ``MQSERVER``, or the client's CCDT)
   or neither (the library decides); MQCNO_RECONNECT_DISABLED, because this
   adapter reconnects itself, between units of work only; MQCSP user and
-  password (see :mod:`dlqhandler.qmgr.ibmmq_config`); TLS via
+  password (see :mod:`dlqhandler.qmgr.ibmmq.config`); TLS via
   ``MQCD.SSLCipherSpec`` and ``MQSCO.KeyRepository``.
 * **MQOPEN** input handles with MQOO_INPUT_AS_Q_DEF + MQOO_BROWSE +
   MQOO_SAVE_ALL_CONTEXT + MQOO_FAIL_IF_QUIESCING (+ MQOO_OUTPUT).
@@ -80,9 +80,9 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
-from dlqhandler.qmgr.ibmmq_config import IBMMQSettings, ibmmq_settings_from_env, plan_connection
-from dlqhandler.qmgr.ibmmq_handle import IBMMQQueue, PropertyHandles, context_of, mq_name
-from dlqhandler.qmgr.ibmmq_mapping import (
+from dlqhandler.qmgr.ibmmq.config import IBMMQSettings, ibmmq_settings_from_env, plan_connection
+from dlqhandler.qmgr.ibmmq.handle import IBMMQQueue, PropertyHandles, context_of, mq_name
+from dlqhandler.qmgr.ibmmq.mapping import (
     MQCHAR_ENCODING,
     md_from_ibmmq,
     md_to_ibmmq,
@@ -479,7 +479,7 @@ def connect(qmgr: str | None = None, *, settings: IBMMQSettings | None = None,
             sleep: Sleep = time.sleep) -> IBMMQQueueManager:
     """MQCONNX to IBM MQ queue manager ``qmgr`` (settings from the environment).
 
-    ``settings`` (default :func:`~dlqhandler.qmgr.ibmmq_config.ibmmq_settings_from_env`)
+    ``settings`` (default :func:`~dlqhandler.qmgr.ibmmq.config.ibmmq_settings_from_env`)
     say how; ``qmgr`` overrides their queue manager name.
     """
     s = settings if settings is not None else ibmmq_settings_from_env(qmgr)

@@ -1,7 +1,7 @@
 """Our MQ data model <-> IBM's ``ibmmq`` structures and option flags.
 
 Pure functions: they take the ``ibmmq`` module (or its ``CMQC`` constants) as
-an argument and never import it, so only :mod:`dlqhandler.qmgr.ibmmq` does.
+an argument and never import it, so only :mod:`dlqhandler.qmgr.ibmmq.adapter` does.
 
 MQMD mapping (all 29 fields, always an MQMD version 2, so a get absorbs an
 MQMDE and group fields travel): character fields are our canonical text

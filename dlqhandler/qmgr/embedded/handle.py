@@ -29,17 +29,17 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
-from dlqhandler.qmgr.port import GetOptions, PutOptions
-from dlqhandler.qmgr.selection import (
+from dlqhandler.qmgr.embedded.selection import (
     Candidate,
     GroupState,
     Query,
     candidate_query,
     group_state_after,
 )
+from dlqhandler.qmgr.port import GetOptions, PutOptions
 
 if TYPE_CHECKING:
-    from dlqhandler.qmgr.embedded import EmbeddedQueueManager
+    from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager
 
 __all__ = ["EmbeddedQueue"]
 
