@@ -127,6 +127,8 @@ class Actor:
         self._no_dlh = ReportLimiter(interval=options.no_dlh_report_interval,
                                    per_pass=options.no_dlh_reports_per_pass)
         self._batch = _Batch()
+        # Messages (or groups) whose last action failed: by attempt-record key.
+        self._unresolved: dict[bytes, Subject] = {}
         self._ruleset = ruleset
         self._matcher = Matcher(ruleset)
 
@@ -134,6 +136,23 @@ class Actor:
         """Decide with ``ruleset`` from now on (call between units of work)."""
         self._ruleset = ruleset
         self._matcher = Matcher(ruleset)
+
+    def unresolved(self) -> int:
+        """How many messages (a group counts once) whose last action here failed are
+        still on the DLQ (another handler may have acted on them since)."""
+        left = 0
+        for subject in self._unresolved.values():
+            match = (GetOptions(browse="first", syncpoint=False, group_id=subject.group_id)
+                     if subject.group_id else
+                     GetOptions(browse="first", syncpoint=False, msg_id=subject.msg_id,
+                                correl_id=subject.correl_id))
+            try:
+                self._other.get(match)
+            except MQIError as exc:
+                left += exc.reason not in _GONE  # cannot tell: count it as left
+                continue
+            left += 1
+        return left
 
     def new_pass(self) -> None:
         self._no_dlh.new_pass()
@@ -186,7 +205,8 @@ class Actor:
             log.debug("message_ignored", implicit=decision.implicit, outcome="left")
             return False
         if self.options.dry_run:
-            self._dry_run(msg, decision, log)
+            if not self._dry_run(msg, decision, log):
+                self._unresolved[subject.key] = subject
             return False
         p.useful = True
         if not self._pace(1):
@@ -229,18 +249,25 @@ class Actor:
         p.wait_for(record.last_attempt + retryint)
         return False
 
-    def _dry_run(self, msg: Message, decision: Decision, log: Any) -> None:
+    def _dry_run(self, msg: Message, decision: Decision, log: Any) -> bool:
+        """Log and count what the run would do; False when it would be refused (a loop,
+        an unusable target), counted as the run counts that failure, not as done."""
         target: str | None = None
+        line = decision.rule.line if decision.rule else None
         if decision.action.kind != "DISCARD":
             try:
                 out = self._plan(decision, msg)
                 target = self._where(out)
             except (InvalidTargetError, ActionError) as exc:
-                target = f"refused: {exc}"
-        line = decision.rule.line if decision.rule else None
+                self.stats.record_failure(line, _refusal(exc))
+                self._count(line, decision.action.kind, "would_fail")
+                log.warning("dry_run_decision", target=None, refused=_refusal(exc),
+                            detail=str(exc), outcome="would_fail")
+                return False
         self.stats.record_action(line, decision.action.kind)
         self._count(line, decision.action.kind, "not_done")
         log.info("dry_run_decision", target=target, outcome="not_done")
+        return True
 
     def _plan(self, decision: Decision, msg: Message) -> Outgoing:
         return plan_put(decision, msg, input_queue=self.options.input_queue,
@@ -282,6 +309,7 @@ class Actor:
             self.backout()
             return True
         self._store.clear(record)
+        self._unresolved.pop(subject.key, None)
         self._batch.size += 1
         self._batch.effects.append(functools.partial(self._done, line, kind, log, target))
         return True
@@ -311,6 +339,7 @@ class Actor:
                 target: str | None = None, code: int | None = None) -> AttemptRecord:
         """Count a failed attempt at once; the DLQ message was not touched."""
         new = self._store.record_failure(subject, record, self._clock())
+        self._unresolved[subject.key] = subject
         self.stats.record_failure(line, reason)
         self._count(line, action, "failed")
         if self._metrics is not None:
@@ -351,7 +380,8 @@ class Actor:
             return False
         if self.options.dry_run:
             for m, d in zip(members, decisions, strict=True):
-                self._dry_run(m, d, self._member_log(log, m, d))
+                if not self._dry_run(m, d, self._member_log(log, m, d)):
+                    self._unresolved[subject.key] = subject
             return False
         p.useful = True
         self.commit()  # a group has a unit of work of its own
@@ -390,6 +420,7 @@ class Actor:
                 self.backout()
                 return False
         self._store.clear(record)
+        self._unresolved.pop(subject.key, None)
         self._batch.size += len(plans)
         for m, d, out in plans:
             self._batch.effects.append(functools.partial(

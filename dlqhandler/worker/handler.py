@@ -186,6 +186,7 @@ class Handler:
                 self._hold_after_error()
             if self.stop_reason not in (StopReason.FATAL, StopReason.CONNECTION_BROKEN):
                 self._actor.commit()
+                self.stats.failed = self._actor.unresolved()
             self._close()
         return self.stats
 

@@ -135,7 +135,7 @@ def test_metrics_health_and_reloads_of_a_running_handler(home, qm, tmp_path: Pat
         assert _sha(BROKEN) not in text
     finally:
         out = terminate(child, timeout=30)
-    assert child.returncode == 0, out
+    assert child.returncode == 6, out  # PARTIAL: the BLK.Q message could not be forwarded
     book.check(["CATCH", "CATCH2", "BLOCKED"], discarded=[m.md.msg_id for m in old])
 
 
