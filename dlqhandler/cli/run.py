@@ -43,7 +43,7 @@ from dlqhandler.cli._connect import (
 from dlqhandler.cli._run_options import add_run_options, check_run_options, start_metrics
 from dlqhandler.cli._types import positive_int
 from dlqhandler.cli.exitcodes import ExitCode
-from dlqhandler.cli.lint import render
+from dlqhandler.cli.lint import read_table, render
 from dlqhandler.config import Settings, load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError, MQIError
 from dlqhandler.logs import configure_logging, get_logger
@@ -51,6 +51,7 @@ from dlqhandler.mq.mqtm import MQTMC2, looks_like_mqtmc2
 from dlqhandler.mq.names import validate_qmgr_name, validate_queue_name
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import CompileResult, ControlData, compile_rules
+from dlqhandler.rules.lexer import source_lines
 from dlqhandler.worker import (
     DEFAULT_BACKOFF_BASE,
     DEFAULT_BACKOFF_MAX,
@@ -123,14 +124,15 @@ def _say(amq: str, text: str, *, error: bool = False) -> None:
     print(f"{_stamp()}  {amq}: {text}", file=sys.stderr if error else sys.stdout, flush=True)
 
 
-def _read_rules(args: argparse.Namespace) -> tuple[str, str]:
+def _read_rules(args: argparse.Namespace) -> tuple[bytes | str, str]:
+    """The table's bytes, as lint reads them (decoded by compile_rules, for both)."""
     if args.rules is None:
-        return sys.stdin.read(), "<stdin>"
-    return args.rules.read_text(encoding="utf-8", errors="replace"), str(args.rules)
+        return read_table("-"), "<stdin>"
+    return read_table(args.rules), str(args.rules)
 
 
-def _print_diagnostics(result: CompileResult, text: str) -> None:
-    lines = text.splitlines()
+def _print_diagnostics(result: CompileResult) -> None:
+    lines = source_lines(result.text)
     for d in result.diagnostics:
         print(render(d, lines), file=sys.stderr)
 
@@ -188,9 +190,9 @@ def _run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"dlqhandler run: cannot read rules table: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
-    first = compile_rules(text, source=source)
+    first = compile_rules(text, source=source, triggered=args.triggered)
     if first.ruleset is None:
-        _print_diagnostics(first, text)
+        _print_diagnostics(first)
         errors = len(first.errors)
         _say("AMQ8758", f"{errors} errors detected in input; nothing was processed.",
              error=True)
@@ -214,7 +216,7 @@ def _run(args: argparse.Namespace) -> int:
             server.stop()
 
 
-def _connect_and_serve(args: argparse.Namespace, settings: Settings, *, text: str,
+def _connect_and_serve(args: argparse.Namespace, settings: Settings, *, text: bytes | str,
                        source: str, control: ControlData, log: Any, selector: Selector,
                        metrics: HandlerMetrics | None) -> int:
     named_qm = args.inputqm.strip() if args.inputqm is not None else ""
@@ -234,7 +236,7 @@ def _connect_and_serve(args: argparse.Namespace, settings: Settings, *, text: st
         qmgr.disconnect()
 
 
-def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: str,
+def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: bytes | str,
            source: str, control: ControlData, log: Any, selector: Selector,
            metrics: HandlerMetrics | None) -> int:
     # A positional INPUTQ wins, even blank (= DEADQ); then the table's INPUTQ; then DEADQ.
@@ -246,8 +248,8 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: st
                         "has no DEADQ.", error=True)
         return int(ExitCode.CONNECTION_ERROR)
     # Compile again now that the input queue is known: this adds the loop warnings.
-    result = compile_rules(text, source=source, input_queue=queue)
-    _print_diagnostics(result, text)
+    result = compile_rules(text, source=source, input_queue=queue, triggered=args.triggered)
+    _print_diagnostics(result)
     ruleset = result.ruleset
     assert ruleset is not None
 
