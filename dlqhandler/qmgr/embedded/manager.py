@@ -151,11 +151,15 @@ def connect(name: str | None = None, *, settings: Settings | None = None,
                                 observer=observer)
 
 
-def _hold_lock_file(paths: QMgrPaths, conn_id: str) -> int:
-    """Create ``conns/<id>.lock`` already locked (lock a temporary name, then rename)."""
+def _hold_lock_file(paths: QMgrPaths, conn_id: str, putter: Putter) -> int:
+    """Create ``conns/<id>.lock`` already locked (lock a temporary name, then rename).
+
+    It holds who connected (PID, user, program), for DISPLAY QSTATUS TYPE(HANDLE)."""
     tmp = paths.conns / f"{conn_id}.tmp"
     fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
+    os.write(fd, json.dumps({"pid": os.getpid(), "user": putter.user,
+                             "appl": putter.appl_name}).encode())
     os.rename(tmp, paths.lock_file(conn_id))
     return fd
 
@@ -170,7 +174,8 @@ class EmbeddedQueueManager:
             raise mqi_error(MQRC_Q_MGR_NAME_ERROR, f"queue manager {paths.name} does not exist")
         self.conn_id = f"{os.getpid()}-{secrets.token_hex(4)}"
         self._paths = paths
-        self._lock_fd = _hold_lock_file(paths, self.conn_id)
+        self._putter = Putter.current(user, appl_name)
+        self._lock_fd = _hold_lock_file(paths, self.conn_id, self._putter)
         try:
             self._store = Store(paths)
         except BaseException:
@@ -179,7 +184,6 @@ class EmbeddedQueueManager:
         row = self._store.db.execute("SELECT value FROM meta WHERE key = 'name'").fetchone()
         self._name = str(row[0])
         self._clock: Clock = clock or time.time
-        self._putter = Putter.current(user, appl_name)
         self._observer = observer
         self._mutex = threading.RLock()
         self._uow = _UnitOfWork()
