@@ -13,7 +13,9 @@ SQLite's ``data_version`` says another connection committed something
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Literal, Protocol
 
 from dlqhandler.mq.constants import (
     MQRC_GET_INHIBITED,
@@ -29,6 +31,7 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.qmgr.embedded.objects import QueueView
 from dlqhandler.qmgr.embedded.selection import (
     Candidate,
     GroupState,
@@ -36,12 +39,13 @@ from dlqhandler.qmgr.embedded.selection import (
     candidate_query,
     group_state_after,
 )
+from dlqhandler.qmgr.embedded.store import Store
+from dlqhandler.qmgr.embedded.trigger import Triggers
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 
-if TYPE_CHECKING:
-    from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager
+__all__ = ["Connection", "EmbeddedQueue", "EventKind"]
 
-__all__ = ["EmbeddedQueue"]
+EventKind = Literal["put", "commit", "backout", "open", "close", "alter"]
 
 # "Mine to take": available (state 0) and not locked by another handle.
 _LOCK = ("UPDATE messages SET lock_conn = ?, lock_handle = ? WHERE id = ? AND state = 0"
@@ -67,10 +71,34 @@ _FIRST_POLL, _MAX_POLL = 0.002, 0.05
 _RECOVERY_CHECK = 1.0  # seconds between looks for dead connections while waiting
 
 
+class Connection(Protocol):
+    """What a handle needs of its connection (the embedded queue manager's internals)."""
+
+    conn_id: str
+    _store: Store
+    _triggers: Triggers
+    _clock: Callable[[], float]
+
+    @property
+    def _mutex(self) -> AbstractContextManager[None]: ...
+    def _check_connected(self) -> None: ...
+    def _emit(self, kind: EventKind, queue: str) -> None: ...
+    def _queue_view(self, queue: str, *, missing: int = ...) -> QueueView: ...
+    def _maybe_recover(self) -> bool: ...
+    def _put(self, target: str, message: Message, options: PutOptions, *,
+             remote: tuple[str, str] | None, missing: int = ...) -> MQMD: ...
+    def _joined_get(self, queue: str, message_id: int, persistent: bool) -> None: ...
+    def _message(self, row: tuple[bytes, bytes, int, float | None]) -> Message: ...
+    def _discard_expired(self, message_id: int, handle: int, persistent: bool) -> None: ...
+    def _discard_taken(self, message_id: int, image: bytes, body: bytes, *,
+                       persistent: bool, deleted: bool) -> None: ...
+    def _forget_handle(self, number: int) -> None: ...
+
+
 class EmbeddedQueue:
     """An MQOPEN handle: browse cursor, browse lock, group positions."""
 
-    def __init__(self, qm: EmbeddedQueueManager, name: str, number: int, *,
+    def __init__(self, qm: Connection, name: str, number: int, *,
                  input: bool, browse: bool, output: bool) -> None:
         self._qm = qm
         self._name = name
@@ -104,6 +132,7 @@ class EmbeddedQueue:
                     continue  # a dead connection's messages may be back
                 if deadline is not None and time.monotonic() >= deadline:
                     raise mqi_error(MQRC_NO_MSG_AVAILABLE, self._name)
+                qm._store.release(durable=False)  # never wait holding the write lock
                 self._sleep_until_change(version, deadline)
 
     def put(self, message: Message, options: PutOptions = _DEFAULT_PUT) -> MQMD:
@@ -167,7 +196,7 @@ class EmbeddedQueue:
 
     def _release_lock(self) -> None:
         if self._locked is not None:
-            self._qm._store.execute(
+            self._qm._store.run(
                 "UPDATE messages SET lock_conn = NULL, lock_handle = NULL"
                 " WHERE id = ? AND lock_conn = ? AND lock_handle = ?",
                 (self._locked, self._qm.conn_id, self._number))
@@ -220,7 +249,7 @@ class EmbeddedQueue:
                 if self._expired(c):
                     continue
                 if o.lock:
-                    row = store.execute(_LOCK, (conn, number, c.id, conn, number)).fetchone()
+                    row = store.run(_LOCK, (conn, number, c.id, conn, number)).fetchone()
                 else:
                     row = store.db.execute(_PEEK, (c.id, conn, number)).fetchone()
                 if row is None:
@@ -250,7 +279,8 @@ class EmbeddedQueue:
             sql = f"{_REMOVE_FIRST} ({query.sql}) {_RETURN_ALL}"
         params = {**query.params, "me": qm.conn_id}
         while True:
-            row = qm._store.execute(sql, params, durable=not o.syncpoint).fetchone()
+            row = (qm._store.run(sql, params) if o.syncpoint
+                   else qm._store.execute(sql, params, durable=True)).fetchone()
             if row is None:
                 return None
             image, body, backout_count, expires_at, persistent, message_id = row
@@ -260,6 +290,7 @@ class EmbeddedQueue:
                 continue
             if o.syncpoint:
                 qm._joined_get(self._name, message_id, bool(persistent))
+                qm._store.release(durable=False)  # claimed before it returns (see .store)
             if self._locked == message_id:
                 self._locked = None
             return qm._message((image, body, backout_count, expires_at))
@@ -299,9 +330,10 @@ class EmbeddedQueue:
         qm = self._qm
         params = (message_id, qm.conn_id, self._number)
         if syncpoint:
-            row = qm._store.execute(_TAKE, (qm.conn_id, *params)).fetchone()
+            row = qm._store.run(_TAKE, (qm.conn_id, *params)).fetchone()
             if row is not None:
                 qm._joined_get(self._name, message_id, persistent)
+                qm._store.release(durable=False)  # claimed before it returns (see .store)
         else:
             row = qm._store.execute(_REMOVE, params, durable=persistent).fetchone()
         if row is None:
