@@ -5,8 +5,8 @@ open, its connection has the database's only write lock. Three things end a
 hold besides MQCMIT and MQBACK, which commit it:
 
 * a hold older than :data:`HOLD_LIMIT` is committed (at ``synchronous=NORMAL``:
-  what it contains is uncommitted MQ work, claims and uncommitted puts, which
-  a crash backs out anyway) by the connection's next call, or by the watchdog
+  what it contains is uncommitted MQ work, which a crash backs out anyway) by
+  the connection's next call, or within half as long again by the watchdog
   thread here when the application makes no call;
 * another connection of the same process to the same queue manager starts an
   MQI call: it sees the unit of work exactly as another process would after
@@ -33,7 +33,6 @@ __all__ = ["BUSY_TIMEOUT", "HOLDERS", "HOLD_LIMIT", "Holder", "Holders"]
 
 HOLD_LIMIT = 0.25  # seconds a unit of work's transaction may stay open
 BUSY_TIMEOUT = 30.0  # seconds a write waits for the lock before MQRC_RESOURCE_PROBLEM
-_WATCH_SLACK = 0.01
 
 
 class Holder(Protocol):
@@ -82,7 +81,6 @@ class Holders:
                 self._thread = threading.Thread(target=self._watch, name="qmgr-hold-watch",
                                                 daemon=True)
                 self._thread.start()
-            self._cond.notify()
 
     def released(self, store: Holder) -> None:
         with self._cond:
@@ -104,20 +102,16 @@ class Holders:
             _release_if_free(peer)
 
     def _watch(self) -> None:
+        """Every half hold limit, end the holds that are past it. (It polls: waking a
+        thread for each unit of work would cost more than the work, the GIL passing.)"""
         while True:
+            time.sleep(HOLD_LIMIT / 2)
             with self._cond:
                 now = time.monotonic()
-                starts = [(s, s.held_since) for s in self._holding]
-                due = [s for s, since in starts if since is not None
-                       and now - since >= HOLD_LIMIT]
-                if not due:
-                    oldest = min((t for _s, t in starts if t is not None), default=None)
-                    timeout = None if oldest is None else oldest + HOLD_LIMIT - now
-                    self._cond.wait(None if timeout is None else max(timeout, _WATCH_SLACK))
-                    continue
+                due = [s for s in self._holding
+                       if (since := s.held_since) is not None and now - since >= HOLD_LIMIT]
             for store in due:
                 _release_if_free(store)
-            time.sleep(_WATCH_SLACK)  # a store busy in a call releases at its next one
 
     def _after_fork(self) -> None:
         self._cond = threading.Condition()

@@ -291,14 +291,7 @@ class Store:
         for longer than :data:`~.hold.HOLD_LIMIT` is released (committed) first.
         """
         with self.mutex, _as_mqi_error():
-            if self.held_since is not None and \
-                    time.monotonic() - self.held_since >= HOLD_LIMIT:
-                self.release(durable=False)
-            if self.held_since is None and not self.db.in_transaction:
-                self._set_sync(durable=False)
-                self.db.execute("BEGIN IMMEDIATE")
-                self.held_since = time.monotonic()
-                HOLDERS.held(self)
+            self._begin()
             self.db.execute("SAVEPOINT uow")
             try:
                 yield self.db
@@ -312,10 +305,27 @@ class Store:
             self.db.execute("RELEASE uow")
 
     def run(self, sql: str, params: tuple[object, ...] | dict[str, object] = ()) -> Rows:
-        """One statement in the held transaction (its rows read before it ends)."""
-        with self.join() as db:
-            cursor = db.execute(sql, params)
-            return Rows(cursor.fetchall(), cursor.rowcount, cursor.lastrowid)
+        """One statement in the held transaction (its rows read before it ends). A single
+        statement needs no savepoint: SQLite undoes a failed statement by itself."""
+        with self.mutex, _as_mqi_error():
+            self._begin()
+            try:
+                cursor = self.db.execute(sql, params)
+                return Rows(cursor.fetchall(), cursor.rowcount, cursor.lastrowid)
+            except BaseException:
+                if not self.db.in_transaction:
+                    self._lost()
+                raise
+
+    def _begin(self) -> None:
+        """Make sure a held transaction is open (a new one when the old is past the limit)."""
+        if self.held_since is not None and time.monotonic() - self.held_since >= HOLD_LIMIT:
+            self.release(durable=False)
+        if self.held_since is None and not self.db.in_transaction:
+            self._set_sync(durable=False)
+            self.db.execute("BEGIN IMMEDIATE")
+            self.held_since = time.monotonic()
+            HOLDERS.held(self)
 
     def release(self, *, durable: bool) -> None:
         """Commit the held transaction, if any; ``durable``: as ``synchronous=FULL`` would.
