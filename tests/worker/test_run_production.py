@@ -268,6 +268,74 @@ def test_max_rate_never_waits_with_a_unit_of_work_open(home, qm) -> None:
     assert all(granted == moved for granted, moved in visible_at_wait)
 
 
+def test_max_rate_waits_holding_no_browse_lock(home, qm) -> None:
+    """While it waits for a token the handler holds no browse lock either: another
+    connection browsing the DLQ then sees every message still on it (a locked one would be
+    hidden), and the first message of each wait is still there to be acted on after it."""
+    define(qm, STATUS, "CATCH")
+    load(qm, [dead_letter(f"m{i}") for i in range(6)])
+    clock = FakeClock()
+    seen_at_wait: list[tuple[int, int]] = []
+
+    def sleep(seconds: float) -> None:
+        seen_at_wait.append((depth(qm, DLQ), len(browse(qm, DLQ))))
+        clock.now += seconds
+
+    limiter = RateLimiter(1, burst=1, clock=clock, sleep=sleep)
+    ruleset = compile_rules("WAIT(NO)\nACTION(FWD) FWDQ(CATCH)\n").ruleset
+    assert ruleset is not None
+    conn = connect("QM1", home=home)
+    try:
+        handler = Handler(conn, ruleset, HandlerOptions(DLQ, batch_size=50), limiter=limiter,
+                          stop=threading.Event())
+        stats = handler.run()
+    finally:
+        conn.disconnect()
+
+    assert stats.forwarded == 6
+    assert seen_at_wait
+    assert all(on_queue == browsable for on_queue, browsable in seen_at_wait)
+
+
+def test_healthz_and_readyz_during_a_hold_after_an_mq_error(home, qm) -> None:
+    """A triggered run that ends on an MQ error holds the DLQ open a while (linger): the
+    loop keeps beating, so /healthz stays 200 and names the error, and /readyz is 503."""
+    define(qm, STATUS)
+    load(qm, [dead_letter("m")])
+    metrics = HandlerMetrics(stuck_after_s=0.5)
+    server = MetricsServer(metrics, 0).start()
+    base = f"http://127.0.0.1:{server.port}"
+    ruleset = compile_rules("WAIT(NO)\nACTION(FWD) FWDQ(NO.SUCH.QUEUE)\n").ruleset
+    assert ruleset is not None
+    conn = connect("QM1", home=home)
+    qm.admin().alter_queue(DLQ, {"GET": "DISABLED"})  # the first MQGET fails: fatal
+    stop = threading.Event()
+    answers: list[tuple[int, str]] = []
+    handler = Handler(conn, ruleset, HandlerOptions(DLQ), stop=stop, metrics=metrics,
+                      linger=lambda stats: 2.0)
+    runner = threading.Thread(target=handler.run)
+    try:
+        metrics.connected = True
+        metrics.rules(ruleset.sha256)
+        runner.start()
+        _until(lambda: metrics.holding_after is not None, "the handler did not hold")
+        for _ in range(4):
+            time.sleep(0.3)
+            answers.append(_get(base + "/healthz"))
+        ready = _get(base + "/readyz")
+        runner.join(timeout=30)
+        after = _get(base + "/readyz")
+    finally:
+        stop.set()
+        runner.join(timeout=30)
+        server.stop()
+        conn.disconnect()
+    assert handler.stop_reason == "fatal"
+    assert answers == [(200, "holding after MQ error MQRC_GET_INHIBITED\n")] * 4
+    assert ready == (503, "not ready: holding after MQ error MQRC_GET_INHIBITED\n")
+    assert after[0] == 200
+
+
 def test_max_rate_option_reaches_the_handler(qm, run_cli: RunCli, monkeypatch) -> None:
     """--max-rate N builds a token bucket of N per second; each message acted on takes
     one token, messages left alone take none."""
