@@ -38,18 +38,24 @@ def other_process(home: Path, busy_ms: int = 20_000) -> sqlite3.Connection:
     return db
 
 
-def test_puts_and_locks_of_a_unit_of_work_share_one_transaction(
-        qm: EmbeddedQueueManager) -> None:
-    """Puts under syncpoint and a browse lock join one held transaction; MQCMIT ends it."""
+def test_puts_of_a_unit_of_work_share_one_transaction_and_a_lock_is_final_at_once(
+        qm: EmbeddedQueueManager, home: Path) -> None:
+    """Puts under syncpoint join one held transaction that MQCMIT ends; a browse lock is a
+    short transaction of its own, so another process sees it (and the handler's decision
+    does not hold the write lock)."""
     qm.put1("APP.IN", persistent(b"a"), NOW)
     q = qm.open("APP.IN")
     assert q.get(GetOptions(browse="first", lock=True, syncpoint=False)).body == b"a"
-    assert qm._store.holding
+    assert not qm._store.holding
+    db = other_process(home)
+    assert db.execute("SELECT lock_conn FROM messages").fetchall() == [(qm.conn_id,)]
+    db.close()
     qm.put1("APP.OUT", persistent(b"b"), UOW)
+    qm.put1("APP.OUT", persistent(b"c"), UOW)
     assert qm._store.holding
     qm.commit()
     assert not qm._store.holding
-    assert qm.inquire_queue("APP.OUT").curdepth == 1
+    assert qm.inquire_queue("APP.OUT").curdepth == 2
 
 
 def test_a_get_under_syncpoint_commits_its_claim_before_it_returns(

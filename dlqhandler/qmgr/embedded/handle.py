@@ -196,7 +196,7 @@ class EmbeddedQueue:
 
     def _release_lock(self) -> None:
         if self._locked is not None:
-            self._qm._store.run(
+            self._qm._store.execute(
                 "UPDATE messages SET lock_conn = NULL, lock_handle = NULL"
                 " WHERE id = ? AND lock_conn = ? AND lock_handle = ?",
                 (self._locked, self._qm.conn_id, self._number))
@@ -249,7 +249,9 @@ class EmbeddedQueue:
                 if self._expired(c):
                     continue
                 if o.lock:
-                    row = store.run(_LOCK, (conn, number, c.id, conn, number)).fetchone()
+                    # A lock is final at once (a short transaction of its own): what
+                    # the handler decides meanwhile must not hold the write lock.
+                    row = store.execute(_LOCK, (conn, number, c.id, conn, number)).fetchone()
                 else:
                     row = store.db.execute(_PEEK, (c.id, conn, number)).fetchone()
                 if row is None:

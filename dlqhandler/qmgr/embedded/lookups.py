@@ -5,7 +5,7 @@ change only by an admin command. The cache is valid while SQLite's
 ``data_version`` (another connection committed) and the store's count of final
 writes (this connection committed an admin change, or anything else made
 final) stay the same, and always while this connection holds the write lock:
-nobody else can commit then.
+nobody else can commit then. It is checked once per MQI call.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class Lookups:
         self._views: dict[str, QueueView] = {}
         self._authorities: dict[tuple[str, str, str], bool] = {}
         self._version = (-1, -1)
+        self._checked_in = -1  # the store's call count when last checked
 
     def queue(self, queue: str, *, missing: int = MQRC_UNKNOWN_OBJECT_NAME) -> QueueView:
         """The queue's attributes (MQIError ``missing`` when there is no such queue)."""
@@ -49,9 +50,11 @@ class Lookups:
         return allowed
 
     def _check(self) -> None:
-        if self._store.holding:
-            return
-        version = (self._store.data_version(), self._store.final_writes)
+        store = self._store
+        if store.holding or store.calls == self._checked_in:
+            return  # nobody else can commit meanwhile / already checked in this call
+        self._checked_in = store.calls
+        version = (store.data_version(), store.final_writes)
         if version != self._version:
             self._views.clear()
             self._authorities.clear()

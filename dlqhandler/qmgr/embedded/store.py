@@ -16,14 +16,17 @@ available when it ends, committed or backed out (see
 :mod:`dlqhandler.qmgr.embedded.trigger`); ``trigger_state`` holds, per queue,
 when the last trigger message was written (for TRIGINT).
 
-**A unit of work is one SQLite write transaction between its gets.** Its puts,
-browse locks and lock releases run inside one ``BEGIN IMMEDIATE`` transaction
-the connection holds between MQI calls (each call in a savepoint, so a failed
-call undoes only itself); a get under syncpoint claims its message and commits
-that transaction at NORMAL (no fsync) before it returns; MQCMIT is the one
-durable commit, MQBACK commits the restoring statements. The handler's
-browse-lock, put, get under cursor is thus one NORMAL transaction per message
-and one durable commit per batch, where it was four transactions per message.
+**A unit of work is one SQLite write transaction between its gets.** Its puts
+run inside one ``BEGIN IMMEDIATE`` transaction the connection holds between
+MQI calls (a multi-statement call in a savepoint, so a failed call undoes only
+itself); a get under syncpoint claims its message and commits that
+transaction at NORMAL (no fsync) before it returns; MQCMIT is the one durable
+commit, MQBACK commits the restoring statements. Browse locks are short
+transactions of their own: what an application decides between its browse and
+its get must not hold the write lock (other handlers wait for it). The
+handler's browse-lock, put, get under cursor is thus two NORMAL transactions
+per message and one durable commit per batch, where it was four transactions
+per message and one per batch.
 Why not one transaction for the whole unit of work: a process killed after
 MQGET returned must give its message back with BackoutCount + 1 (the contract
 suite kills one right after the get), and a rolled-back claim leaves no trace
@@ -34,9 +37,8 @@ outside syncpoint ends it), and what a unit of work has done when a hold ends
 must already be MQ state other connections see - got messages invisible,
 uncommitted puts invisible but counted in CURDEPTH - and a crash must back
 out; a plain ROLLBACK could not count BackoutCount either. Other processes see
-a hold's puts and locks when it ends (WAL readers never wait; CURDEPTH may lag
-by a held put and a browse may show a message this unit of work has locked, for
-at most one hold); their writes wait for the lock, past the busy timeout with
+a hold's puts when it ends (WAL readers never wait; CURDEPTH may lag by a held
+put, for at most one hold); their writes wait for the lock, past the busy timeout with
 MQRC_RESOURCE_PROBLEM. Connections of one process see each other exactly
 (:class:`_Guard`).
 
@@ -248,6 +250,7 @@ class Store:
         self.held_since: float | None = None  # monotonic time the held transaction began
         self.losses = 0  # held transactions SQLite rolled back (a failed commit, disk full)
         self.final_writes = 0  # write() transactions: admin changes among them
+        self.calls = 0  # MQI calls begun (guard entries): caches check once per call
         self._wal_fd: int | None = None
         try:
             self.db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
@@ -443,6 +446,7 @@ class _Guard:
     def __enter__(self) -> None:
         HOLDERS.release_neighbours(self._store)
         self._store.mutex.acquire()
+        self._store.calls += 1
 
     def __exit__(self, *exc: object) -> None:
         self._store.mutex.release()
