@@ -41,6 +41,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import dlqhandler
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr import GetOptions, PutOptions, connect, create_qmgr
 from dlqhandler.worker import DEFAULT_BATCH_SIZE
@@ -127,7 +128,9 @@ def _start(home: Path, rules: str, batch: int, tag: str = "") -> tuple[Any, Path
     log = home / f"handler{tag}.log"
     argv = [sys.executable, "-c", _CHILD, "run", "--rules", str(table), "--batch-size",
             str(batch), "--no-watch", "--log-format", "json"]
-    env = {"DLQHANDLER_HOME": str(home), "PATH": "/usr/bin:/bin"}
+    # The child imports the same dlqhandler as this process (a snapshot, say).
+    code_root = str(Path(dlqhandler.__file__).resolve().parents[1])
+    env = {"DLQHANDLER_HOME": str(home), "PATH": "/usr/bin:/bin", "PYTHONPATH": code_root}
     with log.open("w") as err:
         child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=err, text=True)
     return child, log
