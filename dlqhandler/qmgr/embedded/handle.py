@@ -33,6 +33,7 @@ from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr.embedded.objects import QueueView
 from dlqhandler.qmgr.embedded.selection import (
+    BATCH,
     Candidate,
     GroupState,
     Query,
@@ -65,6 +66,9 @@ _TAKE_FIRST = ("UPDATE messages SET state = 2, owner = :me, lock_conn = NULL,"
                " lock_handle = NULL WHERE id =")
 _REMOVE_FIRST = "DELETE FROM messages WHERE id ="
 _RETURN_ALL = "RETURNING md, body, backout_count, expires_at, persistent, id"
+_LOCK_FIRST = "UPDATE messages SET lock_conn = :conn, lock_handle = :handle WHERE id ="
+_RETURN_CANDIDATE = ("RETURNING md, body, backout_count, expires_at, id, priority, expires_at,"
+                     " persistent, msg_flags, group_id, msg_seq_number, seg_offset")
 _DEFAULT_GET = GetOptions()
 _DEFAULT_PUT = PutOptions()
 _FIRST_POLL, _MAX_POLL = 0.002, 0.05
@@ -213,12 +217,12 @@ class EmbeddedQueue:
         return self._get_one(o)
 
     def _query(self, o: GetOptions, *, after: tuple[int, int] | None,
-               in_group: GroupState | None) -> Query:
+               in_group: GroupState | None, limit: int = BATCH) -> Query:
         return candidate_query(
             queue=self._name, conn=self._qm.conn_id, handle=self._number, after=after,
             msg_id=o.msg_id, correl_id=o.correl_id, group_id=o.group_id,
             logical=o.logical_order, in_group=in_group,
-            all_available=o.all_msgs_available and in_group is None)
+            all_available=o.all_msgs_available and in_group is None, limit=limit)
 
     def _candidates(self, query: Query) -> list[Candidate]:
         rows = self._qm._store.db.execute(query.sql, query.params).fetchall()
@@ -240,6 +244,8 @@ class EmbeddedQueue:
         else:
             in_group = None
             after = None if first or self._cursor is None else self._cursor.position
+        if o.lock and not o.logical_order:
+            return self._lock_next(o, after)
         store, conn, number = self._qm._store, self._qm.conn_id, self._number
         while True:
             batch = self._candidates(self._query(o, after=after, in_group=in_group))
@@ -249,8 +255,6 @@ class EmbeddedQueue:
                 if self._expired(c):
                     continue
                 if o.lock:
-                    # A lock is final at once (a short transaction of its own): what
-                    # the handler decides meanwhile must not hold the write lock.
                     row = store.execute(_LOCK, (conn, number, c.id, conn, number)).fetchone()
                 else:
                     row = store.db.execute(_PEEK, (c.id, conn, number)).fetchone()
@@ -264,6 +268,27 @@ class EmbeddedQueue:
                         self._logical_pos = c.position
                     self._browse_group = group_state_after(c)
                 return self._qm._message(row)
+
+    def _lock_next(self, o: GetOptions, after: tuple[int, int] | None) -> Message | None:
+        """Browse with MQGMO_LOCK (not in logical order) in one statement: lock the next
+        visible message and return it. A lock is final at once (a short transaction of
+        its own): what the caller decides meanwhile must not hold the write lock. An
+        expired message is discarded and the cursor moves past it."""
+        qm = self._qm
+        while True:
+            query = self._query(o, after=after, in_group=None, limit=1)
+            sql = f"{_LOCK_FIRST} (SELECT id FROM ({query.sql})) {_RETURN_CANDIDATE}"  # noqa: S608 - constant fragments, bound values
+            row = qm._store.execute(sql, query.params).fetchone()
+            if row is None:
+                return None
+            c = Candidate(*row[4:])
+            if c.expires_at is not None and c.expires_at <= qm._clock():
+                qm._discard_expired(c.id, self._number, bool(c.persistent))
+                after = c.position
+                continue
+            self._locked = c.id
+            self._cursor = c
+            return qm._message(row[:4])
 
     def _get_first(self, o: GetOptions) -> Message | None:
         """A plain destructive get in one statement: claim (or delete) the first match.

@@ -13,7 +13,6 @@ expiry and PutDate/PutTime; tests inject a fake one. Waits use real time.
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import json
 import math
@@ -54,7 +53,7 @@ from dlqhandler.qmgr.embedded.putting import (
     expiration_report,
     resolve_md,
 )
-from dlqhandler.qmgr.embedded.recovery import recover_dead_connections
+from dlqhandler.qmgr.embedded.recovery import hold_lock_file, recover_dead_connections
 from dlqhandler.qmgr.embedded.store import (
     AVAILABLE,
     INSERT_MESSAGE,
@@ -85,8 +84,11 @@ _PUT_UNARMED = (
     " 'NOTRIGGER') = 'TRIGGER' AND coalesce(json_extract(attrs, '$.TRIGTYPE'), 'FIRST')"
     " != 'NONE') FROM queues WHERE name = ?)")
 _DEFAULT_PUT = PutOptions()
-# A browse then a get of the same message decode the same stored MQMD image once.
+# A browse then a get of the same message decode the same stored MQMD image once, and a
+# pass-all put of the MQMD a get returned reuses its image: {id(md): (md, image)}.
 _decode_image = functools.lru_cache(maxsize=64)(decode_mqmd)
+_IMAGES: dict[int, tuple[MQMD, bytes]] = {}
+_IMAGES_MAX = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,15 +131,6 @@ def connect(name: str | None = None, *, settings: Settings | None = None,
                                 observer=observer)
 
 
-def _hold_lock_file(paths: QMgrPaths, conn_id: str) -> int:
-    """Create ``conns/<id>.lock`` already locked (lock a temporary name, then rename)."""
-    tmp = paths.conns / f"{conn_id}.tmp"
-    fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    os.rename(tmp, paths.lock_file(conn_id))
-    return fd
-
-
 class EmbeddedQueueManager:
     """One connection to an embedded queue manager (implements ``QueueManager``)."""
 
@@ -148,7 +141,7 @@ class EmbeddedQueueManager:
             raise mqi_error(MQRC_Q_MGR_NAME_ERROR, f"queue manager {paths.name} does not exist")
         self.conn_id = f"{os.getpid()}-{secrets.token_hex(4)}"
         self._paths = paths
-        self._lock_fd = _hold_lock_file(paths, self.conn_id)
+        self._lock_fd = hold_lock_file(paths, self.conn_id)
         try:
             self._store = Store(paths)
         except BaseException:
@@ -383,7 +376,8 @@ class EmbeddedQueueManager:
             if len(data) > qv.maxmsgl:
                 raise mqi_error(MQRC_MSG_TOO_BIG_FOR_Q,
                                 f"{len(data)} bytes > MAXMSGL({qv.maxmsgl}) of {target}")
-            image = encode_mqmd(stored)
+            known = _IMAGES.get(id(stored))
+            image = known[1] if known is not None and known[0] is stored else encode_mqmd(stored)
         except DecodeError as exc:
             raise mqi_error(MQRC_MD_ERROR, str(exc)) from exc
         persistent = stored.persistence == 1
@@ -449,14 +443,19 @@ class EmbeddedQueueManager:
     def _message(self, row: tuple[bytes, bytes, int, float | None]) -> Message:
         """A stored row as MQGET returns it: BackoutCount and remaining Expiry filled in."""
         image, body, backout_count, expires_at = row
-        md = _decode_image(bytes(image))
+        md = _decode_image(image := bytes(image))
         changes: dict[str, int] = {}
         if backout_count != md.backout_count:
             changes["backout_count"] = backout_count
         if expires_at is not None:
             remaining = (expires_at - self._clock()) * 10
             changes["expiry"] = max(1, math.ceil(round(remaining, 6)))
-        return Message(md.replace(**changes) if changes else md, bytes(body))
+        if changes:
+            return Message(md.replace(**changes), bytes(body))
+        if len(_IMAGES) >= _IMAGES_MAX:
+            _IMAGES.clear()
+        _IMAGES[id(md)] = (md, image)
+        return Message(md, bytes(body))
 
     def _discard_expired(self, message_id: int, handle: int, persistent: bool) -> None:
         """Remove an expired message (outside any unit of work) and send its report."""

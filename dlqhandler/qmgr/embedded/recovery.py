@@ -24,7 +24,17 @@ from dlqhandler.qmgr.embedded.store import (
     Store,
 )
 
-__all__ = ["backout_owner", "connection_alive", "recover_dead_connections"]
+__all__ = ["backout_owner", "connection_alive", "hold_lock_file", "recover_dead_connections"]
+
+
+def hold_lock_file(paths: QMgrPaths, conn_id: str) -> int:
+    """Create ``conns/<id>.lock`` already locked (lock a temporary name, then rename);
+    returns the descriptor to keep open for the connection's life."""
+    tmp = paths.conns / f"{conn_id}.tmp"
+    fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.rename(tmp, paths.lock_file(conn_id))
+    return fd
 
 
 def connection_alive(paths: QMgrPaths, conn_id: str) -> bool:
