@@ -50,8 +50,9 @@ from dlqhandler.rules import Decision, Matcher, RuleSet
 from dlqhandler.rules.targets import InvalidTargetError
 from dlqhandler.worker.actions import ActionError, ForwardLoopError, Outgoing, plan_put
 from dlqhandler.worker.ages import dead_lettered_at, put_at
-from dlqhandler.worker.groups import SeenGroups, in_group, is_complete, logical_order
+from dlqhandler.worker.groups import in_group, is_complete, logical_order
 from dlqhandler.worker.options import HandlerOptions
+from dlqhandler.worker.passes import PassState
 from dlqhandler.worker.reporting import ReportLimiter
 from dlqhandler.worker.selection import RateLimiter, Selector
 from dlqhandler.worker.stats import RunStats
@@ -59,36 +60,12 @@ from dlqhandler.worker.stats import RunStats
 if TYPE_CHECKING:
     from dlqhandler.worker.metrics import HandlerMetrics
 
-__all__ = ["QUIET_END", "Actor", "PassState"]
+__all__ = ["QUIET_END", "Actor", "PassState"]  # PassState: from .passes
 
 # MQ reasons that end the handler quietly (spec §5.4): CONNECTION_BROKEN,
 # Q_MGR_QUIESCING, Q_MGR_STOPPING. Every other unexpected MQ error is fatal.
 QUIET_END = frozenset({2009, 2161, 2162})
 _GONE = frozenset({MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR})
-
-
-@dataclass
-class PassState:
-    """What one pass over the DLQ found (counts for the summary, when to come back)."""
-
-    useful: bool = False
-    pending_due: float | None = None  # earliest time a waiting retry becomes due
-    complete: bool = True
-    ignored: int = 0
-    no_dlh: int = 0
-    waiting: int = 0
-    not_selected: int = 0
-    oldest: float | None = None  # earliest dead-letter time of a message left on the DLQ
-    groups: SeenGroups = field(default_factory=SeenGroups)
-
-    def wait_for(self, due: float) -> None:
-        self.waiting += 1
-        self.pending_due = due if self.pending_due is None else min(self.pending_due, due)
-
-    def left(self, when: float | None) -> None:
-        """A message dead-lettered at ``when`` stays on the DLQ."""
-        if when is not None and (self.oldest is None or when < self.oldest):
-            self.oldest = when
 
 
 @dataclass
@@ -129,6 +106,7 @@ class Actor:
         self._batch = _Batch()
         # Messages (or groups) whose last action failed: by attempt-record key.
         self._unresolved: dict[bytes, Subject] = {}
+        self._unit_open = False  # the attempt store's new_unit was asked for this unit
         self._ruleset = ruleset
         self._matcher = Matcher(ruleset)
 
@@ -191,7 +169,7 @@ class Actor:
             p.not_selected += 1
             return False
         subject = message_subject(md.msg_id, md.correl_id)
-        record = self._store.lookup(subject)
+        record = self._lookup(subject)
         attempts = record.attempts if record is not None else 0
         decision = self._matcher.decide(msg, attempts)
         if decision.action.kind != "IGNORE" and not self._due(record, p):
@@ -220,15 +198,18 @@ class Actor:
         return taken
 
     def _pace(self, n: int) -> bool:
-        """Take ``n`` --max-rate tokens. When one must be waited for, the open unit of
-        work is committed first: the wait never holds uncommitted messages (nor the
-        locks and log space they pin). False when the handler is stopping."""
+        """Take ``n`` --max-rate tokens. When one must be waited for, the unit of work is
+        committed and the browse lock given up first: a wait holds neither uncommitted
+        messages nor a lock. The message is then acted on unlocked; if another handler
+        takes it meanwhile, its get fails and the unit backs out (``message_vanished``).
+        False when the handler is stopping."""
         if self._limiter is None:
             return True
         for _ in range(n):
             if self._limiter.try_acquire():
                 continue
             self.commit()
+            self._dlq.unlock()
             if not self._limiter.acquire(self._stop):
                 return False
         return True
@@ -367,7 +348,7 @@ class Actor:
             p.not_selected += len(members)
             return False
         subject = group_subject(gid)
-        record = self._store.lookup(subject)
+        record = self._lookup(subject)
         attempts = record.attempts if record is not None else 0
         decisions = [self._matcher.decide(m, attempts) for m in members]
         ignore = any(d.action.kind == "IGNORE" for d in decisions)
@@ -483,8 +464,21 @@ class Actor:
                     attempts=new.attempts, outcome="left")
 
     # -- units of work -------------------------------------------------------------
+    def _lookup(self, subject: Subject) -> AttemptRecord | None:
+        """The subject's attempt record; no read while the status queue holds none (see
+        :mod:`dlqhandler.qmgr.attempts`: checked once per unit of work)."""
+        if not self._unit_open:
+            self._store.new_unit()
+            self._unit_open = True
+        return self._store.lookup(subject)
+
     def commit(self) -> None:
         if self._batch.size == 0:
+            return
+        self._unit_open = False
+        if not self._store.unit_valid():  # a record appeared while look-ups were skipped
+            self._log.info("unit_backed_out_status_records_appeared", messages=self._batch.size)
+            self.backout()
             return
         batch, self._batch = self._batch, _Batch()
         self.qmgr.commit()
@@ -493,6 +487,7 @@ class Actor:
             effect()
 
     def backout(self) -> None:
+        self._unit_open = False
         batch, self._batch = self._batch, _Batch()
         self.qmgr.backout()
         if batch.size:

@@ -16,7 +16,8 @@ from pathlib import Path
 from dlqhandler.errors import ConfigError
 from dlqhandler.qmgr.embedded.admin import Admin, valid_name
 from dlqhandler.qmgr.embedded.objects import QMGR_ATTRS, defaults
-from dlqhandler.qmgr.embedded.store import QMgrPaths, Store, connection_alive, initialise
+from dlqhandler.qmgr.embedded.recovery import connection_alive
+from dlqhandler.qmgr.embedded.store import QMgrPaths, Store, initialise
 
 __all__ = [
     "DEFAULT_DEADQ",

@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from dlqhandler.qmgr.embedded.store import PUT_PENDING, TAKEN, Store, connection_alive
+from dlqhandler.qmgr.embedded.recovery import connection_alive
+from dlqhandler.qmgr.embedded.store import PUT_PENDING, TAKEN, Store
 
 __all__ = ["HandleStatus", "QueueStatus", "handle_status", "queue_status"]
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
+from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import (
     MQRC_CONNECTION_BROKEN,
     MQRC_HOBJ_ERROR,
@@ -25,6 +26,7 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.qmgr.ibmmq.config import IBMMQSettings
 from dlqhandler.qmgr.ibmmq.mapping import (
     CONTEXT_FIELDS,
     MQCHAR_ENCODING,
@@ -34,8 +36,30 @@ from dlqhandler.qmgr.ibmmq.mapping import (
 )
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 
-if TYPE_CHECKING:
-    from dlqhandler.qmgr.ibmmq.adapter import IBMMQQueueManager
+_T = TypeVar("_T")
+
+
+class IBMMQConnection(Protocol):
+    """What a handle needs of its connection (:class:`~.adapter.IBMMQQueueManager`)."""
+
+    settings: IBMMQSettings
+    mq: Any
+    _mutex: Any
+    _connected: bool
+    _broken: bool
+    _uow_active: bool
+    _props: PropertyHandles
+    _log: Any
+
+    def put1(self, queue: str, message: Message, options: PutOptions = ..., *,
+             qmgr: str = "") -> MQMD: ...
+    def _mqi(self, what: str, call: Callable[[], _T], *, retry: bool) -> _T: ...
+    def _put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]: ...
+    def _error(self, exc: Any, what: str) -> MQIError: ...
+    def _check_connected(self) -> None: ...
+    def _forget(self, handle: IBMMQQueue) -> None: ...
+    def _drop_connection(self) -> None: ...
+    def _open_object(self, name: str, options: int) -> Any: ...
 
 __all__ = ["IBMMQQueue", "Key", "PropertyHandles", "context_of", "mq_name"]
 
@@ -91,7 +115,7 @@ class PropertyHandles:
 class IBMMQQueue:
     """An MQOPEN handle on IBM MQ (implements the port's ``Queue``)."""
 
-    def __init__(self, qm: IBMMQQueueManager, name: str, *, input: bool, browse: bool,
+    def __init__(self, qm: IBMMQConnection, name: str, *, input: bool, browse: bool,
                  output: bool) -> None:
         self._qm = qm
         self._name = name.strip()
