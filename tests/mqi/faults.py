@@ -51,6 +51,7 @@ class Faults:
     _random: _Random | None = None
     _calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _coin: random.Random = field(default_factory=lambda: random.Random(0))
 
     def fail(self, verb: str, reason: int, times: int = 1, *, after: int = 0) -> None:
         """The next ``times`` calls of ``verb``, after ``after`` more succeed, fail with
@@ -72,6 +73,7 @@ class Faults:
             self._random = None
             self.injected.clear()
             self._calls.clear()
+            self._coin.seed(0)
 
     def take(self, verb: str) -> int:
         """The reason this call of ``verb`` fails with, or 0."""
@@ -95,9 +97,13 @@ class Faults:
             return reason
 
     def coin(self) -> bool:
-        """A seeded coin (whether an MQCMIT broken by 2009 had committed)."""
-        r = self._random
-        return (r.rng.random() < 0.5) if r is not None else False
+        """A seeded coin: whether an MQCMIT broken by 2009 had committed."""
+        return self._coin.random() < 0.5
+
+    def pending(self) -> int:
+        """How many scripted faults are still to come."""
+        with self._lock:
+            return sum(len(q) for q in self._scripted.values())
 
     def load_env(self) -> None:
         """Random faults from ``$MQI_STANDIN_FAULTS`` (for child processes)."""
