@@ -327,7 +327,12 @@ def _callback(verb: str) -> Any:
 
 
 def _register() -> list[Any]:
-    lib = ctypes.CDLL("libmqm_r.so")
+    try:  # already loaded (by tests.mqi.build.load, or as ibmmqc's dependency)
+        lib = ctypes.CDLL("libmqm_r.so")
+    except OSError:
+        from tests.mqi.build import build
+
+        lib = ctypes.CDLL(str(build()), mode=ctypes.RTLD_GLOBAL)
     lib.mqi_standin_register.argtypes = [ctypes.c_int, _Fn]
     callbacks = []
     for number, verb in enumerate(_VERBS):
