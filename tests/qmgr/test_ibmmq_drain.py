@@ -75,8 +75,8 @@ def test_drain_snapshots_and_applies_through_ibmmq_with_shared_attempt_counts(
     env = {**os.environ, **child_env(), "DLQHANDLER_HOME": str(home),
            "DLQHANDLER_LOG_LEVEL": "INFO", "PYSPARK_PYTHON": sys.executable}
     done = subprocess.run(
-        [str(Path(sys.executable).parent / "dlqhandler"), "drain", "--rules", str(rules), "-m", "QM1",
-         "--backend", "ibmmq", "--apply", "--output", str(out), "--partitions", "2",
+        [str(Path(sys.executable).parent / "dlqhandler"), "drain", "--rules", str(rules),
+         "-m", "QM1", "--backend", "ibmmq", "--apply", "--output", str(out), "--partitions", "2",
          "--master", "local[1]"], cwd=ROOT, env=env, capture_output=True, text=True,
         timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
