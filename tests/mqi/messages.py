@@ -86,8 +86,22 @@ def _without_mde(md: MQMD, body: bytes) -> tuple[MQMD, bytes]:
 
 
 # -- MQGET ----------------------------------------------------------------------------------
+def _exclusive(options: int, *groups: int) -> None:
+    """MQRC_OPTIONS_ERROR when more than one option of a group is given (IBM's rules)."""
+    for group in groups:
+        chosen = options & group
+        if chosen & (chosen - 1):
+            raise MQIError(MQRC_OPTIONS_ERROR, comp=CMQC.MQCC_FAILED)
+
+
 def _get_options(gmo: MQGMO, md: MQMD) -> GetOptions:
     o = gmo.Options
+    _exclusive(o, CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_SYNCPOINT,
+               CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_MSG_UNDER_CURSOR
+               | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+    if o & CMQC.MQGMO_LOCK and not o & (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT
+                                         | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+        raise MQIError(MQRC_OPTIONS_ERROR, "MQGMO_LOCK needs a browse", comp=CMQC.MQCC_FAILED)
     match = gmo.MatchOptions if gmo.Version >= 2 else (CMQC.MQMO_MATCH_MSG_ID
                                                        | CMQC.MQMO_MATCH_CORREL_ID)
     browse: Literal["first", "next"] | None = None
@@ -223,6 +237,10 @@ def put(conn: Conn, hobj: int | None, pod: int | None, pmd: int, ppmo: int, bufl
         pbuf: int) -> tuple[int, int]:
     pmo = MQPMO.from_address(ppmo)
     o = pmo.Options
+    _exclusive(o, CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NO_SYNCPOINT,
+               CMQC.MQPMO_DEFAULT_CONTEXT | CMQC.MQPMO_PASS_IDENTITY_CONTEXT
+               | CMQC.MQPMO_PASS_ALL_CONTEXT | CMQC.MQPMO_SET_IDENTITY_CONTEXT
+               | CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_NO_CONTEXT)
     md_version = ctypes.c_int32.from_address(pmd + 4).value
     md, body = _without_mde(read_md(pmd), ctypes.string_at(pbuf, buflen) if buflen > 0 else b"")
     obj = conn.obj(hobj) if hobj is not None else None
