@@ -2,7 +2,11 @@
 
     dlqhandler drain --rules FILE --output DIR (--input PATH... | -m QMGR [--queue Q])
                      [--catch-all QUEUE] [--dry-run] [--apply] [--master URL]
-                     [--partitions N]
+                     [--partitions N] [--backend embedded|ibmmq]
+
+With ``--backend ibmmq``, ``-m QMGR`` is an IBM MQ queue manager reached through
+the IBM MQ adapter (settings from the environment, see ``dlqhandler run``): the
+snapshot browses it and ``--apply`` acts on it from every Spark executor.
 
 The same arguments work under ``spark-submit ops/spark/drain.py``.
 """
@@ -15,14 +19,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dlqhandler.cli._connect import connection_factory, ensure_queue, resolve_qmgr_name
+from dlqhandler.cli._connect import (
+    add_connection_arguments,
+    connect,
+    connection_factory,
+    connection_usage_problem,
+    ensure_queue,
+    resolve_qmgr_name,
+)
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError
 from dlqhandler.formats.dmpmqmsg import DumpWriter
 from dlqhandler.logs import configure_logging
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
-from dlqhandler.qmgr.embedded.manager import connect as connect_embedded
 from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
 
@@ -37,7 +47,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--input", nargs="+", metavar="PATH",
                      help="dmpmqmsg files, directories or globs")
     src.add_argument("-m", "--qmgr", metavar="QMGR",
-                     help="take a snapshot of a queue on this embedded queue manager")
+                     help="take a snapshot of a queue on this queue manager (--backend)")
     p.add_argument("--queue", metavar="Q", help="queue to snapshot (default: the QM's DEADQ)")
     p.add_argument("--catch-all", metavar="QUEUE",
                    help="send everything that would stay on the DLQ here, with its MQDLH")
@@ -54,6 +64,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         " (default: one per input split)")
     p.add_argument("--split-mb", type=int, default=8, metavar="MB",
                    help="input split size in MiB (default 8)")
+    add_connection_arguments(p)
 
 
 def register(sub: Any) -> None:
@@ -65,11 +76,11 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_drain)
 
 
-def _snapshot(settings: Any, qmgr_name: str, queue: str | None, out: Path, *,
-              status_queue: str | None = None) -> tuple[Path, str, str]:
+def _snapshot(args: argparse.Namespace, settings: Any, qmgr_name: str, queue: str | None,
+              out: Path, *, status_queue: str | None = None) -> tuple[Path, str, str]:
     """Browse the queue into a dmpmqmsg file (the drain's input); for --apply,
-    define the status queue first if it is missing."""
-    qm = connect_embedded(qmgr_name, settings=settings)
+    define the status queue first if it is missing (embedded queue managers)."""
+    qm = connect(args, settings, qmgr_name)
     try:
         if status_queue:
             ensure_queue(qm, status_queue, descr="dlqhandler attempt counts")
@@ -94,6 +105,10 @@ def _drain(args: argparse.Namespace) -> int:
 
     settings = load_settings()
     configure_logging(level=settings.log_level)
+    problem = connection_usage_problem(args)
+    if problem:
+        print(f"dlqhandler drain: {problem}", file=sys.stderr)
+        return int(ExitCode.USAGE)
     try:
         text = args.rules.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -104,7 +119,7 @@ def _drain(args: argparse.Namespace) -> int:
     local = ""
     if args.qmgr is not None:
         qmgr_name = resolve_qmgr_name(settings, args.qmgr)
-        snapshot, queue, local = _snapshot(settings, qmgr_name, args.queue, args.output,
+        snapshot, queue, local = _snapshot(args, settings, qmgr_name, args.queue, args.output,
                                            status_queue=args.status_queue if args.apply
                                            else None)
     elif args.apply:
@@ -122,10 +137,10 @@ def _drain(args: argparse.Namespace) -> int:
                          dry_run=args.dry_run, apply=args.apply, local_qmgr=local,
                          status_queue=args.status_queue if args.apply else None,
                          partitions=args.partitions, split_bytes=max(1, args.split_mb) << 20)
-    connect = connection_factory(settings, qmgr_name) if args.apply and qmgr_name else None
+    factory = connection_factory(settings, qmgr_name, args) if args.apply and qmgr_name else None
     spark = get_session(args.master, partitions=args.partitions)
     try:
-        drained = run_drain(spark, result.ruleset, config, connect)
+        drained = run_drain(spark, result.ruleset, config, factory)
     except ConfigError as exc:
         print(f"dlqhandler drain: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
