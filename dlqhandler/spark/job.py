@@ -127,14 +127,15 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
 
         if connect is None or input_queue is None:
             raise ConfigError("--apply needs a queue manager connection and a queue")
-        frame = apply_frame(frame, ruleset, input_queue, catch_all, connect,
-                            status_queue=config.status_queue)
-        frame = frame.withColumn("disposition", _applied_disposition())
         step(spark, "apply the actions")
+        # The actions run exactly once: an eager local checkpoint cuts the lineage, so
+        # no later job (nor an evicted cache block) can run them again - a second run
+        # would find the moved messages gone and record them as skipped.
+        frame = apply_frame(frame.drop("body"), ruleset, input_queue, catch_all, connect,
+                            status_queue=config.status_queue).localCheckpoint(eager=True)
+        frame = frame.withColumn("disposition", _applied_disposition())
         failures = frame.filter(F.col("outcome") == "failed").count()
     frame = frame.withColumn("outcome", _outcome_column(config.apply))
-    if config.apply:  # the actions ran once; every later job must read their outcome
-        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
     # Offline, classification is native Spark over the cached messages: recomputing it
     # per job is cheaper than a second cached copy of every body.
 
