@@ -247,19 +247,11 @@ def _drain(args: argparse.Namespace) -> int:
             stop_session(run.spark)
 
 
-def _active_session() -> bool:
-    if "pyspark" not in sys.modules:
-        return False
-    from pyspark.sql import SparkSession
-
-    return SparkSession.getActiveSession() is not None
-
-
 def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tuple[str, ...],
              run: _Run, guard: _Interrupt) -> int:
     from dlqhandler.spark.job import DrainConfig, run_drain
     from dlqhandler.spark.progress import Progress
-    from dlqhandler.spark.session import get_session
+    from dlqhandler.spark.session import get_session, has_active_session
 
     staging = run.out.staging_path
     local = ""
@@ -281,7 +273,7 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
                          partitions=args.partitions, split_bytes=max(1, args.split_mb) << 20)
     connect = (connection_factory(settings, run.qmgr_name)
                if args.apply and run.qmgr_name else None)
-    run.owns_session = not _active_session()
+    run.owns_session = not has_active_session()
     # Under spark-submit the launcher started the JVM: its log is the launcher's.
     if run.owns_session and not args.verbose and "PYSPARK_GATEWAY_PORT" not in os.environ:
         run.log_file = _log_file()

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["get_session", "stop_session"]
+__all__ = ["get_session", "has_active_session", "stop_session"]
 
 
 @contextlib.contextmanager
@@ -72,6 +72,15 @@ def get_session(master: str | None = None, *, app_name: str = "dlqhandler-drain"
         builder = builder.config(key, value)
     with _stderr_to(log_file):
         return builder.getOrCreate()
+
+
+def has_active_session() -> bool:
+    """Whether this process already has a SparkSession (a caller's, e.g. tests)."""
+    if "pyspark" not in sys.modules:
+        return False
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession() is not None
 
 
 def stop_session(spark: Any, *, timeout: float = 30.0) -> None:
