@@ -233,18 +233,26 @@ def _drain(args: argparse.Namespace) -> int:
         return code
     except KeyboardInterrupt:
         guard.interrupted = True
+        _stop(run)  # first: no task may still move a message while we count
         return _interrupted(args, settings, run)
     except Exception:
-        if guard.interrupted:
-            return _interrupted(args, settings, run)
-        raise
+        if not guard.interrupted:
+            raise
+        _stop(run)
+        return _interrupted(args, settings, run)
     finally:
         if not committed:
             run.out.discard()
-        if run.owns_session:
-            from dlqhandler.spark.session import stop_session
+        _stop(run)
 
-            stop_session(run.spark)
+
+def _stop(run: _Run) -> None:
+    """Stop the session this drain built (and its JVM); a caller's session stays."""
+    if run.owns_session:
+        from dlqhandler.spark.session import stop_session
+
+        run.owns_session = False
+        stop_session(run.spark)
 
 
 def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tuple[str, ...],

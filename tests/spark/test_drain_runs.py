@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -141,3 +142,55 @@ def test_spark_submit_with_relative_paths_on_local_cluster(tmp_path: Path) -> No
     manifest = assert_conserved(messages, tmp_path / "out")
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["totals"] == \
         manifest["totals"]
+
+
+def test_ctrl_c_during_drain_apply(tmp_path: Path) -> None:
+    """Ctrl-C while `drain --apply` moves messages: exit 130, the summary says how
+    many messages left the DLQ (each in a committed unit of work), the rest stay;
+    every message is on exactly one queue with its payload; no partial output (no
+    out/_snapshot), no java left behind."""
+    from dlqhandler.qmgr.embedded.manager import connect
+    from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
+    from dlqhandler.qmgr.port import PutOptions, browse_all
+    from tests.spark.drain_helpers import payload_hash
+
+    home = tmp_path / "home"
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    qm.admin().define_queue("APP.TARGET", {"MAXDEPTH": 100000})
+    dlq = "SYSTEM.DEAD.LETTER.QUEUE"
+    messages = list(generate_backlog(3000, seed=8))
+    original = {m.md.msg_id: payload_hash(m) for m in messages}
+    for m in messages:
+        qm.put1(dlq, m, PutOptions(syncpoint=False, context="set_all"))
+    rules = tmp_path / "r.rul"
+    rules.write_text("ACTION(FWD) FWDQ(APP.TARGET) HEADER(NO)\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dlqhandler", "drain", "--rules", str(rules), "-m", "QM1",
+         "--apply", "--output", "out"],
+        cwd=tmp_path, env=drain_env(DLQHANDLER_HOME=str(home)), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        while qm.inquire_queue(dlq).curdepth == len(messages) and proc.poll() is None:
+            time.sleep(0.05)  # until the first unit of work is committed
+        children = _children(proc.pid)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == ExitCode.INTERRUPTED, err[-3000:]
+    assert "Traceback" not in err
+    assert "py4j" not in err.lower()
+    left = list(browse_all(qm.open(dlq, input=False, browse=True)))
+    moved = list(browse_all(qm.open("APP.TARGET", input=False, browse=True)))
+    assert 0 < len(moved) < len(messages)
+    assert f"{len(moved)} of the {len(messages)} messages in the snapshot were moved" in err
+    assert f"{len(left)} stay there" in err
+    placed = [*left, *moved]
+    assert sorted(m.md.msg_id for m in placed) == sorted(original)
+    assert all(payload_hash(m) == original[m.md.msg_id] for m in placed)
+    assert all(m.md.format.strip() != "MQDEAD" for m in moved)  # HEADER(NO)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "r.rul"]
+    assert _gone(children) == []
+    qm.disconnect()
