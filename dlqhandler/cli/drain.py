@@ -44,14 +44,6 @@ from dlqhandler.spark.paths import OutputDir, check_output_dir, is_local, local_
 
 __all__ = ["main", "register"]
 
-_EPILOG = """\
-paths: --input and --output take paths or Hadoop URIs (file:, hdfs:, s3a: with its
-connector jar); relative paths are resolved here, on the driver.
-output: DIR must be new or empty; --overwrite replaces it whole when the run is complete.
-exit codes: 0 done; 2 bad arguments, inputs or output directory; 3 rules table errors;
-6 some messages could not be acted on (--apply); 130 interrupted (partial output removed).
-"""
-
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", type=Path, required=True, metavar="FILE", help="rules table")
@@ -90,8 +82,11 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "drain", help="bulk drain of a DLQ backlog on Spark",
         description="Classify a DLQ backlog with a rules table on Spark and write the "
-                    "results as dmpmqmsg files (or apply them to a queue manager).",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                    "results as dmpmqmsg files (or apply them to a queue manager). "
+                    "--input and --output take paths or URIs; relative paths are resolved "
+                    "on the driver. --output DIR must be new or empty; --overwrite replaces "
+                    "it whole once the run is complete. Bad arguments, inputs and outputs "
+                    "are refused before Spark starts; Ctrl-C removes the partial output.")
     _add_arguments(p)
     p.set_defaults(handler=_drain)
 
