@@ -37,6 +37,7 @@ from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.qmgr.attempts import (
     AttemptRecord,
     AttemptStore,
+    Subject,
     group_subject,
     message_subject,
 )
@@ -63,6 +64,21 @@ def _put(qm: QueueManager, decision: Decision, msg: Message, *, input_queue: str
         alternate_user=msg.md.user_identifier if decision.action.putaut == "CTX"
         else None), qmgr=qmgr)
     return target.queue, qmgr
+
+
+def _commit(qm: QueueManager, store: AttemptStore | None, record: AttemptRecord | None) -> None:
+    """The unit of work that moved a message (or a group) ends; its count goes with it."""
+    if store is not None:
+        store.clear(record)
+    qm.commit()
+
+
+def _fail(qm: QueueManager, store: AttemptStore | None, subject: Subject,
+          record: AttemptRecord | None, clock: Callable[[], float]) -> None:
+    """A put failed: back the unit of work out and count one attempt."""
+    qm.backout()
+    if store is not None:
+        store.record_failure(subject, record, clock())
 
 
 def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
@@ -99,21 +115,15 @@ def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
         if kind == "IGNORE":
             return _to_catch_all(qm, got, catch_all, line, store=store, record=record)
         if kind == "DISCARD":
-            if store is not None:
-                store.clear(record)
-            qm.commit()
+            _commit(qm, store, record)
             return "discarded", line, None, None
         try:
             queue, qmgr = _put(qm, decision, msg, input_queue=input_queue,
                                max_hops=max_hops)
         except (MQIError, DLQHandlerError):
-            qm.backout()
-            if store is not None:
-                store.record_failure(subject, record, clock())
+            _fail(qm, store, subject, record, clock)
             continue
-        if store is not None:
-            store.clear(record)
-        qm.commit()
+        _commit(qm, store, record)
         return "ok", line, queue, qmgr
     qm.backout()
     return "failed", None, None, None
@@ -172,13 +182,9 @@ def apply_group(qm: QueueManager, q: Queue, matcher: Matcher, ids: list[tuple[by
                 queue, qmgr = _put(qm, d, m, input_queue=input_queue, max_hops=max_hops)
                 results[i] = ("ok", line, queue, qmgr)
         except (MQIError, DLQHandlerError):
-            qm.backout()
-            if store is not None:
-                store.record_failure(subject, record, clock())
+            _fail(qm, store, subject, record, clock)
             continue
-        if store is not None:
-            store.clear(record)
-        qm.commit()
+        _commit(qm, store, record)
         return results
     qm.backout()
     return [("failed", None, None, None)] * n
@@ -198,9 +204,7 @@ def _group_to_catch_all(qm: QueueManager, got: list[Message], catch_all: str | N
     except MQIError:
         qm.backout()
         return [("failed", line, None, None)] * n
-    if store is not None:
-        store.clear(record)
-    qm.commit()
+    _commit(qm, store, record)
     return [("catch_all", line, catch_all, "")] * n
 
 
@@ -216,9 +220,7 @@ def _to_catch_all(qm: QueueManager, got: Message, catch_all: str | None,
     except MQIError:
         qm.backout()
         return "failed", line, None, None
-    if store is not None:
-        store.clear(record)
-    qm.commit()
+    _commit(qm, store, record)
     return "catch_all", line, catch_all, ""
 
 
