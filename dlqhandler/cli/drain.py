@@ -230,11 +230,11 @@ def _drain(args: argparse.Namespace) -> int:
         guard.interrupted = True
         _stop(run)  # first: no task may still move a message while we count
         return _interrupted(args, settings, run)
-    except Exception:
-        if not guard.interrupted:
-            raise
+    except Exception as exc:
         _stop(run)
-        return _interrupted(args, settings, run)
+        if guard.interrupted:
+            return _interrupted(args, settings, run)
+        return _failed(exc, run)
     finally:
         if not committed:
             run.out.discard()
@@ -299,6 +299,39 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
     run.out.commit()
     _print_summary(drained.summary, drained.manifest, run)
     return int(ExitCode.PARTIAL if drained.failures else ExitCode.OK)
+
+
+def _failed(exc: Exception, run: _Run) -> int:
+    """A Spark job failed (an executor lost, out of memory...): one line here, the
+    Python traceback after Spark's own lines in the log file (on stderr without one)."""
+    import traceback
+
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+    detail = "".join(traceback.format_exception(exc))
+    reason = None
+    if run.log_file is None:
+        print(detail, file=sys.stderr, end="")
+    else:
+        reason = _spark_reason(run.log_file)
+        with run.log_file.open("a", encoding="utf-8") as log:
+            log.write(detail)
+    print(f"dlqhandler drain: failed: {type(exc).__name__}: {first}; nothing was written "
+          f"to {run.out.uri}", file=sys.stderr)
+    if reason:
+        print(f"  Spark said: {reason}", file=sys.stderr)
+    if run.log_file is not None:
+        print(f"  details in the Spark log: {run.log_file}", file=sys.stderr)
+    return int(ExitCode.FAILURE)
+
+
+def _spark_reason(log_file: Path) -> str | None:
+    """The last exception line Spark wrote (its stack frames start with blanks)."""
+    try:
+        lines = log_file.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    found = [ln for ln in lines if ln[:1].strip() and ("Exception" in ln or "Error" in ln)]
+    return found[-1].strip()[:400] if found else None
 
 
 def _interrupted(args: argparse.Namespace, settings: Any, run: _Run) -> int:

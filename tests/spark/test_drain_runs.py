@@ -194,3 +194,21 @@ def test_ctrl_c_during_drain_apply(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "r.rul"]
     assert _gone(children) == []
     qm.disconnect()
+
+
+def test_a_spark_failure_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    """Spark itself fails (here: a master URL it cannot parse): exit 1 with one line
+    saying what failed, Spark's reason, and where the details are (the traceback
+    goes to the log file); no partial output, no staging directory."""
+    write_dump(tmp_path / "in.dmp", generate_backlog(10, seed=9))
+    proc = run_drain("--rules", str(DEMO_RULES), "--input", "in.dmp", "--output", "out",
+                     "--master", "nosuch://master", cwd=tmp_path)
+    assert proc.returncode == ExitCode.FAILURE, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    assert "dlqhandler drain: failed:" in proc.stderr
+    assert "Spark said: " in proc.stderr
+    assert "Master must" in proc.stderr  # Spark's own reason, from its log
+    log = Path(proc.stderr.split("details in the Spark log: ")[1].strip())
+    assert "Traceback" in log.read_text(errors="replace")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.dmp"]
+    log.unlink()
