@@ -114,10 +114,9 @@ class Progress:
             self._line(live, now)
 
     def _finished(self, s: StageStatus, now: float) -> None:
-        seconds = max(now - self._seen[s.stage], 1e-3)
-        if self._tty:
-            self._line([], now)
+        if self._tty:  # the status line shows running stages only
             return
+        seconds = max(now - self._seen[s.stage], 1e-3)
         event = {"event": "drain_stage", "step": s.step, "stage": s.stage, "tasks": s.tasks,
                  "records_read": s.records_read, "records_written": s.records_written,
                  "seconds": round(seconds, 3),

@@ -194,6 +194,7 @@ def test_ctrl_c_during_drain_apply(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "r.rul"]
     assert _gone(children) == []
     qm.disconnect()
+    log_file_of(err).unlink()
 
 
 def test_a_spark_failure_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
