@@ -125,17 +125,23 @@ class Progress:
         self._stream.flush()
 
     def _line(self, live: list[StageStatus], now: float) -> None:
+        """``drain: STEP | tasks D/T | 12s | read N | written N | R rec/s``: counts
+        appear once Spark has them (it reports records when tasks end)."""
         if not live:
             return
         read = sum(s.records_read for s in live)
         written = sum(s.records_written for s in live)
-        rate = ""
-        if self._last is not None and now > self._last[0]:
-            rate = f" | {max(0.0, (read - self._last[1]) / (now - self._last[0])):,.0f} rec/s"
+        parts = [f"drain: {live[0].step[:40]}",
+                 f"tasks {sum(x.done for x in live)}/{sum(x.tasks for x in live)}",
+                 f"{now - min(self._seen[s.stage] for s in live):.0f}s"]
+        if read:
+            parts.append(f"read {read:,}")
+        if written:
+            parts.append(f"written {written:,}")
+        if self._last is not None and now > self._last[0] and read > self._last[1]:
+            parts.append(f"{(read - self._last[1]) / (now - self._last[0]):,.0f} rec/s")
         self._last = (now, read)
-        s = live[0]
-        text = (f"drain: {s.step[:40]} | tasks {sum(x.done for x in live)}/"
-                f"{sum(x.tasks for x in live)} | read {read:,} | written {written:,}{rate}")
+        text = " | ".join(parts)
         self._width = max(self._width, len(text))
         self._stream.write("\r" + text.ljust(self._width))
         self._stream.flush()
