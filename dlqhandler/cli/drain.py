@@ -26,7 +26,7 @@ from dlqhandler.qmgr.embedded.manager import connect as connect_embedded
 from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
 
-__all__ = ["main", "register"]
+__all__ = ["main", "register", "snapshot_queue"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -65,7 +65,7 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_drain)
 
 
-def _snapshot(settings: Any, qmgr_name: str, queue: str | None, out: Path, *,
+def snapshot_queue(settings: Any, qmgr_name: str, queue: str | None, out: Path, *,
               status_queue: str | None = None) -> tuple[Path, str, str]:
     """Browse the queue into a dmpmqmsg file (the drain's input); for --apply,
     define the status queue first if it is missing."""
@@ -104,7 +104,7 @@ def _drain(args: argparse.Namespace) -> int:
     local = ""
     if args.qmgr is not None:
         qmgr_name = resolve_qmgr_name(settings, args.qmgr)
-        snapshot, queue, local = _snapshot(settings, qmgr_name, args.queue, args.output,
+        snapshot, queue, local = snapshot_queue(settings, qmgr_name, args.queue, args.output,
                                            status_queue=args.status_queue if args.apply
                                            else None)
     elif args.apply:
