@@ -51,12 +51,20 @@ class MalformedMessageError(DecodeError):
 
 
 class DumpFormatError(DLQHandlerError):
-    """A dmpmqmsg file that does not follow the format: names file and line."""
+    """A dmpmqmsg file that does not follow the format: names file and line.
 
-    def __init__(self, message: str, *, path: str, line: int) -> None:
-        super().__init__(f"{path}:{line}: {message}")
+    ``message`` is the 1-based number of the message the problem is in (None
+    when it is not inside a message, e.g. the header).
+    """
+
+    def __init__(self, message: str, *, path: str, line: int,
+                 message_number: int | None = None) -> None:
+        where = f"{path}:{line}: " + (f"message {message_number}: "
+                                       if message_number is not None else "")
+        super().__init__(where + message)
         self.path = path
         self.line = line
+        self.message_number = message_number
         self.detail = message
 
 

@@ -14,13 +14,32 @@ import sys
 from collections.abc import Sequence
 
 from dlqhandler import __version__
-from dlqhandler.cli.exitcodes import ExitCode
-from dlqhandler.errors import DLQHandlerError
+from dlqhandler.cli.exitcodes import EPILOG, ExitCode, for_mq_reason
+from dlqhandler.errors import DLQHandlerError, DumpFormatError, MQIError
 
 __all__ = ["main"]
 
 # Subcommand modules, in the order `dlqhandler --help` lists them.
 _COMMANDS = ("run", "lint", "drain", "report", "qm", "samples", "decode")
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, but the exit-code table keeps its lines."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("exit codes:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def _with_epilog(parser: argparse.ArgumentParser) -> None:
+    """The exit-code table at the end of the parser's --help, and of its subcommands'."""
+    parser.epilog = EPILOG
+    parser.formatter_class = _Formatter
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _with_epilog(child)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # that command is not built yet in this tree
             raise
         module.register(sub)
+    _with_epilog(parser)
     return parser
 
 
@@ -46,6 +66,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
         code = int(args.handler(args))
+    except MQIError as exc:
+        print(f"dlqhandler: error: {exc}", file=sys.stderr)
+        return int(for_mq_reason(exc.reason))
+    except DumpFormatError as exc:
+        print(f"dlqhandler: error: {exc}", file=sys.stderr)
+        return int(ExitCode.USAGE)
     except DLQHandlerError as exc:
         print(f"dlqhandler: error: {exc}", file=sys.stderr)
         return int(getattr(exc, "exit_code", ExitCode.FAILURE))

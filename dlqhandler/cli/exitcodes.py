@@ -1,18 +1,66 @@
-"""Named process exit codes, shared by every subcommand."""
+"""Named process exit codes, shared by every subcommand: the only place they are defined.
+
+:data:`MEANINGS` is the table the README and every ``--help`` epilog show
+(:data:`EPILOG`); a test keeps the three in step.
+"""
 
 from __future__ import annotations
 
+import textwrap
 from enum import IntEnum
 
-__all__ = ["ExitCode"]
+from dlqhandler.mq.constants import (
+    MQRC_CONNECTION_BROKEN,
+    MQRC_HOST_NOT_AVAILABLE,
+    MQRC_NOT_AUTHORIZED,
+    MQRC_OBJECT_TYPE_ERROR,
+    MQRC_Q_MGR_NAME_ERROR,
+    MQRC_Q_MGR_NOT_AVAILABLE,
+    MQRC_Q_MGR_QUIESCING,
+    MQRC_Q_MGR_STOPPING,
+    MQRC_UNKNOWN_OBJECT_NAME,
+)
+
+__all__ = ["EPILOG", "MEANINGS", "ExitCode", "for_mq_reason"]
 
 
 class ExitCode(IntEnum):
     OK = 0
-    FAILURE = 1  # lint: errors found; generic failure
-    USAGE = 2  # bad arguments, unreadable files (argparse also exits 2)
+    FAILURE = 1  # lint: errors found; qm mqsc: a command failed; other failures
+    USAGE = 2  # bad arguments, unreadable or malformed input files (argparse also exits 2)
     RULES_ERROR = 3  # the rules table did not compile
     CONNECTION_ERROR = 4  # cannot connect to / open the queue manager or queue
     MQ_ERROR = 5  # a fatal MQ error while running (get inhibited, queue deleted...)
-    PARTIAL = 6  # finished, but some messages could not be processed (drain)
+    PARTIAL = 6  # finished, but some messages were not acted on or not loaded
     INTERRUPTED = 130  # stopped by SIGINT before a clean shutdown
+
+
+MEANINGS: dict[ExitCode, str] = {
+    ExitCode.OK: "success",
+    ExitCode.FAILURE: "lint found errors; qm mqsc: a command failed; any other failure",
+    ExitCode.USAGE: "bad arguments or option values; an input file that cannot be read or "
+                    "is not valid (a cut-off dmpmqmsg file...)",
+    ExitCode.RULES_ERROR: "the rules table did not compile; nothing was processed",
+    ExitCode.CONNECTION_ERROR: "the queue manager or the queue cannot be connected or "
+                               "opened (not found, not available, not authorized)",
+    ExitCode.MQ_ERROR: "a fatal MQ error while running (GET inhibited, disk full...)",
+    ExitCode.PARTIAL: "finished, but some messages were not acted on (run: actions failed "
+                      "and the messages stay on the queue; drain: failures) or not loaded "
+                      "(qm dmpmqmsg -o stopped: resume with -r)",
+    ExitCode.INTERRUPTED: "stopped by Ctrl-C (SIGINT)",
+}
+
+EPILOG = "exit codes:\n" + "\n".join(
+    textwrap.fill(text, 79, initial_indent=f"  {int(code):>3}  ", subsequent_indent=" " * 7)
+    for code, text in MEANINGS.items())
+
+# Reasons that mean "cannot reach or open", not "failed while working".
+_CONNECTION_REASONS = frozenset({
+    MQRC_CONNECTION_BROKEN, MQRC_HOST_NOT_AVAILABLE, MQRC_NOT_AUTHORIZED,
+    MQRC_OBJECT_TYPE_ERROR, MQRC_Q_MGR_NAME_ERROR, MQRC_Q_MGR_NOT_AVAILABLE,
+    MQRC_Q_MGR_QUIESCING, MQRC_Q_MGR_STOPPING, MQRC_UNKNOWN_OBJECT_NAME})
+
+
+def for_mq_reason(reason: int) -> ExitCode:
+    """The exit code of a command that failed with an MQ reason code."""
+    return ExitCode.CONNECTION_ERROR if reason in _CONNECTION_REASONS else ExitCode.MQ_ERROR

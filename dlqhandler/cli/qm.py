@@ -24,12 +24,22 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
-from typing import BinaryIO, Literal
 
+from dlqhandler.cli._dmpmqmsg import (
+    Context,
+    Counts,
+    LoadStopped,
+    MessageRange,
+    load,
+    open_file,
+    parse_range,
+    print_counts,
+    unload,
+)
+from dlqhandler.cli._types import positive_int
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import load_settings
 from dlqhandler.errors import DecodeError, MQIError
-from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump
 from dlqhandler.logs import configure_logging
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
 from dlqhandler.mq.message import Message, decode_dead_letter
@@ -49,7 +59,6 @@ from dlqhandler.qmgr.embedded.runmqtrm import MonitorOptions, TriggerMonitor
 
 __all__ = ["register"]
 
-Context = Literal["pass_all", "set_all", "default"]
 _CONTEXTS: dict[str, Context] = {"A": "set_all", "a": "pass_all", "d": "default"}
 
 
@@ -90,8 +99,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="the file ('-', 'stdout' or 'stdin' for the standard streams)")
     p.add_argument("-C", dest="context", choices=sorted(_CONTEXTS), default="A",
                    help="load context: A set all (default), a pass all, d default")
-    p.add_argument("-t", dest="per_uow", type=int, default=200, metavar="N",
+    p.add_argument("-t", dest="per_uow", type=positive_int, default=200, metavar="N",
                    help="messages per unit of work (default 200)")
+    p.add_argument("-r", dest="range", type=parse_range, default=None, metavar="RANGE",
+                   help="load only these messages of the file, numbered from 1: x, x..y, "
+                        "x.. (x onwards), ..y, x#n (n from x), #n (the first n); "
+                        "resumes a load that stopped, without duplicates")
     p.add_argument("-d", dest="mode", choices=("A", "p", "t"), default=None,
                    help="data lines: A invariant strings, p printable, t text (lossy)")
     p.set_defaults(handler=_dmpmqmsg)
@@ -228,79 +241,40 @@ def _runmqtrm(args: argparse.Namespace) -> int:
     return int(ExitCode.OK)
 
 
-@contextlib.contextmanager
-def _binary(name: str, *, write: bool) -> Iterator[BinaryIO]:
-    if name in ("-", "stdout", "stdin"):
-        yield sys.stdout.buffer if write else sys.stdin.buffer
-        return
-    with open(name, "wb" if write else "rb") as f:
-        yield f
-
-
 def _dmpmqmsg(args: argparse.Namespace) -> int:
-    per_uow = max(1, args.per_uow)
-    with _connected(args.qmgr) as qm:
+    """Load or unload; IBM's Read/Written counts are printed on every exit."""
+    counts = Counts()
+    per_uow = args.per_uow
+    try:
         if args.load_q:
-            count = _load(qm, args.load_q, args.file, _CONTEXTS[args.context], per_uow)
-            print(f"Read    - Files:   1  Messages: {count:6d}", file=sys.stderr)
-            print(f"Written - Files:   0  Messages: {count:6d}", file=sys.stderr)
-            return int(ExitCode.OK)
-        queue = args.browse_q or args.get_q
-        count, size = _unload(qm, queue, args.file, destructive=args.get_q is not None,
-                              per_uow=per_uow, mode=args.mode or "hex")
-    print(f"Read    - Files:   0  Messages: {count:6d}  Bytes: {size:10d}", file=sys.stderr)
-    print(f"Written - Files:   1  Messages: {count:6d}  Bytes: {size:10d}", file=sys.stderr)
+            # The file is opened before connecting: a wrong name changes nothing.
+            with open_file(args.file, write=False) as stream:
+                counts.read_files = 1
+                if args.range is not None:
+                    print(args.range.describe(), file=sys.stderr)
+                with _connected(args.qmgr) as qm:
+                    load(qm, args.load_q, stream, name=args.file,
+                         context=_CONTEXTS[args.context], per_uow=per_uow,
+                         selected=args.range or MessageRange(), counts=counts)
+        else:
+            with _connected(args.qmgr) as qm, open_file(args.file, write=True) as stream:
+                unload(qm, args.browse_q or args.get_q, stream,
+                       destructive=args.get_q is not None, per_uow=per_uow,
+                       mode=args.mode or "hex", counts=counts)
+    except LoadStopped as exc:
+        print(f"dlqhandler qm dmpmqmsg: {exc.problem}", file=sys.stderr)
+        print(f"dlqhandler qm dmpmqmsg: the load stopped: {counts.written_msgs} message(s) "
+              f"committed to {args.load_q}; message {exc.first_not_loaded} and after were "
+              f"not loaded. Fix the cause, then resume without duplicates with: "
+              f"-r {exc.first_not_loaded}..", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED if exc.interrupted else ExitCode.PARTIAL)
+    except OSError as exc:
+        print(f"dlqhandler qm dmpmqmsg: cannot open {args.file}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return int(ExitCode.USAGE)
+    finally:
+        print_counts(counts)
     return int(ExitCode.OK)
-
-
-def _load(qm: EmbeddedQueueManager, queue: str, file: str, context: Context,
-          per_uow: int) -> int:
-    """Put every message of the file; commit every ``per_uow`` messages."""
-    q = qm.open(queue, input=False, browse=False, output=True)
-    options = PutOptions(syncpoint=True, context=context)
-    count = 0
-    try:
-        with _binary(file, write=False) as stream:
-            for message in read_dump(stream, name=file):
-                q.put(message, options)
-                count += 1
-                if count % per_uow == 0:
-                    qm.commit()
-        qm.commit()
-    finally:
-        q.close()
-    return count
-
-
-def _unload(qm: EmbeddedQueueManager, queue: str, file: str, *, destructive: bool,
-            per_uow: int, mode: Literal["hex", "A", "p", "t"]) -> tuple[int, int]:
-    """Write the queue's messages to the file; -I commits each batch after a flush."""
-    q = qm.open(queue, input=destructive, browse=not destructive)
-    size = 0
-    try:
-        with _binary(file, write=True) as stream:
-            writer = DumpWriter(stream, qmgr=qm.name, queue=queue, mode=mode)
-            options = (GetOptions(syncpoint=True) if destructive
-                       else GetOptions(browse="first", syncpoint=False))
-            while True:
-                try:
-                    message = q.get(options)
-                except MQIError as exc:
-                    if exc.reason != MQRC_NO_MSG_AVAILABLE:
-                        raise
-                    break
-                writer.write(message)
-                size += len(message.body)
-                if not destructive:
-                    options = GetOptions(browse="next", syncpoint=False)
-                elif writer.count % per_uow == 0:
-                    writer.flush()
-                    qm.commit()
-            writer.flush()
-            qm.commit()
-    finally:
-        q.close()
-    return writer.count, size
 
 
 def _put(args: argparse.Namespace) -> int:

@@ -107,6 +107,7 @@ def _parse(f: BinaryIO, path: str, pos: int, stop: int, state: int) -> Iterator[
     numbers are not counted as we go; an error counts newlines up to its line.
     """
     line_start = pos
+    raw = b""
     values: dict[str, Any] = {}
     parts: list[bytes] = []
     apply = _apply_attribute
@@ -195,17 +196,51 @@ def _parse(f: BinaryIO, path: str, pos: int, stop: int, state: int) -> Iterator[
                 if c == _A:
                     apply(values, raw)
     except _LineError as exc:
-        raise DumpFormatError(exc.detail, path=path, line=_line_number(f, line_start)) from None
+        raise _located(f, path, exc.detail, line_start) from None
     if state == _DATA_LINES:
+        if raw and raw[0] in _DATA:
+            raise _cut_off(f, path, line_start, pos)
         yield Message(MQMD(**values), b"".join(parts))
     elif state == _ATTRS:
         # End of file is on the line after the last newline (the last line itself when
         # the file does not end with a newline).
-        raise DumpFormatError("expected an 'X', 'S' or 'T' data line, found end of file",
-                              path=path, line=_line_number(f, pos))
+        raise _located(f, path, "expected an 'X', 'S' or 'T' data line, found end of file",
+                       pos)
     elif state == _HEADER:
         raise DumpFormatError("empty file: expected a '* DMPMQMSG' or '* QLOAD' header line",
                               path=path, line=1)
+
+
+def _located(f: BinaryIO, path: str, detail: str, pos: int) -> DumpFormatError:
+    """The error for the line starting at ``pos``: its line and message numbers."""
+    try:
+        line = _line_number(f, pos)
+        f.seek(0)
+        number = sum(1 for start in _offsets(f) if start <= pos) or None
+    except OSError:  # not seekable (a pipe): no position to give
+        return DumpFormatError(detail, path=path, line=0)
+    return DumpFormatError(detail, path=path, line=line, message_number=number)
+
+
+def _cut_off(f: BinaryIO, path: str, line_start: int, end: int) -> DumpFormatError:
+    """The last message ends with a data line: the file was cut off after it.
+
+    dmpmqmsg ends every message with an empty line, so a file whose last line is a
+    data line (with or without its newline) lost the rest of that message, however
+    much of it is left: nothing of it is returned.
+    """
+    newline = True
+    try:
+        f.seek(end - 1)
+        newline = f.read(1) == b"\n"
+    except OSError:
+        pass
+    how = "in the middle of this line (no newline)" if not newline else "after this data line"
+    return _located(f, path, f"the file is cut off {how}: dmpmqmsg ends every message with "
+                             "an empty line and this last message has none, so its data "
+                             "may be incomplete; nothing of this message was read. Copy "
+                             "or dump the file again (if it is complete, add an empty "
+                             "line at its end)", line_start)
 
 
 def _show(line: bytes, limit: int = 24) -> str:
@@ -409,8 +444,12 @@ def iter_message_offsets(source: str | os.PathLike[str] | BinaryIO) -> Iterator[
     """
     if isinstance(source, str | os.PathLike):
         with open(os.fspath(source), "rb", buffering=_CHUNK) as f:
-            yield from iter_message_offsets(f)
+            yield from _offsets(f)
         return
+    yield from _offsets(source)
+
+
+def _offsets(source: BinaryIO) -> Iterator[int]:
     pos = 0
     in_attrs = False
     for raw in source:

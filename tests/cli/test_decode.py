@@ -65,7 +65,7 @@ def test_bad_file_exits_2_with_file_and_line(tmp_path: Path,
     bad.write_text("* DMPMQMSG Version:9.4\n\nA PRI 1\nX 0G\n")
     assert main(["decode", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert f"{bad}:4: badly formed hex data" in err
+    assert f"{bad}:4: message 1: badly formed hex data" in err
 
 
 def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -236,7 +236,7 @@ def test_crlf_comments_blank_lines_and_index_lines_are_tolerated() -> None:
 
 def test_message_ends_at_the_next_attribute_line_without_a_blank() -> None:
     """The blank separator is conventional: an A line right after data starts a new message."""
-    data = b"* DMPMQMSG\nA PRI 1\nX 01\nA PRI 2\nX 02\n"
+    data = b"* DMPMQMSG\nA PRI 1\nX 01\nA PRI 2\nX 02\n\n"
     assert [(m.md.priority, m.body) for m in _read(data)] == [(1, b"\x01"), (2, b"\x02")]
 
 

@@ -160,7 +160,7 @@ def test_dmpmqmsg_loads_from_standard_input(home: Path, tmp_path: Path) -> None:
                              "SYSTEM.DEAD.LETTER.QUEUE", "-f", "-"], input=SAMPLE.read_bytes(),
                             capture_output=True, timeout=120, check=True,
                             env={**os.environ, "DLQHANDLER_HOME": str(home)})
-    assert b"Messages:    200" in loaded.stderr
+    assert b"Read    - Files:   1  Messages:   200  Bytes:" in loaded.stderr
     with connect("QM1") as qm:
         assert qm.inquire_queue("SYSTEM.DEAD.LETTER.QUEUE").curdepth == 200
 

@@ -1,0 +1,207 @@
+"""``qm dmpmqmsg -o`` and ``decode`` on files that stop early or loads that stop early.
+
+Nothing half-loaded, nothing loaded twice: a cut-off file loads nothing of its
+last message; a load that stops (queue full, bad line) commits what came
+before, prints IBM's Read/Written counts and names the first message not
+loaded; ``-r FIRST..`` resumes it without duplicates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pytest
+
+from dlqhandler.cli import main
+from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
+from dlqhandler.mq import MQMD, Message
+from dlqhandler.qmgr import GetOptions, connect
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "samples" / "backlog-small.dmp"
+COUNTS = re.compile(r"Read    - Files:   1  Messages: *(\d+)  Bytes: *\d+\n"
+                    r"Written - Files:   0  Messages: *(\d+)  Bytes: *\d+\n")
+
+
+def _identity(message: Message) -> tuple[bytes, str]:
+    return message.md.msg_id, hashlib.sha256(message.body).hexdigest()
+
+
+def _on_queue(queue: str) -> list[tuple[bytes, str]]:
+    """MsgId and payload hash of every message on the queue, in order (browsed)."""
+    out = []
+    with connect("QM1") as qm:
+        q = qm.open(queue, input=False, browse=True)
+        options = GetOptions(browse="first", syncpoint=False)
+        for _ in range(qm.inquire_queue(queue).curdepth):
+            out.append(_identity(q.get(options)))
+            options = GetOptions(browse="next", syncpoint=False)
+        q.close()
+    return out
+
+
+def _mqsc(text: str) -> None:
+    with connect("QM1") as qm:
+        for line in text.splitlines():
+            name, attrs = line.split(" ", 1)
+            qm.admin().define_queue(name, dict(a.split("=") for a in attrs.split()))
+
+
+def _messages(n: int) -> list[Message]:
+    return [Message(MQMD(msg_id=f"LOAD{i:04d}".encode().ljust(24, b"\0"), format="MQSTR"),
+                    f"message {i} ".encode() * (i % 7 + 1)) for i in range(1, n + 1)]
+
+
+def _counts(err: str) -> tuple[str, ...]:
+    """The (read, written) message counts of IBM's two statistics lines."""
+    m = COUNTS.search(err)
+    assert m is not None, err
+    return m.groups()
+
+
+def _load(path: Path, *extra: str) -> int:
+    return main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.IN", "-f", str(path), *extra])
+
+
+@pytest.fixture
+def qm1(home: Path) -> None:
+    assert main(["qm", "create", "QM1"]) == 0
+
+
+def test_decode_refuses_a_file_cut_mid_line(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's case: the sample cut at byte 20010 (inside message 15, no final newline)
+    exits 2 naming file, line and message 15, after printing messages 1-14 only."""
+    cut = tmp_path / "t.dmp"
+    cut.write_bytes(SAMPLE.read_bytes()[:20010])
+    assert main(["decode", str(cut)]) == 2
+    out, err = capsys.readouterr()
+    assert [line.split()[0] for line in out.splitlines()] == [str(i) for i in range(1, 15)]
+    assert re.search(rf"{re.escape(str(cut))}:\d+: message 15: the file is cut off", err), err
+
+
+def test_a_file_cut_after_a_whole_data_line_is_refused_too(tmp_path: Path) -> None:
+    """A cut exactly at a line end leaves no sign but the missing empty line dmpmqmsg
+    writes after every message: still an error naming that message, nothing of it read."""
+    full = tmp_path / "full.dmp"
+    write_dump(full, [Message(MQMD(), b"x" * 100), Message(MQMD(), b"y" * 100)])
+    data = full.read_bytes()
+    cut = tmp_path / "cut.dmp"
+    cut.write_bytes(data[:data.rindex(b"\nX ") + 1 + 52 + 1])  # through one whole X line
+    with pytest.raises(Exception, match=r"cut\.dmp:\d+: message 2: the file is cut off after"):
+        list(read_dump(cut))
+    assert [m.body for m in read_dump(full)] == [b"x" * 100, b"y" * 100]
+
+
+def test_load_of_a_cut_file_loads_nothing_of_the_cut_message(
+        qm1: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """qm dmpmqmsg -o of the cut sample puts messages 1-14 whole and nothing of 15: exit 6,
+    the counts, and the -r that resumes after the file is copied again."""
+    _mqsc("APP.IN MAXDEPTH=1000 MSGDLVSQ=FIFO")
+    cut = tmp_path / "t.dmp"
+    cut.write_bytes(SAMPLE.read_bytes()[:20010])
+    assert _load(cut, "-t", "4") == 6
+    err = capsys.readouterr().err
+    assert "message 15: the file is cut off" in err
+    assert "message 15 and after were not loaded" in err
+    assert "-r 15.." in err
+    assert _counts(err) == ("14", "14")
+    whole = [_identity(m) for m in read_dump(SAMPLE)]
+    assert _on_queue("APP.IN") == whole[:14]
+    assert _load(SAMPLE, "-r", "15..") == 0  # the file copied again: resume
+    assert _on_queue("APP.IN") == whole
+
+
+def test_queue_full_stops_the_load_names_the_first_message_and_resumes(
+        qm1: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """MAXDEPTH 5, 20 messages, -t 3: five committed, message 6 named, exit 6; after
+    raising MAXDEPTH, -r 6.. loads the rest: all 20 once each, in order."""
+    _mqsc("APP.IN MAXDEPTH=5 MSGDLVSQ=FIFO")
+    source = tmp_path / "in.dmp"
+    messages = _messages(20)
+    write_dump(source, messages)
+    assert _load(source, "-t", "3") == 6
+    err = capsys.readouterr().err
+    assert "putting message 6 onto APP.IN: MQRC_Q_FULL (2053)" in err
+    assert "5 message(s) committed to APP.IN; message 6 and after were not loaded" in err
+    assert _counts(err) == ("6", "5")
+    with connect("QM1") as qm:
+        qm.admin().alter_queue("APP.IN", {"MAXDEPTH": 100})
+    assert _load(source, "-r", "6..", "-t", "3") == 0
+    err = capsys.readouterr().err
+    assert "Processing message indexes 6 onwards." in err
+    assert _counts(err) == ("20", "15")
+    assert _on_queue("APP.IN") == [_identity(m) for m in messages]
+
+
+def test_bad_hex_line_with_t_commits_before_it_and_resumes(
+        qm1: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bad X line in message 8 with -t 3: messages 1-7 committed (none of 8), exit 6,
+    message 8 named; the repaired file loaded with -r 8.. completes it without duplicates."""
+    _mqsc("APP.IN MAXDEPTH=100 MSGDLVSQ=FIFO")
+    messages = _messages(12)
+    good = tmp_path / "good.dmp"
+    write_dump(good, messages)
+    lines = good.read_bytes().split(b"\n")
+    x_lines = [i for i, line in enumerate(lines) if line.startswith(b"X ")]
+    starts = [i for i, line in enumerate(lines) if line.startswith(b"A VER")]
+    bad_at = next(i for i in x_lines if i > starts[7])  # the first X line of message 8
+    lines[bad_at] = b"X 4G" + lines[bad_at][4:]
+    bad = tmp_path / "bad.dmp"
+    bad.write_bytes(b"\n".join(lines))
+    assert _load(bad, "-t", "3") == 6
+    err = capsys.readouterr().err
+    assert f"bad.dmp:{bad_at + 1}: message 8: badly formed hex data" in err
+    assert "-r 8.." in err
+    assert _counts(err) == ("7", "7")
+    assert _on_queue("APP.IN") == [_identity(m) for m in messages[:7]]
+    assert _load(good, "-r", "8..") == 0
+    assert _on_queue("APP.IN") == [_identity(m) for m in messages]
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    ("3", [3]), ("3..5", [3, 4, 5]), ("5..3", [3, 4, 5]), ("3#2", [3, 4]), ("#2", [1, 2]),
+    ("..2", [1, 2]), ("9..", [9, 10])])
+def test_message_range_selects_as_dmpmqmsg_does(qm1: None, tmp_path: Path, spec: str,
+                                               expected: list[int],
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """-r x, x..y (either order), x#n, #n, ..y and x.. load exactly those message indexes."""
+    _mqsc("APP.IN MAXDEPTH=100 MSGDLVSQ=FIFO")
+    messages = _messages(10)
+    source = tmp_path / "in.dmp"
+    write_dump(source, messages)
+    assert _load(source, "-r", spec) == 0
+    assert _on_queue("APP.IN") == [_identity(messages[i - 1]) for i in expected]
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("spec", ["0", "x", "3..x", "#", "..", "3#", "-2", "0..0"])
+def test_bad_message_range_is_a_usage_error(qm1: None, spec: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """An -r that is not x, x..y, x.., ..y, x#n or #n is refused by the parser (exit 2)."""
+    with pytest.raises(SystemExit) as exc:
+        main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.IN", "-f", "x", "-r", spec])
+    assert exc.value.code == 2
+    assert "-r" in capsys.readouterr().err
+
+
+def test_missing_file_is_a_clear_error_not_a_traceback(
+        qm1: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """-f /nonexistent.dmp: 'cannot open' with the reason, exit 2, counts, no traceback."""
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "SYSTEM.DEAD.LETTER.QUEUE",
+                 "-f", "/nonexistent.dmp"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot open /nonexistent.dmp: No such file or directory" in err
+    assert "Traceback" not in err
+    assert "Read    - Files:   0  Messages:     0  Bytes:         0" in err
+
+
+def test_zero_or_negative_t_is_refused(qm1: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """-t 0 and -t -3 are usage errors, not silently 1."""
+    for value in ("0", "-3"):
+        with pytest.raises(SystemExit) as exc:
+            main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "Q", "-f", "x", "-t", value])
+        assert exc.value.code == 2
+        assert "must be 1 or more" in capsys.readouterr().err

@@ -1,0 +1,111 @@
+"""Paths and URIs for the drain, checked on the driver before Spark starts."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dlqhandler.errors import ConfigError
+from dlqhandler.spark.paths import (
+    check_output_dir,
+    is_local,
+    local_path,
+    resolve_uri,
+    scheme_of,
+)
+
+
+@pytest.mark.parametrize(("typed", "expected"), [
+    ("backlog.dmp", "file:///work/dir/backlog.dmp"),
+    ("./in/../backlog.dmp", "file:///work/dir/backlog.dmp"),
+    ("/data/x.dmp", "file:///data/x.dmp"),
+    ("file:rel/x.dmp", "file:///work/dir/rel/x.dmp"),
+    ("file:/abs/x.dmp", "file:///abs/x.dmp"),
+    ("file:///abs/x.dmp", "file:///abs/x.dmp"),
+    ("file://localhost/abs/x.dmp", "file:///abs/x.dmp"),
+    ("dir with space/x*.dmp", "file:///work/dir/dir with space/x*.dmp"),
+    ("hdfs://nn:8020/dlq/x.dmp", "hdfs://nn:8020/dlq/x.dmp"),
+    ("s3a://bucket/dlq/", "s3a://bucket/dlq/"),
+])
+def test_resolve_uri_makes_paths_absolute_on_the_driver(typed: str, expected: str) -> None:
+    """Relative paths and file: URIs become absolute file:/// URIs against the driver's
+    working directory (executors elsewhere see the same file); other schemes pass."""
+    assert resolve_uri(typed, cwd=Path("/work/dir")) == expected
+
+
+def test_resolve_uri_expands_home_and_refuses_hosts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`~` is the user's home; a file: URI naming a host or an empty path is refused."""
+    monkeypatch.setenv("HOME", "/home/admin")
+    assert resolve_uri("~/dlq.dmp") == "file:///home/admin/dlq.dmp"
+    with pytest.raises(ConfigError, match="names no host"):
+        resolve_uri("file://otherhost/x")
+    with pytest.raises(ConfigError, match="empty"):
+        resolve_uri("  ")
+
+
+def test_scheme_and_local_path() -> None:
+    """The scheme decides where a path lives; local_path undoes a file: URI."""
+    assert scheme_of("S3A://b/x") == "s3a"
+    assert scheme_of("/x") == "file"
+    assert is_local("file:/x")
+    assert not is_local("hdfs://nn/x")
+    assert local_path("file:///a/b c") == Path("/a/b c")
+    with pytest.raises(ConfigError):
+        local_path("hdfs://nn/x")
+
+
+def test_output_dir_new_is_staged_then_committed(tmp_path: Path) -> None:
+    """A new directory: the run writes into a hidden sibling that commit renames."""
+    out = check_output_dir(str(tmp_path / "a" / "out"))
+    assert not out.replaces
+    assert out.staging_path.parent == tmp_path / "a"
+    assert out.staging_path.name.startswith(".out.dlqhandler-")
+    (out.staging_path / "manifest.json").write_text("{}")
+    out.commit()
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["out"]
+    assert (tmp_path / "a" / "out" / "manifest.json").read_text() == "{}"
+
+
+def test_output_dir_non_empty_is_refused_unless_overwrite(tmp_path: Path) -> None:
+    """A non-empty directory is refused with what to do; --overwrite replaces it
+    whole (no file of the old run survives), an empty one is reused."""
+    target = tmp_path / "out"
+    target.mkdir()
+    (target / "q-OLD@LOCAL.dmp").write_text("old")
+    with pytest.raises(ConfigError, match=r"not empty.*--overwrite"):
+        check_output_dir(str(target))
+    assert not [p for p in tmp_path.iterdir() if p.name != "out"]  # nothing staged
+    out = check_output_dir(str(target), overwrite=True)
+    assert out.replaces
+    (out.staging_path / "q-NEW@LOCAL.dmp").write_text("new")
+    out.commit()
+    assert sorted(p.name for p in target.iterdir()) == ["q-NEW@LOCAL.dmp"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    check_output_dir(str(empty)).commit()
+    assert empty.is_dir()
+
+
+def test_output_dir_refuses_files_and_uncreatable_paths(tmp_path: Path) -> None:
+    """An existing file, a file on the way and an uncreatable path are refused."""
+    file = tmp_path / "f"
+    file.write_text("x")
+    with pytest.raises(ConfigError, match="exists and is not a directory"):
+        check_output_dir(str(file))
+    with pytest.raises(ConfigError, match="is not a directory"):
+        check_output_dir(str(file / "sub" / "out"))
+    with pytest.raises(ConfigError, match="cannot create"):
+        check_output_dir("/proc/dlqhandler-test/out")
+    with pytest.raises(ConfigError, match="below /"):
+        check_output_dir("/")
+
+
+def test_output_dir_discard_removes_the_staging(tmp_path: Path) -> None:
+    """discard (an interrupted run) leaves no trace beside the target."""
+    out = check_output_dir(str(tmp_path / "out"))
+    (out.staging_path / "_snapshot").mkdir()
+    out.discard()
+    assert os.listdir(tmp_path) == []
