@@ -29,8 +29,9 @@ from dlqhandler.logs import configure_logging
 from dlqhandler.report import render_html, summary_lines
 from dlqhandler.rules import RuleSet, Severity, compile_rules
 from dlqhandler.rules.lexer import source_lines
+from dlqhandler.spark.paths import check_output_dir, is_local, local_path
 
-__all__ = ["check_output_dir", "parse_as_of", "register"]
+__all__ = ["parse_as_of", "register"]
 
 _PROG = "dlqhandler report"
 
@@ -56,7 +57,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--as-of", metavar="TIMESTAMP",
                    help="ISO 8601 time the ages are measured to (default: now; no zone: UTC)")
     p.add_argument("--output", type=Path, required=True, metavar="DIR",
-                   help="new or empty directory for report.json and report.html")
+                   help="new or empty local directory for report.json and report.html")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace a non-empty --output directory whole (as for drain)")
     p.add_argument("--top", type=int, default=1000, metavar="N",
                    help="keep the N biggest values of each list, plus one 'other' row "
                         "(default 1000)")
@@ -86,16 +89,6 @@ def parse_as_of(text: str | None) -> datetime:
         raise _UsageError(f"--as-of {text!r} is not an ISO 8601 time; write it as "
                           "2024-11-25T12:00:00Z or 2024-11-25") from exc
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value
-
-
-def check_output_dir(path: Path) -> None:
-    """The output directory must be new or empty (as for the drain): nothing is
-    overwritten."""
-    if path.exists() and not path.is_dir():
-        raise _UsageError(f"--output {path}: exists and is not a directory")
-    if path.is_dir() and any(path.iterdir()):
-        raise _UsageError(f"--output {path}: directory is not empty; give a new or empty "
-                          "directory")
 
 
 def _compile(path: Path, what: str, input_queue: str | None) -> RuleSet | None:
@@ -141,7 +134,6 @@ def _run(args: argparse.Namespace) -> int:
     if args.top < 1:
         raise _UsageError("--top must be at least 1")
     as_of = parse_as_of(args.as_of)
-    check_output_dir(args.output)
     settings = load_settings()
     configure_logging(level=settings.log_level)
     new = old = None
@@ -150,6 +142,34 @@ def _run(args: argparse.Namespace) -> int:
         old = _compile(args.compare, "old rules table", args.queue) if args.compare else None
         if new is None or (args.compare is not None and old is None):
             return int(ExitCode.RULES_ERROR)
+    if not is_local(str(args.output)):
+        raise _UsageError(f"--output {args.output}: the report is written on this machine; "
+                          "give a local directory")
+    try:  # the drain's rule: a new or empty directory, or --overwrite; staged, then renamed
+        out = check_output_dir(str(args.output), overwrite=args.overwrite)
+    except ConfigError as exc:
+        raise _UsageError(str(exc)) from exc
+    try:
+        gathered = _gather(args, settings, as_of=as_of, new=new, old=old)
+        if isinstance(gathered, int):
+            return gathered
+        report, source = gathered
+        (out.staging_path / "report.json").write_text(json.dumps(report, indent=2) + "\n",
+                                                      encoding="utf-8")
+        (out.staging_path / "report.html").write_text(render_html(report, source=source),
+                                                      encoding="utf-8")
+        out.commit()
+    finally:
+        out.discard()  # nothing left behind when the run did not finish
+    final = local_path(out.uri)
+    print("\n".join(summary_lines(report, source=source)))
+    print(f"  written: {final / 'report.json'}, {final / 'report.html'}")
+    return int(ExitCode.OK)
+
+
+def _gather(args: argparse.Namespace, settings: Any, *, as_of: datetime, new: RuleSet | None,
+            old: RuleSet | None) -> tuple[dict[str, Any], str] | int:
+    """The report object and what was read, or an exit code."""
     with tempfile.TemporaryDirectory(prefix="dlqhandler-report-") as tmp:
         if args.qmgr is not None:
             queue = args.queue or (new.control.inputq if new is not None else None)
@@ -167,15 +187,7 @@ def _run(args: argparse.Namespace) -> int:
                 f" and {len(files) - 3} more files" if len(files) > 3 else "")
         report = _spark_report(args, files, as_of=as_of, new=new, old=old, queue=queue,
                                local=local)
-    report = {"source": source, **report}
-    args.output.mkdir(parents=True, exist_ok=True)
-    (args.output / "report.json").write_text(json.dumps(report, indent=2) + "\n",
-                                             encoding="utf-8")
-    (args.output / "report.html").write_text(render_html(report, source=source),
-                                             encoding="utf-8")
-    print("\n".join(summary_lines(report, source=source)))
-    print(f"  written: {args.output / 'report.json'}, {args.output / 'report.html'}")
-    return int(ExitCode.OK)
+    return {"source": source, **report}, source
 
 
 def _spark_report(args: argparse.Namespace, files: list[Path], *, as_of: datetime,

@@ -111,3 +111,4 @@ def test_unknown_queue_manager_is_a_connection_error(
                      str(tmp_path / "out"))
     assert code == ExitCode.CONNECTION_ERROR
     assert "NO.SUCH.Q" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]  # no staging left over

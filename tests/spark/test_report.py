@@ -255,7 +255,8 @@ def test_compare_transitions_match_python_decisions_per_message(
 def test_unreadable_input_is_counted_not_fatal(spark: Any, tmp_path: Path,
                                                backlog: tuple[Path, list[Message]]) -> None:
     """A file that is not a dmpmqmsg dump next to a good one: its records are counted as
-    unreadable with the reason, the good file's messages are all counted, exit 0."""
+    unreadable with the reason, the good file's messages are all counted, exit 0. A
+    second run into the same directory needs --overwrite."""
     path, messages = backlog
     bad = tmp_path / "bad.dmp"
     bad.write_text("A VER 2\nthis is not a dump\nX 0G\n\n", encoding="ascii")
@@ -265,3 +266,8 @@ def test_unreadable_input_is_counted_not_fatal(spark: Any, tmp_path: Path,
     assert got["unreadable"]["count"] >= 1
     assert got["total"] - got["unreadable"]["count"] == len(messages)
     assert got["unreadable"]["reasons"][0]["reason"]
+    # the drain's output rule: a second run needs --overwrite, which replaces it whole
+    assert cli_main(["report", "--input", str(path), "--output", str(out)]) == 2
+    assert cli_main(["report", "--input", str(path), "--output", str(out), "--overwrite"]) == 0
+    assert json.loads((out / "report.json").read_text())["total"] == len(messages)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.dmp", "out"]
