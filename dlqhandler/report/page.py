@@ -84,6 +84,8 @@ def _cell(value: Any) -> str:
 def _row_cell(key: str, value: Any) -> str:
     if key in _CODES and isinstance(value, int):  # reason codes and line numbers: no commas
         return f'<td class="n">{value}</td>'
+    if key == "samples" and isinstance(value, list):
+        return "<td>" + "<br>".join(f"<code>{escape(v)}</code>" for v in value) + "</td>"
     return _cell(value)
 
 
@@ -221,14 +223,14 @@ def _compare(compare: dict[str, Any]) -> str:
     rows = [{"from": None if t.get("other") else _side(t["old"]),
              "to": None if t.get("other") else _side(t["new"]),
              "count": t["count"], "other": t.get("other", False),
-             "samples": " ".join(t["samples"])} for t in transitions]
+             "samples": t["samples"]} for t in transitions]
     return _section(
         "What the change would do",
         f"{_n(compare['changed'])} messages get another action or target queue under the new "
         "table. Sample MsgIds (hex) per change.",
         bar_chart("Changed messages by transition", [
             Bar(transition_label(t), t["count"], color=PALETTE[3])
-            for t in transitions[:CHART_ROWS]], label_chars=60, width=900),
+            for t in transitions[:CHART_ROWS]], label_chars=110, width=900),
         _table(["old", "new", "count", "sample MsgIds"], rows,
                ["from", "to", "count", "samples"]))
 

@@ -53,6 +53,8 @@ def bar_chart(title: str, bars: Sequence[Bar], *, width: int = 720,
     """Horizontal bars, biggest first as given, one per row, the value at the end."""
     if not bars:
         return _empty(title, width)
+    if label_chars > 40:
+        return _labelled_above(title, bars, width, label_chars)
     row, label_w = 24, min(300, 7 * label_chars + 10)
     plot_w = width - label_w - 130
     top = max(b.value for b in bars) or 1
@@ -66,6 +68,22 @@ def bar_chart(title: str, bars: Sequence[Bar], *, width: int = 720,
         value = f"{b.value:,}" + (f"  {b.note}" if b.note else "")
         body.append(_text(label_w + w + 6, y + 15, value, fill="#444", size=11))
     return _svg(width, len(bars) * row + 8, title, body)
+
+
+def _labelled_above(title: str, bars: Sequence[Bar], width: int, label_chars: int) -> str:
+    """Long labels (transitions): the label on its own line above its bar."""
+    row, plot_w = 38, width - 110
+    top = max(b.value for b in bars) or 1
+    body = []
+    for i, b in enumerate(bars):
+        y = i * row
+        w = max(1.0, plot_w * b.value / top) if b.value else 0.0
+        body.append(_text(0, y + 13, _clip(b.label, label_chars), size=12))
+        body.append(f'<rect x="0" y="{y + 18}" width="{w:.1f}" height="12" rx="2" '
+                    f'fill="{b.color}"/>')
+        body.append(_text(w + 6, y + 29, f"{b.value:,}" + (f"  {b.note}" if b.note else ""),
+                          fill="#444", size=11))
+    return _svg(width, len(bars) * row + 4, title, body)
 
 
 def pair_chart(title: str, rows: Sequence[tuple[str, int, int]], legend: tuple[str, str],

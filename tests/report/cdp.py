@@ -104,9 +104,10 @@ def _dup_pipes(read_end: int, write_end: int) -> None:  # runs in the child
     os.dup2(high_w, 4)
 
 
-def load_page(url: str, expression: str, *, width: int = 1100,
+def load_page(url: str, expression: str, *, width: int = 1100, top: int = 0,
               max_height: int = 20000) -> PageLoad:
-    """Load ``url`` in a fresh headless Chromium profile and report what happened."""
+    """Load ``url`` in a fresh headless Chromium profile and report what happened; the
+    screenshot shows the page from ``top`` down, at most ``max_height`` pixels."""
     exe = chromium()
     assert exe is not None, "chromium is not installed"
     to_child_r, to_child_w = os.pipe()
@@ -122,7 +123,7 @@ def load_page(url: str, expression: str, *, width: int = 1100,
         os.close(from_child_w)
         pipe = _Pipe(proc, to_child_w, from_child_r)
         try:
-            return _drive(pipe, url, expression, width, max_height)
+            return _drive(pipe, url, expression, (width, top, max_height))
         finally:
             try:
                 pipe.call("Browser.close", timeout=10)
@@ -133,8 +134,8 @@ def load_page(url: str, expression: str, *, width: int = 1100,
             os.close(from_child_r)
 
 
-def _drive(pipe: _Pipe, url: str, expression: str, width: int,
-           max_height: int) -> PageLoad:
+def _drive(pipe: _Pipe, url: str, expression: str, box: tuple[int, int, int]) -> PageLoad:
+    width, top, max_height = box
     target = pipe.call("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = pipe.call("Target.attachToTarget", {"targetId": target,
                                                   "flatten": True})["sessionId"]
@@ -153,7 +154,8 @@ def _drive(pipe: _Pipe, url: str, expression: str, width: int,
     size = pipe.call("Page.getLayoutMetrics", session=session)["cssContentSize"]
     shot = pipe.call("Page.captureScreenshot", {
         "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": 0, "width": width, "height": min(size["height"], max_height),
+        "clip": {"x": 0, "y": top, "width": width,
+                 "height": min(size["height"] - top, max_height),
                  "scale": 1}},
         session=session)
     load.screenshot = base64.b64decode(shot["data"])
