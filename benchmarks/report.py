@@ -1,9 +1,10 @@
 """Benchmark: ``dlqhandler report --rules --compare`` against Spark's own decode floor.
 
     python benchmarks/report.py [--messages 1000000] [--small 300000] [--master local[*]]
-                                [--floor PATH] [--backlog-dir DIR]
+                                [--floor PATH] [--backlog-dir DIR] [--inputs BIG SMALL]
 
-For one generated backlog (dmpmqmsg, seed 5) of ``--messages`` messages, in one run:
+For one generated backlog of ``--messages`` messages (a directory of dmpmqmsg files of
+100,000 messages each, seeds 5, 6, ...; or ``--inputs`` directories), in one run:
 
 * the floor: ``shared/bench/spark_decode_floor.py`` on the same dump (Spark SQL functions
   cut the records and decode a few fields; nothing is classified or aggregated), msg/s
@@ -71,14 +72,32 @@ def _floor_script(given: str | None) -> Path:
     raise SystemExit("spark_decode_floor.py not found: give --floor PATH")
 
 
-def _dump(directory: Path, n: int) -> Path:
-    path = directory / f"backlog-{n}.dmp"
-    if not path.exists():
-        tmp = path.with_suffix(".tmp")
-        with tmp.open("wb") as f:
-            write_backlog(f, n, seed=5)
-        tmp.rename(path)
-    return path
+_PART = 100_000  # messages per generated file; part i uses seed 5 + i
+
+
+def _backlog(directory: Path, n: int) -> Path:
+    """A directory of dmpmqmsg files holding ``n`` generated messages (parts of 100,000
+    with their own seeds, shared between sizes through symbolic links)."""
+    parts = directory / "parts"
+    parts.mkdir(parents=True, exist_ok=True)
+    target = directory / f"n{n}"
+    target.mkdir(exist_ok=True)
+    for i, start in enumerate(range(0, n, _PART)):
+        count = min(_PART, n - start)
+        path = parts / f"part-{i:03d}-{count}.dmp"
+        if not path.exists():
+            tmp = path.with_suffix(".tmp")
+            with tmp.open("wb") as f:
+                write_backlog(f, count, seed=5 + i)
+            tmp.rename(path)
+        link = target / path.name
+        if not link.exists():
+            link.symlink_to(path)
+    return target
+
+
+def _count_size(directory: Path) -> int:
+    return sum(p.stat().st_size for p in directory.iterdir())
 
 
 def _env() -> dict[str, str]:
@@ -115,21 +134,24 @@ def _report(dump: Path, master: str) -> dict[str, Any]:
 
 
 def run(n: int = 1_000_000, *, small: int = 300_000, master: str = "local[*]",
-        floor: str | None = None, backlog_dir: Path | None = None) -> dict[str, Any]:
-    """The figures as a dict (also for ``benchmarks/run_all.py``)."""
+        floor: str | None = None, backlog_dir: Path | None = None,
+        inputs: tuple[Path, Path] | None = None) -> dict[str, Any]:
+    """The figures as a dict (also for ``benchmarks/run_all.py``). ``inputs``: existing
+    directories of dumps (big, small) to use instead of generating."""
     script = _floor_script(floor)
     work = backlog_dir or Path(tempfile.mkdtemp(prefix="dlq-report-backlog-"))
-    work.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    big, little = _dump(work, n), _dump(work, small)
+    big, little = inputs or (_backlog(work, n), _backlog(work, small))
     generate_s = time.perf_counter() - t0
     floor_r = _floor(script, big, master)
     report_r = _report(big, master)
     small_r = _report(little, master)
-    assert report_r["total"] == n == floor_r["messages"]
+    n = floor_r["messages"]
+    assert report_r["total"] == n
+    small = small_r["total"]
     rate = n / report_r["seconds"]
     return {
-        "messages": n, "file_mb": round(big.stat().st_size / 2**20, 1),
+        "messages": n, "input_mb": round(_count_size(big) / 2**20, 1),
         "generate_s": round(generate_s, 1),
         "floor_s": floor_r["seconds"], "floor_msgs_per_s": floor_r["msgs_per_s"],
         "report_s": round(report_r["seconds"], 1), "report_msgs_per_s": round(rate),
@@ -152,9 +174,11 @@ def main() -> int:
     p.add_argument("--master", default="local[*]")
     p.add_argument("--floor", help="path of spark_decode_floor.py")
     p.add_argument("--backlog-dir", type=Path, help="keep (and reuse) the generated dumps here")
+    p.add_argument("--inputs", type=Path, nargs=2, metavar=("BIG_DIR", "SMALL_DIR"),
+                   help="directories of dumps to use instead of generating")
     args = p.parse_args()
     r = run(args.messages, small=args.small, master=args.master, floor=args.floor,
-            backlog_dir=args.backlog_dir)
+            backlog_dir=args.backlog_dir, inputs=tuple(args.inputs) if args.inputs else None)
     print(json.dumps(r, indent=2))
     print(f"report --rules --compare: {r['messages']:,} messages in {r['report_s']} s = "
           f"{r['report_msgs_per_s']:,} msg/s; floor (spark_decode_floor.py, same dump, same "
