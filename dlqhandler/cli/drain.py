@@ -53,7 +53,7 @@ from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
 from dlqhandler.spark.paths import OutputDir, check_output_dir, is_local, local_path, resolve_uri
 
-__all__ = ["main", "register"]
+__all__ = ["main", "register", "snapshot_queue"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -103,7 +103,7 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_drain)
 
 
-def _snapshot(args: argparse.Namespace, settings: Any, qmgr_name: str, queue: str | None,
+def snapshot_queue(args: argparse.Namespace, settings: Any, qmgr_name: str, queue: str | None,
               out: Path, *, status_queue: str | None = None) -> tuple[Path, str, str]:
     """Browse the queue into a dmpmqmsg file (the drain's input); for --apply,
     define the status queue first if it is missing (embedded queue managers)."""
@@ -276,7 +276,7 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
     local = ""
     if args.qmgr is not None:
         run.qmgr_name = resolve_qmgr_name(settings, args.qmgr)
-        run.snapshot, run.queue, local = _snapshot(
+        run.snapshot, run.queue, local = snapshot_queue(
             args, settings, run.qmgr_name, args.queue, staging,
             status_queue=args.status_queue if args.apply else None)
     result = compile_rules(text, source=str(args.rules), input_queue=run.queue)
