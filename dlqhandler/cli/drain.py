@@ -53,7 +53,7 @@ from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
 from dlqhandler.spark.paths import OutputDir, check_output_dir, is_local, local_path, resolve_uri
 
-__all__ = ["main", "register", "snapshot_queue"]
+__all__ = ["input_files", "main", "register", "snapshot_queue"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -126,7 +126,7 @@ def snapshot_queue(args: argparse.Namespace, settings: Any, qmgr_name: str, queu
         qm.disconnect()
 
 
-def _input_files(items: Sequence[str]) -> tuple[str, ...]:
+def input_files(items: Sequence[str]) -> tuple[str, ...]:
     """Every --input resolved on the driver and checked: absolute files, in order."""
     from dlqhandler.spark.extract import expand_inputs
 
@@ -224,7 +224,7 @@ def _drain(args: argparse.Namespace) -> int:
         print("dlqhandler drain: --apply and --dry-run exclude each other", file=sys.stderr)
         return int(ExitCode.USAGE)
     try:
-        inputs = _input_files(args.input) if args.input else ()
+        inputs = input_files(args.input) if args.input else ()
         out = check_output_dir(args.output, overwrite=args.overwrite)
     except ConfigError as exc:
         print(f"dlqhandler drain: {exc}", file=sys.stderr)

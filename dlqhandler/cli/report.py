@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from dlqhandler.cli._connect import resolve_qmgr_name
-from dlqhandler.cli.drain import snapshot_queue
+from dlqhandler.cli._connect import (
+    add_connection_arguments,
+    connection_usage_problem,
+    resolve_qmgr_name,
+)
+from dlqhandler.cli.drain import input_files, snapshot_queue
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.cli.lint import render
 from dlqhandler.config import load_settings
@@ -66,6 +69,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
     p.add_argument("--split-mb", type=int, default=8, metavar="MB",
                    help="input split size in MiB (default 8)")
+    add_connection_arguments(p)
 
 
 def register(sub: Any) -> None:
@@ -105,19 +109,6 @@ def _compile(path: Path, what: str, input_queue: str | None) -> RuleSet | None:
     return result.ruleset
 
 
-def _check_files(inputs: list[str]) -> list[Path]:
-    from dlqhandler.spark.extract import expand_inputs
-
-    try:
-        files = expand_inputs(inputs)
-    except ConfigError as exc:
-        raise _UsageError(str(exc)) from exc
-    for f in files:
-        if not os.access(f, os.R_OK):
-            raise _UsageError(f"--input {f}: not readable (check its permissions)")
-    return files
-
-
 def _report(args: argparse.Namespace) -> int:
     try:
         return _run(args)
@@ -133,6 +124,9 @@ def _run(args: argparse.Namespace) -> int:
         raise _UsageError("--queue names a queue to browse: give -m QMGR as well")
     if args.top < 1:
         raise _UsageError("--top must be at least 1")
+    problem = connection_usage_problem(args)
+    if problem:
+        raise _UsageError(problem)
     as_of = parse_as_of(args.as_of)
     settings = load_settings()
     configure_logging(level=settings.log_level)
@@ -174,15 +168,20 @@ def _gather(args: argparse.Namespace, settings: Any, *, as_of: datetime, new: Ru
         if args.qmgr is not None:
             queue = args.queue or (new.control.inputq if new is not None else None)
             try:
-                name = resolve_qmgr_name(settings, args.qmgr)
+                name = args.qmgr if args.backend == "ibmmq" else resolve_qmgr_name(settings,
+                                                                                    args.qmgr)
                 snap, queue, local = snapshot_queue(args, settings, name, queue, Path(tmp))
-            except MQIError as exc:
+            except (MQIError, ConfigError) as exc:
                 print(f"{_PROG}: cannot browse {queue or 'the dead-letter queue'} on "
                       f"{args.qmgr}: {exc}", file=sys.stderr)
                 return int(ExitCode.CONNECTION_ERROR)
             files, source = [snap], f"queue {queue} on {name} (browsed)"
         else:
-            files, queue, local = _check_files(list(args.input)), None, ""
+            try:
+                files = [Path(f) for f in input_files(args.input)]
+            except ConfigError as exc:
+                raise _UsageError(str(exc)) from exc
+            queue, local = None, ""
             source = ", ".join(str(f) for f in files[:3]) + (
                 f" and {len(files) - 3} more files" if len(files) > 3 else "")
         report = _spark_report(args, files, as_of=as_of, new=new, old=old, queue=queue,

@@ -18,13 +18,12 @@ Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.extr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from dlqhandler.rules import RuleSet
 from dlqhandler.spark.classify import classify
 from dlqhandler.spark.report_json import assemble
+from dlqhandler.spark.report_options import ReportOptions
 
 __all__ = ["AGE_BUCKETS", "ReportOptions", "build_report", "dimension_rows", "facts",
            "top_counts"]
@@ -32,18 +31,6 @@ __all__ = ["AGE_BUCKETS", "ReportOptions", "build_report", "dimension_rows", "fa
 AGE_BUCKETS: tuple[tuple[str, int | None], ...] = (
     ("<1h", 3600), ("1h-1d", 86400), ("1d-7d", 7 * 86400), (">7d", None))
 _SAMPLE_SEEDS = (17, 29, 43)  # three independent hash orders: three sample MsgIds
-
-
-@dataclass(frozen=True, slots=True)
-class ReportOptions:
-    """What to report on: ``as_of`` (aware), the tables, the list bound ``top``."""
-
-    as_of: datetime
-    ruleset: RuleSet | None = None
-    old_ruleset: RuleSet | None = None
-    input_queue: str | None = None
-    local_qmgr: str = ""
-    top: int = 1000
 
 
 def _put_epoch() -> Any:

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dlqhandler.mq.constants import value_to_name
-
-if TYPE_CHECKING:
-    from dlqhandler.spark.report import ReportOptions
+from dlqhandler.spark.report_options import ReportOptions
 
 __all__ = ["UNREADABLE_REASONS", "assemble", "iso_time", "reason_symbol"]
 

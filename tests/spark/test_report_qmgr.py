@@ -79,8 +79,9 @@ def test_report_works_while_a_handler_runs_on_the_queue(
         spark: Any, qm: EmbeddedQueueManager, tmp_path: Path) -> None:
     """While `dlqhandler run` forwards the MQRC_Q_FULL half of the DLQ (paced by
     --max-rate), the report browses the same queue: it succeeds, sees every message the
-    handler leaves alone and no message twice; the handler still moves each message
-    exactly once and the messages it leaves are untouched."""
+    handler leaves alone (but the one it may hold in its unit of work at that moment) and
+    no message twice; the handler still moves each message exactly once and the messages it
+    leaves are untouched."""
     md = MQMD(format="MQSTR", persistence=1)
     messages = [Message.dead_letter(md.replace(msg_id=i.to_bytes(24, "big")),
                                     f"payload {i}".encode(), reason=2053 if i % 2 else 2085,
@@ -92,7 +93,8 @@ def test_report_works_while_a_handler_runs_on_the_queue(
     rules.write_text("REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(APP.OUT)\nACTION(IGNORE)\n")
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     handler = subprocess.Popen([str(DLQHANDLER), "run", DLQ, "QM1", "--rules", str(rules),
-                                "--max-rate", "50", "--no-watch", "--log-format", "json"],
+                                "--max-rate", "50", "--batch-size", "1", "--no-watch",
+                                "--log-format", "json"],
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
@@ -111,7 +113,10 @@ def test_report_works_while_a_handler_runs_on_the_queue(
         handler.wait(timeout=60)
     report = json.loads((out / "report.json").read_text())
     reasons = {r["reason"]: r["count"] for r in report["by_reason"]}
-    assert reasons[2085] == len(staying)  # everything the handler leaves was seen once
+    # Every message the handler leaves was seen, at most once, except the one it may hold
+    # in its unit of work (batch size 1) as the browse passes: a held message is invisible
+    # to other handles, as in MQ.
+    assert len(staying) - 1 <= reasons[2085] <= len(staying)
     # the browse ran while the handler moved messages: it saw some, not all, of the moves
     assert len(staying) < report["total"] < len(messages)
     left = _contents(qm, DLQ)
