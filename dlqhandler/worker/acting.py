@@ -52,7 +52,7 @@ from dlqhandler.worker.actions import ActionError, ForwardLoopError, Outgoing, p
 from dlqhandler.worker.ages import dead_lettered_at, put_at
 from dlqhandler.worker.groups import in_group, is_complete, logical_order
 from dlqhandler.worker.options import HandlerOptions
-from dlqhandler.worker.passes import PassState
+from dlqhandler.worker.passes import PassState, still_on_queue
 from dlqhandler.worker.reporting import ReportLimiter
 from dlqhandler.worker.selection import RateLimiter, Selector
 from dlqhandler.worker.stats import RunStats
@@ -118,19 +118,7 @@ class Actor:
     def unresolved(self) -> int:
         """How many messages (a group counts once) whose last action here failed are
         still on the DLQ (another handler may have acted on them since)."""
-        left = 0
-        for subject in self._unresolved.values():
-            match = (GetOptions(browse="first", syncpoint=False, group_id=subject.group_id)
-                     if subject.group_id else
-                     GetOptions(browse="first", syncpoint=False, msg_id=subject.msg_id,
-                                correl_id=subject.correl_id))
-            try:
-                self._other.get(match)
-            except MQIError as exc:
-                left += exc.reason not in _GONE  # cannot tell: count it as left
-                continue
-            left += 1
-        return left
+        return still_on_queue(self._other, self._unresolved.values())
 
     def new_pass(self) -> None:
         self._no_dlh.new_pass()

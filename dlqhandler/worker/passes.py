@@ -3,11 +3,16 @@ come back."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from dlqhandler.errors import MQIError
+from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
+from dlqhandler.qmgr.attempts import Subject
+from dlqhandler.qmgr.port import GetOptions, Queue
 from dlqhandler.worker.groups import SeenGroups
 
-__all__ = ["PassState"]
+__all__ = ["PassState", "still_on_queue"]
 
 
 @dataclass
@@ -32,3 +37,21 @@ class PassState:
         """A message dead-lettered at ``when`` stays on the DLQ."""
         if when is not None and (self.oldest is None or when < self.oldest):
             self.oldest = when
+
+
+def still_on_queue(queue: Queue, subjects: Iterable[Subject]) -> int:
+    """How many of ``subjects`` (messages by MsgId and CorrelId, groups by GroupId) a
+    browse still finds on ``queue``; one that cannot be looked for counts as there."""
+    found = 0
+    for subject in subjects:
+        match = (GetOptions(browse="first", syncpoint=False, group_id=subject.group_id)
+                 if subject.group_id else
+                 GetOptions(browse="first", syncpoint=False, msg_id=subject.msg_id,
+                            correl_id=subject.correl_id))
+        try:
+            queue.get(match)
+        except MQIError as exc:
+            found += exc.reason != MQRC_NO_MSG_AVAILABLE
+            continue
+        found += 1
+    return found

@@ -60,6 +60,9 @@ def test_qstatus_queue_counts_open_handles_uncommitted_work_and_age(
         out_q = writer.open(DLQ, input=False, browse=False, output=True)
         writer.put1(DLQ, Message(MQMD(), b"committed"), PutOptions(syncpoint=False))
         out_q.put(Message(MQMD(), b"pending"), PutOptions(syncpoint=True))
+        # An MQI call on another connection of this process ends the writer's hold on
+        # the database (qmgr/embedded/hold.py): others then see its uncommitted put.
+        reader.inquire_queue(DLQ)
         rc, out = _mqsc(monkeypatch, capsys, f"DISPLAY QSTATUS({DLQ}) TYPE(QUEUE)\n")
     finally:
         reader.disconnect()
