@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DEMO_HOME := $(CURDIR)/.dlqhandler-demo
 PYTEST_ARGS ?=
 
-.PHONY: all install demo test lint bench reliability drain-demo clean constants
+.PHONY: all install demo test lint bench reliability drain-demo clean constants mqi-standin
 
 all: test
 
@@ -40,6 +40,11 @@ drain-demo: $(STAMP)
 	$(BIN)/dlqhandler drain --rules rules/demo.rul --input samples/backlog-small.dmp \
 		--output demo-out/drain --catch-all DLQ.CATCHALL
 	@echo "outputs in demo-out/drain (manifest.json, one dmpmqmsg file per target, audit/)"
+
+# The MQI stand-in: IBM's ibmmq package on the embedded queue managers under
+# $$DLQHANDLER_HOME. Usage: eval "$$(make -s mqi-standin)"
+mqi-standin: $(STAMP)
+	@$(BIN)/python -m tests.mqi.build
 
 constants:
 	$(BIN)/python -m dlqhandler.mq._generate_constants ../shared/spec/mq-constants.json

@@ -28,7 +28,7 @@ from dlqhandler.qmgr.embedded.qmgrs import list_qmgrs
 from dlqhandler.qmgr.port import QueueManager
 
 __all__ = ["add_connection_arguments", "connect", "connection_factory",
-           "connection_usage_problem", "ensure_queue", "resolve_qmgr_name"]
+           "connection_usage_problem", "ensure_queue", "ibmmq_connection", "resolve_qmgr_name"]
 
 _IBMMQ_OPTIONS = (("conn_name", "--conn-name"), ("channel", "--channel"),
                   ("cipher_spec", "--cipher-spec"))
@@ -92,18 +92,31 @@ def connect(args: argparse.Namespace, settings: Settings, name: str | None) -> Q
 
 
 def _connect_ibmmq(args: argparse.Namespace, name: str | None) -> QueueManager:
+    overrides = {attr: getattr(args, attr, None) for attr, _flag in _IBMMQ_OPTIONS}
+    return ibmmq_connection(name.strip() if name and name.strip() else None, overrides)
+
+
+def ibmmq_connection(name: str | None, overrides: dict[str, object]) -> QueueManager:
+    """MQCONNX to IBM MQ: settings from this process's environment, ``overrides`` (the
+    command line's conn name, channel, CipherSpec) winning."""
     # Imported here, only for this backend: nothing imports IBM MQ code at start-up.
     from dlqhandler.qmgr.ibmmq.adapter import connect as connect_ibmmq
     from dlqhandler.qmgr.ibmmq.config import ibmmq_settings_from_env
 
-    overrides = {attr: getattr(args, attr, None) for attr, _flag in _IBMMQ_OPTIONS}
-    mq_settings = ibmmq_settings_from_env(name.strip() if name and name.strip() else None,
-                                          **overrides)
-    return connect_ibmmq(settings=mq_settings)
+    return connect_ibmmq(settings=ibmmq_settings_from_env(name, None, **overrides))
 
 
-def connection_factory(settings: Settings, name: str) -> Callable[[], QueueManager]:
-    """A picklable factory of new connections (for Spark executors)."""
+def connection_factory(settings: Settings, name: str,
+                       args: argparse.Namespace | None = None) -> Callable[[], QueueManager]:
+    """A picklable factory of new connections (for Spark executors).
+
+    With ``--backend ibmmq`` only the queue manager name and the command-line
+    overrides travel; each executor reads the rest, credentials included, from its
+    own environment.
+    """
+    if args is not None and getattr(args, "backend", "embedded") == "ibmmq":
+        overrides = {attr: getattr(args, attr, None) for attr, _flag in _IBMMQ_OPTIONS}
+        return functools.partial(ibmmq_connection, name, overrides)
     return functools.partial(connect_embedded, name, home=settings.home)
 
 

@@ -3,6 +3,11 @@
     dlqhandler drain --rules FILE --output DIR (--input PATH... | -m QMGR [--queue Q])
                      [--catch-all QUEUE] [--dry-run] [--apply] [--overwrite]
                      [--master URL] [--partitions N] [--verbose]
+                     [--backend embedded|ibmmq]
+
+With ``--backend ibmmq``, ``-m QMGR`` is an IBM MQ queue manager reached through
+the IBM MQ adapter (settings from the environment, see ``dlqhandler run``): the
+snapshot browses it and ``--apply`` acts on it from every Spark executor.
 
 The same arguments work under ``spark-submit ops/spark/drain.py``.
 
@@ -30,19 +35,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dlqhandler.cli._connect import connection_factory, ensure_queue, resolve_qmgr_name
+from dlqhandler.cli._connect import (
+    add_connection_arguments,
+    connect,
+    connection_factory,
+    connection_usage_problem,
+    ensure_queue,
+    resolve_qmgr_name,
+)
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError, MQIError
 from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump
 from dlqhandler.logs import configure_logging
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
-from dlqhandler.qmgr.embedded.manager import connect as connect_embedded
 from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
 from dlqhandler.spark.paths import OutputDir, check_output_dir, is_local, local_path, resolve_uri
 
-__all__ = ["main", "register"]
+__all__ = ["main", "register", "snapshot_queue"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -56,7 +67,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--input", nargs="+", metavar="PATH",
                      help="dmpmqmsg files, directories or globs (paths or URIs)")
     src.add_argument("-m", "--qmgr", metavar="QMGR",
-                     help="take a snapshot of a queue on this embedded queue manager")
+                     help="take a snapshot of a queue on this queue manager (--backend)")
     p.add_argument("--queue", metavar="Q", help="queue to snapshot (default: the QM's DEADQ)")
     p.add_argument("--catch-all", metavar="QUEUE",
                    help="send everything that would stay on the DLQ here, with its MQDLH")
@@ -76,6 +87,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-v", "--verbose", action="store_true",
                    help="Spark's own log lines on stderr (default: to a log file, named at"
                         " the end)")
+    add_connection_arguments(p)
 
 
 def register(sub: Any) -> None:
@@ -91,11 +103,11 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_drain)
 
 
-def _snapshot(settings: Any, qmgr_name: str, queue: str | None, out: Path, *,
-              status_queue: str | None = None) -> tuple[Path, str, str]:
+def snapshot_queue(args: argparse.Namespace, settings: Any, qmgr_name: str, queue: str | None,
+              out: Path, *, status_queue: str | None = None) -> tuple[Path, str, str]:
     """Browse the queue into a dmpmqmsg file (the drain's input); for --apply,
-    define the status queue first if it is missing."""
-    qm = connect_embedded(qmgr_name, settings=settings)
+    define the status queue first if it is missing (embedded queue managers)."""
+    qm = connect(args, settings, qmgr_name)
     try:
         if status_queue:
             ensure_queue(qm, status_queue, descr="dlqhandler attempt counts")
@@ -195,6 +207,10 @@ def _log_file() -> Path:
 def _drain(args: argparse.Namespace) -> int:
     settings = load_settings()
     configure_logging(level=settings.log_level)
+    problem = connection_usage_problem(args)
+    if problem:
+        print(f"dlqhandler drain: {problem}", file=sys.stderr)
+        return int(ExitCode.USAGE)
     try:
         text = Path(args.rules).read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -260,8 +276,8 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
     local = ""
     if args.qmgr is not None:
         run.qmgr_name = resolve_qmgr_name(settings, args.qmgr)
-        run.snapshot, run.queue, local = _snapshot(
-            settings, run.qmgr_name, args.queue, staging,
+        run.snapshot, run.queue, local = snapshot_queue(
+            args, settings, run.qmgr_name, args.queue, staging,
             status_queue=args.status_queue if args.apply else None)
     result = compile_rules(text, source=str(args.rules), input_queue=run.queue)
     for d in result.diagnostics:
@@ -274,7 +290,7 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
                          dry_run=args.dry_run, apply=args.apply, local_qmgr=local,
                          status_queue=args.status_queue if args.apply else None,
                          partitions=args.partitions, split_bytes=max(1, args.split_mb) << 20)
-    connect = (connection_factory(settings, run.qmgr_name)
+    factory = (connection_factory(settings, run.qmgr_name, args)
                if args.apply and run.qmgr_name else None)
     run.owns_session = not has_active_session()
     # Under spark-submit the launcher started the JVM: its log is the launcher's.
@@ -283,7 +299,7 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
     run.spark = get_session(args.master, partitions=args.partitions, log_file=run.log_file)
     try:
         with guard.installed(run.spark), Progress(run.spark):
-            drained = run_drain(run.spark, result.ruleset, config, connect)
+            drained = run_drain(run.spark, result.ruleset, config, factory)
             if guard.interrupted:
                 raise KeyboardInterrupt
     except ConfigError as exc:
@@ -338,7 +354,7 @@ def _interrupted(args: argparse.Namespace, settings: Any, run: _Run) -> int:
     """Say what an interrupted drain did; the caller removes the partial output."""
     done = "nothing was written to " + run.out.uri
     if args.apply and run.snapshot is not None and run.qmgr_name and run.queue:
-        done = _moved_report(settings, run)
+        done = _moved_report(args, settings, run)
     print(f"dlqhandler drain: interrupted: Spark stopped, partial output removed; {done}",
           file=sys.stderr)
     if run.log_file is not None:
@@ -346,7 +362,7 @@ def _interrupted(args: argparse.Namespace, settings: Any, run: _Run) -> int:
     return int(ExitCode.INTERRUPTED)
 
 
-def _moved_report(settings: Any, run: _Run) -> str:
+def _moved_report(args: argparse.Namespace, settings: Any, run: _Run) -> str:
     """How many snapshot messages are no longer on the queue (each moved in a
     committed unit of work; an uncommitted one was backed out with its task)."""
     assert run.snapshot is not None
@@ -354,7 +370,7 @@ def _moved_report(settings: Any, run: _Run) -> str:
     assert run.queue
     try:
         taken = {m.md.msg_id for m in read_dump(run.snapshot)}
-        qm = connect_embedded(run.qmgr_name, settings=settings)
+        qm = connect(args, settings, run.qmgr_name)
         try:
             handle = qm.open(run.queue, input=False, browse=True)
             still = sum(1 for m in browse_all(handle) if m.md.msg_id in taken)

@@ -4,8 +4,9 @@
 adapter uses (``QueueManager``, ``Queue``, ``MessageHandle``, ``MD``, ``GMO``,
 ``PMO``, ``OD``, ``CD``, ``CNO``, ``CSP``, ``SCO``, ``MQMIError``,
 ``PYIFError``, ``CMQC``, ``CMQXC``); the constant values are IBM's (Linux
-x64 ``CMQC``). Every MQI call is appended to :attr:`FakeMQ.calls` with the
-option flags and a snapshot of its structures; results are scripted:
+x64 ``CMQC``, shared with the MQI stand-in). Every MQI call is appended to
+:attr:`FakeMQ.calls` with the option flags and a snapshot of its structures; results
+are scripted:
 
 * :meth:`FakeMQ.queue_message` - what the next MQGET on a queue returns (a
   message larger than the buffer raises MQRC_TRUNCATED_MSG_FAILED and stays);
@@ -23,60 +24,18 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from dlqhandler.mq.mqmd import LAYOUT_V2, MQMD
+from tests.mqi.cmqc import CMQC, CMQXC
 
 MQCC_OK, MQCC_WARNING, MQCC_FAILED = 0, 1, 2
 
-CMQC = types.SimpleNamespace(
-    MQCC_OK=0, MQCC_WARNING=1, MQCC_FAILED=2,
-    # open options
-    MQOO_INPUT_AS_Q_DEF=0x1, MQOO_INPUT_SHARED=0x2, MQOO_INPUT_EXCLUSIVE=0x4, MQOO_BROWSE=0x8,
-    MQOO_OUTPUT=0x10, MQOO_INQUIRE=0x20, MQOO_SET=0x40, MQOO_SAVE_ALL_CONTEXT=0x80,
-    MQOO_PASS_IDENTITY_CONTEXT=0x100, MQOO_PASS_ALL_CONTEXT=0x200,
-    MQOO_SET_IDENTITY_CONTEXT=0x400, MQOO_SET_ALL_CONTEXT=0x800,
-    MQOO_ALTERNATE_USER_AUTHORITY=0x1000, MQOO_FAIL_IF_QUIESCING=0x2000,
-    # get options
-    MQGMO_NONE=0, MQGMO_NO_WAIT=0, MQGMO_WAIT=0x1, MQGMO_SYNCPOINT=0x2, MQGMO_NO_SYNCPOINT=0x4,
-    MQGMO_BROWSE_FIRST=0x10, MQGMO_BROWSE_NEXT=0x20, MQGMO_ACCEPT_TRUNCATED_MSG=0x40,
-    MQGMO_MARK_SKIP_BACKOUT=0x80, MQGMO_MSG_UNDER_CURSOR=0x100, MQGMO_LOCK=0x200,
-    MQGMO_UNLOCK=0x400, MQGMO_BROWSE_MSG_UNDER_CURSOR=0x800,
-    MQGMO_SYNCPOINT_IF_PERSISTENT=0x1000, MQGMO_FAIL_IF_QUIESCING=0x2000,
-    MQGMO_CONVERT=0x4000, MQGMO_LOGICAL_ORDER=0x8000, MQGMO_COMPLETE_MSG=0x10000,
-    MQGMO_ALL_MSGS_AVAILABLE=0x20000, MQGMO_ALL_SEGMENTS_AVAILABLE=0x40000,
-    MQGMO_PROPERTIES_FORCE_MQRFH2=0x2000000, MQGMO_NO_PROPERTIES=0x4000000,
-    MQGMO_PROPERTIES_IN_HANDLE=0x8000000, MQGMO_PROPERTIES_COMPATIBILITY=0x10000000,
-    MQWI_UNLIMITED=-1,
-    MQMO_NONE=0, MQMO_MATCH_MSG_ID=0x1, MQMO_MATCH_CORREL_ID=0x2, MQMO_MATCH_GROUP_ID=0x4,
-    MQMO_MATCH_MSG_SEQ_NUMBER=0x8, MQMO_MATCH_OFFSET=0x10, MQMO_MATCH_MSG_TOKEN=0x20,
-    # put options
-    MQPMO_NONE=0, MQPMO_SYNCPOINT=0x2, MQPMO_NO_SYNCPOINT=0x4, MQPMO_DEFAULT_CONTEXT=0x20,
-    MQPMO_NEW_MSG_ID=0x40, MQPMO_NEW_CORREL_ID=0x80, MQPMO_PASS_IDENTITY_CONTEXT=0x100,
-    MQPMO_PASS_ALL_CONTEXT=0x200, MQPMO_SET_IDENTITY_CONTEXT=0x400,
-    MQPMO_SET_ALL_CONTEXT=0x800, MQPMO_ALTERNATE_USER_AUTHORITY=0x1000,
-    MQPMO_FAIL_IF_QUIESCING=0x2000, MQPMO_NO_CONTEXT=0x4000, MQPMO_LOGICAL_ORDER=0x8000,
-    MQACTP_NEW=0, MQACTP_FORWARD=1, MQACTP_REPLY=2, MQACTP_REPORT=3,
-    # connect options
-    MQCNO_NONE=0, MQCNO_STANDARD_BINDING=0, MQCNO_FASTPATH_BINDING=0x1,
-    MQCNO_HANDLE_SHARE_NONE=0x20, MQCNO_HANDLE_SHARE_BLOCK=0x40,
-    MQCNO_HANDLE_SHARE_NO_BLOCK=0x80, MQCNO_SHARED_BINDING=0x100,
-    MQCNO_ISOLATED_BINDING=0x200, MQCNO_LOCAL_BINDING=0x400, MQCNO_CLIENT_BINDING=0x800,
-    MQCNO_RECONNECT_AS_DEF=0, MQCNO_RECONNECT=0x1000000, MQCNO_RECONNECT_DISABLED=0x2000000,
-    MQCNO_RECONNECT_Q_MGR=0x4000000,
-    MQCSP_AUTH_NONE=0, MQCSP_AUTH_USER_ID_AND_PWD=1,
-    # inquiry
-    MQCA_DEAD_LETTER_Q_NAME=2006, MQCA_Q_MGR_NAME=2015, MQCA_Q_NAME=2016,
-    MQIA_CODED_CHAR_SET_ID=2, MQIA_CURRENT_Q_DEPTH=3, MQIA_INHIBIT_GET=9,
-    MQIA_INHIBIT_PUT=10, MQIA_MAX_MSG_LENGTH=13, MQIA_MAX_Q_DEPTH=15,
-    MQQA_GET_ALLOWED=0, MQQA_GET_INHIBITED=1, MQQA_PUT_ALLOWED=0, MQQA_PUT_INHIBITED=1,
-    MQRC_NONE=0,
-)
-CMQXC = types.SimpleNamespace(MQCHT_CLNTCONN=6, MQXPT_TCP=2)
 
 
 def flag_names(value: int, prefix: str) -> set[str]:
     """The CMQC names with ``prefix`` whose (non-zero, single-bit) value is set in ``value``."""
     names = set()
     for name, bit in vars(CMQC).items():
-        if name.startswith(prefix) and bit > 0 and bit & (bit - 1) == 0 and value & bit:
+        if (name.startswith(prefix) and isinstance(bit, int) and bit > 0
+                and bit & (bit - 1) == 0 and value & bit):
             names.add(name)
     return names
 

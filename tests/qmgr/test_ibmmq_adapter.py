@@ -1,9 +1,11 @@
 """The IBM MQ adapter's MQI call sequence and option flags, against a recorder.
 
-No queue manager (nor the MQ C client) exists here: :mod:`tests.qmgr.ibmmq_fake`
-stands in for the ``ibmmq`` module, records every call with its flags and
-returns scripted results. The contract suite runs the adapter against a real
-queue manager when ``DLQHANDLER_IBMMQ_QMGR`` is set.
+Here :mod:`tests.qmgr.ibmmq_fake` stands in for the ``ibmmq`` module itself,
+records every call with its flags and returns scripted results: the exact call
+sequence and option flags, and failure orders that are awkward to produce any
+other way. The adapter through IBM's real package, on the MQI stand-in, is
+tested in ``test_ibmmq_package.py``, ``test_ibmmq_run.py``, ``test_ibmmq_drain.py``
+and the contract suite.
 """
 
 from __future__ import annotations

@@ -4,17 +4,24 @@ The handle keeps what the adapter must remember per MQ object handle: its open
 options (to reopen it after a reconnect), the MQGET buffer size that has been
 enough so far, and which message the queue manager saved the context of (the
 last destructive get: what MQPMO_PASS_ALL_CONTEXT would copy). The MQI calls
-go through the connection's :meth:`~dlqhandler.qmgr.ibmmq.adapter.IBMMQQueueManager._mqi`
-(error mapping, reconnection). :class:`PropertyHandles` is the connection's pool
-of message handles that carry the properties of recently got messages.
+go through the connection's ``_mqi`` (error mapping, reconnection).
+:class:`PropertyHandles` is the connection's pool of message handles that carry
+the properties of recently got messages.
+
+A handle knows its connection only as :class:`Connection`, the protocol the
+adapter (:class:`~dlqhandler.qmgr.ibmmq.adapter.IBMMQQueueManager`) implements,
+so this module does not import the adapter: the adapter depends on the handle,
+never the other way round.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, TypeVar
 
+from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import (
     MQRC_CONNECTION_BROKEN,
     MQRC_HOBJ_ERROR,
@@ -25,6 +32,7 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.qmgr.ibmmq.config import IBMMQSettings
 from dlqhandler.qmgr.ibmmq.mapping import (
     CONTEXT_FIELDS,
     MQCHAR_ENCODING,
@@ -34,10 +42,9 @@ from dlqhandler.qmgr.ibmmq.mapping import (
 )
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 
-if TYPE_CHECKING:
-    from dlqhandler.qmgr.ibmmq.adapter import IBMMQQueueManager
+__all__ = ["Connection", "IBMMQQueue", "Key", "PropertyHandles", "context_of", "mq_name"]
 
-__all__ = ["IBMMQQueue", "Key", "PropertyHandles", "context_of", "mq_name"]
+T = TypeVar("T")
 
 Key = tuple[bytes, bytes]
 _DEFAULT_GET = GetOptions()
@@ -88,10 +95,34 @@ class PropertyHandles:
         self._held.clear()
 
 
+class Connection(Protocol):
+    """What a queue handle needs from its connection (the adapter's MQI plumbing)."""
+
+    mq: Any
+    settings: IBMMQSettings
+    _props: PropertyHandles
+    _log: Any
+    _uow_active: bool
+    _broken: bool
+    _connected: bool
+
+    @property
+    def _mutex(self) -> AbstractContextManager[Any]: ...
+    def _mqi(self, what: str, call: Callable[[], T], *, retry: bool) -> T: ...
+    def _check_connected(self) -> None: ...
+    def _open_object(self, name: str, options: int) -> Any: ...
+    def _drop_connection(self) -> None: ...
+    def _error(self, exc: Any, what: str) -> MQIError: ...
+    def _forget(self, handle: IBMMQQueue) -> None: ...
+    def _put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]: ...
+    def put1(self, queue: str, message: Message, options: PutOptions = ..., *,
+             qmgr: str = "") -> MQMD: ...
+
+
 class IBMMQQueue:
     """An MQOPEN handle on IBM MQ (implements the port's ``Queue``)."""
 
-    def __init__(self, qm: IBMMQQueueManager, name: str, *, input: bool, browse: bool,
+    def __init__(self, qm: Connection, name: str, *, input: bool, browse: bool,
                  output: bool) -> None:
         self._qm = qm
         self._name = name.strip()

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from dlqhandler.errors import MQIError
+from dlqhandler.logs import configure_logging
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager, connect
 
@@ -73,6 +74,7 @@ def main() -> None:
     h.add_argument("--put", type=int, default=0)
     h.add_argument("--put-queue", default="")
     args = parser.parse_args()
+    configure_logging(level="WARNING")  # events to stderr: stdout is the protocol
     qm = _connect(args)
     try:
         {"consume": consume, "hang": hang}[args.action](qm, args)

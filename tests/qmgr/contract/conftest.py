@@ -6,15 +6,21 @@ records), an optional fake clock (adapters that cannot fake time skip the
 expiry tests) and the command line a child process uses to connect to the
 same queue manager.
 
-Two adapters: the embedded queue manager (always), and IBM MQ
-(:mod:`dlqhandler.qmgr.ibmmq.adapter`) when ``DLQHANDLER_IBMMQ_QMGR`` names a real
-queue manager; the connection comes from the usual variables (``MQSERVER`` or
+Two adapters: the embedded queue manager, and IBM MQ
+(:mod:`dlqhandler.qmgr.ibmmq.adapter`) on IBM's ``ibmmq`` package. By default the
+IBM MQ runs go through the MQI stand-in (:mod:`tests.mqi`): IBM's compiled
+extension calls a ``libmqm_r.so`` whose MQI is carried out on a fresh embedded
+queue manager, so every case runs; a test's user is the MQCSP user id, and the
+stand-in's connections share the fake clock.
+
+When ``DLQHANDLER_IBMMQ_QMGR`` names a real queue manager, the IBM MQ runs go there
+instead: the connection comes from the usual variables (``MQSERVER`` or
 ``DLQHANDLER_MQ_CONN_NAME``/``_CHANNEL``, ``DLQHANDLER_MQ_USER``/``_PASSWORD``...,
 see :mod:`dlqhandler.qmgr.ibmmq.config`) and administration goes through
 ``runmqsc`` (``runmqsc -c`` for client connections; ``DLQHANDLER_IBMMQ_RUNMQSC``
-overrides the command). Without it the IBM MQ runs are skipped with that reason.
-Against IBM MQ, tests that switch users or move time are skipped (the adapter
-connects as its one configured user; a real queue manager's clock cannot be faked).
+overrides the command). Against a real queue manager, tests that switch users or
+move time are skipped (the adapter connects as its one configured user; a real
+queue manager's clock cannot be faked).
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ class Adapter:
     child_command: list[str]
     child_env: dict[str, str]
     _open: list[QueueManager] = field(default_factory=list)
+    checks: list[Callable[[], list[str]]] = field(default_factory=list)
 
     def connect(self, user: str | None = None) -> QueueManager:
         """A new connection (MQCONN), disconnected at the end of the test."""
@@ -92,11 +99,15 @@ class Adapter:
                                 env={**os.environ, **self.child_env})
 
     def close_all(self) -> None:
+        """Disconnect everything; fail on any problem a check reports (stand-in errors)."""
         for conn in self._open:
             conn.disconnect()
+        problems = [p for check in self.checks for p in check()]
+        assert not problems, "\n".join(problems)
 
 
-def _embedded(home: Path, clock: FakeClock) -> Adapter:
+def _embedded_mqsc(home: Path, clock: FakeClock) -> tuple[QueueManager, Callable[[str], None]]:
+    """A new embedded QM1 under ``home``: its admin connection and MQSC runner."""
     create_qmgr(home, "QM1")
     admin_conn = connect("QM1", home=home, clock=clock)
 
@@ -105,6 +116,11 @@ def _embedded(home: Path, clock: FakeClock) -> Adapter:
         result = run_mqsc(text, admin_conn.admin(), out, qmgr_name="QM1")
         assert result.ok, out.getvalue()
 
+    return admin_conn, mqsc
+
+
+def _embedded(home: Path, clock: FakeClock) -> Adapter:
+    admin_conn, mqsc = _embedded_mqsc(home, clock)
     adapter = Adapter(
         name="embedded", qmgr_name="QM1",
         _connect=lambda user: connect("QM1", home=home, clock=clock, user=user,
@@ -117,20 +133,42 @@ def _embedded(home: Path, clock: FakeClock) -> Adapter:
     return adapter
 
 
-IBMMQ_SKIP = ("ibmmq: no IBM MQ queue manager configured; set DLQHANDLER_IBMMQ_QMGR (and MQSERVER"
-              " or DLQHANDLER_MQ_CONN_NAME/_CHANNEL, credentials...) to run the contract suite"
-              " against one")
 _DEFINE_QLOCAL = re.compile(r"\bDEFINE\s+QLOCAL\s*\(\s*'?([^)'\s]+)'?\s*\)", re.IGNORECASE)
 
 
-def _ibmmq() -> Adapter:
-    """The IBM MQ adapter on the queue manager the environment names (or a skip)."""
+def _standin(home: Path, clock: FakeClock) -> Adapter:
+    """The IBM MQ adapter through IBM's ibmmq package on the MQI stand-in."""
+    from dlqhandler.qmgr.ibmmq.adapter import connect as connect_ibmmq
+    from dlqhandler.qmgr.ibmmq.config import IBMMQSettings
+    from tests.mqi.build import child_env, load
+
+    standin = load()
+    admin_conn, mqsc = _embedded_mqsc(home, clock)
+    standin.reset(home=home, clock=clock)
+
+    def connect_as(user: str | None) -> QueueManager:
+        settings = IBMMQSettings(qmgr="QM1", user=user, password="" if user else None,
+                                 reconnect_attempts=0)
+        return connect_ibmmq(settings=settings)
+
+    adapter = Adapter(
+        name="ibmmq", qmgr_name="QM1", _connect=connect_as, mqsc=mqsc, clock=clock,
+        child_command=[sys.executable, "-m", "tests.qmgr.contract._child", "--adapter",
+                       "ibmmq", "--home", "-", "--qmgr", "QM1"],
+        child_env={**child_env(), "DLQHANDLER_HOME": str(home)})
+    adapter._open.append(admin_conn)
+    adapter.checks.append(lambda: standin.errors)
+    return adapter
+
+
+def _ibmmq(home: Path, clock: FakeClock) -> Adapter:
+    """The IBM MQ adapter on the queue manager the environment names, else on the stand-in."""
     from dlqhandler.qmgr.ibmmq.adapter import connect as connect_ibmmq
     from dlqhandler.qmgr.ibmmq.config import ibmmq_settings_from_env, plan_connection
 
     name = os.environ.get("DLQHANDLER_IBMMQ_QMGR", "").strip()
     if not name:
-        pytest.skip(IBMMQ_SKIP)
+        return _standin(home, clock)
     settings = ibmmq_settings_from_env(name)
     client = plan_connection(settings).binding == "client"
     command = shlex.split(os.environ.get("DLQHANDLER_IBMMQ_RUNMQSC")
@@ -159,10 +197,11 @@ def _ibmmq() -> Adapter:
         child_env={})
 
 
-@pytest.fixture(params=["embedded", pytest.param("ibmmq", marks=pytest.mark.ibmmq)])
+@pytest.fixture(params=["embedded", "ibmmq"])
 def adapter(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Adapter]:
     """Each queue manager implementation the contract runs against."""
-    made = _ibmmq() if request.param == "ibmmq" else _embedded(tmp_path / "home", FakeClock())
+    home, clock = tmp_path / "home", FakeClock()
+    made = _ibmmq(home, clock) if request.param == "ibmmq" else _embedded(home, clock)
     yield made
     made.close_all()
 

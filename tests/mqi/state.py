@@ -1,0 +1,125 @@
+"""The stand-in's handles: a connection (hconn), its objects (hobj) and message handles."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from dlqhandler.errors import MQIError
+from dlqhandler.mq import Message
+from dlqhandler.mq.constants import MQRC_HMSG_ERROR, MQRC_HOBJ_ERROR
+from dlqhandler.qmgr.embedded import EmbeddedQueueManager
+from dlqhandler.qmgr.port import Queue
+from tests.mqi.cmqc import CMQC
+
+__all__ = ["Conn", "Obj"]
+
+_INPUT = CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INPUT_EXCLUSIVE
+
+
+@dataclass
+class Obj:
+    """An object handle: a queue (through a port handle) or the queue manager (inquiry).
+
+    ``saved``: the message whose context MQOO_SAVE_ALL_CONTEXT saved at the last
+    destructive get. ``browsed``: the message under the browse cursor.
+    ``pending``: a browsed message that did not fit the buffer (the cursor stays on
+    it: the next browse returns it again). ``held``: a destructively got message
+    that did not fit after all (another process changed the queue between the size
+    check and the get); the next get of the handle returns it.
+    """
+
+    hobj: int
+    kind: str  # "queue", "inquire" or "qmgr"
+    name: str
+    options: int
+    queue: Queue | None = None
+    alternate_user: str | None = None
+    saved: Message | None = None
+    browsed: Message | None = None
+    pending: tuple[Message, bool] | None = None
+    held: Message | None = None
+    peek: Queue | None = None
+
+    def port(self) -> Queue:
+        if self.queue is None:
+            raise MQIError(MQRC_HOBJ_ERROR, comp=CMQC.MQCC_FAILED)
+        return self.queue
+
+    def close(self) -> None:
+        for q in (self.queue, self.peek):
+            if q is not None:
+                q.close()
+        self.queue = self.peek = None
+
+
+@dataclass
+class Conn:
+    """One MQCONNX: an embedded queue manager connection and its handles."""
+
+    hconn: int
+    qm: EmbeddedQueueManager
+    objects: dict[int, Obj] = field(default_factory=dict)
+    message_handles: dict[int, dict[str, Any]] = field(default_factory=dict)
+    broken: bool = False
+    _hobj: Any = field(default_factory=lambda: itertools.count(101))
+    _hmsg: Any = field(default_factory=lambda: itertools.count(0x10000001))
+
+    def next_hobj(self) -> int:
+        return int(next(self._hobj))
+
+    def obj(self, hobj: int) -> Obj:
+        found = self.objects.get(hobj)
+        if found is None:
+            raise MQIError(MQRC_HOBJ_ERROR, comp=CMQC.MQCC_FAILED)
+        return found
+
+    def message_handle(self, hmsg: int) -> dict[str, Any]:
+        found = self.message_handles.get(hmsg)
+        if found is None:
+            raise MQIError(MQRC_HMSG_ERROR, comp=CMQC.MQCC_FAILED)
+        return found
+
+    def new_message_handle(self) -> int:
+        number = int(next(self._hmsg))
+        self.message_handles[number] = {}
+        return number
+
+    def open_queue(self, name: str, options: int, alternate_user: str | None) -> Obj:
+        hobj = self.next_hobj()
+        wanted = {"input": bool(options & _INPUT), "browse": bool(options & CMQC.MQOO_BROWSE),
+                  "output": bool(options & CMQC.MQOO_OUTPUT)}
+        if any(wanted.values()):
+            handle = self.qm.open(name, **wanted)
+            return Obj(hobj, "queue", handle.name, options, queue=handle,
+                       alternate_user=alternate_user)
+        info = self.qm.inquire_queue(name)  # MQOO_INQUIRE only: the queue must exist
+        return Obj(hobj, "inquire", info.name, options, alternate_user=alternate_user)
+
+    def close(self, *, commit: bool) -> None:
+        """MQDISC: close every handle, commit (or back out) and disconnect."""
+        try:
+            for obj in self.objects.values():
+                obj.close()
+            if commit:
+                self.qm.commit()
+        finally:
+            self.objects.clear()
+            self.qm.disconnect()
+
+    def break_off(self, *, commit: bool) -> None:
+        """MQRC_CONNECTION_BROKEN: the queue manager ends the connection; its unit of
+        work is backed out (or, for a broken MQCMIT, may have been committed)."""
+        self.broken = True
+        self.drop(commit=commit)
+
+    def drop(self, *, commit: bool = False) -> None:
+        try:
+            if commit:
+                self.qm.commit()
+            else:
+                self.qm.backout()
+        finally:
+            self.objects.clear()
+            self.qm.disconnect()

@@ -1,0 +1,187 @@
+"""``dlqhandler run --backend ibmmq`` end to end through IBM's ibmmq package on the stand-in.
+
+A 2,000-message backlog (retries, forwards with HEADER(NO), discards, ignores,
+retries that run out and fall through, messages without an MQDLH) plus a
+PUTAUT(CTX) forward, a message group and expired messages is worked by the real
+command line through ``ibmmq.ibmmqc`` and the MQI stand-in; then the same with
+faults injected at random MQI calls (2009 inside units of work, with
+reconnections, and puts refused with MQRC_Q_FULL). Conservation is checked by
+MsgId and payload hash on the embedded queue manager behind the stand-in.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from structlog.testing import capture_logs
+
+import dlqhandler.cli.run as run_module
+from dlqhandler.cli import main
+from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
+from dlqhandler.mq.message import Message
+from dlqhandler.qmgr import EmbeddedQueueManager, connect, create_qmgr
+from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
+from tests.mqi.build import load
+from tests.qmgr.conftest import FakeClock
+from tests.reliability.scenario import (
+    DISCARDED,
+    RULES,
+    TARGETS,
+    Backlog,
+    load_backlog,
+)
+from tests.worker.helpers import DLQ, Ledger, browse, dead_letter, define, depth
+from tests.worker.helpers import load as put_all
+
+EXTRA_RULES = """\
+DESTQ(CTX.*) ACTION(FWD) FWDQ(CTX.OUT) HEADER(NO) PUTAUT(CTX)
+DESTQ(APP.GRP) ACTION(RETRY)
+DESTQ(SHORT.*) ACTION(FWD) FWDQ(CATCH) HEADER(YES)
+"""
+BACKLOG = 2000
+QUEUES = (*TARGETS, "CTX.OUT", "APP.GRP")
+_MQ_ENV = ("DLQHANDLER_IBMMQ_QMGR", "DLQHANDLER_MQ_TRANSPORT", "DLQHANDLER_MQ_CONN_NAME",
+           "DLQHANDLER_MQ_CHANNEL", "DLQHANDLER_MQ_CIPHER_SPEC", "DLQHANDLER_MQ_USER",
+           "DLQHANDLER_MQ_PASSWORD", "DLQHANDLER_MQ_PASSWORD_FILE", "MQSERVER", "MQCHLLIB",
+           "MQCHLTAB", "DLQHANDLER_MQ_KEY_REPOSITORY", "DLQHANDLER_MQ_CERT_LABEL")
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """QM1 under a private home, the stand-in on it, a fake clock shared by both."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    for name in (*_MQ_ENV, "DLQHANDLER_QMGR", "DLQHANDLER_LOG_LEVEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DLQHANDLER_MQ_RECONNECT_DELAY", "0")
+    monkeypatch.setattr(run_module, "configure_logging", lambda **_: None)
+    create_qmgr(home, "QM1")
+    clock = FakeClock()
+    standin = load()
+    standin.reset(home=home, clock=clock)
+    qm = connect("QM1", home=home, user="tester", clock=clock)
+    yield {"home": home, "qm": qm, "clock": clock, "standin": standin, "path": tmp_path}
+    qm.disconnect()
+    assert not standin.errors, standin.errors
+    standin.reset()
+
+
+def _extras(qm: EmbeddedQueueManager, backlog: Backlog) -> list[Message]:
+    """A PUTAUT(CTX) forward, a group of three and two messages that expire."""
+    define(qm, "CTX.OUT", "APP.GRP")
+    qm.admin().set_authrec("CTX.OUT", "app1", add=["PUT"])
+    gid = b"GROUP IBMMQ RUN".ljust(24, b"\0")
+    group = [dead_letter(f"member {n}", destq="APP.GRP", tag=f"GRP{n}", group_id=gid,
+                         msg_seq_number=n, msg_flags=MQMF_LAST_MSG_IN_GROUP if n == 3
+                         else MQMF_MSG_IN_GROUP) for n in (1, 2, 3)]
+    ctx = [dead_letter(f"context {n}", destq="CTX.Q", reason=2035, tag=f"CTX{n}")
+           for n in range(3)]
+    short = [dead_letter(f"short {n}", destq="SHORT.Q", reason=2085, expiry=5,
+                         tag=f"SHORT{n}") for n in range(2)]
+    extras = put_all(qm, [*group, *ctx, *short])
+    for m in group:
+        backlog.expected[m.md.msg_id] = "APP.GRP"
+    for m in ctx:
+        backlog.expected[m.md.msg_id] = "CTX.OUT"
+    for m in short:
+        backlog.expected[m.md.msg_id] = DISCARDED
+    backlog.messages += extras
+    return group
+
+
+def _run(path: Path, events: list[dict[str, Any]] | None = None) -> int:
+    """``dlqhandler run --backend ibmmq`` in-process; its log events go to ``events``."""
+    rules = path / "rules.rul"
+    rules.write_text(RULES + EXTRA_RULES, encoding="utf-8")
+    with capture_logs() as logs:
+        rc = main(["run", "--rules", str(rules), "--no-watch", "--backend", "ibmmq",
+                   "--status-queue", DEFAULT_STATUS_QUEUE, DLQ, "QM1"])
+    if events is not None:
+        events += logs
+    return rc
+
+
+def _check(book: Ledger, backlog: Backlog, refused: frozenset[bytes] | set[bytes] = frozenset()
+           ) -> dict[str, int]:
+    """Conservation (MsgId, payload hash), then every message at its own rule's place
+    (``refused``: at its place or still on the DLQ)."""
+    discarded = [k for k, v in backlog.expected.items() if v == DISCARDED]
+    book.check(QUEUES, discarded=discarded)
+    wrong = {k: (book.where(m), where) for m in backlog.messages
+             if (where := backlog.expected[k := m.md.msg_id]) != DISCARDED
+             and book.where(m) != where and not (k in refused and book.where(m) == DLQ)}
+    assert not wrong, f"{len(wrong)} misplaced (found, expected): {list(wrong.items())[:5]}"
+    return dict(Counter(backlog.expected.values()))
+
+
+def _prepare(world: dict[str, Any]) -> tuple[Backlog, list[Message], Ledger]:
+    qm = world["qm"]
+    backlog = load_backlog(qm, BACKLOG)
+    group = _extras(qm, backlog)
+    define(qm, DEFAULT_STATUS_QUEUE)
+    book = Ledger.of(qm, DLQ)
+    world["clock"].advance(1)  # the short-lived ones (0.5 s) are now expired
+    return backlog, group, book
+
+
+def test_run_through_ibmmq_places_every_message_by_its_rule(world: dict[str, Any]) -> None:
+    """The whole backlog through IBM's library: every message where its rule sends it,
+    none lost or duplicated (MsgId + payload hash), context kept for PUTAUT(CTX), the
+    group in order, expired messages gone; repeated until the retries run out."""
+    backlog, group, book = _prepare(world)
+    assert _run(world["path"]) == 0
+    placed = _check(book, backlog)
+    assert (placed["CTX.OUT"], placed["APP.GRP"]) == (3, 3)
+    assert placed["CATCH"] > 0
+    on_grp = browse(world["qm"], "APP.GRP")
+    assert [m.md.msg_seq_number for m in on_grp] == [1, 2, 3]
+    assert {m.md.msg_id for m in on_grp} == {m.md.msg_id for m in group}
+    assert {m.md.user_identifier for m in browse(world["qm"], "CTX.OUT")} == {"app1"}
+    assert depth(world["qm"], DLQ) == backlog.count(DLQ)
+    calls = world["standin"].calls
+    assert min(calls["MQGET"] - BACKLOG, calls["MQPUT1"], calls["MQCMIT"]) > 0
+
+
+def test_run_through_ibmmq_with_faults_at_random_mqi_calls(world: dict[str, Any]) -> None:
+    """Faults at random MQI calls: 2009 inside units of work (MQGET, MQPUT1, MQCMIT:
+    the connection breaks, the unit of work is backed out or, for MQCMIT, maybe
+    committed; the run ends with the connection-broken exit code and is started again,
+    as a service manager would), 2009 between units of work (the adapter reconnects,
+    once through a failing MQCONNX) and puts refused with 2053. In the end every
+    message is where its rule sends it: none lost, none duplicated."""
+    backlog, _group, book = _prepare(world)
+    standin = world["standin"]
+    rng = random.Random(16)
+    faults = standin.faults
+    faults.fail("MQINQ", 2009)  # at start-up, between units of work: reconnect...
+    faults.fail("MQCONNX", 2009, after=1)  # ...whose first MQCONNX fails too
+    for verb, reason, times, within in (("MQGET", 2009, 3, 400), ("MQPUT1", 2009, 2, 300),
+                                        ("MQCMIT", 2009, 3, 8), ("MQPUT1", 2053, 3, 300)):
+        for _ in range(times):
+            faults.fail(verb, reason, after=rng.randrange(within))
+    codes: list[int] = []
+    events: list[dict[str, Any]] = []
+    while faults.pending() and len(codes) < 15:
+        codes.append(_run(world["path"], events))
+    injected = list(faults.injected)
+    faults.clear()
+    codes.append(_run(world["path"]))
+    assert codes[-1] == 0, codes
+    assert ExitCode.CONNECTION_ERROR in codes, codes
+    assert {(f.verb, f.reason) for f in injected} == {
+        ("MQINQ", 2009), ("MQCONNX", 2009), ("MQGET", 2009), ("MQPUT1", 2009),
+        ("MQCMIT", 2009), ("MQPUT1", 2053)}
+    names = {e["event"] for e in events}
+    assert {"mq_reconnected", "mq_connection_broken"} <= names
+    # A forward refused with 2053 used up its one attempt (RETRY defaults to 1): it
+    # stays on the DLQ, as runmqdlq leaves it.
+    refused = {bytes.fromhex(e["msgid"]) for e in events
+               if e["event"] == "put_failed" and e.get("reason_code") == 2053}
+    assert refused
+    _check(book, backlog, refused=refused)
