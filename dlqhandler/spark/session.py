@@ -100,6 +100,7 @@ def stop_session(spark: Any, *, timeout: float = 30.0) -> None:
             SparkContext._active_spark_context.stop()
     if proc is None or gateway is None:
         return
+    workers = _descendants(proc.pid)  # Python workers: they may hold a unit of work
     with contextlib.suppress(Exception):
         gateway.shutdown()
     with contextlib.suppress(OSError):
@@ -110,5 +111,47 @@ def stop_session(spark: Any, *, timeout: float = 30.0) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout)
+    _end(workers, timeout)
     SparkContext._gateway = None
     SparkContext._jvm = None
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (Linux /proc; empty elsewhere)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = entry.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(entry.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _end(pids: list[int], timeout: float) -> None:
+    """Wait for the JVM's Python workers to exit after it; SIGKILL what is left (a
+    worker killed inside a unit of work has it backed out by the queue manager)."""
+    import signal
+    import time
+
+    deadline = time.monotonic() + timeout / 3
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for p in pids:
+        if _alive(p):
+            with contextlib.suppress(OSError):
+                os.kill(p, signal.SIGKILL)
+    deadline = time.monotonic() + timeout / 3
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
