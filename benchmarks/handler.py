@@ -41,6 +41,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import dlqhandler
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr import GetOptions, PutOptions, connect, create_qmgr
 from dlqhandler.worker import DEFAULT_BATCH_SIZE
@@ -49,6 +50,12 @@ QMGR = "BENCH"
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 PAYLOAD = b"x" * 512
 FORWARD_ALL = "RETRYINT(60) WAIT(NO)\nACTION(FWD) FWDQ(CATCH) HEADER(YES)\n"
+# The issue's table: FWD HEADER(NO), DISCARD, catch-all FWD (a third of the backlog each).
+MIXED = ("RETRYINT(60) WAIT(NO)\n"
+         "REASON(MQRC_Q_FULL) DESTQ(APP.ORDERS) ACTION(FWD) FWDQ(CATCH.A) HEADER(NO)\n"
+         "REASON(MQRC_NOT_AUTHORIZED) ACTION(DISCARD)\n"
+         "ACTION(FWD) FWDQ(CATCH) HEADER(YES)\n")
+_REASONS = (2053, 2035, 2085)  # MQRC_Q_FULL, MQRC_NOT_AUTHORIZED, MQRC_UNKNOWN_OBJECT_NAME
 IGNORE_ALL = "RETRYINT(60) WAIT(NO)\nACTION(IGNORE)\n"
 _CHILD = ("import resource, sys\n"
           "from dlqhandler.cli import main\n"
@@ -57,10 +64,10 @@ _CHILD = ("import resource, sys\n"
           "sys.exit(rc)\n")
 
 
-def _dead_letter() -> Message:
+def _dead_letter(reason: int = 2053) -> Message:
     return Message.dead_letter(MQMD(persistence=1, format="MQSTR", coded_char_set_id=1208,
                                     user_identifier="bench", put_appl_name="bench"),
-                               PAYLOAD, reason=2053, dest_q_name="APP.ORDERS",
+                               PAYLOAD, reason=reason, dest_q_name="APP.ORDERS",
                                dest_q_mgr_name=QMGR)
 
 
@@ -72,19 +79,21 @@ def _fresh(home: Path) -> None:
     qm = connect(QMGR, home=home)
     admin = qm.admin()
     admin.alter_queue(DLQ, {"MAXDEPTH": 10 ** 8})
-    for name in ("CATCH", "RAW.A", "RAW.B"):
+    for name in ("CATCH", "CATCH.A", "RAW.A", "RAW.B"):
         admin.define_queue(name, {"MAXDEPTH": 10 ** 8})
     qm.disconnect()
 
 
-def _load(home: Path, queue: str, count: int) -> float:
-    """Put ``count`` persistent dead letters on ``queue``; returns messages/second."""
+def _load(home: Path, queue: str, count: int, *, mixed: bool = False) -> float:
+    """Put ``count`` persistent dead letters on ``queue`` (``mixed``: the three reasons
+    of :data:`MIXED` in turn); returns messages/second."""
     qm = connect(QMGR, home=home)
     q = qm.open(queue, input=False, browse=False, output=True)
-    message, options = _dead_letter(), PutOptions(syncpoint=True, context="set_all")
+    messages = [_dead_letter(r) for r in (_REASONS if mixed else _REASONS[:1])]
+    options = PutOptions(syncpoint=True, context="set_all")
     started = time.perf_counter()
     for i in range(count):
-        q.put(message, options)
+        q.put(messages[i % len(messages)], options)
         if i % 1000 == 999:
             qm.commit()
     qm.commit()
@@ -112,29 +121,75 @@ def _ceiling(home: Path, count: int, batch: int) -> float:
     return rate
 
 
-def _handler(home: Path, rules: str, batch: int, count: int) -> dict[str, Any]:
-    """Run ``dlqhandler run`` as a child; throughput, wall time and peak RSS."""
+def _start(home: Path, rules: str, batch: int, tag: str = "") -> tuple[Any, Path]:
+    """Start ``dlqhandler run`` as a child process; returns it and its log file."""
     table = home / "bench.rul"
     table.write_text(rules)
-    log = home / "handler.log"
+    log = home / f"handler{tag}.log"
     argv = [sys.executable, "-c", _CHILD, "run", "--rules", str(table), "--batch-size",
             str(batch), "--no-watch", "--log-format", "json"]
-    env = {"DLQHANDLER_HOME": str(home), "PATH": "/usr/bin:/bin"}
-    started = time.perf_counter()
+    # The child imports the same dlqhandler as this process (a snapshot, say).
+    code_root = str(Path(dlqhandler.__file__).resolve().parents[1])
+    env = {"DLQHANDLER_HOME": str(home), "PATH": "/usr/bin:/bin", "PYTHONPATH": code_root}
     with log.open("w") as err:
-        done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=err, text=True,
-                              check=False, timeout=24 * 3600)
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise RuntimeError(f"handler failed ({done.returncode}); see {log}")
+        child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=err, text=True)
+    return child, log
+
+
+def _finish(child: Any, log: Path) -> dict[str, Any]:
+    """Wait for a handler child; its loop's start and end, counts and peak RSS."""
+    out, _ = child.communicate(timeout=24 * 3600)
+    if child.returncode != 0:
+        raise RuntimeError(f"handler failed ({child.returncode}); see {log}")
     events = _events(log, {"handler_started", "handler_ended"})
-    seconds = (_when(events["handler_ended"]) - _when(events["handler_started"])).total_seconds()
     ended = events["handler_ended"]
-    rss = int(done.stdout.rsplit("MAXRSS_KB=", 1)[1].split()[0])
+    return {"started": _when(events["handler_started"]), "ended": _when(ended),
+            "rss_kb": int(out.rsplit("MAXRSS_KB=", 1)[1].split()[0]),
+            "forwarded": ended["forwarded"], "discarded": ended.get("discarded", 0),
+            "left": ended["left_on_queue"], "commits": ended["commits"]}
+
+
+def _handler(home: Path, rules: str, batch: int, count: int) -> dict[str, Any]:
+    """Run ``dlqhandler run`` as a child; throughput, wall time and peak RSS."""
+    started = time.perf_counter()
+    r = _finish(*_start(home, rules, batch))
+    wall = time.perf_counter() - started
+    seconds = (r["ended"] - r["started"]).total_seconds()
     return {"messages": count, "batch_size": batch, "seconds": round(seconds, 2),
             "wall_seconds": round(wall, 2), "rate": count / seconds if seconds else 0.0,
-            "peak_rss_mb": round(rss / 1024, 1), "forwarded": ended["forwarded"],
-            "left": ended["left_on_queue"], "commits": ended["commits"]}
+            "peak_rss_mb": round(r["rss_kb"] / 1024, 1), "forwarded": r["forwarded"],
+            "discarded": r["discarded"], "left": r["left"], "commits": r["commits"]}
+
+
+def parallel_run(root: Path, count: int, batch: int, handlers: int) -> dict[str, Any]:
+    """``handlers`` handlers started together on one DLQ of ``count`` (mixed table):
+    aggregate messages/second from the first loop's start to the last loop's end."""
+    home = root / f"parallel-{count}-{handlers}"
+    _fresh(home)
+    _load(home, DLQ, count, mixed=True)
+    children = [_start(home, MIXED, batch, tag=f"-{i}") for i in range(handlers)]
+    results = [_finish(child, log) for child, log in children]
+    seconds = (max(r["ended"] for r in results)
+               - min(r["started"] for r in results)).total_seconds()
+    handled = sum(r["forwarded"] + r["discarded"] for r in results)
+    if handled != count:
+        raise RuntimeError(f"{handlers} handlers handled {handled} of {count}")
+    shutil.rmtree(home, ignore_errors=True)
+    return {"messages": count, "handlers": handlers, "seconds": round(seconds, 2),
+            "rate": count / seconds if seconds else 0.0,
+            "per_handler": [r["forwarded"] + r["discarded"] for r in results]}
+
+
+def sqlite_ceiling(n: int = 20_000) -> float | None:
+    """``shared/bench/sqlite_ceiling.py`` (the physical floor of a durable move on this
+    disk), run as it is, found in a parent folder of the repository; None if absent."""
+    for parent in Path(__file__).resolve().parents:
+        script = parent / "shared" / "bench" / "sqlite_ceiling.py"
+        if script.is_file():
+            done = subprocess.run([sys.executable, str(script), str(n)], capture_output=True,
+                                  text=True, check=True, timeout=3600)
+            return float(done.stdout.split()[-1])
+    return None
 
 
 def _events(log: Path, names: set[str]) -> dict[str, dict[str, Any]]:
@@ -151,14 +206,15 @@ def _when(event: dict[str, Any]) -> datetime:
     return datetime.fromisoformat(event["timestamp"].replace("Z", "+00:00"))
 
 
-def forward_run(root: Path, count: int, batch: int) -> dict[str, Any]:
-    """Load ``count`` dead letters and forward them all with the handler."""
-    home = root / f"fwd-{count}-{batch}"
+def forward_run(root: Path, count: int, batch: int, *, mixed: bool = False) -> dict[str, Any]:
+    """Load ``count`` dead letters and forward them all with the handler (``mixed``: the
+    issue's three-rule table, a third of them discarded)."""
+    home = root / f"fwd-{count}-{batch}{'-mixed' if mixed else ''}"
     _fresh(home)
-    load_rate = _load(home, DLQ, count)
-    result = _handler(home, FORWARD_ALL, batch, count)
-    if (result["forwarded"], result["left"]) != (count, 0):
-        raise RuntimeError(f"the handler did not forward everything: {result}")
+    load_rate = _load(home, DLQ, count, mixed=mixed)
+    result = _handler(home, MIXED if mixed else FORWARD_ALL, batch, count)
+    if (result["forwarded"] + result["discarded"], result["left"]) != (count, 0):
+        raise RuntimeError(f"the handler did not handle everything: {result}")
     result["load_rate"] = load_rate
     shutil.rmtree(home, ignore_errors=True)
     return result
@@ -179,24 +235,94 @@ def ignore_pass(root: Path, depth: int) -> dict[str, Any]:
 def run(messages: int = 100_000, batch_size: int = DEFAULT_BATCH_SIZE,
         sweep: tuple[int, ...] = (), sweep_messages: int = 10_000,
         ignore_depths: tuple[int, ...] = (10_000,), deep_messages: int = 0,
-        folder: Path | None = None) -> dict[str, Any]:
-    """Measure; returns the figures (rates in messages/second, RSS in MB)."""
+        folder: Path | None = None, rss_messages: int = 0, parallel_messages: int = 0,
+        parallel_handlers: int = 4, floor: bool = True) -> dict[str, Any]:
+    """Measure; returns the figures (rates in messages/second, RSS in MB).
+
+    The handler runs the issue's three-rule table (:data:`MIXED`). ``floor``: run
+    ``sqlite_ceiling.py`` before and after (the better figure counts). ``rss_messages``:
+    a small forward run whose peak RSS is set against the deep one's.
+    ``parallel_messages``: ``parallel_handlers`` handlers on one DLQ that deep, against
+    one handler on the same backlog.
+    """
     root = Path(tempfile.mkdtemp(prefix="dlqhandler-handler-bench-", dir=folder))
+    floors: list[float] = []
     try:
+        if floor and (first := sqlite_ceiling()) is not None:
+            floors.append(first)
         ceiling_home = root / "ceiling"
         _fresh(ceiling_home)
         ceiling = _ceiling(ceiling_home, messages, batch_size)
         shutil.rmtree(ceiling_home, ignore_errors=True)
-        handler = forward_run(root, messages, batch_size)
+        handler = forward_run(root, messages, batch_size, mixed=True)
+        small = forward_run(root, rss_messages, batch_size, mixed=True) if rss_messages else None
         swept = [forward_run(root, sweep_messages, b) for b in sweep]
         ignored = [ignore_pass(root, d) for d in ignore_depths]
-        deep = forward_run(root, deep_messages, batch_size) if deep_messages else None
+        deep = (forward_run(root, deep_messages, batch_size, mixed=True)
+                if deep_messages else None)
+        parallel = single = None
+        if parallel_messages:
+            single = parallel_run(root, parallel_messages, batch_size, 1)
+            parallel = parallel_run(root, parallel_messages, batch_size, parallel_handlers)
+        if floor and (last := sqlite_ceiling()) is not None:
+            floors.append(last)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    return {"messages": messages, "payload_bytes": len(PAYLOAD), "persistent": True,
-            "batch_size": batch_size, "ceiling_rate": ceiling, "handler": handler,
-            "ratio": handler["rate"] / ceiling, "sweep": swept, "ignore_pass": ignored,
-            "deep": deep}
+    best_floor = max(floors) if floors else None
+    out: dict[str, Any] = {
+        "messages": messages, "payload_bytes": len(PAYLOAD), "persistent": True,
+        "batch_size": batch_size, "rules": "mixed: FWD HEADER(NO), DISCARD, catch-all FWD",
+        "ceiling_rate": ceiling, "handler": handler, "ratio": handler["rate"] / ceiling,
+        "sweep": swept, "ignore_pass": ignored, "deep": deep, "rss_small": small,
+        "sqlite_ceiling_rate": best_floor, "sqlite_ceilings": floors,
+        "parallel": parallel, "parallel_single": single}
+    if best_floor:
+        out["ratio_sqlite"] = handler["rate"] / best_floor
+        if deep is not None:
+            out["deep_ratio_sqlite"] = deep["rate"] / best_floor
+    if small is not None and deep is not None:
+        out["rss_ratio"] = deep["peak_rss_mb"] / small["peak_rss_mb"]
+    if parallel is not None and single is not None:
+        out["parallel_ratio"] = parallel["rate"] / single["rate"]
+    return out
+
+
+def _print(result: dict[str, Any], sweep_messages: int) -> None:
+    h = result["handler"]
+    print(f"{result['messages']} persistent dead letters ({result['payload_bytes']}-byte "
+          f"payload), batch size {result['batch_size']}, {result['rules']}")
+    if result["sqlite_ceiling_rate"]:
+        floors = ", ".join(f"{f:.0f}" for f in result["sqlite_ceilings"])
+        print(f"  sqlite_ceiling.py (best of {floors}) {result['sqlite_ceiling_rate']:>8.0f}"
+              " msg/s")
+    print(f"  raw get+put1+commit ceiling  {result['ceiling_rate']:>10.0f} msg/s")
+    print(f"  dlqhandler run (end to end)  {h['rate']:>10.0f} msg/s   ratio "
+          f"{result['ratio']:.2f} to the raw qmgr, "
+          f"{result.get('ratio_sqlite', float('nan')):.3f} to sqlite_ceiling"
+          f"   ({h['seconds']} s in the loop, {h['wall_seconds']} s wall, "
+          f"{h['commits']} commits)")
+    print(f"  loading the backlog          {h['load_rate']:>10.0f} msg/s")
+    for label, r in (("small", result["rss_small"]), ("main", h), ("deep", result["deep"])):
+        if r is not None:
+            print(f"  peak RSS forwarding {r['messages']:>9} messages: {r['peak_rss_mb']:>7} MB"
+                  f"   ({r['rate']:.0f} msg/s; {label})")
+    if result.get("deep_ratio_sqlite") is not None:
+        print(f"  deep run ratio to sqlite_ceiling {result['deep_ratio_sqlite']:.3f}")
+    if result.get("rss_ratio") is not None:
+        print(f"  peak RSS deep / small: {result['rss_ratio']:.2f}")
+    if result["parallel"] is not None:
+        par, one = result["parallel"], result["parallel_single"]
+        print(f"  {par['handlers']} handlers on one {par['messages']}-message DLQ: "
+              f"{par['rate']:.0f} msg/s aggregate (per handler {par['per_handler']}); one "
+              f"handler {one['rate']:.0f} msg/s; ratio {result['parallel_ratio']:.2f}")
+    for r in result["ignore_pass"]:
+        print(f"  peak RSS, one pass over {r['messages']:>9} ignored: {r['peak_rss_mb']:>7} MB"
+              f"   ({r['rate']:.0f} msg/s browsed)")
+    if result["sweep"]:
+        print(f"  batch-size sweep ({sweep_messages} messages):")
+        for r in result["sweep"]:
+            print(f"    --batch-size {r['batch_size']:>4}  {r['rate']:>8.0f} msg/s"
+                  f"   {r['peak_rss_mb']:>6} MB")
 
 
 def main() -> None:
@@ -208,35 +334,26 @@ def main() -> None:
     parser.add_argument("--sweep-messages", type=int, default=10_000)
     parser.add_argument("--ignore-depths", default="10000",
                         help="comma-separated DLQ depths for the IGNORE pass RSS figure")
-    parser.add_argument("--deep", action="store_true",
-                        help="also forward a 1,000,000-message DLQ (about 15 minutes)")
+    parser.add_argument("--deep", type=int, nargs="?", const=1_000_000, default=0,
+                        help="also forward a DLQ this deep (default 1,000,000)")
+    parser.add_argument("--rss-messages", type=int, default=0,
+                        help="a small forward run whose peak RSS is set against --deep's")
+    parser.add_argument("--parallel", type=int, default=0,
+                        help="N handlers (--handlers) on one DLQ this deep vs one handler")
+    parser.add_argument("--handlers", type=int, default=4)
+    parser.add_argument("--no-floor", action="store_true",
+                        help="skip shared/bench/sqlite_ceiling.py")
     parser.add_argument("--dir", type=Path, default=None)
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args()
     result = run(args.messages, args.batch_size,
                  tuple(int(b) for b in args.sweep.split(",") if b), args.sweep_messages,
-                 tuple(int(d) for d in args.ignore_depths.split(",") if d),
-                 1_000_000 if args.deep else 0, args.dir)
-    h = result["handler"]
-    print(f"{result['messages']} persistent dead letters ({result['payload_bytes']}-byte "
-          f"payload), batch size {result['batch_size']}")
-    print(f"  raw get+put1+commit ceiling  {result['ceiling_rate']:>10.0f} msg/s")
-    print(f"  dlqhandler run (end to end)  {h['rate']:>10.0f} msg/s   ratio "
-          f"{result['ratio']:.2f}   ({h['seconds']} s in the loop, {h['wall_seconds']} s wall,"
-          f" {h['commits']} commits)")
-    print(f"  loading the backlog          {h['load_rate']:>10.0f} msg/s")
-    print(f"  peak RSS forwarding {h['messages']:>9} messages: {h['peak_rss_mb']:>7} MB")
-    if result["deep"]:
-        d = result["deep"]
-        print(f"  peak RSS forwarding {d['messages']:>9} messages: {d['peak_rss_mb']:>7} MB"
-              f"   ({d['rate']:.0f} msg/s)")
-    for r in result["ignore_pass"]:
-        print(f"  peak RSS, one pass over {r['messages']:>9} ignored: {r['peak_rss_mb']:>7} MB"
-              f"   ({r['rate']:.0f} msg/s browsed)")
-    if result["sweep"]:
-        print(f"  batch-size sweep ({args.sweep_messages} messages):")
-        for r in result["sweep"]:
-            print(f"    --batch-size {r['batch_size']:>4}  {r['rate']:>8.0f} msg/s"
-                  f"   {r['peak_rss_mb']:>6} MB")
+                 tuple(int(d) for d in args.ignore_depths.split(",") if d), args.deep,
+                 args.dir, args.rss_messages, args.parallel, args.handlers,
+                 floor=not args.no_floor)
+    if args.json is not None:
+        args.json.write_text(json.dumps(result, indent=2, default=str))
+    _print(result, args.sweep_messages)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ PLAN: dict[str, dict[str, Any]] = {
     "codec": {"n": 20_000, "repeat": 3},
     "matcher": {},
     "qmgr": {"messages": 1000, "batch_messages": 5000, "rounds": 2},
-    "handler": {"messages": 10_000, "ignore_depths": (5000,)},
+    "handler": {"messages": 10_000, "ignore_depths": (5000,), "rss_messages": 2000},
     "drain": {"n": 50_000, "master": "local[2]"},
 }
 ORDER = ("codec", "matcher", "qmgr", "handler", "drain")
@@ -134,10 +134,28 @@ def floor_rows(name: str, r: dict[str, Any]) -> list[Row]:
                 rows.append(_row(name, op, r["qmgr"][op], f"raw SQLite {op}", r["sqlite"][op],
                                  "msg/s"))
         elif name == "handler":
-            rows.append(_row(name, f"dlqhandler run, FWD, batch {r['batch_size']}",
-                             r["handler"]["rate"],
+            size = f"{r['messages']:,}, " if "messages" in r else ""
+            label = f"dlqhandler run, {size}batch {r['batch_size']}"
+            rows.append(_row(name, label, r["handler"]["rate"],
                              "raw queue manager: get + put1 + commit per batch",
                              r["ceiling_rate"], "msg/s"))
+            if r.get("sqlite_ceiling_rate"):
+                rows.append(_row(name, label, r["handler"]["rate"], "sqlite_ceiling.py",
+                                 r["sqlite_ceiling_rate"], "msg/s"))
+                if r.get("deep"):
+                    rows.append(_row(name, f"dlqhandler run, {r['deep']['messages']:,}",
+                                     r["deep"]["rate"], "sqlite_ceiling.py",
+                                     r["sqlite_ceiling_rate"], "msg/s"))
+            if r.get("parallel"):
+                par = r["parallel"]
+                rows.append(_row(name, f"{par['handlers']} handlers, one DLQ", par["rate"],
+                                 "one handler, same DLQ", r["parallel_single"]["rate"],
+                                 "msg/s"))
+            if r.get("rss_ratio") is not None:
+                rows.append(_row(name, f"peak RSS, {r['deep']['messages']:,} deep",
+                                 r["deep"]["peak_rss_mb"],
+                                 f"peak RSS, {r['rss_small']['messages']:,} deep",
+                                 r["rss_small"]["peak_rss_mb"], "MB"))
         elif name == "drain":
             n, mb = r["messages"], r["file_mb"]
             drain_rate = n / r["drain_s"]

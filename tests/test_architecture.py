@@ -18,6 +18,7 @@ ALLOWED: dict[str, set[str]] = {
     "qmgr": {"mq", "formats", "config", "logs", "errors"},
     "worker": {"rules", "qmgr", "mq", "formats", "config", "logs", "errors"},
     "spark": {"rules", "qmgr", "mq", "formats", "config", "logs", "errors"},
+    "report": {"errors"},
     "cli": {"*"},
     "__main__": {"cli"},
     "__init__": set(),
@@ -93,3 +94,73 @@ def test_rules_package_is_pure() -> None:
             if called in {"open", "eval", "exec", "compile", "__import__"}:
                 problems.append(f"{path.name}: calls {called}")
     assert problems == []
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _module_level_imports(path: Path, modules: set[str]) -> set[str]:
+    """The dlqhandler modules ``path`` imports when it is imported: top-level imports and
+    those under a top-level ``if`` (``if TYPE_CHECKING:`` included), not lazy ones in
+    functions. ``from package import name`` counts as importing ``package.name`` when that
+    is a module, else ``package``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    own = _module_name(path)
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
+    statements: list[ast.stmt] = []
+    for node in tree.body:
+        statements.extend(node.body + node.orelse if isinstance(node, ast.If) else [node])
+    found: set[str] = set()
+    for node in statements:
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                found.add(candidate if candidate in modules else base)
+    return {name for name in found if name in modules and name != own}
+
+
+def test_no_import_cycles_between_modules() -> None:
+    """No module of dlqhandler imports itself back through others at import time
+    (``if TYPE_CHECKING:`` imports count: they are a cycle a type checker walks)."""
+    paths = {_module_name(p): p for p in PKG.rglob("*.py")}
+    graph = {name: _module_level_imports(path, set(paths)) for name, path in paths.items()}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycles.append([*stack[stack.index(nxt):], nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)
+    assert cycles == []
+
+
+def test_modules_stay_under_500_lines() -> None:
+    """STYLE.md habit 1: one concept per module; split before ~500 lines (generated tables
+    such as mq/constants.py excepted)."""
+    long = {str(p.relative_to(PKG)): n for p in PKG.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) >= 500
+            and "(generated; do not edit)" not in p.read_text(encoding="utf-8")[:200]}
+    assert long == {}

@@ -74,6 +74,15 @@ def test_floor_rows_for_the_queue_manager_the_handler_and_the_drain(
     handler = {"batch_size": 50, "handler": {"rate": 1000.0}, "ceiling_rate": 2000.0}
     (row,) = run_all.floor_rows("handler", handler)
     assert (row["floor_value"], row["ratio"]) == (2000.0, 0.5)
+    handler.update(messages=50_000, sqlite_ceiling_rate=10_000.0,
+                   deep={"messages": 1_000_000, "rate": 500.0, "peak_rss_mb": 60.0},
+                   rss_small={"messages": 10_000, "peak_rss_mb": 50.0}, rss_ratio=1.2,
+                   parallel={"handlers": 4, "rate": 1100.0}, parallel_single={"rate": 1000.0})
+    rows = run_all.floor_rows("handler", handler)
+    assert [r["floor"] for r in rows] == [
+        "raw queue manager: get + put1 + commit per batch", "sqlite_ceiling.py",
+        "sqlite_ceiling.py", "one handler, same DLQ", "peak RSS, 10,000 deep"]
+    assert [r["ratio"] for r in rows] == pytest.approx([0.5, 0.1, 0.05, 1.1, 1.2])
 
 
 def test_unknown_benchmark_names_are_refused(run_all: ModuleType) -> None:

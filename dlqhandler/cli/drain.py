@@ -1,21 +1,37 @@
 """``dlqhandler drain``: the bulk backlog drain on Spark.
 
     dlqhandler drain --rules FILE --output DIR (--input PATH... | -m QMGR [--queue Q])
-                     [--catch-all QUEUE] [--dry-run] [--apply] [--master URL]
-                     [--partitions N] [--backend embedded|ibmmq]
+                     [--catch-all QUEUE] [--dry-run] [--apply] [--overwrite]
+                     [--master URL] [--partitions N] [--verbose]
+                     [--backend embedded|ibmmq]
 
 With ``--backend ibmmq``, ``-m QMGR`` is an IBM MQ queue manager reached through
 the IBM MQ adapter (settings from the environment, see ``dlqhandler run``): the
 snapshot browses it and ``--apply`` acts on it from every Spark executor.
 
 The same arguments work under ``spark-submit ops/spark/drain.py``.
+
+Everything a user can get wrong is checked before Spark starts (seconds of
+JVM start-up): the rules table, every ``--input`` (paths or URIs, resolved on
+the driver), and ``--output`` (a new or empty directory, or ``--overwrite``).
+The run writes into a temporary sibling of DIR that replaces DIR only when
+the run is complete; an interrupted or failed run leaves nothing behind.
+Ctrl-C cancels the Spark jobs, stops Spark, removes the partial output, says
+what was done (with ``--apply``: how many messages left the queue) and exits 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
-from collections.abc import Sequence
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,23 +45,27 @@ from dlqhandler.cli._connect import (
 )
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import load_settings
-from dlqhandler.errors import ConfigError, DLQHandlerError
-from dlqhandler.formats.dmpmqmsg import DumpWriter
+from dlqhandler.errors import ConfigError, DLQHandlerError, MQIError
+from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump
 from dlqhandler.logs import configure_logging
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
+from dlqhandler.spark.paths import OutputDir, check_output_dir, is_local, local_path, resolve_uri
 
-__all__ = ["main", "register"]
+__all__ = ["main", "register", "snapshot_queue"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", type=Path, required=True, metavar="FILE", help="rules table")
-    p.add_argument("--output", type=Path, required=True, metavar="DIR",
-                   help="output directory (dmpmqmsg files, audit/, manifest.json)")
+    p.add_argument("--output", required=True, metavar="DIR",
+                   help="output directory or URI (dmpmqmsg files, audit/, manifest.json);"
+                        " new or empty unless --overwrite")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace a non-empty --output DIR whole (when the run completes)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--input", nargs="+", metavar="PATH",
-                     help="dmpmqmsg files, directories or globs")
+                     help="dmpmqmsg files, directories or globs (paths or URIs)")
     src.add_argument("-m", "--qmgr", metavar="QMGR",
                      help="take a snapshot of a queue on this queue manager (--backend)")
     p.add_argument("--queue", metavar="Q", help="queue to snapshot (default: the QM's DEADQ)")
@@ -64,6 +84,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         " (default: one per input split)")
     p.add_argument("--split-mb", type=int, default=8, metavar="MB",
                    help="input split size in MiB (default 8)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="Spark's own log lines on stderr (default: to a log file, named at"
+                        " the end)")
     add_connection_arguments(p)
 
 
@@ -71,12 +94,16 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "drain", help="bulk drain of a DLQ backlog on Spark",
         description="Classify a DLQ backlog with a rules table on Spark and write the "
-                    "results as dmpmqmsg files (or apply them to a queue manager).")
+                    "results as dmpmqmsg files (or apply them to a queue manager). "
+                    "--input and --output take paths or URIs; relative paths are resolved "
+                    "on the driver. --output DIR must be new or empty; --overwrite replaces "
+                    "it whole once the run is complete. Bad arguments, inputs and outputs "
+                    "are refused before Spark starts; Ctrl-C removes the partial output.")
     _add_arguments(p)
     p.set_defaults(handler=_drain)
 
 
-def _snapshot(args: argparse.Namespace, settings: Any, qmgr_name: str, queue: str | None,
+def snapshot_queue(args: argparse.Namespace, settings: Any, qmgr_name: str, queue: str | None,
               out: Path, *, status_queue: str | None = None) -> tuple[Path, str, str]:
     """Browse the queue into a dmpmqmsg file (the drain's input); for --apply,
     define the status queue first if it is missing (embedded queue managers)."""
@@ -99,10 +126,85 @@ def _snapshot(args: argparse.Namespace, settings: Any, qmgr_name: str, queue: st
         qm.disconnect()
 
 
-def _drain(args: argparse.Namespace) -> int:
-    from dlqhandler.spark.job import DrainConfig, run_drain
-    from dlqhandler.spark.session import get_session
+def _input_files(items: Sequence[str]) -> tuple[str, ...]:
+    """Every --input resolved on the driver and checked: absolute files, in order."""
+    from dlqhandler.spark.extract import expand_inputs
 
+    uris = [resolve_uri(item) for item in items]
+    remote = [u for u in uris if not is_local(u)]
+    if remote:
+        raise ConfigError(
+            f"--input {remote[0]}: this drain reads its input with Python readers on the "
+            "executors, which see local or mounted filesystems only (file:); copy the "
+            "dump to a shared mount, or use the JVM reader when it is built (issue 14)")
+    files = expand_inputs([str(local_path(u)) for u in uris])
+    for f in files:
+        if not os.access(f, os.R_OK):
+            raise ConfigError(f"--input {f}: not readable (check its permissions)")
+    return tuple(str(f) for f in files)
+
+
+class _Interrupt:
+    """Ctrl-C while Spark runs: cancel the jobs from another thread, remember it.
+
+    The handler never raises inside a py4j call (that is what printed pages of
+    py4j tracebacks); the canceller keeps cancelling every job the driver still
+    starts until the drain returns, so the run stops within a job. A second
+    Ctrl-C raises KeyboardInterrupt at once.
+    """
+
+    def __init__(self) -> None:
+        self.interrupted = False
+        self._spark: Any = None
+        self._over = threading.Event()
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.interrupted or self._spark is None:
+            self.interrupted = True
+            raise KeyboardInterrupt
+        self.interrupted = True
+        threading.Thread(target=self._cancel, name="drain-cancel", daemon=True).start()
+
+    def _cancel(self) -> None:
+        while True:
+            with suppress(Exception):  # Spark is already stopping: nothing to cancel
+                self._spark.sparkContext.cancelAllJobs()
+            if self._over.wait(0.2):
+                return
+
+    @contextmanager
+    def installed(self, spark: Any) -> Iterator[None]:
+        """Our SIGINT handler meanwhile (Spark's own one raises inside py4j calls)."""
+        self._spark = spark
+        previous = signal.signal(signal.SIGINT, self._handler)
+        try:
+            yield
+        finally:
+            self._over.set()
+            signal.signal(signal.SIGINT, previous)
+
+
+@dataclass
+class _Run:
+    """What the drain holds while it runs, released by :func:`_drain` whatever happens."""
+
+    out: OutputDir
+    log_file: Path | None = None
+    spark: Any = None
+    owns_session: bool = False  # this drain built the session: it stops it
+    snapshot: Path | None = None
+    queue: str | None = None
+    qmgr_name: str | None = None
+
+
+def _log_file() -> Path:
+    fd, name = tempfile.mkstemp(prefix=time.strftime("dlqhandler-drain-%Y%m%dT%H%M%S-"),
+                                suffix=".log")
+    os.close(fd)
+    return Path(name)
+
+
+def _drain(args: argparse.Namespace) -> int:
     settings = load_settings()
     configure_logging(level=settings.log_level)
     problem = connection_usage_problem(args)
@@ -110,50 +212,181 @@ def _drain(args: argparse.Namespace) -> int:
         print(f"dlqhandler drain: {problem}", file=sys.stderr)
         return int(ExitCode.USAGE)
     try:
-        text = args.rules.read_text(encoding="utf-8", errors="replace")
+        text = Path(args.rules).read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         print(f"dlqhandler drain: cannot read rules table: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
-    snapshot = None
-    qmgr_name = queue = None
-    local = ""
-    if args.qmgr is not None:
-        qmgr_name = resolve_qmgr_name(settings, args.qmgr)
-        snapshot, queue, local = _snapshot(args, settings, qmgr_name, args.queue, args.output,
-                                           status_queue=args.status_queue if args.apply
-                                           else None)
-    elif args.apply:
+    if args.apply and args.qmgr is None:
         print("dlqhandler drain: --apply acts on a queue: give -m QMGR as the input",
               file=sys.stderr)
         return int(ExitCode.USAGE)
-    result = compile_rules(text, source=str(args.rules), input_queue=queue)
+    if args.apply and args.dry_run:
+        print("dlqhandler drain: --apply and --dry-run exclude each other", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    try:
+        inputs = _input_files(args.input) if args.input else ()
+        out = check_output_dir(args.output, overwrite=args.overwrite)
+    except ConfigError as exc:
+        print(f"dlqhandler drain: {exc}", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    if not out.local:
+        out.discard()
+        print(f"dlqhandler drain: --output {out.uri}: this drain writes its dmpmqmsg files "
+              "with Python writers on the executors and the driver, which see local or "
+              "mounted filesystems only (file:)", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    run = _Run(out)
+    committed = False
+    guard = _Interrupt()
+    try:
+        code = _execute(args, settings, text, inputs=inputs, run=run, guard=guard)
+        committed = code in (ExitCode.OK, ExitCode.PARTIAL)
+        return code
+    except KeyboardInterrupt:
+        guard.interrupted = True
+        _stop(run)  # first: no task may still move a message while we count
+        return _interrupted(args, settings, run)
+    except Exception as exc:
+        _stop(run)
+        if guard.interrupted:
+            return _interrupted(args, settings, run)
+        return _failed(exc, run)
+    finally:
+        if not committed:
+            run.out.discard()
+        _stop(run)
+
+
+def _stop(run: _Run) -> None:
+    """Stop the session this drain built (and its JVM); a caller's session stays."""
+    if run.owns_session:
+        from dlqhandler.spark.session import stop_session
+
+        run.owns_session = False
+        stop_session(run.spark)
+
+
+def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tuple[str, ...],
+             run: _Run, guard: _Interrupt) -> int:
+    from dlqhandler.spark.job import DrainConfig, run_drain
+    from dlqhandler.spark.progress import Progress
+    from dlqhandler.spark.session import get_session, has_active_session
+
+    staging = run.out.staging_path
+    local = ""
+    if args.qmgr is not None:
+        run.qmgr_name = resolve_qmgr_name(settings, args.qmgr)
+        run.snapshot, run.queue, local = snapshot_queue(
+            args, settings, run.qmgr_name, args.queue, staging,
+            status_queue=args.status_queue if args.apply else None)
+    result = compile_rules(text, source=str(args.rules), input_queue=run.queue)
     for d in result.diagnostics:
         if d.severity == "error":
             print(f"{d.path}:{d.line}:{d.column}: error[{d.code}]: {d.message}", file=sys.stderr)
     if result.ruleset is None:
         return int(ExitCode.RULES_ERROR)
-    config = DrainConfig(output=args.output, inputs=tuple(args.input or ()), snapshot=snapshot,
-                         qmgr=qmgr_name, queue=queue, catch_all=args.catch_all,
+    config = DrainConfig(output=staging, inputs=inputs, snapshot=run.snapshot,
+                         qmgr=run.qmgr_name, queue=run.queue, catch_all=args.catch_all,
                          dry_run=args.dry_run, apply=args.apply, local_qmgr=local,
                          status_queue=args.status_queue if args.apply else None,
                          partitions=args.partitions, split_bytes=max(1, args.split_mb) << 20)
-    factory = connection_factory(settings, qmgr_name, args) if args.apply and qmgr_name else None
-    spark = get_session(args.master, partitions=args.partitions)
+    factory = (connection_factory(settings, run.qmgr_name, args)
+               if args.apply and run.qmgr_name else None)
+    run.owns_session = not has_active_session()
+    # Under spark-submit the launcher started the JVM: its log is the launcher's.
+    if run.owns_session and not args.verbose and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        run.log_file = _log_file()
+    run.spark = get_session(args.master, partitions=args.partitions, log_file=run.log_file)
     try:
-        drained = run_drain(spark, result.ruleset, config, factory)
+        with guard.installed(run.spark), Progress(run.spark):
+            drained = run_drain(run.spark, result.ruleset, config, factory)
+            if guard.interrupted:
+                raise KeyboardInterrupt
     except ConfigError as exc:
         print(f"dlqhandler drain: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
     except DLQHandlerError as exc:
         print(f"dlqhandler drain: {exc}", file=sys.stderr)
         return int(ExitCode.FAILURE)
-    _print_summary(drained.summary, drained.manifest)
+    if run.snapshot is not None:
+        import shutil
+
+        shutil.rmtree(run.snapshot.parent, ignore_errors=True)
+    run.out.commit()
+    _print_summary(drained.summary, drained.manifest, run)
     return int(ExitCode.PARTIAL if drained.failures else ExitCode.OK)
 
 
-def _print_summary(summary: dict[str, Any], manifest: dict[str, Any]) -> None:
+def _failed(exc: Exception, run: _Run) -> int:
+    """A Spark job failed (an executor lost, out of memory...): one line here, the
+    Python traceback after Spark's own lines in the log file (on stderr without one)."""
+    import traceback
+
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+    detail = "".join(traceback.format_exception(exc))
+    reason = None
+    if run.log_file is None:
+        print(detail, file=sys.stderr, end="")
+    else:
+        reason = _spark_reason(run.log_file)
+        with run.log_file.open("a", encoding="utf-8") as log:
+            log.write(detail)
+    print(f"dlqhandler drain: failed: {type(exc).__name__}: {first}; nothing was written "
+          f"to {run.out.uri}", file=sys.stderr)
+    if reason:
+        print(f"  Spark said: {reason}", file=sys.stderr)
+    if run.log_file is not None:
+        print(f"  details in the Spark log: {run.log_file}", file=sys.stderr)
+    return int(ExitCode.FAILURE)
+
+
+def _spark_reason(log_file: Path) -> str | None:
+    """The last exception line Spark wrote (its stack frames start with blanks)."""
+    try:
+        lines = log_file.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    found = [ln for ln in lines if ln[:1].strip() and ("Exception" in ln or "Error" in ln)]
+    return found[-1].strip()[:400] if found else None
+
+
+def _interrupted(args: argparse.Namespace, settings: Any, run: _Run) -> int:
+    """Say what an interrupted drain did; the caller removes the partial output."""
+    done = "nothing was written to " + run.out.uri
+    if args.apply and run.snapshot is not None and run.qmgr_name and run.queue:
+        done = _moved_report(args, settings, run)
+    print(f"dlqhandler drain: interrupted: Spark stopped, partial output removed; {done}",
+          file=sys.stderr)
+    if run.log_file is not None:
+        print(f"  Spark log: {run.log_file}", file=sys.stderr)
+    return int(ExitCode.INTERRUPTED)
+
+
+def _moved_report(args: argparse.Namespace, settings: Any, run: _Run) -> str:
+    """How many snapshot messages are no longer on the queue (each moved in a
+    committed unit of work; an uncommitted one was backed out with its task)."""
+    assert run.snapshot is not None
+    assert run.qmgr_name
+    assert run.queue
+    try:
+        taken = {m.md.msg_id for m in read_dump(run.snapshot)}
+        qm = connect(args, settings, run.qmgr_name)
+        try:
+            handle = qm.open(run.queue, input=False, browse=True)
+            still = sum(1 for m in browse_all(handle) if m.md.msg_id in taken)
+            handle.close()
+        finally:
+            qm.disconnect()
+    except (DLQHandlerError, MQIError, OSError) as exc:
+        return f"cannot count the messages moved ({exc}); browse {run.queue} to see"
+    return (f"{len(taken) - still} of the {len(taken)} messages in the snapshot were moved "
+            f"off {run.queue} (by this drain or another handler), {still} stay there")
+
+
+def _print_summary(summary: dict[str, Any], manifest: dict[str, Any], run: _Run) -> None:
     t = summary["totals"]
-    print(f"Drain ({manifest['mode']}): {t['messages']} messages")
+    print(f"Drain ({manifest['mode']}): {t['messages']} messages -> {run.out.uri}"
+          + (" (replaced)" if run.out.replaces else ""))
     for key in ("retried", "forwarded", "discarded", "catch_all", "remaining", "no_dlh",
                 "unmatched"):
         print(f"  {key:<12}{t[key]:>12}")
@@ -173,6 +406,8 @@ def _print_summary(summary: dict[str, Any], manifest: dict[str, Any]) -> None:
     if manifest["remaining"].get("file"):
         print(f"  -> remaining on the DLQ: {manifest['remaining']['messages']} in "
               f"{manifest['remaining']['file']}")
+    if run.log_file is not None:
+        print(f"  Spark log: {run.log_file}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

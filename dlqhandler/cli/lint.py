@@ -12,6 +12,13 @@ then ``N errors, M warnings in K files``. ``--format json`` prints
 "code", "message"}]}]}``. Exit 0 without errors (warnings allowed unless
 ``--strict``), 1 with errors, 2 for usage errors or unreadable files. ``-``
 reads the table from stdin, as runmqdlq does.
+
+Lint and ``run`` read and check a table the same way: the file's bytes go to
+:func:`~dlqhandler.rules.compile_rules` (the encoding rule is
+:mod:`dlqhandler.rules.source`'s: UTF-8; other bytes are a warning in a
+comment, an error elsewhere, at line:column), with the input queue ``run``
+would use for the loop warning W504: ``--input-queue``, else the table's
+INPUTQ, else ``SYSTEM.DEAD.LETTER.QUEUE`` (the usual DEADQ).
 """
 
 from __future__ import annotations
@@ -27,9 +34,10 @@ from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.rules import CompileResult, Diagnostic, Severity, compile_rules, explain
 from dlqhandler.rules.lexer import source_lines
 
-__all__ = ["register", "run"]
+__all__ = ["ASSUMED_DEADQ", "read_table", "register", "render", "run"]
 
 CATCH_ALL_CODE = "W505"
+ASSUMED_DEADQ = "SYSTEM.DEAD.LETTER.QUEUE"  # what `run` uses: the QM's DEADQ, usually this
 
 
 def register(subparsers: Any) -> None:
@@ -45,7 +53,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--require-catch-all", action="store_true",
                    help=f"a missing final catch-all FWD rule ({CATCH_ALL_CODE}) is an error")
     p.add_argument("--input-queue", metavar="Q",
-                   help="the dead-letter queue the handler reads (to detect forwarding loops)")
+                   help="the dead-letter queue the handler reads (to detect forwarding "
+                        f"loops; default: the table's INPUTQ, else {ASSUMED_DEADQ})")
     p.add_argument("--triggered", action="store_true",
                    help="the handler is started by triggering: warn about leftover messages")
     p.add_argument("--explain", action="store_true",
@@ -56,26 +65,29 @@ def register(subparsers: Any) -> None:
 @dataclass(frozen=True, slots=True)
 class _Checked:
     path: str
-    text: str
     result: CompileResult
     diagnostics: tuple[Diagnostic, ...]
 
 
-def _read(name: str) -> str:
-    if name == "-":
-        return sys.stdin.read()
-    return Path(name).read_bytes().decode("utf-8")
+def read_table(name: str | Path) -> bytes | str:
+    """A rules table's bytes, from a file or (``-``) standard input; OSError if unreadable.
+
+    Standard input without a byte stream (replaced by text) gives its text."""
+    if str(name) == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        return stream.read() if stream is not None else sys.stdin.read()
+    return Path(name).read_bytes()
 
 
-def _check(name: str, text: str, args: argparse.Namespace) -> _Checked:
+def _check(name: str, table: bytes | str, args: argparse.Namespace) -> _Checked:
     path = "<stdin>" if name == "-" else name
-    result = compile_rules(text, source=path, input_queue=args.input_queue,
-                           triggered=args.triggered)
+    result = compile_rules(table, source=path, input_queue=args.input_queue,
+                           deadq=ASSUMED_DEADQ, triggered=args.triggered)
     diags = result.diagnostics
     if args.require_catch_all:
         diags = tuple(replace(d, severity=Severity.ERROR) if d.code == CATCH_ALL_CODE else d
                       for d in diags)
-    return _Checked(path, text, result, diags)
+    return _Checked(path, result, diags)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,12 +96,13 @@ def run(args: argparse.Namespace) -> int:
     unreadable = False
     for name in args.files:
         try:
-            text = _read(name)
-        except (OSError, UnicodeDecodeError) as exc:
-            print(f"dlqhandler lint: cannot read {name}: {exc}", file=sys.stderr)
+            table = read_table(name)
+        except OSError as exc:
+            print(f"dlqhandler lint: cannot read {name}: {exc.strerror or exc}",
+                  file=sys.stderr)
             unreadable = True
             continue
-        checked.append(_check(name, text, args))
+        checked.append(_check(name, table, args))
     if args.format == "json":
         _print_json(checked, args.explain)
     else:
@@ -120,7 +133,7 @@ def render(d: Diagnostic, lines: list[str]) -> str:
 def _print_text(checked: list[_Checked], with_explain: bool) -> None:
     errors = warnings = 0
     for c in checked:
-        lines = source_lines(c.text)
+        lines = source_lines(c.result.text)
         for d in c.diagnostics:
             print(render(d, lines))
             errors += d.severity == Severity.ERROR

@@ -78,7 +78,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("name")
     p.set_defaults(handler=_delete)
 
-    p = sub.add_parser("list", help="list queue managers (dspmq)")
+    p = sub.add_parser("list", help="list queue managers and their status (dspmq)",
+                       description="STATUS(Running) while a process is connected, "
+                                   "STATUS(Ended unexpectedly) when a connected process died "
+                                   "(its work is recovered by the next connection), else "
+                                   "STATUS(Ended normally), as dspmq.")
     p.set_defaults(handler=_list)
 
     p = sub.add_parser("mqsc", help="run MQSC commands from standard input (runmqsc)")
@@ -189,8 +193,7 @@ def _delete(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     for qm in list_qmgrs(_home()):
-        status = f"Running ({qm.connections} connections)" if qm.connections else "Running"
-        print(f"{f'QMNAME({qm.name})':<58}STATUS({status})")
+        print(f"{f'QMNAME({qm.name})':<58}STATUS({qm.status})")
     return int(ExitCode.OK)
 
 

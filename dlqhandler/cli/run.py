@@ -41,8 +41,9 @@ from dlqhandler.cli._connect import (
     ensure_queue,
 )
 from dlqhandler.cli._run_options import add_run_options, check_run_options, start_metrics
+from dlqhandler.cli._types import positive_int
 from dlqhandler.cli.exitcodes import ExitCode
-from dlqhandler.cli.lint import render
+from dlqhandler.cli.lint import read_table, render
 from dlqhandler.config import Settings, load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError, MQIError
 from dlqhandler.logs import configure_logging, get_logger
@@ -50,6 +51,7 @@ from dlqhandler.mq.mqtm import MQTMC2, looks_like_mqtmc2
 from dlqhandler.mq.names import validate_qmgr_name, validate_queue_name
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import CompileResult, ControlData, compile_rules
+from dlqhandler.rules.lexer import source_lines
 from dlqhandler.worker import (
     DEFAULT_BACKOFF_BASE,
     DEFAULT_BACKOFF_MAX,
@@ -85,14 +87,14 @@ def register(sub: Any) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="browse only: one pass, log and summarise what would happen, "
                         "change nothing")
-    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, metavar="N",
-                   help=f"messages per unit of work (default {DEFAULT_BATCH_SIZE})")
+    p.add_argument("--batch-size", type=positive_int, default=DEFAULT_BATCH_SIZE, metavar="N",
+                   help=f"messages per unit of work, 1 or more (default {DEFAULT_BATCH_SIZE})")
     p.add_argument("--status-queue", default=DEFAULT_STATUS_QUEUE, metavar="Q",
                    help=f"queue holding durable attempt counts (default {DEFAULT_STATUS_QUEUE};"
                         " defined if missing)")
-    p.add_argument("--max-hops", type=int, default=5, metavar="N",
+    p.add_argument("--max-hops", type=positive_int, default=5, metavar="N",
                    help="refuse to forward a message carrying N or more MQDLH headers "
-                        "(a forward loop; default 5)")
+                        "(a forward loop; 1 or more, default 5)")
     p.add_argument("--no-watch", action="store_true",
                    help="do not reload the rules file when it changes (SIGHUP still does)")
     p.add_argument("--log-format", choices=("json", "console"), default=None,
@@ -122,14 +124,15 @@ def _say(amq: str, text: str, *, error: bool = False) -> None:
     print(f"{_stamp()}  {amq}: {text}", file=sys.stderr if error else sys.stdout, flush=True)
 
 
-def _read_rules(args: argparse.Namespace) -> tuple[str, str]:
+def _read_rules(args: argparse.Namespace) -> tuple[bytes | str, str]:
+    """The table's bytes, as lint reads them (decoded by compile_rules, for both)."""
     if args.rules is None:
-        return sys.stdin.read(), "<stdin>"
-    return args.rules.read_text(encoding="utf-8", errors="replace"), str(args.rules)
+        return read_table("-"), "<stdin>"
+    return read_table(args.rules), str(args.rules)
 
 
-def _print_diagnostics(result: CompileResult, text: str) -> None:
-    lines = text.splitlines()
+def _print_diagnostics(result: CompileResult) -> None:
+    lines = source_lines(result.text)
     for d in result.diagnostics:
         print(render(d, lines), file=sys.stderr)
 
@@ -152,6 +155,18 @@ def _from_trigger_message(args: argparse.Namespace, log: Any) -> int | None:
     return None
 
 
+def _names_problem(args: argparse.Namespace) -> str | None:
+    """Why a positional INPUTQ/INPUTQM cannot be an MQ name (checked before connecting)."""
+    try:
+        if args.inputq is not None and args.inputq.strip():
+            validate_queue_name(args.inputq.strip(), "INPUTQ")
+        if args.inputqm is not None:
+            validate_qmgr_name(args.inputqm.strip(), "INPUTQM")
+    except ValueError as exc:
+        return f"{exc}: not a valid MQ name (1-48 characters of A-Z a-z 0-9 . / _ %)"
+    return None
+
+
 def _run(args: argparse.Namespace) -> int:
     settings = load_settings(log_level=args.log_level)
     json_logs = settings.log_json if args.log_format is None else args.log_format == "json"
@@ -166,7 +181,7 @@ def _run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"dlqhandler run: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
-    problem = connection_usage_problem(args)
+    problem = connection_usage_problem(args) or _names_problem(args)
     if problem is not None:
         print(f"dlqhandler run: {problem}", file=sys.stderr)
         return int(ExitCode.USAGE)
@@ -175,9 +190,9 @@ def _run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"dlqhandler run: cannot read rules table: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
-    first = compile_rules(text, source=source)
+    first = compile_rules(text, source=source, triggered=args.triggered)
     if first.ruleset is None:
-        _print_diagnostics(first, text)
+        _print_diagnostics(first)
         errors = len(first.errors)
         _say("AMQ8758", f"{errors} errors detected in input; nothing was processed.",
              error=True)
@@ -201,7 +216,7 @@ def _run(args: argparse.Namespace) -> int:
             server.stop()
 
 
-def _connect_and_serve(args: argparse.Namespace, settings: Settings, *, text: str,
+def _connect_and_serve(args: argparse.Namespace, settings: Settings, *, text: bytes | str,
                        source: str, control: ControlData, log: Any, selector: Selector,
                        metrics: HandlerMetrics | None) -> int:
     named_qm = args.inputqm.strip() if args.inputqm is not None else ""
@@ -221,7 +236,7 @@ def _connect_and_serve(args: argparse.Namespace, settings: Settings, *, text: st
         qmgr.disconnect()
 
 
-def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: str,
+def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: bytes | str,
            source: str, control: ControlData, log: Any, selector: Selector,
            metrics: HandlerMetrics | None) -> int:
     # A positional INPUTQ wins, even blank (= DEADQ); then the table's INPUTQ; then DEADQ.
@@ -233,13 +248,13 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: st
                         "has no DEADQ.", error=True)
         return int(ExitCode.CONNECTION_ERROR)
     # Compile again now that the input queue is known: this adds the loop warnings.
-    result = compile_rules(text, source=source, input_queue=queue)
-    _print_diagnostics(result, text)
+    result = compile_rules(text, source=source, input_queue=queue, triggered=args.triggered)
+    _print_diagnostics(result)
     ruleset = result.ruleset
     assert ruleset is not None
 
     stop = threading.Event()
-    options = HandlerOptions(input_queue=queue, batch_size=max(1, args.batch_size),
+    options = HandlerOptions(input_queue=queue, batch_size=args.batch_size,
                              dry_run=args.dry_run, max_hops=args.max_hops,
                              status_queue=args.status_queue, max_rate=args.max_rate)
     try:
@@ -290,6 +305,11 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: st
         return int(ExitCode.MQ_ERROR)
     if handler.stop_reason == StopReason.CONNECTION_BROKEN:
         return int(ExitCode.CONNECTION_ERROR)
+    if stats.unresolved:
+        failed = "would be refused" if args.dry_run else "failed"
+        print(f"dlqhandler run: {stats.unresolved} message(s) left on {queue} because their "
+              f"action {failed} (see the failed attempts by reason above)", file=sys.stderr)
+        return int(ExitCode.PARTIAL)
     return int(ExitCode.OK)
 
 

@@ -87,10 +87,41 @@ def _read_path(path: str, label: str, start: int, end: int | None) -> Iterator[M
         yield from _read_stream(f, label, start, end)
 
 
+class _Tally:
+    """A stream that cannot seek (a pipe), read line by line counting lines and message
+    starts, so an error can still name its line and message."""
+
+    def __init__(self, f: BinaryIO) -> None:
+        self._f = f
+        self.lines = 0
+        self.messages = 0
+        self.newline = True  # the last line read ended with one
+
+    def __iter__(self) -> Iterator[bytes]:
+        in_attrs = False
+        for raw in self._f:
+            self.lines += 1
+            self.newline = raw.endswith(b"\n")
+            c = raw[0]
+            if c in (_A, _N):
+                self.messages += not in_attrs
+                in_attrs = True
+            elif c in _DATA:
+                in_attrs = False
+            yield raw
+
+
+def _seekable(f: BinaryIO) -> bool:
+    try:
+        return f.seekable()
+    except (AttributeError, ValueError):
+        return False
+
+
 def _read_stream(f: BinaryIO, path: str, start: int, end: int | None) -> Iterator[Message]:
     stop = end if end is not None else 1 << 62
     if start == 0:
-        yield from _parse(f, path, 0, stop, _HEADER)
+        yield from _parse(f if _seekable(f) else _Tally(f), path, 0, stop, _HEADER)
         return
     f.seek(start - 1)
     pos = start - 1 + len(f.readline())  # the first line that begins at or after start
@@ -100,7 +131,8 @@ def _read_stream(f: BinaryIO, path: str, start: int, end: int | None) -> Iterato
     yield from _parse(f, path, pos, stop, state)
 
 
-def _parse(f: BinaryIO, path: str, pos: int, stop: int, state: int) -> Iterator[Message]:
+def _parse(f: BinaryIO | _Tally, path: str, pos: int, stop: int,
+           state: int) -> Iterator[Message]:
     """The line loop. ``pos`` is the byte offset of the first line read.
 
     Hot path: ``A`` lines inside an attribute block are checked first. Line
@@ -205,14 +237,19 @@ def _parse(f: BinaryIO, path: str, pos: int, stop: int, state: int) -> Iterator[
         # End of file is on the line after the last newline (the last line itself when
         # the file does not end with a newline).
         raise _located(f, path, "expected an 'X', 'S' or 'T' data line, found end of file",
-                       pos)
+                       pos, eof=True)
     elif state == _HEADER:
         raise DumpFormatError("empty file: expected a '* DMPMQMSG' or '* QLOAD' header line",
                               path=path, line=1)
 
 
-def _located(f: BinaryIO, path: str, detail: str, pos: int) -> DumpFormatError:
-    """The error for the line starting at ``pos``: its line and message numbers."""
+def _located(f: BinaryIO | _Tally, path: str, detail: str, pos: int, *,
+             eof: bool = False) -> DumpFormatError:
+    """The error for the line starting at ``pos`` (``eof``: the end of the file): its
+    line and message numbers."""
+    if isinstance(f, _Tally):
+        return DumpFormatError(detail, path=path, line=f.lines + (eof and f.newline),
+                               message_number=f.messages or None)
     try:
         line = _line_number(f, pos)
         f.seek(0)
@@ -222,19 +259,18 @@ def _located(f: BinaryIO, path: str, detail: str, pos: int) -> DumpFormatError:
     return DumpFormatError(detail, path=path, line=line, message_number=number)
 
 
-def _cut_off(f: BinaryIO, path: str, line_start: int, end: int) -> DumpFormatError:
+def _cut_off(f: BinaryIO | _Tally, path: str, line_start: int, end: int) -> DumpFormatError:
     """The last message ends with a data line: the file was cut off after it.
 
     dmpmqmsg ends every message with an empty line, so a file whose last line is a
     data line (with or without its newline) lost the rest of that message, however
     much of it is left: nothing of it is returned.
     """
-    newline = True
-    try:
+    if isinstance(f, _Tally):
+        newline = f.newline
+    else:
         f.seek(end - 1)
         newline = f.read(1) == b"\n"
-    except OSError:
-        pass
     how = "in the middle of this line (no newline)" if not newline else "after this data line"
     return _located(f, path, f"the file is cut off {how}: dmpmqmsg ends every message with "
                              "an empty line and this last message has none, so its data "

@@ -20,8 +20,14 @@ message serialises the handlers). A successful action removes the record inside
 the unit of work that removes the DLQ message, so both commit or back out
 together.
 
-Nothing is cached: every look-up reads the queue (one indexed MQGET by
-CorrelId), because another instance may have changed the record. Records whose
+No record is cached: a look-up reads the queue (one indexed MQGET by CorrelId),
+because another instance may have changed the record. But a message with no
+history must not cost a read: :meth:`AttemptStore.new_unit` asks once per unit
+of work (MQINQ CURDEPTH) whether the status queue holds any record at all, and
+while it holds none look-ups read nothing. A record another handler writes
+meanwhile (its first failure) would then be missed, so :meth:`AttemptStore.
+unit_valid` asks again before the commit: a unit that skipped look-ups while
+a record appeared is backed out and its messages are examined again. Records whose
 DLQ message left by other means are collected by :meth:`AttemptStore.sweep`:
 a record is removed when two sweeps some time apart both found its message
 gone; the candidates carried between sweeps are capped, so memory stays
@@ -108,11 +114,17 @@ class AttemptStore:
                 raise
             self._q = None
         self._candidates: dict[bytes, bytes] = {}  # status MsgId -> record key
+        self._none = False  # new_unit found the status queue empty
+        self._skipped = False  # a look-up relied on that
+        self._stale = False  # ... and a record appeared before this handler wrote one
 
     # -- reads -------------------------------------------------------------------
     def lookup(self, subject: Subject) -> AttemptRecord | None:
         """The record for ``subject``, or None when it never failed."""
         if self._q is None:
+            return None
+        if self._none:
+            self._skipped = True
             return None
         found = read_records(self._q, subject.key, _parse, lambda r: r.attempts)
         if found is None:
@@ -121,6 +133,21 @@ class AttemptStore:
         base = best or AttemptRecord(0, 0.0)
         return AttemptRecord(base.attempts, base.last_attempt, ids)
 
+    def new_unit(self) -> None:
+        """A unit of work begins: one MQINQ says whether any record exists at all."""
+        self._none = self._q is not None and self._depth() == 0
+        self._skipped = self._stale = False
+
+    def unit_valid(self) -> bool:
+        """Before the commit: False when a look-up this unit skipped may have missed a
+        record another instance wrote meanwhile (back out and examine again)."""
+        if not self._skipped:
+            return True
+        return not self._stale and (not self._none or self._depth() == 0)
+
+    def _depth(self) -> int:
+        return self._qmgr.inquire_queue(self.queue_name).curdepth
+
     # -- writes ------------------------------------------------------------------
     def record_failure(self, subject: Subject, previous: AttemptRecord | None,
                        now: float) -> AttemptRecord:
@@ -128,6 +155,9 @@ class AttemptStore:
         attempts = (previous.attempts if previous else 0) + 1
         if self._q is None or self.readonly:
             return AttemptRecord(attempts, now)
+        if self._none:
+            self._stale = self._skipped and self._depth() != 0
+            self._none = False
         status_id = put_record(self._q, subject.key,
                                {"n": attempts, "last": round(now, 3), **subject.describe()})
         for old in previous.status_ids if previous else ():

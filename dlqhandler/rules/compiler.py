@@ -28,6 +28,7 @@ from dlqhandler.rules.lexer import lex
 from dlqhandler.rules.models import ControlModel, RuleModel
 from dlqhandler.rules.parser import parse
 from dlqhandler.rules.patterns import classify, to_regex
+from dlqhandler.rules.source import decode_table
 from dlqhandler.rules.validator import validate
 
 __all__ = ["CompileResult", "compile_rules", "compile_rules_or_raise"]
@@ -39,6 +40,7 @@ class CompileResult:
 
     ruleset: RuleSet | None
     diagnostics: tuple[Diagnostic, ...]
+    text: str = ""  # the table as compiled (undecodable bytes shown as U+FFFD)
 
     @property
     def ok(self) -> bool:
@@ -53,16 +55,23 @@ class CompileResult:
         return tuple(d for d in self.diagnostics if d.severity == Severity.WARNING)
 
 
-def compile_rules(text: str, *, source: str = "<stdin>", input_queue: str | None = None,
+def compile_rules(rules_table: str | bytes, *, source: str = "<stdin>",
+                  input_queue: str | None = None, deadq: str | None = None,
                   triggered: bool = False) -> CompileResult:
-    """Compile a rules table.
+    """Compile a rules table: its bytes as read (the encoding rule is
+    :mod:`~dlqhandler.rules.source`'s), or its text.
 
     ``source`` names the text in diagnostics and in the IR. ``input_queue`` is
     the DLQ the handler will read (it overrides INPUTQ, as on the command
-    line); it is used only to warn about forwarding loops. ``triggered`` asks
-    for the warnings that matter when the handler is started by triggering.
+    line); with neither it nor INPUTQ, ``deadq`` is assumed (the queue
+    manager's DEADQ, as runmqdlq); they are used only to warn about forwarding
+    loops. ``triggered`` asks for the warnings that matter when the handler is
+    started by triggering.
     """
-    entries, diags = lex(text, source)
+    text, diags = decode_table(rules_table, source)
+    undecodable = {(d.line, d.column) for d in diags}
+    entries, found = lex(text, source)
+    diags += [d for d in found if not (d.code == "E108" and (d.line, d.column) in undecodable)]
     parsed, found = parse(entries, source)
     diags += found
     table, found = validate(parsed, source)
@@ -72,12 +81,23 @@ def compile_rules(text: str, *, source: str = "<stdin>", input_queue: str | None
     ruleset: RuleSet | None = None
     if not any(d.severity == Severity.ERROR for d in diags):
         sites = [RuleSite(v.line, v.column, v.args) for v in table.rules]
-        diags += table_warnings(rules, sites, control, path=source, input_queue=input_queue,
+        diags += table_warnings(rules, sites, control, path=source,
+                                input_queue=input_queue or control.inputq or deadq,
                                 triggered=triggered)
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        digest = hashlib.sha256(_raw(rules_table)).hexdigest()
         ruleset = RuleSet(control, rules, source, digest, _keywords_read(rules))
     ordered = tuple(sorted(set(diags), key=Diagnostic.sort_key))
-    return CompileResult(ruleset, ordered)
+    return CompileResult(ruleset, ordered, text)
+
+
+def _raw(table: str | bytes) -> bytes:
+    """The bytes a table's digest is of: the file's own bytes when it came as text too."""
+    if isinstance(table, bytes):
+        return table
+    try:
+        return table.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return table.encode("utf-8", "surrogatepass")
 
 
 def compile_rules_or_raise(text: str, *, source: str = "<stdin>",

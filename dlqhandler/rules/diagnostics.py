@@ -97,6 +97,10 @@ _TABLE: tuple[CodeInfo, ...] = (
              "character {char!r} must be quoted",
              "unquoted values may use A-Z a-z 0-9 . / _ % * ? & -; quote anything else",
              "DESTQ(Q#1) ACTION(IGNORE)\n"),
+    CodeInfo("E109", E, "byte that is not UTF-8 outside a comment",
+             "byte {byte} is not UTF-8{more}: the table must be UTF-8 (or ASCII)",
+             "convert the file, e.g. iconv -f ISO-8859-1 -t UTF-8; MQ names are ASCII",
+             "DESTQ('caf\udce9') ACTION(IGNORE)\n"),
     CodeInfo("W101", W, "no blank or comma between ')' and the next keyword",
              "no separator before {keyword}",
              "put a blank or a comma between keywords",
@@ -115,6 +119,10 @@ _TABLE: tuple[CodeInfo, ...] = (
              "MQ names are case-sensitive: quote the value ({keyword}('{raw}')) "
              "to keep lower case, or write it in upper case",
              "DESTQ(myq) ACTION(IGNORE)\n"),
+    CodeInfo("W105", W, "byte that is not UTF-8 in a comment (accepted)",
+             "byte {byte} is not UTF-8{more}; accepted in a comment, which is ignored",
+             "save the table as UTF-8 (iconv -f ISO-8859-1 -t UTF-8) to silence this",
+             "* caf\udce9\nACTION(IGNORE)\n"),
     # --- table structure ---
     CodeInfo("E201", E, "control data after the first entry",
              "control-data keyword {keyword} after the first entry",

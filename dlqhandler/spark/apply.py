@@ -1,12 +1,19 @@
 """Apply mode: executors carry out the decisions on the queue manager.
 
 Each message is moved in its own unit of work: a destructive get by MsgId and
-CorrelId under syncpoint, the put, the commit. A message another process (a
-running ``dlqhandler run``) already took is not found and is skipped: never
-duplicated. A failed put is backed out and counts one attempt; the rules are
-asked again with the new count (RETRY totals, fall-through, implicit IGNORE,
-spec §5.5) until a put succeeds or nothing is left to try; then the catch-all
-queue (if any) takes the message, else it stays on the DLQ.
+CorrelId under syncpoint, the put, the commit. A message group (or a segmented
+message) moves whole, as ``dlqhandler run`` moves it (:mod:`dlqhandler.mq.groups`):
+its rows are brought to one task, every member is got under syncpoint, the
+members are put in logical order and committed in one unit of work, with one
+attempt count for the group; a group that is not whole on the queue (a member
+missing from the snapshot, or taken since) stays where it is, all of it.
+
+A message another process (a running ``dlqhandler run``) already took is not
+found and is skipped: never duplicated. A failed put is backed out and counts
+one attempt; the rules are asked again with the new count (RETRY totals,
+fall-through, implicit IGNORE, spec §5.5) until a put succeeds or nothing is
+left to try; then the catch-all queue (if any) takes the message, else it stays
+on the DLQ.
 
 Drains do not wait RETRYINT between attempts: a drain runs once, and a message
 that still fails after its rules' RETRY counts is left (or sent to the catch-all).
@@ -25,15 +32,53 @@ from typing import Any
 
 from dlqhandler.errors import DLQHandlerError, MalformedMessageError, MQIError
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
+from dlqhandler.mq.groups import UNIT_FLAGS, is_complete, logical_order
 from dlqhandler.mq.message import Message, decode_dead_letter
-from dlqhandler.qmgr.attempts import AttemptRecord, AttemptStore, message_subject
+from dlqhandler.qmgr.attempts import (
+    AttemptRecord,
+    AttemptStore,
+    Subject,
+    group_subject,
+    message_subject,
+)
 from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager
-from dlqhandler.rules import Matcher, RuleSet
+from dlqhandler.rules import Decision, Matcher, RuleSet
 from dlqhandler.rules.outgoing import plan_outgoing
 
-__all__ = ["apply_frame", "apply_message"]
+__all__ = ["apply_frame", "apply_group", "apply_message"]
 
 _MAX_STEPS = 10_000
+_NO_GROUP = bytes(24)
+Outcome = tuple[str, int | None, str | None, str | None]
+
+
+def _put(qm: QueueManager, decision: Decision, msg: Message, *, input_queue: str,
+         max_hops: int) -> tuple[str, str]:
+    """PUT1 the decision's outgoing message under syncpoint; returns (queue, qmgr)."""
+    local = qm.name
+    out, target = plan_outgoing(decision, msg, input_queue=input_queue, local_qmgr=local,
+                                max_hops=max_hops)
+    qmgr = "" if target.qmgr == local else target.qmgr
+    qm.put1(target.queue, out, PutOptions(
+        syncpoint=True, context="pass_all",
+        alternate_user=msg.md.user_identifier if decision.action.putaut == "CTX"
+        else None), qmgr=qmgr)
+    return target.queue, qmgr
+
+
+def _commit(qm: QueueManager, store: AttemptStore | None, record: AttemptRecord | None) -> None:
+    """The unit of work that moved a message (or a group) ends; its count goes with it."""
+    if store is not None:
+        store.clear(record)
+    qm.commit()
+
+
+def _fail(qm: QueueManager, store: AttemptStore | None, subject: Subject,
+          record: AttemptRecord | None, clock: Callable[[], float]) -> None:
+    """A put failed: back the unit of work out and count one attempt."""
+    qm.backout()
+    if store is not None:
+        store.record_failure(subject, record, clock())
 
 
 def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
@@ -48,7 +93,6 @@ def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
     after every allowed attempt failed). With a ``store`` the attempt count is
     read (while the message is held) and kept there, shared with the handlers.
     """
-    local = qm.name
     subject = message_subject(msg_id, correl_id)
     for step in range(_MAX_STEPS):
         try:
@@ -71,29 +115,97 @@ def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
         if kind == "IGNORE":
             return _to_catch_all(qm, got, catch_all, line, store=store, record=record)
         if kind == "DISCARD":
-            if store is not None:
-                store.clear(record)
-            qm.commit()
+            _commit(qm, store, record)
             return "discarded", line, None, None
         try:
-            out, target = plan_outgoing(decision, msg, input_queue=input_queue,
-                                        local_qmgr=local, max_hops=max_hops)
-            qmgr = "" if target.qmgr == local else target.qmgr
-            qm.put1(target.queue, out, PutOptions(
-                syncpoint=True, context="pass_all",
-                alternate_user=msg.md.user_identifier if decision.action.putaut == "CTX"
-                else None), qmgr=qmgr)
+            queue, qmgr = _put(qm, decision, msg, input_queue=input_queue,
+                               max_hops=max_hops)
         except (MQIError, DLQHandlerError):
-            qm.backout()
-            if store is not None:
-                store.record_failure(subject, record, clock())
+            _fail(qm, store, subject, record, clock)
             continue
-        if store is not None:
-            store.clear(record)
-        qm.commit()
-        return "ok", line, target.queue, qmgr
+        _commit(qm, store, record)
+        return "ok", line, queue, qmgr
     qm.backout()
     return "failed", None, None, None
+
+
+def apply_group(qm: QueueManager, q: Queue, matcher: Matcher, ids: list[tuple[bytes, bytes]],
+                *, input_queue: str, catch_all: str | None, max_hops: int = 5,
+                store: AttemptStore | None = None, clock: Callable[[], float] = time.time,
+                ) -> list[Outcome]:
+    """Move one group (its members' MsgId/CorrelId) whole; an outcome per member.
+
+    Every member is got under syncpoint; a member already gone (taken by a
+    handler) leaves the whole group (``skipped``), a group that is not complete
+    stays (``remaining``), an IGNORE or a member without an MQDLH sends the whole
+    group to the catch-all or leaves it. Otherwise the members are put in logical
+    order and committed together; a failed put backs the group out and counts one
+    attempt for the group, and the rules are asked again with the new count.
+    """
+    n = len(ids)
+    for step in range(_MAX_STEPS):
+        got: list[Message] = []
+        for msg_id, correl_id in ids:
+            try:
+                got.append(q.get(GetOptions(msg_id=msg_id, correl_id=correl_id,
+                                            syncpoint=True)))
+            except MQIError as exc:
+                if exc.reason == MQRC_NO_MSG_AVAILABLE:
+                    qm.backout()
+                    return [("skipped", None, None, None)] * n
+                raise
+        try:
+            members = [decode_dead_letter(m.md, m.body) for m in got]
+        except MalformedMessageError:
+            return _group_to_catch_all(qm, got, catch_all, None, store=store)
+        if not is_complete(members):
+            qm.backout()
+            return [("remaining", None, None, None)] * n
+        subject = group_subject(members[0].md.group_id)
+        record = store.lookup(subject) if store is not None else None
+        attempts = record.attempts if record is not None else step
+        decisions = [matcher.decide(m, attempts) for m in members]
+        ignored = [d for d in decisions if d.action.kind == "IGNORE"]
+        if ignored:
+            line = ignored[0].rule.line if ignored[0].rule is not None else None
+            return _group_to_catch_all(qm, got, catch_all, line, store=store, record=record)
+        position = {id(m): i for i, m in enumerate(members)}
+        results: list[Outcome] = [("failed", None, None, None)] * n
+        try:
+            for m in logical_order(members):
+                i = position[id(m)]
+                d = decisions[i]
+                line = d.rule.line if d.rule is not None else None
+                if d.action.kind == "DISCARD":
+                    results[i] = ("discarded", line, None, None)
+                    continue
+                queue, qmgr = _put(qm, d, m, input_queue=input_queue, max_hops=max_hops)
+                results[i] = ("ok", line, queue, qmgr)
+        except (MQIError, DLQHandlerError):
+            _fail(qm, store, subject, record, clock)
+            continue
+        _commit(qm, store, record)
+        return results
+    qm.backout()
+    return [("failed", None, None, None)] * n
+
+
+def _group_to_catch_all(qm: QueueManager, got: list[Message], catch_all: str | None,
+                        line: int | None, *, store: AttemptStore | None = None,
+                        record: AttemptRecord | None = None) -> list[Outcome]:
+    """The whole group, headers and all, to the catch-all in one unit, or left."""
+    n = len(got)
+    if catch_all is None:
+        qm.backout()
+        return [("remaining", line, None, None)] * n
+    try:
+        for m in logical_order(got):
+            qm.put1(catch_all, m, PutOptions(syncpoint=True, context="pass_all"))
+    except MQIError:
+        qm.backout()
+        return [("failed", line, None, None)] * n
+    _commit(qm, store, record)
+    return [("catch_all", line, catch_all, "")] * n
 
 
 def _to_catch_all(qm: QueueManager, got: Message, catch_all: str | None,
@@ -108,47 +220,106 @@ def _to_catch_all(qm: QueueManager, got: Message, catch_all: str | None,
     except MQIError:
         qm.backout()
         return "failed", line, None, None
-    if store is not None:
-        store.clear(record)
-    qm.commit()
+    _commit(qm, store, record)
     return "catch_all", line, catch_all, ""
+
+
+def _row_in_group(row: dict[str, Any]) -> bool:
+    """:func:`dlqhandler.mq.groups.in_group` on a row's MQMD columns."""
+    return (row["md_group_id"] not in (None, _NO_GROUP)
+            and bool((row["md_msg_flags"] or 0) & UNIT_FLAGS))
+
+
+class _Connection:
+    """A task's queue manager connection, opened at its first row (group partitions
+    after the shuffle are mostly empty: they never connect)."""
+
+    def __init__(self, connect: Callable[[], QueueManager], input_queue: str,
+                 status_queue: str | None) -> None:
+        self._connect, self._input_queue, self._status_queue = connect, input_queue, status_queue
+        self.qm: QueueManager | None = None
+        self.q: Queue | None = None
+        self.store: AttemptStore | None = None
+
+    def open(self) -> tuple[QueueManager, Queue, AttemptStore | None]:
+        if self.qm is None or self.q is None:
+            self.qm = self._connect()
+            self.q = self.qm.open(self._input_queue, input=True, browse=False)
+            self.store = AttemptStore(self.qm, self._status_queue) if self._status_queue else None
+        return self.qm, self.q, self.store
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+        if self.q is not None:
+            self.q.close()
+        if self.qm is not None:
+            self.qm.disconnect()
 
 
 def apply_partition(ruleset_json: str, connect: Callable[[], QueueManager], input_queue: str,
                     catch_all: str | None, names: list[str], *,
                     status_queue: str | None = None) -> Callable[[Iterator[Any]],
                                                                  Iterator[Any]]:
-    """The mapInArrow function: one connection per task, one UOW per message."""
+    """The mapInArrow function: one connection per task, one UOW per message or group.
+
+    Group members arrive together, sorted by GroupId (see :func:`apply_frame`); a
+    group may span Arrow batches, so rows are buffered until the group ends.
+    """
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
         matcher = Matcher(RuleSet.from_json(ruleset_json))
-        qm = connect()
-        q = qm.open(input_queue, input=True, browse=False)
-        store = AttemptStore(qm, status_queue) if status_queue else None
+        conn = _Connection(connect, input_queue, status_queue)
+        schema: Any = None
+        group: list[dict[str, Any]] = []
+        done: list[dict[str, Any]] = []
+
+        def settle(rows: list[dict[str, Any]], outcomes: list[Outcome]) -> None:
+            for row, (outcome, line, queue, qmgr) in zip(rows, outcomes, strict=True):
+                row["outcome"] = outcome
+                row["applied_line"] = line
+                if outcome in ("ok", "catch_all"):
+                    row["out_q"], row["out_qm"] = queue, qmgr
+                done.append(row)
+
+        def flush_group() -> None:
+            if group:
+                qm, q, store = conn.open()
+                settle(group, apply_group(
+                    qm, q, matcher, [(r["md_msg_id"], r["md_correl_id"]) for r in group],
+                    input_queue=input_queue, catch_all=catch_all, store=store))
+                group.clear()
+
+        def emit() -> Any:
+            out = pa.RecordBatch.from_pylist([{n: r.get(n) for n in names} for r in done],
+                                             schema=schema)
+            done.clear()
+            return out
+
         try:
             for batch in batches:
-                rows = batch.to_pylist()
-                for row in rows:
-                    outcome, line, queue, qmgr = apply_message(
+                if schema is None:
+                    schema = batch.schema.append(pa.field("outcome", pa.string())).append(
+                        pa.field("applied_line", pa.int32()))
+                for row in batch.to_pylist():
+                    if _row_in_group(row):
+                        if group and group[0]["md_group_id"] != row["md_group_id"]:
+                            flush_group()
+                        group.append(row)
+                        continue
+                    qm, q, store = conn.open()
+                    settle([row], [apply_message(
                         qm, q, matcher, row["md_msg_id"], row["md_correl_id"],
-                        input_queue=input_queue, catch_all=catch_all, store=store)
-                    row["outcome"] = outcome
-                    if outcome in ("ok", "catch_all"):
-                        row["out_q"], row["out_qm"] = queue, qmgr
-                        row["applied_line"] = line
-                    else:
-                        row["applied_line"] = line
-                yield pa.RecordBatch.from_pylist([{n: r.get(n) for n in names} for r in rows],
-                                                 schema=batch.schema.append(
-                                                     pa.field("outcome", pa.string())).append(
-                                                     pa.field("applied_line", pa.int32())))
+                        input_queue=input_queue, catch_all=catch_all, store=store)])
+                if done:
+                    yield emit()
+            flush_group()
+            if done:
+                yield emit()
         finally:
-            if store is not None:
-                store.close()
-            q.close()
-            qm.disconnect()
+            conn.close()
 
     return run
 
@@ -163,4 +334,14 @@ def apply_frame(frame: Any, ruleset: RuleSet, input_queue: str, catch_all: str |
                            + ["outcome string", "applied_line int"])
     fn = apply_partition(ruleset.to_json(), connect, input_queue, catch_all, names,
                          status_queue=status_queue)
-    return frame.mapInArrow(fn, out_schema)
+    from pyspark.sql import functions as F
+
+    grouped = F.coalesce((F.col("md_group_id") != F.lit(_NO_GROUP))
+                         & (F.col("md_msg_flags").bitwiseAND(F.lit(UNIT_FLAGS)) != 0),
+                         F.lit(False))
+    singles = frame.filter(~grouped)
+    # Every member of a group in one task, contiguous (a group is rare: the shuffle
+    # carries only its rows).
+    groups = (frame.filter(grouped).repartition("md_group_id")
+              .sortWithinPartitions("md_group_id", "md_msg_seq_number", "md_offset"))
+    return singles.mapInArrow(fn, out_schema).unionByName(groups.mapInArrow(fn, out_schema))

@@ -28,6 +28,7 @@ from dlqhandler.spark.outputs import (
     assemble,
     write_partition,
 )
+from dlqhandler.spark.progress import step
 
 __all__ = ["DrainConfig", "DrainResult", "run_drain"]
 
@@ -111,6 +112,7 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
 
     messages = read_messages(spark, files, split_bytes=config.split_bytes).persist(
         StorageLevel.MEMORY_AND_DISK)
+    step(spark, "read the input")
     broken = messages.filter(F.col("error").isNotNull()).select("error").limit(5).collect()
     if broken:
         messages.unpersist()
@@ -125,17 +127,21 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
 
         if connect is None or input_queue is None:
             raise ConfigError("--apply needs a queue manager connection and a queue")
-        frame = apply_frame(frame, ruleset, input_queue, catch_all, connect,
-                            status_queue=config.status_queue)
+        step(spark, "apply the actions")
+        # The actions run exactly once: an eager local checkpoint cuts the lineage, so
+        # no later job (nor an evicted cache block) can run them again - a second run
+        # would find the moved messages gone and record them as skipped.
+        frame = apply_frame(frame.drop("body"), ruleset, input_queue, catch_all, connect,
+                            status_queue=config.status_queue).localCheckpoint(eager=True)
         frame = frame.withColumn("disposition", _applied_disposition())
         failures = frame.filter(F.col("outcome") == "failed").count()
     frame = frame.withColumn("outcome", _outcome_column(config.apply))
-    if config.apply:  # the actions ran once; every later job must read their outcome
-        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
     # Offline, classification is native Spark over the cached messages: recomputing it
     # per job is cheaper than a second cached copy of every body.
 
+    step(spark, "classify, write the audit")
     frame.selectExpr(*_AUDIT_COLUMNS).write.mode("overwrite").parquet(str(out / "audit"))
+    step(spark, "count the outcomes")
     summary = _summarise(frame, ruleset)
     outputs: list[dict[str, Any]] = []
     remaining: dict[str, Any] = {"file": None, "messages": summary["totals"]["remaining"]}
@@ -145,6 +151,7 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
         keep = frame.filter(F.col("disposition") != "DISCARD")
         if config.partitions:
             keep = keep.coalesce(config.partitions)
+        step(spark, "write the dmpmqmsg files")
         parts_dir = out / f".parts-{uuid.uuid4().hex}"
         parts = [r.asDict() for r in
                  keep.sortWithinPartitions("out_q", "out_qm", "file_index", "split_start", "seq")

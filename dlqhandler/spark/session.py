@@ -1,23 +1,52 @@
-"""Building the SparkSession for the drain (local[*] by default).
+"""Building the SparkSession for the drain (local[*] by default), and stopping it.
 
 Under ``spark-submit`` the session already configured by the launcher is used
 as is; ``dlqhandler drain`` builds one with ``--master`` (default
 ``local[*]``). Python workers run this interpreter, so they see the same
 installed dlqhandler and pyarrow.
+
+With ``log_file`` the JVM this process launches writes its standard error -
+log4j's WARN lines, executor and Python worker tracebacks - to that file, not
+to the terminal. Spark's console progress bar is off: the drain shows its own
+(:mod:`dlqhandler.spark.progress`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-__all__ = ["get_session"]
+__all__ = ["get_session", "has_active_session", "stop_session"]
+
+
+@contextlib.contextmanager
+def _stderr_to(path: Path | None) -> Iterator[None]:
+    """File descriptor 2 goes to ``path`` meanwhile: children launched now inherit it."""
+    if path is None:
+        yield
+        return
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    saved = os.dup(2)
+    sys.stderr.flush()
+    os.dup2(fd, 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
 
 
 def get_session(master: str | None = None, *, app_name: str = "dlqhandler-drain",
-                partitions: int | None = None, extra: dict[str, str] | None = None) -> Any:
-    """Return the active SparkSession or build one."""
+                partitions: int | None = None, extra: dict[str, str] | None = None,
+                log_file: Path | None = None) -> Any:
+    """Return the active SparkSession or build one (its JVM's stderr to ``log_file``)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
@@ -29,7 +58,8 @@ def get_session(master: str | None = None, *, app_name: str = "dlqhandler-drain"
                .config("spark.ui.enabled", "false")
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.python.worker.reuse", "true"))
+               .config("spark.python.worker.reuse", "true")
+               .config("spark.ui.showConsoleProgress", "false"))
     # Under spark-submit the launcher started the JVM (PYSPARK_GATEWAY_PORT is set)
     # and chose the master; only a direct run picks local[*].
     if master is not None:
@@ -40,4 +70,45 @@ def get_session(master: str | None = None, *, app_name: str = "dlqhandler-drain"
         builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
     for key, value in (extra or {}).items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    with _stderr_to(log_file):
+        return builder.getOrCreate()
+
+
+def has_active_session() -> bool:
+    """Whether this process already has a SparkSession (a caller's, e.g. tests)."""
+    if "pyspark" not in sys.modules:
+        return False
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession() is not None
+
+
+def stop_session(spark: Any, *, timeout: float = 30.0) -> None:
+    """Stop Spark and, when this process launched the JVM, wait for it to exit.
+
+    The gateway JVM exits when its standard input closes; waiting for it leaves
+    no orphaned or defunct ``java`` behind an interrupted drain.
+    """
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    proc: subprocess.Popen[bytes] | None = getattr(gateway, "proc", None)
+    with contextlib.suppress(Exception):
+        if spark is not None:
+            spark.stop()
+        elif SparkContext._active_spark_context is not None:
+            SparkContext._active_spark_context.stop()
+    if proc is None or gateway is None:
+        return
+    with contextlib.suppress(Exception):
+        gateway.shutdown()
+    with contextlib.suppress(OSError):
+        if proc.stdin is not None:
+            proc.stdin.close()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout)
+    SparkContext._gateway = None
+    SparkContext._jvm = None

@@ -50,8 +50,9 @@ from dlqhandler.rules import Decision, Matcher, RuleSet
 from dlqhandler.rules.targets import InvalidTargetError
 from dlqhandler.worker.actions import ActionError, ForwardLoopError, Outgoing, plan_put
 from dlqhandler.worker.ages import dead_lettered_at, put_at
-from dlqhandler.worker.groups import SeenGroups, in_group, is_complete, logical_order
+from dlqhandler.worker.groups import in_group, is_complete, logical_order
 from dlqhandler.worker.options import HandlerOptions
+from dlqhandler.worker.passes import PassState, still_on_queue
 from dlqhandler.worker.reporting import ReportLimiter
 from dlqhandler.worker.selection import RateLimiter, Selector
 from dlqhandler.worker.stats import RunStats
@@ -59,36 +60,12 @@ from dlqhandler.worker.stats import RunStats
 if TYPE_CHECKING:
     from dlqhandler.worker.metrics import HandlerMetrics
 
-__all__ = ["QUIET_END", "Actor", "PassState"]
+__all__ = ["QUIET_END", "Actor", "PassState"]  # PassState: from .passes
 
 # MQ reasons that end the handler quietly (spec §5.4): CONNECTION_BROKEN,
 # Q_MGR_QUIESCING, Q_MGR_STOPPING. Every other unexpected MQ error is fatal.
 QUIET_END = frozenset({2009, 2161, 2162})
 _GONE = frozenset({MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR})
-
-
-@dataclass
-class PassState:
-    """What one pass over the DLQ found (counts for the summary, when to come back)."""
-
-    useful: bool = False
-    pending_due: float | None = None  # earliest time a waiting retry becomes due
-    complete: bool = True
-    ignored: int = 0
-    no_dlh: int = 0
-    waiting: int = 0
-    not_selected: int = 0
-    oldest: float | None = None  # earliest dead-letter time of a message left on the DLQ
-    groups: SeenGroups = field(default_factory=SeenGroups)
-
-    def wait_for(self, due: float) -> None:
-        self.waiting += 1
-        self.pending_due = due if self.pending_due is None else min(self.pending_due, due)
-
-    def left(self, when: float | None) -> None:
-        """A message dead-lettered at ``when`` stays on the DLQ."""
-        if when is not None and (self.oldest is None or when < self.oldest):
-            self.oldest = when
 
 
 @dataclass
@@ -127,6 +104,9 @@ class Actor:
         self._no_dlh = ReportLimiter(interval=options.no_dlh_report_interval,
                                    per_pass=options.no_dlh_reports_per_pass)
         self._batch = _Batch()
+        # Messages (or groups) whose last action failed: by attempt-record key.
+        self._unresolved: dict[bytes, Subject] = {}
+        self._unit_open = False  # the attempt store's new_unit was asked for this unit
         self._ruleset = ruleset
         self._matcher = Matcher(ruleset)
 
@@ -134,6 +114,11 @@ class Actor:
         """Decide with ``ruleset`` from now on (call between units of work)."""
         self._ruleset = ruleset
         self._matcher = Matcher(ruleset)
+
+    def unresolved(self) -> int:
+        """How many messages (a group counts once) whose last action here failed are
+        still on the DLQ (another handler may have acted on them since)."""
+        return still_on_queue(self._other, self._unresolved.values())
 
     def new_pass(self) -> None:
         self._no_dlh.new_pass()
@@ -172,7 +157,7 @@ class Actor:
             p.not_selected += 1
             return False
         subject = message_subject(md.msg_id, md.correl_id)
-        record = self._store.lookup(subject)
+        record = self._lookup(subject)
         attempts = record.attempts if record is not None else 0
         decision = self._matcher.decide(msg, attempts)
         if decision.action.kind != "IGNORE" and not self._due(record, p):
@@ -186,7 +171,8 @@ class Actor:
             log.debug("message_ignored", implicit=decision.implicit, outcome="left")
             return False
         if self.options.dry_run:
-            self._dry_run(msg, decision, log)
+            if not self._dry_run(msg, decision, log):
+                self._unresolved[subject.key] = subject
             return False
         p.useful = True
         if not self._pace(1):
@@ -200,15 +186,18 @@ class Actor:
         return taken
 
     def _pace(self, n: int) -> bool:
-        """Take ``n`` --max-rate tokens. When one must be waited for, the open unit of
-        work is committed first: the wait never holds uncommitted messages (nor the
-        locks and log space they pin). False when the handler is stopping."""
+        """Take ``n`` --max-rate tokens. When one must be waited for, the unit of work is
+        committed and the browse lock given up first: a wait holds neither uncommitted
+        messages nor a lock. The message is then acted on unlocked; if another handler
+        takes it meanwhile, its get fails and the unit backs out (``message_vanished``).
+        False when the handler is stopping."""
         if self._limiter is None:
             return True
         for _ in range(n):
             if self._limiter.try_acquire():
                 continue
             self.commit()
+            self._dlq.unlock()
             if not self._limiter.acquire(self._stop):
                 return False
         return True
@@ -229,18 +218,25 @@ class Actor:
         p.wait_for(record.last_attempt + retryint)
         return False
 
-    def _dry_run(self, msg: Message, decision: Decision, log: Any) -> None:
+    def _dry_run(self, msg: Message, decision: Decision, log: Any) -> bool:
+        """Log and count what the run would do; False when it would be refused (a loop,
+        an unusable target), counted as the run counts that failure, not as done."""
         target: str | None = None
+        line = decision.rule.line if decision.rule else None
         if decision.action.kind != "DISCARD":
             try:
                 out = self._plan(decision, msg)
                 target = self._where(out)
             except (InvalidTargetError, ActionError) as exc:
-                target = f"refused: {exc}"
-        line = decision.rule.line if decision.rule else None
+                self.stats.record_failure(line, _refusal(exc))
+                self._count(line, decision.action.kind, "would_fail")
+                log.warning("dry_run_decision", target=None, refused=_refusal(exc),
+                            detail=str(exc), outcome="would_fail")
+                return False
         self.stats.record_action(line, decision.action.kind)
         self._count(line, decision.action.kind, "not_done")
         log.info("dry_run_decision", target=target, outcome="not_done")
+        return True
 
     def _plan(self, decision: Decision, msg: Message) -> Outgoing:
         return plan_put(decision, msg, input_queue=self.options.input_queue,
@@ -282,6 +278,7 @@ class Actor:
             self.backout()
             return True
         self._store.clear(record)
+        self._unresolved.pop(subject.key, None)
         self._batch.size += 1
         self._batch.effects.append(functools.partial(self._done, line, kind, log, target))
         return True
@@ -311,6 +308,7 @@ class Actor:
                 target: str | None = None, code: int | None = None) -> AttemptRecord:
         """Count a failed attempt at once; the DLQ message was not touched."""
         new = self._store.record_failure(subject, record, self._clock())
+        self._unresolved[subject.key] = subject
         self.stats.record_failure(line, reason)
         self._count(line, action, "failed")
         if self._metrics is not None:
@@ -338,7 +336,7 @@ class Actor:
             p.not_selected += len(members)
             return False
         subject = group_subject(gid)
-        record = self._store.lookup(subject)
+        record = self._lookup(subject)
         attempts = record.attempts if record is not None else 0
         decisions = [self._matcher.decide(m, attempts) for m in members]
         ignore = any(d.action.kind == "IGNORE" for d in decisions)
@@ -351,7 +349,8 @@ class Actor:
             return False
         if self.options.dry_run:
             for m, d in zip(members, decisions, strict=True):
-                self._dry_run(m, d, self._member_log(log, m, d))
+                if not self._dry_run(m, d, self._member_log(log, m, d)):
+                    self._unresolved[subject.key] = subject
             return False
         p.useful = True
         self.commit()  # a group has a unit of work of its own
@@ -390,6 +389,7 @@ class Actor:
                 self.backout()
                 return False
         self._store.clear(record)
+        self._unresolved.pop(subject.key, None)
         self._batch.size += len(plans)
         for m, d, out in plans:
             self._batch.effects.append(functools.partial(
@@ -452,8 +452,21 @@ class Actor:
                     attempts=new.attempts, outcome="left")
 
     # -- units of work -------------------------------------------------------------
+    def _lookup(self, subject: Subject) -> AttemptRecord | None:
+        """The subject's attempt record; no read while the status queue holds none (see
+        :mod:`dlqhandler.qmgr.attempts`: checked once per unit of work)."""
+        if not self._unit_open:
+            self._store.new_unit()
+            self._unit_open = True
+        return self._store.lookup(subject)
+
     def commit(self) -> None:
         if self._batch.size == 0:
+            return
+        self._unit_open = False
+        if not self._store.unit_valid():  # a record appeared while look-ups were skipped
+            self._log.info("unit_backed_out_status_records_appeared", messages=self._batch.size)
+            self.backout()
             return
         batch, self._batch = self._batch, _Batch()
         self.qmgr.commit()
@@ -462,6 +475,7 @@ class Actor:
             effect()
 
     def backout(self) -> None:
+        self._unit_open = False
         batch, self._batch = self._batch, _Batch()
         self.qmgr.backout()
         if batch.size:

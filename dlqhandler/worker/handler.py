@@ -68,6 +68,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_BATCH_SIZE", "Handler", "HandlerOptions", "StopReason"]
 
+_BEAT_S = 1.0  # how often an idle hold tells the metrics the loop is alive
+
 
 class StopReason:
     WAIT_EXPIRED = "wait_expired"
@@ -186,6 +188,7 @@ class Handler:
                 self._hold_after_error()
             if self.stop_reason not in (StopReason.FATAL, StopReason.CONNECTION_BROKEN):
                 self._actor.commit()
+                self.stats.failed = self._actor.unresolved()
             self._close()
         return self.stats
 
@@ -294,12 +297,30 @@ class Handler:
 
     def _hold_after_error(self) -> None:
         """A failed triggered run is re-triggered as soon as it closes the DLQ (condition 12,
-        note 2: the abend): ``linger`` may keep it open, idle, for a while first."""
+        note 2: the abend): ``linger`` may keep it open, idle, for a while first. The metrics
+        say so meanwhile (``/healthz`` beats and names the error, ``/readyz`` is 503)."""
         try:
             seconds = self._linger(self.stats) if self._linger is not None else 0.0
         except MQIError:
             return
-        self.stop_event.wait(max(0.0, seconds))
+        if seconds <= 0:
+            return
+        end = time.monotonic() + seconds
+        error = self.fatal_error
+        reason = reason_name(error.reason) if error is not None else "unknown"
+        if self._metrics is not None:
+            self._metrics.hold_after_error(reason)
+        self._log.info("holding_after_error", seconds=round(seconds, 3), reason_name=reason)
+        beat = _BEAT_S if self._metrics is None else min(_BEAT_S,
+                                                         self._metrics.stuck_after_s / 4)
+        try:
+            while (left := end - time.monotonic()) > 0 and not self.stop_event.is_set():
+                self.stop_event.wait(min(left, beat))
+                if self._metrics is not None:
+                    self._metrics.beat()
+        finally:
+            if self._metrics is not None:
+                self._metrics.hold_after_error(None)
 
     # -- rules and shutdown --------------------------------------------------------
     def _maybe_swap_rules(self) -> None:

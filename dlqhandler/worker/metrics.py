@@ -112,6 +112,7 @@ class HandlerMetrics:
         self.connected = False
         self.rules_loaded = False
         self._beat: float | None = None
+        self.holding_after: str | None = None  # the MQ error a triggered run holds after
 
     # -- events from the handler -------------------------------------------------
     def decision(self, rule_line: int | None, action: str, outcome: str) -> None:
@@ -130,6 +131,12 @@ class HandlerMetrics:
     def beat(self) -> None:
         """The handler loop is making progress (called between MQ calls)."""
         self._beat = self.clock()
+
+    def hold_after_error(self, reason: str | None) -> None:
+        """The loop ended on an MQ error and holds the DLQ open (a triggered run's guard
+        against an immediate re-trigger), or (None) no longer does."""
+        self.holding_after = reason
+        self.beat()
 
     def alive(self) -> bool:
         """False once the loop has not beaten for ``stuck_after_s`` (True before it starts)."""
@@ -206,13 +213,16 @@ def _make_handler(metrics: HandlerMetrics) -> type[BaseHTTPRequestHandler]:
             if self.path.startswith("/metrics"):
                 self._send(200, metrics.exposition(), CONTENT_TYPE_LATEST)
             elif self.path.startswith("/healthz"):
-                alive = metrics.alive()
-                self._send(200 if alive else 503, b"ok\n" if alive else b"stuck\n",
-                           "text/plain")
+                alive, holding = metrics.alive(), metrics.holding_after
+                body = (b"stuck\n" if not alive else b"ok\n" if holding is None
+                        else f"holding after MQ error {holding}\n".encode())
+                self._send(200 if alive else 503, body, "text/plain")
             elif self.path.startswith("/readyz"):
-                ready = metrics.connected and metrics.rules_loaded
-                self._send(200 if ready else 503, b"ready\n" if ready else b"not ready\n",
-                           "text/plain")
+                holding = metrics.holding_after
+                ready = metrics.connected and metrics.rules_loaded and holding is None
+                body = (b"ready\n" if ready else b"not ready\n" if holding is None
+                        else f"not ready: holding after MQ error {holding}\n".encode())
+                self._send(200 if ready else 503, body, "text/plain")
             else:
                 self._send(404, b"not found\n", "text/plain")
 

@@ -44,3 +44,10 @@ class HandlerOptions:
     sweep_interval: float = 300.0
     near_expiry_tenths: int = 50
     max_rate: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("batch_size", "max_hops"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be 1 or more, not {getattr(self, name)}")
+        if self.max_rate is not None and not self.max_rate > 0:
+            raise ValueError(f"max_rate must be positive, not {self.max_rate}")

@@ -97,18 +97,18 @@ class RulesReloader:
 
     def _reload(self, trigger: str) -> bool:
         try:
-            text = self.path.read_text(encoding="utf-8", errors="replace")
+            table = self.path.read_bytes()  # decoded by compile_rules, as lint and run do
         except OSError as exc:
             self.rejected += 1
             self._log.error("rules_reload_failed", trigger=trigger, error=str(exc),
                             kept_sha256=self._sha)
             self._rejected()
             return False
-        text_sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        text_sha = hashlib.sha256(table).hexdigest()
         if text_sha in (self._sha, self._rejected_sha):
             self._log.debug("rules_unchanged", trigger=trigger, sha256=text_sha)
             return False
-        result = compile_rules(text, source=str(self.path), input_queue=self._input_queue)
+        result = compile_rules(table, source=str(self.path), input_queue=self._input_queue)
         # A file replaced by garbage has tens of thousands of problems per MB: log the
         # first ones, count the rest (the log must not be flooded).
         for d in result.diagnostics[:MAX_LOGGED_DIAGNOSTICS]:

@@ -20,8 +20,12 @@ class RunStats:
     queue (IGNORE, explicit or implicit; no valid MQDLH). ``put_failures``
     counts failed attempts by MQ reason name (or INVALID_TARGET,
     FORWARD_LOOP, UNUSABLE_USERID when no put was made). In a dry run the
-    action counts are what *would* have been done. ``not_selected``: what the
-    last complete pass left because ``--msgid``/``--match`` did not select it.
+    action counts are what *would* have been done, and ``put_failures`` what
+    would be refused. ``not_selected``: what the last complete pass left because
+    ``--msgid``/``--match`` did not select it; ``failed``: the messages (a group
+    counts once) whose last action in this run failed (a dry run: would be
+    refused), including those ``waiting`` to retry: what the run could not act
+    on (:attr:`unresolved`).
     """
 
     seen: int = 0
@@ -32,6 +36,7 @@ class RunStats:
     no_dlh: int = 0
     waiting: int = 0
     not_selected: int = 0
+    failed: int = 0
     put_failures: Counter[str] = field(default_factory=Counter)
     by_rule: Counter[tuple[int, str]] = field(default_factory=Counter)
     loops: int = 0
@@ -64,6 +69,11 @@ class RunStats:
             self.loops += 1
 
     @property
+    def unresolved(self) -> int:
+        """Messages left on the queue because their action failed (and may wait to retry)."""
+        return self.failed
+
+    @property
     def acted(self) -> int:
         return self.retried + self.forwarded + self.discarded
 
@@ -77,6 +87,7 @@ class RunStats:
             "no_dlh": self.no_dlh,
             "waiting_retry": self.waiting,
             "not_selected": self.not_selected,
+            "failed": self.failed,
             "loops": self.loops,
             "vanished": self.vanished,
             "groups_moved": self.groups_moved,
@@ -106,6 +117,7 @@ class RunStats:
                  f"  ignored                {self.ignored:>10}",
                  f"  without MQDLH          {self.no_dlh:>10}",
                  f"  waiting to retry       {self.waiting:>10}",
+                 f"  {'would fail' if self.dry_run else 'failed, left':<22} {self.failed:>10}",
                  f"  forward loops refused  {self.loops:>10}"]
         if self.not_selected:
             lines.append(f"  not selected           {self.not_selected:>10}")

@@ -4,8 +4,10 @@
         --rules rules/default.rul --input /data/dlq/*.dmp --output /data/drain-out
 
 Takes the same arguments as ``dlqhandler drain`` (without ``--master``: the
-launcher chooses it). dlqhandler must be installed on the driver and the
-executors (``pip install dlqhandler[spark]``), or shipped with ``--py-files``.
+launcher chooses it); relative paths are resolved on the driver, so
+``--master 'local-cluster[2,1,1024]'`` or a cluster with a shared mount work.
+dlqhandler must be installed on the driver and the executors
+(``pip install dlqhandler[spark]``), or shipped with ``--py-files``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # submit.sh: run the dlqhandler backlog drain (ops/spark/drain.py) with spark-submit.
 #
-#   ops/spark/submit.sh --rules rules/default.rul --input hdfs:///dlq/*.dmp --output hdfs:///drain
+#   ops/spark/submit.sh --rules rules/default.rul --input /shared/dlq/*.dmp --output /shared/drain
 #
 # Arguments after the options below go to the drain unchanged (the same as
-# `dlqhandler drain`, without --master). Environment:
+# `dlqhandler drain`, without --master). Relative paths are resolved here, on the driver;
+# the dmpmqmsg reader and writer run in Python, so --input and --output must be on a
+# filesystem every node mounts at the same path (hdfs:/s3a: URIs are refused until the
+# JVM reader/writer lands). --output must be new or empty (or give --overwrite).
+# Environment:
 #
 #   SPARK_SUBMIT            the spark-submit to run (default: spark-submit on PATH)
 #   SPARK_MASTER            --master (default: spark-defaults.conf's spark.master)

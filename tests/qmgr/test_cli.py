@@ -51,7 +51,7 @@ def test_create_mqsc_list_delete_as_subprocesses(home: Path) -> None:
     assert "One valid MQSC command could not be processed." in bad.stdout
     assert "MQSC command 2 at line 3 failed: AMQ8147E" in bad.stderr
     listed = run(home, "qm", "list")
-    assert re.fullmatch(r"QMNAME\(QM1\) {47}STATUS\(Running\)\n", listed.stdout)
+    assert re.fullmatch(r"QMNAME\(QM1\) {47}STATUS\(Ended normally\)\n", listed.stdout)
     deleted = run(home, "qm", "delete", "QM1")
     assert deleted.returncode == 0, deleted.stderr
     assert run(home, "qm", "list").stdout == ""

@@ -9,7 +9,10 @@ loaded; ``-r FIRST..`` resumes it without duplicates.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,7 @@ from dlqhandler.qmgr import GetOptions, connect
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "backlog-small.dmp"
+CLI = ROOT / ".venv" / "bin" / "dlqhandler"
 COUNTS = re.compile(r"Read    - Files:   1  Messages: *(\d+)  Bytes: *\d+\n"
                     r"Written - Files:   0  Messages: *(\d+)  Bytes: *\d+\n")
 
@@ -205,3 +209,30 @@ def test_zero_or_negative_t_is_refused(qm1: None, capsys: pytest.CaptureFixture[
             main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "Q", "-f", "x", "-t", value])
         assert exc.value.code == 2
         assert "must be 1 or more" in capsys.readouterr().err
+
+
+def test_a_cut_file_on_a_pipe_is_named_as_precisely(home: Path, tmp_path: Path) -> None:
+    """Read from standard input (a pipe, no seeking), the cut sample gives the same
+    'line L: message 15' as from the file, from decode and from qm dmpmqmsg -f -, which
+    loads messages 1-14 only and exits 6."""
+    cut = SAMPLE.read_bytes()[:20010]
+    (tmp_path / "t.dmp").write_bytes(cut)
+    command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "dlqhandler"]
+    env = {**os.environ, "DLQHANDLER_HOME": str(home)}
+
+    def cli(*args: str, data: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([*command, *args], input=data, capture_output=True, env=env,
+                              timeout=120, check=False)
+
+    from_file = cli("decode", str(tmp_path / "t.dmp"))
+    where = re.search(rb":(\d+): message 15: the file is cut off", from_file.stderr)
+    assert where is not None, from_file.stderr
+    piped = cli("decode", "-", data=cut)
+    assert piped.returncode == 2
+    assert b"-:" + where.group(1) + b": message 15: the file is cut off" in piped.stderr
+    assert cli("qm", "create", "QM1").returncode == 0
+    loaded = cli("qm", "dmpmqmsg", "-m", "QM1", "-o", "SYSTEM.DEAD.LETTER.QUEUE", "-f", "-",
+                 data=cut)
+    assert loaded.returncode == 6
+    assert b": message 15: the file is cut off" in loaded.stderr
+    assert b"Written - Files:   0  Messages:    14" in loaded.stderr

@@ -20,7 +20,8 @@ from dlqhandler.qmgr import (
     delete_qmgr,
     list_qmgrs,
 )
-from dlqhandler.qmgr.embedded.store import QMgrPaths, Store, backout_owner
+from dlqhandler.qmgr.embedded.recovery import backout_owner
+from dlqhandler.qmgr.embedded.store import QMgrPaths, Store
 from tests.qmgr.conftest import FakeClock
 
 
@@ -177,7 +178,7 @@ def test_unencodable_descriptor_is_2026(qm: EmbeddedQueueManager) -> None:
 
 def test_lock_file_belongs_to_this_process(qm: EmbeddedQueueManager, home: Path) -> None:
     """A connection's id starts with its pid and its lock file is held while it lives."""
-    from dlqhandler.qmgr.embedded.store import connection_alive
+    from dlqhandler.qmgr.embedded.recovery import connection_alive
 
     assert qm.conn_id.startswith(f"{os.getpid()}-")
     assert connection_alive(QMgrPaths.of(home / "qmgrs", "QM1"), qm.conn_id)

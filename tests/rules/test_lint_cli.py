@@ -89,15 +89,16 @@ def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: Out) -> None:
 
 
 def test_unreadable_file_exits_two(write: Writer, capsys: Out) -> None:
-    """A missing or undecodable file is a usage error (2); other files are still checked."""
+    """A missing file is a usage error (2); the other files are still checked, a Latin-1
+    comment byte included (a warning at its line and column, as run reports it)."""
     good = write("good.rul", GOOD)
     latin = Path(write("latin.rul", "")).with_name("latin1.rul")
     latin.write_bytes(b"* caf\xe9\nACTION(DISCARD)\n")
     assert main(["lint", good, "/no/such/file.rul", str(latin)]) == 2
     captured = capsys.readouterr()
     assert "cannot read /no/such/file.rul" in captured.err
-    assert "cannot read" in captured.err.splitlines()[1]
-    assert captured.out.endswith("0 errors, 0 warnings in 1 files\n")
+    assert f"{latin}:1:6: warning[W105]: byte 0xE9 is not UTF-8" in captured.out
+    assert captured.out.endswith("0 errors, 2 warnings in 2 files\n")  # W105, W505
 
 
 def test_usage_error_exits_two(capsys: Out) -> None:

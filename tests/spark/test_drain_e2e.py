@@ -1,14 +1,11 @@
 """The drain end to end: files in, dmpmqmsg outputs loaded into a real embedded
 queue manager, conservation by MsgId and by content; catch-all, dry run, safe
-file names, apply mode on the queue manager, and spark-submit."""
+file names, apply mode on the queue manager (spark-submit: test_drain_runs)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -226,26 +223,6 @@ def test_apply_moves_messages_on_the_queue_manager(spark: Any, tmp_path: Path,
     with pytest.raises(MQIError):
         qm.open(DLQ).get(GetOptions(msg_id=msgs[1].md.msg_id, syncpoint=False, browse="first"))
     qm.disconnect()
-
-
-def test_spark_submit_runs_the_same_job(tmp_path: Path,
-                                        backlog_file: tuple[Path, list[Message]]) -> None:
-    """`spark-submit ops/spark/drain.py` takes the same arguments and writes the same
-    manifest contract."""
-    src, messages = backlog_file
-    out = tmp_path / "out"
-    submit = Path(sys.executable).parent / "spark-submit"
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable,
-           "PYSPARK_DRIVER_PYTHON": sys.executable}
-    proc = subprocess.run(
-        [str(submit), "--master", "local[1]", "--conf", "spark.ui.enabled=false",
-         str(ROOT / "ops" / "spark" / "drain.py"), "--rules", str(DEMO_RULES),
-         "--input", str(src), "--output", str(out)],
-        capture_output=True, text=True, timeout=600, env=env, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["totals"]["messages"] == len(messages)
-    assert "Drain (offline)" in proc.stdout
 
 
 def test_apply_skips_a_message_taken_after_the_snapshot(tmp_path: Path) -> None:

@@ -94,3 +94,65 @@ def test_the_handler_collects_orphan_records_between_passes(qm) -> None:
     [record] = browse(qm, STATUS)
     assert live.md.msg_id.hex().encode() in record.body
     assert stats.passes >= 3
+
+
+def test_a_message_with_no_history_costs_no_status_read(qm, monkeypatch) -> None:
+    """While the status queue holds no record (one MQINQ per unit of work says so), the
+    handler reads nothing from it for the messages it handles."""
+    import dlqhandler.qmgr.attempts as attempts_module
+
+    reads: list[bytes] = []
+    real = attempts_module.read_records
+
+    def counting(q, key, parse, rank):  # type: ignore[no-untyped-def]
+        reads.append(key)
+        return real(q, key, parse, rank)
+
+    monkeypatch.setattr(attempts_module, "read_records", counting)
+    define(qm, STATUS, "CATCH")
+    load(qm, [dead_letter(f"m{i}") for i in range(12)])
+    ruleset = compile_rules("WAIT(NO)\nACTION(FWD) FWDQ(CATCH)\n").ruleset
+    assert ruleset is not None
+    handler = Handler(qm, ruleset, HandlerOptions(DLQ, batch_size=5), stop=threading.Event())
+
+    stats = handler.run()
+
+    assert (stats.forwarded, reads) == (12, [])
+
+
+def test_a_record_written_while_look_ups_were_skipped_invalidates_the_unit(qm) -> None:
+    """A unit that skipped look-ups (the status queue was empty) is not valid once another
+    handler has written a record meanwhile; one that read, or saw none appear, is."""
+    define(qm, STATUS)
+    store = AttemptStore(qm, STATUS)
+    subject = message_subject(b"M" * 24, b"C" * 24)
+    store.new_unit()
+    assert store.lookup(subject) is None
+    assert store.unit_valid()
+    other = AttemptStore(qm, STATUS)
+    other.record_failure(subject, None, 100.0)  # another handler's first failure
+    assert not store.unit_valid()
+    store.new_unit()  # the next unit reads again, and finds it
+    record = store.lookup(subject)
+    assert record is not None
+    assert record.attempts == 1
+    assert store.unit_valid()
+    other.close()
+    store.close()
+
+
+def test_own_failure_after_skipped_look_ups_keeps_the_unit_valid(qm) -> None:
+    """This handler's own first failure makes look-ups read again without invalidating the
+    unit (nobody else wrote)."""
+    define(qm, STATUS)
+    store = AttemptStore(qm, STATUS)
+    first, second = (message_subject(bytes([c]) * 24, b"C" * 24) for c in b"AB")
+    store.new_unit()
+    assert store.lookup(first) is None
+    store.record_failure(first, None, 100.0)
+    record = store.lookup(first)
+    assert record is not None
+    assert record.attempts == 1
+    assert store.lookup(second) is None
+    assert store.unit_valid()
+    store.close()

@@ -14,6 +14,8 @@ import threading
 from pathlib import Path
 
 from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.errors import MQIError
+from dlqhandler.mq.constants import MQRC_UNKNOWN_OBJECT_NAME
 from dlqhandler.mq.mqtm import MQTM
 from dlqhandler.qmgr import connect
 from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager
@@ -32,8 +34,14 @@ def trigger_argument(queue: str = DLQ) -> str:
 
 
 def trigger_records(qm: EmbeddedQueueManager) -> list[dict[str, object]]:
-    """The backoff records on the status queue (attempt records have no 'trigger')."""
-    bodies = [json.loads(m.body) for m in browse(qm, STATUS)]
+    """The backoff records on the status queue (attempt records have no 'trigger'); none
+    while the handler has not defined the status queue yet."""
+    try:
+        bodies = [json.loads(m.body) for m in browse(qm, STATUS)]
+    except MQIError as exc:
+        if exc.reason != MQRC_UNKNOWN_OBJECT_NAME:
+            raise
+        return []
     return [b for b in bodies if "trigger" in b]
 
 
@@ -102,7 +110,11 @@ def test_a_message_arriving_during_the_hold_is_processed_and_ends_the_hold(
         conn = connect("QM1", home=home, user="tester", appl_name="arrival")
         try:
             while not done.wait(0.05):
-                if trigger_records(conn):
+                try:
+                    held = trigger_records(conn)
+                except MQIError:  # the handler has not defined the status queue yet
+                    continue
+                if held:
                     load(conn, [dead_letter("arrives during the hold", reason=2053)])
                     return
         finally:

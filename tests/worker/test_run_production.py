@@ -135,7 +135,7 @@ def test_metrics_health_and_reloads_of_a_running_handler(home, qm, tmp_path: Pat
         assert _sha(BROKEN) not in text
     finally:
         out = terminate(child, timeout=30)
-    assert child.returncode == 0, out
+    assert child.returncode == 6, out  # PARTIAL: the BLK.Q message could not be forwarded
     book.check(["CATCH", "CATCH2", "BLOCKED"], discarded=[m.md.msg_id for m in old])
 
 
@@ -238,16 +238,19 @@ def test_bad_selection_or_rate_is_a_usage_error(qm, run_cli: RunCli, args: list[
 def test_max_rate_never_waits_with_a_unit_of_work_open(home, qm) -> None:
     """Every message acted on takes a token; whenever the handler must wait for one, all
     it has done so far is committed (visible to another connection), so a low rate never
-    holds messages uncommitted. Ten messages at 2/s with bursts of 2 wait 4 s of fake
-    time."""
+    holds messages uncommitted, and it holds no browse lock either (another connection's
+    browse sees every message still on the DLQ; a locked one would be hidden). Ten messages
+    at 2/s with bursts of 2 wait 4 s of fake time."""
     define(qm, STATUS, "CATCH")
     load(qm, [dead_letter(f"m{i}") for i in range(10)])
     clock = FakeClock()
     visible_at_wait: list[tuple[int, int]] = []
+    dlq_at_wait: list[tuple[int, int]] = []
 
     def sleep(seconds: float) -> None:
         # Browse sees committed messages only (CURDEPTH would count uncommitted puts).
         visible_at_wait.append((limiter.granted, len(browse(qm, "CATCH"))))
+        dlq_at_wait.append((depth(qm, DLQ), len(browse(qm, DLQ))))
         clock.now += seconds
 
     limiter = RateLimiter(2, burst=2, clock=clock, sleep=sleep)
@@ -266,6 +269,46 @@ def test_max_rate_never_waits_with_a_unit_of_work_open(home, qm) -> None:
     assert clock.now == pytest.approx(4.0)
     assert visible_at_wait
     assert all(granted == moved for granted, moved in visible_at_wait)
+    assert all(on_queue == browsable for on_queue, browsable in dlq_at_wait)
+
+
+def test_healthz_and_readyz_during_a_hold_after_an_mq_error(home, qm) -> None:
+    """A triggered run that ends on an MQ error holds the DLQ open a while (linger): the
+    loop keeps beating, so /healthz stays 200 and names the error, and /readyz is 503."""
+    define(qm, STATUS)
+    load(qm, [dead_letter("m")])
+    metrics = HandlerMetrics(stuck_after_s=0.5)
+    server = MetricsServer(metrics, 0).start()
+    base = f"http://127.0.0.1:{server.port}"
+    ruleset = compile_rules("WAIT(NO)\nACTION(FWD) FWDQ(NO.SUCH.QUEUE)\n").ruleset
+    assert ruleset is not None
+    conn = connect("QM1", home=home)
+    qm.admin().alter_queue(DLQ, {"GET": "DISABLED"})  # the first MQGET fails: fatal
+    stop = threading.Event()
+    answers: list[tuple[int, str]] = []
+    handler = Handler(conn, ruleset, HandlerOptions(DLQ), stop=stop, metrics=metrics,
+                      linger=lambda stats: 2.0)
+    runner = threading.Thread(target=handler.run)
+    try:
+        metrics.connected = True
+        metrics.rules(ruleset.sha256)
+        runner.start()
+        _until(lambda: metrics.holding_after is not None, "the handler did not hold")
+        for _ in range(4):
+            time.sleep(0.3)
+            answers.append(_get(base + "/healthz"))
+        ready = _get(base + "/readyz")
+        runner.join(timeout=30)
+        after = _get(base + "/readyz")
+    finally:
+        stop.set()
+        runner.join(timeout=30)
+        server.stop()
+        conn.disconnect()
+    assert handler.stop_reason == "fatal"
+    assert answers == [(200, "holding after MQ error MQRC_GET_INHIBITED\n")] * 4
+    assert ready == (503, "not ready: holding after MQ error MQRC_GET_INHIBITED\n")
+    assert after[0] == 200
 
 
 def test_max_rate_option_reaches_the_handler(qm, run_cli: RunCli, monkeypatch) -> None:

@@ -33,6 +33,7 @@ from dlqhandler.qmgr.embedded.objects import (
     defaults,
     generic_match,
 )
+from dlqhandler.qmgr.embedded.qstatus import HandleStatus, QueueStatus, handle_status, queue_status
 from dlqhandler.qmgr.embedded.store import AVAILABLE, Store
 from dlqhandler.qmgr.embedded.trigger import Triggers
 
@@ -137,6 +138,15 @@ class Admin:
         if not found:
             raise mqi_error(MQRC_UNKNOWN_OBJECT_NAME, name)
         return found[0]
+
+    def queue_status(self, pattern: str) -> list[QueueStatus]:
+        """DISPLAY QSTATUS TYPE(QUEUE) of the local queues matching ``pattern``."""
+        names = [rec.name for rec in self.queues(pattern)]
+        return queue_status(self._store, names, self._clock())
+
+    def handle_status(self, pattern: str) -> list[HandleStatus]:
+        """DISPLAY QSTATUS TYPE(HANDLE): the handles open on the matching local queues."""
+        return handle_status(self._store, [rec.name for rec in self.queues(pattern)])
 
     def queues(self, pattern: str = "*", *, generic: bool = True) -> list[ObjectRecord]:
         """Local queues matching an MQSC generic name (``APP.*``), sorted by name."""

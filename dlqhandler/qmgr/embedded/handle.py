@@ -13,7 +13,9 @@ SQLite's ``data_version`` says another connection committed something
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Literal, Protocol
 
 from dlqhandler.mq.constants import (
     MQRC_GET_INHIBITED,
@@ -29,19 +31,22 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.qmgr.embedded.objects import QueueView
 from dlqhandler.qmgr.embedded.selection import (
+    BATCH,
     Candidate,
     GroupState,
     Query,
     candidate_query,
     group_state_after,
 )
+from dlqhandler.qmgr.embedded.store import Store
+from dlqhandler.qmgr.embedded.trigger import Triggers
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 
-if TYPE_CHECKING:
-    from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager
+__all__ = ["Connection", "EmbeddedQueue", "EventKind"]
 
-__all__ = ["EmbeddedQueue"]
+EventKind = Literal["put", "commit", "backout", "open", "close", "alter"]
 
 # "Mine to take": available (state 0) and not locked by another handle.
 _LOCK = ("UPDATE messages SET lock_conn = ?, lock_handle = ? WHERE id = ? AND state = 0"
@@ -61,16 +66,43 @@ _TAKE_FIRST = ("UPDATE messages SET state = 2, owner = :me, lock_conn = NULL,"
                " lock_handle = NULL WHERE id =")
 _REMOVE_FIRST = "DELETE FROM messages WHERE id ="
 _RETURN_ALL = "RETURNING md, body, backout_count, expires_at, persistent, id"
+_LOCK_FIRST = "UPDATE messages SET lock_conn = :conn, lock_handle = :handle WHERE id ="
+_RETURN_CANDIDATE = ("RETURNING md, body, backout_count, expires_at, id, priority, expires_at,"
+                     " persistent, msg_flags, group_id, msg_seq_number, seg_offset")
 _DEFAULT_GET = GetOptions()
 _DEFAULT_PUT = PutOptions()
 _FIRST_POLL, _MAX_POLL = 0.002, 0.05
 _RECOVERY_CHECK = 1.0  # seconds between looks for dead connections while waiting
 
 
+class Connection(Protocol):
+    """What a handle needs of its connection (the embedded queue manager's internals)."""
+
+    conn_id: str
+    _store: Store
+    _triggers: Triggers
+    _clock: Callable[[], float]
+
+    @property
+    def _mutex(self) -> AbstractContextManager[None]: ...
+    def _check_connected(self) -> None: ...
+    def _emit(self, kind: EventKind, queue: str) -> None: ...
+    def _queue_view(self, queue: str, *, missing: int = ...) -> QueueView: ...
+    def _maybe_recover(self) -> bool: ...
+    def _put(self, target: str, message: Message, options: PutOptions, *,
+             remote: tuple[str, str] | None, missing: int = ...) -> MQMD: ...
+    def _joined_get(self, queue: str, message_id: int, persistent: bool) -> None: ...
+    def _message(self, row: tuple[bytes, bytes, int, float | None]) -> Message: ...
+    def _discard_expired(self, message_id: int, handle: int, persistent: bool) -> None: ...
+    def _discard_taken(self, message_id: int, image: bytes, body: bytes, *,
+                       persistent: bool, deleted: bool) -> None: ...
+    def _forget_handle(self, number: int) -> None: ...
+
+
 class EmbeddedQueue:
     """An MQOPEN handle: browse cursor, browse lock, group positions."""
 
-    def __init__(self, qm: EmbeddedQueueManager, name: str, number: int, *,
+    def __init__(self, qm: Connection, name: str, number: int, *,
                  input: bool, browse: bool, output: bool) -> None:
         self._qm = qm
         self._name = name
@@ -104,6 +136,7 @@ class EmbeddedQueue:
                     continue  # a dead connection's messages may be back
                 if deadline is not None and time.monotonic() >= deadline:
                     raise mqi_error(MQRC_NO_MSG_AVAILABLE, self._name)
+                qm._store.release(durable=False)  # never wait holding the write lock
                 self._sleep_until_change(version, deadline)
 
     def put(self, message: Message, options: PutOptions = _DEFAULT_PUT) -> MQMD:
@@ -184,12 +217,12 @@ class EmbeddedQueue:
         return self._get_one(o)
 
     def _query(self, o: GetOptions, *, after: tuple[int, int] | None,
-               in_group: GroupState | None) -> Query:
+               in_group: GroupState | None, limit: int = BATCH) -> Query:
         return candidate_query(
             queue=self._name, conn=self._qm.conn_id, handle=self._number, after=after,
             msg_id=o.msg_id, correl_id=o.correl_id, group_id=o.group_id,
             logical=o.logical_order, in_group=in_group,
-            all_available=o.all_msgs_available and in_group is None)
+            all_available=o.all_msgs_available and in_group is None, limit=limit)
 
     def _candidates(self, query: Query) -> list[Candidate]:
         rows = self._qm._store.db.execute(query.sql, query.params).fetchall()
@@ -211,6 +244,8 @@ class EmbeddedQueue:
         else:
             in_group = None
             after = None if first or self._cursor is None else self._cursor.position
+        if o.lock and not o.logical_order:
+            return self._lock_next(o, after)
         store, conn, number = self._qm._store, self._qm.conn_id, self._number
         while True:
             batch = self._candidates(self._query(o, after=after, in_group=in_group))
@@ -234,6 +269,27 @@ class EmbeddedQueue:
                     self._browse_group = group_state_after(c)
                 return self._qm._message(row)
 
+    def _lock_next(self, o: GetOptions, after: tuple[int, int] | None) -> Message | None:
+        """Browse with MQGMO_LOCK (not in logical order) in one statement: lock the next
+        visible message and return it. A lock is final at once (a short transaction of
+        its own): what the caller decides meanwhile must not hold the write lock. An
+        expired message is discarded and the cursor moves past it."""
+        qm = self._qm
+        while True:
+            query = self._query(o, after=after, in_group=None, limit=1)
+            sql = f"{_LOCK_FIRST} (SELECT id FROM ({query.sql})) {_RETURN_CANDIDATE}"  # noqa: S608 - constant fragments, bound values
+            row = qm._store.execute(sql, query.params).fetchone()
+            if row is None:
+                return None
+            c = Candidate(*row[4:])
+            if c.expires_at is not None and c.expires_at <= qm._clock():
+                qm._discard_expired(c.id, self._number, bool(c.persistent))
+                after = c.position
+                continue
+            self._locked = c.id
+            self._cursor = c
+            return qm._message(row[:4])
+
     def _get_first(self, o: GetOptions) -> Message | None:
         """A plain destructive get in one statement: claim (or delete) the first match.
 
@@ -250,7 +306,8 @@ class EmbeddedQueue:
             sql = f"{_REMOVE_FIRST} ({query.sql}) {_RETURN_ALL}"
         params = {**query.params, "me": qm.conn_id}
         while True:
-            row = qm._store.execute(sql, params, durable=not o.syncpoint).fetchone()
+            row = (qm._store.run(sql, params) if o.syncpoint
+                   else qm._store.execute(sql, params, durable=True)).fetchone()
             if row is None:
                 return None
             image, body, backout_count, expires_at, persistent, message_id = row
@@ -260,6 +317,7 @@ class EmbeddedQueue:
                 continue
             if o.syncpoint:
                 qm._joined_get(self._name, message_id, bool(persistent))
+                qm._store.release(durable=False)  # claimed before it returns (see .store)
             if self._locked == message_id:
                 self._locked = None
             return qm._message((image, body, backout_count, expires_at))
@@ -299,9 +357,10 @@ class EmbeddedQueue:
         qm = self._qm
         params = (message_id, qm.conn_id, self._number)
         if syncpoint:
-            row = qm._store.execute(_TAKE, (qm.conn_id, *params)).fetchone()
+            row = qm._store.run(_TAKE, (qm.conn_id, *params)).fetchone()
             if row is not None:
                 qm._joined_get(self._name, message_id, persistent)
+                qm._store.release(durable=False)  # claimed before it returns (see .store)
         else:
             row = qm._store.execute(_REMOVE, params, durable=persistent).fetchone()
         if row is None:

@@ -13,24 +13,23 @@ expiry and PutDate/PutTime; tests inject a fake one. Waits use real time.
 
 from __future__ import annotations
 
-import fcntl
+import functools
 import json
 import math
 import os
 import secrets
 import sqlite3
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Literal
 
 from dlqhandler.config import Settings, load_settings
 from dlqhandler.errors import ConfigError, DecodeError, MQIError
 from dlqhandler.logs import get_logger
 from dlqhandler.mq.constants import (
+    MQRC_BACKED_OUT,
     MQRC_HCONN_ERROR,
     MQRC_MD_ERROR,
     MQRC_MSG_TOO_BIG_FOR_Q,
@@ -44,8 +43,9 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD, decode_mqmd, encode_mqmd
-from dlqhandler.qmgr.embedded.admin import Admin, authorised
-from dlqhandler.qmgr.embedded.handle import EmbeddedQueue
+from dlqhandler.qmgr.embedded.admin import Admin
+from dlqhandler.qmgr.embedded.handle import EmbeddedQueue, EventKind
+from dlqhandler.qmgr.embedded.lookups import Lookups
 from dlqhandler.qmgr.embedded.objects import QueueView, queue_view
 from dlqhandler.qmgr.embedded.putting import (
     Putter,
@@ -53,34 +53,25 @@ from dlqhandler.qmgr.embedded.putting import (
     expiration_report,
     resolve_md,
 )
+from dlqhandler.qmgr.embedded.recovery import hold_lock_file, recover_dead_connections
 from dlqhandler.qmgr.embedded.store import (
     AVAILABLE,
     INSERT_MESSAGE,
     PUT_PENDING,
     TAKEN,
-    TRIGGER_PENDING,
     QMgrPaths,
     Store,
-    recover_dead_connections,
 )
 from dlqhandler.qmgr.embedded.trigger import Triggers
+from dlqhandler.qmgr.embedded.uow import UnitOfWork, back_out, commit
 from dlqhandler.qmgr.embedded.xqh import MQFMT_XMIT_Q_HEADER, encode_xqh
 from dlqhandler.qmgr.port import PutOptions, QMgrInfo, QueueInfo
 
 __all__ = ["Clock", "EmbeddedQueueManager", "QueueEvent", "connect"]
 
 Clock = Callable[[], float]
-EventKind = Literal["put", "commit", "backout", "open", "close", "alter"]
 _RECOVERY_INTERVAL = 1.0
 _ID_BLOCK = 256
-# The rows of a unit of work: their ids (a JSON array), checked against owner and state.
-_DELETE_OWNED = ("DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))"
-                 " AND owner = ? AND state = ?")
-_PUBLISH_OWNED = ("UPDATE messages SET state = 0, owner = NULL"
-                  " WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND state = ?")
-_RESTORE_OWNED = ("UPDATE messages SET state = 0, owner = NULL,"
-                  " backout_count = backout_count + 1"
-                  " WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND state = ?")
 _VALUES = " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 # A put outside triggering inserts only while the queue is below MAXDEPTH and not armed
 # (TRIGGER, TRIGTYPE not NONE), checked in the same statement; else it takes the
@@ -93,6 +84,11 @@ _PUT_UNARMED = (
     " 'NOTRIGGER') = 'TRIGGER' AND coalesce(json_extract(attrs, '$.TRIGTYPE'), 'FIRST')"
     " != 'NONE') FROM queues WHERE name = ?)")
 _DEFAULT_PUT = PutOptions()
+# A browse then a get of the same message decode the same stored MQMD image once, and a
+# pass-all put of the MQMD a get returned reuses its image: {id(md): (md, image)}.
+_decode_image = functools.lru_cache(maxsize=64)(decode_mqmd)
+_IMAGES: dict[int, tuple[MQMD, bytes]] = {}
+_IMAGES_MAX = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,22 +108,6 @@ class QueueEvent:
 
 
 Observer = Callable[[QueueEvent], None]
-
-
-@dataclass(slots=True)
-class _UnitOfWork:
-    """The rows this connection's unit of work owns (ids), so commit needs no index."""
-
-    persistent: bool = False
-    taken: list[int] = field(default_factory=list)
-    put: list[int] = field(default_factory=list)
-    triggers: list[int] = field(default_factory=list)  # FIRST/DEPTH trigger messages
-    put_queues: set[str] = field(default_factory=set)
-    got_queues: set[str] = field(default_factory=set)
-
-    @property
-    def active(self) -> bool:
-        return bool(self.taken or self.put or self.triggers)
 
 
 def connect(name: str | None = None, *, settings: Settings | None = None,
@@ -151,15 +131,6 @@ def connect(name: str | None = None, *, settings: Settings | None = None,
                                 observer=observer)
 
 
-def _hold_lock_file(paths: QMgrPaths, conn_id: str) -> int:
-    """Create ``conns/<id>.lock`` already locked (lock a temporary name, then rename)."""
-    tmp = paths.conns / f"{conn_id}.tmp"
-    fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    os.rename(tmp, paths.lock_file(conn_id))
-    return fd
-
-
 class EmbeddedQueueManager:
     """One connection to an embedded queue manager (implements ``QueueManager``)."""
 
@@ -170,7 +141,9 @@ class EmbeddedQueueManager:
             raise mqi_error(MQRC_Q_MGR_NAME_ERROR, f"queue manager {paths.name} does not exist")
         self.conn_id = f"{os.getpid()}-{secrets.token_hex(4)}"
         self._paths = paths
-        self._lock_fd = _hold_lock_file(paths, self.conn_id)
+        self._putter = Putter.current(user, appl_name)
+        self._lock_fd = hold_lock_file(paths, self.conn_id, {
+            "pid": os.getpid(), "user": self._putter.user, "appl": self._putter.appl_name})
         try:
             self._store = Store(paths)
         except BaseException:
@@ -179,10 +152,10 @@ class EmbeddedQueueManager:
         row = self._store.db.execute("SELECT value FROM meta WHERE key = 'name'").fetchone()
         self._name = str(row[0])
         self._clock: Clock = clock or time.time
-        self._putter = Putter.current(user, appl_name)
         self._observer = observer
-        self._mutex = threading.RLock()
-        self._uow = _UnitOfWork()
+        self._mutex = self._store.guard
+        self._uow = UnitOfWork()
+        self._lookups = Lookups(self._store)
         self._handles: dict[int, EmbeddedQueue] = {}
         self._next_handle = 1
         self._ids = (0, 0)
@@ -231,7 +204,7 @@ class EmbeddedQueueManager:
             self._check_connected()
             self._queue_view(queue)
             for wanted, authority in ((input, "GET"), (browse, "BROWSE"), (output, "PUT")):
-                if wanted and not authorised(self._store.db, self.user, queue, authority):
+                if wanted and not self._lookups.authorised(self.user, queue, authority):
                     raise mqi_error(MQRC_NOT_AUTHORIZED,
                                     f"{self.user} has no {authority} authority on {queue}")
             number = self._next_handle
@@ -257,7 +230,7 @@ class EmbeddedQueueManager:
         with self._mutex:
             self._check_connected()
             target, remote = self._resolve(queue, qmgr)
-            if not authorised(self._store.db, self.user, target, "PUT"):
+            if not self._lookups.authorised(self.user, target, "PUT"):
                 raise mqi_error(MQRC_NOT_AUTHORIZED,
                                 f"{self.user} has no PUT authority on {target}")
             return self._put(target, message, options, remote=remote)
@@ -267,14 +240,15 @@ class EmbeddedQueueManager:
             self._check_connected()
             uow = self._uow
             if not uow.active:
+                self._store.release(durable=False)  # browse locks only: nothing to make final
                 return
-            with self._store.write(durable=uow.persistent) as db:
-                db.execute(_DELETE_OWNED, (json.dumps(uow.taken), self.conn_id, TAKEN))
-                db.execute(_PUBLISH_OWNED, (json.dumps(uow.put), self.conn_id, PUT_PENDING))
-                if uow.triggers:
-                    db.execute(_PUBLISH_OWNED, (json.dumps(uow.triggers), self.conn_id,
-                                                TRIGGER_PENDING))
-            self._uow = _UnitOfWork()
+            try:
+                commit(self._store, uow, self.conn_id)
+            except MQIError as exc:
+                if exc.reason == MQRC_BACKED_OUT:
+                    self._uow = UnitOfWork()
+                raise
+            self._uow = UnitOfWork()
             for queue in sorted(uow.put_queues):
                 self._emit("commit", queue)
 
@@ -283,14 +257,10 @@ class EmbeddedQueueManager:
             self._check_connected()
             uow = self._uow
             if not uow.active:
+                self._store.release(durable=False)
                 return
-            with self._store.write(durable=False) as db:
-                db.execute(_RESTORE_OWNED, (json.dumps(uow.taken), self.conn_id, TAKEN))
-                db.execute(_DELETE_OWNED, (json.dumps(uow.put), self.conn_id, PUT_PENDING))
-                if uow.triggers:  # FIRST/DEPTH trigger messages survive a backout
-                    db.execute(_PUBLISH_OWNED, (json.dumps(uow.triggers), self.conn_id,
-                                                TRIGGER_PENDING))
-            self._uow = _UnitOfWork()
+            back_out(self._store, uow, self.conn_id)
+            self._uow = UnitOfWork()
             for queue in sorted(uow.got_queues):
                 self._emit("backout", queue)
 
@@ -351,11 +321,7 @@ class EmbeddedQueueManager:
             self._observer(QueueEvent(kind, queue, self.conn_id))
 
     def _queue_view(self, queue: str, *, missing: int = MQRC_UNKNOWN_OBJECT_NAME) -> QueueView:
-        row = self._store.db.execute("SELECT attrs FROM queues WHERE name = ?",
-                                     (queue,)).fetchone()
-        if row is None:
-            raise mqi_error(missing, queue)
-        return queue_view(queue, row[0])
+        return self._lookups.queue(queue, missing=missing)
 
     def _maybe_recover(self) -> bool:
         """Back out dead connections if not done for a while; True if any were found."""
@@ -371,7 +337,7 @@ class EmbeddedQueueManager:
         if low >= high:
             sql = "UPDATE sequences SET value = value + ? WHERE name = 'msgid' RETURNING value"
             row = (db.execute(sql, (_ID_BLOCK,)) if db is not None
-                   else self._store.execute(sql, (_ID_BLOCK,))).fetchone()
+                   else self._store.run(sql, (_ID_BLOCK,))).fetchone()
             high = int(row[0])
             low = high - _ID_BLOCK
         self._ids = (low + 1, high)
@@ -396,7 +362,7 @@ class EmbeddedQueueManager:
         if not qv.put_enabled:
             raise mqi_error(MQRC_PUT_INHIBITED, target)
         alt = options.alternate_user
-        if alt is not None and not authorised(self._store.db, alt, target, "PUT"):
+        if alt is not None and not self._lookups.authorised(alt, target, "PUT"):
             raise mqi_error(MQRC_NOT_AUTHORIZED, f"{alt} has no PUT authority on {target}")
         now = self._clock()
         md = resolve_md(message.md, queue=qv, context=options.context, putter=self._putter,
@@ -411,7 +377,8 @@ class EmbeddedQueueManager:
             if len(data) > qv.maxmsgl:
                 raise mqi_error(MQRC_MSG_TOO_BIG_FOR_Q,
                                 f"{len(data)} bytes > MAXMSGL({qv.maxmsgl}) of {target}")
-            image = encode_mqmd(stored)
+            known = _IMAGES.get(id(stored))
+            image = known[1] if known is not None and known[0] is stored else encode_mqmd(stored)
         except DecodeError as exc:
             raise mqi_error(MQRC_MD_ERROR, str(exc)) from exc
         persistent = stored.persistence == 1
@@ -425,8 +392,9 @@ class EmbeddedQueueManager:
         durable = persistent and not options.syncpoint
         row_id = None
         if not qv.triggered:
-            cursor = self._store.execute(_PUT_UNARMED, (*row, qv.maxdepth, target),
-                                         durable=durable)
+            params = (*row, qv.maxdepth, target)
+            cursor = (self._store.run(_PUT_UNARMED, params) if options.syncpoint
+                      else self._store.execute(_PUT_UNARMED, params, durable=durable))
             if cursor.rowcount == 1:
                 row_id = int(cursor.lastrowid or 0)
             elif not self._queue_view(target, missing=missing).triggered:
@@ -435,6 +403,7 @@ class EmbeddedQueueManager:
             row_id = self._put_triggered(target, row, order, durable=durable,
                                          syncpoint=options.syncpoint, missing=missing)
         if options.syncpoint:
+            self._uow.begin(self._store)
             self._uow.put.append(row_id)
             self._uow.persistent |= persistent
             self._uow.put_queues.add(target)
@@ -445,7 +414,7 @@ class EmbeddedQueueManager:
     def _put_triggered(self, target: str, row: tuple[object, ...], order: int, *,
                        durable: bool, syncpoint: bool, missing: int) -> int:
         """Insert a message on a triggered queue, trigger evaluation in the same transaction."""
-        with self._store.write(durable=durable) as db:
+        with (self._store.join() if syncpoint else self._store.write(durable=durable)) as db:
             found = db.execute("SELECT attrs, curdepth FROM queues WHERE name = ?",
                                (target,)).fetchone()
             if found is None:
@@ -457,12 +426,17 @@ class EmbeddedQueueManager:
                                                      syncpoint=syncpoint)
             cursor = db.execute(INSERT_MESSAGE + _VALUES, row)
         if syncpoint:
+            # Trigger evaluation counts committed and uncommitted messages, and a FIRST
+            # trigger message outlives a crash: other processes must see this put now.
+            self._store.release(durable=False)
+            self._uow.begin(self._store)
             self._uow.triggers.extend(written.pending)
             self._uow.put.extend(written.put)
         return int(cursor.lastrowid or 0)
 
     def _joined_get(self, queue: str, message_id: int, persistent: bool) -> None:
         """Note a get under syncpoint in the unit of work."""
+        self._uow.begin(self._store)
         self._uow.taken.append(message_id)
         self._uow.persistent |= persistent
         self._uow.got_queues.add(queue)
@@ -470,12 +444,19 @@ class EmbeddedQueueManager:
     def _message(self, row: tuple[bytes, bytes, int, float | None]) -> Message:
         """A stored row as MQGET returns it: BackoutCount and remaining Expiry filled in."""
         image, body, backout_count, expires_at = row
-        md = decode_mqmd(image)
-        changes: dict[str, int] = {"backout_count": backout_count}
+        md = _decode_image(image := bytes(image))
+        changes: dict[str, int] = {}
+        if backout_count != md.backout_count:
+            changes["backout_count"] = backout_count
         if expires_at is not None:
             remaining = (expires_at - self._clock()) * 10
             changes["expiry"] = max(1, math.ceil(round(remaining, 6)))
-        return Message(md.replace(**changes), bytes(body))
+        if changes:
+            return Message(md.replace(**changes), bytes(body))
+        if len(_IMAGES) >= _IMAGES_MAX:
+            _IMAGES.clear()
+        _IMAGES[id(md)] = (md, image)
+        return Message(md, bytes(body))
 
     def _discard_expired(self, message_id: int, handle: int, persistent: bool) -> None:
         """Remove an expired message (outside any unit of work) and send its report."""

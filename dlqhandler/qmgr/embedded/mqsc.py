@@ -28,7 +28,8 @@ VERBS = {"DEFINE": "DEFINE", "DEF": "DEFINE", "ALTER": "ALTER", "ALT": "ALTER",
          "DELETE": "DELETE", "CLEAR": "CLEAR", "DISPLAY": "DISPLAY", "DIS": "DISPLAY",
          "SET": "SET", "PING": "PING", "END": "END"}
 OBJECTS = {"QLOCAL": "QLOCAL", "QL": "QLOCAL", "QUEUE": "QUEUE", "Q": "QUEUE",
-           "QMGR": "QMGR", "PROCESS": "PROCESS", "PRO": "PROCESS", "AUTHREC": "AUTHREC"}
+           "QMGR": "QMGR", "PROCESS": "PROCESS", "PRO": "PROCESS", "AUTHREC": "AUTHREC",
+           "QSTATUS": "QSTATUS", "QS": "QSTATUS"}
 _UNNAMED = {"QMGR", "AUTHREC"}
 _SEPARATORS = " \t,"
 

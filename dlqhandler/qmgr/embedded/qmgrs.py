@@ -16,7 +16,8 @@ from pathlib import Path
 from dlqhandler.errors import ConfigError
 from dlqhandler.qmgr.embedded.admin import Admin, valid_name
 from dlqhandler.qmgr.embedded.objects import QMGR_ATTRS, defaults
-from dlqhandler.qmgr.embedded.store import QMgrPaths, Store, connection_alive, initialise
+from dlqhandler.qmgr.embedded.recovery import connection_alive
+from dlqhandler.qmgr.embedded.store import QMgrPaths, Store, initialise
 
 __all__ = [
     "DEFAULT_DEADQ",
@@ -38,6 +39,15 @@ class QMgrStatus:
     name: str
     path: Path
     connections: int
+    dead: int = 0  # connections whose process ended without disconnecting, not recovered
+
+    @property
+    def status(self) -> str:
+        """dspmq's STATUS: Running while connected; Ended unexpectedly when a connection
+        died and its work is not yet recovered (the next connection recovers it)."""
+        if self.connections:
+            return "Running"
+        return "Ended unexpectedly" if self.dead else "Ended normally"
 
 
 def create_qmgr(home: Path, name: str, *, deadq: str = DEFAULT_DEADQ) -> QMgrPaths:
@@ -66,10 +76,16 @@ def create_qmgr(home: Path, name: str, *, deadq: str = DEFAULT_DEADQ) -> QMgrPat
     return paths
 
 
-def _live_connections(paths: QMgrPaths) -> int:
+def _connections(paths: QMgrPaths) -> tuple[int, int]:
+    """(live, dead) connections: lock files held by their process, and left behind."""
     if not paths.conns.is_dir():
-        return 0
-    return sum(1 for p in paths.conns.glob("*.lock") if connection_alive(paths, p.stem))
+        return 0, 0
+    alive = [connection_alive(paths, p.stem) for p in paths.conns.glob("*.lock")]
+    return sum(alive), len(alive) - sum(alive)
+
+
+def _live_connections(paths: QMgrPaths) -> int:
+    return _connections(paths)[0]
 
 
 def delete_qmgr(home: Path, name: str) -> None:
@@ -92,5 +108,5 @@ def list_qmgrs(home: Path) -> list[QMgrStatus]:
     for entry in sorted(os.scandir(root), key=lambda e: e.name):
         paths = QMgrPaths(Path(entry.path))
         if entry.is_dir() and paths.exists():
-            out.append(QMgrStatus(entry.name, paths.root, _live_connections(paths)))
+            out.append(QMgrStatus(entry.name, paths.root, *_connections(paths)))
     return out

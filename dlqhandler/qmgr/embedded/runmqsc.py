@@ -37,6 +37,9 @@ from dlqhandler.qmgr.embedded.objects import (
 __all__ = ["Failure", "MQSCResult", "run_mqsc"]
 
 _QUEUE_STATUS = ("CURDEPTH", "IPPROCS", "OPPROCS")
+_QSTATUS_KEYWORDS = frozenset({"TYPE", "ALL", "CURDEPTH", "IPPROCS", "OPPROCS", "UNCOM",
+                               "MSGAGE", "APPLTAG", "APPLTYPE", "INPUT", "OUTPUT", "PID",
+                               "USERID", "CONNID"})
 _TIMES = ("ALTDATE", "ALTTIME", "CRDATE", "CRTIME")
 _WIDTH = 40
 _VALUED = frozenset({"LIKE", "PROFILE", "PRINCIPAL", "GROUP", "OBJTYPE", "AUTHADD", "AUTHRMV",
@@ -179,6 +182,7 @@ class _Executor:
             ("PING", "QMGR"): self._ping,
             ("SET", "AUTHREC"): self._set_authrec, ("DELETE", "AUTHREC"): self._delete_authrec,
             ("DISPLAY", "AUTHREC"): self._display_authrecs,
+            ("DISPLAY", "QSTATUS"): self._display_qstatus,
         }
         planner = planners.get(key)
         if planner is None:
@@ -300,6 +304,29 @@ class _Executor:
                 out += ["AMQ8409I: Display Queue details.", *_columns(items)]
             if not out and where is None:
                 raise AdminError("AMQ8147E", f"IBM MQ object {pattern} not found.")
+            return out
+        return run
+
+    def _display_qstatus(self, cmd: Command) -> Action:
+        """DISPLAY QSTATUS(q) [TYPE(QUEUE|HANDLE)]: every status attribute is shown."""
+        _, others = self.values(cmd, {}, extra=tuple(a.keyword for a in cmd.attrs))
+        kind = others["TYPE"].single() if "TYPE" in others else "QUEUE"
+        if kind not in ("QUEUE", "HANDLE"):
+            raise _syntax(cmd, others.get("TYPE"), "TYPE must be QUEUE or HANDLE")
+        unknown = [a for k, a in others.items() if k not in _QSTATUS_KEYWORDS]
+        if unknown:
+            raise _syntax(cmd, unknown[0], f"{unknown[0].keyword} is not a QSTATUS attribute")
+        pattern = str(cmd.name)
+
+        def run() -> list[str]:
+            admin = self._adm()
+            if not admin.queues(pattern):
+                raise AdminError("AMQ8147E", f"IBM MQ object {pattern} not found.")
+            found = (admin.handle_status(pattern) if kind == "HANDLE"
+                     else admin.queue_status(pattern))
+            out: list[str] = []
+            for status in found:
+                out += ["AMQ8450I: Display queue status details.", *_columns(status.items())]
             return out
         return run
 

@@ -5,38 +5,73 @@ files) and ``conns/``, where every live connection keeps an exclusive
 ``flock`` on ``<connection id>.lock`` for its whole life. Directories are 0700
 and files 0600: messages are nobody else's business.
 
-Units of work never hold a SQLite write lock between MQI calls. A message row
-has a ``state`` (available, put pending, taken, trigger pending) and an
-``owner`` (the connection whose unit of work it belongs to); each MQI call is
-one short SQLite transaction. A trigger message written for a FIRST or DEPTH
-trigger event inside a unit of work is "trigger pending": the unit of work
-makes it available when it ends, committed or backed out (see
-:mod:`dlqhandler.qmgr.embedded.trigger`); ``trigger_state`` holds, per queue, when the
-last trigger message was written (for TRIGINT). A connection whose lock file
-can be locked by someone else is dead, and :func:`recover_dead_connections`
-backs its unit of work out.
+Messages keep their MQ state in their rows: a ``state`` (available, put
+pending, taken, trigger pending) and an ``owner`` (the connection whose unit of
+work it belongs to). A get under syncpoint marks a row taken, a put under
+syncpoint inserts it put pending; MQCMIT deletes the taken rows and publishes
+the pending ones, MQBACK restores the taken rows (BackoutCount + 1) and drops
+the pending ones. A trigger message written for a FIRST or DEPTH trigger event
+inside a unit of work is "trigger pending": the unit of work makes it
+available when it ends, committed or backed out (see
+:mod:`dlqhandler.qmgr.embedded.trigger`); ``trigger_state`` holds, per queue,
+when the last trigger message was written (for TRIGINT).
 
-Durability: ``synchronous=FULL`` for every transaction that makes the state of
-a persistent message final (put outside syncpoint, commit, destructive get
-outside syncpoint), ``NORMAL`` otherwise. In WAL mode NORMAL survives a killed
-process but not a power cut, which is exactly what a claim or an uncommitted
-put needs: losing one is a backout.
+**A unit of work is one SQLite write transaction between its gets.** Its puts
+run inside one ``BEGIN IMMEDIATE`` transaction the connection holds between
+MQI calls (a multi-statement call in a savepoint, so a failed call undoes only
+itself); a get under syncpoint claims its message and commits that
+transaction at NORMAL (no fsync) before it returns; MQCMIT is the one durable
+commit, MQBACK commits the restoring statements. Browse locks are short
+transactions of their own: what an application decides between its browse and
+its get must not hold the write lock (other handlers wait for it). The
+handler's browse-lock, put, get under cursor is thus two NORMAL transactions
+per message and one durable commit per batch, where it was four transactions
+per message and one per batch.
+Why not one transaction for the whole unit of work: a process killed after
+MQGET returned must give its message back with BackoutCount + 1 (the contract
+suite kills one right after the get), and a rolled-back claim leaves no trace
+to count; only a committed claim does, so every get commits what is held
+(MQ itself writes a log record for every get under syncpoint). Why keep the
+row states: a hold is bounded (:mod:`.hold`: 250 ms, and any wait or call
+outside syncpoint ends it), and what a unit of work has done when a hold ends
+must already be MQ state other connections see - got messages invisible,
+uncommitted puts invisible but counted in CURDEPTH - and a crash must back
+out; a plain ROLLBACK could not count BackoutCount either. Other processes see
+a hold's puts when it ends (WAL readers never wait; CURDEPTH may lag by a held
+put, for at most one hold); their writes wait for the lock, past the busy timeout with
+MQRC_RESOURCE_PROBLEM. Connections of one process see each other exactly
+(:class:`_Guard`).
+
+Crash: SQLite rolls back the open transaction of a killed process; what its
+earlier holds committed is owned by a dead connection (its lock file can be
+locked by someone else), and :mod:`.recovery` backs that out.
+
+Durability: ``synchronous=FULL`` (or, for a held transaction, which begins at
+NORMAL because SQLite cannot change the level inside one, an fsync of the WAL
+after COMMIT: the same single fsync) for every commit that makes the state of
+a persistent message final (put or destructive get outside syncpoint, MQCMIT),
+``NORMAL`` otherwise. In WAL mode NORMAL survives a killed process but not a
+power cut, which is exactly what a claim or an uncommitted put needs: losing
+one is a backout. The WAL is a log, so a power cut loses a suffix of
+commits, never one in the middle.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dlqhandler.errors import ConfigError
 from dlqhandler.mq.constants import MQRC_RESOURCE_PROBLEM, MQRC_STORAGE_MEDIUM_FULL, mqi_error
+from dlqhandler.qmgr.embedded.hold import BUSY_TIMEOUT, HOLD_LIMIT, HOLDERS
 
 __all__ = [
     "AVAILABLE",
@@ -44,12 +79,11 @@ __all__ = [
     "PUT_PENDING",
     "TAKEN",
     "TRIGGER_PENDING",
+    "OnClosed",
     "QMgrPaths",
+    "Rows",
     "Store",
-    "backout_owner",
-    "connection_alive",
     "initialise",
-    "recover_dead_connections",
     "valid_qmgr_name",
 ]
 
@@ -188,7 +222,17 @@ class QMgrPaths:
 
 
 class Store:
-    """A SQLite connection to one queue manager's database, and its habits."""
+    """A SQLite connection to one queue manager's database, and its habits.
+
+    Short transactions: :meth:`write` and :meth:`execute` are final when they
+    return. The held transaction of a unit of work: :meth:`join` and :meth:`run`
+    add to it (beginning it when there is none), :meth:`release` commits it
+    (``durable``: and forces the WAL to disk). While it is held, a final
+    transaction joins it and commits all of it. ``mutex`` serialises the
+    connection's callers (and the hold watchdog, :mod:`.hold`); ``guard``
+    takes it after asking the process's other connections to the same queue
+    manager to release what they hold.
+    """
 
     def __init__(self, paths: QMgrPaths, *, create: bool = False) -> None:
         self.paths = paths
@@ -196,13 +240,20 @@ class Store:
         # keep the umask tight in case a platform differs.
         old_umask = os.umask(0o077)
         try:
-            self.db = sqlite3.connect(paths.db, timeout=60.0, isolation_level=None,
+            self.db = sqlite3.connect(paths.db, timeout=BUSY_TIMEOUT, isolation_level=None,
                                       check_same_thread=False)
         finally:
             os.umask(old_umask)
         self._synchronous = ""
+        self.mutex = threading.RLock()
+        self.guard = _Guard(self)
+        self.held_since: float | None = None  # monotonic time the held transaction began
+        self.losses = 0  # held transactions SQLite rolled back (a failed commit, disk full)
+        self.final_writes = 0  # write() transactions: admin changes among them
+        self.calls = 0  # MQI calls begun (guard entries): caches check once per call
+        self._wal_fd: int | None = None
         try:
-            self.db.execute("PRAGMA busy_timeout = 60000")
+            self.db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
             self.db.execute("PRAGMA journal_mode = WAL")
             self._set_sync(durable=False)
             if not create:
@@ -213,6 +264,7 @@ class Store:
             if isinstance(exc, ConfigError):
                 raise
             raise ConfigError(f"{paths.db}: not a dlqhandler queue manager ({exc})") from exc
+        HOLDERS.register(self)
 
     def _check_schema(self) -> None:
         try:
@@ -229,36 +281,175 @@ class Store:
             self.db.execute(f"PRAGMA synchronous = {level}")
             self._synchronous = level
 
-    @contextlib.contextmanager
-    def write(self, *, durable: bool) -> Iterator[sqlite3.Connection]:
-        """One short write transaction (BEGIN IMMEDIATE ... COMMIT).
+    @property
+    def holding(self) -> bool:
+        """Whether a unit of work's transaction is open (this connection has the write lock)."""
+        return self.held_since is not None
 
-        SQLite failures (busy past the timeout, disk full) become MQIError.
+    @contextlib.contextmanager
+    def join(self) -> Iterator[sqlite3.Connection]:
+        """Statements of the held transaction (begun here when none is open).
+
+        They run in a savepoint: a failure undoes them alone. A transaction held
+        for longer than :data:`~.hold.HOLD_LIMIT` is released (committed) first.
         """
-        with _as_mqi_error():
-            self._set_sync(durable=durable)
-            self.db.execute("BEGIN IMMEDIATE")
+        with self.mutex, _as_mqi_error():
+            self._begin()
+            self.db.execute("SAVEPOINT uow")
             try:
                 yield self.db
             except BaseException:
                 if self.db.in_transaction:
-                    self.db.execute("ROLLBACK")
+                    self.db.execute("ROLLBACK TO uow")
+                    self.db.execute("RELEASE uow")
+                else:  # SQLite rolled the whole transaction back (disk full...)
+                    self._lost()
                 raise
-            self.db.execute("COMMIT")
+            self.db.execute("RELEASE uow")
+
+    def run(self, sql: str, params: tuple[object, ...] | dict[str, object] = ()) -> Rows:
+        """One statement in the held transaction (its rows read before it ends). A single
+        statement needs no savepoint: SQLite undoes a failed statement by itself."""
+        with self.mutex, _as_mqi_error():
+            self._begin()
+            try:
+                cursor = self.db.execute(sql, params)
+                return Rows(cursor.fetchall(), cursor.rowcount, cursor.lastrowid)
+            except BaseException:
+                if not self.db.in_transaction:
+                    self._lost()
+                raise
+
+    def _begin(self) -> None:
+        """Make sure a held transaction is open (a new one when the old is past the limit)."""
+        if self.held_since is not None and time.monotonic() - self.held_since >= HOLD_LIMIT:
+            self.release(durable=False)
+        if self.held_since is None and not self.db.in_transaction:
+            self._set_sync(durable=False)
+            self.db.execute("BEGIN IMMEDIATE")
+            self.held_since = time.monotonic()
+            HOLDERS.held(self)
+
+    def release(self, *, durable: bool) -> None:
+        """Commit the held transaction, if any; ``durable``: as ``synchronous=FULL`` would.
+
+        The transaction began at NORMAL (SQLite cannot change the level inside
+        one), so a durable commit forces the WAL to disk itself after COMMIT:
+        what ``FULL`` does, one fsync of the WAL.
+        """
+        with self.mutex:
+            if self.held_since is None:
+                return
+            self.held_since = None
+            HOLDERS.released(self)
+            with _as_mqi_error():
+                try:
+                    self.db.execute("COMMIT")
+                except sqlite3.Error:
+                    if self.db.in_transaction:
+                        self.db.execute("ROLLBACK")
+                    self._lost()
+                    raise
+                if durable:
+                    self._sync_wal()
+
+    def _lost(self) -> None:
+        self.held_since = None
+        HOLDERS.released(self)
+        self.losses += 1
+
+    def _sync_wal(self) -> None:
+        if self._wal_fd is None:
+            self._wal_fd = os.open(f"{self.paths.db}-wal", os.O_RDONLY)
+            dir_fd = os.open(self.paths.root, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)  # the WAL file's own directory entry, once
+            finally:
+                os.close(dir_fd)
+        os.fsync(self._wal_fd)
+
+    @contextlib.contextmanager
+    def write(self, *, durable: bool) -> Iterator[sqlite3.Connection]:
+        """One write transaction, final when the block ends (with what is held, if any).
+
+        SQLite failures (busy past the timeout, disk full) become MQIError.
+        """
+        with self.mutex:
+            self.final_writes += 1
+            if self.held_since is not None:
+                with self.join() as db:
+                    yield db
+                self.release(durable=durable)
+                return
+            with _as_mqi_error():
+                self._set_sync(durable=durable)
+                self.db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self.db
+                except BaseException:
+                    if self.db.in_transaction:
+                        self.db.execute("ROLLBACK")
+                    raise
+                self.db.execute("COMMIT")
 
     def execute(self, sql: str, params: tuple[object, ...] | dict[str, object] = (), *,
-                durable: bool = False) -> sqlite3.Cursor:
-        """One autocommit statement (a transaction of its own)."""
-        with _as_mqi_error():
-            self._set_sync(durable=durable)
-            return self.db.execute(sql, params)
+                durable: bool = False) -> sqlite3.Cursor | Rows:
+        """One statement, final when it returns (a transaction of its own, or the held one's
+        commit)."""
+        with self.mutex:
+            if self.held_since is not None:
+                rows = self.run(sql, params)
+                self.release(durable=durable)
+                return rows
+            with _as_mqi_error():
+                self._set_sync(durable=durable)
+                return self.db.execute(sql, params)
 
     def data_version(self) -> int:
         """Changes when another connection commits (cheap: no disk I/O)."""
         return int(self.db.execute("PRAGMA data_version").fetchone()[0])
 
     def close(self) -> None:
+        HOLDERS.unregister(self)
+        self.held_since = None
+        if self._wal_fd is not None:
+            os.close(self._wal_fd)
+            self._wal_fd = None
         self.db.close()
+
+
+class Rows:
+    """A statement's rows, read before its savepoint or transaction ended."""
+
+    def __init__(self, rows: list[Any], rowcount: int, lastrowid: int | None) -> None:
+        self._rows = rows
+        self.rowcount = rowcount
+        self.lastrowid = lastrowid
+
+    def fetchone(self) -> Any:
+        return self._rows[0] if self._rows else None
+
+    def fetchall(self) -> list[Any]:
+        return self._rows
+
+
+class _Guard:
+    """``with store.guard:`` - the other connections of this process to the same queue
+    manager release what they hold (so this one sees their units of work as other
+    processes will), then this connection's mutex is taken."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def __enter__(self) -> None:
+        HOLDERS.release_neighbours(self._store)
+        self._store.mutex.acquire()
+        self._store.calls += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self._store.mutex.release()
 
 
 @contextlib.contextmanager
@@ -300,110 +491,3 @@ def _split_sql(script: str) -> list[str]:
             out.append(text)
             current = []
     return out
-
-
-# -- liveness and crash recovery -------------------------------------------------
-
-def connection_alive(paths: QMgrPaths, conn_id: str) -> bool:
-    """True while the connection holds its lock file (checked with a non-blocking flock)."""
-    try:
-        fd = os.open(paths.lock_file(conn_id), os.O_RDWR)
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
-def backout_owner(store: Store, conn_id: str, *, on_closed: OnClosed | None = None
-                  ) -> tuple[int, int]:
-    """Back out ``conn_id``'s unit of work; drop its locks and handles.
-
-    Its pending trigger messages become available (a backout does that too).
-    ``on_closed`` runs in the same transaction with the queues the connection
-    had open for input, after its handles are gone (triggering reacts to
-    that close). Returns (messages restored, uncommitted puts removed).
-    """
-    with store.write(durable=False) as db:
-        restored = db.execute(
-            "UPDATE messages SET state = ?, owner = NULL, backout_count = backout_count + 1,"
-            " lock_conn = NULL, lock_handle = NULL WHERE owner = ? AND state = ?",
-            (AVAILABLE, conn_id, TAKEN)).rowcount
-        removed = db.execute("DELETE FROM messages WHERE owner = ? AND state = ?",
-                             (conn_id, PUT_PENDING)).rowcount
-        db.execute("UPDATE messages SET state = ?, owner = NULL WHERE owner = ? AND state = ?",
-                   (AVAILABLE, conn_id, TRIGGER_PENDING))
-        db.execute("UPDATE messages SET lock_conn = NULL, lock_handle = NULL"
-                   " WHERE lock_conn = ?", (conn_id,))
-        closed = [r[0] for r in db.execute(
-            "SELECT DISTINCT queue FROM handles WHERE conn = ? AND input ORDER BY queue",
-            (conn_id,))]
-        db.execute("DELETE FROM handles WHERE conn = ?", (conn_id,))
-        if closed and on_closed is not None:
-            on_closed(db, closed)
-    return restored, removed
-
-
-def recover_dead_connections(store: Store, self_id: str, *, scan_db: bool,
-                             on_closed: OnClosed | None = None) -> list[str]:
-    """Back out the units of work of every dead connection; returns their ids.
-
-    Dead connections are found by their lock files in ``conns/`` (a killed
-    process leaves its file behind, unlocked) and, with ``scan_db``, also by
-    the owners named in the database (message owners, lock holders, open
-    handles), for a connection whose lock file is gone. A dead connection's
-    lock file stays locked while its work is backed out, then is removed.
-    ``on_closed`` is passed to :func:`backout_owner`.
-    """
-    owners: set[str] = set()
-    if store.paths.conns.is_dir():
-        owners.update(p.stem for p in store.paths.conns.glob("*.lock"))
-    if scan_db:
-        _remove_stale_temporaries(store.paths)
-        owners.update(r[0] for r in store.db.execute(
-            "SELECT owner FROM messages WHERE owner IS NOT NULL"
-            " UNION SELECT lock_conn FROM messages WHERE lock_conn IS NOT NULL"
-            " UNION SELECT conn FROM handles"))
-    owners.discard(self_id)
-    dead: list[str] = []
-    for conn_id in sorted(owners):
-        path = store.paths.lock_file(conn_id)
-        try:
-            fd = os.open(path, os.O_RDWR)
-        except FileNotFoundError:
-            backout_owner(store, conn_id, on_closed=on_closed)
-            dead.append(conn_id)
-            continue
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                continue  # alive
-            backout_owner(store, conn_id, on_closed=on_closed)
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-            dead.append(conn_id)
-        finally:
-            os.close(fd)
-    return dead
-
-
-def _remove_stale_temporaries(paths: QMgrPaths) -> None:
-    """Remove ``<id>.tmp`` lock files a process died with before renaming them."""
-    for tmp in paths.conns.glob("*.tmp"):
-        try:
-            fd = os.open(tmp, os.O_RDWR)
-        except FileNotFoundError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            continue  # being created right now
-        else:
-            tmp.unlink(missing_ok=True)
-        finally:
-            os.close(fd)

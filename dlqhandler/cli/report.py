@@ -1,0 +1,205 @@
+"""``dlqhandler report``: what is on a dead-letter queue, and what a table would do to it.
+
+    dlqhandler report (--input PATH... | -m QMGR [--queue Q]) [--rules FILE
+                      [--compare OLD_FILE]] [--as-of TIMESTAMP] --output DIR
+
+Read-only: with ``-m`` the queue is browsed into a snapshot (the drain's own
+``snapshot_queue``), never got from. Writes ``DIR/report.json`` and
+``DIR/report.html`` and prints a short summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from dlqhandler.cli._connect import resolve_qmgr_name
+from dlqhandler.cli.drain import snapshot_queue
+from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.cli.lint import render
+from dlqhandler.config import load_settings
+from dlqhandler.errors import ConfigError, MQIError
+from dlqhandler.logs import configure_logging
+from dlqhandler.report import render_html, summary_lines
+from dlqhandler.rules import RuleSet, Severity, compile_rules
+from dlqhandler.rules.lexer import source_lines
+from dlqhandler.spark.paths import check_output_dir, is_local, local_path
+
+__all__ = ["parse_as_of", "register"]
+
+_PROG = "dlqhandler report"
+
+
+class _UsageError(Exception):
+    """Bad arguments or inputs: printed, exit code USAGE."""
+
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--input", nargs="+", metavar="PATH",
+                     help="dmpmqmsg files, directories or globs (as for drain)")
+    src.add_argument("-m", "--qmgr", metavar="QMGR",
+                     help="browse a queue of this embedded queue manager (never gets)")
+    p.add_argument("--queue", metavar="Q",
+                   help="with -m: the queue to browse (default: the table's INPUTQ, else the "
+                        "queue manager's dead-letter queue)")
+    p.add_argument("--rules", type=Path, metavar="FILE",
+                   help="report what this rules table would do to each message")
+    p.add_argument("--compare", type=Path, metavar="OLD_FILE",
+                   help="with --rules: report the messages whose action or target changes "
+                        "from this (old) table to --rules")
+    p.add_argument("--as-of", metavar="TIMESTAMP",
+                   help="ISO 8601 time the ages are measured to (default: now; no zone: UTC)")
+    p.add_argument("--output", type=Path, required=True, metavar="DIR",
+                   help="new or empty local directory for report.json and report.html")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace a non-empty --output directory whole (as for drain)")
+    p.add_argument("--top", type=int, default=1000, metavar="N",
+                   help="keep the N biggest values of each list, plus one 'other' row "
+                        "(default 1000)")
+    p.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
+    p.add_argument("--split-mb", type=int, default=8, metavar="MB",
+                   help="input split size in MiB (default 8)")
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "report", help="read-only report on a DLQ backlog (and what a rules table would do)",
+        description="Count what is on a dead-letter queue (reasons, destinations, "
+                    "applications, ages, arrivals) and what a rules table, or a change of "
+                    "table, would do to each message. Moves nothing.")
+    _add_arguments(p)
+    p.set_defaults(handler=_report)
+
+
+def parse_as_of(text: str | None) -> datetime:
+    """``--as-of``: ISO 8601 (``2024-11-25T12:00:00Z``, a date alone is midnight);
+    without a zone it is UTC. None: now."""
+    if text is None:
+        return datetime.now(UTC)
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise _UsageError(f"--as-of {text!r} is not an ISO 8601 time; write it as "
+                          "2024-11-25T12:00:00Z or 2024-11-25") from exc
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+def _compile(path: Path, what: str, input_queue: str | None) -> RuleSet | None:
+    """Compile a table; print its error diagnostics (lint's format); None on errors."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _UsageError(f"cannot read {what} {path}: {exc}") from exc
+    result = compile_rules(text, source=str(path), input_queue=input_queue)
+    lines = source_lines(text)
+    for d in result.diagnostics:
+        if d.severity == Severity.ERROR:
+            print(render(d, lines), file=sys.stderr)
+    return result.ruleset
+
+
+def _check_files(inputs: list[str]) -> list[Path]:
+    from dlqhandler.spark.extract import expand_inputs
+
+    try:
+        files = expand_inputs(inputs)
+    except ConfigError as exc:
+        raise _UsageError(str(exc)) from exc
+    for f in files:
+        if not os.access(f, os.R_OK):
+            raise _UsageError(f"--input {f}: not readable (check its permissions)")
+    return files
+
+
+def _report(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except _UsageError as exc:
+        print(f"{_PROG}: {exc}", file=sys.stderr)
+        return int(ExitCode.USAGE)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.compare is not None and args.rules is None:
+        raise _UsageError("--compare OLD_FILE compares with the table of --rules: give --rules")
+    if args.queue is not None and args.qmgr is None:
+        raise _UsageError("--queue names a queue to browse: give -m QMGR as well")
+    if args.top < 1:
+        raise _UsageError("--top must be at least 1")
+    as_of = parse_as_of(args.as_of)
+    settings = load_settings()
+    configure_logging(level=settings.log_level)
+    new = old = None
+    if args.rules is not None:
+        new = _compile(args.rules, "rules table", args.queue)
+        old = _compile(args.compare, "old rules table", args.queue) if args.compare else None
+        if new is None or (args.compare is not None and old is None):
+            return int(ExitCode.RULES_ERROR)
+    if not is_local(str(args.output)):
+        raise _UsageError(f"--output {args.output}: the report is written on this machine; "
+                          "give a local directory")
+    try:  # the drain's rule: a new or empty directory, or --overwrite; staged, then renamed
+        out = check_output_dir(str(args.output), overwrite=args.overwrite)
+    except ConfigError as exc:
+        raise _UsageError(str(exc)) from exc
+    try:
+        gathered = _gather(args, settings, as_of=as_of, new=new, old=old)
+        if isinstance(gathered, int):
+            return gathered
+        report, source = gathered
+        (out.staging_path / "report.json").write_text(json.dumps(report, indent=2) + "\n",
+                                                      encoding="utf-8")
+        (out.staging_path / "report.html").write_text(render_html(report, source=source),
+                                                      encoding="utf-8")
+        out.commit()
+    finally:
+        out.discard()  # nothing left behind when the run did not finish
+    final = local_path(out.uri)
+    print("\n".join(summary_lines(report, source=source)))
+    print(f"  written: {final / 'report.json'}, {final / 'report.html'}")
+    return int(ExitCode.OK)
+
+
+def _gather(args: argparse.Namespace, settings: Any, *, as_of: datetime, new: RuleSet | None,
+            old: RuleSet | None) -> tuple[dict[str, Any], str] | int:
+    """The report object and what was read, or an exit code."""
+    with tempfile.TemporaryDirectory(prefix="dlqhandler-report-") as tmp:
+        if args.qmgr is not None:
+            queue = args.queue or (new.control.inputq if new is not None else None)
+            try:
+                name = resolve_qmgr_name(settings, args.qmgr)
+                snap, queue, local = snapshot_queue(args, settings, name, queue, Path(tmp))
+            except MQIError as exc:
+                print(f"{_PROG}: cannot browse {queue or 'the dead-letter queue'} on "
+                      f"{args.qmgr}: {exc}", file=sys.stderr)
+                return int(ExitCode.CONNECTION_ERROR)
+            files, source = [snap], f"queue {queue} on {name} (browsed)"
+        else:
+            files, queue, local = _check_files(list(args.input)), None, ""
+            source = ", ".join(str(f) for f in files[:3]) + (
+                f" and {len(files) - 3} more files" if len(files) > 3 else "")
+        report = _spark_report(args, files, as_of=as_of, new=new, old=old, queue=queue,
+                               local=local)
+    return {"source": source, **report}, source
+
+
+def _spark_report(args: argparse.Namespace, files: list[Path], *, as_of: datetime,
+                  new: RuleSet | None, old: RuleSet | None, queue: str | None,
+                  local: str) -> dict[str, Any]:
+    from dlqhandler.spark.extract import read_messages
+    from dlqhandler.spark.report import ReportOptions, build_report
+    from dlqhandler.spark.session import get_session
+
+    spark = get_session(args.master)
+    messages = read_messages(spark, files, split_bytes=max(1, args.split_mb) << 20)
+    options = ReportOptions(as_of=as_of, ruleset=new, old_ruleset=old, input_queue=queue,
+                            local_qmgr=local, top=args.top)
+    return build_report(messages, options)
+

@@ -1,0 +1,136 @@
+"""How long a unit of work may hold the queue manager's write lock, and who ends a hold.
+
+A unit of work is one SQLite write transaction (:mod:`.store`): while it is
+open, its connection has the database's only write lock. Three things end a
+hold besides MQCMIT and MQBACK, which commit it:
+
+* a hold older than :data:`HOLD_LIMIT` is committed (at ``synchronous=NORMAL``:
+  what it contains is uncommitted MQ work, which a crash backs out anyway) by
+  the connection's next call, or within half as long again by the watchdog
+  thread here when the application makes no call;
+* another connection of the same process to the same queue manager starts an
+  MQI call: it sees the unit of work exactly as another process would after
+  the hold ends (got messages gone, uncommitted puts counted in CURDEPTH);
+* a wait (MQGET with a wait interval that finds nothing) and any call outside
+  syncpoint commit the hold first.
+
+Meanwhile other processes read the last committed state (WAL readers never
+wait), and their writes wait in SQLite's busy handler; past
+:data:`BUSY_TIMEOUT` (far longer than any hold) the call fails with
+MQRC_RESOURCE_PROBLEM (2102), which is what IBM MQ returns when the queue
+manager cannot get a resource it needs: the caller backs out and retries.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import weakref
+from typing import Protocol
+
+__all__ = ["BUSY_TIMEOUT", "HOLDERS", "HOLD_LIMIT", "Holder", "Holders"]
+
+HOLD_LIMIT = 0.25  # seconds a unit of work's transaction may stay open
+BUSY_TIMEOUT = 30.0  # seconds a write waits for the lock before MQRC_RESOURCE_PROBLEM
+
+
+class Holder(Protocol):
+    """What the watchdog needs of a connection's store."""
+
+    @property
+    def mutex(self) -> threading.RLock: ...
+
+    @property
+    def held_since(self) -> float | None: ...
+
+    @property
+    def paths(self) -> object: ...
+
+    def release(self, *, durable: bool) -> None: ...
+
+
+class Holders:
+    """The process's stores: which hold a transaction, and the watchdog that ends old holds."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._stores: dict[str, weakref.WeakSet[Holder]] = {}
+        self._holding: set[Holder] = set()
+        self._thread: threading.Thread | None = None
+
+    def register(self, store: Holder) -> None:
+        with self._cond:
+            key = str(getattr(store.paths, "db", store.paths))
+            self._stores.setdefault(key, weakref.WeakSet()).add(store)
+
+    def unregister(self, store: Holder) -> None:
+        with self._cond:
+            key = str(getattr(store.paths, "db", store.paths))
+            peers = self._stores.get(key)
+            if peers is not None:
+                peers.discard(store)
+                if not peers:
+                    del self._stores[key]
+            self._holding.discard(store)
+
+    def held(self, store: Holder) -> None:
+        with self._cond:
+            self._holding.add(store)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._watch, name="qmgr-hold-watch",
+                                                daemon=True)
+                self._thread.start()
+
+    def released(self, store: Holder) -> None:
+        with self._cond:
+            self._holding.discard(store)
+
+    def release_neighbours(self, store: Holder) -> None:
+        """Commit what the process's other connections to ``store``'s queue manager hold.
+
+        A neighbour busy in another thread is left to finish (its own next call or the
+        watchdog ends its hold): waiting for it here could deadlock.
+        """
+        if not self._holding or self._holding == {store}:
+            return
+        key = str(getattr(store.paths, "db", store.paths))
+        with self._cond:
+            peers = [s for s in self._holding if s is not store
+                     and str(getattr(s.paths, "db", s.paths)) == key]
+        for peer in peers:
+            _release_if_free(peer)
+
+    def _watch(self) -> None:
+        """Every half hold limit, end the holds that are past it. (It polls: waking a
+        thread for each unit of work would cost more than the work, the GIL passing.)"""
+        while True:
+            time.sleep(HOLD_LIMIT / 2)
+            with self._cond:
+                now = time.monotonic()
+                due = [s for s in self._holding
+                       if (since := s.held_since) is not None and now - since >= HOLD_LIMIT]
+            for store in due:
+                _release_if_free(store)
+
+    def _after_fork(self) -> None:
+        self._cond = threading.Condition()
+        self._stores = {}
+        self._holding = set()
+        self._thread = None
+
+
+def _release_if_free(store: Holder) -> None:
+    if not store.mutex.acquire(blocking=False):
+        return
+    try:
+        if store.held_since is not None:
+            store.release(durable=False)
+    except Exception:
+        return
+    finally:
+        store.mutex.release()
+
+
+HOLDERS = Holders()
+os.register_at_fork(after_in_child=HOLDERS._after_fork)

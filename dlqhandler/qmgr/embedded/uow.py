@@ -1,0 +1,79 @@
+"""A connection's unit of work: the rows it owns, and how MQCMIT and MQBACK end it.
+
+The rows are kept by id, so ending the unit of work needs no index on owner.
+Both ends run in the connection's held transaction (:mod:`.store`): MQCMIT
+deletes the rows got, publishes the rows put and the FIRST/DEPTH trigger
+messages, then commits - durably when a persistent message took part. MQBACK
+restores the rows got (BackoutCount + 1), deletes the rows put, publishes the
+FIRST/DEPTH trigger messages (they survive a backout) and commits.
+
+If SQLite rolled back part of the unit of work (a failed commit of an earlier
+hold, disk full), committing the rest could move a message's get without its
+put: MQCMIT then backs out what is left and fails with MQRC_BACKED_OUT (2003),
+as IBM MQ does when it had to back a unit of work out.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from dlqhandler.mq.constants import MQRC_BACKED_OUT, mqi_error
+from dlqhandler.qmgr.embedded.store import PUT_PENDING, TAKEN, TRIGGER_PENDING, Store
+
+__all__ = ["UnitOfWork", "back_out", "commit"]
+
+# The rows of a unit of work: their ids (a JSON array), checked against owner and state.
+_DELETE_OWNED = ("DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))"
+                 " AND owner = ? AND state = ?")
+_PUBLISH_OWNED = ("UPDATE messages SET state = 0, owner = NULL"
+                  " WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND state = ?")
+_RESTORE_OWNED = ("UPDATE messages SET state = 0, owner = NULL,"
+                  " backout_count = backout_count + 1"
+                  " WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND state = ?")
+
+
+@dataclass(slots=True)
+class UnitOfWork:
+    """The rows this connection's unit of work owns (ids), and the queues it touched."""
+
+    persistent: bool = False
+    losses: int = 0  # Store.losses when the unit of work began
+    taken: list[int] = field(default_factory=list)
+    put: list[int] = field(default_factory=list)
+    triggers: list[int] = field(default_factory=list)  # FIRST/DEPTH trigger messages
+    put_queues: set[str] = field(default_factory=set)
+    got_queues: set[str] = field(default_factory=set)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.taken or self.put or self.triggers)
+
+    def begin(self, store: Store) -> None:
+        """Called before the first row joins."""
+        if not self.active:
+            self.losses = store.losses
+
+
+def commit(store: Store, uow: UnitOfWork, conn_id: str) -> None:
+    """MQCMIT (MQIError 2003 when part of the unit of work was lost)."""
+    if store.losses != uow.losses:
+        back_out(store, uow, conn_id)
+        raise mqi_error(MQRC_BACKED_OUT, "part of the unit of work was lost (disk full?)"
+                        " and the rest was backed out")
+    with store.join() as db:
+        db.execute(_DELETE_OWNED, (json.dumps(uow.taken), conn_id, TAKEN))
+        db.execute(_PUBLISH_OWNED, (json.dumps(uow.put), conn_id, PUT_PENDING))
+        if uow.triggers:
+            db.execute(_PUBLISH_OWNED, (json.dumps(uow.triggers), conn_id, TRIGGER_PENDING))
+    store.release(durable=uow.persistent)
+
+
+def back_out(store: Store, uow: UnitOfWork, conn_id: str) -> None:
+    """MQBACK."""
+    with store.join() as db:
+        db.execute(_RESTORE_OWNED, (json.dumps(uow.taken), conn_id, TAKEN))
+        db.execute(_DELETE_OWNED, (json.dumps(uow.put), conn_id, PUT_PENDING))
+        if uow.triggers:  # FIRST/DEPTH trigger messages survive a backout
+            db.execute(_PUBLISH_OWNED, (json.dumps(uow.triggers), conn_id, TRIGGER_PENDING))
+    store.release(durable=False)

@@ -1,0 +1,10 @@
+"""Rendering of the backlog report: ``report.html`` and the stdout summary.
+
+Pure Python over the ``report.json`` object that :mod:`dlqhandler.spark.report`
+computes; nothing here reads messages or imports pyspark.
+"""
+
+from dlqhandler.report.page import render_html
+from dlqhandler.report.summary import summary_lines
+
+__all__ = ["render_html", "summary_lines"]

@@ -1,0 +1,42 @@
+"""The short human summary ``dlqhandler report`` prints on stdout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dlqhandler.report.page import transition_label
+
+__all__ = ["summary_lines"]
+
+_TOP = 5
+
+
+def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
+    """Top reasons, the oldest message, what the table and the change would do."""
+    total = report["total"]
+    lines = [(f"Report on {source}: {total:,} messages ({report['no_dlh']:,} without MQDLH, "
+             f"{report['unreadable']['count']:,} unreadable) as of {report['as_of']}")]
+    if report["by_reason"]:
+        lines.append("  top reasons:")
+        for r in report["by_reason"][:_TOP]:
+            name = "other reasons" if r.get("other") else r["name"] or f"reason {r['reason']}"
+            share = f"{100 * r['count'] / total:5.1f}%" if total else ""
+            lines.append(f"    {name:<34}{r['count']:>12,}  {share}")
+    if report["oldest"]:
+        lines.append(f"  oldest put {report['oldest']}, newest put {report['newest']}")
+    unknown = next((a["count"] for a in report["age"] if a["bucket"] == "unknown"), 0)
+    if unknown:
+        lines.append(f"  {unknown:,} messages with a blank or invalid MQDLH put time")
+    rules = report.get("rules")
+    if rules:
+        actions = ", ".join(f"{a['action']} {a['count']:,}" for a in rules["by_action"])
+        lines.append(f"  the table would: {actions}; {rules['left_on_dlq']:,} left on the DLQ")
+        idle = [str(r["line"]) for r in rules["by_rule"] if r["matched"] == 0]
+        if idle:
+            lines.append("  rules that match nothing: lines " + ", ".join(idle))
+    compare = report.get("compare")
+    if compare:
+        lines.append(f"  the change would alter {compare['changed']:,} messages:")
+        lines.extend(f"    {t['count']:>12,}  {transition_label(t)}"
+                     for t in compare["transitions"][:_TOP])
+    return lines

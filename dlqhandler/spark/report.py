@@ -1,0 +1,210 @@
+"""The backlog report: what is on a dead-letter queue, and what a rules table would do.
+
+Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.extract`
+(``error``, ``has_dlh``, ``md_*``, ``dlh_*``), then one aggregation job:
+
+1. :func:`facts` keeps the few columns the report needs, adds the MQDLH put time as
+   epoch seconds (GMT; null when blank or invalid) and, with rules tables, the
+   decisions of :func:`dlqhandler.spark.classify.classify` (the drain's own back end).
+2. :func:`dimension_rows` turns every message into one row per dimension it counts in
+   (``state``, ``reason``, ``destination``, ...): a DataFrame of ``(dim, key, ...)``.
+3. :func:`top_counts` groups by ``(dim, key)`` and keeps the ``top`` biggest keys of each
+   dimension plus one ``other`` row, so what reaches the driver is bounded by the number
+   of dimensions times ``top``, whatever the backlog's size.
+
+:func:`build_report` runs the job and :mod:`dlqhandler.spark.report_json` assembles
+``report.json`` from the collected rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from dlqhandler.rules import RuleSet
+from dlqhandler.spark.classify import classify
+from dlqhandler.spark.report_json import assemble
+
+__all__ = ["AGE_BUCKETS", "ReportOptions", "build_report", "dimension_rows", "facts",
+           "top_counts"]
+
+AGE_BUCKETS: tuple[tuple[str, int | None], ...] = (
+    ("<1h", 3600), ("1h-1d", 86400), ("1d-7d", 7 * 86400), (">7d", None))
+_SAMPLE_SEEDS = (17, 29, 43)  # three independent hash orders: three sample MsgIds
+
+
+@dataclass(frozen=True, slots=True)
+class ReportOptions:
+    """What to report on: ``as_of`` (aware), the tables, the list bound ``top``."""
+
+    as_of: datetime
+    ruleset: RuleSet | None = None
+    old_ruleset: RuleSet | None = None
+    input_queue: str | None = None
+    local_qmgr: str = ""
+    top: int = 1000
+
+
+def _put_epoch() -> Any:
+    """MQDLH PutDate (YYYYMMDD) + PutTime (HHMMSSTH, GMT) as epoch seconds, or null."""
+    from pyspark.sql import functions as F
+
+    date = F.coalesce(F.col("dlh_put_date"), F.lit(""))
+    time = F.coalesce(F.col("dlh_put_time"), F.lit(""))
+    well_formed = date.rlike(r"^[0-9]{8}$") & time.rlike(r"^[0-9]{6}([0-9]{2})?$")
+
+    def part(text: Any, start: int, length: int) -> Any:
+        return F.substring(text, start, length).cast("int")
+
+    stamp = F.try_make_timestamp(part(date, 1, 4), part(date, 5, 2), part(date, 7, 2),
+                                 part(time, 1, 2), part(time, 3, 2), part(time, 5, 2),
+                                 F.lit("UTC"))
+    return F.when(well_formed & (F.col("has_dlh") == F.lit(True)),
+                  F.unix_timestamp(stamp))
+
+
+def _decision_columns(frame: Any, ruleset: RuleSet, options: ReportOptions,
+                      prefix: str) -> Any:
+    """The drain's decision for each message under ``ruleset``, as ``prefix``-columns.
+
+    ``queue`` is the substituted target of a RETRY or FWD when it is a valid name that
+    does not loop back onto the input queue, else null (and ``unplaceable`` true).
+    """
+    from pyspark.sql import functions as F
+
+    decided = classify(frame, ruleset, input_queue=options.input_queue,
+                       local_qmgr=options.local_qmgr)
+    puts = F.col("action").isin("RETRY", "FWD")
+    valid = F.coalesce(F.col("target_valid"), F.lit(False))
+    return decided.select(
+        *frame.columns,
+        F.col("matched_lines").alias(f"{prefix}_matched"),
+        F.col("chosen_line").alias(f"{prefix}_line"),
+        F.col("action").alias(f"{prefix}_action"),
+        F.when(puts & valid, F.col("target_q")).alias(f"{prefix}_queue"),
+        (puts & ~valid).alias(f"{prefix}_unplaceable"))
+
+
+def facts(messages: Any, options: ReportOptions) -> Any:
+    """One row per input record with what the report counts (a pure transform)."""
+    from pyspark.sql import functions as F
+
+    state = (F.when(F.col("error").isNotNull(), F.lit("unreadable"))
+             .when(F.col("has_dlh") == F.lit(True), F.lit("dlh"))
+             .otherwise(F.lit("no_dlh")))
+    frame = messages.withColumns({"state": state, "put_epoch": _put_epoch()})
+    if options.ruleset is not None:
+        frame = _decision_columns(frame, options.ruleset, options, "new")
+    if options.old_ruleset is not None:
+        frame = _decision_columns(frame, options.old_ruleset, options, "old")
+    keep = ["state", "error", "md_msg_id", "dlh_reason", "dlh_dest_q_name",
+            "dlh_dest_q_mgr_name", "dlh_put_appl_name", "put_epoch"]
+    keep += [c for c in frame.columns if c.startswith(("new_", "old_"))]
+    return frame.select(*keep)
+
+
+def _row(dim: str, *keys: Any, epoch: Any = None, sample: Any = None) -> Any:
+    from pyspark.sql import functions as F
+
+    return F.struct(F.lit(dim).alias("dim"),
+                    F.array(*[F.coalesce(k.cast("string"), F.lit("\x00")) for k in keys])
+                    .alias("key"),
+                    (epoch if epoch is not None else F.lit(None).cast("long")).alias("epoch"),
+                    (sample if sample is not None else F.lit(None).cast("binary"))
+                    .alias("sample"))
+
+
+_UNBOUNDED = ("state", "age", "chosen", "matched")  # bounded by the table or by design
+_NULL = "\x00"  # a null key part (MQ text never holds NUL after decoding)
+
+
+def _age_bucket(as_of: int) -> Any:
+    from pyspark.sql import functions as F
+
+    age = F.lit(as_of) - F.col("put_epoch")
+    expr = F.when(F.col("put_epoch").isNull(), F.lit("unknown"))
+    for name, limit in AGE_BUCKETS:
+        expr = expr.when(age < F.lit(limit), F.lit(name)) if limit is not None else \
+            expr.otherwise(F.lit(name))
+    return expr
+
+
+def dimension_rows(frame: Any, options: ReportOptions) -> Any:
+    """Explode every message into its dimension rows ``(dim, key, epoch, sample)``.
+
+    ``state`` counts every record; ``reason``, ``destination``, ``application``,
+    ``age`` and ``hour`` count messages with an MQDLH; ``unreadable`` counts decode
+    errors by their text; with a table, ``chosen`` (line, action, has-MQDLH,
+    unplaceable) and ``matched`` (one row per matching rule line); with a second
+    table, ``change`` (old and new action, queue and line) for changed messages.
+    """
+    from pyspark.sql import functions as F
+
+    dlh = F.col("state") == F.lit("dlh")
+    as_of = int(options.as_of.timestamp())
+    rows = [
+        _row("state", F.col("state")),
+        F.when(F.col("state") == F.lit("unreadable"), _row("unreadable", F.col("error"))),
+        F.when(dlh, _row("reason", F.col("dlh_reason"))),
+        F.when(dlh, _row("destination", F.col("dlh_dest_q_name"),
+                         F.col("dlh_dest_q_mgr_name"))),
+        F.when(dlh, _row("application", F.col("dlh_put_appl_name"))),
+        F.when(dlh, _row("age", _age_bucket(as_of), epoch=F.col("put_epoch"))),
+        F.when(F.col("put_epoch").isNotNull(),
+               _row("hour", F.floor(F.col("put_epoch") / F.lit(3600)) * F.lit(3600))),
+    ]
+    extra = []
+    if options.ruleset is not None:
+        rows.append(F.when(F.col("state") != F.lit("unreadable"),
+                           _row("chosen", F.col("new_line"), F.col("new_action"), dlh,
+                                F.col("new_unplaceable"))))
+        extra.append(F.transform(F.col("new_matched"), lambda line: _row("matched", line)))
+    if options.old_ruleset is not None:
+        changed = (F.col("state") != F.lit("unreadable")) & (
+            (F.col("old_action") != F.col("new_action"))
+            | ~F.col("old_queue").eqNullSafe(F.col("new_queue")))
+        rows.append(F.when(changed, _row(
+            "change", F.col("old_action"), F.col("old_queue"), F.col("old_line"),
+            F.col("new_action"), F.col("new_queue"), F.col("new_line"),
+            sample=F.col("md_msg_id"))))
+    every = F.filter(F.array(*rows), lambda r: r.isNotNull())
+    if extra:
+        every = F.concat(every, *extra)
+    return frame.select(F.explode(every).alias("r")).select("r.*")
+
+
+def top_counts(rows: Any, top: int) -> Any:
+    """Count per ``(dim, key)``; keep the ``top`` biggest keys per dim plus one row
+    (``other`` true, ``key`` null) summing the rest. Ties break on the key."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    aggs = [F.count(F.lit(1)).alias("count"), F.min("epoch").alias("min_epoch"),
+            F.max("epoch").alias("max_epoch")]
+    aggs += [F.min_by("sample", F.when(F.col("sample").isNotNull(),
+                                       F.xxhash64(F.col("sample"), F.lit(seed))))
+             .alias(f"sample{i}") for i, seed in enumerate(_SAMPLE_SEEDS)]
+    counted = rows.groupBy("dim", "key").agg(*aggs)
+    rank = F.row_number().over(Window.partitionBy("dim").orderBy(F.desc("count"), "key"))
+    ranked = counted.withColumn("rank", rank)
+    kept = (F.col("rank") <= F.lit(top)) | F.col("dim").isin(*_UNBOUNDED)
+    samples = [f"sample{i}" for i in range(len(_SAMPLE_SEEDS))]
+    return (ranked.groupBy("dim", F.when(kept, F.col("key")).alias("key"),
+                           (~kept).alias("other"))
+            .agg(F.sum("count").alias("count"), F.min("min_epoch").alias("min_epoch"),
+                 F.max("max_epoch").alias("max_epoch"),
+                 *[F.first(F.when(kept, F.col(s)), ignorenulls=True).alias(s)
+                   for s in samples]))
+
+
+def build_report(messages: Any, options: ReportOptions) -> dict[str, Any]:
+    """Run the report job over a decoded-message DataFrame; the ``report.json`` object."""
+    rows = top_counts(dimension_rows(facts(messages, options), options), options.top)
+    collected = [r.asDict() for r in rows.collect()]
+    for r in collected:
+        r["key"] = None if r["key"] is None else [None if k == _NULL else k for k in r["key"]]
+        r["samples"] = sorted({bytes(r.pop(s)).hex().upper() for s in
+                               [f"sample{i}" for i in range(len(_SAMPLE_SEEDS))]
+                               if r[s] is not None})
+    return assemble(collected, options)

@@ -1,0 +1,57 @@
+"""What one pass of the handler over the DLQ found: counts for the summary, and when to
+come back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from dlqhandler.errors import MQIError
+from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
+from dlqhandler.qmgr.attempts import Subject
+from dlqhandler.qmgr.port import GetOptions, Queue
+from dlqhandler.worker.groups import SeenGroups
+
+__all__ = ["PassState", "still_on_queue"]
+
+
+@dataclass
+class PassState:
+    """What one pass over the DLQ found (counts for the summary, when to come back)."""
+
+    useful: bool = False
+    pending_due: float | None = None  # earliest time a waiting retry becomes due
+    complete: bool = True
+    ignored: int = 0
+    no_dlh: int = 0
+    waiting: int = 0
+    not_selected: int = 0
+    oldest: float | None = None  # earliest dead-letter time of a message left on the DLQ
+    groups: SeenGroups = field(default_factory=SeenGroups)
+
+    def wait_for(self, due: float) -> None:
+        self.waiting += 1
+        self.pending_due = due if self.pending_due is None else min(self.pending_due, due)
+
+    def left(self, when: float | None) -> None:
+        """A message dead-lettered at ``when`` stays on the DLQ."""
+        if when is not None and (self.oldest is None or when < self.oldest):
+            self.oldest = when
+
+
+def still_on_queue(queue: Queue, subjects: Iterable[Subject]) -> int:
+    """How many of ``subjects`` (messages by MsgId and CorrelId, groups by GroupId) a
+    browse still finds on ``queue``; one that cannot be looked for counts as there."""
+    found = 0
+    for subject in subjects:
+        match = (GetOptions(browse="first", syncpoint=False, group_id=subject.group_id)
+                 if subject.group_id else
+                 GetOptions(browse="first", syncpoint=False, msg_id=subject.msg_id,
+                            correl_id=subject.correl_id))
+        try:
+            queue.get(match)
+        except MQIError as exc:
+            found += exc.reason != MQRC_NO_MSG_AVAILABLE
+            continue
+        found += 1
+    return found

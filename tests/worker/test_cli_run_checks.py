@@ -1,0 +1,116 @@
+"""`dlqhandler run`: out-of-range options and invalid names are refused before anything is
+touched; a dry run counts what the run would refuse; a run that leaves messages it could
+not act on says so with exit code 6 (PARTIAL); a missing queue manager is 4 everywhere."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from dlqhandler.cli import main
+from dlqhandler.cli.exitcodes import ExitCode
+from tests.worker.conftest import RunCli
+from tests.worker.helpers import DLQ, dead_letter, define, depth, load
+
+FWD_WITH_HEADER = "WAIT(NO)\nACTION(FWD) FWDQ(CATCH) HEADER(YES)\n"
+
+
+@pytest.mark.parametrize("option", [["--max-hops", "0"], ["--max-hops", "-1"],
+                                    ["--batch-size", "0"], ["--batch-size", "-3"]])
+def test_out_of_range_counts_are_refused(qm, ledger, run_cli: RunCli,
+                                         option: list[str]) -> None:
+    """--max-hops 0, --batch-size 0 and -3 are usage errors (exit 2) naming the option,
+    like --max-rate 0; they are no longer silently taken as 1. Nothing is touched."""
+    load(qm, [dead_letter("stays")])
+    book = ledger()
+    with pytest.raises(SystemExit) as exc:
+        run_cli(FWD_WITH_HEADER, *option)
+    assert exc.value.code == ExitCode.USAGE
+    book.check([])
+
+
+def test_dry_run_summary_agrees_with_the_run_on_refused_loops(qm, ledger,
+                                                              run_cli: RunCli) -> None:
+    """--max-hops 1 refuses to forward a message that already carries an MQDLH: the dry
+    run's summary says 'would be forwarded 0, forward loops refused 1, would fail 1' as
+    the real run then does (forwarded 0, refused 1); both exit 6, nothing moves."""
+    define(qm, "CATCH")
+    load(qm, [dead_letter("looping")])
+    book = ledger()
+
+    dry = run_cli(FWD_WITH_HEADER, "--dry-run", "--max-hops", "1")
+    real = run_cli(FWD_WITH_HEADER, "--max-hops", "1")
+
+    assert dry.summary("would be forwarded") == 0
+    assert dry.summary("forward loops refused") == 1
+    assert dry.summary("would fail") == 1
+    assert dry.events("dry_run_decision")[0]["refused"] == "FORWARD_LOOP"
+    assert real.summary("forwarded") == 0
+    assert real.summary("forward loops refused") == 1
+    assert real.summary("failed, left") == 1
+    assert (dry.rc, real.rc) == (ExitCode.PARTIAL, ExitCode.PARTIAL)
+    book.check([])
+
+
+def test_dry_run_counts_what_the_run_does(qm, ledger, run_cli: RunCli) -> None:
+    """Without refusals the dry run's counts are the run's: 2 would be forwarded, then 2
+    are forwarded; exit 0 both times."""
+    define(qm, "CATCH")
+    load(qm, [dead_letter("one"), dead_letter("two")])
+    book = ledger()
+    dry = run_cli(FWD_WITH_HEADER, "--dry-run")
+    real = run_cli(FWD_WITH_HEADER)
+    assert (dry.summary("would be forwarded"), dry.summary("would fail")) == (2, 0)
+    assert (real.summary("forwarded"), real.summary("failed, left")) == (2, 0)
+    assert (dry.rc, real.rc) == (ExitCode.OK, ExitCode.OK)
+    book.check(["CATCH"])
+
+
+def test_a_run_whose_actions_fail_exits_partial(qm, ledger, run_cli: RunCli) -> None:
+    """Every forward fails with MQRC_UNKNOWN_OBJECT_NAME (2085): the messages stay, the
+    run says how many it could not act on and exits 6 (PARTIAL), not 0."""
+    load(qm, [dead_letter("a"), dead_letter("b")])
+    book = ledger()
+    run = run_cli("WAIT(NO)\nACTION(FWD) FWDQ(NO.SUCH.QUEUE)\n")
+    assert run.rc == ExitCode.PARTIAL
+    assert run.summary("failed, left") == 2
+    assert "2 message(s) left on SYSTEM.DEAD.LETTER.QUEUE because their action failed" \
+        in run.err
+    assert depth(qm, DLQ) == 2
+    book.check([])
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("Q" * 49, "is 49 characters long (at most 48)"),
+    ("APP IN", "contains characters not allowed in MQ names (' ')"),
+    ("APP#IN", "contains characters not allowed in MQ names ('#')"),
+])
+def test_invalid_input_queue_name_is_reported_before_connecting(
+        home: Path, run_cli: RunCli, name: str, why: str) -> None:
+    """No queue manager exists at all: an invalid INPUTQ is still reported as an invalid
+    name with the reason (exit 2), not as MQRC_UNKNOWN_OBJECT_NAME or a connection error."""
+    run = run_cli("ACTION(DISCARD)\n", name)
+    assert run.rc == ExitCode.USAGE
+    assert f"INPUTQ {name!r} {why}: not a valid MQ name" in run.err
+    assert "2085" not in run.err
+    assert "AMQ8741" not in run.err
+
+
+def test_a_missing_queue_manager_is_exit_4_from_every_command(
+        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """run, qm mqsc, qm browse, qm put and qm dmpmqmsg on a queue manager that does not
+    exist all exit 4 (CONNECTION_ERROR) naming MQRC_Q_MGR_NAME_ERROR."""
+    rules = tmp_path / "r.rul"
+    rules.write_text("ACTION(DISCARD)\n")
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    commands = [["run", DLQ, "NOPE", "--rules", str(rules), "--no-watch"],
+                ["qm", "mqsc", "NOPE"],
+                ["qm", "browse", "-m", "NOPE", "-q", DLQ],
+                ["qm", "put", "-m", "NOPE", "-q", DLQ],
+                ["qm", "dmpmqmsg", "-m", "NOPE", "-i", DLQ, "-f", str(tmp_path / "o.dmp")]]
+    for argv in commands:
+        assert main(argv) == ExitCode.CONNECTION_ERROR, argv
+        assert "Q_MGR_NAME_ERROR" in capsys.readouterr().err or argv[0] == "run"
