@@ -59,6 +59,9 @@ class Adapter:
     child_env: dict[str, str]
     _open: list[QueueManager] = field(default_factory=list)
     checks: list[Callable[[], list[str]]] = field(default_factory=list)
+    # How long a consuming child waits for the next message before it stops: it must
+    # outlast the parent putting a batch in one unit of work (slower through IBM's library).
+    consume_wait_ms: int = 1500
 
     def connect(self, user: str | None = None) -> QueueManager:
         """A new connection (MQCONN), disconnected at the end of the test."""
@@ -155,7 +158,7 @@ def _standin(home: Path, clock: FakeClock) -> Adapter:
         name="ibmmq", qmgr_name="QM1", _connect=connect_as, mqsc=mqsc, clock=clock,
         child_command=[sys.executable, "-m", "tests.qmgr.contract._child", "--adapter",
                        "ibmmq", "--home", "-", "--qmgr", "QM1"],
-        child_env={**child_env(), "DLQHANDLER_HOME": str(home)})
+        child_env={**child_env(), "DLQHANDLER_HOME": str(home)}, consume_wait_ms=6000)
     adapter._open.append(admin_conn)
     adapter.checks.append(lambda: standin.errors)
     return adapter

@@ -18,7 +18,8 @@ def test_concurrent_consumers_never_receive_the_same_message(adapter: Adapter) -
     adapter.define_queue("APP.WORK")
     qm = adapter.connect()
     total = 240
-    children = [adapter.child("consume", "--queue", "APP.WORK", "--wait-ms", "1500",
+    children = [adapter.child("consume", "--queue", "APP.WORK", "--wait-ms",
+                              str(adapter.consume_wait_ms),
                               *(["--backout-every", "7"] if n == 0 else []))
                 for n in range(3)]
     for child in children:  # all three are waiting in MQGET before anything arrives
