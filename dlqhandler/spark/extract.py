@@ -176,8 +176,6 @@ def read_records(spark: Any, inputs: Sequence[str | PathLike[str]], *,
         raw = (spark.read.option("lineSep", newline * 2).text([f.uri for f in group])
                .select("value", F.col("_metadata.file_path").alias("_path"),
                        F.col("_metadata.file_block_start").alias("split_start"),
-                       F.col("_metadata.file_block_length").alias("_block_length"),
-                       F.col("_metadata.file_size").alias("_size"),
                        F.monotonically_increasing_id().alias("_id")))
         value = F.ltrim(F.col("value"), F.lit(newline))
         file_index = (F.array_position(uris, F.col("_path")) - 1).cast("int")
@@ -186,8 +184,8 @@ def read_records(spark: Any, inputs: Sequence[str | PathLike[str]], *,
             if f.cut_tail is None:
                 continue
             binary = F.col("value").cast("binary")
+            # (not "in the last split": a record belongs to the split it starts in)
             this = ((file_index == f.index)
-                    & (F.col("split_start") + F.col("_block_length") >= F.col("_size"))
                     & (F.substring(binary, -len(f.cut_tail), len(f.cut_tail))
                        == F.lit(bytearray(f.cut_tail))))
             if f.cut_length is not None:
