@@ -9,8 +9,9 @@ Prints, for one generated backlog (dmpmqmsg file, rules/demo.rul):
   summary): total seconds and messages/second;
 * the I/O floor: reading the same file end to end (Python ``f.read`` in 8 MiB
   chunks, and Spark's ``text().count()``), and the drain's ratio to it;
-* the single-process Python path (read_dump -> Matcher -> DumpWriter per
-  target, what a non-Spark tool would do) on the same file, and the ratio.
+* the plain script (benchmarks/plain_drain.py: no dlqhandler, what a user would
+  write) on the same file, and the ratio;
+* the driver's peak RSS during the drain, Python and JVM separately.
 
 ``run(n)`` returns the figures as a dict for ``benchmarks/run_all.py``.
 """
@@ -20,8 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -29,52 +32,47 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dlqhandler.errors import MalformedMessageError  # noqa: E402
 from dlqhandler.formats.backlog import write_backlog  # noqa: E402
-from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump  # noqa: E402
-from dlqhandler.mq.message import decode_dead_letter  # noqa: E402
-from dlqhandler.rules import Matcher, compile_rules, resolve_target  # noqa: E402
+from dlqhandler.rules import compile_rules  # noqa: E402
 from dlqhandler.spark.job import DrainConfig, run_drain  # noqa: E402
-from dlqhandler.spark.outputs import target_file_name  # noqa: E402
 from dlqhandler.spark.session import get_session  # noqa: E402
 
 RULES = ROOT / "rules" / "demo.rul"
 
 
-def _python_path(src: Path, out: Path, text: str) -> int:
-    """The single-process reference: same decisions, same output files."""
-    ruleset = compile_rules(text).ruleset
-    assert ruleset is not None
-    matcher = Matcher(ruleset)
-    writers: dict[str, tuple[Any, DumpWriter]] = {}
-    n = 0
-    try:
-        for raw in read_dump(src):
-            n += 1
-            try:
-                msg = decode_dead_letter(raw.md, raw.body)
-            except MalformedMessageError:
-                name, out_msg = "remaining.dmp", raw
-            else:
-                d = matcher.decide(msg, 0)
-                if d.action.kind == "DISCARD":
-                    continue
-                if d.action.kind == "IGNORE":
-                    name, out_msg = "remaining.dmp", raw
-                else:
-                    t = resolve_target(d.rule if d.rule else d.action, msg)
-                    strip = d.action.kind == "RETRY" or not d.action.header
-                    out_msg = msg.strip_dead_letter_header() if strip else msg
-                    name = target_file_name(t.queue, t.qmgr)
-            if name not in writers:
-                stream = (out / name).open("wb")
-                writers[name] = (stream, DumpWriter(stream))
-            writers[name][1].write(out_msg)
-    finally:
-        for stream, writer in writers.values():
-            writer.close()
-            stream.close()
-    return n
+def _plain_script(src: Path, out: Path) -> float:
+    """benchmarks/plain_drain.py in its own process (no dlqhandler imports): seconds."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, str(Path(__file__).with_name("plain_drain.py")), str(src),
+                    str(out)], check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+class _PeakRSS:
+    """Peak resident set size of this (driver) process and of its JVM child, sampled."""
+
+    def __init__(self) -> None:
+        import psutil
+
+        self.proc = psutil.Process()
+        self.python = self.jvm = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.2):
+            self.python = max(self.python, self.proc.memory_info().rss)
+            jvm = sum(c.memory_info().rss for c in self.proc.children(recursive=True)
+                      if "java" in c.name())
+            self.jvm = max(self.jvm, jvm)
+
+    def __enter__(self) -> _PeakRSS:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def _raw_read(path: Path) -> float:
@@ -113,16 +111,13 @@ def run(n: int = 100_000, *, master: str | None = None, keep: bool = False,
         raw_s = _raw_read(src)
 
         t0 = time.perf_counter()
-        result = run_drain(spark, ruleset, DrainConfig(output=work / "out", inputs=(str(src),),
-                                                       split_bytes=8 << 20))
+        with _PeakRSS() as rss:
+            result = run_drain(spark, ruleset, DrainConfig(
+                output=work / "out", inputs=(str(src),), split_bytes=128 << 20))
         drain_s = time.perf_counter() - t0
         assert result.manifest["totals"]["messages"] == n
 
-        (work / "py").mkdir()
-        t0 = time.perf_counter()
-        py_n = _python_path(src, work / "py", text)
-        py_s = time.perf_counter() - t0
-        assert py_n == n
+        py_s = _plain_script(src, work / "plain")
         return {
             "messages": n,
             "file_mb": round(size / 2**20, 1),
@@ -137,6 +132,9 @@ def run(n: int = 100_000, *, master: str | None = None, keep: bool = False,
             "python_single_process_s": round(py_s, 1),
             "python_msgs_per_s": round(n / py_s),
             "speedup_vs_python": round(py_s / drain_s, 2),
+            "decoded_in_python": result.summary["totals"]["decoded_in_python"],
+            "driver_python_peak_rss_mb": round(rss.python / 2**20),
+            "driver_jvm_peak_rss_mb": round(rss.jvm / 2**20),
         }
     finally:
         if not keep:
@@ -161,8 +159,10 @@ def main() -> int:
     print(f"I/O floor: python read {r['io_floor_python_read_s']} s, "
           f"spark text count {r['io_floor_spark_text_count_s']} s "
           f"-> drain is {r['drain_vs_spark_read']}x the Spark read floor")
-    print(f"single-process Python path: {r['python_single_process_s']} s = "
+    print(f"plain script (benchmarks/plain_drain.py): {r['python_single_process_s']} s = "
           f"{r['python_msgs_per_s']} msg/s -> Spark drain speed-up {r['speedup_vs_python']}x")
+    print(f"decoded in Python: {r['decoded_in_python']}; driver peak RSS: python "
+          f"{r['driver_python_peak_rss_mb']} MB, JVM {r['driver_jvm_peak_rss_mb']} MB")
     return 0
 
 

@@ -163,7 +163,7 @@ def floor_rows(name: str, r: dict[str, Any]) -> list[Row]:
                              n / r["io_floor_spark_text_count_s"], "msg/s"))
             rows.append(_row(name, "offline drain", drain_rate, "raw file read (f.read)",
                              n / max(r["io_floor_python_read_s"], 1e-9), "msg/s"))
-            rows.append(_row(name, "offline drain", drain_rate, "single-process Python path",
+            rows.append(_row(name, "offline drain", drain_rate, "plain script (plain_drain.py)",
                              n / r["python_single_process_s"], "msg/s"))
             rows[-1]["note"] = f"{mb} MB input, {r.get('cores')} Spark cores"
     except (KeyError, TypeError, ZeroDivisionError):

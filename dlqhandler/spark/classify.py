@@ -107,7 +107,8 @@ def classify(frame: Any, ruleset: RuleSet, *, input_queue: str | None = None,
     (null: implicit IGNORE), ``action``, ``target_q``/``target_qm`` (substituted;
     qmgr blank = local), ``header``, ``target_valid``, and the final placement
     ``disposition`` (RETRY, FWD, DISCARD, CATCHALL or REMAIN), ``out_q``,
-    ``out_qm``, ``strip_header``.
+    ``out_qm``, ``strip_header``. A row with an ``error`` (a malformed record)
+    always stays: REMAIN, no target, even with a catch-all.
     """
     from pyspark.sql import functions as F
 
@@ -146,14 +147,20 @@ def classify(frame: Any, ruleset: RuleSet, *, input_queue: str | None = None,
                              .otherwise(F.lit(None).cast("boolean")))
     placed = (F.col("action") == "DISCARD") | (puts & F.col("target_valid"))
     leftover = F.lit("CATCHALL") if catch_all else F.lit("REMAIN")
+    if "error" in frame.columns:  # a malformed record stays, whatever the rules say
+        malformed = F.col("error").isNotNull()
+        placed = ~malformed & placed
+        leftover = F.when(malformed, F.lit("REMAIN")).otherwise(leftover)
+    else:
+        malformed = F.lit(False)
     return frame.withColumns({
         "disposition": F.when(placed, F.col("action")).otherwise(leftover),
-        "out_q": F.when(puts & F.col("target_valid"), F.col("target_q"))
-        .when(~placed, F.lit(catch_all).cast("string")),
-        "out_qm": F.when(puts & F.col("target_valid"),
+        "out_q": F.when(placed & puts & F.col("target_valid"), F.col("target_q"))
+        .when(~placed & ~malformed, F.lit(catch_all).cast("string")),
+        "out_qm": F.when(placed & puts & F.col("target_valid"),
                          F.when(F.col("target_qm") == F.lit(local_qmgr), F.lit(""))
                          .otherwise(F.col("target_qm")))
-        .when(~placed & F.lit(catch_all is not None), F.lit("")),
+        .when(~placed & ~malformed & F.lit(catch_all is not None), F.lit("")),
         "strip_header": placed & ((F.col("action") == "RETRY") |
                                   ((F.col("action") == "FWD") & ~F.col("header"))),
     })

@@ -9,7 +9,6 @@ DataFrames; only :mod:`dlqhandler.spark.outputs` and
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,17 +16,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from dlqhandler.errors import ConfigError, DLQHandlerError
+from dlqhandler.errors import ConfigError
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
 from dlqhandler.spark.classify import catch_all_queue, classify
-from dlqhandler.spark.extract import expand_inputs, read_messages
-from dlqhandler.spark.outputs import (
-    REMAINING_FILE,
-    WRITE_RESULT_SCHEMA,
-    assemble,
-    write_partition,
-)
+from dlqhandler.spark.extract import Messages, expand_inputs, load_messages, locate_errors
+from dlqhandler.spark.outputs import REMAINING_FILE, write_outputs
 from dlqhandler.spark.progress import step
 
 __all__ = ["DrainConfig", "DrainResult", "run_drain"]
@@ -68,7 +62,7 @@ _AUDIT_COLUMNS = (
     "dlh_dest_q_name AS destq", "dlh_dest_q_mgr_name AS destqm", "dlh_format AS format",
     "md_persistence AS persistence", "has_dlh", "matched_lines", "chosen_line", "action",
     "target_q", "target_qm", "disposition", "out_q", "out_qm", "outcome",
-    "file_index", "split_start", "seq",
+    "file_index", "split_start", "seq", "error", "error_line", "decoded_in_python",
 )
 
 
@@ -108,17 +102,11 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
     files = [config.snapshot] if config.snapshot is not None else expand_inputs(
         list(config.inputs))
     catch_all = catch_all_queue(ruleset, config.catch_all)
-    from pyspark import StorageLevel
 
-    messages = read_messages(spark, files, split_bytes=config.split_bytes).persist(
-        StorageLevel.MEMORY_AND_DISK)
     step(spark, "read the input")
-    broken = messages.filter(F.col("error").isNotNull()).select("error").limit(5).collect()
-    if broken:
-        messages.unpersist()
-        raise DLQHandlerError("input file error: " + "; ".join(r["error"] for r in broken))
+    loaded = load_messages(spark, [str(f) for f in files], split_bytes=config.split_bytes)
     input_queue = config.queue
-    frame = classify(messages, ruleset, input_queue=input_queue,
+    frame = classify(loaded.frame, ruleset, input_queue=input_queue,
                      local_qmgr=config.local_qmgr, catch_all=catch_all)
 
     failures = 0
@@ -140,28 +128,24 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
     # per job is cheaper than a second cached copy of every body.
 
     step(spark, "classify, write the audit")
-    frame.selectExpr(*_AUDIT_COLUMNS).write.mode("overwrite").parquet(str(out / "audit"))
-    step(spark, "count the outcomes")
-    summary = _summarise(frame, ruleset)
+    audit = _write_audit(spark, frame, out / "audit", loaded)
+    # The audit holds every column the summary counts: no second pass over the bodies.
+    summary = _summarise(audit.withColumnRenamed("reason", "dlh_reason"), ruleset)
     outputs: list[dict[str, Any]] = []
     remaining: dict[str, Any] = {"file": None, "messages": summary["totals"]["remaining"]}
     if not config.dry_run and not config.apply:
-        # No shuffle of the bodies: every task writes its rows as part files (one per
-        # target and input split), the driver concatenates them in input order.
-        keep = frame.filter(F.col("disposition") != "DISCARD")
-        if config.partitions:
-            keep = keep.coalesce(config.partitions)
+        counts = summary.pop("_per_file")
         step(spark, "write the dmpmqmsg files")
-        parts_dir = out / f".parts-{uuid.uuid4().hex}"
-        parts = [r.asDict() for r in
-                 keep.sortWithinPartitions("out_q", "out_qm", "file_index", "split_start", "seq")
-                 .mapInArrow(write_partition(str(parts_dir)), WRITE_RESULT_SCHEMA).collect()]
-        for r in assemble(out, parts_dir, parts):
+        for r in write_outputs(frame, out, [(q, qm) for (q, qm) in counts if q is not None],
+                               partitions=config.partitions):
+            key = (None, None) if r["out_q"] is None else (r["out_q"], r["out_qm"] or "")
+            n = counts[key]
             if r["file"] == REMAINING_FILE:
-                remaining = {"file": REMAINING_FILE, "messages": r["messages"]}
+                remaining = {"file": REMAINING_FILE, "messages": n}
             else:
                 outputs.append({"queue": r["out_q"], "qmgr": r["out_qm"], "file": r["file"],
-                                "messages": r["messages"], "bytes": r["bytes"]})
+                                "messages": n, "bytes": r["bytes"]})
+    summary.pop("_per_file", None)
     manifest = {
         "rules_sha256": ruleset.sha256,
         "input": [str(f) for f in files] if config.snapshot is None else
@@ -176,17 +160,46 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     frame.unpersist()
-    messages.unpersist()
     return DrainResult(manifest, summary, out, failures)
+
+
+def _write_audit(spark: Any, frame: Any, path: Path, loaded: Messages) -> Any:
+    """Write ``audit/``; malformed rows then get their file line and message number
+    (a small rewrite, only when there are any). Returns the audit as read back."""
+    import shutil
+
+    from pyspark.sql import functions as F
+
+    frame.selectExpr(*_AUDIT_COLUMNS).write.mode("overwrite").parquet(str(path))
+    audit = spark.read.parquet(str(path))
+    errors = audit.filter(F.col("error").isNotNull()).select(
+        "file_index", "split_start", "seq", "error", "error_line").collect()
+    if not errors:
+        return audit
+    located = spark.createDataFrame(locate_errors(spark, loaded.records, errors, loaded.files),
+                                    "l_file int, l_split long, l_seq long, l_error string")
+    fixed = audit.join(F.broadcast(located), (F.col("file_index") == F.col("l_file"))
+                       & (F.col("split_start") == F.col("l_split"))
+                       & (F.col("seq") == F.col("l_seq")), "left")
+    tmp = path.with_name(path.name + ".located")
+    (fixed.withColumn("error", F.coalesce("l_error", "error"))
+     .select(*audit.columns).write.mode("overwrite").parquet(str(tmp)))
+    shutil.rmtree(path)
+    tmp.rename(path)
+    return spark.read.parquet(str(path))
 
 
 def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
     """Every count in one aggregation job (the groups are few: rules x targets)."""
     from collections import Counter
 
+    from pyspark.sql import functions as F
+
     keys = ["disposition", "chosen_line", "action", "dlh_reason", "out_q", "out_qm", "has_dlh",
-            "matched_lines"]
+            "matched_lines", F.col("error").isNotNull().alias("malformed"), "decoded_in_python"]
     groups = [r.asDict() for r in frame.groupBy(*keys).count().collect()]
+    per_file: Counter[tuple[str | None, str | None]] = Counter()  # what each output file holds
+    malformed = python = 0
     by_disposition: Counter[str] = Counter()
     matched: Counter[int] = Counter()
     chosen: Counter[int] = Counter()
@@ -196,6 +209,14 @@ def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
     no_dlh = unmatched = 0
     for g in groups:
         n = g["count"]
+        if g["decoded_in_python"] and not g["malformed"]:
+            python += n
+        if g["malformed"]:
+            malformed += n
+        elif g["disposition"] == "REMAIN":
+            per_file[(None, None)] += n
+        elif g["disposition"] != "DISCARD":
+            per_file[(g["out_q"], g["out_qm"] or "")] += n
         by_disposition[g["disposition"]] += n
         by_action[g["action"]] += n
         by_reason[g["dlh_reason"]] += n
@@ -205,7 +226,7 @@ def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
             chosen[g["chosen_line"]] += n
         elif g["has_dlh"]:
             unmatched += n
-        if not g["has_dlh"]:
+        if not g["has_dlh"] and not g["malformed"]:
             no_dlh += n
         if g["out_q"] is not None:
             by_target[(g["disposition"], g["out_q"], g["out_qm"] or "")] += n
@@ -224,6 +245,8 @@ def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
             "skipped": by_disposition.get("SKIPPED", 0),
             "no_dlh": no_dlh,
             "unmatched": unmatched,
+            "malformed": malformed,
+            "decoded_in_python": python,
         },
         "by_rule": rules,
         "by_action": [{"action": k, "count": v} for k, v in sorted(by_action.items())],
@@ -233,6 +256,7 @@ def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
                       for (d, q, qm), v in sorted(by_target.items())],
         "never_matched": [r["line"] for r in rules if r["matched"] == 0],
         "shadowed": [r["line"] for r in rules if r["matched"] > 0 and r["chosen"] == 0],
+        "_per_file": per_file,
     }
 
 

@@ -4,7 +4,9 @@
   ``dlqhandler qm dmpmqmsg -o`` or IBM's dmpmqmsg; RETRY targets and FWD
   HEADER(NO) targets get the message without its MQDLH (Format, Encoding and
   CodedCharSetId restored), the rest the message byte for byte;
-* ``remaining.dmp``: what stays on the DLQ (only without a catch-all);
+* ``remaining.dmp``: what stays on the DLQ (only without a catch-all); a
+  malformed record stays too but is not written anywhere (its reason is in the
+  audit, it is counted as ``malformed``; the input file still holds it);
 * ``audit/``: Parquet, one row per message;
 * ``summary.json`` and ``manifest.json``.
 
@@ -17,40 +19,26 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+import shutil
+import uuid
 from pathlib import Path
 from typing import Any
 
 from dlqhandler.errors import ConfigError
 from dlqhandler.formats.dmpmqmsg import DumpWriter
-from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
-from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.spark.extract import MD_FIELDS
+from dlqhandler.spark.format import record_text
 
 __all__ = [
     "REMAINING_FILE",
-    "WRITE_RESULT_SCHEMA",
-    "assemble",
-    "row_message",
     "safe_path",
     "target_file_name",
-    "write_partition",
+    "write_outputs",
 ]
 
 REMAINING_FILE = "remaining.dmp"
-WRITE_RESULT_SCHEMA = ("out_q string, out_qm string, file string, part string, file_index int,"
-                       " split_start long, messages long, bytes long")
 _SAFE = re.compile(r"[A-Za-z0-9._-]")
-
-
-def _result_arrow() -> Any:
-    import pyarrow as pa
-
-    return pa.schema([("out_q", pa.string()), ("out_qm", pa.string()), ("file", pa.string()),
-                      ("part", pa.string()), ("file_index", pa.int32()),
-                      ("split_start", pa.int64()), ("messages", pa.int64()),
-                      ("bytes", pa.int64())])
 
 
 def _escape(name: str) -> str:
@@ -76,100 +64,102 @@ def safe_path(directory: Path, name: str) -> Path:
     return path
 
 
-def row_message(row: dict[str, Any]) -> Message:
-    """Rebuild the message to write from a classified row."""
-    md = MQMD(**{name: row[f"md_{name}"] for name, _kind in MD_FIELDS})
-    body: bytes = row["body"]
-    if row.get("strip_header"):
-        md = md.replace(format=row["dlh_format"], encoding=row["dlh_encoding"],
-                        coded_char_set_id=row["dlh_coded_char_set_id"])
-        body = body[MQDLH_LENGTH_1:]
-    return Message(md, body)
 
 
-def write_partition(parts_dir: str) -> Any:
-    """mapInArrow function writing a partition's rows as part files, no shuffle.
+def _output_columns(frame: Any, targets: dict[tuple[str, str], int]) -> Any:
+    """``t`` (0: remaining.dmp, else the target's number), the input order and the
+    record text (MQDLH removed and Format/Encoding/CCSID restored for RETRY and
+    FWD HEADER(NO))."""
+    from pyspark.sql import functions as F
 
-    Rows arrive sorted by (target, file, split, seq); each (target, input split)
-    run becomes one part file (messages only, no header) named by the task attempt,
-    so a retried task never mixes with a failed one. The rows it yields name the
-    parts; :func:`assemble` concatenates them per target in input order.
+    strip = F.coalesce(F.col("strip_header"), F.lit(False))
+    md = {name: F.col(f"md_{name}") for name, _kind in MD_FIELDS}
+    for name in ("format", "encoding", "coded_char_set_id"):
+        md[name] = F.when(strip, F.col(f"dlh_{name}")).otherwise(md[name])
+    body = F.when(strip, F.substring("body", MQDLH_LENGTH_1 + 1, 1 << 30)).otherwise(
+        F.col("body"))
+    t = F.lit(0)
+    if targets:
+        keys = F.create_map(*[x for (q, qm), i in targets.items()
+                              for x in (F.lit(f"{q}\x00{qm}"), F.lit(i))])
+        t = F.when(F.col("disposition") == "REMAIN", t).otherwise(
+            F.element_at(keys, F.concat_ws("\x00", "out_q", F.coalesce("out_qm", F.lit("")))))
+    return frame.select(t.alias("t"), "file_index", "split_start", "seq",
+                        record_text(md, body).alias("value"))
+
+
+def write_outputs(frame: Any, out_dir: Path, targets: list[tuple[str, str]], *,
+                  partitions: int | None = None) -> list[dict[str, Any]]:
+    """Write the kept rows of a classified frame as one dmpmqmsg file per target.
+
+    Spark formats every record (:func:`dlqhandler.spark.format.record_text`) and its
+    text writer writes them, partitioned by target and input split, in input order
+    within each split (sorted within the task; no shuffle). The driver then joins,
+    per target, a header and the part files in input order (file, split) and
+    removes the parts; it never sees a message. Malformed rows (``error``) and
+    DISCARDs are not written. Returns ``out_q, out_qm, file, messages, bytes`` per
+    file (``messages`` from the caller's counts), sorted by target.
     """
+    from pyspark.sql import functions as F
 
-    def run(batches: Iterator[Any]) -> Iterator[Any]:
-        import pyarrow as pa
-
-        directory = Path(parts_dir)
-        directory.mkdir(parents=True, exist_ok=True)
-        try:
-            from pyspark import TaskContext
-
-            ctx = TaskContext.get()
-            attempt = f"{ctx.partitionId()}-{ctx.attemptNumber()}" if ctx else "0"
-        except ImportError:  # pragma: no cover
-            attempt = "0"
-        current: tuple[str, str, int, int] | None = None
-        final_name = ""
-        writer: DumpWriter | None = None
-        stream: Any = None
-        results: list[dict[str, Any]] = []
-
-        def close() -> None:
-            nonlocal writer, stream
-            if writer is None or stream is None or current is None:
-                return
-            writer.close()
-            stream.close()
-            results.append({"out_q": current[0], "out_qm": current[1], "file": final_name,
-                            "part": part_name, "file_index": current[2],
-                            "split_start": current[3], "messages": writer.count,
-                            "bytes": writer.bytes_written})
-            writer, stream = None, None
-
-        part_name = ""
-        for batch in batches:
-            for row in batch.to_pylist():
-                key = (row["out_q"] or "", row["out_qm"] or "", row["file_index"],
-                       row["split_start"])
-                if key != current:
-                    close()
-                    current = key
-                    final_name = (REMAINING_FILE if row["disposition"] == "REMAIN"
-                                  else target_file_name(key[0], key[1]))
-                    part_name = f"{attempt}-{len(results)}.part"
-                    stream = safe_path(directory, part_name).open("wb")
-                    writer = DumpWriter(stream, header=False)
-                assert writer is not None
-                writer.write(row_message(row))
-        close()
-        if results:
-            yield pa.RecordBatch.from_pylist(results, schema=_result_arrow())
-
-    return run
-
-
-def assemble(out_dir: Path, parts_dir: Path, parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Concatenate the part files into one dmpmqmsg file per target (header once,
-    parts in input order), atomically; returns ``out_q, out_qm, file, messages,
-    bytes`` per file, sorted by target. Removes ``parts_dir``."""
-    import shutil
-
-    by_file: dict[str, list[dict[str, Any]]] = {}
-    for part in parts:
-        by_file.setdefault(part["file"], []).append(part)
-    written: list[dict[str, Any]] = []
-    for name, group in by_file.items():
-        group.sort(key=lambda r: (r["file_index"], r["split_start"]))
+    numbers = {target: i + 1 for i, target in enumerate(sorted(set(targets)))}
+    keep = frame.filter((F.col("disposition") != "DISCARD") & F.col("error").isNull())
+    if partitions:
+        keep = keep.coalesce(partitions)
+    parts_dir = out_dir / f".parts-{uuid.uuid4().hex}"
+    (_output_columns(keep, numbers)
+     .sortWithinPartitions("t", "file_index", "split_start", "seq").drop("seq")
+     .write.partitionBy("t", "file_index", "split_start").text(str(parts_dir)))
+    names = {0: (REMAINING_FILE, "", "")}
+    for (q, qm), i in numbers.items():
+        names[i] = (target_file_name(q, qm), q, qm)
+    written = []
+    for t_dir in sorted(parts_dir.glob("t=*")):
+        name, q, qm = names[int(t_dir.name[2:])]
         final = safe_path(out_dir, name)
-        tmp = final.with_name(f".{final.name}.tmp")
-        with tmp.open("wb") as out:
-            DumpWriter(out).close()  # the header
-            for part in group:
-                with safe_path(parts_dir, part["part"]).open("rb") as src:
-                    shutil.copyfileobj(src, out, 8 << 20)
-        os.replace(tmp, final)
-        written.append({"out_q": group[0]["out_q"], "out_qm": group[0]["out_qm"],
-                        "file": name, "messages": sum(r["messages"] for r in group),
-                        "bytes": final.stat().st_size})
+        _assemble(final, _parts_in_order(t_dir))
+        written.append({"out_q": q if name != REMAINING_FILE else None,
+                        "out_qm": qm if name != REMAINING_FILE else None,
+                        "file": name, "bytes": final.stat().st_size})
     shutil.rmtree(parts_dir, ignore_errors=True)
-    return sorted(written, key=lambda r: (r["out_q"], r["out_qm"]))
+    return sorted(written, key=lambda r: (r["out_q"] or "", r["out_qm"] or ""))
+
+
+def _parts_in_order(t_dir: Path) -> list[Path]:
+    """The part files of one target: by input file, split offset, then name."""
+    def key(p: Path) -> tuple[int, int, str]:
+        f_dir, s_dir = p.parent.parent.name, p.parent.name
+        return int(f_dir.split("=", 1)[1]), int(s_dir.split("=", 1)[1]), p.name
+
+    return sorted((p for p in t_dir.glob("file_index=*/split_start=*/part-*")), key=key)
+
+
+def _assemble(final: Path, parts: list[Path]) -> None:
+    """Header + parts -> ``final``, atomically (a temporary name, then a rename)."""
+    tmp = final.with_name(f".{final.name}.tmp")
+    with tmp.open("wb") as out:
+        DumpWriter(out).close()  # the header
+        out.flush()
+        for part in parts:
+            with part.open("rb") as src:
+                _copy(src, out)
+    os.replace(tmp, final)
+
+
+def _copy(src: Any, dst: Any) -> None:
+    """Copy a whole file in the kernel where it can (copy_file_range), else by chunks."""
+    size = os.fstat(src.fileno()).st_size
+    try:
+        done = 0
+        while done < size:
+            n = os.copy_file_range(src.fileno(), dst.fileno(), size - done)
+            if n == 0:
+                break
+            done += n
+        if done == size:
+            return
+        src.seek(done)
+    except OSError:
+        src.seek(0)
+        dst.seek(0, os.SEEK_END)
+    shutil.copyfileobj(src, dst, 8 << 20)
