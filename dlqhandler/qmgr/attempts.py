@@ -94,6 +94,7 @@ class AttemptRecord:
     attempts: int
     last_attempt: float
     status_ids: tuple[bytes, ...] = ()
+    counted: bool = True  # False: record_failure counted nothing (another's record won)
 
 
 class AttemptStore:
@@ -164,7 +165,8 @@ class AttemptStore:
                 # Another instance counted an attempt meanwhile, which the decision did
                 # not see: count nothing; the message is examined again with its record.
                 self._stale = True
-                return found
+                return AttemptRecord(found.attempts, found.last_attempt, found.status_ids,
+                                     counted=False)
         attempts = (previous.attempts if previous else 0) + 1
         status_id = put_record(self._q, subject.key,
                                {"n": attempts, "last": round(now, 3), **subject.describe()})

@@ -170,7 +170,7 @@ def test_a_failure_after_a_skipped_look_up_does_not_count_over_another_handlers_
     assert store.lookup(subject) is None
     other.record_failure(subject, None, 100.0)
     record = store.record_failure(subject, None, 101.0)
-    assert (record.attempts, record.last_attempt) == (1, 100.0)
+    assert (record.attempts, record.last_attempt, record.counted) == (1, 100.0, False)
     assert len(browse(qm, STATUS)) == 1
     assert not store.unit_valid()
     other.close()
