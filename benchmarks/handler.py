@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -182,9 +183,13 @@ def parallel_run(root: Path, count: int, batch: int, handlers: int) -> dict[str,
 
 def sqlite_ceiling(n: int = 20_000) -> float | None:
     """``shared/bench/sqlite_ceiling.py`` (the physical floor of a durable move on this
-    disk), run as it is, found in a parent folder of the repository; None if absent."""
-    for parent in Path(__file__).resolve().parents:
-        script = parent / "shared" / "bench" / "sqlite_ceiling.py"
+    disk), run as it is: ``$DLQHANDLER_SQLITE_CEILING``, or found in a parent folder of
+    the repository or of the working directory; None if absent."""
+    named = os.environ.get("DLQHANDLER_SQLITE_CEILING")
+    places = [Path(named)] if named else [
+        parent / "shared" / "bench" / "sqlite_ceiling.py"
+        for parent in (*Path(__file__).resolve().parents, *Path.cwd().resolve().parents)]
+    for script in places:
         if script.is_file():
             done = subprocess.run([sys.executable, str(script), str(n)], capture_output=True,
                                   text=True, check=True, timeout=3600)

@@ -27,7 +27,9 @@ of work (MQINQ CURDEPTH) whether the status queue holds any record at all, and
 while it holds none look-ups read nothing. A record another handler writes
 meanwhile (its first failure) would then be missed, so :meth:`AttemptStore.
 unit_valid` asks again before the commit: a unit that skipped look-ups while
-a record appeared is backed out and its messages are examined again. Records whose
+a record appeared is backed out and its messages are examined again. A failure
+after a skipped look-up reads the record first; if one appeared, the failure
+is not counted (the decision did not see it) and the unit is not valid. Records whose
 DLQ message left by other means are collected by :meth:`AttemptStore.sweep`:
 a record is removed when two sweeps some time apart both found its message
 gone; the candidates carried between sweeps are capped, so memory stays
@@ -92,6 +94,7 @@ class AttemptRecord:
     attempts: int
     last_attempt: float
     status_ids: tuple[bytes, ...] = ()
+    counted: bool = True  # False: record_failure counted nothing (another's record won)
 
 
 class AttemptStore:
@@ -152,12 +155,19 @@ class AttemptStore:
     def record_failure(self, subject: Subject, previous: AttemptRecord | None,
                        now: float) -> AttemptRecord:
         """Count one more failed attempt, at once (outside any unit of work)."""
-        attempts = (previous.attempts if previous else 0) + 1
         if self._q is None or self.readonly:
-            return AttemptRecord(attempts, now)
-        if self._none:
-            self._stale = self._skipped and self._depth() != 0
+            return AttemptRecord((previous.attempts if previous else 0) + 1, now)
+        if self._none:  # look-ups were skipped: read this one for real before counting
+            self._stale = self._skipped and self._depth() != 0  # someone else wrote
             self._none = False
+            found = self.lookup(subject)
+            if found is not None and previous is None:
+                # Another instance counted an attempt meanwhile, which the decision did
+                # not see: count nothing; the message is examined again with its record.
+                self._stale = True
+                return AttemptRecord(found.attempts, found.last_attempt, found.status_ids,
+                                     counted=False)
+        attempts = (previous.attempts if previous else 0) + 1
         status_id = put_record(self._q, subject.key,
                                {"n": attempts, "last": round(now, 3), **subject.describe()})
         for old in previous.status_ids if previous else ():

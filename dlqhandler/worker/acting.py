@@ -309,6 +309,10 @@ class Actor:
         """Count a failed attempt at once; the DLQ message was not touched."""
         new = self._store.record_failure(subject, record, self._clock())
         self._unresolved[subject.key] = subject
+        if not new.counted:  # another handler counted an attempt this decision missed
+            log.info("put_failed_uncounted", reason_code=code, reason_name=reason,
+                     attempts=new.attempts, outcome="left")
+            return new
         self.stats.record_failure(line, reason)
         self._count(line, action, "failed")
         if self._metrics is not None:

@@ -156,3 +156,22 @@ def test_own_failure_after_skipped_look_ups_keeps_the_unit_valid(qm) -> None:
     assert store.lookup(second) is None
     assert store.unit_valid()
     store.close()
+
+
+def test_a_failure_after_a_skipped_look_up_does_not_count_over_another_handlers_record(
+        qm) -> None:
+    """If another handler counted an attempt after this unit skipped the look-up, a failure
+    here reads the record and counts nothing (its decision did not see the count), and the
+    unit is not valid: never two records of the same attempt number."""
+    define(qm, STATUS)
+    store, other = AttemptStore(qm, STATUS), AttemptStore(qm, STATUS)
+    subject = message_subject(b"M" * 24, b"C" * 24)
+    store.new_unit()
+    assert store.lookup(subject) is None
+    other.record_failure(subject, None, 100.0)
+    record = store.record_failure(subject, None, 101.0)
+    assert (record.attempts, record.last_attempt, record.counted) == (1, 100.0, False)
+    assert len(browse(qm, STATUS)) == 1
+    assert not store.unit_valid()
+    other.close()
+    store.close()
