@@ -38,11 +38,30 @@ def _escape_values(_logger: Any, _name: str, event: MutableMapping[str, Any]
     return event
 
 
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is at the time of each write.
+
+    Binding the logger to the ``sys.stderr`` object of configuration time would
+    keep writing to a stream that has since been replaced and closed (a test
+    runner's capture, a daemon's redirection): ``ValueError: I/O operation on
+    closed file`` from the next log event.
+    """
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(*, level: str = "INFO", json: bool | None = None,
                       stream: TextIO | None = None) -> None:
-    """Configure structlog for the process. ``json=None`` picks by TTY."""
-    out = stream or sys.stderr
-    use_json = (not out.isatty()) if json is None else json
+    """Configure structlog for the process. ``json=None`` picks by TTY.
+
+    Events go to ``stream``, or to the process's current standard error."""
+    tty = (stream or sys.stderr).isatty()
+    out: Any = stream if stream is not None else _CurrentStderr()
+    use_json = (not tty) if json is None else json
     renderer: Any = (structlog.processors.JSONRenderer(sort_keys=False) if use_json
                      else structlog.dev.ConsoleRenderer(colors=False))
     structlog.configure(
