@@ -95,7 +95,9 @@ def _record_rows(item: dict[str, Any]) -> Iterator[tuple[int, Message | tuple[st
         return
     sub = 0
     try:
-        for message in read_dump(io.BytesIO(_FAKE_HEADER + raw + b"\n"), name="record"):
+        # The record without its separator: give it back the empty line that ends a
+        # message in a dump, or the reader takes it for a cut-off file.
+        for message in read_dump(io.BytesIO(_FAKE_HEADER + raw + b"\n\n"), name="record"):
             yield sub, message
             sub += 1
     except DumpFormatError as exc:
