@@ -314,7 +314,8 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
         shutil.rmtree(run.snapshot.parent, ignore_errors=True)
     run.out.commit()
     _print_summary(drained.summary, drained.manifest, run)
-    return int(ExitCode.PARTIAL if drained.failures else ExitCode.OK)
+    malformed = drained.summary["totals"]["malformed"]
+    return int(ExitCode.PARTIAL if drained.failures or malformed else ExitCode.OK)
 
 
 def _failed(exc: Exception, run: _Run) -> int:
@@ -388,8 +389,14 @@ def _print_summary(summary: dict[str, Any], manifest: dict[str, Any], run: _Run)
     print(f"Drain ({manifest['mode']}): {t['messages']} messages -> {run.out.uri}"
           + (" (replaced)" if run.out.replaces else ""))
     for key in ("retried", "forwarded", "discarded", "catch_all", "remaining", "no_dlh",
-                "unmatched"):
+                "unmatched", "malformed", "decoded_in_python"):
         print(f"  {key:<12}{t[key]:>12}")
+    if t["malformed"]:
+        print(f"  {t['malformed']} malformed record(s) were not decoded: they are in no output "
+              "file (nothing of them is delivered) and their reasons are in audit/; the first:",
+              file=sys.stderr)
+        for reason in summary.get("malformed_examples", []):
+            print(f"    {reason}", file=sys.stderr)
     print("  by rule line:")
     for r in summary["by_rule"]:
         print(f"    line {r['line']:>5}  {r['action']:<8} matched {r['matched']:>10}"

@@ -45,7 +45,8 @@ MEANINGS: dict[ExitCode, str] = {
                                "opened (not found, not available, not authorized)",
     ExitCode.MQ_ERROR: "a fatal MQ error while running (GET inhibited, disk full...)",
     ExitCode.PARTIAL: "finished, but some messages were not acted on (run: actions failed "
-                      "and the messages stay on the queue; drain: failures) or not loaded "
+                      "and the messages stay on the queue; drain: failed actions or malformed "
+                      "input records) or not loaded "
                       "(qm dmpmqmsg -o stopped: resume with -r)",
     ExitCode.INTERRUPTED: "stopped by Ctrl-C (SIGINT)",
 }

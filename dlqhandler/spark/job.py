@@ -57,6 +57,8 @@ class DrainResult:
     notes: list[str] = field(default_factory=list)
 
 
+_EXAMPLES = 5  # malformed records named in the summary
+
 _AUDIT_COLUMNS = (
     "hex(md_msg_id) AS msgid", "hex(md_correl_id) AS correlid", "dlh_reason AS reason",
     "dlh_dest_q_name AS destq", "dlh_dest_q_mgr_name AS destqm", "dlh_format AS format",
@@ -146,6 +148,10 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
                 outputs.append({"queue": r["out_q"], "qmgr": r["out_qm"], "file": r["file"],
                                 "messages": n, "bytes": r["bytes"]})
     summary.pop("_per_file", None)
+    if summary["totals"]["malformed"]:
+        # Each reason names its file, line and message number (see _write_audit).
+        summary["malformed_examples"] = [r["error"] for r in audit.filter(
+            F.col("error").isNotNull()).select("error").limit(_EXAMPLES).collect()]
     manifest = {
         "rules_sha256": ruleset.sha256,
         "input": [str(f) for f in files] if config.snapshot is None else

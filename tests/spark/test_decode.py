@@ -101,3 +101,31 @@ def test_ebcdic_rows_take_the_python_path_and_outputs_match_dumpwriter(
         msg = next(read_dump(io.BytesIO(b"* DMPMQMSG\n" + rec)))
         assert rec == expected[msg.md.msg_id]
     assert json.loads((out / "summary.json").read_text())["totals"]["malformed"] == 0
+
+
+def test_cli_drain_of_a_cut_off_dump_names_the_message_and_exits_partial(
+        spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`dlqhandler drain` of the shipped sample cut off mid-line (`head -c 20010`): exit 6
+    (PARTIAL), stderr names the file, the line and the message number of the cut-off
+    message, and no output file holds any of it - only the 14 whole messages before it."""
+    from dlqhandler.cli import main as cli_main
+
+    root = Path(__file__).resolve().parents[2]
+    sample = root / "samples" / "backlog-small.dmp"
+    whole = list(read_dump(sample))
+    src = tmp_path / "t.dmp"
+    src.write_bytes(sample.read_bytes()[:20010])
+    rules = tmp_path / "r.rul"
+    rules.write_text("ACTION(FWD) FWDQ(ALL.Q) HEADER(YES)\n", encoding="utf-8")
+    out = tmp_path / "out"
+    code = cli_main(["drain", "--rules", str(rules), "--input", str(src), "--output", str(out),
+                     "--catch-all", "CATCH"])
+    err = capsys.readouterr().err
+    assert code == 6
+    assert str(src) in err
+    assert ", line " in err
+    assert "message 15" in err
+    delivered = [m for f in sorted(out.glob("q-*.dmp")) for m in read_dump(f)]
+    assert sorted(m.md.msg_id for m in delivered) == sorted(m.md.msg_id for m in whole[:14])
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["totals"]["malformed"] == 1

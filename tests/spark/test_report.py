@@ -254,12 +254,17 @@ def test_compare_transitions_match_python_decisions_per_message(
 
 def test_unreadable_input_is_counted_not_fatal(spark: Any, tmp_path: Path,
                                                backlog: tuple[Path, list[Message]]) -> None:
-    """A file that is not a dmpmqmsg dump next to a good one: its records are counted as
-    unreadable with the reason, the good file's messages are all counted, exit 0. A
-    second run into the same directory needs --overwrite."""
+    """A dump whose record is damaged next to a good one: its records are counted as
+    unreadable with the reason, the good file's messages are all counted, exit 0. A file
+    that is no dmpmqmsg dump at all is refused up front (exit 2). A second run into the
+    same directory needs --overwrite."""
     path, messages = backlog
     bad = tmp_path / "bad.dmp"
     bad.write_text("A VER 2\nthis is not a dump\nX 0G\n\n", encoding="ascii")
+    assert cli_main(["report", "--input", str(bad), "--output", str(tmp_path / "x")]) == 2
+    assert not (tmp_path / "x").exists()
+    bad.write_text("* DMPMQMSG Version:9.4 Created:Mon Nov 23 10:00:00 2026\n"
+                   "A VER 2\nthis is not a dump\nX 0G\n\n", encoding="ascii")
     out = tmp_path / "out"
     assert cli_main(["report", "--input", str(path), str(bad), "--output", str(out)]) == 0
     got = json.loads((out / "report.json").read_text())
