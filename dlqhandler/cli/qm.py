@@ -22,6 +22,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 from types import FrameType
 
@@ -41,12 +42,10 @@ from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import load_settings
 from dlqhandler.errors import DecodeError, MQIError
 from dlqhandler.logs import configure_logging
-from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr import (
     EmbeddedQueueManager,
-    GetOptions,
     PutOptions,
     connect,
     create_qmgr,
@@ -56,6 +55,7 @@ from dlqhandler.qmgr import (
 )
 from dlqhandler.qmgr.embedded.qmgrs import DEFAULT_DEADQ, INITIATION_QUEUE
 from dlqhandler.qmgr.embedded.runmqtrm import MonitorOptions, TriggerMonitor
+from dlqhandler.qmgr.port import browse_all
 
 __all__ = ["register"]
 
@@ -300,17 +300,8 @@ def _put(args: argparse.Namespace) -> int:
 def _browse(args: argparse.Namespace) -> int:
     with _connected(args.qmgr) as qm:
         q = qm.open(args.queue, input=False, browse=True)
-        options = GetOptions(browse="first", syncpoint=False)
         index = 0
-        while args.limit is None or index < args.limit:
-            try:
-                message = q.get(options)
-            except MQIError as exc:
-                if exc.reason != MQRC_NO_MSG_AVAILABLE:
-                    raise
-                break
-            index += 1
-            options = GetOptions(browse="next", syncpoint=False)
+        for index, message in enumerate(islice(browse_all(q), args.limit), 1):
             print(_describe(index, message))
         q.close()
         print(f"{index} message(s) on {args.queue}")
