@@ -130,7 +130,7 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
     # per job is cheaper than a second cached copy of every body.
 
     step(spark, "classify, write the audit")
-    audit = _write_audit(spark, frame, out / "audit", loaded)
+    audit, reasons = _write_audit(spark, frame, out / "audit", loaded)
     # The audit holds every column the summary counts: no second pass over the bodies.
     summary = _summarise(audit.withColumnRenamed("reason", "dlh_reason"), ruleset)
     outputs: list[dict[str, Any]] = []
@@ -148,10 +148,8 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
                 outputs.append({"queue": r["out_q"], "qmgr": r["out_qm"], "file": r["file"],
                                 "messages": n, "bytes": r["bytes"]})
     summary.pop("_per_file", None)
-    if summary["totals"]["malformed"]:
-        # Each reason names its file, line and message number (see _write_audit).
-        summary["malformed_examples"] = [r["error"] for r in audit.filter(
-            F.col("error").isNotNull()).select("error").limit(_EXAMPLES).collect()]
+    if reasons:  # each names its file, line and message number (see _write_audit)
+        summary["malformed_examples"] = reasons[:_EXAMPLES]
     manifest = {
         "rules_sha256": ruleset.sha256,
         "input": [str(f) for f in files] if config.snapshot is None else
@@ -169,9 +167,11 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
     return DrainResult(manifest, summary, out, failures)
 
 
-def _write_audit(spark: Any, frame: Any, path: Path, loaded: Messages) -> Any:
+def _write_audit(spark: Any, frame: Any, path: Path, loaded: Messages
+                 ) -> tuple[Any, list[str]]:
     """Write ``audit/``; malformed rows then get their file line and message number
-    (a small rewrite, only when there are any). Returns the audit as read back."""
+    (a small rewrite, only when there are any). Returns the audit as read back and
+    the located reasons of the malformed rows."""
     import shutil
 
     from pyspark.sql import functions as F
@@ -181,8 +181,9 @@ def _write_audit(spark: Any, frame: Any, path: Path, loaded: Messages) -> Any:
     errors = audit.filter(F.col("error").isNotNull()).select(
         "file_index", "split_start", "seq", "error", "error_line").collect()
     if not errors:
-        return audit
-    located = spark.createDataFrame(locate_errors(spark, loaded.records, errors, loaded.files),
+        return audit, []
+    rows = locate_errors(spark, loaded.records, errors, loaded.files)
+    located = spark.createDataFrame(rows,
                                     "l_file int, l_split long, l_seq long, l_error string")
     fixed = audit.join(F.broadcast(located), (F.col("file_index") == F.col("l_file"))
                        & (F.col("split_start") == F.col("l_split"))
@@ -192,7 +193,8 @@ def _write_audit(spark: Any, frame: Any, path: Path, loaded: Messages) -> Any:
      .select(*audit.columns).write.mode("overwrite").parquet(str(tmp)))
     shutil.rmtree(path)
     tmp.rename(path)
-    return spark.read.parquet(str(path))
+    reasons = [str(r[3]) for r in rows if r[3]] or [str(e["error"]) for e in errors]
+    return spark.read.parquet(str(path)), reasons
 
 
 def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
