@@ -1,9 +1,10 @@
 """Benchmark: the Spark backlog drain against its floors.
 
-    python benchmarks/drain.py [--messages 1000000] [--master local[*]] [--keep]
-                               [--backlog FILE]
+    python benchmarks/drain.py [--messages 300000,1000000] [--master local[*]] [--keep]
+                               [--backlog FILE | --backlog-dir DIR]
 
-Prints, for one generated backlog (dmpmqmsg file, rules/demo.rul):
+Prints, for each generated backlog (dmpmqmsg file, seed 5, rules/demo.rul), in one
+column per size, all measured in the same run:
 
 * the full offline drain (decode, classify, write per-target dumps, audit,
   summary): total seconds and messages/second;
@@ -129,10 +130,12 @@ def run(n: int = 100_000, *, master: str | None = None, keep: bool = False,
             "io_floor_spark_text_count_s": round(spark_read_s, 2),
             "spark_text_lines": spark_read,
             "drain_vs_spark_read": round(drain_s / spark_read_s, 1),
+            "read_floor_ratio": round(spark_read_s / drain_s, 3),
             "python_single_process_s": round(py_s, 1),
             "python_msgs_per_s": round(n / py_s),
             "speedup_vs_python": round(py_s / drain_s, 2),
             "decoded_in_python": result.summary["totals"]["decoded_in_python"],
+            "decoder": result.summary["decoder"],
             "driver_python_peak_rss_mb": round(rss.python / 2**20),
             "driver_jvm_peak_rss_mb": round(rss.jvm / 2**20),
         }
@@ -141,28 +144,53 @@ def run(n: int = 100_000, *, master: str | None = None, keep: bool = False,
             shutil.rmtree(work, ignore_errors=True)
 
 
+def _table(results: list[dict[str, Any]]) -> None:
+    """The figures of every size side by side, one column per backlog."""
+    rows = [
+        ("messages", "messages", "{:,}"), ("dmpmqmsg MB", "file_mb", "{}"),
+        ("Spark cores", "cores", "{}"),
+        ("drain (offline, full outputs) s", "drain_s", "{}"),
+        ("drain msg/s", "drain_msgs_per_s", "{:,}"),
+        ("plain script s", "python_single_process_s", "{}"),
+        ("plain script msg/s", "python_msgs_per_s", "{:,}"),
+        ("drain / plain script (target >= 3)", "speedup_vs_python", "{}"),
+        ("Spark text().count() s", "io_floor_spark_text_count_s", "{}"),
+        ("drain / read floor (target >= 0.25)", "read_floor_ratio", "{}"),
+        ("Python f.read s", "io_floor_python_read_s", "{}"),
+        ("decoded in Python (rows)", "decoded_in_python", "{:,}"),
+        ("decoder", "decoder", "{}"),
+        ("driver peak RSS, Python MB", "driver_python_peak_rss_mb", "{}"),
+        ("driver peak RSS, JVM MB", "driver_jvm_peak_rss_mb", "{}"),
+    ]
+    width = max(len(label) for label, _, _ in rows)
+    for label, key, fmt in rows:
+        cells = "".join(f"{fmt.format(r[key]):>14}" for r in results)
+        print(f"{label:<{width}}{cells}")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--messages", type=int, default=1_000_000)
+    p.add_argument("--messages", default="1000000",
+                   help="backlog size, or several comma-separated (300000,1000000)")
     p.add_argument("--master", default=None)
     p.add_argument("--keep", action="store_true", help="keep the work directory")
     p.add_argument("--backlog", type=Path, metavar="FILE",
-                   help="reuse this generated backlog if it exists, else write it there")
+                   help="one size: reuse this generated backlog if it exists, else write it")
+    p.add_argument("--backlog-dir", type=Path, metavar="DIR",
+                   help="reuse (or write) DIR/backlog-N.dmp for each size N")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
-    r = run(a.messages, master=a.master, keep=a.keep, backlog=a.backlog)
+    sizes = [int(x) for x in a.messages.split(",")]
+    if a.backlog is not None and len(sizes) > 1:
+        p.error("--backlog takes one size; use --backlog-dir for several")
+    results = []
+    for n in sizes:
+        backlog = a.backlog if a.backlog_dir is None else a.backlog_dir / f"backlog-{n}.dmp"
+        results.append(run(n, master=a.master, keep=a.keep, backlog=backlog))
     if a.json:
-        print(json.dumps(r, indent=2))
+        print(json.dumps(results if len(results) > 1 else results[0], indent=2))
         return 0
-    print(f"backlog: {r['messages']} messages, {r['file_mb']} MB, Spark cores {r['cores']}")
-    print(f"drain (offline, full outputs): {r['drain_s']} s = {r['drain_msgs_per_s']} msg/s")
-    print(f"I/O floor: python read {r['io_floor_python_read_s']} s, "
-          f"spark text count {r['io_floor_spark_text_count_s']} s "
-          f"-> drain is {r['drain_vs_spark_read']}x the Spark read floor")
-    print(f"plain script (benchmarks/plain_drain.py): {r['python_single_process_s']} s = "
-          f"{r['python_msgs_per_s']} msg/s -> Spark drain speed-up {r['speedup_vs_python']}x")
-    print(f"decoded in Python: {r['decoded_in_python']}; driver peak RSS: python "
-          f"{r['driver_python_peak_rss_mb']} MB, JVM {r['driver_jvm_peak_rss_mb']} MB")
+    _table(results)
     return 0
 
 

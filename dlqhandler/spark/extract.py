@@ -6,9 +6,12 @@ into records, one per message, and Hadoop's record reader cuts splits at record
 boundaries. Inputs are path strings or Hadoop URIs (``file:``, ``hdfs:``,
 ``s3a:`` ...); the driver looks at each file's first and last bytes through the
 Hadoop FileSystem API (header, line ends, a cut-off end), never with Python.
-The common record is decoded with native expressions
-(:mod:`dlqhandler.spark.decode`); only the rest goes to a Python worker
-(:mod:`dlqhandler.spark.rare`), and the count of those is kept.
+The common record is decoded in the JVM by the drain's Java UDF
+(:mod:`dlqhandler.spark.jar`, ``jvm/DumpRecordDecoder.java``: one pass over the
+record's characters), or, where no JDK can build it, by Spark's column expressions
+(:mod:`dlqhandler.spark.decode`); only the rest (records without an MQDLH, ``S``/``T``
+lines, malformed text) goes to a Python worker (:mod:`dlqhandler.spark.rare`), and
+the count of those is kept.
 
 The message frame's columns (the contract :mod:`dlqhandler.spark.classify`, the
 audit and ``dlqhandler report`` read; :data:`MESSAGE_SCHEMA` in order):
@@ -39,6 +42,7 @@ from dlqhandler.formats._attributes import HEADER_PREFIXES
 from dlqhandler.mq.mqdlh import MQDLH
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.spark.decode import decode_records
+from dlqhandler.spark.jar import DECODER_FUNCTION, register_decoder
 from dlqhandler.spark.rare import SUB_BITS, rare_udf
 
 __all__ = [
@@ -215,15 +219,38 @@ def _skip(value: Any) -> Any:
 
 @dataclass
 class Messages:
-    """The message frame, its records (for :func:`locate_errors`) and the files."""
+    """The message frame, its records (for :func:`locate_errors`), the files and the
+    decoder of the common record (``jvm`` or ``expressions``)."""
 
     frame: Any
     records: Any
     files: list[_File]
+    decoder: str = "jvm"
 
 
 _PY_DDL = ", ".join(["sub int", "error string", "error_line int",
                      *MESSAGE_SCHEMA.split(", ")[4:]])
+# What DumpRecordDecoder.java returns: the MQMD, the body, the MQDLH (no flags).
+_JVM_FIELDS = ([f"md_{name} {kind}" for name, kind in MD_FIELDS] + ["body binary"]
+               + [f"dlh_{name} {kind}" for name, kind in DLH_FIELDS])
+_JVM_DDL = ", ".join(_JVM_FIELDS)
+
+
+def _jvm_decode(records: Any, newline: str) -> Any:
+    """The record frame plus the message columns and ``common``, decoded by
+    :file:`jvm/DumpRecordDecoder.java` (null, so not common, for a rare record)."""
+    from pyspark.sql import functions as F
+
+    value = F.col("value")
+    if newline != "\n":
+        value = F.replace(value, F.lit(newline), F.lit("\n"))
+    frame = records.withColumn("_m", F.call_function(DECODER_FUNCTION, value))
+    columns = {part.split(" ")[0]: F.col("_m").getField(part.split(" ")[0])
+               for part in _JVM_FIELDS}
+    return frame.withColumns({
+        **columns, "has_dlh": F.lit(True), "dlh_error": F.lit(None).cast("string"),
+        "error": F.lit(None).cast("string"), "common": F.col("_m").isNotNull(),
+    }).drop("_m")
 
 
 def load_messages(spark: Any, inputs: Sequence[str | PathLike[str]], *,
@@ -233,16 +260,22 @@ def load_messages(spark: Any, inputs: Sequence[str | PathLike[str]], *,
     One pipeline per task, no shuffle, nothing cached: the native columns, and for
     a rare record the Python path's (:func:`dlqhandler.spark.rare.rare_udf`, whose
     argument is null on common rows), one row per message it holds. The frame has
-    :data:`MESSAGE_SCHEMA` plus ``decoded_in_python`` and ``error_line`` (the
-    problem's line within its record; :func:`locate_errors` makes it a file line).
+    :data:`MESSAGE_SCHEMA` plus ``decoded_in_python``, ``error_line`` (the
+    problem's line within its record; :func:`locate_errors` makes it a file line) and
+    ``record``: the record's text with ``\n`` line ends when the native decode took
+    it (the drain writes it as it is), else null.
     """
     from pyspark.sql import functions as F
 
     records, files = read_records(spark, inputs, split_bytes=split_bytes)
+    jvm = register_decoder(spark, _JVM_DDL)
     natives = []
     for newline in sorted({f.newline for f in files}):
         group = records.filter(F.col("newline") == newline) if len(files) > 1 else records
-        natives.append(decode_records(group, newline))
+        lf = F.col("value") if newline == "\n" else F.replace(
+            F.col("value"), F.lit(newline), F.lit("\n"))
+        natives.append((_jvm_decode(group, newline) if jvm else decode_records(group, newline))
+                       .withColumn("_record", lf))
     decoded = natives[0]
     for other in natives[1:]:
         decoded = decoded.unionByName(other)
@@ -260,9 +293,10 @@ def load_messages(spark: Any, inputs: Sequence[str | PathLike[str]], *,
         picked[name] = F.when(F.col("_rare"), F.col(f"_p_{name}")).otherwise(F.col(name))
     frame = frame.select("file_index", "split_start", *[picked[n].alias(n) for n in picked],
                          F.col("_rare").alias("decoded_in_python"),
-                         F.col("_p_error_line").alias("error_line"))
-    return Messages(frame.select(*MESSAGE_COLUMNS, "decoded_in_python", "error_line"),
-                    records, files)
+                         F.col("_p_error_line").alias("error_line"),
+                         F.when(~F.col("_rare"), F.col("_record")).alias("record"))
+    return Messages(frame.select(*MESSAGE_COLUMNS, "decoded_in_python", "error_line", "record"),
+                    records, files, "jvm" if jvm else "expressions")
 
 
 def locate_errors(spark: Any, records: Any, errors: list[Any], files: list[_File]
@@ -313,5 +347,6 @@ def locate_errors(spark: Any, records: Any, errors: list[Any], files: list[_File
 
 def read_messages(spark: Any, files: Sequence[str | PathLike[str]], *,
                   split_bytes: int = 128 << 20) -> Any:
-    """The messages of ``files`` as a DataFrame (see :func:`load_messages`)."""
-    return load_messages(spark, files, split_bytes=split_bytes).frame
+    """The messages of ``files`` as a DataFrame (see :func:`load_messages`), without
+    the record text."""
+    return load_messages(spark, files, split_bytes=split_bytes).frame.drop("record")

@@ -121,32 +121,42 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
         # The actions run exactly once: an eager local checkpoint cuts the lineage, so
         # no later job (nor an evicted cache block) can run them again - a second run
         # would find the moved messages gone and record them as skipped.
-        frame = apply_frame(frame.drop("body"), ruleset, input_queue, catch_all, connect,
-                            status_queue=config.status_queue).localCheckpoint(eager=True)
+        frame = apply_frame(frame.drop("body", "record"), ruleset, input_queue, catch_all,
+                            connect, status_queue=config.status_queue
+                            ).localCheckpoint(eager=True)
         frame = frame.withColumn("disposition", _applied_disposition())
         failures = frame.filter(F.col("outcome") == "failed").count()
     frame = frame.withColumn("outcome", _outcome_column(config.apply))
-    # Offline, classification is native Spark over the cached messages: recomputing it
-    # per job is cheaper than a second cached copy of every body.
 
-    step(spark, "classify, write the audit")
-    audit, reasons = _write_audit(spark, frame, out / "audit", loaded)
+    written = None
+    if config.dry_run or config.apply:
+        step(spark, "classify, write the audit")
+        audit, reasons = _write_audit(spark, frame.selectExpr(*_AUDIT_COLUMNS),
+                                      out / "audit", loaded)
+    else:
+        step(spark, "classify, write the dmpmqmsg files and the audit")
+        written = write_outputs(frame, out, partitions=config.partitions,
+                                jvm=loaded.decoder == "jvm", audit=_AUDIT_COLUMNS)
+        # One job wrote both; the audit's JSON lines become Parquet here.
+        schema = frame.selectExpr(*_AUDIT_COLUMNS).schema
+        audit_json = (spark.read.schema(schema).json([str(p) for p in written.audit_json])
+                      if written.audit_json else spark.createDataFrame([], schema))
+        audit, reasons = _write_audit(spark, audit_json, out / "audit", loaded)
+        written.cleanup()
     # The audit holds every column the summary counts: no second pass over the bodies.
     summary = _summarise(audit.withColumnRenamed("reason", "dlh_reason"), ruleset)
+    summary["decoder"] = loaded.decoder  # jvm, or Spark's expressions without a JDK
     outputs: list[dict[str, Any]] = []
     remaining: dict[str, Any] = {"file": None, "messages": summary["totals"]["remaining"]}
-    if not config.dry_run and not config.apply:
-        counts = summary.pop("_per_file")
-        step(spark, "write the dmpmqmsg files")
-        for r in write_outputs(frame, out, [(q, qm) for (q, qm) in counts if q is not None],
-                               partitions=config.partitions):
-            key = (None, None) if r["out_q"] is None else (r["out_q"], r["out_qm"] or "")
-            n = counts[key]
-            if r["file"] == REMAINING_FILE:
-                remaining = {"file": REMAINING_FILE, "messages": n}
-            else:
-                outputs.append({"queue": r["out_q"], "qmgr": r["out_qm"], "file": r["file"],
-                                "messages": n, "bytes": r["bytes"]})
+    counts = summary.pop("_per_file")
+    for r in written.files if written is not None else []:
+        key = (None, None) if r["out_q"] is None else (r["out_q"], r["out_qm"] or "")
+        n = counts[key]
+        if r["file"] == REMAINING_FILE:
+            remaining = {"file": REMAINING_FILE, "messages": n}
+        else:
+            outputs.append({"queue": r["out_q"], "qmgr": r["out_qm"], "file": r["file"],
+                            "messages": n, "bytes": r["bytes"]})
     summary.pop("_per_file", None)
     if reasons:  # each names its file, line and message number (see _write_audit)
         summary["malformed_examples"] = reasons[:_EXAMPLES]
@@ -167,16 +177,17 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
     return DrainResult(manifest, summary, out, failures)
 
 
-def _write_audit(spark: Any, frame: Any, path: Path, loaded: Messages
+def _write_audit(spark: Any, rows: Any, path: Path, loaded: Messages
                  ) -> tuple[Any, list[str]]:
-    """Write ``audit/``; malformed rows then get their file line and message number
-    (a small rewrite, only when there are any). Returns the audit as read back and
-    the located reasons of the malformed rows."""
+    """Write the audit ``rows`` (:data:`_AUDIT_COLUMNS`) to ``audit/`` as Parquet;
+    malformed rows then get their file line and message number (a small rewrite, only
+    when there are any). Returns the audit as read back and the located reasons of
+    the malformed rows."""
     import shutil
 
     from pyspark.sql import functions as F
 
-    frame.selectExpr(*_AUDIT_COLUMNS).write.mode("overwrite").parquet(str(path))
+    rows.write.mode("overwrite").parquet(str(path))
     audit = spark.read.parquet(str(path))
     errors = audit.filter(F.col("error").isNotNull()).select(
         "file_index", "split_start", "seq", "error", "error_line").collect()

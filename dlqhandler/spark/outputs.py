@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,11 @@ from dlqhandler.formats.dmpmqmsg import DumpWriter
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 from dlqhandler.spark.extract import MD_FIELDS
 from dlqhandler.spark.format import record_text
+from dlqhandler.spark.jar import STRIP_FUNCTION
 
 __all__ = [
     "REMAINING_FILE",
+    "Written",
     "safe_path",
     "target_file_name",
     "write_outputs",
@@ -66,10 +69,28 @@ def safe_path(directory: Path, name: str) -> Path:
 
 
 
-def _output_columns(frame: Any, targets: dict[tuple[str, str], int]) -> Any:
-    """``t`` (0: remaining.dmp, else the target's number), the input order and the
-    record text (MQDLH removed and Format/Encoding/CCSID restored for RETRY and
-    FWD HEADER(NO))."""
+_REMAIN_KEY = "R"  # the directory of remaining.dmp's rows
+_AUDIT_KEY = "A"  # the directory of the audit rows (JSON lines)
+
+
+def _target_key() -> Any:
+    """The output directory of a row: ``R`` (remaining.dmp), else the target
+    ``queue NUL qmgr`` as upper-case hex (any queue name makes a plain name)."""
+    from pyspark.sql import functions as F
+
+    target = F.concat_ws("\x00", "out_q", F.coalesce("out_qm", F.lit("")))
+    return F.when(F.col("disposition") == "REMAIN", F.lit(_REMAIN_KEY)).otherwise(
+        F.hex(F.encode(target, "UTF-8")))
+
+
+def _record_column(jvm: bool) -> Any:
+    """The record text of a row (MQDLH removed and Format/Encoding/CCSID restored for
+    RETRY and FWD HEADER(NO)), ending with a line end.
+
+    A record the native decode took (``record`` not null) is written as it was read,
+    or, without its MQDLH, rewritten by ``jvm/StrippedRecord.java`` when ``jvm``;
+    the rest is formatted from its columns (:func:`record_text`).
+    """
     from pyspark.sql import functions as F
 
     strip = F.coalesce(F.col("strip_header"), F.lit(False))
@@ -78,51 +99,123 @@ def _output_columns(frame: Any, targets: dict[tuple[str, str], int]) -> Any:
         md[name] = F.when(strip, F.col(f"dlh_{name}")).otherwise(md[name])
     body = F.when(strip, F.substring("body", MQDLH_LENGTH_1 + 1, 1 << 30)).otherwise(
         F.col("body"))
-    t = F.lit(0)
-    if targets:
-        keys = F.create_map(*[x for (q, qm), i in targets.items()
-                              for x in (F.lit(f"{q}\x00{qm}"), F.lit(i))])
-        t = F.when(F.col("disposition") == "REMAIN", t).otherwise(
-            F.element_at(keys, F.concat_ws("\x00", "out_q", F.coalesce("out_qm", F.lit("")))))
-    return frame.select(t.alias("t"), "file_index", "split_start", "seq",
-                        record_text(md, body).alias("value"))
+    kept = F.concat(F.col("record"), F.lit("\n"))
+    if jvm:
+        stripped = F.call_function(STRIP_FUNCTION, F.col("record"), F.col("dlh_format"),
+                                   F.col("dlh_encoding"), F.col("dlh_coded_char_set_id"))
+        kept = F.when(strip, stripped).otherwise(kept)
+    else:
+        kept = F.when(~strip, kept)
+    return F.coalesce(kept, record_text(md, body))
 
 
-def write_outputs(frame: Any, out_dir: Path, targets: list[tuple[str, str]], *,
-                  partitions: int | None = None) -> list[dict[str, Any]]:
-    """Write the kept rows of a classified frame as one dmpmqmsg file per target.
+@dataclass
+class Written:
+    """What :func:`write_outputs` wrote: the dmpmqmsg files (``out_q``, ``out_qm``,
+    ``file``, ``bytes``; sorted by target) and the audit's JSON lines, if asked."""
 
-    Spark formats every record (:func:`dlqhandler.spark.format.record_text`) and its
-    text writer writes them, partitioned by target and input split, in input order
-    within each split (sorted within the task; no shuffle). The driver then joins,
-    per target, a header and the part files in input order (file, split) and
-    removes the parts; it never sees a message. Malformed rows (``error``) and
-    DISCARDs are not written. Returns ``out_q, out_qm, file, messages, bytes`` per
-    file (``messages`` from the caller's counts), sorted by target.
+    files: list[dict[str, Any]]
+    audit_json: list[Path]
+    parts_dir: Path
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.parts_dir, ignore_errors=True)
+
+
+def write_outputs(frame: Any, out_dir: Path, *, partitions: int | None = None,
+                  jvm: bool = False, audit: tuple[str, ...] = ()) -> Written:
+    """Write the kept rows of a classified frame as one dmpmqmsg file per target, and
+    with ``audit`` (SQL expressions) one JSON line per row, in the same job: the input
+    is read and classified once.
+
+    Spark makes every row's text (:func:`_record_column`, and ``to_json`` of the
+    audit columns) and its text writer writes them, partitioned by target and input
+    split, in input order within each split: a task's rows arrive in that order and
+    each directory has its own open writer, so nothing is sorted and nothing is
+    shuffled. (When a task could need more writers than Spark keeps open, Spark
+    would sort what is left by directory only; the driver sees that from the
+    number of directories and writes again, sorted by input order.) The driver then
+    joins, per target, a header and the part files in input order (file, split); it
+    never sees a message. Malformed rows (``error``) and DISCARDs are not written.
+    The caller reads the audit lines, then calls :meth:`Written.cleanup`.
     """
     from pyspark.sql import functions as F
 
-    numbers = {target: i + 1 for i, target in enumerate(sorted(set(targets)))}
-    keep = frame.filter((F.col("disposition") != "DISCARD") & F.col("error").isNull())
     if partitions:
-        keep = keep.coalesce(partitions)
+        frame = frame.coalesce(partitions)
+    kept = (F.col("disposition") != "DISCARD") & F.col("error").isNull()
+    outs = [F.struct(_target_key().alias("t"),
+                     F.when(kept, _record_column(jvm)).alias("value"))]
+    if audit:
+        outs.append(F.struct(F.lit(_AUDIT_KEY).alias("t"),
+                             F.to_json(F.struct(*[F.expr(e) for e in audit])).alias("value")))
+    rows = frame.select("file_index", "split_start", "seq", F.explode(
+        F.filter(F.array(*outs), lambda o: o["value"].isNotNull())).alias("o")).select(
+        F.col("o.t").alias("t"), "file_index", "split_start", "seq",
+        F.col("o.value").alias("value"))
     parts_dir = out_dir / f".parts-{uuid.uuid4().hex}"
-    (_output_columns(keep, numbers)
-     .sortWithinPartitions("t", "file_index", "split_start", "seq").drop("seq")
-     .write.partitionBy("t", "file_index", "split_start").text(str(parts_dir)))
-    names = {0: (REMAINING_FILE, "", "")}
-    for (q, qm), i in numbers.items():
-        names[i] = (target_file_name(q, qm), q, qm)
+    files = max(1, len(frame.inputFiles()))
+    _write_parts(rows, parts_dir, sort=False)
+    keys = sorted(p.name[2:] for p in parts_dir.glob("t=*"))
+    if len(keys) * files > _MAX_WRITERS:  # Spark may have sorted: write again, ordered
+        shutil.rmtree(parts_dir)
+        _write_parts(rows, parts_dir, sort=True)
     written = []
-    for t_dir in sorted(parts_dir.glob("t=*")):
-        name, q, qm = names[int(t_dir.name[2:])]
+    for key in keys:
+        if key == _AUDIT_KEY:
+            continue
+        if key == _REMAIN_KEY:
+            name, q, qm = REMAINING_FILE, None, None
+        else:
+            q, qm = bytes.fromhex(key).decode("utf-8").split("\x00", 1)
+            name = target_file_name(q, qm)
         final = safe_path(out_dir, name)
-        _assemble(final, _parts_in_order(t_dir))
-        written.append({"out_q": q if name != REMAINING_FILE else None,
-                        "out_qm": qm if name != REMAINING_FILE else None,
-                        "file": name, "bytes": final.stat().st_size})
-    shutil.rmtree(parts_dir, ignore_errors=True)
-    return sorted(written, key=lambda r: (r["out_q"] or "", r["out_qm"] or ""))
+        _assemble(final, _parts_in_order(parts_dir / f"t={key}"))
+        written.append({"out_q": q, "out_qm": qm, "file": name,
+                        "bytes": final.stat().st_size})
+    written.sort(key=lambda r: (r["out_q"] or "", r["out_qm"] or ""))
+    audit_parts = _parts_in_order(parts_dir / f"t={_AUDIT_KEY}") if audit else []
+    return Written(written, audit_parts, parts_dir)
+
+
+_MAX_WRITERS = 256  # open output files per task (spark.sql.maxConcurrentOutputFileWriters)
+
+
+def _write_parts(rows: Any, parts_dir: Path, *, sort: bool) -> None:
+    """One text write partitioned by ``t``, file and split; unsorted writes need
+    planned writes off (they would add the sort) and concurrent writers."""
+    spark = rows.sparkSession
+    wanted = {"spark.sql.optimizer.plannedWrite.enabled": "true" if sort else "false",
+              "spark.sql.maxConcurrentOutputFileWriters": "0" if sort else str(_MAX_WRITERS)}
+    saved = {k: spark.conf.get(k, None) for k in wanted}
+    # Each task moves its own files into place when it commits (algorithm 2): the
+    # job commit has no directory tree to merge. The parts directory is private
+    # (a hidden sibling of the output until the drain ends), so its partial state
+    # is nobody's concern.
+    hadoop = spark.sparkContext._jsc.hadoopConfiguration()
+    committer = {"mapreduce.fileoutputcommitter.algorithm.version": "2",
+                 "mapreduce.fileoutputcommitter.marksuccessfuljobs": "false"}
+    hadoop_saved = {k: hadoop.get(k) for k in committer}
+    for k, v in wanted.items():
+        spark.conf.set(k, v)
+    for k, v in committer.items():
+        hadoop.set(k, v)
+    try:
+        if sort:
+            rows = rows.sortWithinPartitions("t", "file_index", "split_start", "seq")
+        (rows.drop("seq").write.partitionBy("t", "file_index", "split_start")
+         .text(str(parts_dir)))
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, v)
+        for k, v in hadoop_saved.items():
+            if v is None:
+                hadoop.unset(k)
+            else:
+                hadoop.set(k, v)
 
 
 def _parts_in_order(t_dir: Path) -> list[Path]:

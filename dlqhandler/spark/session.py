@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from dlqhandler.spark.jar import LOCAL_FS_CLASS, compiled_jar
+
 __all__ = ["get_session", "has_active_session", "stop_session"]
 
 
@@ -62,16 +64,34 @@ def get_session(master: str | None = None, *, app_name: str = "dlqhandler-drain"
                .config("spark.ui.showConsoleProgress", "false"))
     # Under spark-submit the launcher started the JVM (PYSPARK_GATEWAY_PORT is set)
     # and chose the master; only a direct run picks local[*].
+    if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        master = "local[*]"
     if master is not None:
         builder = builder.master(master)
-    elif "PYSPARK_GATEWAY_PORT" not in os.environ:
-        builder = builder.master("local[*]")
     if partitions is not None:
         builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
-    for key, value in (extra or {}).items():
+    launch = jvm_settings(master) if master is not None else {}
+    for key, value in {**launch, **(extra or {})}.items():
         builder = builder.config(key, value)
     with _stderr_to(log_file):
         return builder.getOrCreate()
+
+
+def jvm_settings(master: str) -> dict[str, str]:
+    """Spark settings for a JVM this process launches: the drain's jar on the class
+    path, and, on this machine's masters (``local``, ``local-cluster``: the jar's path
+    exists for every JVM), its local file system (no ``chmod`` process per file or
+    directory, see ``jvm/NioLocalFileSystem.java``). Empty without a JDK to build the
+    jar. Under ``spark-submit`` give them on its command line (``python -m
+    dlqhandler.spark.jar`` prints them)."""
+    jar = compiled_jar()
+    if jar is None:
+        return {}
+    if not master.startswith("local"):
+        return {"spark.jars": str(jar)}
+    return {"spark.jars": str(jar), "spark.driver.extraClassPath": str(jar),
+            "spark.executor.extraClassPath": str(jar),
+            "spark.hadoop.fs.file.impl": LOCAL_FS_CLASS}
 
 
 def has_active_session() -> bool:

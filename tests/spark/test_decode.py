@@ -1,6 +1,6 @@
 """The JVM decode and the malformed-record path of the drain: bad records stay with a
-located reason and never crash the job; EBCDIC rows take the Python path and are counted;
-records written by Spark are byte-identical to DumpWriter's."""
+located reason and never crash the job; rows without an MQDLH take the Python path and
+are counted; records written by Spark are byte-identical to DumpWriter's."""
 
 from __future__ import annotations
 
@@ -72,11 +72,12 @@ def test_malformed_records_stay_with_a_located_reason(spark: Any, tmp_path: Path
     assert not (out / "remaining.dmp").exists() or not list(read_dump(out / "remaining.dmp"))
 
 
-def test_ebcdic_rows_take_the_python_path_and_outputs_match_dumpwriter(
+def test_only_no_mqdlh_rows_take_the_python_path_and_outputs_match_dumpwriter(
         spark: Any, tmp_path: Path) -> None:
     """A generated backlog (EBCDIC, big-endian and no-MQDLH messages among them): the
-    EBCDIC and no-MQDLH rows are decoded in Python and counted; every output message
-    written by Spark is byte-identical to what DumpWriter writes for it."""
+    JVM decodes the EBCDIC and big-endian headers too; only the rows without an MQDLH
+    take the Python path, and they are counted; every output message written by Spark
+    is byte-identical to what DumpWriter writes for it."""
     messages = list(generate_backlog(400, seed=3))
     src = tmp_path / "in.dmp"
     write_dump(src, messages)
@@ -87,8 +88,11 @@ def test_ebcdic_rows_take_the_python_path_and_outputs_match_dumpwriter(
                                                    catch_all="CATCH"))
     python_rows = result.summary["totals"]["decoded_in_python"]
     ebcdic = sum(1 for m in messages if m.md.coded_char_set_id in (37, 500, 1047))
+    no_dlh = sum(1 for m in messages if not m.body.startswith((b"DLH ", b"\xc4\xd3\xc8\x40")))
     assert ebcdic > 0
-    assert ebcdic <= python_rows < len(messages) // 4
+    assert no_dlh > 0
+    assert result.summary["decoder"] == "jvm"
+    assert python_rows == no_dlh
     written = (out / "q-ALL.Q@LOCAL.dmp").read_bytes()
     catch = out / "q-CATCH@LOCAL.dmp"
     body = written.split(b"\n\n", 1)[1]
