@@ -51,7 +51,14 @@ from dlqhandler.logs import configure_logging
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
-from dlqhandler.spark.paths import OutputDir, check_output_dir, is_local, local_path, resolve_uri
+from dlqhandler.spark.paths import (
+    OutputDir,
+    check_output_dir,
+    check_output_dir_hadoop,
+    is_local,
+    local_path,
+    resolve_uri,
+)
 
 __all__ = ["input_files", "main", "register", "snapshot_queue"]
 
@@ -127,21 +134,21 @@ def snapshot_queue(args: argparse.Namespace, settings: Any, qmgr_name: str, queu
 
 
 def input_files(items: Sequence[str]) -> tuple[str, ...]:
-    """Every --input resolved on the driver and checked: absolute files, in order."""
+    """Every --input resolved on the driver, in order: local files expanded (directories,
+    globs) and checked now; Hadoop URIs (hdfs:, s3a:, viewfs:...) as given, listed and
+    checked through Hadoop once Spark has started."""
     from dlqhandler.spark.extract import expand_inputs
 
-    uris = [resolve_uri(item) for item in items]
-    remote = [u for u in uris if not is_local(u)]
-    if remote:
-        raise ConfigError(
-            f"--input {remote[0]}: this drain reads its input with Python readers on the "
-            "executors, which see local or mounted filesystems only (file:); copy the "
-            "dump to a shared mount, or use the JVM reader when it is built (issue 14)")
-    files = expand_inputs([str(local_path(u)) for u in uris])
-    for f in files:
-        if not os.access(f, os.R_OK):
-            raise ConfigError(f"--input {f}: not readable (check its permissions)")
-    return tuple(str(f) for f in files)
+    found: list[str] = []
+    for uri in (resolve_uri(item) for item in items):
+        if not is_local(uri):
+            found.append(uri)
+            continue
+        for f in expand_inputs([str(local_path(uri))]):
+            if not os.access(f, os.R_OK):
+                raise ConfigError(f"--input {f}: not readable (check its permissions)")
+            found.append(f)
+    return tuple(found)
 
 
 class _Interrupt:
@@ -195,6 +202,7 @@ class _Run:
     snapshot: Path | None = None
     queue: str | None = None
     qmgr_name: str | None = None
+    scratch: Path | None = None  # a local directory for the snapshot (Hadoop outputs)
 
 
 def _log_file() -> Path:
@@ -229,12 +237,6 @@ def _drain(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"dlqhandler drain: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
-    if not out.local:
-        out.discard()
-        print(f"dlqhandler drain: --output {out.uri}: this drain writes its dmpmqmsg files "
-              "with Python writers on the executors and the driver, which see local or "
-              "mounted filesystems only (file:)", file=sys.stderr)
-        return int(ExitCode.USAGE)
     run = _Run(out)
     committed = False
     guard = _Interrupt()
@@ -253,8 +255,12 @@ def _drain(args: argparse.Namespace) -> int:
         return _failed(exc, run)
     finally:
         if not committed:
-            run.out.discard()
+            run.out.discard(run.spark)
         _stop(run)
+        if run.scratch is not None:
+            import shutil
+
+            shutil.rmtree(run.scratch, ignore_errors=True)
 
 
 def _stop(run: _Run) -> None:
@@ -272,7 +278,12 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
     from dlqhandler.spark.progress import Progress
     from dlqhandler.spark.session import get_session, has_active_session
 
-    staging = run.out.staging_path
+    # A queue's snapshot is a local file (the driver browses it): inside the staging
+    # directory, or, for an output on a Hadoop filesystem, in a scratch directory here.
+    if run.out.local:
+        staging = run.out.staging_path
+    else:
+        run.scratch = staging = Path(tempfile.mkdtemp(prefix="dlqhandler-drain-"))
     local = ""
     if args.qmgr is not None:
         run.qmgr_name = resolve_qmgr_name(settings, args.qmgr)
@@ -285,8 +296,9 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
             print(f"{d.path}:{d.line}:{d.column}: error[{d.code}]: {d.message}", file=sys.stderr)
     if result.ruleset is None:
         return int(ExitCode.RULES_ERROR)
-    config = DrainConfig(output=staging, inputs=inputs, snapshot=run.snapshot,
-                         qmgr=run.qmgr_name, queue=run.queue, catch_all=args.catch_all,
+    config = DrainConfig(output=staging if run.out.local else run.out.staging, inputs=inputs,
+                         snapshot=run.snapshot, qmgr=run.qmgr_name, queue=run.queue,
+                         catch_all=args.catch_all,
                          dry_run=args.dry_run, apply=args.apply, local_qmgr=local,
                          status_queue=args.status_queue if args.apply else None,
                          partitions=args.partitions, split_bytes=max(1, args.split_mb) << 20)
@@ -298,6 +310,8 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
         run.log_file = _log_file()
     run.spark = get_session(args.master, partitions=args.partitions, log_file=run.log_file)
     try:
+        if not run.out.local:  # the output rule, now that Hadoop can look
+            run.out = check_output_dir_hadoop(run.spark, run.out, overwrite=args.overwrite)
         with guard.installed(run.spark), Progress(run.spark):
             drained = run_drain(run.spark, result.ruleset, config, factory)
             if guard.interrupted:
@@ -312,7 +326,7 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
         import shutil
 
         shutil.rmtree(run.snapshot.parent, ignore_errors=True)
-    run.out.commit()
+    run.out.commit(run.spark)
     _print_summary(drained.summary, drained.manifest, run)
     malformed = drained.summary["totals"]["malformed"]
     return int(ExitCode.PARTIAL if drained.failures or malformed else ExitCode.OK)

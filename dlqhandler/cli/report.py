@@ -175,10 +175,10 @@ def _gather(args: argparse.Namespace, settings: Any, *, as_of: datetime, new: Ru
                 print(f"{_PROG}: cannot browse {queue or 'the dead-letter queue'} on "
                       f"{args.qmgr}: {exc}", file=sys.stderr)
                 return int(ExitCode.CONNECTION_ERROR)
-            files, source = [snap], f"queue {queue} on {name} (browsed)"
+            files, source = [str(snap)], f"queue {queue} on {name} (browsed)"
         else:
             try:
-                files = [Path(f) for f in input_files(args.input)]
+                files = list(input_files(args.input))
             except ConfigError as exc:
                 raise _UsageError(str(exc)) from exc
             queue, local = None, ""
@@ -189,14 +189,18 @@ def _gather(args: argparse.Namespace, settings: Any, *, as_of: datetime, new: Ru
     return {"source": source, **report}, source
 
 
-def _spark_report(args: argparse.Namespace, files: list[Path], *, as_of: datetime,
+def _spark_report(args: argparse.Namespace, files: list[str], *, as_of: datetime,
                   new: RuleSet | None, old: RuleSet | None, queue: str | None,
                   local: str) -> dict[str, Any]:
-    from dlqhandler.spark.extract import read_messages
+    from dlqhandler.spark.extract import expand_inputs, read_messages
     from dlqhandler.spark.report import ReportOptions, build_report
     from dlqhandler.spark.session import get_session
 
     spark = get_session(args.master)
+    try:  # Hadoop URIs are listed now that Spark runs (local files already were)
+        files = expand_inputs(files, spark)
+    except ConfigError as exc:
+        raise _UsageError(str(exc)) from exc
     messages = read_messages(spark, files, split_bytes=max(1, args.split_mb) << 20)
     options = ReportOptions(as_of=as_of, ruleset=new, old_ruleset=old, input_queue=queue,
                             local_qmgr=local, top=args.top)

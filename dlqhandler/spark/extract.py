@@ -43,6 +43,7 @@ from dlqhandler.mq.mqdlh import MQDLH
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.spark.decode import decode_records
 from dlqhandler.spark.jar import DECODER_FUNCTION, register_decoder
+from dlqhandler.spark.paths import is_local, local_path
 from dlqhandler.spark.rare import SUB_BITS, rare_udf
 
 __all__ = [
@@ -76,24 +77,64 @@ _PROBE = 1 << 16  # bytes read at each end of a file by the driver
 _TAIL_MATCH = 64
 
 
-def expand_inputs(inputs: list[str]) -> list[Path]:
-    """Files from paths, directories (their ``*.dmp`` files) and globs, sorted."""
-    found: list[Path] = []
+def expand_inputs(inputs: list[str], spark: Any = None) -> list[str]:
+    """Files from paths, directories (their ``*.dmp``, ``*.txt``, ``*.qload`` files) and
+    globs, each item's sorted, in the order given. Local paths are looked at here;
+    Hadoop URIs (``hdfs:``, ``s3a:``, ``viewfs:``...) through ``spark``'s Hadoop
+    configuration, and come back fully qualified."""
+    found: list[str] = []
     for item in inputs:
-        matches = sorted(glob.glob(item)) if any(c in item for c in "*?[") else [item]
-        if not matches:
-            raise ConfigError(f"--input {item}: no file matches")
-        for m in matches:
-            p = Path(m)
-            if p.is_dir():
-                found.extend(sorted(x for x in p.iterdir() if x.is_file() and
-                                    x.suffix in (".dmp", ".txt", ".qload")))
-            elif p.is_file():
-                found.append(p)
-            else:
-                raise ConfigError(f"--input {m}: not a file or directory")
+        found.extend(_expand_local(item) if is_local(item) else _expand_hadoop(spark, item))
     if not found:
         raise ConfigError("no input files")
+    return found
+
+
+_SUFFIXES = (".dmp", ".txt", ".qload")
+
+
+def _expand_local(item: str) -> list[str]:
+    path = str(local_path(item))
+    matches = sorted(glob.glob(path)) if any(c in path for c in "*?[") else [path]
+    if not matches:
+        raise ConfigError(f"--input {item}: no file matches")
+    found: list[str] = []
+    for m in matches:
+        p = Path(m)
+        if p.is_dir():
+            found.extend(sorted(str(x) for x in p.iterdir() if x.is_file() and
+                                x.suffix in _SUFFIXES))
+        elif p.is_file():
+            found.append(str(p))
+        else:
+            raise ConfigError(f"--input {m}: not a file or directory")
+    return found
+
+
+def _expand_hadoop(spark: Any, item: str) -> list[str]:
+    if spark is None:
+        raise ConfigError(f"--input {item}: a Hadoop filesystem needs a Spark session")
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    path = jvm.org.apache.hadoop.fs.Path(item)
+    try:
+        fs = path.getFileSystem(conf)
+        statuses = fs.globStatus(path) or []
+        found: list[str] = []
+        for status in sorted(statuses, key=lambda s: str(s.getPath().toString())):
+            if status.isDirectory():
+                found.extend(sorted(
+                    str(c.getPath().toString()) for c in fs.listStatus(status.getPath())
+                    if c.isFile() and str(c.getPath().getName()).endswith(_SUFFIXES)))
+            else:
+                found.append(str(status.getPath().toString()))
+    except Exception as exc:
+        java = getattr(exc, "java_exception", None)
+        why = str(java.toString()) if java is not None else str(exc).split("\n")[0]
+        raise ConfigError(f"--input {item}: cannot list it ({why}); is the filesystem's "
+                          "connector jar on the classpath (--jars)?") from exc
+    if not statuses:
+        raise ConfigError(f"--input {item}: no file matches")
     return found
 
 

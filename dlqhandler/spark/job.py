@@ -21,6 +21,7 @@ from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
 from dlqhandler.spark.classify import catch_all_queue, classify
 from dlqhandler.spark.extract import Messages, expand_inputs, load_messages, locate_errors
+from dlqhandler.spark.outfiles import OutFiles, output_files
 from dlqhandler.spark.outputs import REMAINING_FILE, write_outputs
 from dlqhandler.spark.progress import step
 
@@ -32,7 +33,7 @@ class DrainConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    output: Path
+    output: Path | str  # a local directory, or a Hadoop URI (hdfs:, s3a:, viewfs:...)
     inputs: tuple[str, ...] = ()
     snapshot: Path | None = None  # a dump browsed from a queue manager by the driver
     qmgr: str | None = None
@@ -52,7 +53,7 @@ class DrainConfig(BaseModel):
 class DrainResult:
     manifest: dict[str, Any]
     summary: dict[str, Any]
-    output: Path
+    output: Path | str
     failures: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -99,10 +100,10 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
     check_config(config)
     from pyspark.sql import functions as F
 
-    out = config.output
-    out.mkdir(parents=True, exist_ok=True)
-    files = [config.snapshot] if config.snapshot is not None else expand_inputs(
-        list(config.inputs))
+    out = output_files(spark, config.output)
+    out.mkdirs()
+    files = [str(config.snapshot)] if config.snapshot is not None else expand_inputs(
+        list(config.inputs), spark)
     catch_all = catch_all_queue(ruleset, config.catch_all)
 
     step(spark, "read the input")
@@ -131,17 +132,16 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
     written = None
     if config.dry_run or config.apply:
         step(spark, "classify, write the audit")
-        audit, reasons = _write_audit(spark, frame.selectExpr(*_AUDIT_COLUMNS),
-                                      out / "audit", loaded)
+        audit, reasons = _write_audit(spark, frame.selectExpr(*_AUDIT_COLUMNS), out, loaded)
     else:
         step(spark, "classify, write the dmpmqmsg files and the audit")
         written = write_outputs(frame, out, partitions=config.partitions,
                                 jvm=loaded.decoder == "jvm", audit=_AUDIT_COLUMNS)
         # One job wrote both; the audit's JSON lines become Parquet here.
         schema = frame.selectExpr(*_AUDIT_COLUMNS).schema
-        audit_json = (spark.read.schema(schema).json([str(p) for p in written.audit_json])
+        audit_json = (spark.read.schema(schema).json(written.audit_json)
                       if written.audit_json else spark.createDataFrame([], schema))
-        audit, reasons = _write_audit(spark, audit_json, out / "audit", loaded)
+        audit, reasons = _write_audit(spark, audit_json, out, loaded)
         written.cleanup()
     # The audit holds every column the summary counts: no second pass over the bodies.
     summary = _summarise(audit.withColumnRenamed("reason", "dlh_reason"), ruleset)
@@ -171,24 +171,23 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
         "remaining": remaining,
         "totals": summary["totals"],
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    out.write_text("summary.json", json.dumps(summary, indent=2) + "\n")
+    out.write_text("manifest.json", json.dumps(manifest, indent=2) + "\n")
     frame.unpersist()
-    return DrainResult(manifest, summary, out, failures)
+    return DrainResult(manifest, summary, config.output, failures)
 
 
-def _write_audit(spark: Any, rows: Any, path: Path, loaded: Messages
+def _write_audit(spark: Any, rows: Any, out: OutFiles, loaded: Messages
                  ) -> tuple[Any, list[str]]:
     """Write the audit ``rows`` (:data:`_AUDIT_COLUMNS`) to ``audit/`` as Parquet;
     malformed rows then get their file line and message number (a small rewrite, only
     when there are any). Returns the audit as read back and the located reasons of
     the malformed rows."""
-    import shutil
-
     from pyspark.sql import functions as F
 
-    rows.write.mode("overwrite").parquet(str(path))
-    audit = spark.read.parquet(str(path))
+    path = out.uri("audit")
+    rows.write.mode("overwrite").parquet(path)
+    audit = spark.read.parquet(path)
     errors = audit.filter(F.col("error").isNotNull()).select(
         "file_index", "split_start", "seq", "error", "error_line").collect()
     if not errors:
@@ -199,13 +198,12 @@ def _write_audit(spark: Any, rows: Any, path: Path, loaded: Messages
     fixed = audit.join(F.broadcast(located), (F.col("file_index") == F.col("l_file"))
                        & (F.col("split_start") == F.col("l_split"))
                        & (F.col("seq") == F.col("l_seq")), "left")
-    tmp = path.with_name(path.name + ".located")
     (fixed.withColumn("error", F.coalesce("l_error", "error"))
-     .select(*audit.columns).write.mode("overwrite").parquet(str(tmp)))
-    shutil.rmtree(path)
-    tmp.rename(path)
+     .select(*audit.columns).write.mode("overwrite").parquet(out.uri("audit.located")))
+    out.delete("audit")
+    out.rename("audit.located", "audit")
     reasons = [str(r[3]) for r in rows if r[3]] or [str(e["error"]) for e in errors]
-    return spark.read.parquet(str(path)), reasons
+    return spark.read.parquet(path), reasons
 
 
 def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:

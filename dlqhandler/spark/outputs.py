@@ -17,20 +17,16 @@ path is checked to stay inside the output directory.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from dlqhandler.errors import ConfigError
-from dlqhandler.formats.dmpmqmsg import DumpWriter
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 from dlqhandler.spark.extract import MD_FIELDS
 from dlqhandler.spark.format import record_text
 from dlqhandler.spark.jar import STRIP_FUNCTION
+from dlqhandler.spark.outfiles import OutFiles, safe_path
 
 __all__ = [
     "REMAINING_FILE",
@@ -56,17 +52,6 @@ def target_file_name(queue: str, qmgr: str) -> str:
     escaped, so the result is always one plain file name.
     """
     return f"q-{_escape(queue)}@{_escape(qmgr) if qmgr else 'LOCAL'}.dmp"
-
-
-def safe_path(directory: Path, name: str) -> Path:
-    """``directory/name``, refusing anything that would resolve outside it."""
-    base = directory.resolve()
-    path = (base / name).resolve()
-    if path.parent != base:
-        raise ConfigError(f"refusing output file name {name!r}: outside {base}")
-    return path
-
-
 
 
 _REMAIN_KEY = "R"  # the directory of remaining.dmp's rows
@@ -115,14 +100,15 @@ class Written:
     ``file``, ``bytes``; sorted by target) and the audit's JSON lines, if asked."""
 
     files: list[dict[str, Any]]
-    audit_json: list[Path]
-    parts_dir: Path
+    audit_json: list[str]
+    parts_dir: str
+    out: OutFiles
 
     def cleanup(self) -> None:
-        shutil.rmtree(self.parts_dir, ignore_errors=True)
+        self.out.delete(self.parts_dir)
 
 
-def write_outputs(frame: Any, out_dir: Path, *, partitions: int | None = None,
+def write_outputs(frame: Any, out: OutFiles, *, partitions: int | None = None,
                   jvm: bool = False, audit: tuple[str, ...] = ()) -> Written:
     """Write the kept rows of a classified frame as one dmpmqmsg file per target, and
     with ``audit`` (SQL expressions) one JSON line per row, in the same job: the input
@@ -153,13 +139,13 @@ def write_outputs(frame: Any, out_dir: Path, *, partitions: int | None = None,
         F.filter(F.array(*outs), lambda o: o["value"].isNotNull())).alias("o")).select(
         F.col("o.t").alias("t"), "file_index", "split_start", "seq",
         F.col("o.value").alias("value"))
-    parts_dir = out_dir / f".parts-{uuid.uuid4().hex}"
+    parts_dir = f".parts-{uuid.uuid4().hex}"
     files = max(1, len(frame.inputFiles()))
-    _write_parts(rows, parts_dir, sort=False)
-    keys = sorted(p.name[2:] for p in parts_dir.glob("t=*"))
+    _write_parts(rows, out.uri(parts_dir), sort=False)
+    keys = sorted(name[2:] for name in out.children(parts_dir) if name.startswith("t="))
     if len(keys) * files > _MAX_WRITERS:  # Spark may have sorted: write again, ordered
-        shutil.rmtree(parts_dir)
-        _write_parts(rows, parts_dir, sort=True)
+        out.delete(parts_dir)
+        _write_parts(rows, out.uri(parts_dir), sort=True)
     written = []
     for key in keys:
         if key == _AUDIT_KEY:
@@ -169,19 +155,17 @@ def write_outputs(frame: Any, out_dir: Path, *, partitions: int | None = None,
         else:
             q, qm = bytes.fromhex(key).decode("utf-8").split("\x00", 1)
             name = target_file_name(q, qm)
-        final = safe_path(out_dir, name)
-        _assemble(final, _parts_in_order(parts_dir / f"t={key}"))
-        written.append({"out_q": q, "out_qm": qm, "file": name,
-                        "bytes": final.stat().st_size})
+        size = out.join(name, out.parts(parts_dir, f"t={key}"))
+        written.append({"out_q": q, "out_qm": qm, "file": name, "bytes": size})
     written.sort(key=lambda r: (r["out_q"] or "", r["out_qm"] or ""))
-    audit_parts = _parts_in_order(parts_dir / f"t={_AUDIT_KEY}") if audit else []
-    return Written(written, audit_parts, parts_dir)
+    audit_parts = out.parts(parts_dir, f"t={_AUDIT_KEY}") if audit else []
+    return Written(written, audit_parts, parts_dir, out)
 
 
 _MAX_WRITERS = 256  # open output files per task (spark.sql.maxConcurrentOutputFileWriters)
 
 
-def _write_parts(rows: Any, parts_dir: Path, *, sort: bool) -> None:
+def _write_parts(rows: Any, parts_uri: str, *, sort: bool) -> None:
     """One text write partitioned by ``t``, file and split; unsorted writes need
     planned writes off (they would add the sort) and concurrent writers."""
     spark = rows.sparkSession
@@ -204,7 +188,7 @@ def _write_parts(rows: Any, parts_dir: Path, *, sort: bool) -> None:
         if sort:
             rows = rows.sortWithinPartitions("t", "file_index", "split_start", "seq")
         (rows.drop("seq").write.partitionBy("t", "file_index", "split_start")
-         .text(str(parts_dir)))
+         .text(parts_uri))
     finally:
         for k, v in saved.items():
             if v is None:
@@ -216,43 +200,3 @@ def _write_parts(rows: Any, parts_dir: Path, *, sort: bool) -> None:
                 hadoop.unset(k)
             else:
                 hadoop.set(k, v)
-
-
-def _parts_in_order(t_dir: Path) -> list[Path]:
-    """The part files of one target: by input file, split offset, then name."""
-    def key(p: Path) -> tuple[int, int, str]:
-        f_dir, s_dir = p.parent.parent.name, p.parent.name
-        return int(f_dir.split("=", 1)[1]), int(s_dir.split("=", 1)[1]), p.name
-
-    return sorted((p for p in t_dir.glob("file_index=*/split_start=*/part-*")), key=key)
-
-
-def _assemble(final: Path, parts: list[Path]) -> None:
-    """Header + parts -> ``final``, atomically (a temporary name, then a rename)."""
-    tmp = final.with_name(f".{final.name}.tmp")
-    with tmp.open("wb") as out:
-        DumpWriter(out).close()  # the header
-        out.flush()
-        for part in parts:
-            with part.open("rb") as src:
-                _copy(src, out)
-    os.replace(tmp, final)
-
-
-def _copy(src: Any, dst: Any) -> None:
-    """Copy a whole file in the kernel where it can (copy_file_range), else by chunks."""
-    size = os.fstat(src.fileno()).st_size
-    try:
-        done = 0
-        while done < size:
-            n = os.copy_file_range(src.fileno(), dst.fileno(), size - done)
-            if n == 0:
-                break
-            done += n
-        if done == size:
-            return
-        src.seek(done)
-    except OSError:
-        src.seek(0)
-        dst.seek(0, os.SEEK_END)
-    shutil.copyfileobj(src, dst, 8 << 20)

@@ -244,7 +244,10 @@ def _java_message(exc: BaseException) -> str:
 def check_output_dir_hadoop(spark: Any, out: OutputDir, *, overwrite: bool = False
                             ) -> OutputDir:
     """The output rule on a Hadoop filesystem; creates the staging directory."""
-    fs, path = _fs(spark, out.uri)
+    try:
+        fs, path = _fs(spark, out.uri)
+    except ConfigError as exc:
+        raise ConfigError(f"--output {exc}") from exc
     replaces = False
     try:
         if fs.exists(path):

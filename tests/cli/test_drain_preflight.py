@@ -119,14 +119,3 @@ def test_non_empty_output_is_refused_and_kept(shared_tmp: Path) -> None:
     assert_refused(proc, "is not empty", "--overwrite")
     assert (out / "q-APP.OLD@LOCAL.dmp").read_text() == "previous run"
     assert sorted(p.name for p in shared_tmp.iterdir() if p.name.startswith(".")) == []
-
-
-def test_hadoop_uris_the_python_reader_cannot_reach(shared_tmp: Path) -> None:
-    """hdfs:/s3a: inputs and outputs are named in a clear refusal (the dump reader
-    and writer run in Python on the executors), not a traceback from an executor."""
-    proc = drain("--rules", str(RULES), "--input", "hdfs://nn:8020/dlq/x.dmp", "--output",
-                 "out", cwd=shared_tmp)
-    assert_refused(proc, "--input hdfs://nn:8020/dlq/x.dmp", "file:")
-    proc = drain("--rules", str(RULES), "--input", str(SAMPLE), "--output",
-                 "s3a://bucket/drain", cwd=shared_tmp)
-    assert_refused(proc, "--output s3a://bucket/drain", "file:")
