@@ -94,9 +94,14 @@ def facts(messages: Any, options: ReportOptions) -> Any:
 def _row(dim: str, *keys: Any, epoch: Any = None, sample: Any = None) -> Any:
     from pyspark.sql import functions as F
 
+    # The key is one string, its parts joined by _SEP: Spark hashes and compares a
+    # string several times faster than an array of strings. A part never holds _SEP
+    # (it becomes U+FFFD; MQ names cannot hold it and decoded text hardly does) nor
+    # NUL (a null part), so strings sort as their parts do.
     return F.struct(F.lit(dim).alias("dim"),
-                    F.array(*[F.coalesce(k.cast("string"), F.lit("\x00")) for k in keys])
-                    .alias("key"),
+                    F.concat_ws(_SEP, *[F.coalesce(F.translate(k.cast("string"), _SEP,
+                                                               "\ufffd"), F.lit(_NULL))
+                                        for k in keys]).alias("key"),
                     (epoch if epoch is not None else F.lit(None).cast("long")).alias("epoch"),
                     (sample if sample is not None else F.lit(None).cast("binary"))
                     .alias("sample"))
@@ -104,6 +109,7 @@ def _row(dim: str, *keys: Any, epoch: Any = None, sample: Any = None) -> Any:
 
 _UNBOUNDED = ("state", "age", "chosen", "matched")  # bounded by the table or by design
 _NULL = "\x00"  # a null key part (MQ text never holds NUL after decoding)
+_SEP = "\x01"  # between the parts of a key
 
 
 def _age_bucket(as_of: int) -> Any:
@@ -190,7 +196,8 @@ def build_report(messages: Any, options: ReportOptions) -> dict[str, Any]:
     rows = top_counts(dimension_rows(facts(messages, options), options), options.top)
     collected = [r.asDict() for r in rows.collect()]
     for r in collected:
-        r["key"] = None if r["key"] is None else [None if k == _NULL else k for k in r["key"]]
+        r["key"] = None if r["key"] is None else [None if k == _NULL else k
+                                                  for k in r["key"].split(_SEP)]
         r["samples"] = sorted({bytes(r.pop(s)).hex().upper() for s in
                                [f"sample{i}" for i in range(len(_SAMPLE_SEEDS))]
                                if r[s] is not None})
