@@ -18,6 +18,7 @@ Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.extr
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 from dlqhandler.rules import RuleSet
@@ -103,8 +104,25 @@ def _row(dim: str, *keys: Any, epoch: Any = None, sample: Any = None) -> Any:
                                                                "\ufffd"), F.lit(_NULL))
                                         for k in keys]).alias("key"),
                     (epoch if epoch is not None else F.lit(None).cast("long")).alias("epoch"),
-                    (sample if sample is not None else F.lit(None).cast("binary"))
-                    .alias("sample"))
+                    *[(part if part is not None else F.lit(None).cast("long")).alias(f"m{j}")
+                      for j, part in enumerate(_msg_id_longs(sample))])
+
+
+def _msg_id_longs(msg_id: Any) -> list[Any]:
+    """A 24-byte MsgId as three signed longs (big-endian thirds), or three Nones.
+
+    An aggregation buffer of fixed-width values keeps Spark's hash aggregation (a
+    binary one would make it sort every row); :func:`build_report` packs them back."""
+    from pyspark.sql import functions as F
+
+    if msg_id is None:
+        return [None] * _MSG_ID_LONGS
+    whole = F.length(msg_id) == F.lit(8 * _MSG_ID_LONGS)
+    return [F.when(whole, F.conv(F.hex(F.substring(msg_id, 1 + 8 * j, 8)), 16, -10)
+                   .cast("long")) for j in range(_MSG_ID_LONGS)]
+
+
+_MSG_ID_LONGS = 3
 
 
 _UNBOUNDED = ("state", "age", "chosen", "matched")  # bounded by the table or by design
@@ -161,10 +179,13 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
             "change", F.col("old_action"), F.col("old_queue"), F.col("old_line"),
             F.col("new_action"), F.col("new_queue"), F.col("new_line"),
             sample=F.col("md_msg_id"))))
-    every = F.filter(F.array(*rows), lambda r: r.isNotNull())
+    # No lambda over the fixed rows: Spark interprets higher-order functions (filter,
+    # transform) row by row, while array + explode + a null filter are generated code.
+    every = F.array(*rows)
     if extra:
         every = F.concat(every, *extra)
-    return frame.select(F.explode(every).alias("r")).select("r.*")
+    return (frame.select(F.explode(every).alias("r")).filter(F.col("r").isNotNull())
+            .select("r.*"))
 
 
 def top_counts(rows: Any, top: int) -> Any:
@@ -175,14 +196,16 @@ def top_counts(rows: Any, top: int) -> Any:
 
     aggs = [F.count(F.lit(1)).alias("count"), F.min("epoch").alias("min_epoch"),
             F.max("epoch").alias("max_epoch")]
-    aggs += [F.min_by("sample", F.when(F.col("sample").isNotNull(),
-                                       F.xxhash64(F.col("sample"), F.lit(seed))))
-             .alias(f"sample{i}") for i, seed in enumerate(_SAMPLE_SEEDS)]
+    parts = [f"m{j}" for j in range(_MSG_ID_LONGS)]
+    for i, seed in enumerate(_SAMPLE_SEEDS):
+        order = F.when(F.col("m0").isNotNull(), F.xxhash64(*parts, F.lit(seed)))
+        aggs += [F.min_by(m, order).alias(f"sample{i}_{m}") for m in parts]
     counted = rows.groupBy("dim", "key").agg(*aggs)
     rank = F.row_number().over(Window.partitionBy("dim").orderBy(F.desc("count"), "key"))
     ranked = counted.withColumn("rank", rank)
     kept = (F.col("rank") <= F.lit(top)) | F.col("dim").isin(*_UNBOUNDED)
-    samples = [f"sample{i}" for i in range(len(_SAMPLE_SEEDS))]
+    samples = [f"sample{i}_m{j}" for i in range(len(_SAMPLE_SEEDS))
+               for j in range(_MSG_ID_LONGS)]
     return (ranked.groupBy("dim", F.when(kept, F.col("key")).alias("key"),
                            (~kept).alias("other"))
             .agg(F.sum("count").alias("count"), F.min("min_epoch").alias("min_epoch"),
@@ -198,7 +221,10 @@ def build_report(messages: Any, options: ReportOptions) -> dict[str, Any]:
     for r in collected:
         r["key"] = None if r["key"] is None else [None if k == _NULL else k
                                                   for k in r["key"].split(_SEP)]
-        r["samples"] = sorted({bytes(r.pop(s)).hex().upper() for s in
-                               [f"sample{i}" for i in range(len(_SAMPLE_SEEDS))]
-                               if r[s] is not None})
+        found = set()
+        for i in range(len(_SAMPLE_SEEDS)):
+            parts = [r.pop(f"sample{i}_m{j}") for j in range(_MSG_ID_LONGS)]
+            if None not in parts:
+                found.add(struct.pack(f">{_MSG_ID_LONGS}q", *parts).hex().upper())
+        r["samples"] = sorted(found)
     return assemble(collected, options)
