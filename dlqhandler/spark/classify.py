@@ -116,9 +116,10 @@ def classify(frame: Any, ruleset: RuleSet, *, input_queue: str | None = None,
     conds = [rule_condition(r) for r in rules]
     frame = frame.withColumns({f"_m{i}": c for i, c in enumerate(conds)})
     m = [F.col(f"_m{i}") for i in range(len(rules))]
-    matched = F.filter(F.array(*[F.when(mi, F.lit(r.line)) for mi, r in zip(m, rules,
-                                                                              strict=True)]),
-                       lambda x: x.isNotNull()) if rules else F.array().cast("array<int>")
+    # array_except drops the nulls in generated code (filter's lambda is interpreted).
+    matched = F.array_except(
+        F.array(*[F.when(mi, F.lit(r.line)) for mi, r in zip(m, rules, strict=True)]),
+        F.array(F.lit(None).cast("int"))) if rules else F.array().cast("array<int>")
 
     def first(values: list[Any], default: Any) -> Any:
         expr = None

@@ -135,10 +135,13 @@ def write_outputs(frame: Any, out: OutFiles, *, partitions: int | None = None,
     if audit:
         outs.append(F.struct(F.lit(_AUDIT_KEY).alias("t"),
                              F.to_json(F.struct(*[F.expr(e) for e in audit])).alias("value")))
-    rows = frame.select("file_index", "split_start", "seq", F.explode(
-        F.filter(F.array(*outs), lambda o: o["value"].isNotNull())).alias("o")).select(
-        F.col("o.t").alias("t"), "file_index", "split_start", "seq",
-        F.col("o.value").alias("value"))
+    # explode, then drop the empty values: a filter lambda inside the array would make
+    # Spark interpret the record and audit expressions row by row.
+    rows = (frame.select("file_index", "split_start", "seq",
+                         F.explode(F.array(*outs)).alias("o"))
+            .filter(F.col("o.value").isNotNull())
+            .select(F.col("o.t").alias("t"), "file_index", "split_start", "seq",
+                    F.col("o.value").alias("value")))
     parts_dir = f".parts-{uuid.uuid4().hex}"
     files = max(1, len(frame.inputFiles()))
     _write_parts(rows, out.uri(parts_dir), sort=False)
