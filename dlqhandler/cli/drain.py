@@ -89,8 +89,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--partitions", type=int, metavar="N",
                    help="Spark shuffle partitions, and at most N tasks writing the outputs"
                         " (default: one per input split)")
-    p.add_argument("--split-mb", type=int, default=8, metavar="MB",
-                   help="input split size in MiB (default 8)")
+    p.add_argument("--split-mb", type=int, default=128, metavar="MB",
+                   help="largest input split in MiB (default 128, Spark's own; Spark makes "
+                        "them smaller so that every core has a share of a small input)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="Spark's own log lines on stderr (default: to a log file, named at"
                         " the end)")

@@ -67,8 +67,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="keep the N biggest values of each list, plus one 'other' row "
                         "(default 1000)")
     p.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
-    p.add_argument("--split-mb", type=int, default=8, metavar="MB",
-                   help="input split size in MiB (default 8)")
+    p.add_argument("--split-mb", type=int, default=128, metavar="MB",
+                   help="largest input split in MiB (default 128, Spark's own; Spark makes "
+                        "them smaller so that every core has a share of a small input)")
     add_connection_arguments(p)
 
 

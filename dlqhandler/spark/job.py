@@ -44,7 +44,7 @@ class DrainConfig(BaseModel):
     local_qmgr: str = ""
     status_queue: str | None = None  # apply: attempt counts shared with dlqhandler run
     partitions: int | None = None
-    split_bytes: int = 8 << 20
+    split_bytes: int = 128 << 20  # Spark's spark.sql.files.maxPartitionBytes default
     home: Path | None = None
     mode: Literal["offline", "apply", "dry-run"] = "offline"
 
