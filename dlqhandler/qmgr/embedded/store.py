@@ -16,30 +16,52 @@ available when it ends, committed or backed out (see
 :mod:`dlqhandler.qmgr.embedded.trigger`); ``trigger_state`` holds, per queue,
 when the last trigger message was written (for TRIGINT).
 
-**A unit of work is one SQLite write transaction between its gets.** Its puts
-run inside one ``BEGIN IMMEDIATE`` transaction the connection holds between
-MQI calls (a multi-statement call in a savepoint, so a failed call undoes only
-itself); a get under syncpoint claims its message and commits that
-transaction at NORMAL (no fsync) before it returns; MQCMIT is the one durable
-commit, MQBACK commits the restoring statements. Browse locks are short
-transactions of their own: what an application decides between its browse and
-its get must not hold the write lock (other handlers wait for it). The
-handler's browse-lock, put, get under cursor is thus two NORMAL transactions
-per message and one durable commit per batch, where it was four transactions
-per message and one per batch.
-Why not one transaction for the whole unit of work: a process killed after
-MQGET returned must give its message back with BackoutCount + 1 (the contract
-suite kills one right after the get), and a rolled-back claim leaves no trace
-to count; only a committed claim does, so every get commits what is held
-(MQ itself writes a log record for every get under syncpoint). Why keep the
-row states: a hold is bounded (:mod:`.hold`: 250 ms, and any wait or call
-outside syncpoint ends it), and what a unit of work has done when a hold ends
-must already be MQ state other connections see - got messages invisible,
-uncommitted puts invisible but counted in CURDEPTH - and a crash must back
-out; a plain ROLLBACK could not count BackoutCount either. Other processes see
-a hold's puts when it ends (WAL readers never wait; CURDEPTH may lag by a held
-put, for at most one hold); their writes wait for the lock, past the busy timeout with
-MQRC_RESOURCE_PROBLEM. Connections of one process see each other exactly
+**A unit of work is one SQLite write transaction** (one per hold, see below).
+Its puts, its gets under syncpoint and, while it holds the lock, its browse
+locks run inside one ``BEGIN IMMEDIATE`` transaction the connection holds
+between MQI calls (a multi-statement call in a savepoint, so a failed call
+undoes only itself); MQCMIT is its one durable commit, MQBACK commits the
+restoring statements. The handler's browse-lock, put, get under cursor for a
+batch of 50 messages is thus one transaction and one fsync.
+
+The exception is the queue attribute HARDENBO. IBM MQ hardens the backout count
+of a HARDENBO queue at every get under syncpoint, so that it survives a failure;
+NOHARDENBO is IBM's default and lets the count "be lower than it should be"
+(IBM documents the attribute as honoured on z/OS only; on distributed
+platforms its queue manager, a separate process, always hardens it). Here the
+queue manager lives in the application's process, so a killed application is
+that failure: on a HARDENBO queue a get under syncpoint commits the held
+transaction (its claim with it) at NORMAL before it returns, and a process
+killed after MQGET gives the message back with BackoutCount + 1 (the
+contract suite kills one right after the get); a rolled-back claim would leave
+no trace to count. On a NOHARDENBO queue the claim stays in the held
+transaction: a killed process still backs everything out (SQLite rolls the
+open transaction back: the message is available again, its uncommitted puts
+gone, nothing lost or duplicated) but its BackoutCount is not incremented
+unless a hold had already ended with the claim in it (see below), as IBM
+documents for NOHARDENBO. MQBACK always counts. dlqhandler's own queues are
+NOHARDENBO: the handler, like runmqdlq, never reads BackoutCount (it keeps
+its own attempt counts on the status queue, :mod:`dlqhandler.qmgr.attempts`),
+and IBM defines SYSTEM.DEAD.LETTER.QUEUE NOHARDENBO; an application whose
+logic depends on BackoutCount after a crash (a backout threshold) defines its
+queue HARDENBO and pays one NORMAL commit per get.
+
+Why keep the row states (a got message marked taken rather than deleted): a
+hold is bounded (:mod:`.hold`: 250 ms, and any wait or call outside syncpoint
+ends it), and what a unit of work has done when a hold ends must already be
+MQ state other connections see - got messages invisible, uncommitted puts
+invisible but counted in CURDEPTH - and a crash must back out; a plain
+ROLLBACK could not count BackoutCount either. A hold that ends without MQCMIT
+commits at NORMAL: NOHARDENBO claims become durable (and counted by a later
+backout) lazily, the unit of work goes on in a new hold. While a hold is open,
+other processes read the last committed state (WAL readers never wait): a
+message got or locked in it is still seen by their browses and CURDEPTH, and
+its puts are not yet counted, for at most one hold; any write of theirs (a get,
+a browse lock, a put) waits for the lock and then sees the unit of work
+exactly, so nothing is delivered twice; past the busy timeout the write fails
+with MQRC_RESOURCE_PROBLEM. A browse lock taken outside a hold is a short
+transaction of its own (what an application decides between browse and get
+must not start a hold). Connections of one process see each other exactly
 (:class:`_Guard`).
 
 Crash: SQLite rolls back the open transaction of a killed process; what its
@@ -83,7 +105,6 @@ __all__ = [
     "QMgrPaths",
     "Rows",
     "Store",
-    "initialise",
     "valid_qmgr_name",
 ]
 
@@ -96,74 +117,6 @@ INSERT_MESSAGE = ("INSERT INTO messages (queue, priority, state, owner, msg_id, 
 OnClosed = Callable[[sqlite3.Connection, list[str]], None]
 
 _QMGR_NAME = re.compile(r"[A-Za-z0-9._]{1,48}")
-
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE qmgr_attrs (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE queues (
-    name TEXT PRIMARY KEY,
-    attrs TEXT NOT NULL,
-    curdepth INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL,
-    altered REAL NOT NULL
-);
-CREATE TABLE processes (name TEXT PRIMARY KEY, attrs TEXT NOT NULL,
-                        created REAL NOT NULL, altered REAL NOT NULL);
-CREATE TABLE authrecs (
-    profile TEXT NOT NULL, principal TEXT NOT NULL, objtype TEXT NOT NULL,
-    auths TEXT NOT NULL, PRIMARY KEY (profile, principal, objtype)
-);
-CREATE TABLE sequences (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE trigger_state (queue TEXT PRIMARY KEY, last_trigger REAL NOT NULL,
-                            triggers INTEGER NOT NULL);
-CREATE TABLE handles (
-    conn TEXT NOT NULL, handle INTEGER NOT NULL, queue TEXT NOT NULL,
-    input INTEGER NOT NULL, output INTEGER NOT NULL, PRIMARY KEY (conn, handle)
-);
-CREATE TABLE messages (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    queue TEXT NOT NULL,
-    priority INTEGER NOT NULL,
-    state INTEGER NOT NULL,
-    owner TEXT,
-    lock_conn TEXT,
-    lock_handle INTEGER,
-    backout_count INTEGER NOT NULL DEFAULT 0,
-    msg_id BLOB NOT NULL,
-    correl_id BLOB NOT NULL,
-    group_id BLOB NOT NULL,
-    msg_seq_number INTEGER NOT NULL,
-    seg_offset INTEGER NOT NULL,
-    msg_flags INTEGER NOT NULL,
-    persistent INTEGER NOT NULL,
-    put_clock REAL NOT NULL,
-    expiry INTEGER NOT NULL,
-    expires_at REAL,
-    md BLOB NOT NULL,
-    body BLOB NOT NULL
-);
--- Every index is paid for on each put and commit: only the ones gets need. Delivery
--- order is (priority DESC, id) on every queue: a FIFO queue stores DEFPRTY as the
--- ordering priority, as MQ does. Group members (any group or segment flag) only.
-CREATE INDEX messages_in_order ON messages (queue, priority DESC, id);
-CREATE INDEX messages_by_msg_id ON messages (queue, msg_id);
-CREATE INDEX messages_by_correl_id ON messages (queue, correl_id);
-CREATE INDEX messages_in_groups ON messages (queue, group_id, msg_seq_number, seg_offset)
-    WHERE msg_flags & 31 != 0;
--- CURDEPTH counts committed and uncommitted puts, not messages got under syncpoint
--- (state 2 = TAKEN).
-CREATE TRIGGER depth_on_insert AFTER INSERT ON messages WHEN NEW.state != 2
-BEGIN UPDATE queues SET curdepth = curdepth + 1 WHERE name = NEW.queue; END;
-CREATE TRIGGER depth_on_delete AFTER DELETE ON messages WHEN OLD.state != 2
-BEGIN UPDATE queues SET curdepth = curdepth - 1 WHERE name = OLD.queue; END;
-CREATE TRIGGER depth_on_take AFTER UPDATE OF state ON messages
-WHEN OLD.state != 2 AND NEW.state = 2
-BEGIN UPDATE queues SET curdepth = curdepth - 1 WHERE name = NEW.queue; END;
-CREATE TRIGGER depth_on_return AFTER UPDATE OF state ON messages
-WHEN OLD.state = 2 AND NEW.state != 2
-BEGIN UPDATE queues SET curdepth = curdepth + 1 WHERE name = NEW.queue; END;
-"""
-
 
 _TRIGGER_STATE = ("CREATE TABLE IF NOT EXISTS trigger_state (queue TEXT PRIMARY KEY,"
                   " last_trigger REAL NOT NULL, triggers INTEGER NOT NULL)")
@@ -405,6 +358,16 @@ class Store:
                 self._set_sync(durable=durable)
                 return self.db.execute(sql, params)
 
+    def mark(self, sql: str, params: tuple[object, ...] | dict[str, object] = ()
+             ) -> sqlite3.Cursor | Rows:
+        """A browse lock's statement (MQGMO_LOCK, or its release): in the held transaction
+        when one is open (other processes see it when the hold ends, and a write of theirs
+        waits for that anyway), else final at once at NORMAL."""
+        with self.mutex:
+            if self.held_since is not None:
+                return self.run(sql, params)
+            return self.execute(sql, params)
+
     def data_version(self) -> int:
         """Changes when another connection commits (cheap: no disk I/O)."""
         return int(self.db.execute("PRAGMA data_version").fetchone()[0])
@@ -461,33 +424,3 @@ def _as_mqi_error() -> Iterator[None]:
         full = "full" in str(exc)
         raise mqi_error(MQRC_STORAGE_MEDIUM_FULL if full else MQRC_RESOURCE_PROBLEM,
                         f"SQLite: {exc}") from exc
-
-
-def initialise(store: Store, *, name: str, attrs: dict[str, str]) -> None:
-    """Create the schema and the queue manager object's attributes."""
-    statements = [s.strip() for s in _split_sql(_SCHEMA) if s.strip()]
-    with store.write(durable=True) as db:
-        for sql in statements:
-            db.execute(sql)
-        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        db.execute("INSERT INTO meta VALUES ('name', ?)", (name,))
-        db.executemany("INSERT INTO qmgr_attrs VALUES (?, ?)", sorted(attrs.items()))
-        # MsgIds carry a counter that starts at the creation time in microseconds,
-        # so ids stay unique across a delete and re-create of the same name.
-        db.execute("INSERT INTO sequences VALUES ('msgid', ?)", (time.time_ns() // 1000,))
-
-
-def _split_sql(script: str) -> list[str]:
-    """Split the schema into statements (trigger bodies contain ';')."""
-    out: list[str] = []
-    current: list[str] = []
-    for line in script.splitlines():
-        if line.lstrip().startswith("--"):
-            continue
-        current.append(line)
-        text = "\n".join(current).strip()
-        if text.endswith(";") and (not text.upper().startswith("CREATE TRIGGER")
-                                   or text.upper().endswith("END;")):
-            out.append(text)
-            current = []
-    return out
