@@ -117,7 +117,26 @@ def decode_text(raw: bytes, ccsid: int) -> str:
 
     MQ treats a NUL and everything after it as blanks, and trailing blanks as
     padding, so the canonical text of ``b"Q1\\0\\0"`` and ``b"Q1  "`` is ``"Q1"``.
+    The fields of a queue's messages repeat (queue, queue manager, user, program
+    names), so results are remembered (a bounded table per CCSID).
     """
+    known = _DECODED.get(ccsid)
+    if known is not None and (text := known.get(raw)) is not None:
+        return text
+    text = _decode_text(raw, ccsid)  # DecodeError for an unknown CCSID or bad bytes
+    if known is None:
+        known = _DECODED.setdefault(ccsid, {})
+    if len(known) >= _DECODED_MAX:
+        known.clear()
+    known[bytes(raw)] = text
+    return text
+
+
+_DECODED: dict[int, dict[bytes, str]] = {}
+_DECODED_MAX = 4096
+
+
+def _decode_text(raw: bytes, ccsid: int) -> str:
     codec = codec_for(ccsid)
     nul = raw.find(b"\x00")
     if nul >= 0:

@@ -91,7 +91,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dlqhandler.errors import ConfigError
+from dlqhandler.errors import ConfigError, MQIError
 from dlqhandler.mq.constants import MQRC_RESOURCE_PROBLEM, MQRC_STORAGE_MEDIUM_FULL, mqi_error
 from dlqhandler.qmgr.embedded.hold import BUSY_TIMEOUT, HOLD_LIMIT, HOLDERS
 
@@ -263,15 +263,18 @@ class Store:
     def run(self, sql: str, params: tuple[object, ...] | dict[str, object] = ()) -> Rows:
         """One statement in the held transaction (its rows read before it ends). A single
         statement needs no savepoint: SQLite undoes a failed statement by itself."""
-        with self.mutex, _as_mqi_error():
-            self._begin()
+        with self.mutex:  # (try blocks, not _as_mqi_error: this runs for every message)
             try:
-                cursor = self.db.execute(sql, params)
-                return Rows(cursor.fetchall(), cursor.rowcount, cursor.lastrowid)
-            except BaseException:
-                if not self.db.in_transaction:
-                    self._lost()
-                raise
+                self._begin()
+                try:
+                    cursor = self.db.execute(sql, params)
+                    return Rows(cursor.fetchall(), cursor.rowcount, cursor.lastrowid)
+                except BaseException:
+                    if not self.db.in_transaction:
+                        self._lost()
+                    raise
+            except sqlite3.OperationalError as exc:
+                raise _mqi_error(exc) from exc
 
     def _begin(self) -> None:
         """Make sure a held transaction is open (a new one when the old is past the limit)."""
@@ -354,9 +357,11 @@ class Store:
                 rows = self.run(sql, params)
                 self.release(durable=durable)
                 return rows
-            with _as_mqi_error():
+            try:
                 self._set_sync(durable=durable)
                 return self.db.execute(sql, params)
+            except sqlite3.OperationalError as exc:
+                raise _mqi_error(exc) from exc
 
     def mark(self, sql: str, params: tuple[object, ...] | dict[str, object] = ()
              ) -> sqlite3.Cursor | Rows:
@@ -421,6 +426,10 @@ def _as_mqi_error() -> Iterator[None]:
     try:
         yield
     except sqlite3.OperationalError as exc:
-        full = "full" in str(exc)
-        raise mqi_error(MQRC_STORAGE_MEDIUM_FULL if full else MQRC_RESOURCE_PROBLEM,
-                        f"SQLite: {exc}") from exc
+        raise _mqi_error(exc) from exc
+
+
+def _mqi_error(exc: sqlite3.OperationalError) -> MQIError:
+    full = "full" in str(exc)
+    return mqi_error(MQRC_STORAGE_MEDIUM_FULL if full else MQRC_RESOURCE_PROBLEM,
+                     f"SQLite: {exc}")
