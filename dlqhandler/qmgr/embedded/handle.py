@@ -356,13 +356,14 @@ class EmbeddedQueue:
 
     def _claimed(self, message_id: int, persistent: bool) -> None:
         """A get under syncpoint claimed ``message_id``: note it in the unit of work. On a
-        HARDENBO queue the claim is committed (at NORMAL) before MQGET returns, so a killed
-        process gives the message back with BackoutCount + 1; on NOHARDENBO it stays in the
-        held transaction (see :mod:`.store`)."""
+        HARDENBO queue the claim is committed before MQGET returns (forced to disk for a
+        persistent message: hardened, as IBM says), so a killed process gives the message
+        back with BackoutCount + 1; on NOHARDENBO it stays in the held transaction (see
+        :mod:`.store`)."""
         qm = self._qm
         qm._joined_get(self._name, message_id, persistent)
         if self._hardenbo:
-            qm._store.release(durable=False)
+            qm._store.release(durable=persistent)
 
     def _take(self, message_id: int, *, persistent: bool, syncpoint: bool) -> Message | None:
         """Claim one message for this connection's unit of work (or delete it now)."""

@@ -31,7 +31,8 @@ NOHARDENBO is IBM's default and lets the count "be lower than it should be"
 platforms its queue manager, a separate process, always hardens it). Here the
 queue manager lives in the application's process, so a killed application is
 that failure: on a HARDENBO queue a get under syncpoint commits the held
-transaction (its claim with it) at NORMAL before it returns, and a process
+transaction (its claim with it) before it returns - with an fsync for a
+persistent message, so the count survives a power cut too - and a process
 killed after MQGET gives the message back with BackoutCount + 1 (the
 contract suite kills one right after the get); a rolled-back claim would leave
 no trace to count. On a NOHARDENBO queue the claim stays in the held
@@ -71,10 +72,11 @@ locked by someone else), and :mod:`.recovery` backs that out.
 Durability: ``synchronous=FULL`` (or, for a held transaction, which begins at
 NORMAL because SQLite cannot change the level inside one, an fsync of the WAL
 after COMMIT: the same single fsync) for every commit that makes the state of
-a persistent message final (put or destructive get outside syncpoint, MQCMIT),
-``NORMAL`` otherwise. In WAL mode NORMAL survives a killed process but not a
-power cut, which is exactly what a claim or an uncommitted put needs: losing
-one is a backout. The WAL is a log, so a power cut loses a suffix of
+a persistent message final (put or destructive get outside syncpoint, MQCMIT)
+or hardens its claim (a get from a HARDENBO queue), ``NORMAL`` otherwise. In
+WAL mode NORMAL survives a killed process but not a power cut, which is
+exactly what any other claim or an uncommitted put needs: losing one is a
+backout. The WAL is a log, so a power cut loses a suffix of
 commits, never one in the middle.
 """
 
