@@ -1,7 +1,7 @@
 """How long a unit of work may hold the queue manager's write lock, and who ends a hold.
 
 A unit of work is one SQLite write transaction (:mod:`.store`): while it is
-open, its connection has the database's only write lock. Three things end a
+open, its connection has the database's only write lock. Four things end a
 hold besides MQCMIT and MQBACK, which commit it:
 
 * a hold older than :data:`HOLD_LIMIT` is committed (at ``synchronous=NORMAL``:
@@ -12,7 +12,14 @@ hold besides MQCMIT and MQBACK, which commit it:
   MQI call: it sees the unit of work exactly as another process would after
   the hold ends (got messages gone, uncommitted puts counted in CURDEPTH);
 * a wait (MQGET with a wait interval that finds nothing) and any call outside
-  syncpoint commit the hold first.
+  syncpoint commit the hold first (a browse lock, MQGMO_LOCK, or its release
+  joins it instead: the lock is no MQ state a crash must keep);
+* on a HARDENBO queue, a get under syncpoint commits it (:mod:`.store`).
+
+A hold that ends without MQCMIT commits whatever the unit of work has done so
+far (claims of gets from NOHARDENBO queues among it) at ``synchronous=NORMAL``
+(a HARDENBO get of a persistent message: durably), and the unit of work goes on
+in a new hold.
 
 Meanwhile other processes read the last committed state (WAL readers never
 wait), and their writes wait in SQLite's busy handler; past
