@@ -150,7 +150,25 @@ def _decode_text(raw: bytes, ccsid: int) -> str:
 
 
 def encode_text(text: str, length: int, ccsid: int, *, field: str = "field") -> bytes:
-    """Encode text into a blank-padded MQCHARn field of exactly ``length`` bytes."""
+    """Encode text into a blank-padded MQCHARn field of exactly ``length`` bytes
+    (remembered, like :func:`decode_text`)."""
+    key = (text, length)
+    known = _ENCODED.get(ccsid)
+    if known is not None and (raw := known.get(key)) is not None:
+        return raw
+    raw = _encode_text(text, length, ccsid, field=field)
+    if known is None:
+        known = _ENCODED.setdefault(ccsid, {})
+    if len(known) >= _DECODED_MAX:
+        known.clear()
+    known[key] = raw
+    return raw
+
+
+_ENCODED: dict[int, dict[tuple[str, int], bytes]] = {}
+
+
+def _encode_text(text: str, length: int, ccsid: int, *, field: str) -> bytes:
     codec = codec_for(ccsid)
     try:
         raw = text.encode(codec)

@@ -26,20 +26,94 @@ wait), and their writes wait in SQLite's busy handler; past
 :data:`BUSY_TIMEOUT` (far longer than any hold) the call fails with
 MQRC_RESOURCE_PROBLEM (2102), which is what IBM MQ returns when the queue
 manager cannot get a resource it needs: the caller backs out and retries.
+
+Turns (:class:`WriteTurns`): SQLite's busy handler is no queue - a waiting
+writer sleeps and tries again, and a process that commits and begins its next
+unit of work at once would take the lock back before any waiter woke, again
+and again (three consumers of one queue: one got everything). So a unit of
+work that finds the lock taken says so (a shared ``flock`` on the queue
+manager's ``turns`` file) and tries again every :data:`POLL_MS` ms; a
+connection that lets go of the lock while someone waits leaves it free for
+:data:`YIELD` before it takes it again. A process alone pays two system calls
+per hold.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import sqlite3
 import threading
 import time
 import weakref
+from pathlib import Path
 from typing import Protocol
 
-__all__ = ["BUSY_TIMEOUT", "HOLDERS", "HOLD_LIMIT", "Holder", "Holders"]
+__all__ = ["BUSY_TIMEOUT", "HOLDERS", "HOLD_LIMIT", "POLL_MS", "YIELD", "Holder", "Holders",
+           "WriteTurns"]
 
 HOLD_LIMIT = 0.25  # seconds a unit of work's transaction may stay open
 BUSY_TIMEOUT = 30.0  # seconds a write waits for the lock before MQRC_RESOURCE_PROBLEM
+POLL_MS = 2  # a waiting unit of work tries for the lock again this often (milliseconds)
+YIELD = 0.004  # seconds the lock is left free for waiters by one that just let go of it
+
+
+class WriteTurns:
+    """Fair turns at the write lock between processes (see the module docstring)."""
+
+    def __init__(self, path: Path) -> None:
+        old_umask = os.umask(0o077)
+        try:
+            self._fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+        finally:
+            os.umask(old_umask)
+        self.owed = False  # someone waited when this connection last let go
+
+    def begin(self, db: sqlite3.Connection, busy_timeout: float) -> None:
+        """``BEGIN IMMEDIATE``: at once when the lock is free, else as a waiter that
+        says so, until ``busy_timeout`` seconds (then SQLite's "database is locked")."""
+        if self.owed:
+            self.owed = False
+            time.sleep(YIELD)
+        db.execute("PRAGMA busy_timeout = 0")
+        try:
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise
+            deadline = time.monotonic() + busy_timeout
+            fcntl.flock(self._fd, fcntl.LOCK_SH)
+            try:
+                db.execute(f"PRAGMA busy_timeout = {POLL_MS}")
+                while True:
+                    try:
+                        db.execute("BEGIN IMMEDIATE")
+                        return
+                    except sqlite3.OperationalError as exc:
+                        if not _busy(exc) or time.monotonic() >= deadline:
+                            raise
+            finally:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+
+    def let_go(self) -> None:
+        """After a commit: remember whether another process is waiting for the lock."""
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.owed = True
+        else:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
 
 
 class Holder(Protocol):

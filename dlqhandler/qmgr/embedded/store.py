@@ -95,7 +95,7 @@ from typing import Any
 
 from dlqhandler.errors import ConfigError, MQIError
 from dlqhandler.mq.constants import MQRC_RESOURCE_PROBLEM, MQRC_STORAGE_MEDIUM_FULL, mqi_error
-from dlqhandler.qmgr.embedded.hold import BUSY_TIMEOUT, HOLD_LIMIT, HOLDERS
+from dlqhandler.qmgr.embedded.hold import BUSY_TIMEOUT, HOLD_LIMIT, HOLDERS, WriteTurns
 
 __all__ = [
     "AVAILABLE",
@@ -219,6 +219,7 @@ class Store:
             if isinstance(exc, ConfigError):
                 raise
             raise ConfigError(f"{paths.db}: not a dlqhandler queue manager ({exc})") from exc
+        self._turns = WriteTurns(paths.root / "turns")  # fair turns at the write lock
         HOLDERS.register(self)
 
     def _check_schema(self) -> None:
@@ -284,7 +285,7 @@ class Store:
             self.release(durable=False)
         if self.held_since is None and not self.db.in_transaction:
             self._set_sync(durable=False)
-            self.db.execute("BEGIN IMMEDIATE")
+            self._turns.begin(self.db, BUSY_TIMEOUT)
             self.held_since = time.monotonic()
             HOLDERS.held(self)
 
@@ -310,6 +311,7 @@ class Store:
                     raise
                 if durable:
                     self._sync_wal()
+            self._turns.let_go()
 
     def _lost(self) -> None:
         self.held_since = None
@@ -341,7 +343,7 @@ class Store:
                 return
             with _as_mqi_error():
                 self._set_sync(durable=durable)
-                self.db.execute("BEGIN IMMEDIATE")
+                self._turns.begin(self.db, BUSY_TIMEOUT)
                 try:
                     yield self.db
                 except BaseException:
@@ -349,6 +351,7 @@ class Store:
                         self.db.execute("ROLLBACK")
                     raise
                 self.db.execute("COMMIT")
+                self._turns.let_go()
 
     def execute(self, sql: str, params: tuple[object, ...] | dict[str, object] = (), *,
                 durable: bool = False) -> sqlite3.Cursor | Rows:
@@ -382,6 +385,7 @@ class Store:
     def close(self) -> None:
         HOLDERS.unregister(self)
         self.held_since = None
+        self._turns.close()
         if self._wal_fd is not None:
             os.close(self._wal_fd)
             self._wal_fd = None
