@@ -1,8 +1,9 @@
 """On-disk home of an embedded queue manager: one SQLite database in WAL mode.
 
 ``$DLQHANDLER_HOME/qmgrs/NAME/`` holds ``qmgr.db`` (with its ``-wal``/``-shm``
-files) and ``conns/``, where every live connection keeps an exclusive
-``flock`` on ``<connection id>.lock`` for its whole life. Directories are 0700
+files), ``turns`` (how waiting writers take turns, :class:`.hold.WriteTurns`)
+and ``conns/``, where every live connection keeps an exclusive ``flock`` on
+``<connection id>.lock`` for its whole life. Directories are 0700
 and files 0600: messages are nobody else's business.
 
 Messages keep their MQ state in their rows: a ``state`` (available, put
@@ -59,8 +60,9 @@ other processes read the last committed state (WAL readers never wait): a
 message got or locked in it is still seen by their browses and CURDEPTH, and
 its puts are not yet counted, for at most one hold; any write of theirs (a get,
 a browse lock, a put) waits for the lock and then sees the unit of work
-exactly, so nothing is delivered twice; past the busy timeout the write fails
-with MQRC_RESOURCE_PROBLEM. A browse lock taken outside a hold is a short
+exactly, so nothing is delivered twice; waiting writers take turns with the
+holder (:class:`.hold.WriteTurns`); past the busy timeout the write fails with
+MQRC_RESOURCE_PROBLEM. A browse lock taken outside a hold is a short
 transaction of its own (what an application decides between browse and get
 must not start a hold). Connections of one process see each other exactly
 (:class:`_Guard`).
