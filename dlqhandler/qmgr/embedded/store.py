@@ -356,9 +356,9 @@ class Store:
                 self._turns.let_go()
 
     def execute(self, sql: str, params: tuple[object, ...] | dict[str, object] = (), *,
-                durable: bool = False) -> sqlite3.Cursor | Rows:
-        """One statement, final when it returns (a transaction of its own, or the held one's
-        commit)."""
+                durable: bool = False) -> Rows:
+        """One statement that writes, final when it returns (a transaction of its own,
+        taking its turn, or the held one's commit)."""
         with self.mutex:
             if self.held_since is not None:
                 rows = self.run(sql, params)
@@ -366,12 +366,21 @@ class Store:
                 return rows
             try:
                 self._set_sync(durable=durable)
-                return self.db.execute(sql, params)
+                self._turns.begin(self.db, BUSY_TIMEOUT)
+                try:
+                    cursor = self.db.execute(sql, params)
+                    rows = Rows(cursor.fetchall(), cursor.rowcount, cursor.lastrowid)
+                    self.db.execute("COMMIT")
+                except BaseException:
+                    if self.db.in_transaction:
+                        self.db.execute("ROLLBACK")
+                    raise
+                self._turns.let_go()
+                return rows
             except sqlite3.OperationalError as exc:
                 raise _mqi_error(exc) from exc
 
-    def mark(self, sql: str, params: tuple[object, ...] | dict[str, object] = ()
-             ) -> sqlite3.Cursor | Rows:
+    def mark(self, sql: str, params: tuple[object, ...] | dict[str, object] = ()) -> Rows:
         """A browse lock's statement (MQGMO_LOCK, or its release): in the held transaction
         when one is open (other processes see it when the hold ends, and a write of theirs
         waits for that anyway), else final at once at NORMAL."""
