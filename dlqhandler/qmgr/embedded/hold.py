@@ -28,14 +28,16 @@ MQRC_RESOURCE_PROBLEM (2102), which is what IBM MQ returns when the queue
 manager cannot get a resource it needs: the caller backs out and retries.
 
 Turns (:class:`WriteTurns`): SQLite's busy handler is no queue - a waiting
-writer sleeps and tries again, and a process that commits and begins its next
-unit of work at once would take the lock back before any waiter woke, again
-and again (three consumers of one queue: one got everything). So a unit of
-work that finds the lock taken says so (a shared ``flock`` on the queue
-manager's ``turns`` file) and tries again every :data:`POLL_MS` ms; a
-connection that lets go of the lock while someone waits leaves it free for
-:data:`YIELD` before it takes it again. A process alone pays two system calls
-per hold.
+writer sleeps, longer each time, and tries again, and a process that commits
+and begins its next unit of work at once could take the lock back before any
+waiter woke, again and again (three consumers of one queue: one got
+everything). So a write that has waited :data:`STARVED` in the busy handler
+says so (a shared ``flock`` on the queue manager's ``turns`` file) and tries
+every :data:`POLL` seconds; a connection that lets go of the lock while a turn
+is asked leaves it free for :data:`YIELD` before it takes it again. Waiters
+that are not starved sleep as SQLite makes them (polling often from the start
+would take the cores the holder needs: four handlers on 2 cores moved less
+together than one alone). A process alone pays two system calls per hold.
 """
 
 from __future__ import annotations
@@ -49,13 +51,14 @@ import weakref
 from pathlib import Path
 from typing import Protocol
 
-__all__ = ["BUSY_TIMEOUT", "HOLDERS", "HOLD_LIMIT", "POLL_MS", "YIELD", "Holder", "Holders",
+__all__ = ["BUSY_TIMEOUT", "HOLDERS", "HOLD_LIMIT", "POLL", "STARVED", "YIELD", "Holder", "Holders",
            "WriteTurns"]
 
 HOLD_LIMIT = 0.25  # seconds a unit of work's transaction may stay open
 BUSY_TIMEOUT = 30.0  # seconds a write waits for the lock before MQRC_RESOURCE_PROBLEM
-POLL_MS = 2  # a waiting unit of work tries for the lock again this often (milliseconds)
-YIELD = 0.004  # seconds the lock is left free for waiters by one that just let go of it
+STARVED = 0.05  # seconds a write waits in SQLite's busy handler before it asks for a turn
+POLL = 0.0005  # seconds between the tries of a write that asked for a turn
+YIELD = 0.001  # seconds the lock is left free by one that let go of it while a turn was asked
 
 
 class WriteTurns:
@@ -70,24 +73,26 @@ class WriteTurns:
         self.owed = False  # someone waited when this connection last let go
 
     def begin(self, db: sqlite3.Connection, busy_timeout: float) -> None:
-        """``BEGIN IMMEDIATE``: at once when the lock is free, else as a waiter that
-        says so, until ``busy_timeout`` seconds (then SQLite's "database is locked")."""
+        """``BEGIN IMMEDIATE``, waiting for the lock as SQLite does for up to
+        :data:`STARVED`, then as a waiter that says so, until ``busy_timeout`` seconds
+        (then SQLite's "database is locked")."""
         if self.owed:
             self.owed = False
             time.sleep(YIELD)
-        db.execute("PRAGMA busy_timeout = 0")
+        deadline = time.monotonic() + busy_timeout
+        db.execute(f"PRAGMA busy_timeout = {int(min(STARVED, busy_timeout) * 1000)}")
         try:
             try:
                 db.execute("BEGIN IMMEDIATE")
                 return
             except sqlite3.OperationalError as exc:
-                if not _busy(exc):
+                if not _busy(exc) or time.monotonic() >= deadline:
                     raise
-            deadline = time.monotonic() + busy_timeout
+            db.execute("PRAGMA busy_timeout = 0")
             fcntl.flock(self._fd, fcntl.LOCK_SH)
             try:
-                db.execute(f"PRAGMA busy_timeout = {POLL_MS}")
                 while True:
+                    time.sleep(POLL)
                     try:
                         db.execute("BEGIN IMMEDIATE")
                         return
