@@ -35,9 +35,9 @@ everything). So a write that has waited :data:`STARVED` in the busy handler
 says so (a shared ``flock`` on the queue manager's ``turns`` file) and tries
 every :data:`POLL` seconds; a connection that lets go of the lock while a turn
 is asked leaves it free for :data:`YIELD` before it takes it again. Waiters
-that are not starved sleep as SQLite makes them (polling often from the start
-would take the cores the holder needs: four handlers on 2 cores moved less
-together than one alone). A process alone pays two system calls per hold.
+that are not starved sleep as SQLite makes them (polling from the first busy
+try would wake every waiter thousands of times a second, on cores the holder
+needs). A process alone pays two PRAGMAs and two system calls per hold.
 """
 
 from __future__ import annotations
