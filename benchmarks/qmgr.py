@@ -5,7 +5,8 @@
 Every message is persistent, 512 bytes. The queue manager runs WAL with
 ``synchronous=FULL`` for every transaction that makes a persistent message's
 state final (a put or get outside syncpoint, a commit) and ``NORMAL`` for the
-rest (claims and uncommitted puts, which a crash backs out anyway). The
+rest (a unit of work's hold ending before its commit, which a crash backs out
+anyway); its queues are NOHARDENBO, so a unit of work is one transaction. The
 baseline is a bare SQLite table in the same folder with the same settings
 (WAL, FULL), doing the equivalent work with nothing else: one INSERT per put,
 one DELETE ... RETURNING per get, and per unit of work a transaction of

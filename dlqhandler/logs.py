@@ -25,6 +25,8 @@ _CONTROL_TABLE = str.maketrans(_CONTROL)
 
 def escape_control(text: str) -> str:
     """Replace C0 control characters and DEL with visible escapes."""
+    if text.isascii() and text.isprintable():  # the common case: nothing to replace
+        return text
     return text.translate(_CONTROL_TABLE)
 
 

@@ -41,6 +41,8 @@ class Layout:
             offsets[f.attr] = pos
             pos += f.length
         self.offsets = offsets
+        self._attrs = tuple(f.attr for f in fields)
+        self._chars = tuple((i, f) for i, f in enumerate(fields) if f.kind == "char")
 
     def unpack(self, raw: bytes, order: str, ccsid: int, *, start: int = 0) -> dict[str, Any]:
         """Decode ``raw[start:start+size]`` into a dict of attribute values."""
@@ -49,16 +51,13 @@ class Layout:
                 f"{self.name} truncated: need {self.size} bytes, have {max(0, len(raw) - start)}",
                 raw=bytes(raw), offset=len(raw))
         values = self._structs[order].unpack_from(raw, start)
-        out: dict[str, Any] = {}
-        for f, v in zip(self.fields, values, strict=True):
-            if f.kind == "char":
-                try:
-                    out[f.attr] = decode_text(v, ccsid)
-                except DecodeError as exc:
-                    raise DecodeError(f"{self.name}.{f.ibm}: {exc}", raw=bytes(raw),
-                                      offset=start + self.offsets[f.attr]) from exc
-            else:
-                out[f.attr] = v
+        out: dict[str, Any] = dict(zip(self._attrs, values, strict=True))
+        for i, f in self._chars:
+            try:
+                out[f.attr] = decode_text(values[i], ccsid)
+            except DecodeError as exc:
+                raise DecodeError(f"{self.name}.{f.ibm}: {exc}", raw=bytes(raw),
+                                  offset=start + self.offsets[f.attr]) from exc
         return out
 
     def pack(self, values: dict[str, Any], order: str, ccsid: int) -> bytes:

@@ -68,6 +68,7 @@ _V2_FIELDS = (
 )
 LAYOUT_V1 = Layout("MQMD", _V1_FIELDS)
 LAYOUT_V2 = Layout("MQMD", _V1_FIELDS + _V2_FIELDS)
+_V2_TAIL = Layout("MQMD", _V2_FIELDS)  # what version 2 adds, decoded after the head
 assert LAYOUT_V1.size == MQMD_LENGTH_1
 assert LAYOUT_V2.size == MQMD_LENGTH_2
 
@@ -151,6 +152,9 @@ def decode_mqmd(raw: bytes, *, encoding: int = MQENC_NATIVE, ccsid: int = QMGR_C
     if version not in (1, 2):
         raise DecodeError(f"MQMD Version {version} is not 1 or 2", raw=bytes(raw),
                           offset=start + 4)
-    values = head if version == 1 else LAYOUT_V2.unpack(raw, order, ccsid, start=start)
-    del values["struc_id"]
-    return MQMD(**values)
+    if version == 2:
+        if len(raw) - start < LAYOUT_V2.size:
+            LAYOUT_V2.unpack(raw, order, ccsid, start=start)  # raises: truncated
+        head.update(_V2_TAIL.unpack(raw, order, ccsid, start=start + LAYOUT_V1.size))
+    del head["struc_id"]
+    return MQMD(**head)

@@ -298,6 +298,9 @@ def _queue_values(conn: Conn, obj: Obj) -> dict[int, int | str]:
             CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
             CMQC.MQIA_BACKOUT_THRESHOLD: int(a.get("BOTHRESH", 0) or 0),
             CMQC.MQCA_BACKOUT_REQ_Q_NAME: a.get("BOQNAME", ""),
+            CMQC.MQIA_HARDEN_GET_BACKOUT: (CMQC.MQQA_BACKOUT_HARDENED
+                                           if a.get("HARDENBO") == "HARDENBO"
+                                           else CMQC.MQQA_BACKOUT_NOT_HARDENED),
             CMQC.MQIA_DEF_PERSISTENCE: 1 if a.get("DEFPSIST") == "YES" else 0,
             CMQC.MQIA_DEF_PRIORITY: int(a.get("DEFPRTY", 0) or 0)}
 

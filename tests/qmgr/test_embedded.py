@@ -6,7 +6,7 @@ import sqlite3
 
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions
-from dlqhandler.qmgr.embedded import store
+from dlqhandler.qmgr.embedded import schema
 from dlqhandler.qmgr.embedded.selection import candidate_query
 
 NOW = PutOptions(syncpoint=False)
@@ -51,7 +51,7 @@ def test_browse_next_is_an_index_seek_not_a_scan_from_the_cursors_priority(
     """Browse-next reads two index ranges (same priority after the cursor, then lower
     priorities), so a pass over a deep queue stays linear; the order is unchanged."""
     db = sqlite3.connect(":memory:")
-    db.executescript(store._SCHEMA)
+    db.executescript(schema._SCHEMA)
     q = candidate_query(queue="APP.Q", conn="c", handle=1, after=(4, 10))
     plan = " | ".join(row[-1] for row in db.execute("EXPLAIN QUERY PLAN " + q.sql, q.params))
     assert "priority=? AND id>?" in plan, plan

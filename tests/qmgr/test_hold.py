@@ -3,7 +3,11 @@ other connections see it (see dlqhandler.qmgr.embedded.store and .hold)."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,19 +62,112 @@ def test_puts_of_a_unit_of_work_share_one_transaction_and_a_lock_is_final_at_onc
     assert qm.inquire_queue("APP.OUT").curdepth == 2
 
 
-def test_a_get_under_syncpoint_commits_its_claim_before_it_returns(
+def test_a_get_from_a_hardenbo_queue_commits_its_claim_before_it_returns(
         qm: EmbeddedQueueManager, home: Path) -> None:
-    """A got message is claimed in the database when MQGET returns (a kill -9 then backs
-    it out with BackoutCount + 1): another process already sees it taken."""
-    qm.put1("APP.IN", persistent(b"a"), NOW)
+    """HARDENBO: a got message is claimed in the database when MQGET returns (a kill -9
+    then backs it out with BackoutCount + 1): another process already sees it taken."""
+    qm.admin().define_queue("APP.HB", {"HARDENBO": "HARDENBO"})
+    qm.put1("APP.HB", persistent(b"a"), NOW)
     qm.put1("APP.OUT", persistent(b"b"), UOW)
-    qm.open("APP.IN").get(GetOptions(syncpoint=True))
+    qm.open("APP.HB").get(GetOptions(syncpoint=True))
     assert not qm._store.holding
     db = other_process(home)
     states = dict(db.execute("SELECT queue, state FROM messages").fetchall())
-    assert states == {"APP.IN": store_module.TAKEN, "APP.OUT": store_module.PUT_PENDING}
+    assert states == {"APP.HB": store_module.TAKEN, "APP.OUT": store_module.PUT_PENDING}
     db.close()
     qm.backout()
+
+
+def test_a_nohardenbo_unit_of_work_is_one_transaction(qm: EmbeddedQueueManager,
+                                                      home: Path) -> None:
+    """NOHARDENBO (the default): the handler's unit of work - browse lock, put, get under
+    the cursor, for several messages - stays in one held transaction that MQCMIT commits;
+    until then another process reads the state before the unit of work, and its write
+    (here a lock of the same message) waits for the hold and then sees it exactly."""
+    for body in (b"a", b"b", b"c"):
+        qm.put1("APP.IN", persistent(body), NOW)
+    q = qm.open("APP.IN")
+    first = GetOptions(browse="first", lock=True, syncpoint=False)
+    assert q.get(first).body == b"a"  # nothing held yet: a lock of its own
+    assert not qm._store.holding
+    for body in (b"a", b"b"):
+        qm.put1("APP.OUT", persistent(body), UOW)
+        assert q.get(GetOptions(under_cursor=True, syncpoint=True)).body == body
+        assert qm._store.holding
+        nxt = q.get(GetOptions(browse="next", lock=True, syncpoint=False))
+        assert qm._store.holding  # the lock joined the hold
+    assert nxt.body == b"c"
+    db = other_process(home)
+    assert db.execute("SELECT state, lock_conn FROM messages WHERE queue = 'APP.IN'"
+                      " ORDER BY id").fetchall() == [(0, qm.conn_id), (0, None), (0, None)]
+    qm.commit()
+    assert not qm._store.holding
+    assert db.execute("SELECT state, lock_conn FROM messages WHERE queue = 'APP.IN'"
+                      " ORDER BY id").fetchall() == [(0, qm.conn_id)]
+    db.close()
+    assert qm.inquire_queue("APP.OUT").curdepth == 2
+
+
+def test_a_nohardenbo_claim_is_committed_when_its_hold_ends(qm: EmbeddedQueueManager,
+                                                            home: Path) -> None:
+    """A claim left in the held transaction becomes MQ state other processes see when the
+    hold ends without MQCMIT (here: the watchdog after the hold limit): the message taken,
+    the uncommitted put counted; MQBACK then restores it with BackoutCount + 1."""
+    qm.put1("APP.IN", persistent(b"a"), NOW)
+    qm.open("APP.IN").get(GetOptions(syncpoint=True))
+    qm.put1("APP.OUT", persistent(b"b"), UOW)
+    assert qm._store.holding
+    db = other_process(home)
+    db.execute("BEGIN IMMEDIATE")  # waits for the watchdog
+    states = dict(db.execute("SELECT queue, state FROM messages").fetchall())
+    depths = dict(db.execute("SELECT name, curdepth FROM queues"
+                             " WHERE name LIKE 'APP.%'").fetchall())
+    db.execute("ROLLBACK")
+    db.close()
+    assert states == {"APP.IN": store_module.TAKEN, "APP.OUT": store_module.PUT_PENDING}
+    assert depths == {"APP.IN": 0, "APP.OUT": 1}
+    qm.backout()
+    got = qm.open("APP.IN").get(GetOptions(syncpoint=False))
+    assert (got.body, got.md.backout_count) == (b"a", 1)
+
+
+_KILLED_CHILD = """
+import sys, time
+from pathlib import Path
+from dlqhandler.qmgr.embedded import hold, store
+hold.HOLD_LIMIT = store.HOLD_LIMIT = 600.0  # the hold is surely open when it is killed
+from dlqhandler.mq import MQMD, Message
+from dlqhandler.qmgr import GetOptions, PutOptions, connect
+qm = connect("QM1", home=Path(sys.argv[1]))
+q = qm.open("APP.IN")
+for _ in range(2):
+    q.get(GetOptions(syncpoint=True))
+qm.put1("APP.OUT", Message(MQMD(), b"uncommitted"), PutOptions(syncpoint=True))
+print("READY", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_process_killed_inside_a_nohardenbo_hold_gives_everything_back_uncounted(
+        qm: EmbeddedQueueManager, home: Path) -> None:
+    """SIGKILL while a NOHARDENBO unit of work's claims are still in its open transaction:
+    SQLite rolls it back - both messages back in order with BackoutCount unchanged (as IBM
+    says of NOHARDENBO), the uncommitted put gone, nothing lost or duplicated."""
+    for body in (b"a", b"b", b"c"):
+        qm.put1("APP.IN", persistent(body), NOW)
+    child = subprocess.Popen([sys.executable, "-c", _KILLED_CHILD, str(home)],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "READY"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.communicate(timeout=30)
+    assert qm.recover()  # the dead connection's lock file and browse state
+    q = qm.open("APP.IN")
+    got = [q.get(GetOptions(syncpoint=False)) for _ in range(3)]
+    assert [(m.body, m.md.backout_count) for m in got] == [(b"a", 0), (b"b", 0), (b"c", 0)]
+    assert qm.inquire_queue("APP.OUT").curdepth == 0
 
 
 def test_an_idle_hold_is_released_for_other_processes(qm: EmbeddedQueueManager,

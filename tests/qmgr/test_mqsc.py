@@ -89,7 +89,8 @@ def test_attributes_are_stored_and_displayed(qm: EmbeddedQueueManager) -> None:
         DEFINE QLOCAL(APP.T) MAXDEPTH(7) MAXMSGL(2048) PUT(DISABLED) GET(ENABLED) +
           DEFPRTY(4) DEFPSIST(YES) MSGDLVSQ(FIFO) USAGE(NORMAL) DESCR('Triggered queue') +
           TRIGGER TRIGTYPE(DEPTH) TRIGDPTH(10) TRIGMPRI(3) TRIGDATA('go') +
-          INITQ(SYSTEM.DEFAULT.INITIATION.QUEUE) PROCESS(P1) BOTHRESH(3) BOQNAME(APP.BO)
+          INITQ(SYSTEM.DEFAULT.INITIATION.QUEUE) PROCESS(P1) BOTHRESH(3) BOQNAME(APP.BO) +
+          HARDENBO
         DISPLAY QLOCAL(APP.T) ALL
     """)
     assert result.ok, out
@@ -97,15 +98,21 @@ def test_attributes_are_stored_and_displayed(qm: EmbeddedQueueManager) -> None:
                  "DEFPRTY(4)", "DEFPSIST(YES)", "MSGDLVSQ(FIFO)", "DESCR(Triggered queue)",
                  "TRIGGER ", "TRIGTYPE(DEPTH)", "TRIGDPTH(10)", "TRIGMPRI(3)", "TRIGDATA(go)",
                  "INITQ(SYSTEM.DEFAULT.INITIATION.QUEUE)", "PROCESS(P1)", "BOTHRESH(3)",
-                 "BOQNAME(APP.BO)", "CURDEPTH(0)", "IPPROCS(0)", "OPPROCS(0)", "CRDATE("):
+                 "BOQNAME(APP.BO)", " HARDENBO", "CURDEPTH(0)", "IPPROCS(0)", "OPPROCS(0)",
+                 "CRDATE("):
         assert item in out, item
     info = qm.inquire_queue("APP.T")
     assert (info.maxdepth, info.put_enabled, info.attributes["TRIGGER"]) == (7, False,
                                                                              "TRIGGER")
-    mqsc(qm, "ALTER QLOCAL(APP.T) NOTRIGGER PUT(ENABLED)")
+    assert info.attributes["HARDENBO"] == "HARDENBO"
+    mqsc(qm, "ALTER QLOCAL(APP.T) NOTRIGGER PUT(ENABLED) NOHARDENBO")
     info = qm.inquire_queue("APP.T")
     assert (info.put_enabled, info.attributes["TRIGGER"], info.maxdepth) == (True,
                                                                              "NOTRIGGER", 7)
+    assert info.attributes["HARDENBO"] == "NOHARDENBO"
+    result, out = mqsc(qm, "DEFINE QLOCAL(APP.D)\nDISPLAY QLOCAL(APP.D) HARDENBO")
+    assert result.ok, out
+    assert "NOHARDENBO" in out, out  # IBM's default
 
 
 def test_replace_like_purge_and_clear(qm: EmbeddedQueueManager) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -204,10 +205,17 @@ def test_a_database_locked_too_long_is_resource_problem(qm: EmbeddedQueueManager
 
 
 def test_leftover_temporary_lock_files_are_cleaned(qm: EmbeddedQueueManager, home: Path) -> None:
-    """A lock file a process died with before renaming it is removed at the next connect."""
+    """A lock file a process died with before renaming it is removed at the next connect
+    once it is old; a new one (a connection being made has created it and not yet locked
+    it) is left alone."""
     paths = QMgrPaths.of(home / "qmgrs", "QM1")
     leftover = paths.conns / "12345-dead.tmp"
     leftover.write_bytes(b"")
+    fresh = paths.conns / "12346-connecting.tmp"
+    fresh.write_bytes(b"")
+    old = time.time() - 3600
+    os.utime(leftover, (old, old))
     qm.recover()
     assert not leftover.exists()
+    assert fresh.exists()
     assert paths.lock_file(qm.conn_id).exists()

@@ -114,6 +114,7 @@ class EmbeddedQueue:
         self._browse_group: GroupState | None = None
         self._logical_pos: tuple[int, int] | None = None
         self._get_group: GroupState | None = None
+        self._hardenbo = False  # the queue's HARDENBO, as of this call
 
     @property
     def name(self) -> str:
@@ -200,7 +201,7 @@ class EmbeddedQueue:
 
     def _release_lock(self) -> None:
         if self._locked is not None:
-            self._qm._store.execute(
+            self._qm._store.mark(
                 "UPDATE messages SET lock_conn = NULL, lock_handle = NULL"
                 " WHERE id = ? AND lock_conn = ? AND lock_handle = ?",
                 (self._locked, self._qm.conn_id, self._number))
@@ -210,6 +211,7 @@ class EmbeddedQueue:
         qv = self._qm._queue_view(self._name, missing=MQRC_Q_DELETED)
         if not qv.get_enabled:
             raise mqi_error(MQRC_GET_INHIBITED, self._name)
+        self._hardenbo = qv.hardenbo
         if o.under_cursor:
             return self._get_under_cursor(o)
         if o.browse is not None:
@@ -255,7 +257,7 @@ class EmbeddedQueue:
                 if self._expired(c):
                     continue
                 if o.lock:
-                    row = store.execute(_LOCK, (conn, number, c.id, conn, number)).fetchone()
+                    row = store.mark(_LOCK, (conn, number, c.id, conn, number)).fetchone()
                 else:
                     row = store.db.execute(_PEEK, (c.id, conn, number)).fetchone()
                 if row is None:
@@ -271,14 +273,15 @@ class EmbeddedQueue:
 
     def _lock_next(self, o: GetOptions, after: tuple[int, int] | None) -> Message | None:
         """Browse with MQGMO_LOCK (not in logical order) in one statement: lock the next
-        visible message and return it. A lock is final at once (a short transaction of
-        its own): what the caller decides meanwhile must not hold the write lock. An
-        expired message is discarded and the cursor moves past it."""
+        visible message and return it. Outside a unit of work's hold the lock is final at
+        once (a short transaction of its own): what the caller decides then must not hold
+        the write lock. Inside one it joins the hold (:meth:`.Store.mark`). An expired
+        message is discarded and the cursor moves past it."""
         qm = self._qm
         while True:
             query = self._query(o, after=after, in_group=None, limit=1)
             sql = f"{_LOCK_FIRST} (SELECT id FROM ({query.sql})) {_RETURN_CANDIDATE}"  # noqa: S608 - constant fragments, bound values
-            row = qm._store.execute(sql, query.params).fetchone()
+            row = qm._store.mark(sql, query.params).fetchone()
             if row is None:
                 return None
             c = Candidate(*row[4:])
@@ -316,8 +319,7 @@ class EmbeddedQueue:
                                   deleted=not o.syncpoint)
                 continue
             if o.syncpoint:
-                qm._joined_get(self._name, message_id, bool(persistent))
-                qm._store.release(durable=False)  # claimed before it returns (see .store)
+                self._claimed(message_id, bool(persistent))
             if self._locked == message_id:
                 self._locked = None
             return qm._message((image, body, backout_count, expires_at))
@@ -352,6 +354,17 @@ class EmbeddedQueue:
             self._locked = None
         return message
 
+    def _claimed(self, message_id: int, persistent: bool) -> None:
+        """A get under syncpoint claimed ``message_id``: note it in the unit of work. On a
+        HARDENBO queue the claim is committed before MQGET returns (forced to disk for a
+        persistent message: hardened, as IBM says), so a killed process gives the message
+        back with BackoutCount + 1; on NOHARDENBO it stays in the held transaction (see
+        :mod:`.store`)."""
+        qm = self._qm
+        qm._joined_get(self._name, message_id, persistent)
+        if self._hardenbo:
+            qm._store.release(durable=persistent)
+
     def _take(self, message_id: int, *, persistent: bool, syncpoint: bool) -> Message | None:
         """Claim one message for this connection's unit of work (or delete it now)."""
         qm = self._qm
@@ -359,8 +372,7 @@ class EmbeddedQueue:
         if syncpoint:
             row = qm._store.run(_TAKE, (qm.conn_id, *params)).fetchone()
             if row is not None:
-                qm._joined_get(self._name, message_id, persistent)
-                qm._store.release(durable=False)  # claimed before it returns (see .store)
+                self._claimed(message_id, persistent)
         else:
             row = qm._store.execute(_REMOVE, params, durable=persistent).fetchone()
         if row is None:

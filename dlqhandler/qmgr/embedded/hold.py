@@ -1,7 +1,7 @@
 """How long a unit of work may hold the queue manager's write lock, and who ends a hold.
 
 A unit of work is one SQLite write transaction (:mod:`.store`): while it is
-open, its connection has the database's only write lock. Three things end a
+open, its connection has the database's only write lock. Four things end a
 hold besides MQCMIT and MQBACK, which commit it:
 
 * a hold older than :data:`HOLD_LIMIT` is committed (at ``synchronous=NORMAL``:
@@ -12,27 +12,113 @@ hold besides MQCMIT and MQBACK, which commit it:
   MQI call: it sees the unit of work exactly as another process would after
   the hold ends (got messages gone, uncommitted puts counted in CURDEPTH);
 * a wait (MQGET with a wait interval that finds nothing) and any call outside
-  syncpoint commit the hold first.
+  syncpoint commit the hold first (a browse lock, MQGMO_LOCK, or its release
+  joins it instead: the lock is no MQ state a crash must keep);
+* on a HARDENBO queue, a get under syncpoint commits it (:mod:`.store`).
+
+A hold that ends without MQCMIT commits whatever the unit of work has done so
+far (claims of gets from NOHARDENBO queues among it) at ``synchronous=NORMAL``
+(a HARDENBO get of a persistent message: durably), and the unit of work goes on
+in a new hold.
 
 Meanwhile other processes read the last committed state (WAL readers never
 wait), and their writes wait in SQLite's busy handler; past
 :data:`BUSY_TIMEOUT` (far longer than any hold) the call fails with
 MQRC_RESOURCE_PROBLEM (2102), which is what IBM MQ returns when the queue
 manager cannot get a resource it needs: the caller backs out and retries.
+
+Turns (:class:`WriteTurns`): SQLite's busy handler is no queue - a waiting
+writer sleeps, longer each time, and tries again, and a process that commits
+and begins its next unit of work at once could take the lock back before any
+waiter woke, again and again (three consumers of one queue: one got
+everything). So a write that has waited :data:`STARVED` in the busy handler
+says so (a shared ``flock`` on the queue manager's ``turns`` file) and tries
+every :data:`POLL` seconds; a connection that lets go of the lock while a turn
+is asked leaves it free for :data:`YIELD` before it takes it again. Waiters
+that are not starved sleep as SQLite makes them (polling from the first busy
+try would wake every waiter thousands of times a second, on cores the holder
+needs). A process alone pays two PRAGMAs and two system calls per hold.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import sqlite3
 import threading
 import time
 import weakref
+from pathlib import Path
 from typing import Protocol
 
-__all__ = ["BUSY_TIMEOUT", "HOLDERS", "HOLD_LIMIT", "Holder", "Holders"]
+__all__ = ["BUSY_TIMEOUT", "HOLDERS", "HOLD_LIMIT", "POLL", "STARVED", "YIELD", "Holder", "Holders",
+           "WriteTurns"]
 
 HOLD_LIMIT = 0.25  # seconds a unit of work's transaction may stay open
 BUSY_TIMEOUT = 30.0  # seconds a write waits for the lock before MQRC_RESOURCE_PROBLEM
+STARVED = 0.05  # seconds a write waits in SQLite's busy handler before it asks for a turn
+POLL = 0.0005  # seconds between the tries of a write that asked for a turn
+YIELD = 0.001  # seconds the lock is left free by one that let go of it while a turn was asked
+
+
+class WriteTurns:
+    """Fair turns at the write lock between processes (see the module docstring)."""
+
+    def __init__(self, path: Path) -> None:
+        old_umask = os.umask(0o077)
+        try:
+            self._fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+        finally:
+            os.umask(old_umask)
+        self.owed = False  # someone waited when this connection last let go
+
+    def begin(self, db: sqlite3.Connection, busy_timeout: float) -> None:
+        """``BEGIN IMMEDIATE``, waiting for the lock as SQLite does for up to
+        :data:`STARVED`, then as a waiter that says so, until ``busy_timeout`` seconds
+        (then SQLite's "database is locked")."""
+        if self.owed:
+            self.owed = False
+            time.sleep(YIELD)
+        deadline = time.monotonic() + busy_timeout
+        db.execute(f"PRAGMA busy_timeout = {int(min(STARVED, busy_timeout) * 1000)}")
+        try:
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc) or time.monotonic() >= deadline:
+                    raise
+            db.execute("PRAGMA busy_timeout = 0")
+            fcntl.flock(self._fd, fcntl.LOCK_SH)
+            try:
+                while True:
+                    time.sleep(POLL)
+                    try:
+                        db.execute("BEGIN IMMEDIATE")
+                        return
+                    except sqlite3.OperationalError as exc:
+                        if not _busy(exc) or time.monotonic() >= deadline:
+                            raise
+            finally:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+
+    def let_go(self) -> None:
+        """After a commit: remember whether another process is waiting for the lock."""
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.owed = True
+        else:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
 
 
 class Holder(Protocol):

@@ -78,6 +78,9 @@ QUEUE_ATTRS = _table(
     AttrSpec("USAGE", "enum", "NORMAL", choices=("NORMAL", "XMITQ")),
     AttrSpec("BOTHRESH", "int", 0),
     AttrSpec("BOQNAME", "str", ""),
+    # IBM's default: a get under syncpoint hardens nothing until its unit of work ends
+    # (see dlqhandler.qmgr.embedded.store for what each value means here).
+    AttrSpec("HARDENBO", "flag", "NOHARDENBO", off="NOHARDENBO"),
     AttrSpec("TRIGGER", "flag", "NOTRIGGER", off="NOTRIGGER"),
     AttrSpec("TRIGTYPE", "enum", "FIRST", choices=("FIRST", "EVERY", "DEPTH", "NONE")),
     AttrSpec("TRIGDPTH", "int", 1, low=1),
@@ -212,6 +215,7 @@ class QueueView:
     fifo: bool
     xmitq: bool
     triggered: bool = False  # TRIGGER and TRIGTYPE not NONE: puts go through triggering
+    hardenbo: bool = False  # HARDENBO: a get under syncpoint commits its claim at once
 
 
 @lru_cache(maxsize=4096)
@@ -225,4 +229,5 @@ def queue_view(name: str, attrs_json: str) -> QueueView:
                      maxmsgl=int(a["MAXMSGL"]), defprty=int(a["DEFPRTY"]),
                      defpsist=1 if a["DEFPSIST"] == "YES" else 0,
                      fifo=a["MSGDLVSQ"] == "FIFO", xmitq=a["USAGE"] == "XMITQ",
-                     triggered=a["TRIGGER"] == "TRIGGER" and a["TRIGTYPE"] != "NONE")
+                     triggered=a["TRIGGER"] == "TRIGGER" and a["TRIGTYPE"] != "NONE",
+                     hardenbo=a["HARDENBO"] == "HARDENBO")

@@ -17,7 +17,8 @@ from dlqhandler.errors import ConfigError
 from dlqhandler.qmgr.embedded.admin import Admin, valid_name
 from dlqhandler.qmgr.embedded.objects import QMGR_ATTRS, defaults
 from dlqhandler.qmgr.embedded.recovery import connection_alive
-from dlqhandler.qmgr.embedded.store import QMgrPaths, Store, initialise
+from dlqhandler.qmgr.embedded.schema import initialise
+from dlqhandler.qmgr.embedded.store import QMgrPaths, Store
 
 __all__ = [
     "DEFAULT_DEADQ",

@@ -14,6 +14,7 @@ import contextlib
 import fcntl
 import json
 import os
+import time
 from collections.abc import Mapping
 
 from dlqhandler.qmgr.embedded.store import (
@@ -27,6 +28,8 @@ from dlqhandler.qmgr.embedded.store import (
 )
 
 __all__ = ["backout_owner", "connection_alive", "hold_lock_file", "recover_dead_connections"]
+
+_TMP_GRACE = 60.0  # seconds before an unlocked <id>.tmp counts as a dead process's
 
 
 def hold_lock_file(paths: QMgrPaths, conn_id: str, owner: Mapping[str, object]) -> int:
@@ -132,9 +135,15 @@ def recover_dead_connections(store: Store, self_id: str, *, scan_db: bool,
 
 
 def _remove_stale_temporaries(paths: QMgrPaths) -> None:
-    """Remove ``<id>.tmp`` lock files a process died with before renaming them."""
+    """Remove ``<id>.tmp`` lock files a process died with before renaming them.
+
+    Only old ones: a connection being made creates its file, then locks it - in
+    between, an unlocked new file is no sign of a dead process."""
+    now = time.time()
     for tmp in paths.conns.glob("*.tmp"):
         try:
+            if now - tmp.stat().st_mtime < _TMP_GRACE:
+                continue
             fd = os.open(tmp, os.O_RDWR)
         except FileNotFoundError:
             continue

@@ -21,6 +21,7 @@ it are there.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from dlqhandler.mq.constants import (
     MQMF_LAST_MSG_IN_GROUP,
@@ -106,30 +107,53 @@ def candidate_query(*, queue: str, conn: str, handle: int,
                     limit: int = BATCH) -> Query:
     """The first few visible messages an MQGET with these options may return, in order.
 
-    ``columns``/``limit`` narrow the SELECT (a subquery wants ``m.id`` and 1).
+    ``columns``/``limit`` narrow the SELECT (a subquery wants ``m.id`` and 1). The
+    SQL depends only on which options are given (built once per shape); the values
+    are bound parameters.
     """
-    where = ["m.queue = :queue", VISIBLE]
+    if columns and after is not None:
+        raise ValueError("a browse-next query returns the standard columns")
     params: dict[str, object] = {"queue": queue, "conn": conn, "handle": handle}
     for column, value in (("msg_id", msg_id), ("correl_id", correl_id),
                           ("group_id", group_id)):
         if value is not None:
-            where.append(f"m.{column} = :{column}")
             params[column] = bytes(value).ljust(24, b"\x00")
-    if group_id is not None:
-        where.append("m.msg_flags & 31 != 0")  # GroupId matches group members and segments
     if in_group is not None:
-        where += ["m.msg_flags & 31 != 0", "m.group_id = :in_group"]
         params["in_group"] = in_group.group_id
         if in_group.segment_done:
-            where += ["m.msg_seq_number = :seq", "m.seg_offset = 0"]
             params["seq"] = in_group.seq + 1
         else:
-            where += ["m.msg_seq_number = :seq", "m.seg_offset > :offset"]
             params.update(seq=in_group.seq, offset=in_group.offset)
+    elif after is not None:
+        params.update(after_priority=after[0], after_id=after[1])
+    sql = _candidate_sql(by_msg_id=msg_id is not None, by_correl_id=correl_id is not None,
+                         by_group_id=group_id is not None,
+                         segment_done=None if in_group is None else in_group.segment_done,
+                         after=after is not None, logical=logical,
+                         all_available=all_available, columns=columns, limit=limit)
+    return Query(sql, params)
+
+
+@lru_cache(maxsize=256)
+def _candidate_sql(*, by_msg_id: bool, by_correl_id: bool, by_group_id: bool,
+                   segment_done: bool | None, after: bool, logical: bool,
+                   all_available: bool, columns: str, limit: int) -> str:
+    """:func:`candidate_query`'s SQL for one shape (``segment_done`` None: not in a group)."""
+    where = ["m.queue = :queue", VISIBLE]
+    for column, given in (("msg_id", by_msg_id), ("correl_id", by_correl_id),
+                          ("group_id", by_group_id)):
+        if given:
+            where.append(f"m.{column} = :{column}")
+    if by_group_id:
+        where.append("m.msg_flags & 31 != 0")  # GroupId matches group members and segments
+    if segment_done is not None:
+        where += ["m.msg_flags & 31 != 0", "m.group_id = :in_group"]
+        if segment_done:
+            where += ["m.msg_seq_number = :seq", "m.seg_offset = 0"]
+        else:
+            where += ["m.msg_seq_number = :seq", "m.seg_offset > :offset"]
         order = "m.seg_offset"
     else:
-        if after is not None:
-            params.update(after_priority=after[0], after_id=after[1])
         if logical:
             where.append(f"(m.msg_flags & {_GROUP_OR_SEGMENT} = 0"
                          " OR (m.msg_seq_number = 1 AND m.seg_offset = 0))")
@@ -139,19 +163,16 @@ def candidate_query(*, queue: str, conn: str, handle: int,
     # Without statistics SQLite would walk the queue in delivery order and filter; a
     # match on an id should look the id up and sort the few rows it finds instead.
     index = ""
-    if in_group is None:
-        for column, name in (("msg_id", "messages_by_msg_id"),
-                             ("correl_id", "messages_by_correl_id"),
-                             ("group_id", "messages_in_groups")):
-            if column in params:
+    if segment_done is None:
+        for given, name in ((by_msg_id, "messages_by_msg_id"),
+                            (by_correl_id, "messages_by_correl_id"),
+                            (by_group_id, "messages_in_groups")):
+            if given:
                 index = f" INDEXED BY {name}"
                 break
-    custom_columns = bool(columns)
-    if custom_columns and after is not None:
-        raise ValueError("a browse-next query returns the standard columns")
     columns = columns or ", ".join(f"m.{c.strip()}" for c in COLUMNS.split(","))
     # Only constant fragments are joined here; every value is a bound parameter.
-    if in_group is None and after is not None:
+    if segment_done is None and after:
         # "Strictly after (priority, id)" as one OR predicate is no index range: SQLite
         # would start at the cursor's priority and skip every row before the cursor,
         # making a pass over a deep queue quadratic. Two ranges, each read in index
@@ -159,12 +180,10 @@ def candidate_query(*, queue: str, conn: str, handle: int,
         # sort is of at most 2 x limit rows (columns 1 and 2 are id and priority).
         same = " AND ".join([*where, "m.priority = :after_priority", "m.id > :after_id"])
         lower = " AND ".join([*where, "m.priority < :after_priority"])
-        sql = (f"SELECT * FROM (SELECT {columns} FROM messages m{index} WHERE {same}"  # noqa: S608
-               f" ORDER BY m.id LIMIT {int(limit)})"
-               f" UNION ALL SELECT * FROM (SELECT {columns} FROM messages m{index}"
-               f" WHERE {lower} ORDER BY {order} LIMIT {int(limit)}) ORDER BY 2 DESC, 1"
-               f" LIMIT {int(limit)}")
-        return Query(sql, params)
-    sql = (f"SELECT {columns} FROM messages m{index} WHERE {' AND '.join(where)}"  # noqa: S608
-           f" ORDER BY {order} LIMIT {int(limit)}")
-    return Query(sql, params)
+        return (f"SELECT * FROM (SELECT {columns} FROM messages m{index} WHERE {same}"  # noqa: S608
+                f" ORDER BY m.id LIMIT {int(limit)})"
+                f" UNION ALL SELECT * FROM (SELECT {columns} FROM messages m{index}"
+                f" WHERE {lower} ORDER BY {order} LIMIT {int(limit)}) ORDER BY 2 DESC, 1"
+                f" LIMIT {int(limit)}")
+    return (f"SELECT {columns} FROM messages m{index} WHERE {' AND '.join(where)}"  # noqa: S608
+            f" ORDER BY {order} LIMIT {int(limit)}")

@@ -1,8 +1,9 @@
 """On-disk home of an embedded queue manager: one SQLite database in WAL mode.
 
 ``$DLQHANDLER_HOME/qmgrs/NAME/`` holds ``qmgr.db`` (with its ``-wal``/``-shm``
-files) and ``conns/``, where every live connection keeps an exclusive
-``flock`` on ``<connection id>.lock`` for its whole life. Directories are 0700
+files), ``turns`` (how waiting writers take turns, :class:`.hold.WriteTurns`)
+and ``conns/``, where every live connection keeps an exclusive ``flock`` on
+``<connection id>.lock`` for its whole life. Directories are 0700
 and files 0600: messages are nobody else's business.
 
 Messages keep their MQ state in their rows: a ``state`` (available, put
@@ -16,31 +17,61 @@ available when it ends, committed or backed out (see
 :mod:`dlqhandler.qmgr.embedded.trigger`); ``trigger_state`` holds, per queue,
 when the last trigger message was written (for TRIGINT).
 
-**A unit of work is one SQLite write transaction between its gets.** Its puts
-run inside one ``BEGIN IMMEDIATE`` transaction the connection holds between
-MQI calls (a multi-statement call in a savepoint, so a failed call undoes only
-itself); a get under syncpoint claims its message and commits that
-transaction at NORMAL (no fsync) before it returns; MQCMIT is the one durable
-commit, MQBACK commits the restoring statements. Browse locks are short
-transactions of their own: what an application decides between its browse and
-its get must not hold the write lock (other handlers wait for it). The
-handler's browse-lock, put, get under cursor is thus two NORMAL transactions
-per message and one durable commit per batch, where it was four transactions
-per message and one per batch.
-Why not one transaction for the whole unit of work: a process killed after
-MQGET returned must give its message back with BackoutCount + 1 (the contract
-suite kills one right after the get), and a rolled-back claim leaves no trace
-to count; only a committed claim does, so every get commits what is held
-(MQ itself writes a log record for every get under syncpoint). Why keep the
-row states: a hold is bounded (:mod:`.hold`: 250 ms, and any wait or call
-outside syncpoint ends it), and what a unit of work has done when a hold ends
-must already be MQ state other connections see - got messages invisible,
-uncommitted puts invisible but counted in CURDEPTH - and a crash must back
-out; a plain ROLLBACK could not count BackoutCount either. Other processes see
-a hold's puts when it ends (WAL readers never wait; CURDEPTH may lag by a held
-put, for at most one hold); their writes wait for the lock, past the busy timeout with
-MQRC_RESOURCE_PROBLEM. Connections of one process see each other exactly
+**A unit of work is one SQLite write transaction** (one per hold, see below).
+Its puts, its gets under syncpoint and, while it holds the lock, its browse
+locks run inside one ``BEGIN IMMEDIATE`` transaction the connection holds
+between MQI calls (a multi-statement call in a savepoint, so a failed call
+undoes only itself); MQCMIT is its one durable commit, MQBACK commits the
+restoring statements. The handler's browse-lock, put, get under cursor for a
+batch of 50 messages is thus one transaction and one fsync.
+
+The exception is the queue attribute HARDENBO. IBM MQ hardens the backout count
+of a HARDENBO queue at every get under syncpoint, so that it survives a failure;
+NOHARDENBO is IBM's default and lets the count "be lower than it should be"
+(IBM documents the attribute as honoured on z/OS only; on distributed
+platforms its queue manager, a separate process, always hardens it). Here the
+queue manager lives in the application's process, so a killed application is
+that failure: on a HARDENBO queue a get under syncpoint commits the held
+transaction (its claim with it) before it returns - with an fsync for a
+persistent message, so the count survives a power cut too - and a process
+killed after MQGET gives the message back with BackoutCount + 1 (the
+contract suite kills one right after the get); a rolled-back claim would leave
+no trace to count. On a NOHARDENBO queue the claim stays in the held
+transaction: a killed process still backs everything out (SQLite rolls the
+open transaction back: the message is available again, its uncommitted puts
+gone, nothing lost or duplicated) but its BackoutCount is not incremented
+unless a hold had already ended with the claim in it (see below), as IBM
+documents for NOHARDENBO. MQBACK always counts. dlqhandler's own queues are
+NOHARDENBO: the handler, like runmqdlq, never reads BackoutCount (it keeps
+its own attempt counts on the status queue, :mod:`dlqhandler.qmgr.attempts`),
+and IBM defines SYSTEM.DEAD.LETTER.QUEUE NOHARDENBO; an application whose
+logic depends on BackoutCount after a crash (a backout threshold) defines its
+queue HARDENBO and pays one NORMAL commit per get.
+
+Why keep the row states (a got message marked taken rather than deleted): a
+hold is bounded (:mod:`.hold`: 250 ms, and any wait or call outside syncpoint
+ends it), and what a unit of work has done when a hold ends must already be
+MQ state other connections see - got messages invisible, uncommitted puts
+invisible but counted in CURDEPTH - and a crash must back out; a plain
+ROLLBACK could not count BackoutCount either. A hold that ends without MQCMIT
+commits at NORMAL: NOHARDENBO claims become durable (and counted by a later
+backout) lazily, the unit of work goes on in a new hold. While a hold is open,
+other processes read the last committed state (WAL readers never wait): a
+message got or locked in it is still seen by their browses and CURDEPTH, and
+its puts are not yet counted, for at most one hold; any write of theirs (a get,
+a browse lock, a put) waits for the lock and then sees the unit of work
+exactly, so nothing is delivered twice; waiting writers take turns with the
+holder (:class:`.hold.WriteTurns`); past the busy timeout the write fails with
+MQRC_RESOURCE_PROBLEM. A browse lock taken outside a hold is a short
+transaction of its own (what an application decides between browse and get
+must not start a hold). Connections of one process see each other exactly
 (:class:`_Guard`).
+
+Measured on 2 idle cores (2026-11-25, README "against the storage floor"): the
+handler moves 9,452 persistent dead letters a second, 0.105 of a bare SQLite
+durable move (``sqlite_ceiling.py``) and 0.53 of this queue manager's own get +
+put + commit; ``move_100`` is 0.15 of the same batch in bare SQLite. The rest
+is the Python of the MQI calls and the handler, not transactions.
 
 Crash: SQLite rolls back the open transaction of a killed process; what its
 earlier holds committed is owned by a dead connection (its lock file can be
@@ -49,10 +80,11 @@ locked by someone else), and :mod:`.recovery` backs that out.
 Durability: ``synchronous=FULL`` (or, for a held transaction, which begins at
 NORMAL because SQLite cannot change the level inside one, an fsync of the WAL
 after COMMIT: the same single fsync) for every commit that makes the state of
-a persistent message final (put or destructive get outside syncpoint, MQCMIT),
-``NORMAL`` otherwise. In WAL mode NORMAL survives a killed process but not a
-power cut, which is exactly what a claim or an uncommitted put needs: losing
-one is a backout. The WAL is a log, so a power cut loses a suffix of
+a persistent message final (put or destructive get outside syncpoint, MQCMIT)
+or hardens its claim (a get from a HARDENBO queue), ``NORMAL`` otherwise. In
+WAL mode NORMAL survives a killed process but not a power cut, which is
+exactly what any other claim or an uncommitted put needs: losing one is a
+backout. The WAL is a log, so a power cut loses a suffix of
 commits, never one in the middle.
 """
 
@@ -69,9 +101,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dlqhandler.errors import ConfigError
+from dlqhandler.errors import ConfigError, MQIError
 from dlqhandler.mq.constants import MQRC_RESOURCE_PROBLEM, MQRC_STORAGE_MEDIUM_FULL, mqi_error
-from dlqhandler.qmgr.embedded.hold import BUSY_TIMEOUT, HOLD_LIMIT, HOLDERS
+from dlqhandler.qmgr.embedded.hold import BUSY_TIMEOUT, HOLD_LIMIT, HOLDERS, WriteTurns
 
 __all__ = [
     "AVAILABLE",
@@ -83,7 +115,6 @@ __all__ = [
     "QMgrPaths",
     "Rows",
     "Store",
-    "initialise",
     "valid_qmgr_name",
 ]
 
@@ -96,74 +127,6 @@ INSERT_MESSAGE = ("INSERT INTO messages (queue, priority, state, owner, msg_id, 
 OnClosed = Callable[[sqlite3.Connection, list[str]], None]
 
 _QMGR_NAME = re.compile(r"[A-Za-z0-9._]{1,48}")
-
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE qmgr_attrs (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE queues (
-    name TEXT PRIMARY KEY,
-    attrs TEXT NOT NULL,
-    curdepth INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL,
-    altered REAL NOT NULL
-);
-CREATE TABLE processes (name TEXT PRIMARY KEY, attrs TEXT NOT NULL,
-                        created REAL NOT NULL, altered REAL NOT NULL);
-CREATE TABLE authrecs (
-    profile TEXT NOT NULL, principal TEXT NOT NULL, objtype TEXT NOT NULL,
-    auths TEXT NOT NULL, PRIMARY KEY (profile, principal, objtype)
-);
-CREATE TABLE sequences (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE trigger_state (queue TEXT PRIMARY KEY, last_trigger REAL NOT NULL,
-                            triggers INTEGER NOT NULL);
-CREATE TABLE handles (
-    conn TEXT NOT NULL, handle INTEGER NOT NULL, queue TEXT NOT NULL,
-    input INTEGER NOT NULL, output INTEGER NOT NULL, PRIMARY KEY (conn, handle)
-);
-CREATE TABLE messages (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    queue TEXT NOT NULL,
-    priority INTEGER NOT NULL,
-    state INTEGER NOT NULL,
-    owner TEXT,
-    lock_conn TEXT,
-    lock_handle INTEGER,
-    backout_count INTEGER NOT NULL DEFAULT 0,
-    msg_id BLOB NOT NULL,
-    correl_id BLOB NOT NULL,
-    group_id BLOB NOT NULL,
-    msg_seq_number INTEGER NOT NULL,
-    seg_offset INTEGER NOT NULL,
-    msg_flags INTEGER NOT NULL,
-    persistent INTEGER NOT NULL,
-    put_clock REAL NOT NULL,
-    expiry INTEGER NOT NULL,
-    expires_at REAL,
-    md BLOB NOT NULL,
-    body BLOB NOT NULL
-);
--- Every index is paid for on each put and commit: only the ones gets need. Delivery
--- order is (priority DESC, id) on every queue: a FIFO queue stores DEFPRTY as the
--- ordering priority, as MQ does. Group members (any group or segment flag) only.
-CREATE INDEX messages_in_order ON messages (queue, priority DESC, id);
-CREATE INDEX messages_by_msg_id ON messages (queue, msg_id);
-CREATE INDEX messages_by_correl_id ON messages (queue, correl_id);
-CREATE INDEX messages_in_groups ON messages (queue, group_id, msg_seq_number, seg_offset)
-    WHERE msg_flags & 31 != 0;
--- CURDEPTH counts committed and uncommitted puts, not messages got under syncpoint
--- (state 2 = TAKEN).
-CREATE TRIGGER depth_on_insert AFTER INSERT ON messages WHEN NEW.state != 2
-BEGIN UPDATE queues SET curdepth = curdepth + 1 WHERE name = NEW.queue; END;
-CREATE TRIGGER depth_on_delete AFTER DELETE ON messages WHEN OLD.state != 2
-BEGIN UPDATE queues SET curdepth = curdepth - 1 WHERE name = OLD.queue; END;
-CREATE TRIGGER depth_on_take AFTER UPDATE OF state ON messages
-WHEN OLD.state != 2 AND NEW.state = 2
-BEGIN UPDATE queues SET curdepth = curdepth - 1 WHERE name = NEW.queue; END;
-CREATE TRIGGER depth_on_return AFTER UPDATE OF state ON messages
-WHEN OLD.state = 2 AND NEW.state != 2
-BEGIN UPDATE queues SET curdepth = curdepth + 1 WHERE name = NEW.queue; END;
-"""
-
 
 _TRIGGER_STATE = ("CREATE TABLE IF NOT EXISTS trigger_state (queue TEXT PRIMARY KEY,"
                   " last_trigger REAL NOT NULL, triggers INTEGER NOT NULL)")
@@ -264,6 +227,7 @@ class Store:
             if isinstance(exc, ConfigError):
                 raise
             raise ConfigError(f"{paths.db}: not a dlqhandler queue manager ({exc})") from exc
+        self._turns = WriteTurns(paths.root / "turns")  # fair turns at the write lock
         HOLDERS.register(self)
 
     def _check_schema(self) -> None:
@@ -310,15 +274,18 @@ class Store:
     def run(self, sql: str, params: tuple[object, ...] | dict[str, object] = ()) -> Rows:
         """One statement in the held transaction (its rows read before it ends). A single
         statement needs no savepoint: SQLite undoes a failed statement by itself."""
-        with self.mutex, _as_mqi_error():
-            self._begin()
+        with self.mutex:  # (try blocks, not _as_mqi_error: this runs for every message)
             try:
-                cursor = self.db.execute(sql, params)
-                return Rows(cursor.fetchall(), cursor.rowcount, cursor.lastrowid)
-            except BaseException:
-                if not self.db.in_transaction:
-                    self._lost()
-                raise
+                self._begin()
+                try:
+                    cursor = self.db.execute(sql, params)
+                    return Rows(cursor.fetchall(), cursor.rowcount, cursor.lastrowid)
+                except BaseException:
+                    if not self.db.in_transaction:
+                        self._lost()
+                    raise
+            except sqlite3.OperationalError as exc:
+                raise _mqi_error(exc) from exc
 
     def _begin(self) -> None:
         """Make sure a held transaction is open (a new one when the old is past the limit)."""
@@ -326,7 +293,7 @@ class Store:
             self.release(durable=False)
         if self.held_since is None and not self.db.in_transaction:
             self._set_sync(durable=False)
-            self.db.execute("BEGIN IMMEDIATE")
+            self._turns.begin(self.db, BUSY_TIMEOUT)
             self.held_since = time.monotonic()
             HOLDERS.held(self)
 
@@ -352,6 +319,7 @@ class Store:
                     raise
                 if durable:
                     self._sync_wal()
+            self._turns.let_go()
 
     def _lost(self) -> None:
         self.held_since = None
@@ -383,7 +351,7 @@ class Store:
                 return
             with _as_mqi_error():
                 self._set_sync(durable=durable)
-                self.db.execute("BEGIN IMMEDIATE")
+                self._turns.begin(self.db, BUSY_TIMEOUT)
                 try:
                     yield self.db
                 except BaseException:
@@ -391,19 +359,41 @@ class Store:
                         self.db.execute("ROLLBACK")
                     raise
                 self.db.execute("COMMIT")
+                self._turns.let_go()
 
     def execute(self, sql: str, params: tuple[object, ...] | dict[str, object] = (), *,
-                durable: bool = False) -> sqlite3.Cursor | Rows:
-        """One statement, final when it returns (a transaction of its own, or the held one's
-        commit)."""
+                durable: bool = False) -> Rows:
+        """One statement that writes, final when it returns (a transaction of its own,
+        taking its turn, or the held one's commit)."""
         with self.mutex:
             if self.held_since is not None:
                 rows = self.run(sql, params)
                 self.release(durable=durable)
                 return rows
-            with _as_mqi_error():
+            try:
                 self._set_sync(durable=durable)
-                return self.db.execute(sql, params)
+                self._turns.begin(self.db, BUSY_TIMEOUT)
+                try:
+                    cursor = self.db.execute(sql, params)
+                    rows = Rows(cursor.fetchall(), cursor.rowcount, cursor.lastrowid)
+                    self.db.execute("COMMIT")
+                except BaseException:
+                    if self.db.in_transaction:
+                        self.db.execute("ROLLBACK")
+                    raise
+                self._turns.let_go()
+                return rows
+            except sqlite3.OperationalError as exc:
+                raise _mqi_error(exc) from exc
+
+    def mark(self, sql: str, params: tuple[object, ...] | dict[str, object] = ()) -> Rows:
+        """A browse lock's statement (MQGMO_LOCK, or its release): in the held transaction
+        when one is open (other processes see it when the hold ends, and a write of theirs
+        waits for that anyway), else final at once at NORMAL."""
+        with self.mutex:
+            if self.held_since is not None:
+                return self.run(sql, params)
+            return self.execute(sql, params)
 
     def data_version(self) -> int:
         """Changes when another connection commits (cheap: no disk I/O)."""
@@ -412,6 +402,7 @@ class Store:
     def close(self) -> None:
         HOLDERS.unregister(self)
         self.held_since = None
+        self._turns.close()
         if self._wal_fd is not None:
             os.close(self._wal_fd)
             self._wal_fd = None
@@ -458,36 +449,10 @@ def _as_mqi_error() -> Iterator[None]:
     try:
         yield
     except sqlite3.OperationalError as exc:
-        full = "full" in str(exc)
-        raise mqi_error(MQRC_STORAGE_MEDIUM_FULL if full else MQRC_RESOURCE_PROBLEM,
-                        f"SQLite: {exc}") from exc
+        raise _mqi_error(exc) from exc
 
 
-def initialise(store: Store, *, name: str, attrs: dict[str, str]) -> None:
-    """Create the schema and the queue manager object's attributes."""
-    statements = [s.strip() for s in _split_sql(_SCHEMA) if s.strip()]
-    with store.write(durable=True) as db:
-        for sql in statements:
-            db.execute(sql)
-        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        db.execute("INSERT INTO meta VALUES ('name', ?)", (name,))
-        db.executemany("INSERT INTO qmgr_attrs VALUES (?, ?)", sorted(attrs.items()))
-        # MsgIds carry a counter that starts at the creation time in microseconds,
-        # so ids stay unique across a delete and re-create of the same name.
-        db.execute("INSERT INTO sequences VALUES ('msgid', ?)", (time.time_ns() // 1000,))
-
-
-def _split_sql(script: str) -> list[str]:
-    """Split the schema into statements (trigger bodies contain ';')."""
-    out: list[str] = []
-    current: list[str] = []
-    for line in script.splitlines():
-        if line.lstrip().startswith("--"):
-            continue
-        current.append(line)
-        text = "\n".join(current).strip()
-        if text.endswith(";") and (not text.upper().startswith("CREATE TRIGGER")
-                                   or text.upper().endswith("END;")):
-            out.append(text)
-            current = []
-    return out
+def _mqi_error(exc: sqlite3.OperationalError) -> MQIError:
+    full = "full" in str(exc)
+    return mqi_error(MQRC_STORAGE_MEDIUM_FULL if full else MQRC_RESOURCE_PROBLEM,
+                     f"SQLite: {exc}")

@@ -41,9 +41,10 @@ def test_concurrent_consumers_never_receive_the_same_message(adapter: Adapter) -
 
 
 def test_kill_9_mid_unit_of_work_loses_nothing(adapter: Adapter) -> None:
-    """A process killed with SIGKILL after getting and putting under syncpoint: its got
-    messages come back with BackoutCount + 1, its uncommitted puts vanish."""
-    adapter.define_queue("APP.IN", msgdlvsq="FIFO")
+    """A process killed with SIGKILL after getting (from a HARDENBO queue) and putting under
+    syncpoint: its got messages come back with BackoutCount + 1, its uncommitted puts
+    vanish."""
+    adapter.define_queue("APP.IN", msgdlvsq="FIFO", hardenbo=True)
     adapter.define_queue("APP.OUT")
     qm = adapter.connect()
     for i in range(5):
@@ -67,9 +68,38 @@ def test_kill_9_mid_unit_of_work_loses_nothing(adapter: Adapter) -> None:
     assert observer.inquire_queue("APP.IN").curdepth == 0
 
 
+def test_kill_9_on_a_nohardenbo_queue_loses_nothing_but_may_not_count(
+        adapter: Adapter) -> None:
+    """NOHARDENBO (IBM's default): a process killed after getting and putting under
+    syncpoint still backs everything out - every message back once, in order, its
+    uncommitted puts gone - but a got message's BackoutCount may stay as it was (IBM: "the
+    count might be lower than it should be")."""
+    adapter.define_queue("APP.IN", msgdlvsq="FIFO")
+    adapter.define_queue("APP.OUT")
+    qm = adapter.connect()
+    for i in range(5):
+        qm.put1("APP.IN", text(f"m{i}"), NOW)
+    child = adapter.child("hang", "--queue", "APP.IN", "--get", "3", "--put", "2",
+                          "--put-queue", "APP.OUT")
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "READY"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.communicate(timeout=30)
+    observer = adapter.connect()
+    got = collect(observer.open("APP.IN"), GetOptions(syncpoint=False))
+    assert [m.body for m in got] == [b"m0", b"m1", b"m2", b"m3", b"m4"]
+    assert [m.md.backout_count for m in got][3:] == [0, 0]
+    assert all(m.md.backout_count in (0, 1) for m in got[:3])
+    assert observer.inquire_queue("APP.OUT").curdepth == 0
+    assert observer.inquire_queue("APP.IN").curdepth == 0
+
+
 def test_a_waiting_get_sees_messages_a_dead_process_held(adapter: Adapter) -> None:
-    """A get already waiting when the holder dies gets the message once it is recovered."""
-    adapter.define_queue("APP.IN")
+    """A get already waiting when the holder dies gets the message once it is recovered
+    (HARDENBO: with BackoutCount + 1)."""
+    adapter.define_queue("APP.IN", hardenbo=True)
     qm = adapter.connect()
     qm.put1("APP.IN", text("held"), NOW)
     child = adapter.child("hang", "--queue", "APP.IN", "--get", "1")
