@@ -3,8 +3,6 @@ other connections see it (see dlqhandler.qmgr.embedded.store and .hold)."""
 
 from __future__ import annotations
 
-import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -16,6 +14,7 @@ from dlqhandler.errors import MQIError
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions, connect, create_qmgr
 from dlqhandler.qmgr.embedded import store as store_module
+from tests.qmgr.contract.conftest import killed_when_done
 
 NOW = PutOptions(syncpoint=False)
 UOW = PutOptions(syncpoint=True)
@@ -157,12 +156,8 @@ def test_a_process_killed_inside_a_nohardenbo_hold_gives_everything_back_uncount
         qm.put1("APP.IN", persistent(body), NOW)
     child = subprocess.Popen([sys.executable, "-c", _KILLED_CHILD, str(home)],
                              stdout=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "READY"
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.communicate(timeout=30)
+    with killed_when_done(child):
+        pass
     assert qm.recover()  # the dead connection's lock file and browse state
     q = qm.open("APP.IN")
     got = [q.get(GetOptions(syncpoint=False)) for _ in range(3)]

@@ -82,23 +82,13 @@ class WriteTurns:
         deadline = time.monotonic() + busy_timeout
         db.execute(f"PRAGMA busy_timeout = {int(min(STARVED, busy_timeout) * 1000)}")
         try:
-            try:
-                db.execute("BEGIN IMMEDIATE")
+            if _began(db, deadline):
                 return
-            except sqlite3.OperationalError as exc:
-                if not _busy(exc) or time.monotonic() >= deadline:
-                    raise
             db.execute("PRAGMA busy_timeout = 0")
             fcntl.flock(self._fd, fcntl.LOCK_SH)
             try:
-                while True:
+                while not _began(db, deadline):
                     time.sleep(POLL)
-                    try:
-                        db.execute("BEGIN IMMEDIATE")
-                        return
-                    except sqlite3.OperationalError as exc:
-                        if not _busy(exc) or time.monotonic() >= deadline:
-                            raise
             finally:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
         finally:
@@ -115,6 +105,18 @@ class WriteTurns:
 
     def close(self) -> None:
         os.close(self._fd)
+
+
+def _began(db: sqlite3.Connection, deadline: float) -> bool:
+    """``BEGIN IMMEDIATE``; False when the lock is taken and ``deadline`` is not past
+    (SQLite's "database is locked" is raised after it)."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if not _busy(exc) or time.monotonic() >= deadline:
+            raise
+        return False
+    return True
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:

@@ -30,9 +30,11 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -215,6 +217,19 @@ def fake_clock(adapter: Adapter) -> FakeClock:
     if adapter.clock is None:
         pytest.skip(f"{adapter.name} cannot fake time")
     return adapter.clock
+
+
+@contextmanager
+def killed_when_done(child: subprocess.Popen[str]) -> Iterator[None]:
+    """Wait for a child process's READY line, run the block, then SIGKILL the child
+    whatever happened (the crash the block prepared)."""
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "READY"
+        yield
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.communicate(timeout=30)
 
 
 def collect(q: Queue, first: GetOptions, then: GetOptions | None = None) -> list[Message]:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import signal
 from collections import Counter
 
 from dlqhandler.qmgr import GetOptions, PutOptions
-from tests.qmgr.contract.conftest import Adapter, collect, text
+from tests.qmgr.contract.conftest import Adapter, collect, killed_when_done, text
 
 NOW = PutOptions(syncpoint=False)
 
@@ -51,15 +49,10 @@ def test_kill_9_mid_unit_of_work_loses_nothing(adapter: Adapter) -> None:
         qm.put1("APP.IN", text(f"m{i}"), NOW)
     child = adapter.child("hang", "--queue", "APP.IN", "--get", "3", "--put", "2",
                           "--put-queue", "APP.OUT")
-    try:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "READY"
+    with killed_when_done(child):
         q = qm.open("APP.IN")
         assert q.get(GetOptions(browse="first", syncpoint=False)).body == b"m3"
         assert qm.inquire_queue("APP.OUT").curdepth == 2  # uncommitted puts count
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.communicate(timeout=30)
     observer = adapter.connect()  # a new connection recovers the dead one's work
     got = collect(observer.open("APP.IN"), GetOptions(syncpoint=False))
     assert [m.body for m in got] == [b"m0", b"m1", b"m2", b"m3", b"m4"]
@@ -81,12 +74,8 @@ def test_kill_9_on_a_nohardenbo_queue_loses_nothing_but_may_not_count(
         qm.put1("APP.IN", text(f"m{i}"), NOW)
     child = adapter.child("hang", "--queue", "APP.IN", "--get", "3", "--put", "2",
                           "--put-queue", "APP.OUT")
-    try:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "READY"
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.communicate(timeout=30)
+    with killed_when_done(child):
+        pass
     observer = adapter.connect()
     got = collect(observer.open("APP.IN"), GetOptions(syncpoint=False))
     assert [m.body for m in got] == [b"m0", b"m1", b"m2", b"m3", b"m4"]
@@ -103,11 +92,7 @@ def test_a_waiting_get_sees_messages_a_dead_process_held(adapter: Adapter) -> No
     qm = adapter.connect()
     qm.put1("APP.IN", text("held"), NOW)
     child = adapter.child("hang", "--queue", "APP.IN", "--get", "1")
-    try:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "READY"
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.communicate(timeout=30)
+    with killed_when_done(child):
+        pass
     got = qm.open("APP.IN").get(GetOptions(syncpoint=False, wait_ms=10_000))
     assert (got.body, got.md.backout_count) == (b"held", 1)
