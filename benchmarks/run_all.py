@@ -166,6 +166,10 @@ def floor_rows(name: str, r: dict[str, Any]) -> list[Row]:
             rows.append(_row(name, "offline drain", drain_rate, "plain script (plain_drain.py)",
                              n / r["python_single_process_s"], "msg/s"))
             rows[-1]["note"] = f"{mb} MB input, {r.get('cores')} Spark cores"
+            if "warm_drain_s" in r:  # the same work in a running session
+                rows.append(_row(name, "offline drain, warm session", n / r["warm_drain_s"],
+                                 "plain script (plain_drain.py)",
+                                 n / r["python_single_process_s"], "msg/s"))
     except (KeyError, TypeError, ZeroDivisionError):
         pass
     if not rows:
