@@ -143,14 +143,14 @@ def write_outputs(frame: Any, out: OutFiles, *, partitions: int | None = None,
             .select(F.col("o.t").alias("t"), "file_index", "split_start", "seq",
                     F.col("o.value").alias("value")))
     parts_dir = f".parts-{uuid.uuid4().hex}"
-    files = max(1, len(frame.inputFiles()))
     _write_parts(rows, out.uri(parts_dir), sort=False)
-    keys = sorted(name[2:] for name in out.children(parts_dir) if name.startswith("t="))
-    if len(keys) * files > _MAX_WRITERS:  # Spark may have sorted: write again, ordered
+    parts = _listed(out, parts_dir)
+    if _most_writers(parts) > _MAX_WRITERS:  # Spark sorted what was left: write again
         out.delete(parts_dir)
         _write_parts(rows, out.uri(parts_dir), sort=True)
+        parts = _listed(out, parts_dir)
     written = []
-    for key in keys:
+    for key in sorted(parts):
         if key == _AUDIT_KEY:
             continue
         if key == _REMAIN_KEY:
@@ -158,14 +158,32 @@ def write_outputs(frame: Any, out: OutFiles, *, partitions: int | None = None,
         else:
             q, qm = bytes.fromhex(key).decode("utf-8").split("\x00", 1)
             name = target_file_name(q, qm)
-        size = out.join(name, out.parts(parts_dir, f"t={key}"))
+        size = out.join(name, parts[key])
         written.append({"out_q": q, "out_qm": qm, "file": name, "bytes": size})
     written.sort(key=lambda r: (r["out_q"] or "", r["out_qm"] or ""))
-    audit_parts = out.parts(parts_dir, f"t={_AUDIT_KEY}") if audit else []
-    return Written(written, audit_parts, parts_dir, out)
+    return Written(written, parts.get(_AUDIT_KEY, []), parts_dir, out)
 
 
 _MAX_WRITERS = 256  # open output files per task (spark.sql.maxConcurrentOutputFileWriters)
+_TASK = re.compile(r"/part-(\d+)-[^/]*$")  # part-<task>-<job uuid>.c000.txt
+
+
+def _listed(out: OutFiles, parts_dir: str) -> dict[str, list[str]]:
+    """The part files of each output key (``t=<key>``), in input order."""
+    return {name[2:]: out.parts(parts_dir, name)
+            for name in out.children(parts_dir) if name.startswith("t=")}
+
+
+def _most_writers(parts: dict[str, list[str]]) -> int:
+    """The most directories one task wrote into. Each had its own open writer, so more
+    than :data:`_MAX_WRITERS` means Spark sorted the rest of that task's rows by
+    directory only, and input order within a split may be lost."""
+    dirs: dict[str, set[str]] = {}
+    for uris in parts.values():
+        for uri in uris:
+            task = _TASK.search(uri)
+            dirs.setdefault(task.group(1) if task else "", set()).add(uri.rpartition("/")[0])
+    return max((len(d) for d in dirs.values()), default=0)
 
 
 def _write_parts(rows: Any, parts_uri: str, *, sort: bool) -> None:
