@@ -277,15 +277,13 @@ _JVM_FIELDS = ([f"md_{name} {kind}" for name, kind in MD_FIELDS] + ["body binary
 _JVM_DDL = ", ".join(_JVM_FIELDS)
 
 
-def _jvm_decode(records: Any, newline: str) -> Any:
+def _jvm_decode(records: Any) -> Any:
     """The record frame plus the message columns and ``common``, decoded by
-    :file:`jvm/DumpRecordDecoder.java` (null, so not common, for a rare record)."""
+    :file:`jvm/DumpRecordDecoder.java` from ``_record`` (the record with ``\n`` line
+    ends; null, so not common, for a rare record)."""
     from pyspark.sql import functions as F
 
-    value = F.col("value")
-    if newline != "\n":
-        value = F.replace(value, F.lit(newline), F.lit("\n"))
-    frame = records.withColumn("_m", F.call_function(DECODER_FUNCTION, value))
+    frame = records.withColumn("_m", F.call_function(DECODER_FUNCTION, F.col("_record")))
     columns = {part.split(" ")[0]: F.col("_m").getField(part.split(" ")[0])
                for part in _JVM_FIELDS}
     return frame.withColumns({
@@ -313,10 +311,9 @@ def load_messages(spark: Any, inputs: Sequence[str | PathLike[str]], *,
     natives = []
     for newline in sorted({f.newline for f in files}):
         group = records.filter(F.col("newline") == newline) if len(files) > 1 else records
-        lf = F.col("value") if newline == "\n" else F.replace(
-            F.col("value"), F.lit(newline), F.lit("\n"))
-        natives.append((_jvm_decode(group, newline) if jvm else decode_records(group, newline))
-                       .withColumn("_record", lf))
+        group = group.withColumn("_record", F.col("value") if newline == "\n" else
+                                 F.replace(F.col("value"), F.lit(newline), F.lit("\n")))
+        natives.append(_jvm_decode(group) if jvm else decode_records(group, newline))
     decoded = natives[0]
     for other in natives[1:]:
         decoded = decoded.unionByName(other)
