@@ -43,7 +43,7 @@ from dlqhandler.mq.mqdlh import MQDLH
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.spark.decode import decode_records
 from dlqhandler.spark.jar import DECODER_FUNCTION, register_decoder
-from dlqhandler.spark.paths import is_local, local_path
+from dlqhandler.spark.paths import hadoop_fs, is_local, java_message, local_path
 from dlqhandler.spark.rare import SUB_BITS, rare_udf
 
 __all__ = [
@@ -112,13 +112,11 @@ def _expand_local(item: str) -> list[str]:
 
 
 def _expand_hadoop(spark: Any, item: str) -> list[str]:
-    if spark is None:
-        raise ConfigError(f"--input {item}: a Hadoop filesystem needs a Spark session")
-    jvm = spark.sparkContext._jvm
-    conf = spark.sparkContext._jsc.hadoopConfiguration()
-    path = jvm.org.apache.hadoop.fs.Path(item)
     try:
-        fs = path.getFileSystem(conf)
+        fs, path = hadoop_fs(spark, item)
+    except ConfigError as exc:
+        raise ConfigError(f"--input {exc}") from exc
+    try:
         statuses = fs.globStatus(path) or []
         found: list[str] = []
         for status in sorted(statuses, key=lambda s: str(s.getPath().toString())):
@@ -129,10 +127,8 @@ def _expand_hadoop(spark: Any, item: str) -> list[str]:
             else:
                 found.append(str(status.getPath().toString()))
     except Exception as exc:
-        java = getattr(exc, "java_exception", None)
-        why = str(java.toString()) if java is not None else str(exc).split("\n")[0]
-        raise ConfigError(f"--input {item}: cannot list it ({why}); is the filesystem's "
-                          "connector jar on the classpath (--jars)?") from exc
+        raise ConfigError(f"--input {item}: cannot list it ({java_message(exc)}); is the "
+                          "filesystem's connector jar on the classpath (--jars)?") from exc
     if not statuses:
         raise ConfigError(f"--input {item}: no file matches")
     return found

@@ -123,10 +123,12 @@ def register_decoder(spark: Any, struct_ddl: str) -> bool:
     if jar is None:
         return False
     try:
-        # ADD JAR: the session's class loader on the driver (py4j pins this Python
-        # thread to one JVM thread, whose context class loader it sets) and the
-        # executors, which fetch the jar before their next task.
-        spark.sql(f"ADD JAR '{jar}'")
+        # A session this package launched has the jar already (spark.jars, see
+        # session.jvm_settings); else ADD JAR: the session's class loader on the driver
+        # (py4j pins this Python thread to one JVM thread, whose context class loader
+        # it sets) and the executors, which fetch the jar before their next task.
+        if str(jar) not in spark.sparkContext.getConf().get("spark.jars", "").split(","):
+            spark.sql(f"ADD JAR '{jar}'")
         spark.udf.registerJavaFunction(DECODER_FUNCTION, _CLASSES[DECODER_FUNCTION],
                                        _parse_datatype_string(f"struct<{struct_ddl}>"))
         spark.udf.registerJavaFunction(STRIP_FUNCTION, _CLASSES[STRIP_FUNCTION], "string")

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from dlqhandler.errors import ConfigError
 from dlqhandler.formats.dmpmqmsg import DumpWriter
-from dlqhandler.spark.paths import is_local, local_path
+from dlqhandler.spark.paths import hadoop_fs, is_local, local_path
 
 __all__ = ["HadoopFiles", "LocalFiles", "OutFiles", "output_files", "parts_order",
            "safe_path"]
@@ -171,8 +171,7 @@ class HadoopFiles(OutFiles):
         self.root = root.rstrip("/")
         self._jvm = spark.sparkContext._jvm
         self._conf = spark.sparkContext._jsc.hadoopConfiguration()
-        self._path0 = self._jvm.org.apache.hadoop.fs.Path(self.root)
-        self._fs = self._path0.getFileSystem(self._conf)
+        self._fs, self._path0 = hadoop_fs(spark, self.root)
 
     def _path(self, *names: str) -> Any:
         return self._jvm.org.apache.hadoop.fs.Path(self.uri(*names))

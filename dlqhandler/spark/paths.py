@@ -35,7 +35,9 @@ __all__ = [
     "OutputDir",
     "check_output_dir",
     "check_output_dir_hadoop",
+    "hadoop_fs",
     "is_local",
+    "java_message",
     "local_path",
     "resolve_uri",
     "scheme_of",
@@ -220,7 +222,9 @@ def check_output_dir(uri: str, *, overwrite: bool = False) -> OutputDir:
 
 # -- Hadoop filesystems (hdfs:, s3a:, ...) through the driver's JVM ----------------------
 
-def _fs(spark: Any, uri: str) -> tuple[Any, Any]:
+def hadoop_fs(spark: Any, uri: str) -> tuple[Any, Any]:
+    """The Hadoop FileSystem and Path of ``uri`` in ``spark``'s configuration; a
+    :class:`ConfigError` naming the connector jar when Hadoop has no filesystem for it."""
     if spark is None:
         raise ConfigError(f"{uri}: a Hadoop filesystem needs a Spark session")
     jvm = spark.sparkContext._jvm
@@ -229,12 +233,13 @@ def _fs(spark: Any, uri: str) -> tuple[Any, Any]:
     try:
         return path.getFileSystem(conf), path
     except Exception as exc:
-        raise ConfigError(f"{uri}: no Hadoop filesystem for this URI ({_java_message(exc)}); "
+        raise ConfigError(f"{uri}: no Hadoop filesystem for this URI ({java_message(exc)}); "
                           "is the connector jar on the classpath (--jars / "
                           "spark.jars.packages)?") from exc
 
 
-def _java_message(exc: BaseException) -> str:
+def java_message(exc: BaseException) -> str:
+    """The Java exception behind a py4j error (its first line otherwise)."""
     java = getattr(exc, "java_exception", None)
     if java is not None:
         return str(java.toString())
@@ -245,7 +250,7 @@ def check_output_dir_hadoop(spark: Any, out: OutputDir, *, overwrite: bool = Fal
                             ) -> OutputDir:
     """The output rule on a Hadoop filesystem; creates the staging directory."""
     try:
-        fs, path = _fs(spark, out.uri)
+        fs, path = hadoop_fs(spark, out.uri)
     except ConfigError as exc:
         raise ConfigError(f"--output {exc}") from exc
     replaces = False
@@ -264,12 +269,12 @@ def check_output_dir_hadoop(spark: Any, out: OutputDir, *, overwrite: bool = Fal
     except ConfigError:
         raise
     except Exception as exc:
-        raise ConfigError(f"--output {out.uri}: {_java_message(exc)}") from exc
+        raise ConfigError(f"--output {out.uri}: {java_message(exc)}") from exc
     return OutputDir(out.uri, out.staging, replaces=replaces)
 
 
 def _hadoop_commit(spark: Any, out: OutputDir) -> None:
-    fs, final = _fs(spark, out.uri)
+    fs, final = hadoop_fs(spark, out.uri)
     staging = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(out.staging)
     if fs.exists(final):
         old = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(
@@ -289,5 +294,5 @@ def _hadoop_commit(spark: Any, out: OutputDir) -> None:
 
 def _hadoop_delete(spark: Any, uri: str) -> None:
     with contextlib.suppress(Exception):
-        fs, path = _fs(spark, uri)
+        fs, path = hadoop_fs(spark, uri)
         fs.delete(path, True)
