@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections import Counter
 
-from dlqhandler.qmgr import GetOptions, PutOptions
+from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
 from tests.qmgr.contract.conftest import Adapter, collect, killed_when_done, text
 
 NOW = PutOptions(syncpoint=False)
@@ -38,17 +39,25 @@ def test_concurrent_consumers_never_receive_the_same_message(adapter: Adapter) -
     assert qm.inquire_queue("APP.WORK").curdepth == 0
 
 
-def test_kill_9_mid_unit_of_work_loses_nothing(adapter: Adapter) -> None:
-    """A process killed with SIGKILL after getting (from a HARDENBO queue) and putting under
-    syncpoint: its got messages come back with BackoutCount + 1, its uncommitted puts
-    vanish."""
-    adapter.define_queue("APP.IN", msgdlvsq="FIFO", hardenbo=True)
+def _five_messages_and_a_unit_of_work(adapter: Adapter, *, hardenbo: bool
+                                      ) -> tuple[QueueManager, subprocess.Popen[str]]:
+    """m0..m4 on APP.IN (FIFO), and a child process that has got three of them and put
+    two messages on APP.OUT under syncpoint, then waits (READY) to be killed."""
+    adapter.define_queue("APP.IN", msgdlvsq="FIFO", **({"hardenbo": True} if hardenbo else {}))
     adapter.define_queue("APP.OUT")
     qm = adapter.connect()
     for i in range(5):
         qm.put1("APP.IN", text(f"m{i}"), NOW)
     child = adapter.child("hang", "--queue", "APP.IN", "--get", "3", "--put", "2",
                           "--put-queue", "APP.OUT")
+    return qm, child
+
+
+def test_kill_9_mid_unit_of_work_loses_nothing(adapter: Adapter) -> None:
+    """A process killed with SIGKILL after getting (from a HARDENBO queue) and putting under
+    syncpoint: its got messages come back with BackoutCount + 1, its uncommitted puts
+    vanish."""
+    qm, child = _five_messages_and_a_unit_of_work(adapter, hardenbo=True)
     with killed_when_done(child):
         q = qm.open("APP.IN")
         assert q.get(GetOptions(browse="first", syncpoint=False)).body == b"m3"
@@ -67,13 +76,7 @@ def test_kill_9_on_a_nohardenbo_queue_loses_nothing_but_may_not_count(
     syncpoint still backs everything out - every message back once, in order, its
     uncommitted puts gone - but a got message's BackoutCount may stay as it was (IBM: "the
     count might be lower than it should be")."""
-    adapter.define_queue("APP.IN", msgdlvsq="FIFO")
-    adapter.define_queue("APP.OUT")
-    qm = adapter.connect()
-    for i in range(5):
-        qm.put1("APP.IN", text(f"m{i}"), NOW)
-    child = adapter.child("hang", "--queue", "APP.IN", "--get", "3", "--put", "2",
-                          "--put-queue", "APP.OUT")
+    _qm, child = _five_messages_and_a_unit_of_work(adapter, hardenbo=False)
     with killed_when_done(child):
         pass
     observer = adapter.connect()
