@@ -118,24 +118,15 @@ def decode_text(raw: bytes, ccsid: int) -> str:
     MQ treats a NUL and everything after it as blanks, and trailing blanks as
     padding, so the canonical text of ``b"Q1\\0\\0"`` and ``b"Q1  "`` is ``"Q1"``.
     The fields of a queue's messages repeat (queue, queue manager, user, program
-    names), so results are remembered (a bounded table per CCSID).
+    names), so results are remembered (``functools.lru_cache``, bounded).
     """
-    known = _DECODED.get(ccsid)
-    if known is not None and (text := known.get(raw)) is not None:
-        return text
-    text = _decode_text(raw, ccsid)  # DecodeError for an unknown CCSID or bad bytes
-    if known is None:
-        known = _DECODED.setdefault(ccsid, {})
-    if len(known) >= _DECODED_MAX:
-        known.clear()
-    known[bytes(raw)] = text
-    return text
+    return _decode_text(bytes(raw), ccsid)  # DecodeError for an unknown CCSID, bad bytes
 
 
-_DECODED: dict[int, dict[bytes, str]] = {}
-_DECODED_MAX = 4096
+_REMEMBERED = 16384  # decoded and encoded MQCHARn values kept
 
 
+@lru_cache(maxsize=_REMEMBERED)
 def _decode_text(raw: bytes, ccsid: int) -> str:
     codec = codec_for(ccsid)
     nul = raw.find(b"\x00")
@@ -152,23 +143,11 @@ def _decode_text(raw: bytes, ccsid: int) -> str:
 def encode_text(text: str, length: int, ccsid: int, *, field: str = "field") -> bytes:
     """Encode text into a blank-padded MQCHARn field of exactly ``length`` bytes
     (remembered, like :func:`decode_text`)."""
-    key = (text, length)
-    known = _ENCODED.get(ccsid)
-    if known is not None and (raw := known.get(key)) is not None:
-        return raw
-    raw = _encode_text(text, length, ccsid, field=field)
-    if known is None:
-        known = _ENCODED.setdefault(ccsid, {})
-    if len(known) >= _DECODED_MAX:
-        known.clear()
-    known[key] = raw
-    return raw
+    return _encode_text(text, length, ccsid, field)
 
 
-_ENCODED: dict[int, dict[tuple[str, int], bytes]] = {}
-
-
-def _encode_text(text: str, length: int, ccsid: int, *, field: str) -> bytes:
+@lru_cache(maxsize=_REMEMBERED)
+def _encode_text(text: str, length: int, ccsid: int, field: str) -> bytes:
     codec = codec_for(ccsid)
     try:
         raw = text.encode(codec)
