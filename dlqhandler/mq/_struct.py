@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from dlqhandler.errors import DecodeError
-from dlqhandler.mq.ccsid import decode_text, encode_text
+from dlqhandler.mq.ccsid import decode_field, encode_text
 
 Kind = Literal["long", "char", "byte"]
 
@@ -43,37 +43,43 @@ class Layout:
         self.offsets = offsets
         self._attrs = tuple(f.attr for f in fields)
         self._chars = tuple((i, f) for i, f in enumerate(fields) if f.kind == "char")
+        self._encoded = tuple((i, f) for i, f in enumerate(fields) if f.kind != "long")
 
     def unpack(self, raw: bytes, order: str, ccsid: int, *, start: int = 0) -> dict[str, Any]:
         """Decode ``raw[start:start+size]`` into a dict of attribute values."""
+        return dict(zip(self._attrs, self.values(raw, order, ccsid, start=start), strict=True))
+
+    def values(self, raw: bytes, order: str, ccsid: int, *, start: int = 0) -> list[Any]:
+        """Decode ``raw[start:start+size]`` into the field values, in layout order
+        (what a value object built positionally takes: no dict on the hot path)."""
         if len(raw) - start < self.size:
             raise DecodeError(
                 f"{self.name} truncated: need {self.size} bytes, have {max(0, len(raw) - start)}",
                 raw=bytes(raw), offset=len(raw))
-        values = self._structs[order].unpack_from(raw, start)
-        out: dict[str, Any] = dict(zip(self._attrs, values, strict=True))
+        values = list(self._structs[order].unpack_from(raw, start))
         for i, f in self._chars:
             try:
-                out[f.attr] = decode_text(values[i], ccsid)
+                values[i] = decode_field(values[i], ccsid)
             except DecodeError as exc:
                 raise DecodeError(f"{self.name}.{f.ibm}: {exc}", raw=bytes(raw),
                                   offset=start + self.offsets[f.attr]) from exc
-        return out
+        return values
 
     def pack(self, values: dict[str, Any], order: str, ccsid: int) -> bytes:
         """Encode attribute values; text is blank padded in the given CCSID."""
-        items: list[Any] = []
-        for f in self.fields:
-            v = values[f.attr]
+        return self.pack_values([values[attr] for attr in self._attrs], order, ccsid)
+
+    def pack_values(self, values: list[Any], order: str, ccsid: int) -> bytes:
+        """Encode field values given in layout order (``values`` is changed in place)."""
+        for i, f in self._encoded:
+            v = values[i]
             if f.kind == "char":
-                items.append(encode_text(v, f.length, ccsid, field=f"{self.name}.{f.ibm}"))
-            elif f.kind == "byte":
+                values[i] = encode_text(v, f.length, ccsid, field=f"{self.name}.{f.ibm}")
+            elif len(v) != f.length or type(v) is not bytes:
                 if len(v) > f.length:
                     raise DecodeError(f"{self.name}.{f.ibm} longer than {f.length} bytes")
-                items.append(bytes(v).ljust(f.length, b"\x00"))
-            else:
-                items.append(int(v))
+                values[i] = bytes(v).ljust(f.length, b"\x00")
         try:
-            return self._structs[order].pack(*items)
+            return self._structs[order].pack(*values)
         except struct.error as exc:
             raise DecodeError(f"{self.name}: {exc}") from exc

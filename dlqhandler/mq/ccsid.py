@@ -123,6 +123,12 @@ def decode_text(raw: bytes, ccsid: int) -> str:
     return _decode_text(bytes(raw), ccsid)  # DecodeError for an unknown CCSID, bad bytes
 
 
+def decode_field(raw: bytes, ccsid: int) -> str:
+    """:func:`decode_text` of an immutable ``bytes`` field (what ``struct`` unpacks):
+    no copy, straight to the remembered decode."""
+    return _decode_text(raw, ccsid)
+
+
 _REMEMBERED = 16384  # decoded and encoded MQCHARn values kept
 
 

@@ -87,17 +87,26 @@ def decode_mqdlh(body: bytes, *, encoding: int, ccsid: int) -> MQDLH:
             raw=bytes(body), offset=len(body))
     try:
         order = int_order(encoding, version_probe=bytes(body[4:8]))
-        values = LAYOUT.unpack(body, order, ccsid)
+        values = LAYOUT.values(body, order, ccsid)
     except DecodeError as exc:
         raise MalformedMessageError(f"MQDLH not decodable: {exc}", raw=bytes(body),
                                     offset=exc.offset) from exc
-    if values.pop("struc_id") != MQDLH_STRUC_ID.rstrip():
+    struc_id, version, *fields = values
+    fields.append(version)  # MQDLH's last field
+    if struc_id != MQDLH_STRUC_ID.rstrip():
         raise MalformedMessageError(
             f"data does not start with an MQDLH (StrucId is {bytes(body[:4])!r}, "
             f"expected 'DLH ' in CCSID {ccsid})", raw=bytes(body), offset=0)
-    if values["version"] != 1:
-        raise MalformedMessageError(f"MQDLH Version {values['version']} is not 1",
+    if version != 1:
+        raise MalformedMessageError(f"MQDLH Version {version} is not 1",
                                     raw=bytes(body), offset=4)
-    if values["coded_char_set_id"] == MQCCSI_INHERIT:
-        values["coded_char_set_id"] = ccsid
-    return MQDLH(**values)
+    if fields[_CCSID] == MQCCSI_INHERIT:
+        fields[_CCSID] = ccsid
+    return MQDLH(*fields)
+
+
+# Positional construction: the layout's fields after StrucId and Version are MQDLH's
+# fields in order, and Version is MQDLH's last.
+_CCSID = [f.attr for f in LAYOUT.fields[2:]].index("coded_char_set_id")
+assert tuple(f.name for f in dataclasses.fields(MQDLH)) == (
+    *(f.attr for f in LAYOUT.fields[2:]), "version"), "MQDLH's fields must follow its layout"

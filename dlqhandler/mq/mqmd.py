@@ -12,6 +12,8 @@ encoding; :func:`encode_mqmd`/:func:`decode_mqmd` take both as arguments.
 from __future__ import annotations
 
 import dataclasses
+import operator
+import struct
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,7 +70,6 @@ _V2_FIELDS = (
 )
 LAYOUT_V1 = Layout("MQMD", _V1_FIELDS)
 LAYOUT_V2 = Layout("MQMD", _V1_FIELDS + _V2_FIELDS)
-_V2_TAIL = Layout("MQMD", _V2_FIELDS)  # what version 2 adds, decoded after the head
 assert LAYOUT_V1.size == MQMD_LENGTH_1
 assert LAYOUT_V2.size == MQMD_LENGTH_2
 
@@ -133,9 +134,8 @@ class MQMD:
 def encode_mqmd(md: MQMD, *, encoding: int = MQENC_NATIVE, ccsid: int = QMGR_CCSID) -> bytes:
     """The binary image of ``md`` (324 bytes for version 1, 364 for version 2)."""
     layout = LAYOUT_V1 if md.version < 2 else LAYOUT_V2
-    values = md.as_dict()
-    values["struc_id"] = MQMD_STRUC_ID
-    return layout.pack(values, int_order(encoding), ccsid)
+    values = [MQMD_STRUC_ID, *_FIELD_VALUES(md)]
+    return layout.pack_values(values[:len(layout.fields)], int_order(encoding), ccsid)
 
 
 def decode_mqmd(raw: bytes, *, encoding: int = MQENC_NATIVE, ccsid: int = QMGR_CCSID,
@@ -144,17 +144,23 @@ def decode_mqmd(raw: bytes, *, encoding: int = MQENC_NATIVE, ccsid: int = QMGR_C
     if len(raw) - start < 8:
         raise DecodeError("MQMD truncated before Version", raw=bytes(raw), offset=len(raw))
     order = int_order(encoding, version_probe=bytes(raw[start + 4:start + 8]))
-    head = LAYOUT_V1.unpack(raw, order, ccsid, start=start)
-    if head["struc_id"] != MQMD_STRUC_ID.rstrip():
-        raise DecodeError(f"MQMD StrucId is {head['struc_id']!r}, expected 'MD  '",
+    version = _VERSION[order].unpack_from(raw, start + 4)[0]
+    layout = LAYOUT_V2 if version == 2 and len(raw) - start >= LAYOUT_V2.size else LAYOUT_V1
+    values = layout.values(raw, order, ccsid, start=start)
+    if values[0] != MQMD_STRUC_ID.rstrip():
+        raise DecodeError(f"MQMD StrucId is {values[0]!r}, expected 'MD  '",
                           raw=bytes(raw), offset=start)
-    version = head["version"]
     if version not in (1, 2):
         raise DecodeError(f"MQMD Version {version} is not 1 or 2", raw=bytes(raw),
                           offset=start + 4)
-    if version == 2:
-        if len(raw) - start < LAYOUT_V2.size:
-            LAYOUT_V2.unpack(raw, order, ccsid, start=start)  # raises: truncated
-        head.update(_V2_TAIL.unpack(raw, order, ccsid, start=start + LAYOUT_V1.size))
-    del head["struc_id"]
-    return MQMD(**head)
+    if version == 2 and layout is LAYOUT_V1:
+        LAYOUT_V2.values(raw, order, ccsid, start=start)  # raises: truncated
+    # Positional: the layout's fields after StrucId are MQMD's fields in order (checked
+    # below); a version-1 image leaves the version-2 fields at their defaults.
+    return MQMD(*values[1:])
+
+
+_FIELD_VALUES = operator.attrgetter(*(f.attr for f in LAYOUT_V2.fields[1:]))
+_VERSION = {order: struct.Struct(order + "i") for order in "<>"}
+assert tuple(f.name for f in dataclasses.fields(MQMD)) == tuple(
+    f.attr for f in LAYOUT_V2.fields[1:]), "MQMD's fields must follow its layout"

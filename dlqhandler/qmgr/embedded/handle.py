@@ -61,6 +61,9 @@ _TAKE = ("UPDATE messages SET state = 2, owner = ?, lock_conn = NULL, lock_handl
 _REMOVE = ("DELETE FROM messages WHERE id = ? AND state = 0"
            " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
            " RETURNING md, body, backout_count, expires_at")
+# The same, for the message this handle has locked and already read (only what can change).
+_TAKE_LOCKED = _TAKE.replace("md, body, backout_count", "backout_count")
+_REMOVE_LOCKED = _REMOVE.replace("md, body, backout_count", "backout_count")
 # The first match in one statement; the subquery is candidate_query's (bound values only).
 _TAKE_FIRST = ("UPDATE messages SET state = 2, owner = :me, lock_conn = NULL,"
                " lock_handle = NULL WHERE id =")
@@ -111,6 +114,10 @@ class EmbeddedQueue:
         self._open = True
         self._cursor: Candidate | None = None
         self._locked: int | None = None
+        # What a browse with MQGMO_LOCK returned: (row id, message, its stored row). A
+        # locked message cannot change in the store (no other handle can lock, get or
+        # back it out), so the get under the cursor claims it without reading it again.
+        self._read: tuple[int, Message, tuple[bytes, bytes, int, float | None]] | None = None
         self._browse_group: GroupState | None = None
         self._logical_pos: tuple[int, int] | None = None
         self._get_group: GroupState | None = None
@@ -262,14 +269,16 @@ class EmbeddedQueue:
                     row = store.db.execute(_PEEK, (c.id, conn, number)).fetchone()
                 if row is None:
                     continue  # taken meanwhile: the next candidate
-                if o.lock:
-                    self._locked = c.id
                 self._cursor = c
                 if o.logical_order:
                     if in_group is None:
                         self._logical_pos = c.position
                     self._browse_group = group_state_after(c)
-                return self._qm._message(row)
+                message = self._qm._message(row)
+                if o.lock:
+                    self._locked = c.id
+                    self._read = (c.id, message, row)
+                return message
 
     def _lock_next(self, o: GetOptions, after: tuple[int, int] | None) -> Message | None:
         """Browse with MQGMO_LOCK (not in logical order) in one statement: lock the next
@@ -291,7 +300,9 @@ class EmbeddedQueue:
                 continue
             self._locked = c.id
             self._cursor = c
-            return qm._message(row[:4])
+            message = qm._message(row[:4])
+            self._read = (c.id, message, row[:4])
+            return message
 
     def _get_first(self, o: GetOptions) -> Message | None:
         """A plain destructive get in one statement: claim (or delete) the first match.
@@ -369,14 +380,23 @@ class EmbeddedQueue:
         """Claim one message for this connection's unit of work (or delete it now)."""
         qm = self._qm
         params = (message_id, qm.conn_id, self._number)
+        read = self._read if self._locked == message_id else None
         if syncpoint:
-            row = qm._store.run(_TAKE, (qm.conn_id, *params)).fetchone()
+            sql = _TAKE if read is None else _TAKE_LOCKED
+            row = qm._store.run(sql, (qm.conn_id, *params)).fetchone()
             if row is not None:
                 self._claimed(message_id, persistent)
         else:
-            row = qm._store.execute(_REMOVE, params, durable=persistent).fetchone()
+            sql = _REMOVE if read is None else _REMOVE_LOCKED
+            row = qm._store.execute(sql, params, durable=persistent).fetchone()
         if row is None:
             return None
         if self._locked == message_id:
             self._locked = None
-        return qm._message(row)
+        if read is None or read[0] != message_id:
+            return qm._message(row)
+        self._read = None
+        _, message, (image, body, backout_count, expires_at) = read
+        if row[0] == backout_count and expires_at is None:
+            return message  # as browsed: nothing in it can have changed
+        return qm._message((image, body, row[0], row[1]))

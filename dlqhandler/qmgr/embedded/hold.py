@@ -71,14 +71,19 @@ class WriteTurns:
         finally:
             os.umask(old_umask)
         self.owed = False  # someone waited when this connection last let go
+        self._let_go_at = 0.0  # monotonic time of that let-go
 
     def begin(self, db: sqlite3.Connection, busy_timeout: float) -> None:
         """``BEGIN IMMEDIATE``, waiting for the lock as SQLite does for up to
         :data:`STARVED`, then as a waiter that says so, until ``busy_timeout`` seconds
         (then SQLite's "database is locked")."""
         if self.owed:
+            # The waiter's window: YIELD from the let-go, of which the work this process
+            # did meanwhile without the lock (logging what it committed...) is part.
             self.owed = False
-            time.sleep(YIELD)
+            rest = YIELD - (time.monotonic() - self._let_go_at)
+            if rest > 0:
+                time.sleep(rest)
         deadline = time.monotonic() + busy_timeout
         db.execute(f"PRAGMA busy_timeout = {int(min(STARVED, busy_timeout) * 1000)}")
         try:
@@ -100,6 +105,7 @@ class WriteTurns:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self.owed = True
+            self._let_go_at = time.monotonic()
         else:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 

@@ -114,10 +114,15 @@ def candidate_query(*, queue: str, conn: str, handle: int,
     if columns and after is not None:
         raise ValueError("a browse-next query returns the standard columns")
     params: dict[str, object] = {"queue": queue, "conn": conn, "handle": handle}
+    # MQMI_NONE, MQCI_NONE and MQGI_NONE (all zeros) "have the same effect as not
+    # specifying" the match option, IBM says: any identifier matches.
+    msg_id, correl_id, group_id = (
+        None if value is None or not any(value) else bytes(value).ljust(24, b"\x00")
+        for value in (msg_id, correl_id, group_id))
     for column, value in (("msg_id", msg_id), ("correl_id", correl_id),
                           ("group_id", group_id)):
         if value is not None:
-            params[column] = bytes(value).ljust(24, b"\x00")
+            params[column] = value
     if in_group is not None:
         params["in_group"] = in_group.group_id
         if in_group.segment_done:
@@ -144,6 +149,8 @@ def _candidate_sql(*, by_msg_id: bool, by_correl_id: bool, by_group_id: bool,
                           ("group_id", by_group_id)):
         if given:
             where.append(f"m.{column} = :{column}")
+    if by_correl_id:  # (given only when not MQCI_NONE): what the partial index covers
+        where.append("m.correl_id != zeroblob(24)")
     if by_group_id:
         where.append("m.msg_flags & 31 != 0")  # GroupId matches group members and segments
     if segment_done is not None:

@@ -63,6 +63,24 @@ def test_match_by_msgid_correlid_and_groupid(adapter: Adapter) -> None:
     assert q.get(GetOptions(syncpoint=False, group_id=gid)).body == b"grouped"
 
 
+def test_all_zero_identifiers_match_any_message(adapter: Adapter) -> None:
+    """MQMI_NONE, MQCI_NONE and MQGI_NONE as match values have "the same effect as not
+    specifying" MQMO_MATCH_MSG_ID/CORREL_ID/GROUP_ID (IBM's MQMD field descriptions):
+    any identifier matches, so the first message in order comes back."""
+    adapter.define_queue("APP.IN")
+    qm = adapter.connect()
+    for i in range(3):
+        qm.put1("APP.IN", text(f"m{i}", correl_id=b"C%d" % i), NOW)
+    q = qm.open("APP.IN")
+    none = bytes(24)
+    assert q.get(GetOptions(browse="first", correl_id=none)).body == b"m0"
+    assert q.get(GetOptions(browse="first", msg_id=none)).body == b"m0"
+    assert q.get(GetOptions(syncpoint=False, msg_id=none, correl_id=none,
+                            group_id=none)).body == b"m0"
+    assert q.get(GetOptions(syncpoint=False, correl_id=b"C2")).body == b"m2"
+    assert drain(q, GetOptions(syncpoint=False, correl_id=none)) == ["m1"]
+
+
 def test_browse_is_non_destructive_and_get_under_cursor_removes(adapter: Adapter) -> None:
     """Browse first/next walks the queue; MSG_UNDER_CURSOR gets exactly the browsed one."""
     adapter.define_queue("APP.IN")
