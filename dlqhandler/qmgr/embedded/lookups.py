@@ -1,11 +1,12 @@
 """What every MQI call looks up, cached: queue attributes and authority decisions.
 
 A put or get reads the queue's attributes and the caller's authority; both
-change only by an admin command. The cache is valid while SQLite's
-``data_version`` (another connection committed) and the store's count of final
-writes (this connection committed an admin change, or anything else made
-final) stay the same, and always while this connection holds the write lock:
-nobody else can commit then. It is checked once per MQI call.
+change only by an admin command, and every such change counts up
+``meta('objects')`` in its own transaction (:data:`.store.OBJECTS_TRIGGERS`). The
+cache is valid while that count stays the same - messages moving on other
+connections leave it alone, so handlers sharing a queue manager do not re-read
+their queues at every unit of work - and always while this connection holds the
+write lock: nobody else can commit then. It is checked once per MQI call.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class Lookups:
         self._store = store
         self._views: dict[str, QueueView] = {}
         self._authorities: dict[tuple[str, str, str], bool] = {}
-        self._version = (-1, -1)
+        self._version = -1
         self._checked_in = -1  # the store's call count when last checked
 
     def queue(self, queue: str, *, missing: int = MQRC_UNKNOWN_OBJECT_NAME) -> QueueView:
@@ -54,7 +55,7 @@ class Lookups:
         if store.holding or store.calls == self._checked_in:
             return  # nobody else can commit meanwhile / already checked in this call
         self._checked_in = store.calls
-        version = (store.data_version(), store.final_writes)
+        version = store.objects_version()
         if version != self._version:
             self._views.clear()
             self._authorities.clear()

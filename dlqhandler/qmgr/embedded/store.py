@@ -108,6 +108,7 @@ from dlqhandler.qmgr.embedded.hold import BUSY_TIMEOUT, HOLD_LIMIT, HOLDERS, Wri
 __all__ = [
     "AVAILABLE",
     "INSERT_MESSAGE",
+    "OBJECTS_TRIGGERS",
     "PUT_PENDING",
     "TAKEN",
     "TRIGGER_PENDING",
@@ -130,6 +131,17 @@ _QMGR_NAME = re.compile(r"[A-Za-z0-9._]{1,48}")
 
 _TRIGGER_STATE = ("CREATE TABLE IF NOT EXISTS trigger_state (queue TEXT PRIMARY KEY,"
                   " last_trigger REAL NOT NULL, triggers INTEGER NOT NULL)")
+# Every change of a queue definition or an authority record counts up meta('objects'):
+# what connections cache of them stays valid while the count does (messages moving on
+# other connections do not touch it). Added to schema 1 later: created when missing.
+_BUMP = ("INSERT INTO meta VALUES ('objects', 1)"
+         " ON CONFLICT (key) DO UPDATE SET value = value + 1")
+OBJECTS_TRIGGERS = tuple(
+    f"CREATE TRIGGER IF NOT EXISTS objects_{table}_{event.split()[0].lower()} AFTER {event}"
+    f" ON {table} BEGIN {_BUMP}; END"
+    for table, events in (("queues", ("INSERT", "UPDATE OF attrs", "DELETE")),
+                          ("authrecs", ("INSERT", "UPDATE", "DELETE")))
+    for event in events)
 
 
 def valid_qmgr_name(name: str) -> bool:
@@ -212,7 +224,6 @@ class Store:
         self.guard = _Guard(self)
         self.held_since: float | None = None  # monotonic time the held transaction began
         self.losses = 0  # held transactions SQLite rolled back (a failed commit, disk full)
-        self.final_writes = 0  # write() transactions: admin changes among them
         self.calls = 0  # MQI calls begun (guard entries): caches check once per call
         self._wal_fd: int | None = None
         try:
@@ -228,6 +239,12 @@ class Store:
                 raise
             raise ConfigError(f"{paths.db}: not a dlqhandler queue manager ({exc})") from exc
         self._turns = WriteTurns(paths.root / "turns")  # fair turns at the write lock
+        if not create and self.db.execute(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE"
+                " 'objects\\_%' ESCAPE '\\'").fetchone()[0] < len(OBJECTS_TRIGGERS):
+            with self.write(durable=True) as db:
+                for ddl in OBJECTS_TRIGGERS:
+                    db.execute(ddl)
         HOLDERS.register(self)
 
     def _check_schema(self) -> None:
@@ -343,7 +360,6 @@ class Store:
         SQLite failures (busy past the timeout, disk full) become MQIError.
         """
         with self.mutex:
-            self.final_writes += 1
             if self.held_since is not None:
                 with self.join() as db:
                     yield db
@@ -398,6 +414,11 @@ class Store:
     def data_version(self) -> int:
         """Changes when another connection commits (cheap: no disk I/O)."""
         return int(self.db.execute("PRAGMA data_version").fetchone()[0])
+
+    def objects_version(self) -> int:
+        """Changes when any connection changes a queue definition or authority record."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'objects'").fetchone()
+        return 0 if row is None else int(row[0])
 
     def close(self) -> None:
         HOLDERS.unregister(self)
