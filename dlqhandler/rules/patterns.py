@@ -111,8 +111,8 @@ def covers(a: str, b: str, length: int, kind_a: PatternKind | None = None,
         return True
     if kind_b == "exact":  # b matches exactly one field: does a match it?
         field = pad(b, length)
-        if kind_a == "exact":
-            return field == pad(a, length)
+        if kind_a == "exact":  # (longer than the field, it matches nothing: no cutting)
+            return len(a) <= length and field == pad(a, length)
         if kind_a == "prefix":
             return field.startswith(a.rstrip("*"))
         if kind_a == "nonblank":
