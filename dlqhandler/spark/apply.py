@@ -75,10 +75,15 @@ def _commit(qm: QueueManager, store: AttemptStore | None, record: AttemptRecord 
 
 def _fail(qm: QueueManager, store: AttemptStore | None, subject: Subject,
           record: AttemptRecord | None, clock: Callable[[], float]) -> None:
-    """A put failed: back the unit of work out and count one attempt."""
-    qm.backout()
+    """A put failed: count one attempt, then back the unit of work out.
+
+    In that order: the count is written (outside syncpoint) while the message is still
+    held, so whoever gets or locks it next reads it. Backed out first, a handler could
+    take the message, read the old count, fail and count, or move it and remove the
+    records it saw - before this count landed, left behind with nothing to clear it."""
     if store is not None:
         store.record_failure(subject, record, clock())
+    qm.backout()
 
 
 def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,

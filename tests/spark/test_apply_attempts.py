@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from dlqhandler.errors import MQIError
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr.attempts import AttemptStore, message_subject
 from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager, connect
 from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
-from dlqhandler.qmgr.port import PutOptions
+from dlqhandler.qmgr.port import GetOptions, PutOptions
 from dlqhandler.rules import Matcher, compile_rules
 from dlqhandler.spark.apply import apply_message
 
@@ -77,4 +80,44 @@ def test_a_drain_records_its_failures_for_the_handlers(tmp_path: Path) -> None:
     assert found.attempts == 3
     store.close()
     q.close()
+    qm.disconnect()
+
+
+def test_a_drain_counts_a_failure_while_it_still_holds_the_message(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the drain's put fails, its attempt is written before the message is given back:
+    at that moment another connection cannot see the message. (Given back first, a handler
+    could take it, move it and clear the records it read before this count landed, which
+    was then left on the status queue: seen in the reliability suite's four handlers and a
+    drain.)"""
+    qm, msg = _setup(tmp_path)
+    other = connect("QM1", home=tmp_path / "home")
+    watcher = other.open(DLQ, input=False)
+    seen: list[bool] = []
+    real = AttemptStore.record_failure
+
+    def watched(self: AttemptStore, *args: object) -> object:
+        try:
+            watcher.get(GetOptions(browse="first", msg_id=msg.md.msg_id, syncpoint=False))
+            seen.append(True)
+        except MQIError as exc:
+            seen.append(exc.reason != 2033)  # MQRC_NO_MSG_AVAILABLE: held by the drain
+        return real(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(AttemptStore, "record_failure", watched)
+    ruleset = compile_rules("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(2)\n").ruleset
+    assert ruleset is not None
+    store = AttemptStore(qm, STATUS)
+    q = qm.open(DLQ)
+    outcome = apply_message(qm, q, Matcher(ruleset), msg.md.msg_id, msg.md.correl_id,
+                            input_queue=DLQ, catch_all=None, store=store, clock=lambda: 50.0)
+    assert outcome[0] == "remaining"
+    assert seen == [False, False]  # both attempts counted while the message was held
+    assert qm.inquire_queue(DLQ).curdepth == 1
+    found = store.lookup(message_subject(msg.md.msg_id, msg.md.correl_id))
+    assert found is not None
+    assert found.attempts == 2
+    for c in (store, q, watcher):
+        c.close()
+    other.disconnect()
     qm.disconnect()
