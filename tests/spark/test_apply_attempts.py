@@ -67,7 +67,14 @@ def test_a_drain_records_its_failures_for_the_handlers(tmp_path: Path) -> None:
     """Nothing else to try (no catch-all rule): the message stays, and the count the
     drain reached is on the status queue for the next handler or drain."""
     qm, msg = _setup(tmp_path)
-    ruleset = compile_rules("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(3)\n").ruleset
+    _retries_spent(qm, msg, 3)
+    qm.disconnect()
+
+
+def _retries_spent(qm: EmbeddedQueueManager, msg: Message, retries: int) -> None:
+    """A drain with only ``REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(retries)`` (the target
+    put-inhibited, no catch-all): the message stays, ``retries`` attempts on record."""
+    ruleset = compile_rules(f"REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY({retries})\n").ruleset
     assert ruleset is not None
     store = AttemptStore(qm, STATUS)
     q = qm.open(DLQ)
@@ -77,10 +84,9 @@ def test_a_drain_records_its_failures_for_the_handlers(tmp_path: Path) -> None:
     assert qm.inquire_queue(DLQ).curdepth == 1
     found = store.lookup(message_subject(msg.md.msg_id, msg.md.correl_id))
     assert found is not None
-    assert found.attempts == 3
+    assert found.attempts == retries
     store.close()
     q.close()
-    qm.disconnect()
 
 
 def test_a_drain_counts_a_failure_while_it_still_holds_the_message(
@@ -105,19 +111,8 @@ def test_a_drain_counts_a_failure_while_it_still_holds_the_message(
         return real(self, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(AttemptStore, "record_failure", watched)
-    ruleset = compile_rules("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(2)\n").ruleset
-    assert ruleset is not None
-    store = AttemptStore(qm, STATUS)
-    q = qm.open(DLQ)
-    outcome = apply_message(qm, q, Matcher(ruleset), msg.md.msg_id, msg.md.correl_id,
-                            input_queue=DLQ, catch_all=None, store=store, clock=lambda: 50.0)
-    assert outcome[0] == "remaining"
+    _retries_spent(qm, msg, 2)
     assert seen == [False, False]  # both attempts counted while the message was held
-    assert qm.inquire_queue(DLQ).curdepth == 1
-    found = store.lookup(message_subject(msg.md.msg_id, msg.md.correl_id))
-    assert found is not None
-    assert found.attempts == 2
-    for c in (store, q, watcher):
-        c.close()
+    watcher.close()
     other.disconnect()
     qm.disconnect()
