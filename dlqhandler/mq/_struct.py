@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from dlqhandler.errors import DecodeError
-from dlqhandler.mq.ccsid import decode_field, encode_text
+from dlqhandler.mq.ccsid import decode_text, encode_text
 
 Kind = Literal["long", "char", "byte"]
 
@@ -59,7 +59,7 @@ class Layout:
         values = list(self._structs[order].unpack_from(raw, start))
         for i, f in self._chars:
             try:
-                values[i] = decode_field(values[i], ccsid)
+                values[i] = decode_text(values[i], ccsid)
             except DecodeError as exc:
                 raise DecodeError(f"{self.name}.{f.ibm}: {exc}", raw=bytes(raw),
                                   offset=start + self.offsets[f.attr]) from exc

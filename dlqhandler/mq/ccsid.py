@@ -120,13 +120,9 @@ def decode_text(raw: bytes, ccsid: int) -> str:
     The fields of a queue's messages repeat (queue, queue manager, user, program
     names), so results are remembered (``functools.lru_cache``, bounded).
     """
-    return _decode_text(bytes(raw), ccsid)  # DecodeError for an unknown CCSID, bad bytes
-
-
-def decode_field(raw: bytes, ccsid: int) -> str:
-    """:func:`decode_text` of an immutable ``bytes`` field (what ``struct`` unpacks):
-    no copy, straight to the remembered decode."""
-    return _decode_text(raw, ccsid)
+    # (The cache needs an immutable key: bytes as they are - what ``struct`` unpacks -,
+    # a bytearray or memoryview copied.) DecodeError for an unknown CCSID, bad bytes.
+    return _decode_text(raw if type(raw) is bytes else bytes(raw), ccsid)
 
 
 _REMEMBERED = 16384  # decoded and encoded MQCHARn values kept

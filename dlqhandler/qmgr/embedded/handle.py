@@ -274,11 +274,7 @@ class EmbeddedQueue:
                     if in_group is None:
                         self._logical_pos = c.position
                     self._browse_group = group_state_after(c)
-                message = self._qm._message(row)
-                if o.lock:
-                    self._locked = c.id
-                    self._read = (c.id, message, row)
-                return message
+                return self._locked_read(c.id, row) if o.lock else self._qm._message(row)
 
     def _lock_next(self, o: GetOptions, after: tuple[int, int] | None) -> Message | None:
         """Browse with MQGMO_LOCK (not in logical order) in one statement: lock the next
@@ -298,11 +294,17 @@ class EmbeddedQueue:
                 qm._discard_expired(c.id, self._number, bool(c.persistent))
                 after = c.position
                 continue
-            self._locked = c.id
             self._cursor = c
-            message = qm._message(row[:4])
-            self._read = (c.id, message, row[:4])
-            return message
+            return self._locked_read(c.id, row[:4])
+
+    def _locked_read(self, message_id: int, row: tuple[bytes, bytes, int, float | None]
+                     ) -> Message:
+        """The message a browse with MQGMO_LOCK returns; the handle now holds its lock and
+        what it read (see ``_read``)."""
+        message = self._qm._message(row)
+        self._locked = message_id
+        self._read = (message_id, message, row)
+        return message
 
     def _get_first(self, o: GetOptions) -> Message | None:
         """A plain destructive get in one statement: claim (or delete) the first match.
@@ -380,7 +382,7 @@ class EmbeddedQueue:
         """Claim one message for this connection's unit of work (or delete it now)."""
         qm = self._qm
         params = (message_id, qm.conn_id, self._number)
-        read = self._read if self._locked == message_id else None
+        read = self._read if self._locked == message_id else None  # (set together)
         if syncpoint:
             sql = _TAKE if read is None else _TAKE_LOCKED
             row = qm._store.run(sql, (qm.conn_id, *params)).fetchone()
@@ -393,7 +395,7 @@ class EmbeddedQueue:
             return None
         if self._locked == message_id:
             self._locked = None
-        if read is None or read[0] != message_id:
+        if read is None:
             return qm._message(row)
         self._read = None
         _, message, (image, body, backout_count, expires_at) = read
