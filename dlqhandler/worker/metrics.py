@@ -98,11 +98,23 @@ class HandlerMetrics:
                                    "Decisions per second over the last minute", registry=r)
         self.reloads = Counter("dlqhandler_rules_reloads", "Rules table reloads by result",
                                ["result"], registry=r)
+        for result in ("success", "failure"):  # at 0 from the start: increase() sees the 1st
+            self.reloads.labels(result)
         self.rules_info = Gauge("dlqhandler_rules_info", "The rules table in force (value 1)",
                                 ["sha256"], registry=r)
         self.inflow_r4ha = Gauge("dlqhandler_dlq_inflow_r4ha",
                                  "Rolling 4-hour average of DLQ inflow (messages/s), WLM-style",
                                  registry=r)
+        self.inflow = Counter("dlqhandler_dlq_inflow_messages",
+                              "Messages that arrived on the DLQ (depth growth plus this "
+                              "handler's removals, counted every 10 s sample)", registry=r)
+        self.ready_gauge = Gauge("dlqhandler_ready", "1 when /readyz answers ready "
+                                 "(connected, rules loaded, not holding after an MQ error)",
+                                 registry=r)
+        self.ready_gauge.set_function(lambda: float(self.ready()))
+        self.healthy_gauge = Gauge("dlqhandler_healthy", "1 when /healthz answers 200 "
+                                   "(the handler loop is not stuck)", registry=r)
+        self.healthy_gauge.set_function(lambda: float(self.alive()))
         self._rate = DecisionRate()
         self._r4ha = R4HA()
         self._last_sample: tuple[float, int] | None = None
@@ -143,6 +155,10 @@ class HandlerMetrics:
         beat = self._beat
         return beat is None or self.clock() - beat <= self.stuck_after_s
 
+    def ready(self) -> bool:
+        """Connected, the rules table loaded, and not holding after an MQ error."""
+        return self.connected and self.rules_loaded and self.holding_after is None
+
     def rules(self, sha256: str, *, reloaded: bool | None = None) -> None:
         """Set the table in force; ``reloaded`` True/False counts a reload result."""
         if reloaded is not None:
@@ -174,8 +190,9 @@ class HandlerMetrics:
             t0, d0 = self._last_sample
             if now - t0 < R4HA.SAMPLE_S:
                 return
-            inflow = max(0, depth - d0 + self._removed_since_sample) / (now - t0)
-            self._r4ha.add_sample(now, inflow)
+            arrived = max(0, depth - d0 + self._removed_since_sample)
+            self.inflow.inc(arrived)
+            self._r4ha.add_sample(now, arrived / (now - t0))
             self._last_sample = (now, depth)
             self._removed_since_sample = 0
         self.inflow_r4ha.set(self._r4ha.average)
@@ -219,7 +236,7 @@ def _make_handler(metrics: HandlerMetrics) -> type[BaseHTTPRequestHandler]:
                 self._send(200 if alive else 503, body, "text/plain")
             elif self.path.startswith("/readyz"):
                 holding = metrics.holding_after
-                ready = metrics.connected and metrics.rules_loaded and holding is None
+                ready = metrics.ready()
                 body = (b"ready\n" if ready else b"not ready\n" if holding is None
                         else f"not ready: holding after MQ error {holding}\n".encode())
                 self._send(200 if ready else 503, body, "text/plain")

@@ -22,11 +22,15 @@ from typing import Any
 
 import pytest
 
+from tests.ops.prometheus import require_tool
+
 ROOT = Path(__file__).resolve().parents[2]
 OPS = ROOT / "ops"
 UNIT = OPS / "systemd" / "dlqhandler.service"
 ENV_EXAMPLE = OPS / "systemd" / "dlqhandler.env.example"
 DASHBOARD = OPS / "grafana" / "dlqhandler-dashboard.json"
+ALERTS = OPS / "prometheus" / "alerts.yml"
+ALERTS_TEST = OPS / "prometheus" / "alerts_test.yml"
 SUBMIT = OPS / "spark" / "submit.sh"
 SPARK_DEFAULTS = OPS / "spark" / "spark-defaults.conf"
 EXEC_START = "/opt/dlqhandler/venv/bin/dlqhandler"
@@ -36,6 +40,8 @@ METRICS = {
     "dlqhandler_dlq_oldest_message_age_seconds", "dlqhandler_decisions_per_second",
     "dlqhandler_rules_reloads_total", "dlqhandler_rules_info", "dlqhandler_dlq_inflow_r4ha",
 }
+# Exported for the alerts (ops/prometheus/alerts.yml), not drawn on the dashboard.
+ALERT_METRICS = {"dlqhandler_ready", "dlqhandler_healthy", "dlqhandler_dlq_inflow_messages_total"}
 PROMQL_WORDS = {
     "sum", "max", "min", "avg", "count", "topk", "bottomk", "by", "without", "on", "ignoring",
     "group_left", "group_right", "rate", "irate", "increase", "delta", "and", "or", "unless",
@@ -222,7 +228,48 @@ def test_grafana_metrics_match_what_the_metrics_module_registers() -> None:
     exported = set()
     for family in registry.collect():
         exported.add(family.name + ("_total" if family.type == "counter" else ""))
-    assert exported >= METRICS
+    assert exported >= METRICS | ALERT_METRICS
+
+
+# -- Prometheus alerts ----------------------------------------------------------------------
+def alert_names() -> list[str]:
+    """The alerts of alerts.yml, in order (Prometheus itself reads them in the live test)."""
+    return re.findall(r"^\s+- alert: (\w+)$", ALERTS.read_text(encoding="utf-8"), re.M)
+
+
+def test_promtool_check_rules_accepts_the_alerts() -> None:
+    """``promtool check rules`` (Prometheus's own parser and template checks) accepts
+    ops/prometheus/alerts.yml."""
+    promtool = require_tool("promtool")
+    done = subprocess.run([promtool, "check", "rules", str(ALERTS)], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"SUCCESS: {len(alert_names())} rules found" in done.stdout
+
+
+def test_promtool_test_rules_passes_every_alert_test() -> None:
+    """``promtool test rules`` runs alerts_test.yml: each rule fires on its input series
+    with the expected labels and rendered annotations, and stays silent where it must."""
+    promtool = require_tool("promtool")
+    done = subprocess.run([promtool, "test", "rules", ALERTS_TEST.name],
+                          cwd=ALERTS_TEST.parent, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "SUCCESS" in done.stdout
+
+
+def test_every_alert_is_tested_firing_and_silent() -> None:
+    """alerts_test.yml has, for every alert, an evaluation where it fires and one where it
+    does not (so a rule that never or always fires is caught)."""
+    checks = re.findall(r"^\s+alertname: (\w+)\n\s+exp_alerts:(.*)$",
+                        ALERTS_TEST.read_text(encoding="utf-8"), re.M)
+    firing = {name for name, rest in checks if rest.strip() != "[]"}
+    silent = {name for name, rest in checks if rest.strip() == "[]"}
+    names = set(alert_names())
+    assert len(names) == 8
+    assert names - firing == set()
+    assert names - silent == set()
+    assert (firing | silent) - names == set()
 
 
 # -- Spark --------------------------------------------------------------------------------------
@@ -285,7 +332,8 @@ def test_spark_defaults_conf_is_well_formed() -> None:
 
 def test_every_ops_file_is_checked_here() -> None:
     """A new file in ops/ (outside ops/mqsc) needs a check in this module."""
-    checked = {UNIT, ENV_EXAMPLE, DASHBOARD, SUBMIT, SPARK_DEFAULTS, OPS / "spark" / "drain.py"}
+    checked = {UNIT, ENV_EXAMPLE, DASHBOARD, SUBMIT, SPARK_DEFAULTS, OPS / "spark" / "drain.py",
+               ALERTS, ALERTS_TEST}
     present = {p for p in OPS.rglob("*") if p.is_file() and "mqsc" not in p.parts
                and "__pycache__" not in p.parts}
     assert present - checked == set()

@@ -61,6 +61,49 @@ def test_inflow_counts_depth_growth_plus_handler_removals() -> None:
     m.queue_state(150, 12.5)  # 100 arrived: +50 depth, 50 removed
     assert m.inflow_r4ha._value.get() == pytest.approx(10.0)
     assert m.oldest_age._value.get() == 12.5
+    assert m.inflow._value.get() == 100  # the same arrivals, as a counter for rate()
+    clock.t += 5
+    m.queue_state(180, 1.0)  # under 10 s since the last sample: not counted yet
+    assert m.inflow._value.get() == 100
+    clock.t += 5
+    m.queue_state(140, 1.0)  # 10 s on, shrunk by 10 with no removals: nothing arrived
+    assert m.inflow._value.get() == 100
+
+
+def _sample(m: HandlerMetrics, name: str) -> float | None:
+    """The value of one unlabelled series (or labelled: name{...}) in the exposition."""
+    for line in m.exposition().decode().splitlines():
+        if line.split(" ")[0] == name:
+            return float(line.split(" ")[1])
+    return None
+
+
+def test_readiness_and_health_are_metrics_too() -> None:
+    """dlqhandler_ready follows /readyz (connected, rules loaded, not holding after an MQ
+    error) and dlqhandler_healthy follows /healthz (the loop not stuck), so an alert can
+    say which; both are read when scraped."""
+    clock = FakeClock()
+    m = HandlerMetrics(clock=clock, stuck_after_s=120)
+    assert (_sample(m, "dlqhandler_ready"), _sample(m, "dlqhandler_healthy")) == (0.0, 1.0)
+    m.connected = True
+    m.rules("ab" * 32)
+    assert _sample(m, "dlqhandler_ready") == 1.0
+    m.hold_after_error("MQRC_Q_FULL")
+    assert _sample(m, "dlqhandler_ready") == 0.0
+    m.hold_after_error(None)
+    assert _sample(m, "dlqhandler_ready") == 1.0
+    clock.t += 121  # no beat for longer than stuck_after_s
+    assert _sample(m, "dlqhandler_healthy") == 0.0
+    m.beat()
+    assert _sample(m, "dlqhandler_healthy") == 1.0
+
+
+def test_reload_results_are_exported_at_zero_before_any_reload() -> None:
+    """Both reload results exist at 0 from the start, so increase() over a window counts
+    the first failed reload (a series born at 1 would show no increase)."""
+    m = HandlerMetrics()
+    assert _sample(m, 'dlqhandler_rules_reloads_total{result="success"}') == 0.0
+    assert _sample(m, 'dlqhandler_rules_reloads_total{result="failure"}') == 0.0
 
 
 def _get(url: str) -> tuple[int, str]:
