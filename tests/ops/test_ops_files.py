@@ -330,6 +330,26 @@ def test_spark_defaults_conf_is_well_formed() -> None:
     assert "environment" in SUBMIT.read_text(encoding="utf-8")
 
 
+def test_the_operating_guide_lists_every_alert() -> None:
+    """docs/operating.md's table names each alert of alerts.yml (and no other)."""
+    guide = (ROOT / "docs" / "operating.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| (\w+) \|", guide, re.M)) - {"alert"}
+    assert listed == set(alert_names())
+
+
+def test_paths_named_in_ops_files_and_the_operating_guide_exist() -> None:
+    """Every repository file that an ops file or docs/operating.md names (a module to read,
+    a file to install) exists, so the administrator's instructions do not point nowhere."""
+    pattern = re.compile(r"(?<![\w/.])((?:dlqhandler|ops|rules|docs)/[\w./-]*\w)")
+    sources = [p for p in OPS.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    named: set[str] = set()
+    for source in [*sources, ROOT / "docs" / "operating.md"]:
+        named |= set(pattern.findall(source.read_text(encoding="utf-8")))
+    assert "ops/prometheus/alerts.yml" in named
+    missing = sorted(name for name in named if not (ROOT / name).exists())
+    assert missing == []
+
+
 def test_every_ops_file_is_checked_here() -> None:
     """A new file in ops/ (outside ops/mqsc) needs a check in this module."""
     checked = {UNIT, ENV_EXAMPLE, DASHBOARD, SUBMIT, SPARK_DEFAULTS, OPS / "spark" / "drain.py",

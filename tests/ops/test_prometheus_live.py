@@ -102,6 +102,7 @@ def L(**labels: str) -> Labels:
 
 @pytest.fixture
 def prometheus_binary() -> str:
+    """Debian's prometheus server (skipped or failed as require_tool says)."""
     return require_tool("prometheus")
 
 
