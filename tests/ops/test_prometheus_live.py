@@ -239,6 +239,14 @@ def check_dashboard(prom: Prom, h: dict[tuple[str, Labels], float], instance: st
         return h[(name, L(**labels))]
 
     msgs = {k[1]: v for k, v in h.items() if k[0] == "dlqhandler_messages_total"}
+    # The counters behind the rates: the known backlog, in the handler and in Prometheus.
+    assert msgs == {L(rule_line="2", action="FWD", outcome="ok"): 3,
+                    L(rule_line="3", action="FWD", outcome="failed"): 2,
+                    L(rule_line="4", action="DISCARD", outcome="ok"): 2}
+    _near(prom.query("dlqhandler_messages_total"), {labels | inst | {("job", "dlqhandler")}: v
+                                                    for labels, v in msgs.items()})
+    _near(prom.query("dlqhandler_put_failures_total"),
+          {L(reason="2051", instance=instance, job="dlqhandler"): 2})
     by_action = {frozenset((a, b) for a, b in labels if a in ("action", "outcome"))
                  for labels in msgs}
     by_line = {frozenset((a, b) for a, b in labels if a == "rule_line") for labels in msgs}
