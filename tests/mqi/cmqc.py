@@ -10,7 +10,7 @@ CMQC = types.SimpleNamespace(
     MQCC_OK=0, MQCC_WARNING=1, MQCC_FAILED=2,
     MQHC_UNUSABLE_HCONN=-1, MQHO_UNUSABLE_HOBJ=-1, MQHM_UNUSABLE_HMSG=-1,
     # objects
-    MQOT_Q=1, MQOT_Q_MGR=5,
+    MQOT_Q=1, MQOT_PROCESS=3, MQOT_Q_MGR=5,
     # open options
     MQOO_INPUT_AS_Q_DEF=0x1, MQOO_INPUT_SHARED=0x2, MQOO_INPUT_EXCLUSIVE=0x4, MQOO_BROWSE=0x8,
     MQOO_OUTPUT=0x10, MQOO_INQUIRE=0x20, MQOO_SET=0x40, MQOO_SAVE_ALL_CONTEXT=0x80,
@@ -66,4 +66,12 @@ CMQXC = types.SimpleNamespace(MQCHT_CLNTCONN=6, MQXPT_TCP=2)
 
 # MQINQ character attributes: their lengths in the character buffer.
 INQ_CHAR_LENGTHS = {CMQC.MQCA_DEAD_LETTER_Q_NAME: 48, CMQC.MQCA_Q_MGR_NAME: 48,
-                    CMQC.MQCA_Q_NAME: 48, CMQC.MQCA_BACKOUT_REQ_Q_NAME: 48}
+                    CMQC.MQCA_Q_NAME: 48, CMQC.MQCA_BACKOUT_REQ_Q_NAME: 48,
+                    2001: 256,  # MQCA_APPL_ID
+                    2002: 48,  # MQCA_BASE_Q_NAME
+                    2008: 48,  # MQCA_INITIATION_Q_NAME
+                    2012: 48,  # MQCA_PROCESS_NAME
+                    2017: 48,  # MQCA_REMOTE_Q_MGR_NAME
+                    2018: 48,  # MQCA_REMOTE_Q_NAME
+                    2023: 64,  # MQCA_TRIGGER_DATA
+                    2024: 48}  # MQCA_XMIT_Q_NAME
