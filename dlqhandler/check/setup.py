@@ -5,8 +5,8 @@ Everything is asked through the ``QueueManager`` port: MQINQ
 MQOPEN for output (opened and closed, nothing put) where only the queue manager's
 authority check can tell. What the queue manager does not answer becomes a
 ``not checked`` finding, never an ``ok``. The order of the findings is the order an
-administrator reads them: the DEADQ, the dead-letter queue's attributes, the status
-queue, triggering, then what the rules table needs (:mod:`.table`).
+administrator reads them: the DEADQ, the dead-letter queue's attributes, triggering,
+the status queue, then what the rules table needs (:mod:`.table`).
 """
 
 from __future__ import annotations
@@ -43,10 +43,10 @@ def check_setup(qm: QueueManager, *, status_queue: str,
     deadq = str(qmgr.get(s.MQCA_DEAD_LETTER_Q_NAME, "")).strip()
     report = SetupReport(qmgr=name, dlq=deadq)
     c = Checker(qm, report)
-    dlq_attrs = _check_deadq(c, name, deadq)
-    if dlq_attrs is not None:
-        _check_dlq_attributes(c, name, qmgr, dlq_attrs)
-        _check_triggering(c, dlq_attrs)
+    local = _check_deadq(c, name, deadq, qmgr)
+    if local is not None:  # the local queue dead letters go to, and its attributes
+        _check_dlq_attributes(c, local[0], qmgr, local[1])
+        _check_triggering(c, local[0], local[1])
     _check_status_queue(c, status_queue)
     if rules is not None:
         check_table(c, name, deadq, rules)
@@ -54,15 +54,29 @@ def check_setup(qm: QueueManager, *, status_queue: str,
 
 
 # -- the DEADQ -------------------------------------------------------------------------------
-def _check_deadq(c: Checker, qmgr: str, deadq: str) -> Answers | None:
-    """DEADQ set, existing and local; the local queue's attributes (an alias's base)."""
-    define = ("DEFINE QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) LIKE(SYSTEM.DEAD.LETTER.QUEUE) "
-              "REPLACE\nALTER QMGR DEADQ(SYSTEM.DEAD.LETTER.QUEUE)")
+def _define(queue: str, maxmsgl: int | str | None) -> str:
+    """DEFINE QLOCAL of a dead-letter queue that takes what the queue manager takes."""
+    return (f"DEFINE QLOCAL({queue}) DESCR('Dead-letter queue') MAXDEPTH(100000)"
+            + (f" MAXMSGL({maxmsgl})" if maxmsgl is not None else ""))
+
+
+def _system_dlq(c: Checker, maxmsgl: int | str | None) -> str:
+    """The MQSC that makes SYSTEM.DEAD.LETTER.QUEUE the DEADQ (defining it if need be)."""
+    name = "SYSTEM.DEAD.LETTER.QUEUE"
+    exists = (c.ask("queue", name, [s.MQIA_Q_TYPE]) or {}).get(s.MQIA_Q_TYPE) == s.MQQT_LOCAL
+    return ("" if exists else _define(name, maxmsgl) + "\n") + f"ALTER QMGR DEADQ({name})"
+
+
+def _check_deadq(c: Checker, qmgr: str, deadq: str,
+                 qm_attrs: Answers) -> tuple[str, Answers] | None:
+    """DEADQ set, existing and local; the local queue (an alias's base) and its
+    attributes, or None when there is none to check further."""
+    maxmsgl = qm_attrs.get(s.MQIA_MAX_MSG_LENGTH)
     if not deadq:
         c.add("deadq-set", "error", f"QMGR({qmgr})", "the queue manager has no DEADQ",
               "messages that cannot be delivered (unknown queue, queue full, put "
               "inhibited) stop their channel or go back to the putter as errors instead "
-              "of waiting on a dead-letter queue", define)
+              "of waiting on a dead-letter queue", _system_dlq(c, maxmsgl))
         return None
     attrs = c.ask("queue", deadq, [s.MQIA_Q_TYPE])
     if attrs is None:
@@ -70,13 +84,13 @@ def _check_deadq(c: Checker, qmgr: str, deadq: str) -> Answers | None:
               f"DEADQ names {deadq}, which does not exist (or is an alias to nowhere)",
               "the queue manager cannot put a dead letter anywhere: channels stop and "
               "puts fail as if there were no DEADQ",
-              f"DEFINE QLOCAL({deadq}) LIKE(SYSTEM.DEAD.LETTER.QUEUE)")
+              _define(deadq, maxmsgl))
         return None
     c.add("deadq-set", "ok", f"QMGR({qmgr})", f"DEADQ({deadq}) is set and exists")
     kind = attrs.get(s.MQIA_Q_TYPE)
     if kind is None:
         c.unknown("deadq-local", deadq, "whether the DLQ is a local queue", s.MQIA_Q_TYPE)
-        return c.ask("queue", deadq, _DLQ_SELECTORS)
+        return deadq, c.ask("queue", deadq, _DLQ_SELECTORS) or {}
     if kind == s.MQQT_ALIAS:
         base = str((c.ask("queue", deadq, [s.MQCA_BASE_Q_NAME]) or {}).get(
             s.MQCA_BASE_Q_NAME, "")).strip()
@@ -85,31 +99,28 @@ def _check_deadq(c: Checker, qmgr: str, deadq: str) -> Answers | None:
             c.add("deadq-local", "error", f"QALIAS({deadq})",
                   f"DEADQ names an alias queue whose base {base or '(blank)'} is not an "
                   "existing local queue", "dead letters cannot be put: an alias to nowhere",
-                  f"ALTER QMGR DEADQ(<a local queue>)\nor DEFINE QLOCAL({base or deadq})")
+                  _define(base, maxmsgl) if base else _system_dlq(c, maxmsgl))
             return None
         c.add("deadq-local", "warning", f"QALIAS({deadq})",
               f"DEADQ names an alias queue (base {base}), not a local queue",
               "runmqdlq and dlqhandler read the queue DEADQ names; IBM documents DEADQ as a "
               "local queue, and tools that inquire its depth see the alias",
               f"ALTER QMGR DEADQ({base})")
-        return base_attrs
+        return base, base_attrs
     if kind != s.MQQT_LOCAL:
         label = _TYPES.get(int(kind), str(kind))
         c.add("deadq-local", "error", f"QUEUE({deadq})",
               f"DEADQ names a {label} queue, not a local queue",
               "a dead letter must be kept on this queue manager: a remote or model "
               "definition cannot hold messages, and a handler cannot get from it",
-              "DEFINE QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) LIKE(SYSTEM.DEAD.LETTER.QUEUE) "
-              "REPLACE\nALTER QMGR DEADQ(SYSTEM.DEAD.LETTER.QUEUE)")
+              _system_dlq(c, maxmsgl))
         return None
     c.add("deadq-local", "ok", f"QLOCAL({deadq})", "the DLQ is a local queue")
-    return c.ask("queue", deadq, _DLQ_SELECTORS)
+    return deadq, c.ask("queue", deadq, _DLQ_SELECTORS) or {}
 
 
 # -- the DLQ's attributes --------------------------------------------------------------------
-def _check_dlq_attributes(c: Checker, qmgr: str, qm_attrs: Answers,
-                          a: Answers) -> None:
-    dlq = c.report.dlq
+def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -> None:
     obj = f"QLOCAL({dlq})"
     maxmsgl, qm_maxmsgl = a.get(s.MQIA_MAX_MSG_LENGTH), qm_attrs.get(s.MQIA_MAX_MSG_LENGTH)
     if maxmsgl is None or qm_maxmsgl is None:
@@ -127,7 +138,7 @@ def _check_dlq_attributes(c: Checker, qmgr: str, qm_attrs: Answers,
     c.add("dlq-channel-maxmsgl", "not checked", "CHANNEL(*)",
           "the channels' MAXMSGL: MQINQ cannot inquire channels",
           "a message as long as a receiver channel's MAXMSGL must fit on the DLQ",
-          f"DISPLAY CHANNEL(*) MAXMSGL  (then ALTER QLOCAL({dlq}) MAXMSGL(<the largest>))")
+          f"DISPLAY CHANNEL(*) MAXMSGL\nALTER QLOCAL({dlq}) MAXMSGL(<the largest>)")
     depth, maxdepth = a.get(s.MQIA_CURRENT_Q_DEPTH), a.get(s.MQIA_MAX_Q_DEPTH)
     if depth is None or maxdepth is None:
         c.unknown("dlq-headroom", obj, "CURDEPTH against MAXDEPTH", s.MQIA_MAX_Q_DEPTH)
@@ -168,11 +179,11 @@ def _check_dlq_attributes(c: Checker, qmgr: str, qm_attrs: Answers,
               f"ALTER QLOCAL({dlq}) PROPCTL(COMPAT)")
     else:
         c.add("dlq-propctl", "ok", obj, "PROPCTL is not FORCE")
-    _check_sharing(c, obj, a)
+    _check_sharing(c, dlq, a)
 
 
-def _check_sharing(c: Checker, obj: str, a: Answers) -> None:
-    dlq = c.report.dlq
+def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
+    obj = f"QLOCAL({dlq})"
     why = ("dlqhandler opens the DLQ with MQOO_INPUT_AS_Q_DEF: with an exclusive "
            "default a second handler (several handlers for throughput, or a triggered one "
            "while another runs) gets MQRC_OBJECT_IN_USE (2042)")
@@ -211,7 +222,8 @@ def _check_status_queue(c: Checker, name: str) -> None:
               f"the status queue is a {_TYPES.get(int(kind), str(kind))} queue",
               "the handler browses, gets and puts its records there under one unit of "
               f"work with the dead letter: it must be a local queue. {STATUS_QUEUE_WHY}",
-              f"DELETE QALIAS({name})  (or QREMOTE)\n{status_queue_mqsc(name)}")
+              f"DELETE {'QALIAS' if kind == s.MQQT_ALIAS else 'QREMOTE'}({name})\n"
+              f"{status_queue_mqsc(name)}")
         return
     else:
         c.add("status-local", "ok", f"QLOCAL({name})", "the status queue is local")
@@ -235,10 +247,9 @@ def _check_status_queue(c: Checker, name: str) -> None:
 
 
 # -- triggered start -------------------------------------------------------------------------
-def _check_triggering(c: Checker, a: Answers) -> None:
+def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
     """As ops/mqsc/dlq-triggered.mqsc sets them: TRIGGER TRIGTYPE(FIRST), INITQ and
     PROCESS existing, the process starting dlqhandler run."""
-    dlq = c.report.dlq
     obj = f"QLOCAL({dlq})"
     control = a.get(s.MQIA_TRIGGER_CONTROL)
     if control is None:
@@ -249,8 +260,10 @@ def _check_triggering(c: Checker, a: Answers) -> None:
               "service) is expected")
         return
     ttype = a.get(s.MQIA_TRIGGER_TYPE)
-    fix = (f"ALTER QLOCAL({dlq}) TRIGGER TRIGTYPE(FIRST) INITQ(DLQ.INITQ) "
-           "PROCESS(DLQ.HANDLER)  (see ops/mqsc/dlq-triggered.mqsc)")
+    initq = str(a.get(s.MQCA_INITIATION_Q_NAME, "")).strip()
+    process = str(a.get(s.MQCA_PROCESS_NAME, "")).strip()
+    fix = (f"ALTER QLOCAL({dlq}) TRIGGER TRIGTYPE(FIRST) INITQ({initq or 'DLQ.INITQ'}) "
+           f"PROCESS({process or 'DLQ.HANDLER'})")
     if ttype is None:
         c.unknown("trigger-type", obj, "TRIGTYPE", s.MQIA_TRIGGER_TYPE)
     elif int(ttype) == s.MQTT_NONE:
@@ -266,8 +279,6 @@ def _check_triggering(c: Checker, a: Answers) -> None:
               "dead letters wait until TRIGDPTH of them arrive", fix)
     else:
         c.add("trigger-type", "ok", obj, "TRIGGER TRIGTYPE(FIRST)")
-    initq = str(a.get(s.MQCA_INITIATION_Q_NAME, "")).strip()
-    process = str(a.get(s.MQCA_PROCESS_NAME, "")).strip()
     why_initq = "the trigger message has nowhere to go: the handler is never started"
     if not initq:
         c.add("trigger-initq", "error", obj, "TRIGGER without INITQ", why_initq, fix)

@@ -121,7 +121,7 @@ def _check_local_target(c: Checker, target: _Target, dlq: str) -> None:
     if attrs is None:
         c.add("rules-target", "error", f"QLOCAL({q})",
               f"{q} does not exist {_where(target)}", why,
-              f"DEFINE QLOCAL({q})  (see ops/mqsc/dlq-queues.mqsc)")
+              f"DEFINE QLOCAL({q})")
         return
     kind = attrs.get(s.MQIA_Q_TYPE)
     if kind == s.MQQT_ALIAS:
@@ -181,8 +181,9 @@ def _check_xmitq(c: Checker, xmitq: str, target: _Target, obj: str) -> None:
         c.add("rules-xmitq", "error", obj,
               f"no transmission queue {xmitq} {_where(target)}",
               "the put to the other queue manager fails (MQRC_UNKNOWN_REMOTE_Q_MGR or "
-              "MQRC_UNKNOWN_XMIT_Q): the dead letter stays",
-              f"DEFINE QLOCAL({xmitq}) USAGE(XMITQ)  (and its sender channel)")
+              "MQRC_UNKNOWN_XMIT_Q): the dead letter stays (the transmission queue also "
+              "needs its sender channel)",
+              f"DEFINE QLOCAL({xmitq}) USAGE(XMITQ)")
         return
     usage = attrs.get(s.MQIA_USAGE)
     if usage is not None and int(usage) != s.MQUS_TRANSMISSION:

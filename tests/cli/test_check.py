@@ -156,14 +156,16 @@ def test_text_output_shows_why_and_fix(home: Path, capsys: pytest.CaptureFixture
 def test_each_misconfiguration_is_found(home: Path, capsys: pytest.CaptureFixture[str],
                                         commands: str, check_id: str, severity: str) -> None:
     """One misconfiguration made with MQSC gives exactly its finding, and the exit code
-    follows its severity (1 for an error, 0 for a warning)."""
+    follows its severity (1 for an error, 0 for a warning); its fix, run as MQSC, clears it."""
     mqsc(home, commands)
     code, report = check(capsys)
     assert bad(report) == [(check_id, severity)]
     assert code == (ExitCode.FAILURE if severity == "error" else ExitCode.OK)
     finding = next(f for f in report["findings"] if f["check"] == check_id)
     assert finding["why"]
-    assert finding["fix"]
+    mqsc(home, finding["fix"])
+    code, report = check(capsys)
+    assert (code, bad(report)) == (ExitCode.OK, [])
 
 
 def test_maxmsgl_fix_raises_the_dlq_to_the_queue_managers(
@@ -216,13 +218,16 @@ def test_each_trigger_misconfiguration_is_found(
         home: Path, capsys: pytest.CaptureFixture[str], commands: str, check_id: str,
         severity: str) -> None:
     """Triggering as shipped, then one thing broken: its finding (besides the missing
-    trigger monitor, when the initiation queue exists)."""
+    trigger monitor, when the initiation queue exists); its fix, run as MQSC, clears it."""
     mqsc(home, (ROOT / "ops" / "mqsc" / "dlq-triggered.mqsc").read_text(encoding="utf-8"))
     mqsc(home, commands)
     code, report = check(capsys)
     assert (check_id, severity) in bad(report)
     assert set(bad(report)) <= {(check_id, severity), ("trigger-monitor", "warning")}
     assert code == (ExitCode.FAILURE if severity == "error" else ExitCode.OK)
+    mqsc(home, next(f["fix"] for f in report["findings"] if f["check"] == check_id))
+    code, report = check(capsys)
+    assert (code, bad(report)) == (ExitCode.OK, [("trigger-monitor", "warning")])
 
 
 # -- what the rules table needs ----------------------------------------------------------------
