@@ -37,7 +37,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                     "that fixes it; what MQINQ cannot tell is listed as 'not checked'. "
                     "See docs/check.md.")
     p.add_argument("qmgr", nargs="?", metavar="QMGR",
-                   help="queue manager (default: $DLQHANDLER_QMGR or the only one)")
+                   help="queue manager (default: the table's INPUTQM, else "
+                        "$DLQHANDLER_QMGR or the only one)")
     p.add_argument("--rules", metavar="FILE",
                    help="also check what this rules table needs ('-' for standard input)")
     p.add_argument("--status-queue", default=DEFAULT_STATUS_QUEUE, metavar="Q",
@@ -61,7 +62,7 @@ def _check(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"dlqhandler check: {problem}", file=sys.stderr)
         return int(ExitCode.USAGE)
-    table = None
+    table, inputqm = None, None
     if args.rules is not None:
         try:
             text = read_table(args.rules)
@@ -75,11 +76,11 @@ def _check(args: argparse.Namespace) -> int:
             for d in compiled.errors:
                 print(render(d, lines), file=sys.stderr)
             return int(ExitCode.RULES_ERROR)
-        table = RulesTable(text, source)
+        table, inputqm = RulesTable(text, source), compiled.ruleset.control.inputqm
     settings = load_settings()
     configure_logging(level="WARNING")  # a report: connection events are noise here
     try:
-        qm = connect(args, settings, args.qmgr)
+        qm = connect(args, settings, args.qmgr or inputqm)  # as run picks it
     except (MQIError, ConfigError) as exc:
         print(f"dlqhandler check: cannot connect to the queue manager: {exc}",
               file=sys.stderr)

@@ -376,6 +376,16 @@ def test_standin_gives_the_same_findings_as_the_embedded_queue_manager(
     assert ("rules-target", "error") in bad(ibmmq[1])
 
 
+def test_missing_queue_manager_through_ibmmq_is_exit_4(
+        home: Path, standin: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """Through IBM's library, a queue manager MQCONNX cannot reach: exit 4 and the
+    reason, no traceback."""
+    assert main(["check", "NOSUCHQM", "--backend", "ibmmq"]) == ExitCode.CONNECTION_ERROR
+    err = capsys.readouterr().err
+    assert "MQRC_Q_MGR_NAME_ERROR (2058)" in err
+    assert "Traceback" not in err
+
+
 def test_run_on_the_standin_names_the_missing_status_queue(
         home: Path, tmp_path: Path, standin: Any, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

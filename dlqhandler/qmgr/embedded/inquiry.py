@@ -87,8 +87,12 @@ def _answer(table: dict[int, tuple[str, Reader]], attrs: Mapping[str, Value],
     out: dict[int, int | str] = {}
     for selector in selectors:
         how = table.get(selector)
-        if how is not None and how[0] in attrs:
+        if how is None or how[0] not in attrs:
+            continue
+        try:
             out[selector] = how[1](attrs)
+        except KeyError:  # a value this table does not know: not answered, not guessed
+            continue
     return out
 
 
