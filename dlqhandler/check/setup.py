@@ -29,11 +29,13 @@ _DLQ_SELECTORS = (s.MQIA_MAX_MSG_LENGTH, s.MQIA_MAX_Q_DEPTH, s.MQIA_CURRENT_Q_DE
                   s.MQCA_PROCESS_NAME)
 
 
-def check_setup(qm: QueueManager, *, status_queue: str,
-                rules: RulesTable | None = None) -> SetupReport:
+def check_setup(qm: QueueManager, *, status_queue: str, rules: RulesTable | None = None,
+                status_queue_defined_at_start: bool = False) -> SetupReport:
     """Check the dead-letter set-up of the queue manager ``qm`` is connected to.
 
-    ``status_queue`` is the handler's (``--status-queue``); with ``rules`` the
+    ``status_queue`` is the handler's (``--status-queue``);
+    ``status_queue_defined_at_start`` says ``run`` defines it when missing (embedded
+    queue managers), which makes a missing one a warning. With ``rules`` the
     destinations, loops and authority the table needs are checked too. MQ errors
     other than "no such object" propagate as :class:`MQIError`.
     """
@@ -47,7 +49,7 @@ def check_setup(qm: QueueManager, *, status_queue: str,
     if local is not None:  # the local queue dead letters go to, and its attributes
         _check_dlq_attributes(c, local[0], qmgr, local[1])
         _check_triggering(c, local[0], local[1])
-    _check_status_queue(c, status_queue)
+    _check_status_queue(c, status_queue, defined_at_start=status_queue_defined_at_start)
     if rules is not None:
         check_table(c, name, deadq, rules)
     return report
@@ -205,13 +207,19 @@ def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
 
 
 # -- the status queue ------------------------------------------------------------------------
-def _check_status_queue(c: Checker, name: str) -> None:
+def _check_status_queue(c: Checker, name: str, *, defined_at_start: bool) -> None:
     attrs = c.ask("queue", name, [s.MQIA_Q_TYPE, s.MQIA_HARDEN_GET_BACKOUT,
                                   s.MQIA_INHIBIT_PUT, s.MQIA_INHIBIT_GET])
     if attrs is None:
-        c.add("status-exists", "error", f"QLOCAL({name})",
-              f"the handler's status queue {name} does not exist", STATUS_QUEUE_WHY,
-              status_queue_mqsc(name))
+        if defined_at_start:
+            c.add("status-exists", "warning", f"QLOCAL({name})",
+                  f"the handler's status queue {name} does not exist yet (dlqhandler run "
+                  "defines it at start on this embedded queue manager)", STATUS_QUEUE_WHY,
+                  status_queue_mqsc(name))
+        else:
+            c.add("status-exists", "error", f"QLOCAL({name})",
+                  f"the handler's status queue {name} does not exist (dlqhandler run "
+                  "refuses to start)", STATUS_QUEUE_WHY, status_queue_mqsc(name))
         return
     c.add("status-exists", "ok", f"QLOCAL({name})", "the status queue exists")
     kind = attrs.get(s.MQIA_Q_TYPE)

@@ -86,7 +86,8 @@ def _check(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return int(ExitCode.CONNECTION_ERROR)
     try:
-        report = check_setup(qm, status_queue=args.status_queue, rules=table)
+        report = check_setup(qm, status_queue=args.status_queue, rules=table,
+                             status_queue_defined_at_start=args.backend == "embedded")
     except MQIError as exc:
         print(f"dlqhandler check: {exc}", file=sys.stderr)
         return int(for_mq_reason(exc.reason))

@@ -129,17 +129,20 @@ def test_json_shape(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_text_output_shows_why_and_fix(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The text report puts errors first, each with its why and its MQSC fix, and ends with
-    the counts; -q leaves out the 'ok' lines."""
-    mqsc(home, "DELETE QLOCAL(DLQHANDLER.STATUS)")
+    """The text report puts errors first, then warnings, each with its why and its MQSC
+    fix, and ends with the counts; -q leaves out the 'ok' lines."""
+    mqsc(home, f"DELETE QLOCAL(DLQHANDLER.STATUS)\nALTER QLOCAL({DLQ}) GET(DISABLED)")
     assert main(["check", "QM1", "-q"]) == ExitCode.FAILURE
     out = capsys.readouterr().out.splitlines()
-    assert out[1].startswith("ERROR       status-exists")
-    assert out[2].strip().startswith("why: the handler keeps each dead letter's durable")
-    assert out[3].strip() == ("fix: DEFINE QLOCAL(DLQHANDLER.STATUS) DESCR('dlqhandler "
+    assert out[1] == f"ERROR       dlq-get              QLOCAL({DLQ}): GET(DISABLED)"
+    assert out[2].strip().startswith("why: the handler cannot get dead letters")
+    assert out[3].strip() == f"fix: ALTER QLOCAL({DLQ}) GET(ENABLED)"
+    assert out[4].startswith("WARNING     status-exists")
+    assert out[5].strip().startswith("why: the handler keeps each dead letter's durable")
+    assert out[6].strip() == ("fix: DEFINE QLOCAL(DLQHANDLER.STATUS) DESCR('dlqhandler "
                               "attempt counts') MAXDEPTH(999999999) DEFPSIST(YES) NOHARDENBO")
     assert not any(line.startswith("ok ") for line in out)
-    assert out[-1].startswith("1 error, 0 warning,")
+    assert out[-1].startswith("1 error, 1 warning,")
 
 
 # -- the DEADQ and the dead-letter queue -------------------------------------------------------
@@ -149,7 +152,7 @@ def test_text_output_shows_why_and_fix(home: Path, capsys: pytest.CaptureFixture
     ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) MAXMSGL(65536)", "dlq-maxmsgl", "error"),
     ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) PUT(DISABLED)", "dlq-put", "error"),
     ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) GET(DISABLED)", "dlq-get", "error"),
-    ("DELETE QLOCAL(DLQHANDLER.STATUS)", "status-exists", "error"),
+    ("DELETE QLOCAL(DLQHANDLER.STATUS)", "status-exists", "warning"),
     ("ALTER QLOCAL(DLQHANDLER.STATUS) HARDENBO", "status-hardenbo", "warning"),
     ("ALTER QLOCAL(DLQHANDLER.STATUS) PUT(DISABLED)", "status-put", "error"),
 ])
@@ -374,6 +377,17 @@ def test_standin_gives_the_same_findings_as_the_embedded_queue_manager(
     assert ibmmq == embedded
     assert ibmmq[0] == ExitCode.FAILURE
     assert ("rules-target", "error") in bad(ibmmq[1])
+
+
+def test_missing_status_queue_is_an_error_through_ibmmq(
+        home: Path, standin: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """Through IBM's library run does not define the status queue: missing, it is an
+    error (exit 1), where the embedded back end, whose run defines it, warns."""
+    mqsc(home, "DELETE QLOCAL(DLQHANDLER.STATUS)")
+    code, report = check(capsys, "--backend", "ibmmq")
+    assert (code, bad(report)) == (ExitCode.FAILURE, [("status-exists", "error")])
+    code, report = check(capsys)
+    assert (code, bad(report)) == (ExitCode.OK, [("status-exists", "warning")])
 
 
 def test_missing_queue_manager_through_ibmmq_is_exit_4(
