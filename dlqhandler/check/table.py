@@ -220,7 +220,7 @@ def _check_authority(c: Checker, rules: Sequence[Rule]) -> None:
           "passall authority on the rules' destinations: MQINQ cannot tell authority",
           "the handler puts with MQPMO_PASS_ALL_CONTEXT (the dead letter keeps its "
           "context): without passall the put fails with MQRC_NOT_AUTHORIZED",
-          "dspmqaut -m QMGR -t queue -n <destination> -p <handler user>; grant with "
+          f"dspmqaut -m {c.report.qmgr} -t queue -n <destination> -p <handler user>; grant with "
           "SET AUTHREC PROFILE(<destination>) OBJTYPE(QUEUE) PRINCIPAL('<handler user>') "
           "AUTHADD(PASSALL)")
     ctx = [r.line for r in puts if r.action.putaut == "CTX"]
