@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import MQRC_UNKNOWN_OBJECT_NAME, mqi_error
-from dlqhandler.mq.selectors import MQIA_Q_TYPE
 from dlqhandler.qmgr.port import QueueManager
 
 __all__ = ["STATUS_QUEUE_WHY", "missing_status_queue", "require_status_queue",
@@ -37,10 +36,11 @@ def missing_status_queue(name: str, qmgr: str) -> MQIError:
 
 
 def require_status_queue(qm: QueueManager, name: str) -> None:
-    """MQINQ the status queue before it is needed; :func:`missing_status_queue` when it
-    does not exist (other MQ errors propagate as they are)."""
+    """Open the status queue as the handler does (input, browse, output: the same
+    authority, nothing more) and close it; :func:`missing_status_queue` when it does not
+    exist (other MQ errors propagate as they are)."""
     try:
-        qm.inquire_object("queue", name, [MQIA_Q_TYPE])
+        qm.open(name, input=True, browse=True, output=True).close()
     except MQIError as exc:
         if exc.reason == MQRC_UNKNOWN_OBJECT_NAME:
             raise missing_status_queue(name, qm.name) from exc
