@@ -18,6 +18,7 @@ from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.mq import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr import PutOptions, connect, create_qmgr, run_mqsc
+from dlqhandler.qmgr.embedded.objects import QUEUE_ATTRS
 from tests.mqi.build import load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,15 +95,17 @@ def put(home: Path, queue: str, count: int) -> None:
 def test_clean_setup_passes_and_lists_what_it_could_not_check(
         home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The shipped MQSC and a table whose destinations exist: exit 0, no error or warning;
-    what the embedded queue manager cannot tell (channels' MAXMSGL, PROPCTL, DEFSOPT,
-    SHARE, passall) is 'not checked', never 'ok'."""
+    what the embedded queue manager cannot tell (channels' MAXMSGL, DEFSOPT, SHARE,
+    passall; PROPCTL until it keeps it) is 'not checked', never 'ok'."""
     code, report = check(capsys, "--rules", rules(tmp_path))
     assert code == ExitCode.OK
     assert bad(report) == []
     assert report["worst"] == "not checked"
     not_checked = {f["check"] for f in report["findings"] if f["severity"] == "not checked"}
-    assert {"dlq-channel-maxmsgl", "dlq-propctl", "dlq-defsopt", "dlq-share",
-            "auth-passall"} <= not_checked
+    assert {"dlq-channel-maxmsgl", "dlq-defsopt", "dlq-share", "auth-passall"} <= not_checked
+    # PROPCTL is checked once the embedded queue manager keeps it, and not before.
+    assert found(report, "dlq-propctl") == [
+        ("ok" if "PROPCTL" in QUEUE_ATTRS else "not checked", f"QLOCAL({DLQ})")]
     ok = {f["check"] for f in report["findings"] if f["severity"] == "ok"}
     assert {"deadq-set", "deadq-local", "dlq-maxmsgl", "dlq-headroom", "dlq-put", "dlq-get",
             "status-exists", "status-local", "status-hardenbo", "trigger", "rules-inputq",
@@ -169,6 +172,18 @@ def test_each_misconfiguration_is_found(home: Path, capsys: pytest.CaptureFixtur
     mqsc(home, finding["fix"])
     code, report = check(capsys)
     assert (code, bad(report)) == (ExitCode.OK, [])
+
+
+@pytest.mark.skipif("PROPCTL" not in QUEUE_ATTRS,
+                    reason="this embedded queue manager does not keep PROPCTL yet")
+def test_propctl_force_is_an_error(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """PROPCTL(FORCE) on the DLQ puts an MQRFH2 before the MQDLH: an error, which its
+    fix clears."""
+    mqsc(home, f"ALTER QLOCAL({DLQ}) PROPCTL(FORCE)")
+    code, report = check(capsys)
+    assert (code, bad(report)) == (ExitCode.FAILURE, [("dlq-propctl", "error")])
+    mqsc(home, next(f["fix"] for f in report["findings"] if f["check"] == "dlq-propctl"))
+    assert check(capsys)[0] == ExitCode.OK
 
 
 def test_maxmsgl_fix_raises_the_dlq_to_the_queue_managers(
