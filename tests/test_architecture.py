@@ -18,6 +18,7 @@ ALLOWED: dict[str, set[str]] = {
     "qmgr": {"mq", "formats", "config", "logs", "errors"},
     "worker": {"rules", "qmgr", "mq", "formats", "config", "logs", "errors"},
     "spark": {"rules", "qmgr", "mq", "formats", "config", "logs", "errors"},
+    "check": {"rules", "qmgr", "mq", "errors"},
     "report": {"errors"},
     "cli": {"*"},
     "__main__": {"cli"},

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dlqhandler.check import require_status_queue
 from dlqhandler.cli._connect import (
     add_connection_arguments,
     connect,
@@ -119,6 +120,7 @@ def snapshot_queue(args: argparse.Namespace, settings: Any, qmgr_name: str, queu
     try:
         if status_queue:
             ensure_queue(qm, status_queue, descr="dlqhandler attempt counts")
+            require_status_queue(qm, status_queue)
         info = qm.inquire()
         q_name = queue or info.dead_letter_q_name
         handle = qm.open(q_name, input=False, browse=True)

@@ -34,6 +34,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from dlqhandler.check import require_status_queue
 from dlqhandler.cli._connect import (
     add_connection_arguments,
     connect,
@@ -257,9 +258,14 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: by
     options = HandlerOptions(input_queue=queue, batch_size=args.batch_size,
                              dry_run=args.dry_run, max_hops=args.max_hops,
                              status_queue=args.status_queue, max_rate=args.max_rate)
-    try:
-        if not args.dry_run:
+    if not args.dry_run:
+        try:
             ensure_queue(qmgr, args.status_queue, descr="dlqhandler attempt counts")
+            require_status_queue(qmgr, args.status_queue)
+        except MQIError as exc:
+            _say("AMQ8745", f"Unable to start: {exc}", error=True)
+            return int(ExitCode.CONNECTION_ERROR)
+    try:
         guard = _loop_guard(args, qmgr, queue)
         handler = Handler(qmgr, ruleset, options, stop=stop,
                           linger=guard.linger if guard is not None else None,

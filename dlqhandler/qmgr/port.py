@@ -17,7 +17,7 @@ Semantics follow the MQI:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
@@ -26,7 +26,9 @@ from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 
 __all__ = [
+    "Answers",
     "GetOptions",
+    "ObjectType",
     "PutOptions",
     "QMgrInfo",
     "Queue",
@@ -36,6 +38,11 @@ __all__ = [
 ]
 
 _MQRC_NO_MSG_AVAILABLE = 2033
+
+# What MQOPEN with MQOO_INQUIRE can open (MQOT_Q_MGR, MQOT_Q, MQOT_PROCESS), and what
+# MQINQ answers: selector -> value.
+ObjectType = Literal["qmgr", "queue", "process"]
+Answers = dict[int, int | str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +153,19 @@ class QueueManager(Protocol):
 
     def inquire_queue(self, queue: str) -> QueueInfo:
         """Attributes and current depth of a local queue (2085 if unknown)."""
+        ...
+
+    def inquire_object(self, objtype: ObjectType, name: str,
+                       selectors: Sequence[int]) -> Answers:
+        """MQOPEN with MQOO_INQUIRE of the queue manager (``name`` ignored), a queue of
+        any type or a process, then MQINQ of ``selectors`` (``MQCA_*``/``MQIA_*`` of
+        :mod:`dlqhandler.mq.selectors`).
+
+        Returns each answered selector's value (character attributes without their
+        trailing blanks). A selector this queue manager cannot answer
+        (MQRC_SELECTOR_ERROR) is left out, never guessed. MQIError 2085
+        (MQRC_UNKNOWN_OBJECT_NAME) when the object does not exist.
+        """
         ...
 
     def open(self, queue: str, *, input: bool = True, browse: bool = True,

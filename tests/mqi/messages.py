@@ -319,11 +319,21 @@ def inquire(conn: Conn, hobj: int, count: int, psel: int, intcount: int, pints: 
     if not obj.options & CMQC.MQOO_INQUIRE:
         raise MQIError(MQRC_NOT_OPEN_FOR_INQUIRE, comp=CMQC.MQCC_FAILED)
     selectors = list((ctypes.c_int32 * count).from_address(psel)) if count > 0 else []
-    values = _qmgr_values(conn) if obj.kind == "qmgr" else _queue_values(conn, obj)
+    if obj.kind == "qmgr":
+        values = _qmgr_values(conn)
+    elif obj.kind == "process":
+        values = {}
+    else:
+        values = _queue_values(conn, obj)
+    # Whatever else the queue manager answers through the port (what it does not know
+    # stays out: MQRC_SELECTOR_ERROR below, as for a selector IBM MQ does not know).
+    kind = obj.kind if obj.kind in ("qmgr", "process") else "queue"
+    values.update(conn.qm.inquire_object(kind, obj.name, selectors))
     ints: list[int] = []
     chars = b""
     for s in selectors:
-        if s not in values:
+        if s not in values or (CMQC.MQCA_FIRST <= s <= CMQC.MQCA_LAST
+                               and s not in INQ_CHAR_LENGTHS):
             raise MQIError(MQRC_SELECTOR_ERROR, comp=CMQC.MQCC_FAILED)
         v = values[s]
         if CMQC.MQCA_FIRST <= s <= CMQC.MQCA_LAST:

@@ -39,6 +39,7 @@ from dlqhandler.mq.constants import (
     MQRC_HOBJ_ERROR,
     MQRC_NOT_AUTHORIZED,
     MQRC_OBJECT_TYPE_ERROR,
+    MQRC_OPTION_NOT_VALID_FOR_TYPE,
     MQRC_UNEXPECTED_ERROR,
 )
 from dlqhandler.qmgr.embedded import connect
@@ -220,6 +221,12 @@ class StandIn:
             if od.Version >= 3:
                 put(od, "ResolvedQName", obj.name.encode("latin-1"))
                 put(od, "ResolvedQMgrName", conn.qm.name.encode("latin-1"))
+        elif od.ObjectType == CMQC.MQOT_PROCESS:  # MQOO_INQUIRE only; it must exist
+            if options & ~(CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING):
+                return CMQC.MQCC_FAILED, MQRC_OPTION_NOT_VALID_FOR_TYPE
+            name = text(od, "ObjectName")
+            conn.qm.inquire_object("process", name, [])
+            obj = Obj(conn.next_hobj(), "process", name, options)
         else:
             return CMQC.MQCC_FAILED, MQRC_OBJECT_TYPE_ERROR
         conn.objects[obj.hobj] = obj

@@ -31,7 +31,7 @@ class Obj:
     """
 
     hobj: int
-    kind: str  # "queue", "inquire" or "qmgr"
+    kind: str  # "queue", "inquire", "qmgr" or "process"
     name: str
     options: int
     queue: Queue | None = None

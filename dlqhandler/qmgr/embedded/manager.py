@@ -20,7 +20,7 @@ import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -45,6 +45,7 @@ from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD, decode_mqmd, encode_mqmd
 from dlqhandler.qmgr.embedded.admin import Admin
 from dlqhandler.qmgr.embedded.handle import EmbeddedQueue, EventKind
+from dlqhandler.qmgr.embedded.inquiry import inquire_object
 from dlqhandler.qmgr.embedded.lookups import Lookups
 from dlqhandler.qmgr.embedded.objects import QueueView, queue_view
 from dlqhandler.qmgr.embedded.putting import (
@@ -65,7 +66,7 @@ from dlqhandler.qmgr.embedded.store import (
 from dlqhandler.qmgr.embedded.trigger import Triggers
 from dlqhandler.qmgr.embedded.uow import UnitOfWork, back_out, commit
 from dlqhandler.qmgr.embedded.xqh import MQFMT_XMIT_Q_HEADER, encode_xqh
-from dlqhandler.qmgr.port import PutOptions, QMgrInfo, QueueInfo
+from dlqhandler.qmgr.port import Answers, ObjectType, PutOptions, QMgrInfo, QueueInfo
 
 __all__ = ["Clock", "EmbeddedQueueManager", "QueueEvent", "connect"]
 
@@ -197,6 +198,10 @@ class EmbeddedQueueManager:
                              maxdepth=int(a["MAXDEPTH"]), maxmsgl=int(a["MAXMSGL"]),
                              put_enabled=a["PUT"] == "ENABLED",
                              get_enabled=a["GET"] == "ENABLED", attributes=attributes)
+
+    def inquire_object(self, objtype: ObjectType, name: str, selectors: Sequence[int]) -> Answers:
+        with self._mutex:  # admin() checks the connection
+            return inquire_object(self.admin(), objtype, name, selectors)
 
     def open(self, queue: str, *, input: bool = True, browse: bool = True,
              output: bool = False) -> EmbeddedQueue:

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -82,13 +82,14 @@ from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr.ibmmq.config import IBMMQSettings, ibmmq_settings_from_env, plan_connection
 from dlqhandler.qmgr.ibmmq.handle import IBMMQQueue, PropertyHandles, context_of, mq_name
+from dlqhandler.qmgr.ibmmq.inquiry import inquire_object
 from dlqhandler.qmgr.ibmmq.mapping import (
     MQCHAR_ENCODING,
     md_from_ibmmq,
     md_to_ibmmq,
     pmo_options,
 )
-from dlqhandler.qmgr.port import PutOptions, QMgrInfo, QueueInfo
+from dlqhandler.qmgr.port import Answers, ObjectType, PutOptions, QMgrInfo, QueueInfo
 
 __all__ = ["IBMMQQueue", "IBMMQQueueManager", "connect"]
 
@@ -186,6 +187,11 @@ class IBMMQQueueManager:
                          maxdepth=int(a[c.MQIA_MAX_Q_DEPTH]),
                          maxmsgl=int(a[c.MQIA_MAX_MSG_LENGTH]), put_enabled=put_ok,
                          get_enabled=get_ok, attributes=attributes)
+
+    def inquire_object(self, objtype: ObjectType, name: str, selectors: Sequence[int]) -> Answers:
+        what = "MQINQ qmgr" if objtype == "qmgr" else f"MQINQ {objtype} {name.strip()}"
+        return self._mqi(what, lambda: inquire_object(self.mq, self._qmo, objtype, name,
+                                                      selectors), retry=True)
 
     def open(self, queue: str, *, input: bool = True, browse: bool = True,
              output: bool = False) -> IBMMQQueue:
