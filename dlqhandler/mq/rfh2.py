@@ -50,9 +50,11 @@ __all__ = [
     "MQRFH_STRUC_LENGTH_FIXED_2",
     "Folder",
     "decode_rfh2",
+    "dt_of",
     "encode_rfh2",
     "folders_of",
     "properties_of",
+    "typed_property",
 ]
 
 MQFMT_RF_HEADER_2 = "MQHRF2"  # canonical form of "MQHRF2  "
@@ -421,15 +423,35 @@ def _property(r: _Reader, name: str, attrs: dict[str, str], text: str, at: int
             raise r.error(f"{name}: a null property with a value", at)
         return Property(name, PropertyType.NULL, None)
     dt = attrs.get("dt", "string")
+    try:
+        if dt == "null":  # (null is xsi:nil in a folder, not a dt)
+            raise ValueError("unknown property type dt='null'")
+        return typed_property(name, dt, text)
+    except ValueError as exc:
+        raise r.error(f"{name}: {exc}", at) from None
+
+
+def dt_of(kind: PropertyType) -> str:
+    """The MQRFH2 ``dt`` name of a property type (``null`` for MQTYPE_NULL)."""
+    return "null" if kind is PropertyType.NULL else _DT[kind]
+
+
+def typed_property(name: str, dt: str, text: str) -> Property:
+    """A property from its MQRFH2 ``dt`` type and value text (``null``: no value);
+    ValueError says what is wrong. (The name is not checked here: see properties.)"""
+    if dt == "null":
+        if text:
+            raise ValueError("a null property with a value")
+        return Property(name, PropertyType.NULL, None)
     kind = _TYPE_OF_DT.get(dt)
     if kind is None:
-        raise r.error(f"{name}: unknown property type dt='{dt[:32]}'", at)
+        raise ValueError(f"unknown property type dt='{dt[:32]}'")
     if kind is PropertyType.STRING:
         return Property(name, kind, text)
     value_text = text.strip(" \t\r\n")
 
-    def bad() -> DecodeError:
-        return r.error(f"{name}: {value_text[:40]!r} is not a valid dt='{dt}' value", at)
+    def bad() -> ValueError:
+        return ValueError(f"{value_text[:40]!r} is not a valid dt='{dt}' value")
 
     value: bool | bytes | int | float
     if kind is PropertyType.BOOLEAN:
