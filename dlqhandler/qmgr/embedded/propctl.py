@@ -113,8 +113,16 @@ def deliver(message: Message, options: GetOptions, propctl: str) -> Message:
 
 
 def _in_rfh2(message: Message) -> Message:
+    """The properties in an MQRFH2 in front of the data. The header is written in the
+    MQMD's encoding and CCSID; where those cannot describe it (a CCSID such as UTF-16
+    1200, an encoding without an integer order), the MQMD takes 546 and 1208 for it:
+    the header's own Encoding and CodedCharSetId still describe the data after it."""
     md = message.md
     rfh2 = MQRFH2(encoding=md.encoding, coded_char_set_id=md.coded_char_set_id,
                   format=md.format, folders=folders_of(message.properties))
-    header = encode_rfh2(rfh2, encoding=md.encoding, ccsid=md.coded_char_set_id or 819)
+    try:
+        header = encode_rfh2(rfh2, encoding=md.encoding, ccsid=md.coded_char_set_id or 819)
+    except DecodeError:
+        header = encode_rfh2(rfh2, encoding=546, ccsid=1208)
+        md = md.replace(encoding=546, coded_char_set_id=1208)
     return Message(md.replace(format=MQFMT_RF_HEADER_2), header + message.body)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from dlqhandler.errors import MQIError
+from dlqhandler.mq import Message
 from dlqhandler.mq.properties import MessageHandle, Property, PropertyType
 from dlqhandler.mq.rfh2 import decode_rfh2, properties_of
 from dlqhandler.qmgr import GetOptions, PutOptions
@@ -101,8 +102,9 @@ def test_a_message_without_properties_comes_back_as_before(props_adapter: Adapte
             b"plain", "MQSTR", (), left)
 
 
-def _rfh2_props(body: bytes) -> tuple[dict[str, tuple[PropertyType, object]], bytes, str]:
-    rfh2, end = decode_rfh2(body, encoding=546, ccsid=819)
+def _rfh2_props(body: bytes, ccsid: int = 819
+                ) -> tuple[dict[str, tuple[PropertyType, object]], bytes, str]:
+    rfh2, end = decode_rfh2(body, encoding=546, ccsid=ccsid)
     return _as_dict(properties_of(rfh2.folders)), body[end:], rfh2.format
 
 
@@ -176,7 +178,7 @@ def test_in_handle_without_a_handle_is_hmsg_error(props_adapter: Adapter) -> Non
 def test_a_dead_letter_forced_to_mqrfh2_has_it_in_front_of_the_mqdlh(
         props_adapter: Adapter) -> None:
     """A DLQ defined PROPCTL(FORCE): MQRFH2 (Format MQDEAD), then the MQDLH, then data."""
-    from dlqhandler.mq import Message, decode_dead_letter
+    from dlqhandler.mq import decode_dead_letter
 
     props_adapter.define_queue("APP.DLQ", propctl="FORCE")
     qm = props_adapter.connect()
@@ -274,8 +276,6 @@ def test_the_ibmmq_adapter_refuses_what_it_cannot_carry_yet(adapter: Adapter) ->
     adapter.define_queue("APP.P")
     qm = adapter.connect()
     color = Property("Color", T.STRING, "red")
-    from dlqhandler.mq import Message
-
     with pytest.raises(MQIError) as exc:
         qm.put1("APP.P", Message(text("x").md, b"x", None, (color,)), NOW)
     assert exc.value.reason == 2298
@@ -284,3 +284,18 @@ def test_the_ibmmq_adapter_refuses_what_it_cannot_carry_yet(adapter: Adapter) ->
         qm.open("APP.P").get(GetOptions(syncpoint=False, properties="force_rfh2"))
     assert exc.value.reason == 2298
     assert qm.inquire_queue("APP.P").curdepth == 1
+
+
+def test_an_mqrfh2_is_readable_whatever_the_data_ccsid(props_adapter: Adapter) -> None:
+    """Data in UTF-16 (CCSID 1200) forced to an MQRFH2: the MQMD describes the header
+    (1208), the header's CodedCharSetId the data after it (1200), nothing lost."""
+    props_adapter.define_queue("APP.F", propctl="FORCE")
+    qm = props_adapter.connect()
+    data = "grüße".encode("utf-16-be")
+    qm.put1("APP.F", Message(text("").md.replace(coded_char_set_id=1200), data, None,
+                             (Property("Color", T.STRING, "red"),)), NOW)
+    got = qm.open("APP.F").get(GetOptions(syncpoint=False))
+    assert got.md.coded_char_set_id == 1208
+    rfh2, end = decode_rfh2(got.body, encoding=got.md.encoding, ccsid=1208)
+    assert (rfh2.coded_char_set_id, rfh2.format, got.body[end:]) == (1200, "MQSTR", data)
+    assert _as_dict(properties_of(rfh2.folders)) == {"Color": (T.STRING, "red")}
