@@ -2,23 +2,30 @@
 
 Shows what runmqdlq would match on: the MQDLH reason, destination and original
 format, the persistence and the length; a message that does not start with a
-valid MQDLH says why. ``--format json`` prints one JSON object per line.
+valid MQDLH says why. ``--format json`` prints one JSON object per line; for a
+message whose MQDLH is followed by an MQRFH2 (a JMS message dead-lettered with its
+properties in the data) the object holds its ``properties`` (name: type and value),
+or ``properties_error`` saying what is wrong with the header and where.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from dlqhandler.cli.exitcodes import ExitCode
-from dlqhandler.errors import DumpFormatError, MalformedMessageError
+from dlqhandler.errors import DecodeError, DumpFormatError, MalformedMessageError
 from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.mq.constants import reason_name, value_to_name
 from dlqhandler.mq.message import Message, decode_dead_letter
+from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
+from dlqhandler.mq.properties import format_float
+from dlqhandler.mq.rfh2 import MQFMT_RF_HEADER_2, decode_rfh2, dt_of, properties_of
 
 __all__ = ["describe", "register"]
 
@@ -49,7 +56,26 @@ def describe(index: int, message: Message) -> dict[str, Any]:
     row.update(reason=dlh.reason, reason_name=reason_name(dlh.reason),
                dest_q_name=dlh.dest_q_name, dest_q_mgr_name=dlh.dest_q_mgr_name,
                format=dlh.format, persistence=md.persistence, length=len(message.body))
+    if dlh.format == MQFMT_RF_HEADER_2:  # i25: the properties of an MQRFH2 behind the MQDLH
+        try:
+            rfh2, _ = decode_rfh2(message.body, encoding=dlh.encoding,
+                                  ccsid=dlh.coded_char_set_id, start=MQDLH_LENGTH_1)
+        except DecodeError as exc:
+            row["properties_error"] = f"{exc} (at byte {exc.offset} of the message data)"
+        else:
+            row["properties"] = {p.name: {"type": dt_of(p.type), "value": _json_value(p.value)}
+                                 for p in properties_of(rfh2.folders)}
     return row
+
+
+def _json_value(value: object) -> object:
+    """A property value as JSON holds it: bytes in hexadecimal, NaN and infinities as
+    the text Java writes."""
+    if isinstance(value, bytes):
+        return value.hex().upper()
+    if isinstance(value, float) and not math.isfinite(value):
+        return format_float(value)
+    return value
 
 
 def _text(row: dict[str, Any]) -> str:

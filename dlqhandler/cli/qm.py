@@ -44,6 +44,8 @@ from dlqhandler.errors import DecodeError, MQIError
 from dlqhandler.logs import configure_logging
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.mq.properties import Property, make_property
+from dlqhandler.mq.rfh2 import dt_of, typed_property
 from dlqhandler.qmgr import (
     EmbeddedQueueManager,
     PutOptions,
@@ -150,6 +152,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="wrap the data in an MQDLH with this reason (a dead letter)")
     p.add_argument("--dest", default="", metavar="Q", help="MQDLH DestQName")
     p.add_argument("--dest-qmgr", default="", metavar="QMGR", help="MQDLH DestQMgrName")
+    p.add_argument("--property", dest="properties", action="append", default=[],
+                   type=_property_arg, metavar="NAME[:TYPE]=VALUE",
+                   help="a message property (repeatable); TYPE as in an MQRFH2: string"
+                        " (default), boolean, bin.hex, i1, i2, i4, i8, r4, r8, or null"
+                        " (NAME:null, no value)")
     p.set_defaults(handler=_put)
 
     p = sub.add_parser("browse", help="list the messages on a queue (non-destructive)")
@@ -284,13 +291,15 @@ def _put(args: argparse.Namespace) -> int:
     data = args.file.read_bytes() if args.file else args.data.encode("utf-8")
     md = MQMD(format=args.format, priority=args.priority, persistence=int(args.persistent),
               expiry=args.expiry, reply_to_q=args.reply_to_q)
-    message = Message(md, data)
+    props = tuple(args.properties)
+    message = Message(md, data, None, props)
     with _connected(args.qmgr) as qm:
         if args.dlq_reason is not None:
             message = Message.dead_letter(md, data, reason=args.dlq_reason,
                                           dest_q_name=args.dest,
                                           dest_q_mgr_name=args.dest_qmgr or qm.name,
-                                          put_appl_name="dlqhandler qm put")
+                                          put_appl_name="dlqhandler qm put",
+                                          properties=props)
         for _ in range(max(1, args.count)):
             put = qm.put1(args.queue, message, PutOptions(syncpoint=False, context="default"))
             print(f"put {put.msg_id.hex().upper()} to {args.queue}")
@@ -308,7 +317,32 @@ def _browse(args: argparse.Namespace) -> int:
     return int(ExitCode.OK)
 
 
+def _property_arg(text: str) -> Property:
+    """``NAME[:TYPE]=VALUE`` (or ``NAME:null``) as a checked property (IBM's rules)."""
+    spec, eq, value = text.partition("=")
+    name, _, dt = spec.partition(":")
+    if not eq and dt != "null":
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME[:TYPE]=VALUE")
+    try:
+        prop = typed_property(name, dt or "string", value)
+        return make_property(prop.name, prop.type, prop.value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+    except MQIError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+
+
+def _describe_properties(message: Message) -> str:
+    """One line per property: name (type) = value; text from a message shown escaped."""
+    return "".join(f"\n        {p.name if p.name.isprintable() else repr(p.name)}"
+                   f" ({dt_of(p.type)}) = {p.value!r}" for p in message.properties)
+
+
 def _describe(index: int, message: Message) -> str:
+    return _describe_md(index, message) + _describe_properties(message)
+
+
+def _describe_md(index: int, message: Message) -> str:
     md = message.md
     head = (f"{index:>6}  {md.msg_id.hex().upper()}  pri {md.priority}  "
             f"{'persistent' if md.persistence == 1 else 'non-persistent':<14} "

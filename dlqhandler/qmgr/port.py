@@ -13,6 +13,13 @@ Semantics follow the MQI:
   commit (disconnect, process killed) backs out.
 * Failures raise :class:`dlqhandler.errors.MQIError` with the MQ reason code
   (2033 MQRC_NO_MSG_AVAILABLE, 2053 MQRC_Q_FULL, ...).
+* Message properties: a returned :class:`Message` is its own message handle
+  (``Message.properties``), as if every MQGET supplied one, so with IBM's default
+  MQGMO_PROPERTIES_AS_Q_DEF the properties arrive beside the data unless the
+  queue is PROPCTL(FORCE); ``GetOptions.properties``/``msg_handle`` ask for what
+  the other MQGMO_PROPERTIES_* options and a get without a handle do. A put
+  carries the message's properties (``PutOptions.new_msg_handle`` replaces them,
+  ``original_msg_handle`` with an ``action`` copies an original's: MQACTP_*).
 """
 
 from __future__ import annotations
@@ -22,12 +29,15 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 from dlqhandler.errors import MQIError
+from dlqhandler.mq.constants import MQRC_ACTION_ERROR, mqi_error
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.mq.properties import MessageHandle, Property
 
 __all__ = [
     "Answers",
     "GetOptions",
+    "MessageHandle",
     "ObjectType",
     "PutOptions",
     "QMgrInfo",
@@ -35,6 +45,7 @@ __all__ = [
     "QueueInfo",
     "QueueManager",
     "browse_all",
+    "outgoing_properties",
 ]
 
 _MQRC_NO_MSG_AVAILABLE = 2033
@@ -58,6 +69,12 @@ class GetOptions:
     * ``msg_id`` / ``correl_id`` / ``group_id``: match these (MQMO_MATCH_*).
     * ``logical_order`` / ``all_msgs_available``: group handling (MQGMO_*).
     * ``wait_ms``: 0 = no wait; -1 = wait forever (MQWI_UNLIMITED).
+    * ``properties``: MQGMO_PROPERTIES_AS_Q_DEF (the queue's PROPCTL decides),
+      ``_IN_HANDLE``, ``_FORCE_MQRFH2`` (in an MQRFH2 in front of the data),
+      ``_COMPATIBILITY``, or MQGMO_NO_PROPERTIES.
+    * ``msg_handle``: ``True`` (default): the returned Message is the handle;
+      ``False``: no handle (MQHM_NONE), as an application that supplies none;
+      a :class:`MessageHandle`: it is filled too (MQGMO.MsgHandle).
     """
 
     browse: Literal["first", "next"] | None = None
@@ -70,6 +87,9 @@ class GetOptions:
     group_id: bytes | None = None
     logical_order: bool = False
     all_msgs_available: bool = False
+    properties: Literal["as_q_def", "in_handle", "force_rfh2", "compatibility",
+                        "none"] = "as_q_def"
+    msg_handle: bool | MessageHandle = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,12 +104,21 @@ class PutOptions:
       (MQPMO_ALTERNATE_USER_AUTHORITY; PUTAUT(CTX)); MQRC_NOT_AUTHORIZED when
       the authority records deny it.
     * ``new_msg_id``: generate a MsgId even when the MQMD has one.
+    * ``new_msg_handle`` (MQPMO.NewMsgHandle): its properties are the message's,
+      in place of ``Message.properties``.
+    * ``original_msg_handle`` (MQPMO.OriginalMsgHandle) with ``action``
+      (MQPMO.Action, MQACTP_*): ``"forward"`` and ``"report"`` copy the
+      original's properties (those the new message does not set itself),
+      ``"reply"`` copies none, ``"new"`` takes no original (MQRC_ACTION_ERROR).
     """
 
     syncpoint: bool = True
     context: Literal["pass_all", "set_all", "default"] = "pass_all"
     alternate_user: str | None = None
     new_msg_id: bool = False
+    new_msg_handle: MessageHandle | None = None
+    original_msg_handle: MessageHandle | None = None
+    action: Literal["new", "forward", "reply", "report"] = "new"
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +197,10 @@ class QueueManager(Protocol):
         """
         ...
 
+    def create_message_handle(self) -> MessageHandle:
+        """MQCRTMH: an empty message handle (MQDLTMH is its ``delete``)."""
+        ...
+
     def open(self, queue: str, *, input: bool = True, browse: bool = True,
              output: bool = False) -> Queue:
         """MQOPEN (MQOO_INPUT_AS_Q_DEF / MQOO_BROWSE / MQOO_OUTPUT)."""
@@ -190,6 +223,22 @@ class QueueManager(Protocol):
     def disconnect(self) -> None:
         """MQDISC; an open unit of work is backed out first."""
         ...
+
+
+def outgoing_properties(message: Message, options: PutOptions) -> tuple[Property, ...]:
+    """The properties a put carries (see :class:`PutOptions`): the message's, or the new
+    handle's, over the original handle's for MQACTP_FORWARD/REPORT."""
+    new = (message.properties if options.new_msg_handle is None
+           else options.new_msg_handle.properties)
+    original = options.original_msg_handle
+    if original is None:
+        return new
+    if options.action == "new":
+        raise mqi_error(MQRC_ACTION_ERROR, "MQACTP_NEW with an OriginalMsgHandle")
+    if options.action == "reply":
+        return new
+    mine = {p.name for p in new}
+    return (*(p for p in original.properties if p.name not in mine), *new)
 
 
 def browse_all(queue: Queue, *, msg_id: bytes | None = None, correl_id: bytes | None = None,

@@ -111,7 +111,7 @@ def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
         # Without a record, every earlier step of this loop was a failed put.
         attempts = record.attempts if record is not None else step
         try:
-            msg = decode_dead_letter(got.md, got.body)
+            msg = decode_dead_letter(got.md, got.body, got.properties)  # i25: properties travel
         except MalformedMessageError:
             return _to_catch_all(qm, got, catch_all, None, store=store, record=record)
         decision = matcher.decide(msg, attempts)

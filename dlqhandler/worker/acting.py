@@ -137,7 +137,7 @@ class Actor:
         """Decide and act for the message under the cursor; note it if it stays."""
         md = raw.md
         try:
-            msg = decode_dead_letter(md, raw.body)
+            msg = decode_dead_letter(md, raw.body, raw.properties)  # i25: properties travel
         except MalformedMessageError as exc:
             p.no_dlh += 1
             p.left(put_at(md.put_date, md.put_time))
@@ -421,7 +421,8 @@ class Actor:
                 raise
             options = GetOptions(browse="next", group_id=first.md.group_id, syncpoint=False)
             try:
-                members.append(decode_dead_letter(raw.md, raw.body))
+                # i25: properties travel
+                members.append(decode_dead_letter(raw.md, raw.body, raw.properties))
             except MalformedMessageError:
                 p.no_dlh += 1
                 p.ignored += len(members)

@@ -52,9 +52,9 @@ def test_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert {row["reason_name"] for row in with_dlh} >= {
         "MQRC_Q_FULL", "MQRC_PUT_INHIBITED", "MQRC_UNKNOWN_OBJECT_NAME",
         "MQRC_NOT_AUTHORIZED", "MQRC_MSG_TOO_BIG_FOR_Q", "MQRC_UNKNOWN_REMOTE_Q_MGR"}
-    assert all(set(row) == {"index", "msg_id", "reason", "reason_name", "dest_q_name",
-                            "dest_q_mgr_name", "format", "persistence", "length"}
-               for row in with_dlh)
+    assert all(set(row) - {"properties", "properties_error"} == {
+        "index", "msg_id", "reason", "reason_name", "dest_q_name", "dest_q_mgr_name",
+        "format", "persistence", "length"} for row in with_dlh)
     assert any(row["error"].startswith("MQMD Format is") for row in rows if "error" in row)
 
 
@@ -80,3 +80,24 @@ def test_console_script_reports_a_bad_file() -> None:
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2
     assert "demo.py:1: not a dmpmqmsg file" in result.stderr
+
+
+def test_json_shows_the_properties_of_an_mqrfh2_behind_the_mqdlh(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """JMS dead letters (MQDLH Format MQHRF2) show their properties by name, type and
+    value; a header that does not decode says what is wrong and where, and the message
+    is still described."""
+    assert main(["decode", str(BACKLOG), "--format", "json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    jms = [row for row in rows if row.get("format") == "MQHRF2"]
+    shown = [row["properties"] for row in jms if "properties" in row]
+    assert shown, "the shipped backlog has JMS messages"
+    for props in shown:
+        assert props["mcd.Msd"]["type"] == "string"
+        assert props["jms.Dst"]["value"].startswith("queue:///")
+    for row in jms:
+        if "properties_error" in row:
+            assert "MQRFH2" in row["properties_error"]
+            assert "of the message data" in row["properties_error"]
+            assert row["reason_name"].startswith(("MQRC_", "MQFB_"))
+    assert all("properties" not in row for row in rows if row.get("format") != "MQHRF2")

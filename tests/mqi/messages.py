@@ -19,6 +19,7 @@ from typing import Literal
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import Message
 from dlqhandler.mq.constants import (
+    MQRC_ACTION_ERROR,
     MQRC_CONTEXT_HANDLE_ERROR,
     MQRC_NO_MSG_AVAILABLE,
     MQRC_NO_MSG_UNDER_CURSOR,
@@ -32,6 +33,7 @@ from dlqhandler.mq.constants import (
     MQRC_TRUNCATED_MSG_FAILED,
 )
 from dlqhandler.mq.mqmd import MQMD, decode_mqmd, encode_mqmd
+from dlqhandler.mq.properties import MessageHandle
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 from tests.mqi.cmqc import CMQC, INQ_CHAR_LENGTHS
 from tests.mqi.state import Conn, Obj
@@ -94,7 +96,23 @@ def _exclusive(options: int, *groups: int) -> None:
             raise MQIError(MQRC_OPTIONS_ERROR, comp=CMQC.MQCC_FAILED)
 
 
-def _get_options(gmo: MQGMO, md: MQMD) -> GetOptions:
+_PROPERTY_OPTIONS: tuple[tuple[int, Literal["in_handle", "force_rfh2", "compatibility",
+                                              "none"]], ...] = (
+    (CMQC.MQGMO_PROPERTIES_IN_HANDLE, "in_handle"),
+    (CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2, "force_rfh2"),
+    (CMQC.MQGMO_PROPERTIES_COMPATIBILITY, "compatibility"),
+    (CMQC.MQGMO_NO_PROPERTIES, "none"))
+_ACTIONS: dict[int, Literal["new", "forward", "reply", "report"]] = {
+    CMQC.MQACTP_NEW: "new", CMQC.MQACTP_FORWARD: "forward", CMQC.MQACTP_REPLY: "reply",
+    CMQC.MQACTP_REPORT: "report"}
+
+
+def _handle(conn: Conn, hmsg: int) -> MessageHandle | None:
+    """The message handle an MQGMO/MQPMO field names (None: MQHM_NONE)."""
+    return None if hmsg == 0 else conn.message_handle(hmsg)
+
+
+def _get_options(conn: Conn, gmo: MQGMO, md: MQMD) -> GetOptions:
     o = gmo.Options
     _exclusive(o, CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_SYNCPOINT,
                CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_MSG_UNDER_CURSOR
@@ -118,7 +136,12 @@ def _get_options(gmo: MQGMO, md: MQMD) -> GetOptions:
     def wanted(flag: int, value: bytes) -> bytes | None:
         return value if match & flag and value != _NONE24 else None
 
-    return GetOptions(browse=browse, under_cursor=bool(o & CMQC.MQGMO_MSG_UNDER_CURSOR),
+    # Message properties: the port delivers them as MQGET does (the handle, an MQRFH2...).
+    handle = _handle(conn, gmo.MsgHandle) if gmo.Version >= 4 else None
+    properties: Literal["as_q_def", "in_handle", "force_rfh2", "compatibility", "none"] = next(
+        (v for flag, v in _PROPERTY_OPTIONS if o & flag), "as_q_def")
+    return GetOptions(properties=properties, msg_handle=False if handle is None else handle,
+                      browse=browse, under_cursor=bool(o & CMQC.MQGMO_MSG_UNDER_CURSOR),
                       lock=bool(o & CMQC.MQGMO_LOCK), syncpoint=bool(o & CMQC.MQGMO_SYNCPOINT),
                       wait_ms=wait, msg_id=wanted(CMQC.MQMO_MATCH_MSG_ID, md.msg_id),
                       correl_id=wanted(CMQC.MQMO_MATCH_CORREL_ID, md.correl_id),
@@ -191,7 +214,7 @@ def get(conn: Conn, hobj: int, pmd: int, pgmo: int, buflen: int, pbuf: int,
     if gmo.Options & CMQC.MQGMO_UNLOCK:
         obj.port().unlock()
         return _OK
-    options = _get_options(gmo, read_md(pmd))
+    options = _get_options(conn, gmo, read_md(pmd))
     forced = getattr(FORCE_TRUNCATION, "flag", False)
     FORCE_TRUNCATION.flag = False
     accept = bool(gmo.Options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG)
@@ -217,10 +240,6 @@ def get(conn: Conn, hobj: int, pmd: int, pgmo: int, buflen: int, pbuf: int,
         gmo.ReturnedLength = copied
     if not done:
         return CMQC.MQCC_WARNING, MQRC_TRUNCATED_MSG_FAILED
-    if gmo.Version >= 4 and gmo.MsgHandle and gmo.Options & CMQC.MQGMO_PROPERTIES_IN_HANDLE:
-        handle = conn.message_handle(gmo.MsgHandle)
-        handle.clear()
-        handle["msg_id"] = msg.md.msg_id  # the embedded queue manager keeps no properties
     if options.browse is not None:
         obj.browsed = msg
     else:
@@ -269,10 +288,16 @@ def put(conn: Conn, hobj: int | None, pod: int | None, pmd: int, ppmo: int, bufl
     if o & CMQC.MQPMO_ALTERNATE_USER_AUTHORITY:
         alternate = text(od, "AlternateUserId") if od is not None else (
             obj.alternate_user if obj is not None else None)
-    if pmo.Version >= 3 and pmo.OriginalMsgHandle:
-        conn.message_handle(pmo.OriginalMsgHandle)  # MQRC_HMSG_ERROR if it is not one
+    original = new = None
+    action: Literal["new", "forward", "reply", "report"] = "new"
+    if pmo.Version >= 3:  # (MQRC_HMSG_ERROR for a handle that is not one)
+        original, new = _handle(conn, pmo.OriginalMsgHandle), _handle(conn, pmo.NewMsgHandle)
+        if pmo.Action not in _ACTIONS:
+            raise MQIError(MQRC_ACTION_ERROR, comp=CMQC.MQCC_FAILED)
+        action = _ACTIONS[pmo.Action]
     options = PutOptions(syncpoint=bool(o & CMQC.MQPMO_SYNCPOINT), context=context,
-                         alternate_user=alternate, new_msg_id=bool(o & CMQC.MQPMO_NEW_MSG_ID))
+                         alternate_user=alternate, new_msg_id=bool(o & CMQC.MQPMO_NEW_MSG_ID),
+                         original_msg_handle=original, new_msg_handle=new, action=action)
     message = Message(md, body)
     if obj is not None:
         out = obj.port().put(message, options)

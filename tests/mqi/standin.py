@@ -13,9 +13,12 @@ fields back and sets the completion and reason codes.
 clock connections use, accepted passwords, the recorded MQCONNX parameters
 (:class:`ConnectRecord`), the faults to inject (:class:`tests.mqi.faults.Faults`)
 and any unexpected Python error (which a call reports as MQRC_UNEXPECTED_ERROR).
-What the port cannot do is refused as IBM documents: MQSETMP/MQINQMP/MQDLTMP,
-publish/subscribe, asynchronous consume, MQSET, MQSTAT and MQBEGIN return
-MQRC_FUNCTION_NOT_SUPPORTED (the product never calls them).
+Message handles are the port's (:class:`dlqhandler.mq.properties.MessageHandle`): an
+MQGET with one receives the message's properties as the embedded queue manager
+delivers them (MQGMO_PROPERTIES_*, the queue's PROPCTL), an MQPUT passes
+MQPMO.OriginalMsgHandle/NewMsgHandle/Action on. What the port cannot do is refused
+as IBM documents: MQSETMP/MQINQMP/MQDLTMP (not yet), publish/subscribe,
+asynchronous consume, MQSET, MQSTAT and MQBEGIN return MQRC_FUNCTION_NOT_SUPPORTED.
 """
 
 from __future__ import annotations

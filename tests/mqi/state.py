@@ -9,6 +9,7 @@ from typing import Any
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import Message
 from dlqhandler.mq.constants import MQRC_HMSG_ERROR, MQRC_HOBJ_ERROR
+from dlqhandler.mq.properties import MessageHandle
 from dlqhandler.qmgr.embedded import EmbeddedQueueManager
 from dlqhandler.qmgr.port import Queue
 from tests.mqi.cmqc import CMQC
@@ -61,7 +62,7 @@ class Conn:
     hconn: int
     qm: EmbeddedQueueManager
     objects: dict[int, Obj] = field(default_factory=dict)
-    message_handles: dict[int, dict[str, Any]] = field(default_factory=dict)
+    message_handles: dict[int, MessageHandle] = field(default_factory=dict)
     broken: bool = False
     _hobj: Any = field(default_factory=lambda: itertools.count(101))
     _hmsg: Any = field(default_factory=lambda: itertools.count(0x10000001))
@@ -75,7 +76,7 @@ class Conn:
             raise MQIError(MQRC_HOBJ_ERROR, comp=CMQC.MQCC_FAILED)
         return found
 
-    def message_handle(self, hmsg: int) -> dict[str, Any]:
+    def message_handle(self, hmsg: int) -> MessageHandle:
         found = self.message_handles.get(hmsg)
         if found is None:
             raise MQIError(MQRC_HMSG_ERROR, comp=CMQC.MQCC_FAILED)
@@ -83,7 +84,7 @@ class Conn:
 
     def new_message_handle(self) -> int:
         number = int(next(self._hmsg))
-        self.message_handles[number] = {}
+        self.message_handles[number] = MessageHandle()
         return number
 
     def open_queue(self, name: str, options: int, alternate_user: str | None) -> Obj:

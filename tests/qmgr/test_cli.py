@@ -197,3 +197,24 @@ def test_commands_on_a_missing_queue_manager_fail(home: Path,
     """Connecting to a queue manager that does not exist reports MQRC_Q_MGR_NAME_ERROR."""
     assert main(["qm", "browse", "-m", "NOPE", "-q", "Q"]) != 0
     assert "MQRC_Q_MGR_NAME_ERROR" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("spec", "problem"), [
+    ("Body.x=1", "MQRC_PROPERTY_NAME_ERROR (2442)"),
+    ("n:i1=300", "'300' is not a valid dt='i1' value"),
+    ("n:int32=1", "unknown property type dt='int32'"),
+    ("n", "expected NAME[:TYPE]=VALUE"),
+    ("n:null=x", "a null property with a value"),
+])
+def test_put_refuses_a_bad_property_before_connecting(
+        home: Path, capsys: pytest.CaptureFixture[str], spec: str, problem: str) -> None:
+    """qm put --property: a name IBM forbids, a value that is not its type, an unknown
+    type: usage error (exit 2) naming the property and the fault; nothing is put."""
+    assert main(["qm", "create", "QM1"]) == 0
+    with pytest.raises(SystemExit) as exc:
+        main(["qm", "put", "-m", "QM1", "-q", "SYSTEM.DEAD.LETTER.QUEUE", "--data", "x",
+              "--property", spec])
+    assert exc.value.code == 2
+    assert problem in capsys.readouterr().err
+    with connect("QM1") as qm:
+        assert qm.inquire_queue("SYSTEM.DEAD.LETTER.QUEUE").curdepth == 0

@@ -185,3 +185,41 @@ def test_run_through_ibmmq_with_faults_at_random_mqi_calls(world: dict[str, Any]
                if e["event"] == "put_failed" and e.get("reason_code") == 2053}
     assert refused
     _check(book, backlog, refused=refused)
+
+
+def test_run_through_ibmmq_keeps_message_properties(world: dict[str, Any]) -> None:
+    """Through IBM's library, as runmqdlq does it (a get into a message handle with
+    MQGMO_PROPERTIES_IN_HANDLE, a put with MQPMO.OriginalMsgHandle and MQACTP_FORWARD):
+    forwarded with and without the MQDLH and retried, each message reaches its target
+    with the same properties (name, type, value) on the queue manager behind the
+    stand-in."""
+    from dlqhandler.mq.properties import Property, PropertyType
+
+    qm = world["qm"]
+    define(qm, "RETRY.OK", "TARGET.YES", "TARGET.NO", DEFAULT_STATUS_QUEUE)
+    props = (Property("mcd.Msd", PropertyType.STRING, "jms_text"),
+             Property("jms.Cid", PropertyType.STRING, "ID:1"),
+             Property("Items", PropertyType.INT32, 7),
+             Property("Weight", PropertyType.FLOAT64, 2.5),
+             Property("Checksum", PropertyType.BYTE_STRING, b"\x00\xff"),
+             Property("Coupon", PropertyType.NULL, None))
+    messages = put_all(qm, [
+        dead_letter("retry", destq="RETRY.OK", tag="P1", properties=props),
+        dead_letter("whole", destq="FWD.YES", tag="P2", properties=props[:3]),
+        dead_letter("stripped", destq="FWD.NO", tag="P3", properties=props[3:]),
+        dead_letter("none", destq="FWD.NO", tag="P4")])
+    book = Ledger.of(qm, DLQ)
+    rules = world["path"] / "props.rul"
+    rules.write_text("RETRYINT(0) WAIT(NO)\nDESTQ(RETRY.OK) ACTION(RETRY)\n"
+                     "DESTQ(FWD.YES) ACTION(FWD) FWDQ(TARGET.YES) HEADER(YES)\n"
+                     "DESTQ(FWD.NO) ACTION(FWD) FWDQ(TARGET.NO) HEADER(NO)\n",
+                     encoding="utf-8")
+    with capture_logs():
+        rc = main(["run", "--rules", str(rules), "--no-watch", "--backend", "ibmmq",
+                   "--status-queue", DEFAULT_STATUS_QUEUE, DLQ, "QM1"])
+    assert rc == 0
+    book.check(["RETRY.OK", "TARGET.YES", "TARGET.NO"])  # (properties compared too)
+    assert [book.where(m) for m in messages] == [
+        "RETRY.OK", "TARGET.YES", "TARGET.NO", "TARGET.NO"]
+    assert browse(qm, "RETRY.OK")[0].properties == props
+    assert [m.properties for m in browse(qm, "TARGET.NO")] == [props[3:], ()]

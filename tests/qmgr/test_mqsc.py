@@ -215,3 +215,20 @@ def test_display_where_and_generic_names(qm: EmbeddedQueueManager) -> None:
     assert out.count("QUEUE(APP.A)") == 1
     assert "AMQ8147E: IBM MQ object ZZZ* not found." in out
     assert result.failed == 1
+
+
+def test_propctl_is_defined_altered_and_displayed(qm: EmbeddedQueueManager) -> None:
+    """PROPCTL: COMPAT by default (IBM's), each of IBM's values taken by DEFINE and ALTER
+    and shown by DISPLAY; any other value is refused and names the choices."""
+    result, out = mqsc(qm, "DEFINE QLOCAL(APP.P)\nDISPLAY QLOCAL(APP.P) PROPCTL")
+    assert result.ok, out
+    assert "PROPCTL(COMPAT)" in out, out
+    for value in ("ALL", "FORCE", "NONE", "V6COMPAT", "COMPAT"):
+        result, out = mqsc(qm, f"ALTER QLOCAL(APP.P) PROPCTL({value.lower()})\n"
+                               "DISPLAY QLOCAL(APP.P) PROPCTL")
+        assert result.ok, out
+        assert f"PROPCTL({value})" in out, out
+        assert qm.inquire_queue("APP.P").attributes["PROPCTL"] == value
+    result, out = mqsc(qm, "DEFINE QLOCAL(APP.Q) PROPCTL(SOME)")
+    assert not result.ok
+    assert "ALL, COMPAT, FORCE, NONE, V6COMPAT" in out, out

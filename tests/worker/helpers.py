@@ -30,6 +30,7 @@ from typing import Any
 from dlqhandler.errors import MalformedMessageError, MQIError
 from dlqhandler.mq import MQMD, Message, decode_dead_letter
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
+from dlqhandler.mq.properties import Property
 from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
 from dlqhandler.qmgr.embedded.xqh import MQFMT_XMIT_Q_HEADER, decode_xqh
 
@@ -49,8 +50,10 @@ def dead_letter(payload: bytes | str = b"hello", *, reason: int = 2053, destq: s
                 destqm: str = "QM1", user: str = "app1", reply_to_q: str = "",
                 reply_to_q_mgr: str = "", expiry: int = -1, persistence: int = 1,
                 msg_type: int = 8, fmt: str = "MQSTR", encoding: int = 546,
-                ccsid: int = 1208, tag: str = "T", **md: Any) -> Message:
-    """A message as a queue manager dead-letters it (MQDLH in front, Format MQDEAD)."""
+                ccsid: int = 1208, tag: str = "T", properties: tuple[Property, ...] = (),
+                **md: Any) -> Message:
+    """A message as a queue manager dead-letters it (MQDLH in front, Format MQDEAD),
+    with its message properties."""
     data = payload.encode() if isinstance(payload, str) else payload
     original = MQMD(format=fmt, encoding=encoding, coded_char_set_id=ccsid,
                     persistence=persistence, msg_type=msg_type, msg_id=msg_id(tag),
@@ -63,7 +66,7 @@ def dead_letter(payload: bytes | str = b"hello", *, reason: int = 2053, destq: s
     return Message.dead_letter(original, data, reason=reason, dest_q_name=destq,
                                dest_q_mgr_name=destqm, put_appl_type=7,
                                put_appl_name="amqrmppa", put_date="20241121",
-                               put_time="06000100")
+                               put_time="06000100", properties=properties)
 
 
 def plain(payload: bytes = b'{"type": "orphan"}', tag: str = "PLAIN") -> Message:
@@ -188,6 +191,7 @@ class Ledger:
                      "reply_to_q", "reply_to_q_mgr", "group_id", "msg_seq_number",
                      "msg_flags", "offset", "priority", "feedback"):
             assert getattr(a, attr) == getattr(b, attr), (name, after.queue, attr)
+        assert _props(got) == _props(before), (name, after.queue, "properties")
         if b.expiry == -1:
             assert a.expiry == -1, (name, "expiry")
         else:
@@ -204,12 +208,17 @@ class Ledger:
             dlh.format, dlh.encoding, dlh.coded_char_set_id), (name, "restored MQMD")
 
 
+def _props(m: Message) -> dict[str, tuple[int, object]]:
+    """A message's properties by name: (type, value), what must survive every move."""
+    return {p.name: (p.type, p.value) for p in m.properties}
+
+
 def _unwrap(queue: str, m: Message) -> Placed:
     """A message on a transmission queue is judged by what is inside its MQXQH."""
     if m.md.format != MQFMT_XMIT_Q_HEADER:
         return Placed(queue, m)
     xqh, data = decode_xqh(m.body)
-    return Placed(queue, Message(xqh.md.replace(version=2), data),
+    return Placed(queue, Message(xqh.md.replace(version=2), data, None, m.properties),
                   remote=f"{xqh.remote_q_name}@{xqh.remote_q_mgr_name}")
 
 

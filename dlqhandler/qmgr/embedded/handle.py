@@ -32,6 +32,7 @@ from dlqhandler.mq.constants import (
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr.embedded.objects import QueueView
+from dlqhandler.qmgr.embedded.propctl import deliver
 from dlqhandler.qmgr.embedded.selection import (
     BATCH,
     Candidate,
@@ -44,33 +45,38 @@ from dlqhandler.qmgr.embedded.store import Store
 from dlqhandler.qmgr.embedded.trigger import Triggers
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 
-__all__ = ["Connection", "EmbeddedQueue", "EventKind"]
+__all__ = ["Connection", "EmbeddedQueue", "EventKind", "StoredRow"]
 
 EventKind = Literal["put", "commit", "backout", "open", "close", "alter"]
+# md image, body, BackoutCount, expiry time, properties (see .propctl)
+StoredRow = tuple[bytes, bytes, int, float | None, bytes | None]
 
 # "Mine to take": available (state 0) and not locked by another handle.
+# A stored message as _message reads it (props: NULL for a message without properties).
+_ROW = "md, body, backout_count, expires_at, props"
 _LOCK = ("UPDATE messages SET lock_conn = ?, lock_handle = ? WHERE id = ? AND state = 0"
          " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
-         " RETURNING md, body, backout_count, expires_at")
-_PEEK = ("SELECT md, body, backout_count, expires_at FROM messages WHERE id = ? AND state = 0"
-         " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))")
+         " RETURNING md, body, backout_count, expires_at, props")
+_PEEK = ("SELECT md, body, backout_count, expires_at, props FROM messages WHERE id = ?"
+         " AND state = 0 AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))")
 _TAKE = ("UPDATE messages SET state = 2, owner = ?, lock_conn = NULL, lock_handle = NULL"
          " WHERE id = ? AND state = 0"
          " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
-         " RETURNING md, body, backout_count, expires_at")
+         " RETURNING md, body, backout_count, expires_at, props")
 _REMOVE = ("DELETE FROM messages WHERE id = ? AND state = 0"
            " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
-           " RETURNING md, body, backout_count, expires_at")
+           " RETURNING md, body, backout_count, expires_at, props")
 # The same, for the message this handle has locked and already read (only what can change).
-_TAKE_LOCKED = _TAKE.replace("md, body, backout_count", "backout_count")
-_REMOVE_LOCKED = _REMOVE.replace("md, body, backout_count", "backout_count")
+_TAKE_LOCKED = _TAKE.replace(_ROW, "backout_count, expires_at")
+_REMOVE_LOCKED = _REMOVE.replace(_ROW, "backout_count, expires_at")
 # The first match in one statement; the subquery is candidate_query's (bound values only).
 _TAKE_FIRST = ("UPDATE messages SET state = 2, owner = :me, lock_conn = NULL,"
                " lock_handle = NULL WHERE id =")
 _REMOVE_FIRST = "DELETE FROM messages WHERE id ="
-_RETURN_ALL = "RETURNING md, body, backout_count, expires_at, persistent, id"
+_RETURN_ALL = "RETURNING md, body, backout_count, expires_at, persistent, id, props"
 _LOCK_FIRST = "UPDATE messages SET lock_conn = :conn, lock_handle = :handle WHERE id ="
-_RETURN_CANDIDATE = ("RETURNING md, body, backout_count, expires_at, id, priority, expires_at,"
+_RETURN_CANDIDATE = ("RETURNING md, body, backout_count, expires_at, props, id, priority,"
+                     " expires_at,"
                      " persistent, msg_flags, group_id, msg_seq_number, seg_offset")
 _DEFAULT_GET = GetOptions()
 _DEFAULT_PUT = PutOptions()
@@ -95,7 +101,7 @@ class Connection(Protocol):
     def _put(self, target: str, message: Message, options: PutOptions, *,
              remote: tuple[str, str] | None, missing: int = ...) -> MQMD: ...
     def _joined_get(self, queue: str, message_id: int, persistent: bool) -> None: ...
-    def _message(self, row: tuple[bytes, bytes, int, float | None]) -> Message: ...
+    def _message(self, row: StoredRow) -> Message: ...
     def _discard_expired(self, message_id: int, handle: int, persistent: bool) -> None: ...
     def _discard_taken(self, message_id: int, image: bytes, body: bytes, *,
                        persistent: bool, deleted: bool) -> None: ...
@@ -117,11 +123,12 @@ class EmbeddedQueue:
         # What a browse with MQGMO_LOCK returned: (row id, message, its stored row). A
         # locked message cannot change in the store (no other handle can lock, get or
         # back it out), so the get under the cursor claims it without reading it again.
-        self._read: tuple[int, Message, tuple[bytes, bytes, int, float | None]] | None = None
+        self._read: tuple[int, Message, StoredRow] | None = None
         self._browse_group: GroupState | None = None
         self._logical_pos: tuple[int, int] | None = None
         self._get_group: GroupState | None = None
         self._hardenbo = False  # the queue's HARDENBO, as of this call
+        self._propctl = "COMPAT"  # the queue's PROPCTL, as of this call
 
     @property
     def name(self) -> str:
@@ -137,6 +144,9 @@ class EmbeddedQueue:
                 version = qm._store.data_version() if options.wait_ms else 0
                 message = self._attempt(options)
                 if message is not None:
+                    # (a message without properties, the most, is returned as it is)
+                    if message.properties or options.msg_handle is not True:
+                        return deliver(message, options, self._propctl)
                     return message
                 if options.under_cursor:
                     raise mqi_error(MQRC_NO_MSG_UNDER_CURSOR, self._name)
@@ -219,6 +229,7 @@ class EmbeddedQueue:
         if not qv.get_enabled:
             raise mqi_error(MQRC_GET_INHIBITED, self._name)
         self._hardenbo = qv.hardenbo
+        self._propctl = qv.propctl
         if o.under_cursor:
             return self._get_under_cursor(o)
         if o.browse is not None:
@@ -289,16 +300,15 @@ class EmbeddedQueue:
             row = qm._store.mark(sql, query.params).fetchone()
             if row is None:
                 return None
-            c = Candidate(*row[4:])
+            c = Candidate(*row[5:])
             if c.expires_at is not None and c.expires_at <= qm._clock():
                 qm._discard_expired(c.id, self._number, bool(c.persistent))
                 after = c.position
                 continue
             self._cursor = c
-            return self._locked_read(c.id, row[:4])
+            return self._locked_read(c.id, row[:5])
 
-    def _locked_read(self, message_id: int, row: tuple[bytes, bytes, int, float | None]
-                     ) -> Message:
+    def _locked_read(self, message_id: int, row: StoredRow) -> Message:
         """The message a browse with MQGMO_LOCK returns; the handle now holds its lock and
         what it read (see ``_read``)."""
         message = self._qm._message(row)
@@ -326,7 +336,7 @@ class EmbeddedQueue:
                    else qm._store.execute(sql, params, durable=True)).fetchone()
             if row is None:
                 return None
-            image, body, backout_count, expires_at, persistent, message_id = row
+            image, body, backout_count, expires_at, persistent, message_id, props = row
             if expires_at is not None and expires_at <= qm._clock():
                 qm._discard_taken(message_id, image, body, persistent=bool(persistent),
                                   deleted=not o.syncpoint)
@@ -335,7 +345,7 @@ class EmbeddedQueue:
                 self._claimed(message_id, bool(persistent))
             if self._locked == message_id:
                 self._locked = None
-            return qm._message((image, body, backout_count, expires_at))
+            return qm._message((image, body, backout_count, expires_at, props))
 
     def _get_one(self, o: GetOptions) -> Message | None:
         if not o.logical_order:
@@ -398,7 +408,7 @@ class EmbeddedQueue:
         if read is None:
             return qm._message(row)
         self._read = None
-        _, message, (image, body, backout_count, expires_at) = read
+        _, message, (image, body, backout_count, expires_at, props) = read
         if row[0] == backout_count and expires_at is None:
             return message  # as browsed: nothing in it can have changed
-        return qm._message((image, body, row[0], row[1]))
+        return qm._message((image, body, row[0], row[1], props))

@@ -44,10 +44,11 @@ from dlqhandler.mq.constants import (
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD, decode_mqmd, encode_mqmd
 from dlqhandler.qmgr.embedded.admin import Admin
-from dlqhandler.qmgr.embedded.handle import EmbeddedQueue, EventKind
+from dlqhandler.qmgr.embedded.handle import EmbeddedQueue, EventKind, StoredRow
 from dlqhandler.qmgr.embedded.inquiry import inquire_object
 from dlqhandler.qmgr.embedded.lookups import Lookups
 from dlqhandler.qmgr.embedded.objects import QueueView, queue_view
+from dlqhandler.qmgr.embedded.propctl import decode_stored, put_properties
 from dlqhandler.qmgr.embedded.putting import (
     Putter,
     effective_priority,
@@ -57,7 +58,7 @@ from dlqhandler.qmgr.embedded.putting import (
 from dlqhandler.qmgr.embedded.recovery import hold_lock_file, recover_dead_connections
 from dlqhandler.qmgr.embedded.store import (
     AVAILABLE,
-    INSERT_MESSAGE,
+    INSERT_MESSAGE_PROPS,
     PUT_PENDING,
     TAKEN,
     QMgrPaths,
@@ -66,21 +67,26 @@ from dlqhandler.qmgr.embedded.store import (
 from dlqhandler.qmgr.embedded.trigger import Triggers
 from dlqhandler.qmgr.embedded.uow import UnitOfWork, back_out, commit
 from dlqhandler.qmgr.embedded.xqh import MQFMT_XMIT_Q_HEADER, encode_xqh
-from dlqhandler.qmgr.port import Answers, ObjectType, PutOptions, QMgrInfo, QueueInfo
+from dlqhandler.qmgr.port import (
+    Answers,
+    MessageHandle,
+    ObjectType,
+    PutOptions,
+    QMgrInfo,
+    QueueInfo,
+)
 
 __all__ = ["Clock", "EmbeddedQueueManager", "QueueEvent", "connect"]
 
 Clock = Callable[[], float]
 _RECOVERY_INTERVAL = 1.0
 _ID_BLOCK = 256
-_VALUES = " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_VALUES = " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 # A put outside triggering inserts only while the queue is below MAXDEPTH and not armed
 # (TRIGGER, TRIGTYPE not NONE), checked in the same statement; else it takes the
 # transaction of a triggered put (see dlqhandler.qmgr.embedded.trigger).
-_PUT_UNARMED = (
-    "INSERT INTO messages (queue, priority, state, owner, msg_id, correl_id, group_id,"
-    " msg_seq_number, seg_offset, msg_flags, persistent, put_clock, expiry, expires_at,"
-    " md, body) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+_PUT_UNARMED = INSERT_MESSAGE_PROPS + (  # noqa: S608 - constant fragments, bound values
+    " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
     " WHERE (SELECT curdepth < ? AND NOT (coalesce(json_extract(attrs, '$.TRIGGER'),"
     " 'NOTRIGGER') = 'TRIGGER' AND coalesce(json_extract(attrs, '$.TRIGTYPE'), 'FIRST')"
     " != 'NONE') FROM queues WHERE name = ?)")
@@ -202,6 +208,9 @@ class EmbeddedQueueManager:
     def inquire_object(self, objtype: ObjectType, name: str, selectors: Sequence[int]) -> Answers:
         with self._mutex:  # admin() checks the connection
             return inquire_object(self.admin(), objtype, name, selectors)
+
+    def create_message_handle(self) -> MessageHandle:
+        return MessageHandle()  # (a value of this process, bound to no connection)
 
     def open(self, queue: str, *, input: bool = True, browse: bool = True,
              output: bool = False) -> EmbeddedQueue:
@@ -375,13 +384,15 @@ class EmbeddedQueueManager:
                         make_id=self._new_id, qmgr_name=self._name)
         stored, data = md, message.body
         try:
+            blob = put_properties(message, options)  # (None: the message has none)
             if remote is not None:
                 data = encode_xqh(remote[0], remote[1], md) + data
                 stored = md.replace(format=MQFMT_XMIT_Q_HEADER, encoding=546,
                                     coded_char_set_id=819)
-            if len(data) > qv.maxmsgl:
+            length = len(data) + len(blob or b"")  # (IBM counts properties in)
+            if length > qv.maxmsgl:
                 raise mqi_error(MQRC_MSG_TOO_BIG_FOR_Q,
-                                f"{len(data)} bytes > MAXMSGL({qv.maxmsgl}) of {target}")
+                                f"{length} bytes > MAXMSGL({qv.maxmsgl}) of {target}")
             known = _IMAGES.get(id(stored))
             image = known[1] if known is not None and known[0] is stored else encode_mqmd(stored)
         except DecodeError as exc:
@@ -393,7 +404,7 @@ class EmbeddedQueueManager:
         order = qv.defprty if qv.fifo else effective_priority(stored.priority)
         row = (target, order, state, owner, stored.msg_id, stored.correl_id, stored.group_id,
                stored.msg_seq_number, stored.offset, stored.msg_flags, int(persistent), now,
-               stored.expiry, expires_at, image, data)
+               stored.expiry, expires_at, image, data, blob)
         durable = persistent and not options.syncpoint
         row_id = None
         if not qv.triggered:
@@ -429,7 +440,7 @@ class EmbeddedQueueManager:
                 raise mqi_error(MQRC_Q_FULL, f"{target} is at MAXDEPTH({qv.maxdepth})")
             written = self._triggers.message_arrived(db, target, json.loads(found[0]), order,
                                                      syncpoint=syncpoint)
-            cursor = db.execute(INSERT_MESSAGE + _VALUES, row)
+            cursor = db.execute(INSERT_MESSAGE_PROPS + _VALUES, row)
         if syncpoint:
             # Trigger evaluation counts committed and uncommitted messages, and a FIRST
             # trigger message outlives a crash: other processes must see this put now.
@@ -446,9 +457,9 @@ class EmbeddedQueueManager:
         self._uow.persistent |= persistent
         self._uow.got_queues.add(queue)
 
-    def _message(self, row: tuple[bytes, bytes, int, float | None]) -> Message:
-        """A stored row as MQGET returns it: BackoutCount and remaining Expiry filled in."""
-        image, body, backout_count, expires_at = row
+    def _message(self, row: StoredRow) -> Message:
+        """A stored row as MQGET returns it: BackoutCount, remaining Expiry, properties."""
+        image, body, backout_count, expires_at, props = row
         md = _decode_image(image := bytes(image))
         changes: dict[str, int] = {}
         if backout_count != md.backout_count:
@@ -456,12 +467,13 @@ class EmbeddedQueueManager:
         if expires_at is not None:
             remaining = (expires_at - self._clock()) * 10
             changes["expiry"] = max(1, math.ceil(round(remaining, 6)))
+        properties = () if props is None else decode_stored(bytes(props))
         if changes:
-            return Message(md.replace(**changes), bytes(body))
+            return Message(md.replace(**changes), bytes(body), None, properties)
         if len(_IMAGES) >= _IMAGES_MAX:
             _IMAGES.clear()
         _IMAGES[id(md)] = (md, image)
-        return Message(md, bytes(body))
+        return Message(md, bytes(body), None, properties)
 
     def _discard_expired(self, message_id: int, handle: int, persistent: bool) -> None:
         """Remove an expired message (outside any unit of work) and send its report."""

@@ -82,6 +82,9 @@ QUEUE_ATTRS = _table(
     # (see dlqhandler.qmgr.embedded.store for what each value means here).
     AttrSpec("HARDENBO", "flag", "NOHARDENBO", off="NOHARDENBO"),
     AttrSpec("TRIGGER", "flag", "NOTRIGGER", off="NOTRIGGER"),
+    # What a get that does not ask for a message handle receives of message properties
+    # (IBM's default COMPAT; see dlqhandler.qmgr.embedded.propctl).
+    AttrSpec("PROPCTL", "enum", "COMPAT", choices=("ALL", "COMPAT", "FORCE", "NONE", "V6COMPAT")),
     AttrSpec("TRIGTYPE", "enum", "FIRST", choices=("FIRST", "EVERY", "DEPTH", "NONE")),
     AttrSpec("TRIGDPTH", "int", 1, low=1),
     AttrSpec("TRIGMPRI", "int", 0, high=9),
@@ -216,6 +219,7 @@ class QueueView:
     xmitq: bool
     triggered: bool = False  # TRIGGER and TRIGTYPE not NONE: puts go through triggering
     hardenbo: bool = False  # HARDENBO: a get under syncpoint commits its claim at once
+    propctl: str = "COMPAT"  # PROPCTL: how a get receives message properties
 
 
 @lru_cache(maxsize=4096)
@@ -230,4 +234,4 @@ def queue_view(name: str, attrs_json: str) -> QueueView:
                      defpsist=1 if a["DEFPSIST"] == "YES" else 0,
                      fifo=a["MSGDLVSQ"] == "FIFO", xmitq=a["USAGE"] == "XMITQ",
                      triggered=a["TRIGGER"] == "TRIGGER" and a["TRIGTYPE"] != "NONE",
-                     hardenbo=a["HARDENBO"] == "HARDENBO")
+                     hardenbo=a["HARDENBO"] == "HARDENBO", propctl=str(a["PROPCTL"]))

@@ -55,7 +55,9 @@ CREATE TABLE messages (
     expiry INTEGER NOT NULL,
     expires_at REAL,
     md BLOB NOT NULL,
-    body BLOB NOT NULL
+    body BLOB NOT NULL,
+    -- message properties (NULL: none), see dlqhandler.qmgr.embedded.propctl
+    props BLOB
 );
 -- Every index is paid for on each put and commit: only the ones gets need. Delivery
 -- order is (priority DESC, id) on every queue: a FIFO queue stores DEFPRTY as the

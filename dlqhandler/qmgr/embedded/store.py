@@ -109,6 +109,7 @@ from dlqhandler.qmgr.embedded.hold import BUSY_TIMEOUT, HOLD_LIMIT, HOLDERS, Wri
 __all__ = [
     "AVAILABLE",
     "INSERT_MESSAGE",
+    "INSERT_MESSAGE_PROPS",
     "OBJECTS_TRIGGERS",
     "PUT_PENDING",
     "TAKEN",
@@ -123,9 +124,13 @@ __all__ = [
 SCHEMA_VERSION = 1
 AVAILABLE, PUT_PENDING, TAKEN = 0, 1, 2  # messages.state (the schema spells TAKEN as 2)
 TRIGGER_PENDING = 3  # a FIRST/DEPTH trigger message waiting for its unit of work to end
-INSERT_MESSAGE = ("INSERT INTO messages (queue, priority, state, owner, msg_id, correl_id,"
-                  " group_id, msg_seq_number, seg_offset, msg_flags, persistent, put_clock,"
-                  " expiry, expires_at, md, body)")
+_COLUMNS = ("queue, priority, state, owner, msg_id, correl_id, group_id, msg_seq_number,"
+            " seg_offset, msg_flags, persistent, put_clock, expiry, expires_at, md, body")
+INSERT_MESSAGE = f"INSERT INTO messages ({_COLUMNS})"
+# A message with its properties (see dlqhandler.qmgr.embedded.propctl): one more value.
+INSERT_MESSAGE_PROPS = f"INSERT INTO messages ({_COLUMNS}, props)"
+# Message properties, added to schema 1 later: added to older queue managers on connect.
+_PROPS_COLUMN = "ALTER TABLE messages ADD COLUMN props BLOB"
 OnClosed = Callable[[sqlite3.Connection, list[str]], None]
 
 _QMGR_NAME = re.compile(r"[A-Za-z0-9._]{1,48}")
@@ -246,7 +251,14 @@ class Store:
             with self.write(durable=True) as db:
                 for ddl in OBJECTS_TRIGGERS:
                     db.execute(ddl)
+        if not create and not self._has_props():
+            with self.write(durable=True) as db:
+                if not self._has_props():  # (another connection may have been first)
+                    db.execute(_PROPS_COLUMN)
         HOLDERS.register(self)
+
+    def _has_props(self) -> bool:
+        return any(row[1] == "props" for row in self.db.execute("PRAGMA table_info(messages)"))
 
     def _check_schema(self) -> None:
         try:

@@ -88,8 +88,16 @@ from dlqhandler.qmgr.ibmmq.mapping import (
     md_from_ibmmq,
     md_to_ibmmq,
     pmo_options,
+    refuse_properties,
 )
-from dlqhandler.qmgr.port import Answers, ObjectType, PutOptions, QMgrInfo, QueueInfo
+from dlqhandler.qmgr.port import (
+    Answers,
+    MessageHandle,
+    ObjectType,
+    PutOptions,
+    QMgrInfo,
+    QueueInfo,
+)
 
 __all__ = ["IBMMQQueue", "IBMMQQueueManager", "connect"]
 
@@ -157,6 +165,10 @@ class IBMMQQueueManager:
         return QMgrInfo(name=_text(attrs[c.MQCA_Q_MGR_NAME]),
                         dead_letter_q_name=_text(attrs[c.MQCA_DEAD_LETTER_Q_NAME]),
                         ccsid=int(attrs[c.MQIA_CODED_CHAR_SET_ID]))
+
+    def create_message_handle(self) -> MessageHandle:
+        """MQCRTMH: a handle whose properties a put sets (see ``_put_structs``)."""
+        return MessageHandle()
 
     def inquire_queue(self, queue: str) -> QueueInfo:
         c = self.mq.CMQC
@@ -356,6 +368,9 @@ class IBMMQQueueManager:
     def _put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]:
         """The MQMD and MQPMO for a put (see the module docstring on context)."""
         mq, c = self.mq, self.mq.CMQC
+        if (message.properties or options.new_msg_handle is not None
+                or options.original_msg_handle is not None):
+            refuse_properties("a put with properties of its own or a message handle")
         md = md_to_ibmmq(mq, message.md)
         key = (message.md.msg_id, message.md.correl_id)
         source = self._context_source(message.md) if options.context == "pass_all" else None

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from dlqhandler.errors import DecodeError
-from dlqhandler.mq.constants import MQRC_MD_ERROR, mqi_error
+from dlqhandler.mq.constants import MQRC_FUNCTION_NOT_SUPPORTED, MQRC_MD_ERROR, mqi_error
 from dlqhandler.mq.mqmd import LAYOUT_V2, MQMD
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 
@@ -37,6 +37,7 @@ __all__ = [
     "md_to_ibmmq",
     "open_options",
     "pmo_options",
+    "refuse_properties",
 ]
 
 MQCHAR_ENCODING = "latin-1"
@@ -105,12 +106,26 @@ def open_options(c: Any, *, input: bool, browse: bool, output: bool) -> int:
     return flags
 
 
+def refuse_properties(what: str) -> None:
+    """The adapter carries properties only as runmqdlq does (the handle of a get passed
+    on by a forward, see the module docstring); what the port offers beyond that
+    (properties in ``Message.properties``, NewMsgHandle, an MQGMO_PROPERTIES_* choice)
+    comes with the MQI stand-in's property calls (issue 25): until then it is refused,
+    so no property is dropped without a word."""
+    raise mqi_error(MQRC_FUNCTION_NOT_SUPPORTED,
+                    f"{what}: not yet supported by the IBM MQ adapter")
+
+
 def gmo_options(c: Any, o: GetOptions) -> tuple[int, int, int]:
     """(MQGMO Options, WaitInterval, MatchOptions) for ``o``.
 
     A browse never joins a unit of work (MQ rejects MQGMO_SYNCPOINT with the
-    browse options), so ``syncpoint`` applies to destructive gets only.
+    browse options), so ``syncpoint`` applies to destructive gets only. The
+    port's other property options are refused (MQRC_FUNCTION_NOT_SUPPORTED), never
+    ignored: see :func:`refuse_properties`.
     """
+    if o.properties != "as_q_def" or o.msg_handle is not True:
+        refuse_properties("a get with MQGMO_PROPERTIES_* or a message handle of its own")
     flags = int(c.MQGMO_FAIL_IF_QUIESCING | c.MQGMO_PROPERTIES_IN_HANDLE)
     if o.browse == "first":
         flags |= c.MQGMO_BROWSE_FIRST

@@ -1,0 +1,128 @@
+"""Message properties on the embedded queue manager: how they are stored, how a get
+receives them (the queue's PROPCTL and the MQGMO_PROPERTIES_* options).
+
+Stored: a message's properties are one nullable column of its row, ``props``,
+holding the folders of an MQRFH2 (:mod:`dlqhandler.mq.rfh2`, little-endian,
+NameValueCCSID 1208): NULL for a message without properties, so such a message
+costs no more than before (the same one INSERT per put and one statement per get;
+the column is read with the row, nothing is decoded when it is NULL).
+
+A get, as IBM documents MQGMO_PROPERTIES_* and the PROPCTL queue attribute:
+
+* MQGMO_PROPERTIES_AS_Q_DEF with a message handle: in the handle, unless the
+  queue is PROPCTL(FORCE) ("If a MsgHandle is provided then this option is
+  ignored ... unless the value of the PropertyControl queue attribute is
+  MQPROP_FORCE_MQRFH2"). The port's returned Message is a handle (see
+  :mod:`dlqhandler.qmgr.port`), so this is what a plain get does.
+* AS_Q_DEF without a handle: PROPCTL(ALL) and (FORCE): in an MQRFH2 in front of
+  the data; (COMPAT): in an MQRFH2 if any property is in the ``mcd``, ``jms``,
+  ``usr`` or ``mqext`` folder, else discarded; (NONE): discarded. (V6COMPAT):
+  IBM delivers an application's own MQRFH2 as it was put and properties set by
+  MQSETMP through a handle only; this queue manager keeps every property as a
+  property (it does not keep an application's MQRFH2 apart), so without a handle
+  V6COMPAT delivers them as ALL does - our choice, nearest to "received as it
+  was sent".
+* MQGMO_PROPERTIES_IN_HANDLE: in the handle (without one: MQRC_HMSG_ERROR);
+  _FORCE_MQRFH2: in an MQRFH2 whatever the handle and the queue;
+  _COMPATIBILITY: as PROPCTL(COMPAT) without a handle; MQGMO_NO_PROPERTIES:
+  discarded. A handle the properties do not go to is left as it was (IBM: the
+  MsgHandle "is ignored"); one they go to holds the message's, none if it has none.
+
+In an MQRFH2 the header takes the MQMD's Encoding, CodedCharSetId and Format (of
+what follows it) and the MQMD's Format becomes ``MQHRF2``; a dead letter thus comes
+back as MQRFH2, MQDLH, data, as from IBM MQ. Left for later: an MQRFH2 an
+application puts in the data is not turned into properties here (IBM does that on
+put); it stays data.
+"""
+
+from __future__ import annotations
+
+from dlqhandler.errors import DecodeError
+from dlqhandler.mq.constants import MQRC_HMSG_ERROR, mqi_error
+from dlqhandler.mq.message import Message
+from dlqhandler.mq.properties import Property
+from dlqhandler.mq.rfh2 import (
+    MQFMT_RF_HEADER_2,
+    MQRFH2,
+    decode_rfh2,
+    encode_rfh2,
+    folder_of,
+    folders_of,
+    properties_of,
+)
+from dlqhandler.qmgr.port import GetOptions, PutOptions, outgoing_properties
+
+__all__ = ["decode_stored", "deliver", "encode_stored", "put_properties"]
+
+_STORED_ENCODING, _STORED_CCSID = 546, 819
+_COMPAT_FOLDERS = frozenset({"mcd", "jms", "usr", "mqext"})
+
+
+def encode_stored(properties: tuple[Property, ...]) -> bytes | None:
+    """The ``props`` column of a message (None when it has none)."""
+    if not properties:
+        return None
+    return encode_rfh2(MQRFH2(folders=folders_of(properties)), encoding=_STORED_ENCODING,
+                       ccsid=_STORED_CCSID)
+
+
+def put_properties(message: Message, options: PutOptions) -> bytes | None:
+    """The ``props`` column of what a put stores (see :func:`.port.outgoing_properties`)."""
+    return encode_stored(outgoing_properties(message, options))
+
+
+def decode_stored(blob: bytes) -> tuple[Property, ...]:
+    """The properties a ``props`` column holds (written by :func:`encode_stored`)."""
+    try:
+        rfh2, _ = decode_rfh2(blob, encoding=_STORED_ENCODING, ccsid=_STORED_CCSID)
+    except DecodeError as exc:  # only a damaged database file gets here
+        raise DecodeError(f"stored message properties: {exc}", raw=exc.raw,
+                          offset=exc.offset) from exc
+    return properties_of(rfh2.folders)
+
+
+def deliver(message: Message, options: GetOptions, propctl: str) -> Message:
+    """``message`` (its stored properties in ``properties``) as this get receives it."""
+    props = message.properties
+    handle = options.msg_handle
+    has_handle = handle is not False
+    mode = options.properties
+    if mode == "in_handle" and not has_handle:
+        raise mqi_error(MQRC_HMSG_ERROR, "MQGMO_PROPERTIES_IN_HANDLE without a handle")
+    if mode == "as_q_def":
+        if propctl == "FORCE":
+            where = "rfh2"
+        elif has_handle:
+            where = "handle"
+        else:
+            where = {"ALL": "rfh2", "V6COMPAT": "rfh2", "NONE": "none"}.get(propctl, "compat")
+    else:
+        where = {"in_handle": "handle", "force_rfh2": "rfh2", "compatibility": "compat",
+                 "none": "none"}[mode]
+    if where == "compat":
+        where = "rfh2" if any(folder_of(p.name)[0] in _COMPAT_FOLDERS for p in props) \
+            else "none"
+    out = message
+    if where == "rfh2" and props:
+        out = _in_rfh2(message)
+    elif where != "handle":
+        out = Message(message.md, message.body, message.dlh)
+    if where == "handle" and not isinstance(handle, bool):
+        handle.replace_all(props)  # (else IBM: "a MsgHandle ... is ignored")
+    return out
+
+
+def _in_rfh2(message: Message) -> Message:
+    """The properties in an MQRFH2 in front of the data. The header is written in the
+    MQMD's encoding and CCSID; where those cannot describe it (a CCSID such as UTF-16
+    1200, an encoding without an integer order), the MQMD takes 546 and 1208 for it:
+    the header's own Encoding and CodedCharSetId still describe the data after it."""
+    md = message.md
+    rfh2 = MQRFH2(encoding=md.encoding, coded_char_set_id=md.coded_char_set_id,
+                  format=md.format, folders=folders_of(message.properties))
+    try:
+        header = encode_rfh2(rfh2, encoding=md.encoding, ccsid=md.coded_char_set_id or 819)
+    except DecodeError:
+        header = encode_rfh2(rfh2, encoding=546, ccsid=1208)
+        md = md.replace(encoding=546, coded_char_set_id=1208)
+    return Message(md.replace(format=MQFMT_RF_HEADER_2), header + message.body)
