@@ -2,8 +2,11 @@
 
 The common dmpmqmsg record is decoded by :file:`jvm/DumpRecordDecoder.java`, a Spark
 Java UDF: one pass over the record's characters, about as cheap as reading it
-(``benchmarks/drain.py`` shows the figures). The source ships with the package; the
-first drain on a machine compiles it with the JDK's ``javac`` against the running
+(``benchmarks/drain.py`` shows the figures); the same jar holds the ``dmpmqmsg`` Spark
+data source (:file:`jvm/DmpmqmsgFileFormat.java`, docs/datasource.md). A wheel ships the
+jar, built with the package (``setup.py``) for a Spark line, which is used when the
+running PySpark is of that line. Where there is none (a source checkout), the first
+drain on a machine compiles the sources with the JDK's ``javac`` against the running
 PySpark's jars and caches the jar by content (source, Spark version):
 ``$DLQHANDLER_JAR_CACHE``, else ``$XDG_CACHE_HOME/dlqhandler/jars``, else
 ``~/.cache/dlqhandler/jars``. Writing is atomic (a temporary directory renamed), so
