@@ -8,7 +8,9 @@
 * at split sizes from a few bytes up every message is read once and whole;
 * a query of header columns does not read the record or the body (ReadSchema);
 * ``partitionBy("target")`` writes one loadable dump per target, in input order, and
-  ``strip_dlh`` writes a message without its MQDLH;
+  ``strip_dlh`` writes a message without its MQDLH, under dmpmqmsg's header;
+* reading and writing through a Hadoop filesystem (viewfs:); several files, numbered
+  each from 1; a message over maxRecordBytes is a row, the rest is read;
 * bad input: a file that is not a dump is an error naming it; bad hex is a row naming
   file, line and message.
 """
@@ -16,6 +18,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -202,6 +205,10 @@ def test_partitioned_write_one_loadable_dump_per_target(spark: Any, tmp_path: Pa
     (df.withColumn("target", target).withColumn("strip_dlh", F.col("dlh_reason") == 2053)
      .repartition(1).sortWithinPartitions("target", "offset")
      .write.format("dmpmqmsg").partitionBy("target").save(str(out)))
+    headers = {p.read_bytes().split(b"\n\n", 1)[0] for p in out.glob("target=*/part-*.dmp")}
+    for header in headers:  # dmpmqmsg's own: its ctime() text
+        assert re.fullmatch(rb"\* DMPMQMSG Version:9\.4 Created:[A-Z][a-z]{2} [A-Z][a-z]{2} "
+                            rb"[ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [0-9]{4}", header), header
     originals = list(read_dump(SAMPLE))
     expected: dict[str, list[Any]] = {}
     for m in originals:
@@ -252,3 +259,60 @@ def test_bad_input(spark: Any, tmp_path: Path) -> None:
     assert len(rows) == 1
     assert rows[0]["malformed"].endswith(str(reference.value).split(":", 1)[1])
     assert _read(spark, bad).count() == 200
+
+
+def test_over_long_message_is_a_row_and_the_rest_is_read(spark: Any) -> None:
+    """A message longer than maxRecordBytes is a malformed row (no record) naming file,
+    line and message; every other message of the file is read as usual."""
+    full = {r["offset"]: len(r["record"]) for r in
+            _read(spark, SAMPLE).select("offset", "record").collect()}
+    limit = sorted(full.values())[len(full) // 2]
+    rows = (spark.read.format("dmpmqmsg").option("maxRecordBytes", str(limit))
+            .load(str(SAMPLE)).select("offset", "message_number", "line", "record",
+                                      "malformed", "md_msg_id").collect())
+    assert {r["offset"] for r in rows} == set(full)
+    for r in rows:
+        if full[r["offset"]] > limit:
+            assert r["record"] is None
+            assert r["md_msg_id"] is None
+            assert r["malformed"].endswith(
+                f":{r['line']}: message {r['message_number']}: the message is "
+                f"{full[r['offset']]} bytes, longer than maxRecordBytes ({limit}): it was "
+                "not read; raise the option to read it")
+        else:
+            assert r["malformed"] is None
+            assert len(r["record"]) == full[r["offset"]]
+
+
+def test_several_files_are_numbered_each_from_one(spark: Any, tmp_path: Path) -> None:
+    """Two files in one read: each file's messages are numbered from 1, with the lines
+    the Python reader's errors would name, and each keeps its own count."""
+    (mixed, *_rest) = _mixed(tmp_path)
+    rows = _read(spark, SAMPLE, mixed).select("input_file", "message_number", "line").collect()
+    for path in (SAMPLE, mixed):
+        mine = sorted((r["message_number"], r["line"]) for r in rows
+                      if r["input_file"].endswith(path.name))
+        assert [n for n, _line in mine] == list(range(1, len(list(read_dump(path))) + 1))
+        lines = path.read_bytes().split(b"\n")
+        assert all(lines[line - 1][:1] in (b"A", b"N") for _n, line in mine)
+
+
+def test_read_and_write_through_a_hadoop_filesystem(spark: Any, tmp_path: Path) -> None:
+    """viewfs: (Hadoop's mount table, standing for hdfs:/s3a:) for reading and writing:
+    the rows name the viewfs file, and the written dump is the input's bytes."""
+    from pyspark.sql import functions as F
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "in.dmp").write_bytes(SAMPLE.read_bytes())
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    conf.set("fs.viewfs.mounttable.i24.link./data", f"file://{data}")
+    df = spark.read.format("dmpmqmsg").load("viewfs://i24/data/in.dmp")
+    assert {r["input_file"] for r in df.select("input_file").distinct().collect()} == {
+        "viewfs://i24/data/in.dmp"}
+    first = df.agg(F.min("offset")).first()[0]
+    (df.withColumn("target", F.lit("Q1")).coalesce(1).write.format("dmpmqmsg")
+     .option("header", _header(SAMPLE.read_bytes(), first)).partitionBy("target")
+     .save("viewfs://i24/data/out"))
+    (part,) = (data / "out" / "target=Q1").glob("part-*.dmp")
+    assert part.read_bytes() == SAMPLE.read_bytes()

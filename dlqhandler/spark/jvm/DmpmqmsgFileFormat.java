@@ -37,7 +37,8 @@
  * Write: a column "record" (binary) is required; rows with a null record (the cut-off
  * ones, reported on read) are not written. A boolean column "strip_dlh", when true,
  * writes the message without its MQDLH (DumpRecordWriter). Option "header": the file
- * header's text (default a "* DMPMQMSG" line). Each part file is a whole dmpmqmsg file.
+ * header's text (default dmpmqmsg's: "* DMPMQMSG Version:9.4 Created:<ctime>" and an
+ * empty line). Each part file is a whole dmpmqmsg file.
  */
 package dlqhandler.spark;
 
@@ -278,8 +279,9 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             DumpMessage m = null;
             if (decode) {
                 if (raw.bytes == null) {
-                    malformed = "the message is longer than maxRecordBytes (" + raw.length
-                        + " bytes or more): it was not read; raise the option to read it";
+                    malformed = "the message is " + raw.length + " bytes, longer than "
+                        + "maxRecordBytes (" + split.maxRecord + "): it was not read; raise "
+                        + "the option to read it";
                 } else if (raw.cut) {
                     malformed = "the file is cut off " + (raw.newlineAtEnd
                         ? "after this data line" : "in the middle of this line (no newline)")
@@ -359,7 +361,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                                org.apache.spark.sql.types.BooleanType)) {
             throw new IllegalArgumentException("dmpmqmsg: column 'strip_dlh' must be boolean");
         }
-        String header = options.getOrElse("header", () -> DumpRecordWriter.DEFAULT_HEADER);
+        String header = options.getOrElse("header", () -> null);  // null: dmpmqmsg's
         return new Writers(record, strip == null ? -1 : strip, header);
     }
 

@@ -24,7 +24,13 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.execution.datasources.OutputWriter;
 
 final class DumpRecordWriter extends OutputWriter {
-    static final String DEFAULT_HEADER = "* DMPMQMSG Version:9.4 Created:by dlqhandler\n";
+    /** The header dmpmqmsg writes: "* DMPMQMSG Version:9.4 Created:" and the C ctime()
+     *  text of the local time (day of the month blank padded), then an empty line. */
+    static String defaultHeader() {
+        return "* DMPMQMSG Version:9.4 Created:" + java.time.LocalDateTime.now().format(
+            java.time.format.DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss yyyy",
+                                                         java.util.Locale.ROOT)) + "\n\n";
+    }
     private static final int WIDTH = 25;  // data bytes per X line
     private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
 
@@ -41,7 +47,8 @@ final class DumpRecordWriter extends OutputWriter {
         Path p = new Path(path);
         this.out = new java.io.BufferedOutputStream(p.getFileSystem(conf).create(p, false),
                                                     1 << 16);
-        this.header = header.endsWith("\n") ? header : header + "\n";
+        String text = header == null ? defaultHeader() : header;
+        this.header = text.endsWith("\n") ? text : text + "\n";
         this.record = record;
         this.strip = strip;
     }

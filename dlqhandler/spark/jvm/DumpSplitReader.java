@@ -37,7 +37,7 @@ final class DumpSplitReader implements AutoCloseable {
     private final Configuration conf;
     private final FSDataInputStream in;
     private final long end;
-    private final long maxRecord;
+    final long maxRecord;
 
     // the input buffer
     private final byte[] buf = new byte[BUFFER];
