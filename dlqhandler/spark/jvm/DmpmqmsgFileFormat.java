@@ -239,6 +239,11 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             }
             this.decode = d;
             this.locate = l;
+            boolean record = false;
+            for (int c : columns) {
+                record |= c == RECORD;
+            }
+            split.keepBytes = d || record;  // a count copies nothing
             this.file = UTF8String.fromString(split.name);
         }
 

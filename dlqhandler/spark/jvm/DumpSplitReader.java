@@ -52,6 +52,8 @@ final class DumpSplitReader implements AutoCloseable {
     private long pendingOffset;
     private int prevKind;      // first byte of the last significant line; 0 = none
     private boolean eof;
+    boolean keepBytes = true;  // false: no selected column needs a record's bytes
+    private static final byte[] NOT_KEPT = new byte[0];
 
     // line and message numbers of the split's first message, when known
     private long baseLine = -1;
@@ -225,7 +227,7 @@ final class DumpSplitReader implements AutoCloseable {
                     // the next message: it stays in the buffer
                     byte[] next = Arrays.copyOfRange(record.buf, s, record.size);
                     record.size = s;
-                    raw.bytes = tooLong ? null : Arrays.copyOf(record.buf, record.size);
+                    raw.bytes = tooLong ? null : keepBytes ? Arrays.copyOf(record.buf, record.size) : NOT_KEPT;
                     record.size = 0;
                     record.write(next, 0, next.length);
                     pending = true;
@@ -250,7 +252,7 @@ final class DumpSplitReader implements AutoCloseable {
             }
         }
         if (eof) {
-            raw.bytes = tooLong ? null : Arrays.copyOf(record.buf, record.size);
+            raw.bytes = tooLong ? null : keepBytes ? Arrays.copyOf(record.buf, record.size) : NOT_KEPT;
             raw.newlineAtEnd = record.size > 0 && record.buf[record.size - 1] == '\n';
             // cut off: the file's last line is a data line (no empty line after it)
             if (!tooLong && record.size > 0 && lastStart >= 0) {
