@@ -16,7 +16,9 @@
  * FileSystem (file:, hdfs:, s3a:, abfs:, viewfs: ...). Spark 4 itself still plans the
  * built-in file sources through this API (spark.sql.sources.useV1SourceList), because
  * the V2 file writer has no partitionBy; a V2 source would have to rebuild the
- * partitioned writer, the commit protocol and the split planning.
+ * partitioned writer, the commit protocol and the split planning. Built and tested
+ * against PySpark 4.3.0's bundled jars (spark-sql_2.13-4.3.0, Scala 2.13, whose
+ * FileFormat trait compiles to a Java interface with default methods).
  *
  * Read schema (SCHEMA, in this order; DumpMessage decodes as the Python reader does):
  *   input_file string    the file, as Spark's _metadata.file_path spells it
