@@ -2,8 +2,11 @@
 
 The common dmpmqmsg record is decoded by :file:`jvm/DumpRecordDecoder.java`, a Spark
 Java UDF: one pass over the record's characters, about as cheap as reading it
-(``benchmarks/drain.py`` shows the figures). The source ships with the package; the
-first drain on a machine compiles it with the JDK's ``javac`` against the running
+(``benchmarks/drain.py`` shows the figures); the same jar holds the ``dmpmqmsg`` Spark
+data source (:file:`jvm/DmpmqmsgFileFormat.java`, docs/datasource.md). A wheel ships the
+jar, built with the package (``setup.py``) for a Spark line, which is used when the
+running PySpark is of that line. Where there is none (a source checkout), the first
+drain on a machine compiles the sources with the JDK's ``javac`` against the running
 PySpark's jars and caches the jar by content (source, Spark version):
 ``$DLQHANDLER_JAR_CACHE``, else ``$XDG_CACHE_HOME/dlqhandler/jars``, else
 ``~/.cache/dlqhandler/jars``. Writing is atomic (a temporary directory renamed), so
@@ -22,16 +25,16 @@ import contextlib
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from dlqhandler.logs import get_logger
+from dlqhandler.spark._jarbuild import JAR_NAME, SERVICES, STAMP_NAME, build_jar
 
 __all__ = ["DECODER_FUNCTION", "LOCAL_FS_CLASS", "STRIP_FUNCTION", "compiled_jar",
-           "register_decoder"]
+           "register_decoder", "shipped_jar"]
 
 DECODER_FUNCTION = "dlqhandler_decode_record"
 STRIP_FUNCTION = "dlqhandler_stripped_record"
@@ -50,64 +53,63 @@ def _cache_root() -> Path:
     return Path(base) / "dlqhandler" / "jars"
 
 
-def _javac() -> str | None:
-    home = os.environ.get("JAVA_HOME")
-    if home and (Path(home) / "bin" / "javac").is_file():
-        return str(Path(home) / "bin" / "javac")
-    return shutil.which("javac")
-
-
 def _spark_jars() -> Path:
     import pyspark
 
     return Path(pyspark.__file__).parent / "jars"
 
 
-def compiled_jar() -> Path | None:
-    """The jar of ``jvm/*.java`` for the installed PySpark, compiling it if needed;
-    None when it cannot be built here (no ``javac``, or the compiler failed: logged)."""
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def shipped_jar() -> Path | None:
+    """The jar built with the package (a wheel, or ``setup.py build_py``), when it was
+    built for this PySpark's Spark line (major.minor)."""
     import pyspark
 
+    jar = _SOURCES / JAR_NAME
+    stamp = _SOURCES / STAMP_NAME
+    if not jar.is_file() or not stamp.is_file():
+        return None
+    if _minor(stamp.read_text().strip()) != _minor(pyspark.__version__):
+        _log.warning("shipped_jar_other_spark", built_for=stamp.read_text().strip(),
+                     running=pyspark.__version__)
+        return None
+    return jar
+
+
+def compiled_jar() -> Path | None:
+    """The jar of ``jvm/*.java`` for the installed PySpark: the one shipped with the
+    package, else compiled here on first use and cached by content; None when neither
+    (no ``javac``, or the compiler failed: logged)."""
+    import pyspark
+
+    shipped = shipped_jar()
+    if shipped is not None:
+        return shipped
     sources = sorted(_SOURCES.glob("*.java"))
     digest = hashlib.sha256(pyspark.__version__.encode())
+    for name, text in sorted(SERVICES.items()):
+        digest.update(name.encode() + b"\0" + text.encode())
     for src in sources:
         digest.update(src.name.encode() + b"\0" + src.read_bytes())
     final = _cache_root() / digest.hexdigest()[:16]
-    jar = final / "dlqhandler-spark.jar"
+    jar = final / JAR_NAME
     if jar.is_file():
         return jar
-    javac = _javac()
-    if javac is None:
-        _log.warning("jvm_decoder_unavailable", why="no javac (a JDK) on PATH or in JAVA_HOME")
-        return None
     final.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".build-", dir=final.parent))
     try:
-        classes = work / "classes"
-        classes.mkdir()
-        cmd = [javac, "--release", "17", "-nowarn", "-cp", str(_spark_jars() / "*"),
-               "-d", str(classes), *map(str, sources)]
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            _log.warning("jvm_decoder_unavailable", why="javac failed",
-                         output=done.stderr[-2000:])
+        problem = build_jar(sources, _spark_jars(), work / JAR_NAME)
+        if problem is not None:
+            _log.warning("jvm_decoder_unavailable", why=problem)
             return None
-        _write_jar(classes, work / jar.name)
         with contextlib.suppress(OSError):  # another process may have won the race
             work.rename(final)
         return jar if jar.is_file() else None
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def _write_jar(classes: Path, jar: Path) -> None:
-    """A jar is a zip with a manifest; the ``jar`` tool is not always installed."""
-    import zipfile
-
-    with zipfile.ZipFile(jar, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
-        for path in sorted(classes.rglob("*.class")):
-            z.write(path, path.relative_to(classes).as_posix())
 
 
 def register_decoder(spark: Any, struct_ddl: str) -> bool:

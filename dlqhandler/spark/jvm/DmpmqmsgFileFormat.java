@@ -1,0 +1,415 @@
+/*
+ * The Spark data source "dmpmqmsg": IBM MQ dump files (dmpmqmsg/qload text) read as one
+ * row per message and written from rows, as bytes.
+ *
+ *   spark.read.format("dmpmqmsg").load(paths)
+ *   df.write.format("dmpmqmsg").partitionBy("target").save(dir)
+ *
+ * Why the file-format API (FileFormat, behind Spark's text, CSV and Parquet sources) and
+ * not DataSource V2 (the Kafka source's): a dump is a file, and the file-format API gives
+ * everything a file source needs from Spark itself. Spark plans the byte-range splits
+ * (spark.sql.files.maxPartitionBytes) and this class cuts them on message boundaries
+ * (DumpSplitReader); buildReader receives the columns a query selects (requiredSchema),
+ * and the scan's ReadSchema shows the pruning; a write with partitionBy("target") is
+ * Spark's own dynamic-partition writer, one directory target=<value> per target, with
+ * its commit protocol (task attempts, _SUCCESS); and every path goes through Hadoop's
+ * FileSystem (file:, hdfs:, s3a:, abfs:, viewfs: ...). Spark 4 itself still plans the
+ * built-in file sources through this API (spark.sql.sources.useV1SourceList), because
+ * the V2 file writer has no partitionBy; a V2 source would have to rebuild the
+ * partitioned writer, the commit protocol and the split planning. Built and tested
+ * against PySpark 4.3.0's bundled jars (spark-sql_2.13-4.3.0, Scala 2.13, whose
+ * FileFormat trait compiles to a Java interface with default methods).
+ *
+ * Read schema (SCHEMA, in this order; DumpMessage decodes as the Python reader does):
+ *   input_file string    the file, as Spark's _metadata.file_path spells it
+ *   offset long          byte offset of the message's first line in the file
+ *   message_number long  1-based message number in the file
+ *   line long            line number of the message's first line
+ *   md_<field>           the MQMD (28 fields, dlqhandler.mq.mqmd.MQMD's names and order)
+ *   body binary          the message data, MQDLH included
+ *   has_dlh boolean      the data starts with a valid MQDLH
+ *   dlh_error string     why it has none (the Python reader's words)
+ *   dlh_<field>          the MQDLH's fields but StrucId and Version (null without one)
+ *   malformed string     null, or why the record is not a message: "<file>:<line>:
+ *                        message <n>: <problem>"; such a row has no md/dlh/body values
+ *   record binary        the message's bytes as in the file: its first line up to the
+ *                        next message (null for a cut-off or over-long message)
+ * Options: maxRecordBytes (default 1 GiB): a longer message is a malformed row.
+ *
+ * Write: a column "record" (binary) is required; rows with a null record (the cut-off
+ * ones, reported on read) are not written. A boolean column "strip_dlh", when true,
+ * writes the message without its MQDLH (DumpRecordWriter). Option "header": the file
+ * header's text (default dmpmqmsg's: "* DMPMQMSG Version:9.4 Created:<ctime>" and an
+ * empty line). Each part file is a whole dmpmqmsg file.
+ */
+package dlqhandler.spark;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.TaskAttemptContext;
+import org.apache.spark.TaskContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.execution.datasources.FileFormat;
+import org.apache.spark.sql.execution.datasources.OutputWriter;
+import org.apache.spark.sql.execution.datasources.OutputWriterFactory;
+import org.apache.spark.sql.execution.datasources.PartitionedFile;
+import org.apache.spark.sql.sources.DataSourceRegister;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
+import org.apache.spark.util.SerializableConfiguration;
+
+import scala.Function1;
+import scala.Option;
+import scala.collection.immutable.Seq;
+import scala.runtime.AbstractFunction1;
+
+public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister, Serializable {
+    private static final long serialVersionUID = 1L;
+
+    static final String[] DLH_COLUMNS = {
+        "reason", "dest_q_name", "dest_q_mgr_name", "encoding", "coded_char_set_id", "format",
+        "put_appl_type", "put_appl_name", "put_date", "put_time"};
+    public static final StructType SCHEMA = schema();
+
+    // column ids
+    private static final int INPUT_FILE = 0, OFFSET = 1, NUMBER = 2, LINE = 3, MD = 4;
+    private static final int BODY = MD + DumpTables.MD_FIELDS.length;
+    private static final int HAS_DLH = BODY + 1, DLH_ERROR = BODY + 2, DLH = BODY + 3;
+    private static final int MALFORMED = DLH + DLH_COLUMNS.length, RECORD = MALFORMED + 1;
+
+    private static StructType schema() {
+        StructType s = new StructType()
+            .add("input_file", DataTypes.StringType, false)
+            .add("offset", DataTypes.LongType, false)
+            .add("message_number", DataTypes.LongType, false)
+            .add("line", DataTypes.LongType, false);
+        Object[] defaults = DumpTables.mdDefaults();
+        for (int i = 0; i < DumpTables.MD_FIELDS.length; i++) {
+            s = s.add("md_" + DumpTables.MD_FIELDS[i], typeOf(defaults[i]), true);
+        }
+        s = s.add("body", DataTypes.BinaryType, true)
+            .add("has_dlh", DataTypes.BooleanType, true)
+            .add("dlh_error", DataTypes.StringType, true);
+        for (String name : DLH_COLUMNS) {
+            boolean text = name.contains("name") || name.equals("format")
+                || name.startsWith("put_d") || name.startsWith("put_t");
+            s = s.add("dlh_" + name, text ? DataTypes.StringType : DataTypes.IntegerType, true);
+        }
+        return s.add("malformed", DataTypes.StringType, true)
+            .add("record", DataTypes.BinaryType, true);
+    }
+
+    private static DataType typeOf(Object value) {
+        if (value instanceof Integer) {
+            return DataTypes.IntegerType;
+        }
+        return value instanceof String ? DataTypes.StringType : DataTypes.BinaryType;
+    }
+
+    @Override
+    public String shortName() {
+        return "dmpmqmsg";
+    }
+
+    @Override
+    public String toString() {
+        return "dmpmqmsg";
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof DmpmqmsgFileFormat;
+    }
+
+    @Override
+    public int hashCode() {
+        return DmpmqmsgFileFormat.class.hashCode();
+    }
+
+    @Override
+    public Option<StructType> inferSchema(SparkSession spark,
+                                          scala.collection.immutable.Map<String, String> options,
+                                          Seq<FileStatus> files) {
+        return Option.apply(SCHEMA);
+    }
+
+    @Override
+    public boolean isSplitable(SparkSession spark,
+                               scala.collection.immutable.Map<String, String> options,
+                               org.apache.hadoop.fs.Path path) {
+        return true;
+    }
+
+    // --- read ----------------------------------------------------------------------
+
+    @Override
+    public Function1<PartitionedFile, scala.collection.Iterator<InternalRow>> buildReader(
+            SparkSession spark, StructType dataSchema, StructType partitionSchema,
+            StructType requiredSchema, Seq<Filter> filters,
+            scala.collection.immutable.Map<String, String> options, Configuration hadoopConf) {
+        Broadcast<SerializableConfiguration> conf = spark.sparkContext().broadcast(
+            new SerializableConfiguration(hadoopConf),
+            scala.reflect.ClassTag$.MODULE$.apply(SerializableConfiguration.class));
+        int[] columns = new int[requiredSchema.fields().length];
+        for (int i = 0; i < columns.length; i++) {
+            columns[i] = SCHEMA.fieldIndex(requiredSchema.fields()[i].name());
+        }
+        long maxRecord = Long.parseLong(options.getOrElse("maxRecordBytes",
+            () -> String.valueOf(1L << 30)));
+        return new Reader(conf, columns, Math.min(maxRecord, Integer.MAX_VALUE - 64));
+    }
+
+    private static final class Reader
+            extends AbstractFunction1<PartitionedFile, scala.collection.Iterator<InternalRow>>
+            implements Serializable {
+        private static final long serialVersionUID = 1L;
+        private final Broadcast<SerializableConfiguration> conf;
+        private final int[] columns;
+        private final long maxRecord;
+
+        Reader(Broadcast<SerializableConfiguration> conf, int[] columns, long maxRecord) {
+            this.conf = conf;
+            this.columns = columns;
+            this.maxRecord = maxRecord;
+        }
+
+        @Override
+        public scala.collection.Iterator<InternalRow> apply(PartitionedFile file) {
+            try {
+                DumpSplitReader split = new DumpSplitReader(conf.value().value(),
+                    file.toPath(), file.filePath().toString(), file.start(),
+                    file.start() + file.length(), maxRecord);
+                TaskContext task = TaskContext.get();
+                if (task != null) {
+                    task.addTaskCompletionListener(new org.apache.spark.util.TaskCompletionListener() {
+                        @Override
+                        public void onTaskCompletion(TaskContext context) {
+                            try {
+                                split.close();
+                            } catch (IOException e) {
+                                // closing a read stream: nothing was written
+                            }
+                        }
+                    });
+                }
+                return new Rows(split, columns);
+            } catch (IOException e) {
+                throw new DumpReadException(e.getMessage(), e);
+            }
+        }
+    }
+
+    /** A problem with a file as a whole (not a dump, unreadable): names file and line. */
+    static final class DumpReadException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        DumpReadException(String message, Throwable cause) {
+            super("dmpmqmsg: " + message, cause);
+        }
+    }
+
+    private static final class Rows extends scala.collection.AbstractIterator<InternalRow> {
+        private final DumpSplitReader split;
+        private final int[] columns;
+        private final boolean decode;
+        private final boolean locate;
+        private final UTF8String file;
+        private DumpSplitReader.Raw next;
+        private boolean done;
+
+        Rows(DumpSplitReader split, int[] columns) {
+            this.split = split;
+            this.columns = columns;
+            boolean d = false;
+            boolean l = false;
+            for (int c : columns) {
+                d |= c >= MD && c <= MALFORMED;
+                l |= c == NUMBER || c == LINE;
+            }
+            this.decode = d;
+            this.locate = l;
+            boolean record = false;
+            for (int c : columns) {
+                record |= c == RECORD;
+            }
+            split.keepBytes = d || record;  // a count copies nothing
+            this.file = UTF8String.fromString(split.name);
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (next == null && !done) {
+                try {
+                    next = split.next();
+                } catch (IOException e) {
+                    throw new DumpReadException(split.name + ": " + e.getMessage(), e);
+                }
+                done = next == null;
+            }
+            return next != null;
+        }
+
+        @Override
+        public InternalRow next() {
+            if (!hasNext()) {
+                throw new java.util.NoSuchElementException();
+            }
+            DumpSplitReader.Raw raw = next;
+            next = null;
+            try {
+                return row(raw);
+            } catch (IOException e) {
+                throw new DumpReadException(split.name + ": " + e.getMessage(), e);
+            }
+        }
+
+        private InternalRow row(DumpSplitReader.Raw raw) throws IOException {
+            Object[] all = new Object[RECORD + 1];
+            all[INPUT_FILE] = file;
+            all[OFFSET] = raw.offset;
+            all[RECORD] = raw.cut ? null : raw.bytes;
+            String malformed = null;
+            int problemLine = 0;
+            DumpMessage m = null;
+            if (decode) {
+                if (raw.bytes == null) {
+                    malformed = "the message is " + raw.length + " bytes, longer than "
+                        + "maxRecordBytes (" + split.maxRecord + "): it was not read; raise "
+                        + "the option to read it";
+                } else if (raw.cut) {
+                    malformed = "the file is cut off " + (raw.newlineAtEnd
+                        ? "after this data line" : "in the middle of this line (no newline)")
+                        + ": dmpmqmsg ends every message with an empty line and this last "
+                        + "message has none, so its data may be incomplete; nothing of this "
+                        + "message was read. Copy or dump the file again (if it is complete, "
+                        + "add an empty line at its end)";
+                    problemLine = raw.lastLine;
+                } else {
+                    m = DumpMessage.decode(raw.bytes, 0, raw.bytes.length);
+                    if (m.error != null) {
+                        malformed = m.error;
+                        problemLine = m.errorLine;
+                    }
+                }
+            }
+            if (locate || malformed != null) {
+                long[] at = split.located(raw);
+                all[LINE] = at[0];
+                all[NUMBER] = at[1];
+                if (malformed != null) {
+                    all[MALFORMED] = UTF8String.fromString(split.name + ":" + (at[0] + problemLine)
+                        + ": message " + at[1] + ": " + malformed);
+                }
+            }
+            if (m != null && m.error == null) {
+                for (int i = 0; i < m.md.length; i++) {
+                    Object v = m.md[i];
+                    all[MD + i] = v instanceof String ? UTF8String.fromString((String) v) : v;
+                }
+                all[BODY] = m.body;
+                boolean needDlh = false;
+                for (int c : columns) {
+                    needDlh |= c >= HAS_DLH && c < MALFORMED;
+                }
+                if (needDlh) {
+                    DumpMessage.Dlh dlh = DumpMessage.decodeDlh(m.md, m.body);
+                    all[HAS_DLH] = dlh.error == null;
+                    if (dlh.error != null) {
+                        all[DLH_ERROR] = UTF8String.fromString(dlh.error);
+                    } else {
+                        for (int i = 0; i < DLH_COLUMNS.length; i++) {
+                            Object v = dlh.values[i];
+                            all[DLH + i] = v instanceof String
+                                ? UTF8String.fromString((String) v) : v;
+                        }
+                    }
+                }
+            }
+            Object[] out = new Object[columns.length];
+            for (int i = 0; i < columns.length; i++) {
+                out[i] = all[columns[i]];
+            }
+            return new GenericInternalRow(out);
+        }
+    }
+
+    // --- write ---------------------------------------------------------------------
+
+    @Override
+    public OutputWriterFactory prepareWrite(SparkSession spark, Job job,
+                                            scala.collection.immutable.Map<String, String> options,
+                                            StructType dataSchema) {
+        Map<String, Integer> at = new HashMap<>();
+        for (int i = 0; i < dataSchema.fields().length; i++) {
+            at.put(dataSchema.fields()[i].name(), i);
+        }
+        Integer record = at.get("record");
+        if (record == null || !(dataSchema.fields()[record].dataType() instanceof
+                                org.apache.spark.sql.types.BinaryType)) {
+            throw new IllegalArgumentException("dmpmqmsg: writing needs a binary column "
+                + "'record' (the message as read by format('dmpmqmsg')); the columns are "
+                + String.join(", ", dataSchema.fieldNames()));
+        }
+        Integer strip = at.get("strip_dlh");
+        if (strip != null && !(dataSchema.fields()[strip].dataType() instanceof
+                               org.apache.spark.sql.types.BooleanType)) {
+            throw new IllegalArgumentException("dmpmqmsg: column 'strip_dlh' must be boolean");
+        }
+        String header = options.getOrElse("header", () -> null);  // null: dmpmqmsg's
+        return new Writers(record, strip == null ? -1 : strip, header);
+    }
+
+    private static final class Writers extends OutputWriterFactory {
+        private static final long serialVersionUID = 1L;
+        private final int record;
+        private final int strip;
+        private final String header;
+
+        Writers(int record, int strip, String header) {
+            this.record = record;
+            this.strip = strip;
+            this.header = header;
+        }
+
+        @Override
+        public String getFileExtension(TaskAttemptContext context) {
+            return ".dmp";
+        }
+
+        @Override
+        public OutputWriter newInstance(String path, StructType dataSchema,
+                                        TaskAttemptContext context) {
+            try {
+                return new DumpRecordWriter(path, context.getConfiguration(), header, record,
+                                            strip);
+            } catch (IOException e) {
+                throw new DumpReadException("cannot create " + path + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** The schema's fields, for tests and the Python side. */
+    public static String ddl() {
+        StringBuilder s = new StringBuilder();
+        for (StructField f : SCHEMA.fields()) {
+            if (s.length() > 0) {
+                s.append(", ");
+            }
+            s.append(f.name()).append(' ').append(f.dataType().simpleString());
+        }
+        return s.toString();
+    }
+}

@@ -1,0 +1,603 @@
+/*
+ * One dmpmqmsg message record decoded in the JVM, as the Python reader decodes it
+ * (dlqhandler/formats/dump_reader.py for the MQMD and the data,
+ * dlqhandler/mq/message.py decode_dead_letter for the MQDLH): the same values, the same
+ * problems with the same words. The tables (A codes, MQMD defaults, MQDLH layout, code
+ * pages) are generated from the Python side into DumpTables.java.
+ *
+ * A record is the bytes of one message in the file: its first A or N line up to the
+ * next message's first line (so the blank line and any comment lines after it too).
+ * decode() never throws on bad input: a problem is the result's error and errorLine
+ * (the 0-based line of the problem within the record).
+ */
+package dlqhandler.spark;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.Charset;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+final class DumpMessage {
+    Object[] md;          // MQMD values in DumpTables.MD_FIELDS order (Integer, String, byte[])
+    byte[] body;
+    String error;         // null when the record decoded
+    int errorLine;        // 0-based line within the record
+
+    private static final int[] ATTR_INDEX = new int[1 << 15];  // code letters -> index + 1
+
+    static {
+        for (int i = 0; i < DumpTables.CODES.length; i++) {
+            ATTR_INDEX[key(DumpTables.CODES[i].getBytes(StandardCharsets.US_ASCII), 0)] = i + 1;
+        }
+    }
+
+    private static int key(byte[] b, int at) {
+        return ((b[at] & 31) << 10) | ((b[at + 1] & 31) << 5) | (b[at + 2] & 31);
+    }
+
+    private static final class LineError extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        LineError(String detail) {
+            super(detail, null, false, false);
+        }
+    }
+
+    /** Decode buf[off, off + len). */
+    static DumpMessage decode(byte[] buf, int off, int len) {
+        DumpMessage m = new DumpMessage();
+        Object[] values = DumpTables.mdDefaults();
+        ByteSink data = new ByteSink(Math.max(16, len / 2));
+        int end = off + len;
+        int pos = off;
+        int line = 0;
+        boolean inData = false;
+        boolean first = true;
+        try {
+            while (pos < end) {
+                int nl = pos;
+                while (nl < end && buf[nl] != '\n') {
+                    nl++;
+                }
+                int next = nl < end ? nl + 1 : end;
+                int stop = nl;
+                if (stop > pos && buf[stop - 1] == '\r') {
+                    stop--;
+                }
+                int n = stop - pos;
+                if (n > 0) {
+                    byte c = buf[pos];
+                    if (first) {
+                        first = false;  // the record's first line is its A or N line
+                        if (c == 'A') {
+                            applyAttribute(values, buf, pos, n);
+                        }
+                    } else if (c == 'A' && !inData) {
+                        applyAttribute(values, buf, pos, n);
+                    } else if (c == 'X' || c == 'S' || c == 'T') {
+                        dataLine(data, buf, pos, n, c);
+                        inData = true;
+                    } else if (c == '*') {
+                        // a comment, anywhere
+                    } else if (!inData) {
+                        throw new LineError("expected an 'A' attribute or an 'X', 'S' or 'T' data "
+                            + "line, found " + (c == 'N' ? "an 'N' line" : show(buf, pos, n, 24)));
+                    } else {
+                        throw new LineError("expected a message ('A' or 'N' line), found "
+                            + show(buf, pos, n, 24));
+                    }
+                }
+                pos = next;
+                if (pos < end) {
+                    line++;
+                }
+            }
+            if (!inData) {
+                throw new LineError("expected an 'X', 'S' or 'T' data line, found end of file");
+            }
+        } catch (LineError e) {
+            m.error = e.getMessage();
+            m.errorLine = line;
+            return m;
+        }
+        m.md = values;
+        m.body = data.toArray();
+        return m;
+    }
+
+    // --- A lines -------------------------------------------------------------------
+
+    private static void applyAttribute(Object[] values, byte[] b, int at, int n)
+            throws LineError {
+        int index = n >= 5 ? ATTR_INDEX[key(b, at + 2)] - 1 : -1;
+        if (index >= 0 && !DumpTables.CODES[index].equals(
+                new String(b, at + 2, 3, StandardCharsets.ISO_8859_1))) {
+            index = -1;
+        }
+        if (index < 0 || n < 5 || b[at + 1] != ' ' || (n > 5 && b[at + 5] != ' ')) {
+            throw new LineError(attributeProblem(b, at, n));
+        }
+        if (n < 7) {
+            return;  // no value: the field keeps its default, as in dmpmqmsg
+        }
+        String code = DumpTables.CODES[index];
+        int field = DumpTables.FIELD[index];
+        int length = DumpTables.LENGTH[index];
+        int v = at + 6;
+        int vn = n - 6;
+        switch (DumpTables.KIND[index]) {
+            case DumpTables.LONG: {
+                long number = parseLong(b, v, vn, code);
+                if (field == 0 && number != 1 && number != 2) {
+                    throw new LineError("A VER: MQMD version must be 1 or 2, found " + number);
+                }
+                values[field] = (int) number;
+                break;
+            }
+            case DumpTables.CHAR: {
+                int nul = indexOf(b, v, vn, (byte) 0);
+                if (vn <= length && nul < 0) {
+                    values[field] = rstrip(latin1(b, v, vn));
+                } else {
+                    if (vn > length) {
+                        for (int i = v + length; i < v + vn; i++) {
+                            if (b[i] != ' ') {
+                                throw new LineError("A " + code + ": value is longer than the "
+                                    + length + "-byte field: " + show(b, v, vn, 60));
+                            }
+                        }
+                        vn = length;
+                    }
+                    values[field] = text(b, v, vn);
+                }
+                break;
+            }
+            case DumpTables.BYTE:
+                values[field] = hexField(b, v, vn, (byte[]) values[field], code);
+                break;
+            default: {  // an MQCHARn spelt in hex (AIX, AOX)
+                byte[] current = Arrays.copyOf(
+                    ((String) values[field]).getBytes(StandardCharsets.ISO_8859_1), length);
+                for (int i = ((String) values[field]).length(); i < length; i++) {
+                    current[i] = ' ';
+                }
+                byte[] raw = hexField(b, v, vn, current, code);
+                values[field] = text(raw, 0, raw.length);
+                break;
+            }
+        }
+    }
+
+    private static String attributeProblem(byte[] b, int at, int n) {
+        if (n < 5) {
+            return "attribute line too short: expected 'A <code> <value>', found "
+                + show(b, at, n, 24);
+        }
+        if (b[at + 1] != ' ' || (n > 5 && b[at + 5] != ' ')) {
+            return "expected 'A <code> <value>' with blanks in columns 2 and 6, found "
+                + show(b, at, n, 24);
+        }
+        String[] sorted = DumpTables.CODES.clone();
+        Arrays.sort(sorted);
+        return "unrecognised attribute code " + pyRepr(latin1(b, at + 2, 3))
+            + ": expected one of " + String.join(", ", sorted);
+    }
+
+    /** Python's " *([+-]?[0-9]{1,10}) *" as a signed 32-bit integer. */
+    private static long parseLong(byte[] b, int v, int vn, String code) throws LineError {
+        int i = v;
+        int end = v + vn;
+        while (i < end && b[i] == ' ') {
+            i++;
+        }
+        int e = end;
+        while (e > i && b[e - 1] == ' ') {
+            e--;
+        }
+        boolean negative = false;
+        int d = i;
+        if (d < e && (b[d] == '+' || b[d] == '-')) {
+            negative = b[d] == '-';
+            d++;
+        }
+        int digits = e - d;
+        boolean ok = digits >= 1 && digits <= 10;
+        long value = 0;
+        for (int k = d; ok && k < e; k++) {
+            if (b[k] < '0' || b[k] > '9') {
+                ok = false;
+            } else {
+                value = value * 10 + (b[k] - '0');
+            }
+        }
+        if (negative) {
+            value = -value;
+        }
+        if (!ok || value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
+            throw new LineError("A " + code + ": expected a signed 32-bit decimal integer, found "
+                + show(b, v, vn, 24));
+        }
+        return value;
+    }
+
+    private static byte[] hexField(byte[] b, int v, int vn, byte[] current, String code)
+            throws LineError {
+        int length = current.length;
+        int digits = 0;
+        while (digits < vn && hexValue(b[v + digits]) >= 0) {
+            digits++;
+        }
+        if (digits == vn && vn == 2 * length) {
+            return unhex(b, v, vn);
+        }
+        int junk = v + digits;
+        while (junk < v + vn && b[junk] == ' ') {
+            junk++;
+        }
+        String problem = "";
+        if (junk < v + vn) {
+            int column = 7 + junk - v;
+            problem = "unexpected character " + pyRepr(latin1(b, junk, 1)) + " in column " + column;
+        } else if (digits > 2 * length) {
+            problem = digits / 2 + " bytes, more than the " + length + "-byte field";
+        } else if (digits % 2 != 0) {
+            problem = "an odd number of hex digits (" + digits + ")";
+        }
+        if (!problem.isEmpty()) {
+            throw new LineError("A " + code + ": badly formed hex value: " + problem);
+        }
+        byte[] data = unhex(b, v, digits);
+        byte[] out = current.clone();
+        System.arraycopy(data, 0, out, 0, data.length);
+        return out;
+    }
+
+    // --- data lines ----------------------------------------------------------------
+
+    private static void dataLine(ByteSink data, byte[] b, int at, int n, byte c)
+            throws LineError {
+        if (c == 'T') {
+            if (n > 2) {
+                data.write(b, at + 2, n - 2);
+            }
+            data.write('\n');
+            return;
+        }
+        int i = at + 1;
+        int end = at + n;
+        while (i < end && b[i] == ' ') {
+            i++;
+        }
+        if (c == 'S') {
+            sLine(data, b, i, end);
+            return;
+        }
+        int digits = 0;
+        while (i + digits < end && hexValue(b[i + digits]) >= 0) {
+            digits++;
+        }
+        int col = i + digits;  // the first character that is not hex
+        if (col < end && b[col] != ' ') {
+            throw new LineError("badly formed hex data: non-hex character "
+                + pyRepr(latin1(b, col, 1)) + " in column " + (col - at + 1));
+        }
+        if (digits % 2 != 0) {
+            throw new LineError("badly formed hex data: odd number of hex digits (" + digits
+                + ")");
+        }
+        data.ensure(digits / 2);
+        for (int k = i; k < i + digits; k += 2) {
+            data.buf[data.size++] = (byte) ((hexValue(b[k]) << 4) | hexValue(b[k + 1]));
+        }
+    }
+
+    private static void sLine(ByteSink data, byte[] b, int i, int end) throws LineError {
+        if (i >= end || b[i] != '"') {
+            int e = end;
+            while (e > i && b[e - 1] == ' ') {
+                e--;
+            }
+            data.write(b, i, e - i);
+            return;
+        }
+        i++;
+        while (i < end) {
+            byte c = b[i];
+            if (c == '~') {
+                if (i + 1 >= end || (b[i + 1] != '"' && b[i + 1] != '~')) {
+                    String found = i + 1 < end ? pyRepr(latin1(b, i + 1, 1)) : "end of line";
+                    throw new LineError("unexpected escape sequence in S line: '~' must be "
+                        + "followed by '\"' or '~', found " + found);
+                }
+                data.write(b[i + 1]);
+                i += 2;
+            } else if (c == '"') {
+                return;
+            } else {
+                data.write(c);
+                i++;
+            }
+        }
+        throw new LineError("unterminated S line: no closing '\"'");
+    }
+
+    // --- the MQDLH -----------------------------------------------------------------
+
+    /** MQDLH values (reason, dest_q_name, dest_q_mgr_name, encoding, coded_char_set_id,
+     *  format, put_appl_type, put_appl_name, put_date, put_time) or its problem. */
+    static final class Dlh {
+        Object[] values;
+        String error;
+    }
+
+    static Dlh decodeDlh(Object[] md, byte[] body) {
+        Dlh d = new Dlh();
+        String error = dlhError(md, body, d);
+        if (error != null && !"MQDEAD".equals(md[7])) {
+            error = "MQMD Format is " + pyRepr((String) md[7]) + ", not 'MQDEAD'; " + error;
+        }
+        d.error = error;
+        if (error != null) {
+            d.values = null;
+        }
+        return d;
+    }
+
+    private static String dlhError(Object[] md, byte[] body, Dlh d) {
+        if (body.length < DumpTables.DLH_LENGTH) {
+            return "message data is " + body.length + " bytes, shorter than an MQDLH ("
+                + DumpTables.DLH_LENGTH + ")";
+        }
+        int encoding = (Integer) md[5];
+        int ccsid = (Integer) md[6];
+        if (ccsid == 0) {
+            ccsid = 819;
+        }
+        boolean big;
+        int part = encoding & 0xF;
+        if (part == 1) {
+            big = true;
+        } else if (part == 2) {
+            big = false;
+        } else if (body[4] == 0 && body[5] == 0 && body[6] == 0 && (body[7] == 1 || body[7] == 2)) {
+            big = true;
+        } else if (body[5] == 0 && body[6] == 0 && body[7] == 0 && (body[4] == 1 || body[4] == 2)) {
+            big = false;
+        } else {
+            return "MQDLH not decodable: encoding " + encoding + " has no integer byte order";
+        }
+        int fields = DumpTables.DLH_NAMES.length;
+        Object[] all = new Object[fields];
+        for (int i = 0; i < fields; i++) {
+            int at = DumpTables.DLH_OFFSET[i];
+            all[i] = mqlong(body, at, big);
+        }
+        for (int i = 0; i < fields; i++) {
+            int length = DumpTables.DLH_CHAR_LENGTH[i];
+            if (length == 0) {
+                continue;
+            }
+            try {
+                all[i] = decodeText(body, DumpTables.DLH_OFFSET[i], length, ccsid);
+            } catch (CharacterCodingException e) {
+                return "MQDLH not decodable: MQDLH." + DumpTables.DLH_IBM[i] + ": "
+                    + e.getMessage();
+            }
+        }
+        if (!"DLH".equals(all[0])) {
+            return "data does not start with an MQDLH (StrucId is " + bytesRepr(body, 0, 4)
+                + ", expected 'DLH ' in CCSID " + ccsid + ")";
+        }
+        int version = (Integer) all[1];
+        if (version != 1) {
+            return "MQDLH Version " + version + " is not 1";
+        }
+        if ((Integer) all[6] == -2) {
+            all[6] = ccsid;
+        }
+        d.values = Arrays.copyOfRange(all, 2, fields);
+        return null;
+    }
+
+    static int mqlong(byte[] b, int off, boolean big) {
+        int b0 = b[off] & 0xFF, b1 = b[off + 1] & 0xFF, b2 = b[off + 2] & 0xFF,
+            b3 = b[off + 3] & 0xFF;
+        return big ? (b0 << 24) | (b1 << 16) | (b2 << 8) | b3
+                   : (b3 << 24) | (b2 << 16) | (b1 << 8) | b0;
+    }
+
+    /** An MQCHARn in a CCSID: cut at the first NUL, decoded, trailing blanks removed
+     *  (dlqhandler.mq.ccsid.decode_text). The exception's message is Python's words. */
+    static String decodeText(byte[] b, int off, int n, int ccsid)
+            throws CharacterCodingException {
+        int end = off;
+        while (end < off + n && b[end] != 0) {
+            end++;
+        }
+        int page = Arrays.binarySearch(DumpTables.SINGLE_BYTE_CCSIDS, ccsid);
+        if (page >= 0) {
+            String table = DumpTables.PAGES[page];
+            char[] chars = new char[end - off];
+            for (int i = off; i < end; i++) {
+                char c = table.charAt(b[i] & 0xFF);
+                if (c == '\uffff') {
+                    throw new Problem("text not valid in CCSID " + ccsid + ": "
+                        + DumpTables.REASONS[page]);
+                }
+                chars[i - off] = c;
+            }
+            return rstrip(new String(chars));
+        }
+        int multi = -1;
+        for (int i = 0; i < DumpTables.MULTI_BYTE_CCSIDS.length; i++) {
+            if (DumpTables.MULTI_BYTE_CCSIDS[i] == ccsid) {
+                multi = i;
+            }
+        }
+        if (multi < 0) {
+            throw new Problem("unsupported CCSID " + ccsid);
+        }
+        try {
+            return rstrip(Charset.forName(DumpTables.MULTI_BYTE_CHARSETS[multi]).newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
+                .decode(ByteBuffer.wrap(b, off, end - off)).toString());
+        } catch (CharacterCodingException e) {
+            throw new Problem("text not valid in CCSID " + ccsid + ": " + e);
+        }
+    }
+
+    static final class Problem extends CharacterCodingException {
+        private static final long serialVersionUID = 1L;
+        private final String text;
+
+        Problem(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String getMessage() {
+            return text;
+        }
+    }
+
+    // --- helpers -------------------------------------------------------------------
+
+    static int hexValue(byte c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        return -1;
+    }
+
+    private static byte[] unhex(byte[] b, int at, int digits) {
+        byte[] out = new byte[digits / 2];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (byte) ((hexValue(b[at + 2 * i]) << 4) | hexValue(b[at + 2 * i + 1]));
+        }
+        return out;
+    }
+
+    private static int indexOf(byte[] b, int at, int n, byte x) {
+        for (int i = at; i < at + n; i++) {
+            if (b[i] == x) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    static String latin1(byte[] b, int at, int n) {
+        return new String(b, at, n, StandardCharsets.ISO_8859_1);
+    }
+
+    static String rstrip(String s) {
+        int e = s.length();
+        while (e > 0 && s.charAt(e - 1) == ' ') {
+            e--;
+        }
+        return s.substring(0, e);
+    }
+
+    /** File bytes as MQCHAR text (ISO-8859-1): cut at NUL, trailing blanks removed. */
+    private static String text(byte[] b, int at, int n) {
+        int nul = indexOf(b, at, n, (byte) 0);
+        return rstrip(latin1(b, at, nul < 0 ? n : nul - at));
+    }
+
+    /** Python's _show: repr of the first ``limit`` characters, "..." when longer. */
+    static String show(byte[] b, int at, int n, int limit) {
+        String text = latin1(b, at, Math.min(n, limit));
+        return pyRepr(n > limit ? text + "..." : text);
+    }
+
+    /** Python's repr() of a str of ISO-8859-1 characters. */
+    static String pyRepr(String s) {
+        char quote = s.indexOf('\'') >= 0 && s.indexOf('"') < 0 ? '"' : '\'';
+        StringBuilder out = new StringBuilder(s.length() + 2).append(quote);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == quote || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c == '\n') {
+                out.append("\\n");
+            } else if (c == '\r') {
+                out.append("\\r");
+            } else if (c == '\t') {
+                out.append("\\t");
+            } else if (c < 0x20 || (c >= 0x7F && c <= 0xA0) || c == 0xAD) {
+                out.append(String.format("\\x%02x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.append(quote).toString();
+    }
+
+    /** Python's repr() of bytes. */
+    static String bytesRepr(byte[] b, int at, int n) {
+        StringBuilder s = new StringBuilder();
+        for (int i = at; i < at + n; i++) {
+            s.append((char) (b[i] & 0xFF));
+        }
+        String text = s.toString();
+        char quote = text.indexOf('\'') >= 0 && text.indexOf('"') < 0 ? '"' : '\'';
+        StringBuilder out = new StringBuilder("b").append(quote);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == quote || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c == '\n') {
+                out.append("\\n");
+            } else if (c == '\r') {
+                out.append("\\r");
+            } else if (c == '\t') {
+                out.append("\\t");
+            } else if (c < 0x20 || c >= 0x7F) {
+                out.append(String.format("\\x%02x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.append(quote).toString();
+    }
+
+    /** A growable byte array. */
+    static final class ByteSink {
+        byte[] buf;
+        int size;
+
+        ByteSink(int capacity) {
+            buf = new byte[capacity];
+        }
+
+        void ensure(int more) {
+            if (size + more > buf.length) {
+                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + more));
+            }
+        }
+
+        void write(int b) {
+            ensure(1);
+            buf[size++] = (byte) b;
+        }
+
+        void write(byte[] b, int at, int n) {
+            ensure(n);
+            System.arraycopy(b, at, buf, size, n);
+            size += n;
+        }
+
+        byte[] toArray() {
+            return size == buf.length ? buf : Arrays.copyOf(buf, size);
+        }
+    }
+}

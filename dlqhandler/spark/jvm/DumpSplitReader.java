@@ -1,0 +1,438 @@
+/*
+ * The messages of one split of a dmpmqmsg file: those whose first line (A or N) begins
+ * at a byte offset in [start, end). A message that begins in the split is read to its
+ * end, however far past the split it goes, and one that begins before it is left to the
+ * split before: at any split size every message is read once and whole.
+ *
+ * Where a message begins: at an A or N line whose last significant line before it (not
+ * empty, not a '*' comment) is not an A or N line. A split that starts inside a file
+ * finds that line by looking back from its start (usually one line). A record is the
+ * bytes from a message's first line to the next message's first line (or the end of
+ * the file), so the file header followed by every record is the file, byte for byte.
+ *
+ * Line and message numbers are counted as the split is read; the count before the
+ * split (a scan of the bytes before it, no decoding) is made only when a selected
+ * column or a malformed message needs it.
+ */
+package dlqhandler.spark;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+final class DumpSplitReader implements AutoCloseable {
+    private static final int BUFFER = 1 << 16;
+    private static final byte[][] HEADER_PREFIXES = {
+        "* DMPMQMSG".getBytes(StandardCharsets.US_ASCII),
+        "* QLOAD".getBytes(StandardCharsets.US_ASCII)};
+
+    final String name;
+    private final Path path;
+    private final Configuration conf;
+    private final FSDataInputStream in;
+    private final long end;
+    final long maxRecord;
+
+    // the input buffer
+    private final byte[] buf = new byte[BUFFER];
+    private int bufPos;
+    private int bufLen;
+    private long bufOffset;  // file offset of buf[0]
+
+    // the record being built: its lines are appended here
+    private DumpMessage.ByteSink record = new DumpMessage.ByteSink(1 << 12);
+    private boolean pending;   // a message's first line is at record[0, pendingLen)
+    private int pendingLen;
+    private long pendingOffset;
+    private int prevKind;      // first byte of the last significant line; 0 = none
+    private boolean eof;
+    boolean keepBytes = true;  // false: no selected column needs a record's bytes
+    private static final byte[] NOT_KEPT = new byte[0];
+
+    // line and message numbers of the split's first message, when known
+    private long baseLine = -1;
+    private long baseMessage = -1;
+    private long firstOffset = -1;
+    private long linesRead;    // lines from the split's first message to the current record
+    private long messagesRead;
+
+    /** One message record. */
+    static final class Raw {
+        long offset;
+        long lineInSplit;      // lines before it since the split's first message
+        long numberInSplit;    // 0-based among the split's messages
+        byte[] bytes;          // null when too long
+        boolean cut;           // the file ends inside it
+        boolean newlineAtEnd;  // the file's last byte is a line end
+        int lastLine;          // 0-based index of its last non-empty line
+        long length;
+    }
+
+    DumpSplitReader(Configuration conf, Path path, String name, long start, long end,
+                    long maxRecord) throws IOException {
+        this.conf = conf;
+        this.path = path;
+        this.name = name;
+        this.end = end;
+        this.maxRecord = maxRecord;
+        FileSystem fs = path.getFileSystem(conf);
+        this.in = fs.open(path);
+        if (start == 0) {
+            readHeader();
+        } else {
+            in.seek(start - 1);
+            bufOffset = start - 1;
+            skipRestOfLine();  // the first line that begins at or after start
+            prevKind = kindBefore(bufOffset + bufPos);
+            findFirst();
+        }
+    }
+
+    /** The file header: blank and comment lines, the first one a dmpmqmsg header. */
+    private void readHeader() throws IOException {
+        long lines = 0;
+        boolean seen = false;
+        while (true) {
+            long at = bufOffset + bufPos;
+            int s = readLine();
+            if (s < 0) {
+                if (!seen) {
+                    throw new IOException(name + ":1: empty file: expected a '* DMPMQMSG' or "
+                        + "'* QLOAD' header line");
+                }
+                eof = true;
+                baseLine = lines + 1;
+                baseMessage = 0;
+                return;
+            }
+            int n = content(s);
+            lines++;
+            if (n == 0) {
+                record.size = 0;
+                continue;
+            }
+            byte c = record.buf[s];
+            if (!seen) {
+                seen = true;
+                if (!startsWithHeader(s, n)) {
+                    String found = DumpMessage.show(record.buf, s, n, 24);
+                    boolean bcg = n >= 8 && new String(record.buf, s, 8,
+                        StandardCharsets.ISO_8859_1).equals("AMQSBCG0");
+                    throw new IOException(name + ":" + lines + ": " + (bcg
+                        ? "amqsbcg browse output is not supported; unload the queue with "
+                          + "'dmpmqmsg -i QUEUE -f FILE' instead"
+                        : "not a dmpmqmsg file: expected a '* DMPMQMSG' or '* QLOAD' header "
+                          + "line, found " + found + " (files written with -dH have no header)"));
+                }
+                record.size = 0;
+                continue;
+            }
+            if (c == '*') {
+                record.size = 0;
+                continue;
+            }
+            if (c != 'A' && c != 'N') {
+                throw new IOException(name + ":" + lines + ": expected a message ('A' or 'N' "
+                    + "line), found " + DumpMessage.show(record.buf, s, n, 24));
+            }
+            // the first message
+            baseLine = lines;
+            baseMessage = 0;
+            firstOffset = at;
+            startPending(s, at, c);
+            return;
+        }
+    }
+
+    private boolean startsWithHeader(int s, int n) {
+        for (byte[] prefix : HEADER_PREFIXES) {
+            if (n >= prefix.length && Arrays.equals(record.buf, s, s + prefix.length,
+                                                    prefix, 0, prefix.length)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** From the current position, the first message start (at or after it). */
+    private void findFirst() throws IOException {
+        while (true) {
+            long at = bufOffset + bufPos;
+            int s = readLine();
+            if (s < 0) {
+                eof = true;
+                return;
+            }
+            int n = content(s);
+            if (n == 0 || record.buf[s] == '*') {
+                record.size = 0;
+                continue;
+            }
+            byte c = record.buf[s];
+            if ((c == 'A' || c == 'N') && prevKind != 'A' && prevKind != 'N') {
+                firstOffset = at;
+                startPending(s, at, c);
+                return;
+            }
+            prevKind = c;
+            record.size = 0;
+        }
+    }
+
+    private void startPending(int s, long at, byte c) {
+        if (s > 0) {
+            System.arraycopy(record.buf, s, record.buf, 0, record.size - s);
+            record.size -= s;
+        }
+        pending = true;
+        pendingLen = record.size;
+        pendingOffset = at;
+        prevKind = c;
+    }
+
+    /** The next message of the split, or null. */
+    Raw next() throws IOException {
+        if (!pending || pendingOffset >= end) {
+            return null;
+        }
+        Raw raw = new Raw();
+        raw.offset = pendingOffset;
+        raw.lineInSplit = linesRead;
+        raw.numberInSplit = messagesRead;
+        pending = false;
+        int lines = 1;
+        int lastLine = 0;
+        long newlines = pendingLen > 0 && record.buf[pendingLen - 1] == '\n' ? 1 : 0;
+        boolean tooLong = false;
+        long length = pendingLen;
+        int lastStart = 0;
+        while (true) {
+            long at = bufOffset + bufPos;
+            int s = readLine();
+            if (s < 0) {
+                eof = true;
+                break;
+            }
+            int n = content(s);
+            long lineLength = record.size - s;
+            if (n > 0 && record.buf[s] != '*') {
+                byte c = record.buf[s];
+                if ((c == 'A' || c == 'N') && prevKind != 'A' && prevKind != 'N') {
+                    // the next message: it stays in the buffer
+                    byte[] next = Arrays.copyOfRange(record.buf, s, record.size);
+                    record.size = s;
+                    raw.bytes = tooLong ? null : keepBytes ? Arrays.copyOf(record.buf, record.size) : NOT_KEPT;
+                    record.size = 0;
+                    record.write(next, 0, next.length);
+                    pending = true;
+                    pendingLen = next.length;
+                    pendingOffset = at;
+                    prevKind = c;
+                    break;
+                }
+                prevKind = c;
+                lastLine = lines;
+                lastStart = s;
+            }
+            lines++;
+            length += lineLength;
+            if (record.buf[record.size - 1] == '\n') {
+                newlines++;
+            }
+            if (length > maxRecord) {
+                tooLong = true;
+                record.size = 0;  // keep reading to its end, without its bytes
+                lastStart = -1;
+            }
+        }
+        if (eof) {
+            raw.bytes = tooLong ? null : keepBytes ? Arrays.copyOf(record.buf, record.size) : NOT_KEPT;
+            raw.newlineAtEnd = record.size > 0 && record.buf[record.size - 1] == '\n';
+            // cut off: the file's last line is a data line (no empty line after it)
+            if (!tooLong && record.size > 0 && lastStart >= 0) {
+                int lastLineEnd = record.size;
+                int s = record.size - 1;
+                while (s >= 0 && record.buf[s] != '\n') {
+                    s--;
+                }
+                if (s == record.size - 1) {  // ends with a line end: the line before it
+                    lastLineEnd = s;
+                    s--;
+                    while (s >= 0 && record.buf[s] != '\n') {
+                        s--;
+                    }
+                }
+                int ls = s + 1;
+                int n = lastLineEnd - ls;
+                if (n > 0 && record.buf[lastLineEnd - 1] == '\r') {
+                    n--;
+                }
+                byte c = n > 0 ? record.buf[ls] : 0;
+                raw.cut = c == 'X' || c == 'S' || c == 'T';
+            }
+            record.size = 0;
+        }
+        raw.lastLine = lastLine;
+        raw.length = length;
+        linesRead += newlines;
+        messagesRead++;
+        return raw;
+    }
+
+    /** Line and message number (1-based) of a message of this split. */
+    long[] located(Raw raw) throws IOException {
+        if (baseLine < 0) {
+            countBefore();
+        }
+        return new long[] {baseLine + raw.lineInSplit, baseMessage + raw.numberInSplit + 1};
+    }
+
+    /** Lines and message starts before the split's first message (a scan, no decode). */
+    private void countBefore() throws IOException {
+        long lines = 1;
+        long messages = 0;
+        int kind = 0;
+        try (InputStream scan = path.getFileSystem(conf).open(path)) {
+            byte[] b = new byte[BUFFER];
+            long offset = 0;
+            boolean lineStart = true;
+            boolean empty;
+            long stop = firstOffset;
+            while (offset < stop) {
+                int n = scan.read(b, 0, (int) Math.min(b.length, stop - offset));
+                if (n < 0) {
+                    break;
+                }
+                for (int i = 0; i < n; i++) {
+                    byte c = b[i];
+                    if (lineStart) {
+                        empty = c == '\n' || c == '\r';
+                        lineStart = false;
+                        if (!empty && c != '*') {
+                            if ((c == 'A' || c == 'N') && kind != 'A' && kind != 'N') {
+                                messages++;
+                            }
+                            kind = c;
+                        }
+                    }
+                    if (c == '\n') {
+                        lines++;
+                        lineStart = true;
+                    }
+                }
+                offset += n;
+            }
+        }
+        baseLine = lines;
+        baseMessage = messages;
+    }
+
+    // --- lines ---------------------------------------------------------------------
+
+    /** Append the next line (with its line end) to record; its start there, or -1. */
+    private int readLine() throws IOException {
+        int s = record.size;
+        while (true) {
+            if (bufPos == bufLen && !fill()) {
+                return record.size > s ? s : -1;
+            }
+            int i = bufPos;
+            while (i < bufLen && buf[i] != '\n') {
+                i++;
+            }
+            boolean found = i < bufLen;
+            int take = (found ? i + 1 : i) - bufPos;
+            record.write(buf, bufPos, take);
+            bufPos += take;
+            if (found) {
+                return s;
+            }
+        }
+    }
+
+    /** The line at record[s, size) without its line end: its length. */
+    private int content(int s) {
+        int e = record.size;
+        if (e > s && record.buf[e - 1] == '\n') {
+            e--;
+        }
+        if (e > s && record.buf[e - 1] == '\r') {
+            e--;
+        }
+        return e - s;
+    }
+
+    private void skipRestOfLine() throws IOException {
+        while (true) {
+            if (bufPos == bufLen && !fill()) {
+                return;
+            }
+            while (bufPos < bufLen) {
+                if (buf[bufPos++] == '\n') {
+                    return;
+                }
+            }
+        }
+    }
+
+    private boolean fill() throws IOException {
+        bufOffset += bufLen;
+        bufPos = 0;
+        bufLen = 0;
+        int n = in.read(buf, 0, buf.length);
+        if (n <= 0) {
+            return false;
+        }
+        bufLen = n;
+        return true;
+    }
+
+    /** First byte of the last significant line ending before ``pos``; 0 = none. */
+    private int kindBefore(long pos) throws IOException {
+        long window = 4096;
+        try (FSDataInputStream back = path.getFileSystem(conf).open(path)) {
+            while (true) {
+                long from = Math.max(0, pos - window);
+                byte[] b = new byte[(int) (pos - from)];
+                back.readFully(from, b);
+                int lineEnd = b.length;  // exclusive end of the line being looked at
+                int i = b.length - 1;
+                while (i >= -1) {
+                    if (i == -1 || b[i] == '\n') {
+                        if (i == -1 && from > 0) {
+                            break;  // the line begins before the window
+                        }
+                        int ls = i + 1;
+                        int e = lineEnd;
+                        if (e > ls && b[e - 1] == '\n') {
+                            e--;
+                        }
+                        if (e > ls && b[e - 1] == '\r') {
+                            e--;
+                        }
+                        if (e > ls && b[ls] != '*') {
+                            return b[ls];
+                        }
+                        lineEnd = ls;
+                    }
+                    i--;
+                }
+                if (from == 0) {
+                    return 0;
+                }
+                window *= 4;
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        in.close();
+    }
+}
