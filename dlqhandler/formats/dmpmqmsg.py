@@ -4,7 +4,7 @@ IBM's ``dmpmqmsg`` (formerly qload, SupportPac MO03) unloads queues to a text
 file and loads them back. :func:`read_dump` streams messages out of such a file
 (byte ranges for parallel readers; :func:`iter_message_offsets` to plan them),
 :class:`DumpWriter` and :func:`write_dump` produce files dmpmqmsg loads. The
-format is described in ``shared/spec/dmpmqmsg-format.md``; the reader lives in
+format is IBM's (the dmpmqmsg documentation, "Message file format"); the reader lives in
 :mod:`~dlqhandler.formats.dump_reader`, the writer in
 :mod:`~dlqhandler.formats.dump_writer`.
 """
