@@ -1,5 +1,6 @@
-"""Fixtures of the reliability suite: the worker suite's queue manager fixtures, the
-size knobs, and the figures every run records for docs/reliability-results.md.
+"""Fixtures of the reliability suite: the handler tests' fixtures (one definition, in
+:mod:`tests.worker.fixtures`), the size knobs, and the figures every run records for
+docs/reliability-results.md.
 
 Figures (kills survived, messages checked, fuzz cases, soak drift...) are written at
 the end of the session to ``$DLQ_REL_RESULTS`` if set, else - when any test marked
@@ -21,9 +22,9 @@ import pytest
 
 from tests.reliability.knobs import Figures
 from tests.reliability.results import DEFAULT_RESULTS, PAGE, merge, page
-from tests.worker.conftest import _fresh_structlog, home, ledger, qm, run_cli
+from tests.worker.fixtures import fresh_structlog, home, ledger, qm, run_cli
 
-__all__ = ["_fresh_structlog", "figures", "home", "ledger", "qm", "run_cli"]
+__all__ = ["figures", "fresh_structlog", "home", "ledger", "qm", "run_cli"]
 
 
 
