@@ -22,9 +22,9 @@ import pytest
 
 from tests.reliability.knobs import Figures
 from tests.reliability.results import DEFAULT_RESULTS, PAGE, merge, page
-from tests.worker.fixtures import fresh_structlog, home, ledger, qm, run_cli
+from tests.worker.fixtures import empty_home, fresh_structlog, home, ledger, qm, run_cli
 
-__all__ = ["figures", "fresh_structlog", "home", "ledger", "qm", "run_cli"]
+__all__ = ["empty_home", "figures", "fresh_structlog", "home", "ledger", "qm", "run_cli"]
 
 
 

@@ -1,5 +1,5 @@
 """The handler tests' fixtures (defined in :mod:`tests.worker.fixtures`)."""
 
-from tests.worker.fixtures import fresh_structlog, home, ledger, qm, run_cli
+from tests.worker.fixtures import empty_home, fresh_structlog, home, ledger, qm, run_cli
 
-__all__ = ["fresh_structlog", "home", "ledger", "qm", "run_cli"]
+__all__ = ["empty_home", "fresh_structlog", "home", "ledger", "qm", "run_cli"]

@@ -1,8 +1,9 @@
 """Fixtures of the handler's end-to-end tests, shared with the reliability suite: a private
 home with QM1, an admin connection, the CLI in-process, the conservation ledger.
 
-Defined once here; ``tests/worker/conftest.py`` and ``tests/reliability/conftest.py`` both
-make them available. Helpers that are not fixtures live in :mod:`tests.worker.helpers`."""
+Defined once here; ``tests/worker/conftest.py``, ``tests/reliability/conftest.py`` and
+``tests/cli/conftest.py`` make them available. Helpers that are not fixtures live in
+:mod:`tests.worker.helpers`."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from dlqhandler.cli import main
 from dlqhandler.qmgr import EmbeddedQueueManager, connect, create_qmgr
 from tests.worker.helpers import DLQ, Ledger, Run, RunCli
 
-__all__ = ["fresh_structlog", "home", "ledger", "qm", "run_cli"]
+__all__ = ["empty_home", "fresh_structlog", "home", "ledger", "qm", "run_cli"]
 
 
 @pytest.fixture(autouse=True)
@@ -29,14 +30,20 @@ def fresh_structlog() -> Iterator[None]:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private $DLQHANDLER_HOME holding one embedded queue manager, QM1."""
+def empty_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private, empty $DLQHANDLER_HOME (no queue manager yet)."""
     path = tmp_path / "home"
     monkeypatch.setenv("DLQHANDLER_HOME", str(path))
     monkeypatch.delenv("DLQHANDLER_QMGR", raising=False)
     monkeypatch.delenv("DLQHANDLER_LOG_LEVEL", raising=False)
-    create_qmgr(path, "QM1")
     return path
+
+
+@pytest.fixture
+def home(empty_home: Path) -> Path:
+    """A private $DLQHANDLER_HOME holding one embedded queue manager, QM1."""
+    create_qmgr(empty_home, "QM1")
+    return empty_home
 
 
 @pytest.fixture
