@@ -46,8 +46,8 @@ drain-demo: $(STAMP)
 mqi-standin: $(STAMP)
 	@$(BIN)/python -m tests.mqi.build
 
-constants:
-	$(BIN)/python -m dlqhandler.mq._generate_constants ../shared/spec/mq-constants.json
+constants: $(STAMP)
+	$(BIN)/python -m dlqhandler.mq._generate_constants dlqhandler/mq/data/mq-constants.json
 
 clean:
 	rm -rf $(VENV) $(DEMO_HOME) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

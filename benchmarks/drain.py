@@ -14,6 +14,9 @@ column per size, all measured in the same run:
   chunks, and Spark's ``text().count()``), and the drain's ratio to it;
 * the plain script (benchmarks/plain_drain.py: no dlqhandler, what a user would
   write) on the same file, and the ratio;
+* the copy floor (benchmarks/spark_copy_floor.py: no dlqhandler; a PySpark process that
+  starts, writes every record into four directories and stops) as a whole process, the
+  floor of ``dlqhandler drain`` in its own process;
 * the driver's peak RSS during the ``dlqhandler drain`` process, Python and JVM
   separately.
 
@@ -42,6 +45,14 @@ from dlqhandler.spark.job import DrainConfig, run_drain  # noqa: E402
 from dlqhandler.spark.session import get_session  # noqa: E402
 
 RULES = ROOT / "rules" / "demo.rul"
+
+
+def _copy_floor(src: Path, out: Path, master: str) -> float:
+    """benchmarks/spark_copy_floor.py as a whole process (no dlqhandler imports): seconds."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, str(Path(__file__).with_name("spark_copy_floor.py")),
+                    str(src), str(out), master], check=True, capture_output=True)
+    return time.perf_counter() - start
 
 
 def _plain_script(src: Path, out: Path) -> float:
@@ -134,6 +145,8 @@ def run(n: int = 100_000, *, master: str | None = None, keep: bool = False,
         summary = json.loads((work / "cli" / "summary.json").read_text())
         assert summary["totals"]["messages"] == n
         shutil.rmtree(work / "cli")
+        copy_s = _copy_floor(src, work / "copy", master or "local[*]")
+        shutil.rmtree(work / "copy")
         # The same drain in this (warm) session: the work without Spark's start-up.
         t0 = time.perf_counter()
         run_drain(spark, ruleset, DrainConfig(output=work / "out", inputs=(str(src),)))
@@ -159,6 +172,8 @@ def run(n: int = 100_000, *, master: str | None = None, keep: bool = False,
             "drain_vs_spark_read": round(cli_s / spark_read_s, 1),
             "read_floor_ratio": round(spark_read_s / cli_s, 3),
             "warm_read_floor_ratio": round(spark_read_s / min(drain_s, warm_s), 3),
+            "copy_floor_s": round(copy_s, 1),
+            "copy_floor_ratio": round(copy_s / cli_s, 3),
             "python_single_process_s": round(py_s, 1),
             "python_msgs_per_s": round(n / py_s),
             "speedup_vs_python": round(py_s / cli_s, 2),
@@ -182,6 +197,8 @@ def _table(results: list[dict[str, Any]]) -> None:
         ("dlqhandler drain msg/s", "drain_msgs_per_s", "{:,}"),
         ("run_drain, warm session s", "warm_drain_s", "{}"),
         ("run_drain, warm session msg/s", "warm_drain_msgs_per_s", "{:,}"),
+        ("Spark copy floor (own process) s", "copy_floor_s", "{}"),
+        ("copy floor / drain", "copy_floor_ratio", "{}"),
         ("plain script s", "python_single_process_s", "{}"),
         ("plain script msg/s", "python_msgs_per_s", "{:,}"),
         ("drain / plain script (target >= 3)", "speedup_vs_python", "{}"),

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -181,20 +180,12 @@ def parallel_run(root: Path, count: int, batch: int, handlers: int) -> dict[str,
             "per_handler": [r["forwarded"] + r["discarded"] for r in results]}
 
 
-def sqlite_ceiling(n: int = 20_000) -> float | None:
-    """``shared/bench/sqlite_ceiling.py`` (the physical floor of a durable move on this
-    disk), run as it is: ``$DLQHANDLER_SQLITE_CEILING``, or found in a parent folder of
-    the repository or of the working directory; None if absent."""
-    named = os.environ.get("DLQHANDLER_SQLITE_CEILING")
-    places = [Path(named)] if named else [
-        parent / "shared" / "bench" / "sqlite_ceiling.py"
-        for parent in (*Path(__file__).resolve().parents, *Path.cwd().resolve().parents)]
-    for script in places:
-        if script.is_file():
-            done = subprocess.run([sys.executable, str(script), str(n)], capture_output=True,
-                                  text=True, check=True, timeout=3600)
-            return float(done.stdout.split()[-1])
-    return None
+def sqlite_move_floor(n: int = 20_000) -> float:
+    """``benchmarks/sqlite_move_floor.py`` (a durable move in bare SQLite on this disk, 100
+    per transaction) in its own process, as a user would run it: messages/second."""
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("sqlite_move_floor.py")),
+                           str(n)], capture_output=True, text=True, check=True, timeout=3600)
+    return float(done.stdout.split()[-1])
 
 
 def _events(log: Path, names: set[str]) -> dict[str, dict[str, Any]]:
@@ -245,7 +236,7 @@ def run(messages: int = 100_000, batch_size: int = DEFAULT_BATCH_SIZE,
     """Measure; returns the figures (rates in messages/second, RSS in MB).
 
     The handler runs the issue's three-rule table (:data:`MIXED`). ``floor``: run
-    ``sqlite_ceiling.py`` before and after (the better figure counts). ``rss_messages``:
+    ``sqlite_move_floor.py`` before and after (the better figure counts). ``rss_messages``:
     a small forward run whose peak RSS is set against the deep one's.
     ``parallel_messages``: ``parallel_handlers`` handlers on one DLQ that deep, against
     one handler on the same backlog.
@@ -253,8 +244,8 @@ def run(messages: int = 100_000, batch_size: int = DEFAULT_BATCH_SIZE,
     root = Path(tempfile.mkdtemp(prefix="dlqhandler-handler-bench-", dir=folder))
     floors: list[float] = []
     try:
-        if floor and (first := sqlite_ceiling()) is not None:
-            floors.append(first)
+        if floor:
+            floors.append(sqlite_move_floor())
         ceiling_home = root / "ceiling"
         _fresh(ceiling_home)
         ceiling = _ceiling(ceiling_home, messages, batch_size)
@@ -269,8 +260,8 @@ def run(messages: int = 100_000, batch_size: int = DEFAULT_BATCH_SIZE,
         if parallel_messages:
             single = parallel_run(root, parallel_messages, batch_size, 1)
             parallel = parallel_run(root, parallel_messages, batch_size, parallel_handlers)
-        if floor and (last := sqlite_ceiling()) is not None:
-            floors.append(last)
+        if floor:
+            floors.append(sqlite_move_floor())
     finally:
         shutil.rmtree(root, ignore_errors=True)
     best_floor = max(floors) if floors else None
@@ -279,7 +270,7 @@ def run(messages: int = 100_000, batch_size: int = DEFAULT_BATCH_SIZE,
         "batch_size": batch_size, "rules": "mixed: FWD HEADER(NO), DISCARD, catch-all FWD",
         "ceiling_rate": ceiling, "handler": handler, "ratio": handler["rate"] / ceiling,
         "sweep": swept, "ignore_pass": ignored, "deep": deep, "rss_small": small,
-        "sqlite_ceiling_rate": best_floor, "sqlite_ceilings": floors,
+        "sqlite_floor_rate": best_floor, "sqlite_floors": floors,
         "parallel": parallel, "parallel_single": single}
     if best_floor:
         out["ratio_sqlite"] = handler["rate"] / best_floor
@@ -296,14 +287,14 @@ def _print(result: dict[str, Any], sweep_messages: int) -> None:
     h = result["handler"]
     print(f"{result['messages']} persistent dead letters ({result['payload_bytes']}-byte "
           f"payload), batch size {result['batch_size']}, {result['rules']}")
-    if result["sqlite_ceiling_rate"]:
-        floors = ", ".join(f"{f:.0f}" for f in result["sqlite_ceilings"])
-        print(f"  sqlite_ceiling.py (best of {floors}) {result['sqlite_ceiling_rate']:>8.0f}"
+    if result["sqlite_floor_rate"]:
+        floors = ", ".join(f"{f:.0f}" for f in result["sqlite_floors"])
+        print(f"  sqlite_move_floor.py (best of {floors}) {result['sqlite_floor_rate']:>8.0f}"
               " msg/s")
     print(f"  raw get+put1+commit ceiling  {result['ceiling_rate']:>10.0f} msg/s")
     print(f"  dlqhandler run (end to end)  {h['rate']:>10.0f} msg/s   ratio "
           f"{result['ratio']:.2f} to the raw qmgr, "
-          f"{result.get('ratio_sqlite', float('nan')):.3f} to sqlite_ceiling"
+          f"{result.get('ratio_sqlite', float('nan')):.3f} to sqlite_move_floor"
           f"   ({h['seconds']} s in the loop, {h['wall_seconds']} s wall, "
           f"{h['commits']} commits)")
     print(f"  loading the backlog          {h['load_rate']:>10.0f} msg/s")
@@ -312,7 +303,7 @@ def _print(result: dict[str, Any], sweep_messages: int) -> None:
             print(f"  peak RSS forwarding {r['messages']:>9} messages: {r['peak_rss_mb']:>7} MB"
                   f"   ({r['rate']:.0f} msg/s; {label})")
     if result.get("deep_ratio_sqlite") is not None:
-        print(f"  deep run ratio to sqlite_ceiling {result['deep_ratio_sqlite']:.3f}")
+        print(f"  deep run ratio to sqlite_move_floor {result['deep_ratio_sqlite']:.3f}")
     if result.get("rss_ratio") is not None:
         print(f"  peak RSS deep / small: {result['rss_ratio']:.2f}")
     if result["parallel"] is not None:
@@ -347,7 +338,7 @@ def main() -> None:
                         help="N handlers (--handlers) on one DLQ this deep vs one handler")
     parser.add_argument("--handlers", type=int, default=4)
     parser.add_argument("--no-floor", action="store_true",
-                        help="skip shared/bench/sqlite_ceiling.py")
+                        help="skip benchmarks/sqlite_move_floor.py")
     parser.add_argument("--dir", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args()

@@ -6,7 +6,7 @@
 For one generated backlog of ``--messages`` messages (a directory of dmpmqmsg files of
 100,000 messages each, seeds 5, 6, ...; or ``--inputs`` directories), in one run:
 
-* the floor: ``shared/bench/spark_decode_floor.py`` on the same dump (Spark SQL functions
+* the floor: ``benchmarks/spark_decode_floor.py`` on the same dump (Spark SQL functions
   cut the records and decode a few fields; nothing is classified or aggregated), msg/s
   after its session is up (with ``spark.sql.legacy.codingErrorAction=true``: Spark 4's
   ``decode`` would otherwise stop at the dump's EBCDIC headers);
@@ -39,8 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from dlqhandler.formats.backlog import write_backlog  # noqa: E402
 
-FLOOR_CANDIDATES = (ROOT.parent / "shared" / "bench" / "spark_decode_floor.py",
-                    Path("/work/shared/bench/spark_decode_floor.py"))
+FLOOR = Path(__file__).with_name("spark_decode_floor.py")
 
 # Runs in a child process: session up (untimed), then the report command (timed).
 _CHILD = r"""
@@ -63,13 +62,6 @@ print(json.dumps({"code": code, "seconds": took,
                   "python_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "jvm_rss_mb": hwm / 1024}))
 """
-
-
-def _floor_script(given: str | None) -> Path:
-    for path in ([Path(given)] if given else list(FLOOR_CANDIDATES)):
-        if path.exists():
-            return path
-    raise SystemExit("spark_decode_floor.py not found: give --floor PATH")
 
 
 _PART = 100_000  # messages per generated file; part i uses seed 5 + i
@@ -138,7 +130,7 @@ def run(n: int = 1_000_000, *, small: int = 300_000, master: str = "local[*]",
         inputs: tuple[Path, Path] | None = None) -> dict[str, Any]:
     """The figures as a dict (also for ``benchmarks/run_all.py``). ``inputs``: existing
     directories of dumps (big, small) to use instead of generating."""
-    script = _floor_script(floor)
+    script = Path(floor) if floor else FLOOR
     work = backlog_dir or Path(tempfile.mkdtemp(prefix="dlq-report-backlog-"))
     t0 = time.perf_counter()
     big, little = inputs or (_backlog(work, n), _backlog(work, small))
@@ -172,7 +164,8 @@ def main() -> int:
     p.add_argument("--small", type=int, default=300_000,
                    help="second backlog size for the peak-RSS comparison")
     p.add_argument("--master", default="local[*]")
-    p.add_argument("--floor", help="path of spark_decode_floor.py")
+    p.add_argument("--floor", help="another floor script (default: benchmarks/"
+                   "spark_decode_floor.py)")
     p.add_argument("--backlog-dir", type=Path, help="keep (and reuse) the generated dumps here")
     p.add_argument("--inputs", type=Path, nargs=2, metavar=("BIG_DIR", "SMALL_DIR"),
                    help="directories of dumps to use instead of generating")

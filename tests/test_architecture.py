@@ -156,12 +156,3 @@ def test_no_import_cycles_between_modules() -> None:
         if name not in state:
             visit(name)
     assert cycles == []
-
-
-def test_modules_stay_under_500_lines() -> None:
-    """STYLE.md habit 1: one concept per module; split before ~500 lines (generated tables
-    such as mq/constants.py excepted)."""
-    long = {str(p.relative_to(PKG)): n for p in PKG.rglob("*.py")
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) >= 500
-            and "(generated; do not edit)" not in p.read_text(encoding="utf-8")[:200]}
-    assert long == {}

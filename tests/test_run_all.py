@@ -6,6 +6,7 @@ minutes); the real ones each have their own tiny-run test.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 from pathlib import Path
@@ -25,6 +26,7 @@ def run_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     monkeypatch.setattr(module, "HERE", tmp_path)
+    monkeypatch.setattr(module, "PAGE", tmp_path / "performance-results.md")
     return module
 
 
@@ -74,17 +76,20 @@ def test_floor_rows_for_the_queue_manager_the_handler_and_the_drain(
                                           "plain script (plain_drain.py)"]
     assert [r["ratio"] for r in rows] == pytest.approx([0.1, 0.5])
     assert rows[0]["figure"] == "`dlqhandler drain`, 1,000, own process"
+    rows = run_all.floor_rows("drain", {**drain, "copy_floor_s": 4.0})
+    assert rows[1]["floor"] == "Spark copy (spark_copy_floor.py)"
+    assert rows[1]["ratio"] == pytest.approx(0.4)
     handler = {"batch_size": 50, "handler": {"rate": 1000.0}, "ceiling_rate": 2000.0}
     (row,) = run_all.floor_rows("handler", handler)
     assert (row["floor_value"], row["ratio"]) == (2000.0, 0.5)
-    handler.update(messages=50_000, sqlite_ceiling_rate=10_000.0,
+    handler.update(messages=50_000, sqlite_floor_rate=10_000.0,
                    deep={"messages": 1_000_000, "rate": 500.0, "peak_rss_mb": 60.0},
                    rss_small={"messages": 10_000, "peak_rss_mb": 50.0}, rss_ratio=1.2,
                    parallel={"handlers": 4, "rate": 1100.0}, parallel_single={"rate": 1000.0})
     rows = run_all.floor_rows("handler", handler)
     assert [r["floor"] for r in rows] == [
-        "raw queue manager: get + put1 + commit per batch", "sqlite_ceiling.py",
-        "sqlite_ceiling.py", "one handler, same DLQ", "peak RSS, 10,000 deep"]
+        "raw queue manager: get + put1 + commit per batch", "sqlite_move_floor.py",
+        "sqlite_move_floor.py", "one handler, same DLQ", "peak RSS, 10,000 deep"]
     assert [r["ratio"] for r in rows] == pytest.approx([0.5, 0.1, 0.05, 1.1, 1.2])
 
 
@@ -101,3 +106,38 @@ def test_table_renders_as_text_and_markdown(run_all: ModuleType) -> None:
     markdown = run_all.render(rows, markdown=True)
     assert "0.01" in text.splitlines()[1].split()
     assert "| codec | dmpmqmsg read | 40.00 | MB/s | raw file read | 4,000 | 0.01 |" in markdown
+
+
+def test_page_is_written_from_the_results_file(run_all: ModuleType, tmp_path: Path) -> None:
+    """--page-only turns a results file into the Markdown page: the machine and date it
+    was measured on, the sizes, and every row of the table; nothing is run."""
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps({
+        "machine": {"date": "2026-11-25T15:58:03+00:00", "cores": 2, "cores_available": 2,
+                    "python": "3.11.7", "platform": "Linux-x86_64", "git_commit": "6ecb9db",
+                    "total_seconds": 57.1},
+        "benchmarks": {"codec": {"params": {"n": 20000}, "seconds": 4.3},
+                       "drain": {"params": {}, "seconds": 1.0, "error": "ImportError: x"}},
+        "table": [run_all._row("codec", "dmpmqmsg read", 40.0, "raw file read", 4000.0,
+                               "MB/s")]}))
+    page = tmp_path / "page.md"
+    assert run_all.main(["--output", str(results), "--page", str(page), "--page-only"]) == 0
+    text = page.read_text()
+    assert "2026-11-25T15:58:03+00:00 on 2 cores" in text
+    assert "| codec | n=20000 | 4.3 |" in text
+    assert "| drain | - | 1.0 (failed: ImportError: x) |" in text
+    assert "| codec | dmpmqmsg read | 40.00 | MB/s | raw file read | 4,000 | 0.01 |" in text
+
+
+@pytest.mark.parametrize("floor", ["sqlite_move_floor.py", "spark_decode_floor.py",
+                                   "spark_copy_floor.py", "plain_drain.py"])
+def test_floors_are_from_outside_the_product(floor: str) -> None:
+    """A floor script imports nothing of dlqhandler: it is what the product is compared
+    with, not a part of it."""
+    tree = ast.parse((RUN_ALL.parent / floor).read_text(encoding="utf-8"))
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module or "" for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom)}
+    assert imported
+    assert not any(name.split(".")[0] == "dlqhandler" for name in imported)

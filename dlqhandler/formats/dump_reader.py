@@ -12,7 +12,9 @@ so in the error: an unquoted ``S`` line is its text with trailing blanks removed
 values longer than their field are an error rather than silently cut.
 
 ``start``/``end`` let several workers split one big file by byte ranges: a reader
-yields exactly the messages whose first line begins in ``[start, end)``.
+yields exactly the messages whose first line begins in ``[start, end)``
+(:func:`~dlqhandler.formats.dump_location.iter_message_offsets` plans them). Where an
+error is - its line and message - is :mod:`~dlqhandler.formats.dump_location`'s.
 """
 
 from __future__ import annotations
@@ -25,10 +27,17 @@ from typing import Any, BinaryIO
 
 from dlqhandler.errors import DumpFormatError
 from dlqhandler.formats._attributes import ATTRIBUTES_BY_CODE, HEADER_PREFIXES, Kind
+from dlqhandler.formats.dump_location import (
+    CHUNK,
+    Tally,
+    cut_off,
+    kind_before,
+    located,
+)
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 
-__all__ = ["iter_message_offsets", "read_dump"]
+__all__ = ["read_dump"]
 
 _A, _N, _X, _S, _STAR, _BLANK, _LF, _CR = b"ANXS* \n\r"
 _NUL = b"\x00"
@@ -48,7 +57,6 @@ _DEFAULTS = MQMD().as_dict()  # MQMD2_DEFAULT: every message starts from it
 _HEX_RUN = re.compile(rb"[0-9A-Fa-f]*")
 _LONG = re.compile(rb" *([+-]?[0-9]{1,10}) *")
 _CODES = ", ".join(sorted(a.code for a in ATTRIBUTES_BY_CODE.values()))
-_CHUNK = 1 << 16
 
 
 class _LineError(Exception):
@@ -83,32 +91,8 @@ def read_dump(source: str | os.PathLike[str] | BinaryIO, *, name: str | None = N
 
 
 def _read_path(path: str, label: str, start: int, end: int | None) -> Iterator[Message]:
-    with open(path, "rb", buffering=_CHUNK) as f:
+    with open(path, "rb", buffering=CHUNK) as f:
         yield from _read_stream(f, label, start, end)
-
-
-class _Tally:
-    """A stream that cannot seek (a pipe), read line by line counting lines and message
-    starts, so an error can still name its line and message."""
-
-    def __init__(self, f: BinaryIO) -> None:
-        self._f = f
-        self.lines = 0
-        self.messages = 0
-        self.newline = True  # the last line read ended with one
-
-    def __iter__(self) -> Iterator[bytes]:
-        in_attrs = False
-        for raw in self._f:
-            self.lines += 1
-            self.newline = raw.endswith(b"\n")
-            c = raw[0]
-            if c in (_A, _N):
-                self.messages += not in_attrs
-                in_attrs = True
-            elif c in _DATA:
-                in_attrs = False
-            yield raw
 
 
 def _seekable(f: BinaryIO) -> bool:
@@ -121,17 +105,17 @@ def _seekable(f: BinaryIO) -> bool:
 def _read_stream(f: BinaryIO, path: str, start: int, end: int | None) -> Iterator[Message]:
     stop = end if end is not None else 1 << 62
     if start == 0:
-        yield from _parse(f if _seekable(f) else _Tally(f), path, 0, stop, _HEADER)
+        yield from _parse(f if _seekable(f) else Tally(f), path, 0, stop, _HEADER)
         return
     f.seek(start - 1)
     pos = start - 1 + len(f.readline())  # the first line that begins at or after start
-    before = _kind_before(f, pos)
+    before = kind_before(f, pos)
     state = _EXPECT if before is None else _SKIP_ATTRS if before in b"AN" else _SKIP_DATA
     f.seek(pos)
     yield from _parse(f, path, pos, stop, state)
 
 
-def _parse(f: BinaryIO | _Tally, path: str, pos: int, stop: int,
+def _parse(f: BinaryIO | Tally, path: str, pos: int, stop: int,
            state: int) -> Iterator[Message]:
     """The line loop. ``pos`` is the byte offset of the first line read.
 
@@ -228,55 +212,19 @@ def _parse(f: BinaryIO | _Tally, path: str, pos: int, stop: int,
                 if c == _A:
                     apply(values, raw)
     except _LineError as exc:
-        raise _located(f, path, exc.detail, line_start) from None
+        raise located(f, path, exc.detail, line_start) from None
     if state == _DATA_LINES:
         if raw and raw[0] in _DATA:
-            raise _cut_off(f, path, line_start, pos)
+            raise cut_off(f, path, line_start, pos)
         yield Message(MQMD(**values), b"".join(parts))
     elif state == _ATTRS:
         # End of file is on the line after the last newline (the last line itself when
         # the file does not end with a newline).
-        raise _located(f, path, "expected an 'X', 'S' or 'T' data line, found end of file",
-                       pos, eof=True)
+        raise located(f, path, "expected an 'X', 'S' or 'T' data line, found end of file",
+                      pos, eof=True)
     elif state == _HEADER:
         raise DumpFormatError("empty file: expected a '* DMPMQMSG' or '* QLOAD' header line",
                               path=path, line=1)
-
-
-def _located(f: BinaryIO | _Tally, path: str, detail: str, pos: int, *,
-             eof: bool = False) -> DumpFormatError:
-    """The error for the line starting at ``pos`` (``eof``: the end of the file): its
-    line and message numbers."""
-    if isinstance(f, _Tally):
-        return DumpFormatError(detail, path=path, line=f.lines + (eof and f.newline),
-                               message_number=f.messages or None)
-    try:
-        line = _line_number(f, pos)
-        f.seek(0)
-        number = sum(1 for start in _offsets(f) if start <= pos) or None
-    except OSError:  # not seekable (a pipe): no position to give
-        return DumpFormatError(detail, path=path, line=0)
-    return DumpFormatError(detail, path=path, line=line, message_number=number)
-
-
-def _cut_off(f: BinaryIO | _Tally, path: str, line_start: int, end: int) -> DumpFormatError:
-    """The last message ends with a data line: the file was cut off after it.
-
-    dmpmqmsg ends every message with an empty line, so a file whose last line is a
-    data line (with or without its newline) lost the rest of that message, however
-    much of it is left: nothing of it is returned.
-    """
-    if isinstance(f, _Tally):
-        newline = f.newline
-    else:
-        f.seek(end - 1)
-        newline = f.read(1) == b"\n"
-    how = "in the middle of this line (no newline)" if not newline else "after this data line"
-    return _located(f, path, f"the file is cut off {how}: dmpmqmsg ends every message with "
-                             "an empty line and this last message has none, so its data "
-                             "may be incomplete; nothing of this message was read. Copy "
-                             "or dump the file again (if it is complete, add an empty "
-                             "line at its end)", line_start)
 
 
 def _show(line: bytes, limit: int = 24) -> str:
@@ -434,66 +382,3 @@ def _s_line(rest: bytes) -> bytes:
             return bytes(out)
         else:
             raise _LineError("unterminated S line: no closing '\"'")
-
-
-# --- byte ranges --------------------------------------------------------------------
-
-
-def _kind_before(f: BinaryIO, pos: int) -> int | None:
-    """First byte of the last significant line that ends before ``pos`` (None: none)."""
-    tail = b""
-    here = pos
-    while here > 0:
-        size = min(_CHUNK, here)
-        here -= size
-        f.seek(here)
-        buf = f.read(size) + tail
-        lines = buf.split(b"\n")
-        tail = lines[0] if here > 0 else b""
-        for line in reversed(lines if here == 0 else lines[1:]):
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            if line and line[0] != _STAR:
-                return line[0]
-    return None
-
-
-def _line_number(f: BinaryIO, pos: int) -> int:
-    """The 1-based number of the line starting at ``pos`` (only computed for an error)."""
-    f.seek(0)
-    count = 1
-    remaining = pos
-    while remaining > 0:
-        chunk = f.read(min(_CHUNK, remaining))
-        if not chunk:
-            break
-        count += chunk.count(b"\n")
-        remaining -= len(chunk)
-    return count
-
-
-def iter_message_offsets(source: str | os.PathLike[str] | BinaryIO) -> Iterator[int]:
-    """Byte offsets at which messages start (their first ``A``/``N`` line).
-
-    A fast scan without decoding, for planning ``read_dump(start=, end=)``
-    splits at message boundaries; it does not validate the file.
-    """
-    if isinstance(source, str | os.PathLike):
-        with open(os.fspath(source), "rb", buffering=_CHUNK) as f:
-            yield from _offsets(f)
-        return
-    yield from _offsets(source)
-
-
-def _offsets(source: BinaryIO) -> Iterator[int]:
-    pos = 0
-    in_attrs = False
-    for raw in source:
-        c = raw[0]
-        if c in (_A, _N):
-            if not in_attrs:
-                yield pos
-            in_attrs = True
-        elif c in _DATA:
-            in_attrs = False
-        pos += len(raw)

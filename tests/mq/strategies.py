@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from dlqhandler.mq import MQDLH, MQMD
+from dlqhandler.mq import MQDLH, MQMD, Message, encode_mqmd
 from dlqhandler.mq.ccsid import codec_for
 
 ENCODINGS = (273, 546, 785)  # big-endian, little-endian, z/OS (big-endian integers)
@@ -76,3 +76,27 @@ def mqdlhs(draw: st.DrawFn, ccsid: int) -> MQDLH:
         format=draw(mq_text(ccsid, 8)), put_appl_type=draw(MQLONG),
         put_appl_name=draw(mq_text(ccsid, 28)), put_date=draw(mq_text(ccsid, 8)),
         put_time=draw(mq_text(ccsid, 8)))
+
+
+@st.composite
+def damaged(draw: st.DrawFn, valid: bytes) -> bytes:
+    """A valid image cut short, overwritten in a few places, or with junk appended."""
+    raw = bytearray(valid[:draw(st.integers(0, len(valid)))])
+    for _ in range(draw(st.integers(0, 4))):
+        if raw:
+            raw[draw(st.integers(0, len(raw) - 1))] = draw(st.integers(0, 255))
+    return bytes(raw) + draw(st.binary(max_size=8))
+
+
+def images(build: bytes) -> st.SearchStrategy[bytes]:
+    """Arbitrary bytes, or ``build`` damaged."""
+    return st.one_of(st.binary(max_size=600), damaged(build))
+
+
+# Any MQLONG as Encoding or CodedCharSetId, the usual values more often; images of a valid
+# MQMD and of a valid dead letter (MQDLH and payload) to damage.
+ANY_ENCODING = st.one_of(st.sampled_from((*ENCODINGS, 0, 17, 1041, -1)), MQLONG)
+ANY_CCSID = st.one_of(st.sampled_from((*CCSIDS, 0, -1, -2, 1200, 1202, 954, 65535)), MQLONG)
+MD_IMAGE = encode_mqmd(MQMD(format="MQSTR", put_appl_name="amqsput"))
+DLH_IMAGE = Message.dead_letter(MQMD(format="MQSTR"), b"hello", reason=2053,
+                                 dest_q_name="Q").body

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dlqhandler.errors import DecodeError, DLQHandlerError, MalformedMessageError
+from dlqhandler.errors import DecodeError, MalformedMessageError
 from dlqhandler.mq import (
     MQDLH,
     MQDLH_LENGTH_1,
@@ -23,7 +22,18 @@ from dlqhandler.mq import (
     encode_mqmd,
 )
 from dlqhandler.mq.ccsid import codec_for
-from tests.mq.strategies import CCSIDS, ENCODINGS, MQLONG, mqdlhs, mqmds
+from tests.mq.helpers import raised
+from tests.mq.strategies import (
+    ANY_CCSID,
+    ANY_ENCODING,
+    CCSIDS,
+    DLH_IMAGE,
+    ENCODINGS,
+    MD_IMAGE,
+    images,
+    mqdlhs,
+    mqmds,
+)
 
 ORDER = {273: ">", 546: "<", 785: ">"}
 
@@ -78,62 +88,32 @@ def test_mqdlh_inherit_ccsid_reads_as_the_ccsid_in_force(ccsid: int, encoding: i
 # --- arbitrary input ----------------------------------------------------------------
 
 
-@st.composite
-def _damaged(draw: st.DrawFn, valid: bytes) -> bytes:
-    """A valid image cut short, overwritten in a few places, or with junk appended."""
-    raw = bytearray(valid[:draw(st.integers(0, len(valid)))])
-    for _ in range(draw(st.integers(0, 4))):
-        if raw:
-            raw[draw(st.integers(0, len(raw) - 1))] = draw(st.integers(0, 255))
-    return bytes(raw) + draw(st.binary(max_size=8))
-
-
-def _images(build: bytes) -> st.SearchStrategy[bytes]:
-    return st.one_of(st.binary(max_size=600), _damaged(build))
-
-
-_ANY_ENCODING = st.one_of(st.sampled_from((*ENCODINGS, 0, 17, 1041, -1)), MQLONG)
-_ANY_CCSID = st.one_of(st.sampled_from((*CCSIDS, 0, -1, -2, 1200, 1202, 954, 65535)), MQLONG)
-_MD_IMAGE = encode_mqmd(MQMD(format="MQSTR", put_appl_name="amqsput"))
-_DLH_IMAGE = Message.dead_letter(MQMD(format="MQSTR"), b"hello", reason=2053,
-                                 dest_q_name="Q").body
-
-
-def _failure(call: Callable[[], object]) -> DLQHandlerError | None:
-    """Run ``call``; return the DLQHandlerError it raised (anything else propagates)."""
-    try:
-        call()
-    except DLQHandlerError as exc:
-        return exc
-    return None
-
-
-@given(raw=_images(_MD_IMAGE), encoding=_ANY_ENCODING, ccsid=_ANY_CCSID)
+@given(raw=images(MD_IMAGE), encoding=ANY_ENCODING, ccsid=ANY_CCSID)
 def test_decode_mqmd_raises_only_decode_error(raw: bytes, encoding: int, ccsid: int) -> None:
     """Arbitrary bytes into decode_mqmd give an MQMD or a DecodeError, nothing else."""
-    error = _failure(lambda: decode_mqmd(raw, encoding=encoding, ccsid=ccsid))
+    error = raised(lambda: decode_mqmd(raw, encoding=encoding, ccsid=ccsid))
     assert error is None or isinstance(error, DecodeError)
 
 
-@given(raw=_images(_DLH_IMAGE), encoding=_ANY_ENCODING, ccsid=_ANY_CCSID)
+@given(raw=images(DLH_IMAGE), encoding=ANY_ENCODING, ccsid=ANY_CCSID)
 def test_decode_mqdlh_raises_only_malformed_message_error(
         raw: bytes, encoding: int, ccsid: int) -> None:
     """Arbitrary bytes into decode_mqdlh give an MQDLH or MalformedMessageError keeping them."""
-    error = _failure(lambda: decode_mqdlh(raw, encoding=encoding, ccsid=ccsid))
+    error = raised(lambda: decode_mqdlh(raw, encoding=encoding, ccsid=ccsid))
     if error is not None:
         assert isinstance(error, MalformedMessageError)
         assert error.raw == raw
         assert 0 <= error.offset <= len(raw)
 
 
-@given(raw=_images(_DLH_IMAGE), encoding=_ANY_ENCODING, ccsid=_ANY_CCSID,
+@given(raw=images(DLH_IMAGE), encoding=ANY_ENCODING, ccsid=ANY_CCSID,
        fmt=st.sampled_from(("MQDEAD", "MQSTR", "")))
 def test_decode_dead_letter_raises_only_malformed_message_error(
         raw: bytes, encoding: int, ccsid: int, fmt: str) -> None:
     """decode_dead_letter on any data and any MQMD raises only MalformedMessageError."""
     md = MQMD(format=fmt, encoding=encoding, coded_char_set_id=ccsid)
     decoded: list[Message] = []
-    error = _failure(lambda: decoded.append(decode_dead_letter(md, raw)))
+    error = raised(lambda: decoded.append(decode_dead_letter(md, raw)))
     if error is not None:
         assert isinstance(error, MalformedMessageError)
         assert error.raw == raw

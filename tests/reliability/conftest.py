@@ -1,18 +1,18 @@
-"""Fixtures of the reliability suite: the worker suite's queue manager fixtures, the
-size knobs, and the figures every run records for the README.
+"""Fixtures of the reliability suite: the handler tests' fixtures (one definition, in
+:mod:`tests.worker.fixtures`), the size knobs, and the figures every run records for
+docs/reliability-results.md.
 
 Figures (kills survived, messages checked, fuzz cases, soak drift...) are written at
 the end of the session to ``$DLQ_REL_RESULTS`` if set, else - when any test marked
 ``reliability`` ran - to ``benchmarks/reliability-results.json``, one entry per test
-(with its date and knobs): a test run again replaces its own entry only. The fast
+(with its date and knobs): a test run again replaces its own entry only; that run also
+rewrites ``docs/reliability-results.md`` (:mod:`tests.reliability.results`). The fast
 subset run by ``make test`` writes nothing unless asked.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import platform
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,12 +21,11 @@ from typing import Any
 import pytest
 
 from tests.reliability.knobs import Figures
-from tests.worker.conftest import _fresh_structlog, home, ledger, qm, run_cli
+from tests.reliability.results import DEFAULT_RESULTS, PAGE, merge, page
+from tests.worker.fixtures import empty_home, fresh_structlog, home, ledger, qm, run_cli
 
-__all__ = ["_fresh_structlog", "figures", "home", "ledger", "qm", "run_cli"]
+__all__ = ["empty_home", "figures", "fresh_structlog", "home", "ledger", "qm", "run_cli"]
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_RESULTS = ROOT / "benchmarks" / "reliability-results.json"
 
 
 @pytest.fixture(scope="session")
@@ -43,15 +42,9 @@ def _session_figures(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]
     date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
     knobs = {k: v for k, v in sorted(os.environ.items())
              if k.startswith("DLQ_REL_") and k != "DLQ_REL_RESULTS"}
-    # Tests run again replace their entry; the others keep theirs (and their date).
-    old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    tests = old.get("tests", {})
-    tests.update({name: {"date": date, "knobs": knobs, **entry}
-                  for name, entry in store.items()})
-    report = {"machine": {"cores": os.cpu_count(), "python": platform.python_version()},
-              "tests": dict(sorted(tests.items()))}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    report = merge(path, store, date=date, knobs=knobs)
+    if path == DEFAULT_RESULTS:
+        PAGE.write_text(page(report), encoding="utf-8")
 
 
 @pytest.fixture

@@ -36,9 +36,10 @@ import pytest
 
 from dlqhandler.mq import Message
 from dlqhandler.qmgr import QueueManager
-from tests.worker.conftest import DLQHANDLER, ROOT
 from tests.worker.helpers import (
     DLQ,
+    DLQHANDLER,
+    ROOT,
     Ledger,
     alter,
     dead_letter,

@@ -37,11 +37,21 @@ from dlqhandler.rules import RuleSet, compile_rules
 from dlqhandler.worker import RulesReloader
 from dlqhandler.worker.reload import MAX_LOGGED_DIAGNOSTICS
 from tests.mq import test_codec_properties as codecs
+from tests.mq.helpers import raised
+from tests.mq.strategies import ANY_CCSID, ANY_ENCODING, DLH_IMAGE, MD_IMAGE, images
 from tests.reliability.knobs import Figures, knob
 from tests.rules import test_properties as rules_props
-from tests.worker.conftest import RunCli
-from tests.worker.helpers import DLQ, Ledger, alter, dead_letter, define, digest, load
-from tests.worker.test_wait import _until
+from tests.worker.helpers import (
+    DLQ,
+    Ledger,
+    RunCli,
+    alter,
+    dead_letter,
+    define,
+    digest,
+    load,
+    until,
+)
 
 
 def _scaled(test: Any, examples: int, **strategies: Any) -> int:
@@ -83,18 +93,21 @@ def test_codec_fuzz_at_scale(figures: Figures) -> None:
     MQMD, MQDLH and whole dead letters raise only DecodeError / MalformedMessageError
     keeping the raw bytes (tests/mq/test_codec_properties.py's checks)."""
     n = knob("DLQ_REL_CODEC_FUZZ", 5_000)
-    enc, ccsid = codecs._ANY_ENCODING, codecs._ANY_CCSID
+    enc, ccsid = ANY_ENCODING, ANY_CCSID
     ran = {
         "mqmd": _scaled(codecs.test_decode_mqmd_raises_only_decode_error, n,
-                        raw=codecs._images(codecs._MD_IMAGE), encoding=enc, ccsid=ccsid),
+                        raw=images(MD_IMAGE), encoding=enc, ccsid=ccsid),
         "mqdlh": _scaled(codecs.test_decode_mqdlh_raises_only_malformed_message_error, n,
-                         raw=codecs._images(codecs._DLH_IMAGE), encoding=enc, ccsid=ccsid),
+                         raw=images(DLH_IMAGE), encoding=enc, ccsid=ccsid),
         "dead_letter": _scaled(
             codecs.test_decode_dead_letter_raises_only_malformed_message_error, n,
-            raw=codecs._images(codecs._DLH_IMAGE), encoding=enc, ccsid=ccsid,
+            raw=images(DLH_IMAGE), encoding=enc, ccsid=ccsid,
             fmt=st.sampled_from(("MQDEAD", "MQSTR", ""))),
     }
     dumps = _scaled(test_dump_reader_raises_only_dump_format_error, n, raw=_dump_images())
+    # As for the rules: a generator that silently produces few cases must fail the run.
+    assert all(count >= n * 0.9 for count in ran.values()), ran
+    assert dumps >= n * 0.9, dumps
     figures(codec_cases=ran, dump_cases=dumps)
 
 
@@ -150,7 +163,7 @@ def test_dump_reader_raises_only_dump_format_error(raw: bytes) -> None:
     """Random bytes, damaged dumps and text after a valid header: the reader yields
     messages or raises DumpFormatError naming a line of the file, nothing else."""
     messages: list[Message] = []
-    error = codecs._failure(lambda: messages.extend(read_dump(io.BytesIO(raw),
+    error = raised(lambda: messages.extend(read_dump(io.BytesIO(raw),
                                                               name="fuzz.dmp")))
     if error is not None:
         assert isinstance(error, DumpFormatError), error
@@ -237,7 +250,7 @@ def test_a_100_mb_message_is_decoded_dumped_and_moved(
     with dump.open("r+b") as f:
         f.truncate(dump.stat().st_size // 2 + 1)
     cut: list[Message] = []
-    error = codecs._failure(lambda: cut.extend(read_dump(dump)))
+    error = raised(lambda: cut.extend(read_dump(dump)))
     if error is None:  # no length field in the format: a cut at a line end reads as a
         assert len(cut[0].body) < len(big.body)  # shorter message
     else:
@@ -352,7 +365,7 @@ def test_a_rules_file_rewritten_while_it_is_read(tmp_path: Path, figures: Figure
         for t in threads:
             t.join(timeout=60)
         final = hashlib.sha256(GOOD_A.encode()).hexdigest()
-        _until(lambda: reloader.sha256 == final, "the last complete table is not in use")
+        until(lambda: reloader.sha256 == final, "the last complete table is not in use")
     finally:
         reloader.stop()
     assert not errors, errors

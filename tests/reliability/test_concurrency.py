@@ -25,9 +25,7 @@ from tests.reliability.scenario import (
     start_drain,
     stuck_attempts,
 )
-from tests.worker.conftest import start_handler
-from tests.worker.helpers import DLQ, STATUS, Ledger, depth, json_events
-from tests.worker.test_wait import _until
+from tests.worker.helpers import DLQ, STATUS, Ledger, depth, json_events, start_handler, until
 
 # Handlers stop after 5 idle seconds, so none ends while another still holds work.
 CONCURRENT = RULES.replace("WAIT(NO)", "WAIT(5)")
@@ -48,7 +46,7 @@ def run_together(home: Path, qm: EmbeddedQueueManager, tmp_path: Path, figures: 
             # Spark takes seconds to start: the handlers join once it is moving messages.
             children["drain"] = start_drain(home, rules, tmp_path / "drain-out")
             before = depth(qm, DLQ)
-            _until(lambda: depth(qm, DLQ) < before or children["drain"].poll() is not None,
+            until(lambda: depth(qm, DLQ) < before or children["drain"].poll() is not None,
                    "the drain did not start moving messages", timeout=600)
         for who in order:
             children[f"h{who}"] = start_handler(

@@ -27,8 +27,7 @@ from tests.reliability.scenario import (
     start_drain,
     stuck_attempts,
 )
-from tests.worker.conftest import start_handler
-from tests.worker.helpers import DLQ, STATUS, Ledger, depth, json_events
+from tests.worker.helpers import DLQ, STATUS, Ledger, depth, json_events, start_handler
 
 
 def db_of(home: Path) -> Path:

@@ -19,19 +19,20 @@ from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions, create
 from dlqhandler.qmgr.embedded.store import QMgrPaths, Store
 from tests.reliability.knobs import Figures
 from tests.reliability.scenario import terminate
-from tests.worker.conftest import RunCli, start_handler
 from tests.worker.helpers import (
     DLQ,
     STATUS,
     Ledger,
+    RunCli,
     alter,
     dead_letter,
     define,
     depth,
     json_events,
     load,
+    start_handler,
+    until,
 )
-from tests.worker.test_wait import _until
 
 FAULTS = "RETRYINT(1) WAIT(YES)\nDESTQ(APP.Q) ACTION(RETRY) RETRY(999999)\n"
 
@@ -108,14 +109,14 @@ def test_target_full_inhibited_deleted_and_redefined_mid_run(
         before = h.failures(reason)
         apply()
         inflow()
-        _until(lambda: h.failures(reason) > before, f"no put failure {reason}", timeout=60)
+        until(lambda: h.failures(reason) > before, f"no put failure {reason}", timeout=60)
         repair()
-        _until(lambda: depth(qm, DLQ) == 0, f"the DLQ did not drain after {reason}",
+        until(lambda: depth(qm, DLQ) == 0, f"the DLQ did not drain after {reason}",
                timeout=120)
         return h.failures(reason) - before
 
     inflow()
-    _until(lambda: depth(qm, DLQ) == 0, "the handler did not start working", timeout=60)
+    until(lambda: depth(qm, DLQ) == 0, "the handler did not start working", timeout=60)
     full = fault(2053, lambda: alter(qm, "APP.Q", maxdepth=depth(qm, "APP.Q") + 20),
                  lambda: alter(qm, "APP.Q", maxdepth=100_000))
     inhibited = fault(2051, lambda: alter(qm, "APP.Q", put="DISABLED"),
@@ -128,7 +129,7 @@ def test_target_full_inhibited_deleted_and_redefined_mid_run(
 
     deleted = fault(2085, delete, lambda: define(qm, "APP.Q", maxdepth=100_000))
     inflow()
-    _until(lambda: depth(qm, DLQ) == 0, "the handler stopped working", timeout=60)
+    until(lambda: depth(qm, DLQ) == 0, "the handler stopped working", timeout=60)
     assert h.stop() == 0
     placed = book.check(["APP.Q", "APP.HOLD"])
     assert len(placed["APP.Q"]) + len(placed["APP.HOLD"]) == len(book.original)
@@ -146,7 +147,7 @@ def test_dlq_get_inhibited_mid_run_ends_cleanly(
     load(qm, [dead_letter(f"m{i}", destq="APP.Q") for i in range(3000)])
     book = Ledger.of(qm)
     h = handler(FAULTS)
-    _until(lambda: depth(qm, "APP.Q") >= 100, "the handler did not start working")
+    until(lambda: depth(qm, "APP.Q") >= 100, "the handler did not start working")
     alter(qm, DLQ, get="DISABLED")
     h.proc.communicate(timeout=60)
     assert h.proc.returncode == ExitCode.MQ_ERROR

@@ -46,9 +46,8 @@ from dlqhandler.rules import (
 from dlqhandler.spark.apply import apply_message
 from dlqhandler.spark.outputs import safe_path, target_file_name
 from tests.conformance.messages import build_message
-from tests.mq.test_codec_properties import _failure
-from tests.worker.conftest import DLQHANDLER, ROOT
-from tests.worker.helpers import DLQ, Ledger, dead_letter, define, load
+from tests.mq.helpers import raised
+from tests.worker.helpers import DLQ, DLQHANDLER, ROOT, Ledger, dead_letter, define, load
 
 # Names an attacker can put in a dead letter's MQDLH or MQMD.
 HOSTILE = st.one_of(
@@ -101,7 +100,7 @@ def test_untrusted_names_never_reach_a_put_unvalidated(destq: str, destqm: str, 
     for action in (Action("RETRY"), Action("FWD", "&DESTQ", "&DESTQM"),
                    Action("FWD", "&REPLYQ", "&REPLYQM"), Action("FWD", "LIT.Q", "&REPLYQM")):
         targets: list[ResolvedTarget] = []
-        error = _failure(functools.partial(_resolve_into, targets, action, msg))
+        error = raised(functools.partial(_resolve_into, targets, action, msg))
         if error is not None:
             assert isinstance(error, InvalidTargetError), error
             assert error.field

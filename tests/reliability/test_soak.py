@@ -21,7 +21,6 @@ import pytest
 from dlqhandler.qmgr import EmbeddedQueueManager
 from tests.reliability.knobs import Figures, knob
 from tests.reliability.scenario import terminate
-from tests.worker.conftest import start_handler
 from tests.worker.helpers import (
     DLQ,
     STATUS,
@@ -32,8 +31,9 @@ from tests.worker.helpers import (
     depth,
     json_events,
     load,
+    start_handler,
+    until,
 )
-from tests.worker.test_wait import _until
 
 TABLES = [
     "RETRYINT(1) WAIT(YES)\n"
@@ -94,7 +94,7 @@ def test_resident_handler_soak(home: Path, qm: EmbeddedQueueManager, tmp_path: P
     sent = 0
     kind_of: dict[bytes, str] = {}
     try:
-        _until(lambda: any(e.get("event") == "rules_watch_started"
+        until(lambda: any(e.get("event") == "rules_watch_started"
                            for e in json_events(log)), "the handler did not start")
         started = time.monotonic()
         next_reload = started + reload_every
@@ -121,7 +121,7 @@ def test_resident_handler_soak(home: Path, qm: EmbeddedQueueManager, tmp_path: P
                 next_sample = now + 2  # before its message left, seen in between
             assert child.poll() is None, "the handler died"
             time.sleep(0.2)
-        _until(lambda: depth(qm, DLQ) == 0, "the backlog did not drain", timeout=120)
+        until(lambda: depth(qm, DLQ) == 0, "the backlog did not drain", timeout=120)
     finally:
         out = terminate(child)
     assert child.returncode == 0, out

@@ -4,7 +4,6 @@ Python matcher, for every message of generated backlogs and for many tables."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +11,11 @@ import pytest
 
 from dlqhandler.formats.backlog import generate_backlog
 from dlqhandler.formats.dmpmqmsg import write_dump
-from dlqhandler.mq import MQMD, Message, decode_dead_letter
-from dlqhandler.rules import InvalidTargetError, RuleSet, compile_rules, decide, resolve_target
+from dlqhandler.mq import MQMD, Message
+from dlqhandler.rules import compile_rules
 from dlqhandler.spark.classify import classify
 from dlqhandler.spark.extract import read_messages
+from tests.spark.decisions import python_decision, random_tables
 
 pytestmark = pytest.mark.spark
 
@@ -34,43 +34,6 @@ def _conformance_tables() -> list[str]:
     return tables
 
 
-def _random_tables(n: int, seed: int) -> list[str]:
-    """Tables over the values the backlog uses, with wildcards, % and _ in names."""
-    rnd = random.Random(seed)
-    strings = {
-        "DESTQ": ["APP.ORDERS", "APP.*", "*.IN", "PAYROLL.?N", "A%B_C", "A*_*", "?*", "*",
-                  "'APP.ORDERS  '", "APP.??????", "'pay*'", "*AUDIT*"],
-        "DESTQM": ["QM1", "AAAA.*", "BBBB.1", "?*", "'?*'", "*.QM?", "CCCC.QM2"],
-        "REPLYQ": ["?*", "*.REPLY", "'?*'", "APP.NOTIFY.REPLY"],
-        "REPLYQM": ["?*", "QM1", "AAAA.*"],
-        "USERID": ["app1", "'app1'", "'ordersvc'", "b*", "'svc_ship'", "'?uest'"],
-        "APPLNAME": ["'OrderService'", "'com.acme*'", "*", "'amqsput'"],
-        "FORMAT": ["MQSTR", "MQHRF2", "' '", "MQ*", "'MQSTR   '"],
-    }
-    ints = {"REASON": ["MQRC_Q_FULL", "2051", "MQRC_UNKNOWN_OBJECT_NAME", "MQRC_NOT_AUTHORIZED",
-                       "MQFB_EXPIRATION", "2087", "*"],
-            "PERSIST": ["MQPER_PERSISTENT", "0"], "MSGTYPE": ["MQMT_REPORT", "8", "1"],
-            "FEEDBACK": ["MQFB_COA", "0"], "APPLTYPE": ["MQAT_JAVA", "6"]}
-    actions = ["ACTION(DISCARD)", "ACTION(IGNORE)", "ACTION(RETRY) RETRY(2)",
-               "ACTION(FWD) FWDQ(&DESTQ) FWDQM(&DESTQM)", "ACTION(FWD) FWDQ(&REPLYQ)",
-               "ACTION(FWD) FWDQ(FWD.A) HEADER(NO)", "ACTION(FWD) FWDQ(FWD%B_1) FWDQM(AAAA.QM1)",
-               "ACTION(FWD) FWDQ(SYSTEM.DEAD.LETTER.QUEUE)", "ACTION(FWD) FWDQ(X) FWDQM(&REPLYQM)"]
-    tables = []
-    for _ in range(n):
-        lines = []
-        for _ in range(rnd.randint(1, 8)):
-            parts = []
-            for kw in rnd.sample(list(strings) + list(ints), rnd.randint(0, 3)):
-                values = strings.get(kw) or ints[kw]
-                parts.append(f"{kw}({rnd.choice(values)})")
-            parts.append(rnd.choice(actions))
-            lines.append(" ".join(parts))
-        if rnd.random() < 0.5:
-            lines.append("ACTION(FWD) FWDQ(CATCH.ALL)")
-        tables.append("\n".join(lines) + "\n")
-    return [t for t in tables if compile_rules(t).ruleset is not None]
-
-
 def _crafted() -> list[Message]:
     """Names that stress the translation: % and _, blanks, bad substitutions."""
     out = []
@@ -83,24 +46,6 @@ def _crafted() -> list[Message]:
         out.append(Message.dead_letter(md, b"crafted", reason=(2053, 2085, 2051)[i % 3],
                                        dest_q_name=dest, dest_q_mgr_name=destqm))
     return out
-
-
-def _python_decision(ruleset: RuleSet, msg: Message) -> tuple[Any, ...]:
-    try:
-        m = decode_dead_letter(msg.md, msg.body)
-    except Exception:
-        return (None, "IGNORE", None, None, None)
-    d = decide(ruleset, m, 0)
-    line = d.rule.line if d.rule else None
-    if d.action.kind not in ("RETRY", "FWD"):
-        return (line, d.action.kind, None, None, None)
-    try:
-        t = resolve_target(d.rule if d.rule is not None else d.action, m)
-    except InvalidTargetError:
-        return (line, d.action.kind, None, None, False)
-    if t.queue == "SYSTEM.DEAD.LETTER.QUEUE" and t.qmgr in ("", "QM1"):
-        return (line, d.action.kind, None, None, False)  # a loop: refused by both
-    return (line, d.action.kind, t.queue, t.qmgr, True)
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +73,7 @@ def _compare(spark_frame: Any, messages: list[Message], tables: list[str]) -> No
         row = rows[msg.md.msg_id]
         for i, rs in enumerate(rulesets):
             assert rs is not None
-            expected = _python_decision(rs, msg)
+            expected = python_decision(rs, msg)
             got = tuple(row[f"{k}_{i}"] for k in _KEYS)
             if got[1] not in ("RETRY", "FWD"):
                 got = (got[0], got[1], None, None, None)
@@ -153,7 +98,7 @@ def test_conformance_tables_classify_identically(backlog: tuple[Any, list[Messag
 def test_random_tables_classify_identically(backlog: tuple[Any, list[Message]]) -> None:
     """Random tables with wildcards, %/_ names, substitutions and loops agree too."""
     frame, messages = backlog
-    tables = _random_tables(60, seed=11)
+    tables = random_tables(60, seed=11)
     for start in range(0, len(tables), 30):
         _compare(frame, messages, tables[start:start + 30])
 

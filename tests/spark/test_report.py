@@ -20,7 +20,7 @@ from dlqhandler.mq.constants import PREFERRED
 from dlqhandler.rules import Matcher, RuleSet, compile_rules, decide, message_fields
 from dlqhandler.spark.extract import read_messages
 from dlqhandler.spark.report import ReportOptions, build_report
-from tests.spark.test_differential import _python_decision, _random_tables
+from tests.spark.decisions import python_decision, random_tables
 
 pytestmark = pytest.mark.spark
 
@@ -211,8 +211,8 @@ def _expected_transitions(old: RuleSet, new: RuleSet,
     """(old action, queue, line, new action, queue, line) -> MsgIds, per message."""
     out: dict[Any, set[str]] = {}
     for m in messages:
-        o_line, o_action, o_queue, _qm, _ok = _python_decision(old, m)
-        n_line, n_action, n_queue, _qm, _ok = _python_decision(new, m)
+        o_line, o_action, o_queue, _qm, _ok = python_decision(old, m)
+        n_line, n_action, n_queue, _qm, _ok = python_decision(new, m)
         if (o_action, o_queue) != (n_action, n_queue):
             key = (o_action, o_queue, o_line, n_action, n_queue, n_line)
             out.setdefault(key, set()).add(m.md.msg_id.hex().upper())
@@ -227,7 +227,7 @@ def test_compare_transitions_match_python_decisions_per_message(
     one of those messages."""
     path, messages = backlog
     frame = read_messages(spark, [path]).cache()
-    tables = _random_tables(8, seed=23)
+    tables = random_tables(8, seed=23)
     pairs = [(tables[i], tables[i + 1]) for i in range(0, 8, 2)]
     pairs.append(((ROOT / "rules" / "default.rul").read_text(encoding="utf-8"),
                   (ROOT / "rules" / "demo.rul").read_text(encoding="utf-8")))

@@ -19,10 +19,13 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import signal
 import subprocess
+import sys
+import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,8 @@ from dlqhandler.mq.properties import Property
 from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
 from dlqhandler.qmgr.embedded.xqh import MQFMT_XMIT_Q_HEADER, decode_xqh
 
+ROOT = Path(__file__).resolve().parents[2]
+DLQHANDLER = Path(sys.executable).parent / "dlqhandler"
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 STATUS = "DLQHANDLER.STATUS"
 _ids = itertools.count(1)
@@ -256,3 +261,52 @@ def terminate(child: subprocess.Popen[str], timeout: float = 60) -> str:
             child.kill()
             child.wait(timeout=10)
     return out or ""
+
+
+def until(condition: Callable[[], object], message: str, timeout: float = 20) -> None:
+    """Wait until ``condition()`` is true, polling every 50 ms; fail with ``message`` after
+    ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, message
+        time.sleep(0.05)
+
+
+@dataclass
+class Run:
+    """One ``dlqhandler run``: exit code, stdout, stderr, captured log events."""
+
+    rc: int
+    out: str
+    err: str
+    logs: list[dict[str, Any]] = field(default_factory=list)
+
+    def events(self, name: str, **match: Any) -> list[dict[str, Any]]:
+        return [e for e in self.logs if e.get("event") == name
+                and all(e.get(k) == v for k, v in match.items())]
+
+    def summary(self, label: str) -> int:
+        """A count from the printed summary (``label`` as printed, e.g. 'forwarded')."""
+        for line in self.out.splitlines():
+            if line.strip().startswith(label + " ") or line.strip() == label:
+                return int(line.split()[-1])
+        raise AssertionError(f"no {label!r} in summary:\n{self.out}")
+
+
+RunCli = Callable[..., Run]
+
+
+def start_handler(home: Path, rules: Path, *args: str,
+                  log: Path | None = None) -> subprocess.Popen[str]:
+    """``dlqhandler run`` as a child process (JSON logs to ``log``)."""
+    env = {**os.environ, "DLQHANDLER_HOME": str(home), "PYTHONUNBUFFERED": "1"}
+    env.pop("DLQHANDLER_QMGR", None)
+    stderr = log.open("w") if log is not None else subprocess.DEVNULL
+    try:
+        return subprocess.Popen([str(DLQHANDLER), "run", "--rules", str(rules),
+                                 "--log-format", "json", *args],
+                                cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE,
+                                stderr=stderr)
+    finally:
+        if log is not None:
+            stderr.close()  # type: ignore[union-attr]

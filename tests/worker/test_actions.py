@@ -6,8 +6,7 @@ import json
 
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.mq import MQMD, Message
-from tests.worker.conftest import RunCli
-from tests.worker.helpers import STATUS, dead_letter, define, depth, load
+from tests.worker.helpers import STATUS, RunCli, dead_letter, define, depth, load
 
 ACTIONS = """\
 RETRYINT(0) WAIT(NO)

@@ -20,8 +20,17 @@ from dlqhandler.mq.mqtm import MQTM
 from dlqhandler.qmgr import connect
 from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager
 from dlqhandler.worker.backoff import BackoffPolicy, TriggerRecords, hold_seconds
-from tests.worker.conftest import RunCli
-from tests.worker.helpers import DLQ, STATUS, alter, browse, dead_letter, define, depth, load
+from tests.worker.helpers import (
+    DLQ,
+    STATUS,
+    RunCli,
+    alter,
+    browse,
+    dead_letter,
+    define,
+    depth,
+    load,
+)
 
 IGNORE_ALL = "WAIT(NO)\nREASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(CATCH)\nACTION(IGNORE)\n"
 FAST = ("--trigger-backoff-base", "0.05", "--trigger-backoff", "0.2")

@@ -10,8 +10,7 @@ from dlqhandler.mq.constants import (
     MQMF_MSG_IN_GROUP,
     MQMF_SEGMENT,
 )
-from tests.worker.conftest import RunCli
-from tests.worker.helpers import DLQ, browse, dead_letter, define, load
+from tests.worker.helpers import DLQ, RunCli, browse, dead_letter, define, load
 
 
 def test_expired_messages_are_not_forwarded_and_expiry_keeps_counting(qm, ledger,

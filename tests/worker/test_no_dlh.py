@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dlqhandler.cli.exitcodes import ExitCode
-from tests.worker.conftest import RunCli
-from tests.worker.helpers import dead_letter, define, load, plain
+from tests.worker.helpers import RunCli, dead_letter, define, load, plain
 
 
 def test_messages_without_dlh_are_left_and_reported_rate_limited(qm, ledger,

@@ -8,7 +8,6 @@ from collections import Counter
 from pathlib import Path
 
 from dlqhandler.formats.backlog import generate_backlog
-from tests.worker.conftest import start_handler
 from tests.worker.helpers import (
     STATUS,
     Ledger,
@@ -19,9 +18,10 @@ from tests.worker.helpers import (
     has_dlh,
     json_events,
     load,
+    start_handler,
     terminate,
+    until,
 )
-from tests.worker.test_wait import _until
 
 
 def test_sigterm_mid_run_stops_cleanly(home: Path, qm, tmp_path: Path) -> None:
@@ -36,7 +36,7 @@ def test_sigterm_mid_run_stops_cleanly(home: Path, qm, tmp_path: Path) -> None:
     log = tmp_path / "handler.log"
     child = start_handler(home, rules, "--no-watch", "--batch-size", "20", log=log)
     try:
-        _until(lambda: depth(qm, "CATCH") >= 200, "the handler did not start working")
+        until(lambda: depth(qm, "CATCH") >= 200, "the handler did not start working")
     finally:
         out = terminate(child, timeout=30)
     assert child.returncode == 0

@@ -6,9 +6,16 @@ import hashlib
 import signal
 from pathlib import Path
 
-from tests.worker.conftest import start_handler
-from tests.worker.helpers import Ledger, dead_letter, define, depth, json_events, load
-from tests.worker.test_wait import _until
+from tests.worker.helpers import (
+    Ledger,
+    dead_letter,
+    define,
+    depth,
+    json_events,
+    load,
+    start_handler,
+    until,
+)
 
 OLD = "RETRYINT(1) WAIT(YES)\nDESTQ(APP.*) ACTION(FWD) FWDQ(OLD.T)\n"
 NEW = ("RETRYINT(1) WAIT(YES)\nDESTQ(APP.*) ACTION(FWD) FWDQ(NEW.T)\n"
@@ -60,18 +67,18 @@ def test_hot_reload_uses_a_good_table_and_keeps_the_last_good_one(home, qm, tmp_
     rules.write_text(OLD)
     child = _Child(home, rules, tmp_path / "handler.log")
     try:
-        _until(lambda: depth(qm, "OLD.T") == 2, "the first table was not applied")
-        _until(lambda: child.events("rules_watch_started"), "no watch")
+        until(lambda: depth(qm, "OLD.T") == 2, "the first table was not applied")
+        until(lambda: child.events("rules_watch_started"), "no watch")
         rules.write_text(NEW)
-        _until(lambda: depth(qm, "NEW.T") == 2, "held messages not forwarded after reload")
+        until(lambda: depth(qm, "NEW.T") == 2, "held messages not forwarded after reload")
         [accepted] = child.events("rules_reload_accepted")
         assert (accepted["sha256"], accepted["previous_sha256"]) == (_sha(NEW), _sha(OLD))
         assert child.events("rules_swapped")[0]["sha256"] == _sha(NEW)
         _late(qm, book, 2)
-        _until(lambda: depth(qm, "NEW.T") == 4, "the new table is not in use")
+        until(lambda: depth(qm, "NEW.T") == 4, "the new table is not in use")
 
         rules.write_text(BAD)
-        _until(lambda: child.events("rules_reload_failed"), "bad table not reported")
+        until(lambda: child.events("rules_reload_failed"), "bad table not reported")
         [failed] = child.events("rules_reload_failed")
         assert (failed["kept_sha256"], failed["rejected_sha256"]) == (_sha(NEW), _sha(BAD))
         diagnostics = child.events("rules_diagnostic")
@@ -80,7 +87,7 @@ def test_hot_reload_uses_a_good_table_and_keeps_the_last_good_one(home, qm, tmp_
         assert {d["line"] for d in errors} == {1, 2, 3}
         assert all(d["code"] and d["message"] for d in errors)
         _late(qm, book, 2)
-        _until(lambda: depth(qm, "NEW.T") == 6, "the last good table stopped working")
+        until(lambda: depth(qm, "NEW.T") == 6, "the last good table stopped working")
     finally:
         out = child.stop()
     book.check(["OLD.T", "NEW.T"])
@@ -98,16 +105,16 @@ def test_sighup_reloads_the_rules_file(home, qm, tmp_path) -> None:
     rules.write_text(OLD)
     child = _Child(home, rules, tmp_path / "handler.log", "--no-watch")
     try:
-        _until(lambda: depth(qm, "OLD.T") == 1, "the first table was not applied")
+        until(lambda: depth(qm, "OLD.T") == 1, "the first table was not applied")
         rules.write_text(NEW)
         _late(qm, book, 1)
-        _until(lambda: depth(qm, "OLD.T") == 2, "not handled with the old table")
+        until(lambda: depth(qm, "OLD.T") == 2, "not handled with the old table")
         assert not child.events("rules_reload_accepted")
         child.proc.send_signal(signal.SIGHUP)
-        _until(lambda: child.events("rules_swapped"), "SIGHUP did not reload")
+        until(lambda: child.events("rules_swapped"), "SIGHUP did not reload")
         assert child.events("rules_reload_accepted")[0]["trigger"] == "SIGHUP"
         _late(qm, book, 1)
-        _until(lambda: depth(qm, "NEW.T") == 1, "the reloaded table is not in use")
+        until(lambda: depth(qm, "NEW.T") == 1, "the reloaded table is not in use")
     finally:
         child.stop()
     book.check(["OLD.T", "NEW.T"])

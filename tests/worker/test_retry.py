@@ -10,8 +10,7 @@ from pathlib import Path
 
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.qmgr import GetOptions, connect
-from tests.worker.conftest import RunCli
-from tests.worker.helpers import STATUS, alter, dead_letter, define, depth, load
+from tests.worker.helpers import STATUS, RunCli, alter, dead_letter, define, depth, load
 
 
 class _Helper(threading.Thread):

@@ -29,20 +29,22 @@ from dlqhandler.worker import Handler, HandlerOptions
 from dlqhandler.worker.ages import put_at
 from dlqhandler.worker.metrics import HandlerMetrics, MetricsServer
 from dlqhandler.worker.selection import RateLimiter
-from tests.worker.conftest import ROOT, RunCli, start_handler
 from tests.worker.helpers import (
     DLQ,
+    ROOT,
     STATUS,
     Ledger,
+    RunCli,
     browse,
     dead_letter,
     define,
     depth,
     json_events,
     load,
+    start_handler,
     terminate,
+    until,
 )
-from tests.worker.test_wait import _until
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -95,7 +97,7 @@ def test_metrics_health_and_reloads_of_a_running_handler(home, qm, tmp_path: Pat
     log = tmp_path / "handler.log"
     child = start_handler(home, rules, "--no-watch", "--metrics-port", "0", log=log)
     try:
-        _until(lambda: [e for e in json_events(log) if e["event"] == "metrics_started"],
+        until(lambda: [e for e in json_events(log) if e["event"] == "metrics_started"],
                "the metrics server did not start")
         [started] = [e for e in json_events(log) if e["event"] == "metrics_started"]
         assert started["port"] > 0
@@ -108,7 +110,7 @@ def test_metrics_health_and_reloads_of_a_running_handler(home, qm, tmp_path: Pat
             "dlqhandler_dlq_depth 1.0",
             f'dlqhandler_rules_info{{sha256="{_sha(RULES)}"}} 1.0',
         ]
-        _until(lambda: all(line in _get(base + "/metrics")[1] for line in expected),
+        until(lambda: all(line in _get(base + "/metrics")[1] for line in expected),
                "the counters do not match what was processed")
         assert _get(base + "/readyz") == (200, "ready\n")
         assert _get(base + "/healthz") == (200, "ok\n")
@@ -123,11 +125,11 @@ def test_metrics_health_and_reloads_of_a_running_handler(home, qm, tmp_path: Pat
 
         rules.write_text(RELOADED)
         child.send_signal(signal.SIGHUP)
-        _until(lambda: 'dlqhandler_rules_reloads_total{result="success"} 1.0'
+        until(lambda: 'dlqhandler_rules_reloads_total{result="success"} 1.0'
                in _get(base + "/metrics")[1], "the good reload was not counted")
         rules.write_text(BROKEN)
         child.send_signal(signal.SIGHUP)
-        _until(lambda: 'dlqhandler_rules_reloads_total{result="failure"} 1.0'
+        until(lambda: 'dlqhandler_rules_reloads_total{result="failure"} 1.0'
                in _get(base + "/metrics")[1], "the refused reload was not counted")
         text = _get(base + "/metrics")[1]
         assert f'dlqhandler_rules_info{{sha256="{_sha(RELOADED)}"}} 1.0' in text
@@ -293,7 +295,7 @@ def test_healthz_and_readyz_during_a_hold_after_an_mq_error(home, qm) -> None:
         metrics.connected = True
         metrics.rules(ruleset.sha256)
         runner.start()
-        _until(lambda: metrics.holding_after is not None, "the handler did not hold")
+        until(lambda: metrics.holding_after is not None, "the handler did not hold")
         for _ in range(4):
             time.sleep(0.3)
             answers.append(_get(base + "/healthz"))

@@ -10,9 +10,18 @@ from dlqhandler.formats import read_dump
 from dlqhandler.mq import decode_dead_letter
 from dlqhandler.qmgr import EmbeddedQueueManager
 from dlqhandler.rules import RuleSet, compile_rules, decide, resolve_target
-from tests.worker.conftest import ROOT, RunCli, start_handler
-from tests.worker.helpers import DLQ, Ledger, define, depth, load, terminate
-from tests.worker.test_wait import _until
+from tests.worker.helpers import (
+    DLQ,
+    ROOT,
+    Ledger,
+    RunCli,
+    define,
+    depth,
+    load,
+    start_handler,
+    terminate,
+    until,
+)
 
 BACKLOG = ROOT / "samples" / "backlog-small.dmp"
 
@@ -94,7 +103,7 @@ def test_default_table_on_the_sample_backlog(home: Path, qm, tmp_path: Path) -> 
     log = tmp_path / "handler.log"
     child = start_handler(home, ROOT / "rules" / "default.rul", "--no-watch", log=log)
     try:
-        _until(lambda: depth(qm, DLQ) == 7, "the backlog was not handled", timeout=60)
+        until(lambda: depth(qm, DLQ) == 7, "the backlog was not handled", timeout=60)
     finally:
         out = terminate(child, timeout=30)
     assert child.returncode == 0

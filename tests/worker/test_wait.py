@@ -7,17 +7,18 @@ import time
 from pathlib import Path
 
 from dlqhandler.qmgr import connect
-from tests.worker.conftest import RunCli, start_handler
 from tests.worker.helpers import (
-    DLQ,
     Ledger,
+    RunCli,
     dead_letter,
     define,
     depth,
     json_events,
     load,
     plain,
+    start_handler,
     terminate,
+    until,
 )
 
 
@@ -77,12 +78,12 @@ def test_wait_yes_runs_until_sigterm(home: Path, qm, tmp_path: Path) -> None:
     log = tmp_path / "handler.log"
     child = start_handler(home, rules, "--no-watch", log=log)
     try:
-        _until(lambda: depth(qm, "CATCH") == 5, "the backlog was not handled")
+        until(lambda: depth(qm, "CATCH") == 5, "the backlog was not handled")
         time.sleep(1.0)
         assert child.poll() is None, "WAIT(YES) ended on its own"
         late = load(qm, [dead_letter("late", priority=0)])[0]
         book.original[late.md.msg_id] = late
-        _until(lambda: depth(qm, "CATCH") == 6, "a new message was not handled")
+        until(lambda: depth(qm, "CATCH") == 6, "a new message was not handled")
     finally:
         out = terminate(child, timeout=20)
     assert child.returncode == 0
@@ -93,11 +94,3 @@ def test_wait_yes_runs_until_sigterm(home: Path, qm, tmp_path: Path) -> None:
     assert ended[0]["reason"] == "stopped"
 
 
-def _until(condition, message: str, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, message
-        time.sleep(0.05)
-
-
-__all__ = ["DLQ", "_until"]

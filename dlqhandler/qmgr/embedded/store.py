@@ -67,12 +67,10 @@ transaction of its own (what an application decides between browse and get
 must not start a hold). Connections of one process see each other exactly
 (:class:`_Guard`).
 
-Measured on 2 idle cores (2026-11-25 15:48, README "against the storage floor"):
-the handler moves 10,221 persistent dead letters a second (10,002 at 1,000,000), 0.119 of a
-bare SQLite durable move (``sqlite_ceiling.py``) and 0.53 of this queue manager's own get +
-put + commit; ``move_100`` is 0.17 of the same batch in bare SQLite. The rest is the Python
-of the MQI calls and the handler, and this schema's statements (four indexes and a depth
-trigger per row): not the number of transactions.
+Against a bare SQLite durable move (``benchmarks/sqlite_move_floor.py``: 100 moves per
+transaction) the handler's gap is the Python of the MQI calls and the handler, and this
+schema's statements (four indexes and a depth trigger per row): not the number of
+transactions (docs/performance.md; the figures in docs/performance-results.md).
 
 Crash: SQLite rolls back the open transaction of a killed process; what its
 earlier holds committed is owned by a dead connection (its lock file can be

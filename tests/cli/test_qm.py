@@ -22,6 +22,12 @@ CLI = ROOT / ".venv" / "bin" / "dlqhandler"
 SAMPLE = ROOT / "samples" / "backlog-small.dmp"
 
 
+@pytest.fixture
+def home(empty_home: Path) -> Path:
+    """The qm tests create their own queue managers: an empty home."""
+    return empty_home
+
+
 def run(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "dlqhandler"]
     return subprocess.run([*command, *args], input=stdin, capture_output=True, text=True,

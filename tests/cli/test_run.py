@@ -8,8 +8,7 @@ import pytest
 
 from dlqhandler.cli import main
 from dlqhandler.cli.exitcodes import ExitCode
-from tests.worker.conftest import RunCli
-from tests.worker.helpers import DLQ, Ledger, alter, dead_letter, define, depth, load
+from tests.worker.helpers import DLQ, Ledger, RunCli, alter, dead_letter, define, depth, load
 
 
 def test_a_table_with_errors_processes_nothing(qm, ledger, run_cli: RunCli) -> None:

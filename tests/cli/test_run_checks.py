@@ -11,8 +11,7 @@ import pytest
 
 from dlqhandler.cli import main
 from dlqhandler.cli.exitcodes import ExitCode
-from tests.worker.conftest import RunCli
-from tests.worker.helpers import DLQ, dead_letter, define, depth, load
+from tests.worker.helpers import DLQ, RunCli, dead_letter, define, depth, load
 
 FWD_WITH_HEADER = "WAIT(NO)\nACTION(FWD) FWDQ(CATCH) HEADER(YES)\n"
 

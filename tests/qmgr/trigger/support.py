@@ -4,11 +4,15 @@
 queue ``INIT.Q`` and a triggered application queue ``APP.Q`` (FIRST unless
 told), and gives the tests the few moves they need: a trigger monitor's input
 handle on the initiation queue, puts, and the trigger messages waiting there.
+The ``world`` fixture (``conftest.py``) makes one per test and closes it.
 """
 
 from __future__ import annotations
 
 import io
+import os
+import signal
+import subprocess
 from pathlib import Path
 
 from dlqhandler.errors import MQIError
@@ -41,6 +45,7 @@ class World:
         self.clock = clock
         self._conns: list[EmbeddedQueueManager] = []
         self._monitors: dict[str, Queue] = {}
+        self.children: list[subprocess.Popen[str]] = []  # killed by close()
         self.qm = self.connect()
         self.mqsc(f"DEFINE PROCESS({PROCESS}) APPLICID('/bin/app --flag') ENVRDATA('env')"
                   f" USERDATA('user data')\nDEFINE QLOCAL({INITQ})")
@@ -52,6 +57,9 @@ class World:
         return conn
 
     def close(self) -> None:
+        """Kill the child processes still running, then disconnect every connection."""
+        while self.children:
+            kill(self.children.pop())
         for conn in self._conns:
             conn.disconnect()
 
@@ -121,3 +129,13 @@ class World:
                 if exc.reason != 2033:
                     raise
                 return
+
+
+def kill(proc: subprocess.Popen[str]) -> None:
+    """SIGKILL (if still running), reap, close the pipes."""
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()

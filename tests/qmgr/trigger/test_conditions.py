@@ -7,35 +7,18 @@ event": conditions 1-14, the sub-items 13.1-13.3 and the closing notes);
 
 from __future__ import annotations
 
-from collections.abc import Iterator, MutableMapping
-from pathlib import Path
+from collections.abc import MutableMapping
 from typing import Any
 
 import pytest
-import structlog
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import MQMD, Message, decode_dead_letter
 from dlqhandler.mq.constants import MQMF_LAST_SEGMENT, MQMF_SEGMENT
 from dlqhandler.mq.mqtm import MQTM, decode_mqtm
 from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions
-from tests.qmgr._trigger_support import APPQ, IN_UOW, INITQ, NOW, PROCESS, World
 from tests.qmgr.conftest import FakeClock
-
-
-@pytest.fixture(autouse=True)
-def logs() -> Iterator[list[MutableMapping[str, Any]]]:
-    """Log events, captured (whatever structlog's global configuration is)."""
-    with structlog.testing.capture_logs() as captured:
-        yield captured
-
-
-@pytest.fixture
-def world(home: Path, clock: FakeClock) -> Iterator[World]:
-    """QM1 with APP.PROC and INIT.Q defined (no triggered queue yet)."""
-    made = World(home, clock)
-    yield made
-    made.close()
+from tests.qmgr.trigger.support import APPQ, IN_UOW, INITQ, NOW, PROCESS, World
 
 
 def test_trigger_message_is_an_mqtm_built_from_the_definitions(world: World) -> None:

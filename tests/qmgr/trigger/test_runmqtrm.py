@@ -15,12 +15,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, MutableMapping
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
 import pytest
-import structlog
 
 from dlqhandler.mq import MQMD, Message, decode_dead_letter
 from dlqhandler.mq.constants import (
@@ -32,10 +31,9 @@ from dlqhandler.mq.mqtm import MQTM, MQTMC2, encode_mqtm
 from dlqhandler.qmgr import PutOptions
 from dlqhandler.qmgr.embedded.runmqtrm import MonitorOptions, TriggerMonitor
 from dlqhandler.rules import compile_rules
-from tests.qmgr._trigger_support import APPQ, INITQ, NOW, PROCESS, World
-from tests.qmgr.conftest import FakeClock
+from tests.qmgr.trigger.support import APPQ, INITQ, NOW, PROCESS, World
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CLI = ROOT / ".venv" / "bin" / "dlqhandler"
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 APP = """
@@ -51,19 +49,9 @@ time.sleep(float(args[2]) if len(args) > 2 else 0)
 
 
 @pytest.fixture(autouse=True)
-def logs() -> Iterator[list[MutableMapping[str, Any]]]:
-    """Log events of in-process monitors, captured."""
-    with structlog.testing.capture_logs() as captured:
-        yield captured
-
-
-@pytest.fixture
-def world(home: Path, clock: FakeClock) -> Iterator[World]:
-    """QM1 with INIT.Q and the triggered APP.Q (FIRST)."""
-    made = World(home, clock)
-    made.app_queue()
-    yield made
-    made.close()
+def _triggered_app_queue(world: World) -> None:
+    """Every test here runs on QM1 with INIT.Q and the triggered APP.Q (FIRST)."""
+    world.app_queue()
 
 
 @pytest.fixture

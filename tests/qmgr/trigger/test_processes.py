@@ -9,21 +9,15 @@ is backed out (condition 10), both when another connection recovers it.
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator, MutableMapping
 from pathlib import Path
-from typing import Any
 
 import pytest
-import structlog
 
-from tests.qmgr._trigger_support import APPQ, INITQ, World
-from tests.qmgr.conftest import FakeClock
+from tests.qmgr.trigger.support import APPQ, INITQ, World, kill
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CHILD = """
 import sys, time
 from pathlib import Path
@@ -54,46 +48,16 @@ qm.disconnect()
 """
 
 
-_CHILDREN: list[subprocess.Popen[str]] = []
-
-
-@pytest.fixture(autouse=True)
-def logs() -> Iterator[list[MutableMapping[str, Any]]]:
-    """Log events, captured (whatever structlog's global configuration is)."""
-    with structlog.testing.capture_logs() as captured:
-        yield captured
-
-
-@pytest.fixture
-def world(home: Path, clock: FakeClock) -> Iterator[World]:
-    """QM1 with APP.PROC and INIT.Q defined; child processes are killed at the end."""
-    made = World(home, clock)
-    yield made
-    while _CHILDREN:
-        kill(_CHILDREN.pop())
-    made.close()
-
-
 def child(world: World, action: str, count: int = 0) -> subprocess.Popen[str]:
     """A process connected to QM1; returns once it printed READY."""
     proc = subprocess.Popen([sys.executable, "-c", CHILD, str(world.home), APPQ, action,
                              str(count)], cwd=ROOT, text=True, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _CHILDREN.append(proc)
+    world.children.append(proc)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     assert line.strip() == "READY", f"child said {line!r} (exit {proc.poll()})"
     return proc
-
-
-def kill(proc: subprocess.Popen[str]) -> None:
-    """SIGKILL (if still running), reap, close the pipes."""
-    if proc.poll() is None:
-        os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
-        if stream is not None:
-            stream.close()
 
 
 @pytest.mark.parametrize(("trigtype", "extra", "expected"), [
@@ -113,7 +77,7 @@ def test_condition_03_concurrent_putters_in_four_processes(
     for proc in putters:
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
-        _CHILDREN.remove(proc)
+        world.children.remove(proc)
     assert world.depth(APPQ) == 120
     assert world.queues_triggered() == [APPQ] * expected
     if trigtype == "DEPTH":

@@ -1,0 +1,1 @@
+"""Triggering on the embedded queue manager: conditions, processes, the trigger monitor."""

@@ -1,0 +1,69 @@
+"""The Python side of the differential tests: random rules tables, and the Python
+matcher's decision for a message in the columns the Spark classifier produces."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from dlqhandler.mq import Message, decode_dead_letter
+from dlqhandler.rules import InvalidTargetError, RuleSet, compile_rules, decide, resolve_target
+
+__all__ = ["python_decision", "random_tables"]
+
+
+def random_tables(n: int, seed: int) -> list[str]:
+    """Tables over the values the backlog uses, with wildcards, % and _ in names."""
+    rnd = random.Random(seed)
+    strings = {
+        "DESTQ": ["APP.ORDERS", "APP.*", "*.IN", "PAYROLL.?N", "A%B_C", "A*_*", "?*", "*",
+                  "'APP.ORDERS  '", "APP.??????", "'pay*'", "*AUDIT*"],
+        "DESTQM": ["QM1", "AAAA.*", "BBBB.1", "?*", "'?*'", "*.QM?", "CCCC.QM2"],
+        "REPLYQ": ["?*", "*.REPLY", "'?*'", "APP.NOTIFY.REPLY"],
+        "REPLYQM": ["?*", "QM1", "AAAA.*"],
+        "USERID": ["app1", "'app1'", "'ordersvc'", "b*", "'svc_ship'", "'?uest'"],
+        "APPLNAME": ["'OrderService'", "'com.acme*'", "*", "'amqsput'"],
+        "FORMAT": ["MQSTR", "MQHRF2", "' '", "MQ*", "'MQSTR   '"],
+    }
+    ints = {"REASON": ["MQRC_Q_FULL", "2051", "MQRC_UNKNOWN_OBJECT_NAME", "MQRC_NOT_AUTHORIZED",
+                       "MQFB_EXPIRATION", "2087", "*"],
+            "PERSIST": ["MQPER_PERSISTENT", "0"], "MSGTYPE": ["MQMT_REPORT", "8", "1"],
+            "FEEDBACK": ["MQFB_COA", "0"], "APPLTYPE": ["MQAT_JAVA", "6"]}
+    actions = ["ACTION(DISCARD)", "ACTION(IGNORE)", "ACTION(RETRY) RETRY(2)",
+               "ACTION(FWD) FWDQ(&DESTQ) FWDQM(&DESTQM)", "ACTION(FWD) FWDQ(&REPLYQ)",
+               "ACTION(FWD) FWDQ(FWD.A) HEADER(NO)", "ACTION(FWD) FWDQ(FWD%B_1) FWDQM(AAAA.QM1)",
+               "ACTION(FWD) FWDQ(SYSTEM.DEAD.LETTER.QUEUE)", "ACTION(FWD) FWDQ(X) FWDQM(&REPLYQM)"]
+    tables = []
+    for _ in range(n):
+        lines = []
+        for _ in range(rnd.randint(1, 8)):
+            parts = []
+            for kw in rnd.sample(list(strings) + list(ints), rnd.randint(0, 3)):
+                values = strings.get(kw) or ints[kw]
+                parts.append(f"{kw}({rnd.choice(values)})")
+            parts.append(rnd.choice(actions))
+            lines.append(" ".join(parts))
+        if rnd.random() < 0.5:
+            lines.append("ACTION(FWD) FWDQ(CATCH.ALL)")
+        tables.append("\n".join(lines) + "\n")
+    return [t for t in tables if compile_rules(t).ruleset is not None]
+
+
+def python_decision(ruleset: RuleSet, msg: Message) -> tuple[Any, ...]:
+    """What the Python matcher decides for ``msg`` (attempt count 0), in the Spark
+    classifier's columns: (chosen line, action, target queue, target qmgr, target valid)."""
+    try:
+        m = decode_dead_letter(msg.md, msg.body)
+    except Exception:
+        return (None, "IGNORE", None, None, None)
+    d = decide(ruleset, m, 0)
+    line = d.rule.line if d.rule else None
+    if d.action.kind not in ("RETRY", "FWD"):
+        return (line, d.action.kind, None, None, None)
+    try:
+        t = resolve_target(d.rule if d.rule is not None else d.action, m)
+    except InvalidTargetError:
+        return (line, d.action.kind, None, None, False)
+    if t.queue == "SYSTEM.DEAD.LETTER.QUEUE" and t.qmgr in ("", "QM1"):
+        return (line, d.action.kind, None, None, False)  # a loop: refused by both
+    return (line, d.action.kind, t.queue, t.qmgr, True)
