@@ -19,8 +19,8 @@ from dlqhandler.mq.rfh2 import (
     folders_of,
     properties_of,
 )
-from tests.mq.strategies import ENCODINGS
-from tests.mq.test_codec_properties import _damaged, _failure
+from tests.mq.helpers import raised
+from tests.mq.strategies import ENCODINGS, damaged
 
 _IDENT = st.builds("p{}".format, st.text(alphabet="abcXYZé_09$", max_size=6))
 _BOUNDS = {PropertyType.INT8: 8, PropertyType.INT16: 16, PropertyType.INT32: 32,
@@ -178,11 +178,11 @@ _VALID = encode_rfh2(MQRFH2(folders=folders_of([
     Property("n", PropertyType.NULL, None)])), encoding=546, ccsid=819)
 
 
-@given(raw=st.one_of(st.binary(max_size=200), _damaged(_VALID)),
+@given(raw=st.one_of(st.binary(max_size=200), damaged(_VALID)),
        encoding=st.sampled_from((*ENCODINGS, 0, 17)), ccsid=st.sampled_from((819, 1047, 0, -1)))
 def test_arbitrary_bytes_raise_only_our_errors(raw: bytes, encoding: int, ccsid: int) -> None:
     """Random or damaged headers decode or raise a DecodeError with an offset in range."""
-    error = _failure(lambda: decode_rfh2(raw, encoding=encoding, ccsid=ccsid))
+    error = raised(lambda: decode_rfh2(raw, encoding=encoding, ccsid=ccsid))
     assert error is None or isinstance(error, DecodeError)
     if isinstance(error, DecodeError):
         assert 0 <= error.offset <= len(raw)
@@ -192,7 +192,7 @@ def test_arbitrary_bytes_raise_only_our_errors(raw: bytes, encoding: int, ccsid:
 def test_arbitrary_folder_text_raises_only_our_errors(text: str) -> None:
     """Random near-XML in a folder decodes or raises a DecodeError inside the header."""
     raw = _header(text.encode())
-    error = _failure(lambda: decode_rfh2(raw, encoding=546, ccsid=819))
+    error = raised(lambda: decode_rfh2(raw, encoding=546, ccsid=819))
     assert error is None or isinstance(error, DecodeError)
     if isinstance(error, DecodeError):
         assert 36 <= error.offset <= len(raw)

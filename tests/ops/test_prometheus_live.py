@@ -29,8 +29,15 @@ from prometheus_client.parser import text_string_to_metric_families
 from dlqhandler.qmgr import EmbeddedQueueManager, connect, create_qmgr
 from tests.ops.prometheus import require_tool
 from tests.ops.test_ops_files import ALERTS, DASHBOARD, alert_names, promql_expressions
-from tests.worker.conftest import start_handler
-from tests.worker.helpers import Ledger, dead_letter, define, json_events, load, terminate
+from tests.worker.helpers import (
+    Ledger,
+    dead_letter,
+    define,
+    json_events,
+    load,
+    start_handler,
+    terminate,
+)
 
 RULES = ("RETRYINT(60) WAIT(YES)\n"
          "DESTQ(APP.*) ACTION(FWD) FWDQ(CATCH)\n"

@@ -12,8 +12,7 @@ import pytest
 from dlqhandler.cli import main
 from dlqhandler.mq.properties import Property, PropertyType
 from dlqhandler.qmgr import connect
-from tests.worker.conftest import RunCli
-from tests.worker.helpers import browse, dead_letter, define, load
+from tests.worker.helpers import RunCli, browse, dead_letter, define, load
 
 T = PropertyType
 RULES = """\
