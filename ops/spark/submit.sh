@@ -5,9 +5,9 @@
 #
 # Arguments after the options below go to the drain unchanged (the same as
 # `dlqhandler drain`, without --master). Relative paths are resolved here, on the driver;
-# the dmpmqmsg reader and writer run in Python, so --input and --output must be on a
-# filesystem every node mounts at the same path (hdfs:/s3a: URIs are refused until the
-# JVM reader/writer lands). --output must be new or empty (or give --overwrite).
+# --input and --output take Hadoop URIs (hdfs:, s3a:, viewfs:; docs/drain.md) or local
+# paths, which must then be on a filesystem every node mounts at the same path.
+# --output must be new or empty (or give --overwrite).
 # Environment:
 #
 #   SPARK_SUBMIT            the spark-submit to run (default: spark-submit on PATH)
