@@ -25,7 +25,7 @@ from typing import Any, BinaryIO
 
 from dlqhandler.formats.dump_writer import DumpWriter
 from dlqhandler.mq import constants as c
-from dlqhandler.mq.ccsid import codec_for
+from dlqhandler.mq.ccsid import codec_for, int_order
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 
@@ -104,11 +104,11 @@ class _Generator:
                                                     k=size))
         return json.dumps(doc, separators=(",", ":"))
 
-    def _payload(self, dest: str, fmt: str, ccsid: int, size: int = 0) -> bytes:
+    def _payload(self, dest: str, fmt: str, enc: int, ccsid: int, size: int = 0) -> bytes:
         if fmt == c.MQFMT_NONE.rstrip():
             return self.rng.randbytes(self.rng.randint(16, 256))
         if fmt == c.MQFMT_RF_HEADER_2.rstrip():
-            return self._rfh2(dest, self._json(dest).encode("utf-8"))
+            return self._rfh2(dest, self._json(dest).encode("utf-8"), enc)
         if fmt == c.MQFMT_TRIGGER.rstrip():
             return self._trigger_message(dest, ccsid)
         if dest.startswith("PAYROLL"):
@@ -119,16 +119,18 @@ class _Generator:
             text = self._json(dest, size)
         return text.encode(codec_for(ccsid), "replace")
 
-    def _rfh2(self, dest: str, data: bytes) -> bytes:
-        """An MQRFH2 (JMS) header, little-endian, folders in UTF-8, then the data."""
+    def _rfh2(self, dest: str, data: bytes, enc: int) -> bytes:
+        """An MQRFH2 (JMS) header in the message's integer encoding (the MQMD's Encoding
+        describes it), folders in UTF-8, then the data."""
+        order = int_order(enc)
         folders = [b"<mcd><Msd>jms_text</Msd></mcd>",
                    f"<jms><Dst>queue:///{dest}</Dst><Dlv>2</Dlv></jms>".encode(),
                    b"<usr><source>web</source></usr>"]
         blob = b""
         for folder in folders:
             folder += b" " * (-len(folder) % 4)
-            blob += struct.pack("<i", len(folder)) + folder
-        head = struct.pack("<4siiii8sii", b"RFH ", 2, 36 + len(blob), 546, 1208,
+            blob += struct.pack(f"{order}i", len(folder)) + folder
+        head = struct.pack(f"{order}4siiii8sii", b"RFH ", 2, 36 + len(blob), enc, 1208,
                            b"MQSTR   ", 0, 1208)
         return head + blob + data
 
@@ -184,7 +186,7 @@ class _Generator:
             "put_appl_type": appl_type, "put_appl_name": appl_name, "put_date": put_date,
             "put_time": put_time}
         values.update(md)
-        return _Original(MQMD(**values), self._payload(dest, fmt, ccsid, size))
+        return _Original(MQMD(**values), self._payload(dest, fmt, enc, ccsid, size))
 
     def _dead_letter(self, orig: _Original, reason: int, dest: str, dest_qm: str, *,
                      putter: tuple[int, str] | None = None,

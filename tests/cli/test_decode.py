@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,9 @@ from pathlib import Path
 import pytest
 
 from dlqhandler.cli import main
+from dlqhandler.formats.dump_writer import DumpWriter
+from dlqhandler.mq.message import Message
+from dlqhandler.mq.mqmd import MQMD
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKLOG = ROOT / "samples" / "backlog-small.dmp"
@@ -85,19 +89,35 @@ def test_console_script_reports_a_bad_file() -> None:
 def test_json_shows_the_properties_of_an_mqrfh2_behind_the_mqdlh(
         capsys: pytest.CaptureFixture[str]) -> None:
     """JMS dead letters (MQDLH Format MQHRF2) show their properties by name, type and
-    value; a header that does not decode says what is wrong and where, and the message
-    is still described."""
+    value, little- and big-endian alike (the generator writes each MQRFH2 in its
+    message's Encoding)."""
     assert main(["decode", str(BACKLOG), "--format", "json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     jms = [row for row in rows if row.get("format") == "MQHRF2"]
-    shown = [row["properties"] for row in jms if "properties" in row]
-    assert shown, "the shipped backlog has JMS messages"
-    for props in shown:
+    assert jms, "the shipped backlog has JMS messages"
+    assert [row.get("properties_error") for row in jms] == [None] * len(jms)
+    for row in jms:
+        props = row["properties"]
         assert props["mcd.Msd"]["type"] == "string"
         assert props["jms.Dst"]["value"].startswith("queue:///")
-    for row in jms:
-        if "properties_error" in row:
-            assert "MQRFH2" in row["properties_error"]
-            assert "of the message data" in row["properties_error"]
-            assert row["reason_name"].startswith(("MQRC_", "MQFB_"))
     assert all("properties" not in row for row in rows if row.get("format") != "MQHRF2")
+
+
+def test_json_names_what_is_wrong_with_a_damaged_mqrfh2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An MQRFH2 whose StrucLength runs past the data: the message is still described,
+    with a properties_error that names the MQRFH2 and where in the message data."""
+    rfh2 = struct.pack("<4siiii8sii", b"RFH ", 2, 4000, 546, 1208, b"MQSTR   ", 0, 1208)
+    original = MQMD(format="MQHRF2", encoding=546, coded_char_set_id=1208,
+                    msg_id=b"DAMAGED-RFH2".ljust(24, b"\0"))
+    dump = tmp_path / "damaged.dmp"
+    with dump.open("wb") as out, DumpWriter(out, qmgr="QM1", queue="DLQ") as writer:
+        writer.write(Message.dead_letter(original, rfh2 + b"{}", reason=2053,
+                                         dest_q_name="APP.Q", dest_q_mgr_name="QM1"))
+    assert main(["decode", str(dump), "--format", "json"]) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert row["format"] == "MQHRF2"
+    assert row["reason_name"] == "MQRC_Q_FULL"
+    assert "MQRFH2" in row["properties_error"]
+    assert "of the message data" in row["properties_error"]
+    assert "properties" not in row
