@@ -303,7 +303,8 @@ def hadoop_hint(uri: str, exc: BaseException) -> str:
                    "abfss": "org.apache.hadoop:hadoop-azure:<Spark's Hadoop version>",
                    "gs": "com.google.cloud.bigdataoss:gcs-connector:<version>"}.get(
             scheme, f"the Hadoop connector for {scheme}:")
-        return (f"; Spark has no filesystem for {scheme}: put {package} on its classpath: "
+        return (f"; Spark has no filesystem for {scheme}: put its connector jar ({package})"
+                " on Spark's classpath: "
                 f"export PYSPARK_SUBMIT_ARGS='--packages {package} pyspark-shell' before "
                 "dlqhandler, set spark.jars.packages in $SPARK_HOME/conf/spark-defaults.conf,"
                 " or run ops/spark/drain.py under spark-submit --packages")

@@ -301,3 +301,63 @@ def test_drain_queue_manager_errors_are_connection_errors(
         assert_clean(proc, ExitCode.CONNECTION_ERROR, "drain", "cannot browse", needle)
         assert not (tmp_path / "out").exists()
     assert _dlq_contents(home) == before
+
+
+def test_directory_of_no_dumps_is_a_usage_error_naming_each_file(tmp_path: Path) -> None:
+    """A directory input holding no dmpmqmsg file: exit USAGE naming what it holds and
+    why each was left out, before Spark starts."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "readme.txt").write_text("nothing here\n")
+    (src / "empty.dmp").write_bytes(b"")
+    for command, rules in (("drain", ["--rules", str(RULES)]), ("report", [])):
+        proc = dlq(command, *rules, "--input", "in", "--output", "out", cwd=tmp_path)
+        assert_clean(proc, ExitCode.USAGE, command, "no input files",
+                     "in/readme.txt: not a dmpmqmsg file", "in/empty.dmp: empty file")
+    assert not (tmp_path / "out").exists()
+
+
+def test_empty_output_whose_parent_is_read_only_says_why(tmp_path: Path) -> None:
+    """An empty, writable --output in a read-only parent: refused, saying the run is
+    staged beside the output (and why); the output stays as it was (as root, without
+    the capabilities that bypass permissions)."""
+    parent = tmp_path / "ro"
+    out = parent / "out"
+    out.mkdir(parents=True)
+    out.chmod(0o777)
+    parent.chmod(0o555)
+    tmp_path.chmod(0o755)
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: cannot test permissions")
+        caps = "-dac_override,-dac_read_search"
+        prefix = [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}", "--"]
+    env = {**os.environ, "SPARK_HOME": str(tmp_path / "none")}
+    env.pop("PYSPARK_GATEWAY_PORT", None)
+    try:
+        proc = subprocess.run([*prefix, sys.executable, "-m", "dlqhandler", "drain",
+                               "--rules", str(RULES), "--input", str(SAMPLE), "--output",
+                               str(out)], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=120, check=False)
+        assert_clean(proc, ExitCode.USAGE, "drain", f"{out} is writable but its parent",
+                     "staged beside the output", "a directory you can write to")
+        assert list(out.iterdir()) == []
+        assert sorted(p.name for p in parent.iterdir()) == ["out"]
+    finally:
+        parent.chmod(0o755)
+
+
+def test_failure_handler_never_fails_on_a_dead_spark_error() -> None:
+    """The drain's failure line is made while Spark runs; an error whose text can no
+    longer be read (the JVM gone) still gives its type, never an exception."""
+    from dlqhandler.cli.drain import _describe
+
+    class DeadError(Exception):
+        def __str__(self) -> str:
+            raise AssertionError("py4j: the gateway is closed")
+
+    first, detail = _describe(DeadError())
+    assert first == "DeadError: DeadError"
+    assert "DeadError" in detail
