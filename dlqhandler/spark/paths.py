@@ -281,8 +281,10 @@ def hadoop_fs(spark: Any, uri: str) -> tuple[Any, Any]:
     try:
         return path.getFileSystem(conf), path
     except Exception as exc:
-        raise ConfigError(f"{uri}: Hadoop cannot open its filesystem ({java_message(exc)})"
-                          f"{hadoop_hint(uri, exc)}") from exc
+        hint = hadoop_hint(uri, exc)
+        what = ("no Hadoop filesystem for this URI" if "connector jar" in hint else
+                "Hadoop cannot open its filesystem")
+        raise ConfigError(f"{uri}: {what} ({java_message(exc)}){hint}") from exc
 
 
 def hadoop_hint(uri: str, exc: BaseException) -> str:
