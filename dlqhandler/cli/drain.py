@@ -313,11 +313,12 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: Inpu
             run.snapshot, run.queue, local = snapshot_queue(
                 args, settings, run.qmgr_name, args.queue, staging,
                 status_queue=args.status_queue if args.apply else None)
-        except SNAPSHOT_ERRORS as exc:
-            print(f"dlqhandler drain: cannot browse {args.queue or 'the dead-letter queue'} "
-                  f"on {run.qmgr_name or args.qmgr or 'the default queue manager'}"
-                  f"{' (and open --status-queue ' + args.status_queue + ')' if args.apply else ''}"
-                  f": {exc}", file=sys.stderr)
+        except SNAPSHOT_ERRORS as exc:  # as `run` says it: one line, exit 4
+            queue = args.queue or "the dead-letter queue"
+            where = run.qmgr_name or args.qmgr or "the default queue manager"
+            also = f" (and open --status-queue {args.status_queue})" if args.apply else ""
+            print(f"dlqhandler drain: cannot browse {queue} on {where}{also}: {exc}",
+                  file=sys.stderr)
             return int(ExitCode.CONNECTION_ERROR)
     result = compile_rules(text, source=str(args.rules), input_queue=run.queue)
     for d in result.diagnostics:
