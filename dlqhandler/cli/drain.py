@@ -43,6 +43,7 @@ from dlqhandler.cli._connect import (
     ensure_queue,
     resolve_qmgr_name,
 )
+from dlqhandler.cli._inputs import input_files, print_input_notes, reads_of
 from dlqhandler.cli._names import names_problem
 from dlqhandler.cli._types import bounded_int
 from dlqhandler.cli.exitcodes import ExitCode
@@ -54,7 +55,7 @@ from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.embedded.admin import AdminError
 from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
-from dlqhandler.spark.inputs import InputSet, resolve_inputs
+from dlqhandler.spark.inputs import InputSet
 from dlqhandler.spark.paths import OutputDir, check_output_dir, check_output_dir_hadoop
 
 JAVA_INT_MAX = 2**31 - 1  # what Spark's partition counts are
@@ -145,26 +146,6 @@ def snapshot_queue(args: argparse.Namespace, settings: Any, qmgr_name: str, queu
         return path, q_name, info.name
     finally:
         qm.disconnect()
-
-
-def input_files(items: Sequence[str]) -> InputSet:
-    """Every --input resolved on the driver (:func:`~dlqhandler.spark.inputs.resolve_inputs`):
-    local files expanded (directories, globs), resolved through symlinks, each once, and
-    checked now; Hadoop URIs (hdfs:, s3a:, viewfs:...) left to list once Spark runs."""
-    return resolve_inputs(list(items))
-
-
-def print_input_notes(prog: str, inputs: InputSet) -> None:
-    """Name on stderr every file read once though given twice, and every file a
-    directory input left out (the summary says so again)."""
-    for line in inputs.notes():
-        print(f"{prog}: note: {line}", file=sys.stderr)
-
-
-def reads_of(inputs: InputSet, **tables: Path | None) -> list[tuple[str, str]]:
-    """What a run reads, for the output check: inputs and rules tables by option."""
-    reads = [("--input", str(x)) for x in (*inputs.named, *inputs.files, *inputs.pending)]
-    return reads + [(f"--{k}", str(v)) for k, v in tables.items() if v is not None]
 
 
 class _Interrupt:

@@ -24,6 +24,7 @@ from dlqhandler.cli._connect import (
     connection_usage_problem,
     resolve_qmgr_name,
 )
+from dlqhandler.cli._inputs import input_files, print_input_notes, reads_of
 from dlqhandler.cli._names import names_problem
 from dlqhandler.cli._types import bounded_int
 from dlqhandler.cli.drain import (
@@ -32,10 +33,7 @@ from dlqhandler.cli.drain import (
     QUEUE_OPTIONS,
     SNAPSHOT_ERRORS,
     SPLIT_MB_MAX,
-    input_files,
     log_file,
-    print_input_notes,
-    reads_of,
     snapshot_queue,
 )
 from dlqhandler.cli.exitcodes import ExitCode
