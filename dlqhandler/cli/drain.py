@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,24 +44,35 @@ from dlqhandler.cli._connect import (
     ensure_queue,
     resolve_qmgr_name,
 )
+from dlqhandler.cli._inputs import input_files, print_input_notes, reads_of
+from dlqhandler.cli._names import names_problem
+from dlqhandler.cli._types import bounded_int
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import load_settings
-from dlqhandler.errors import ConfigError, DLQHandlerError, MQIError
+from dlqhandler.errors import ConfigError, DLQHandlerError, DumpFormatError, MQIError
 from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump
 from dlqhandler.logs import configure_logging
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
+from dlqhandler.qmgr.embedded.admin import AdminError
 from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
-from dlqhandler.spark.paths import (
-    OutputDir,
-    check_output_dir,
-    check_output_dir_hadoop,
-    is_local,
-    local_path,
-    resolve_uri,
-)
+from dlqhandler.spark.inputs import InputSet
+from dlqhandler.spark.paths import OutputDir, check_output_dir, check_output_dir_hadoop
 
-__all__ = ["input_files", "main", "register", "snapshot_queue"]
+JAVA_INT_MAX = 2**31 - 1  # what Spark's partition counts are
+SPLIT_MB_MAX = (2**63 - 1) >> 20  # a split in bytes is a Java long
+# The options of drain and report that name queues and queue managers (checked by the
+# one MQ-name rule before anything starts).
+QUEUE_OPTIONS = {"queue": "--queue", "catch_all": "--catch-all",
+                 "status_queue": "--status-queue"}
+QMGR_OPTIONS = {"qmgr": "-m"}
+# What a snapshot can fail with: the queue manager or queue cannot be reached or
+# opened (a connection error for the exit code, as `run` says it).
+SNAPSHOT_ERRORS = (MQIError, ConfigError, AdminError)
+
+__all__ = ["JAVA_INT_MAX", "QMGR_OPTIONS", "QUEUE_OPTIONS", "SNAPSHOT_ERRORS", "SPLIT_MB_MAX",
+           "input_files", "log_file", "main", "print_input_notes", "reads_of", "register",
+           "snapshot_queue"]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -87,10 +98,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --apply: the queue of attempt counts shared with dlqhandler run "
                         f"(default {DEFAULT_STATUS_QUEUE}; defined if missing)")
     p.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
-    p.add_argument("--partitions", type=int, metavar="N",
+    p.add_argument("--partitions", type=bounded_int(1, JAVA_INT_MAX), metavar="N",
                    help="Spark shuffle partitions, and at most N tasks writing the outputs"
                         " (default: one per input split)")
-    p.add_argument("--split-mb", type=int, default=128, metavar="MB",
+    p.add_argument("--split-mb", type=bounded_int(1, SPLIT_MB_MAX), default=128, metavar="MB",
                    help="largest input split in MiB (default 128, Spark's own; Spark makes "
                         "them smaller so that every core has a share of a small input)")
     p.add_argument("-v", "--verbose", action="store_true",
@@ -120,6 +131,8 @@ def snapshot_queue(args: argparse.Namespace, settings: Any, qmgr_name: str, queu
     try:
         if status_queue:
             ensure_queue(qm, status_queue, descr="dlqhandler attempt counts")
+            # Opened as the executors will (an IBM MQ queue is never defined here): a
+            # missing one is named with its MQSC now, not a failed task later.
             require_status_queue(qm, status_queue)
         info = qm.inquire()
         q_name = queue or info.dead_letter_q_name
@@ -134,24 +147,6 @@ def snapshot_queue(args: argparse.Namespace, settings: Any, qmgr_name: str, queu
         return path, q_name, info.name
     finally:
         qm.disconnect()
-
-
-def input_files(items: Sequence[str]) -> tuple[str, ...]:
-    """Every --input resolved on the driver, in order: local files expanded (directories,
-    globs) and checked now; Hadoop URIs (hdfs:, s3a:, viewfs:...) as given, listed and
-    checked through Hadoop once Spark has started."""
-    from dlqhandler.spark.extract import expand_inputs
-
-    found: list[str] = []
-    for uri in (resolve_uri(item) for item in items):
-        if not is_local(uri):
-            found.append(uri)
-            continue
-        for f in expand_inputs([str(local_path(uri))]):
-            if not os.access(f, os.R_OK):
-                raise ConfigError(f"--input {f}: not readable (check its permissions)")
-            found.append(f)
-    return tuple(found)
 
 
 class _Interrupt:
@@ -206,10 +201,12 @@ class _Run:
     queue: str | None = None
     qmgr_name: str | None = None
     scratch: Path | None = None  # a local directory for the snapshot (Hadoop outputs)
+    inputs: InputSet = field(default_factory=InputSet)
 
 
-def _log_file() -> Path:
-    fd, name = tempfile.mkstemp(prefix=time.strftime("dlqhandler-drain-%Y%m%dT%H%M%S-"),
+def log_file(command: str = "drain") -> Path:
+    """A new file for Spark's own log lines (the JVM's stderr) of one run."""
+    fd, name = tempfile.mkstemp(prefix=time.strftime(f"dlqhandler-{command}-%Y%m%dT%H%M%S-"),
                                 suffix=".log")
     os.close(fd)
     return Path(name)
@@ -218,7 +215,8 @@ def _log_file() -> Path:
 def _drain(args: argparse.Namespace) -> int:
     settings = load_settings()
     configure_logging(level=settings.log_level)
-    problem = connection_usage_problem(args)
+    problem = connection_usage_problem(args) or names_problem(
+        args, queues=QUEUE_OPTIONS, qmgrs=QMGR_OPTIONS)
     if problem:
         print(f"dlqhandler drain: {problem}", file=sys.stderr)
         return int(ExitCode.USAGE)
@@ -235,12 +233,14 @@ def _drain(args: argparse.Namespace) -> int:
         print("dlqhandler drain: --apply and --dry-run exclude each other", file=sys.stderr)
         return int(ExitCode.USAGE)
     try:
-        inputs = input_files(args.input) if args.input else ()
-        out = check_output_dir(args.output, overwrite=args.overwrite)
-    except ConfigError as exc:
+        inputs = input_files(args.input) if args.input else InputSet()
+        out = check_output_dir(args.output, overwrite=args.overwrite,
+                               reads=reads_of(inputs, rules=args.rules))
+    except (ConfigError, DumpFormatError) as exc:
         print(f"dlqhandler drain: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
-    run = _Run(out)
+    print_input_notes("dlqhandler drain", inputs)
+    run = _Run(out, inputs=inputs)
     committed = False
     guard = _Interrupt()
     try:
@@ -252,10 +252,11 @@ def _drain(args: argparse.Namespace) -> int:
         _stop(run)  # first: no task may still move a message while we count
         return _interrupted(args, settings, run)
     except Exception as exc:
+        described = _describe(exc)  # while Spark runs: a py4j error asks the JVM
         _stop(run)
         if guard.interrupted:
             return _interrupted(args, settings, run)
-        return _failed(exc, run)
+        return _failed(described, run)
     finally:
         if not committed:
             run.out.discard(run.spark)
@@ -275,7 +276,7 @@ def _stop(run: _Run) -> None:
         stop_session(run.spark)
 
 
-def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tuple[str, ...],
+def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: InputSet,
              run: _Run, guard: _Interrupt) -> int:
     from dlqhandler.spark.job import DrainConfig, run_drain
     from dlqhandler.spark.progress import Progress
@@ -289,37 +290,55 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
         run.scratch = staging = Path(tempfile.mkdtemp(prefix="dlqhandler-drain-"))
     local = ""
     if args.qmgr is not None:
-        run.qmgr_name = resolve_qmgr_name(settings, args.qmgr)
-        run.snapshot, run.queue, local = snapshot_queue(
-            args, settings, run.qmgr_name, args.queue, staging,
-            status_queue=args.status_queue if args.apply else None)
+        try:
+            run.qmgr_name = resolve_qmgr_name(settings, args.qmgr)
+            run.snapshot, run.queue, local = snapshot_queue(
+                args, settings, run.qmgr_name, args.queue, staging,
+                status_queue=args.status_queue if args.apply else None)
+        except SNAPSHOT_ERRORS as exc:  # as `run` says it: one line, exit 4
+            queue = args.queue or "the dead-letter queue"
+            where = run.qmgr_name or args.qmgr or "the default queue manager"
+            also = f" (and open --status-queue {args.status_queue})" if args.apply else ""
+            print(f"dlqhandler drain: cannot browse {queue} on {where}{also}: {exc}",
+                  file=sys.stderr)
+            return int(ExitCode.CONNECTION_ERROR)
     result = compile_rules(text, source=str(args.rules), input_queue=run.queue)
     for d in result.diagnostics:
         if d.severity == "error":
             print(f"{d.path}:{d.line}:{d.column}: error[{d.code}]: {d.message}", file=sys.stderr)
     if result.ruleset is None:
         return int(ExitCode.RULES_ERROR)
-    config = DrainConfig(output=staging if run.out.local else run.out.staging, inputs=inputs,
+    config = DrainConfig(output=staging if run.out.local else run.out.staging,
+                         inputs=inputs.files, input_notes=tuple(inputs.notes()),
                          snapshot=run.snapshot, qmgr=run.qmgr_name, queue=run.queue,
                          catch_all=args.catch_all,
                          dry_run=args.dry_run, apply=args.apply, local_qmgr=local,
                          status_queue=args.status_queue if args.apply else None,
-                         partitions=args.partitions, split_bytes=max(1, args.split_mb) << 20)
+                         partitions=args.partitions, split_bytes=args.split_mb << 20)
     factory = (connection_factory(settings, run.qmgr_name, args)
                if args.apply and run.qmgr_name else None)
     run.owns_session = not has_active_session()
     # Under spark-submit the launcher started the JVM: its log is the launcher's.
     if run.owns_session and not args.verbose and "PYSPARK_GATEWAY_PORT" not in os.environ:
-        run.log_file = _log_file()
+        run.log_file = log_file()
     run.spark = get_session(args.master, partitions=args.partitions, log_file=run.log_file)
     try:
+        if inputs.pending:  # Hadoop inputs are listed now that Spark runs
+            before, inputs = inputs, inputs.with_hadoop(run.spark)
+            run.inputs = inputs
+            print_input_notes("dlqhandler drain", InputSet(
+                repeated=inputs.repeated[len(before.repeated):],
+                left_out=inputs.left_out[len(before.left_out):]))
+            config = config.model_copy(update={"inputs": inputs.files,
+                                               "input_notes": tuple(inputs.notes())})
         if not run.out.local:  # the output rule, now that Hadoop can look
-            run.out = check_output_dir_hadoop(run.spark, run.out, overwrite=args.overwrite)
+            run.out = check_output_dir_hadoop(run.spark, run.out, overwrite=args.overwrite,
+                                              reads=reads_of(inputs, rules=args.rules))
         with guard.installed(run.spark), Progress(run.spark):
             drained = run_drain(run.spark, result.ruleset, config, factory)
             if guard.interrupted:
                 raise KeyboardInterrupt
-    except ConfigError as exc:
+    except (ConfigError, DumpFormatError) as exc:
         print(f"dlqhandler drain: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
     except DLQHandlerError as exc:
@@ -335,13 +354,27 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: tupl
     return int(ExitCode.PARTIAL if drained.failures or malformed else ExitCode.OK)
 
 
-def _failed(exc: Exception, run: _Run) -> int:
-    """A Spark job failed (an executor lost, out of memory...): one line here, the
-    Python traceback after Spark's own lines in the log file (on stderr without one)."""
+def _describe(exc: Exception) -> tuple[str, str]:
+    """The first line of ``exc`` and its traceback, while Spark still runs (a py4j
+    error's text comes from the JVM); never fails itself."""
     import traceback
 
-    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-    detail = "".join(traceback.format_exception(exc))
+    try:
+        text = str(exc)
+    except Exception:  # the JVM is gone or the gateway broke: the type says enough
+        text = ""
+    first = (text.strip().splitlines() or [type(exc).__name__])[0][:300]
+    try:
+        detail = "".join(traceback.format_exception(exc))
+    except Exception:
+        detail = f"{type(exc).__name__}: {first}\n"
+    return f"{type(exc).__name__}: {first}", detail
+
+
+def _failed(described: tuple[str, str], run: _Run) -> int:
+    """A Spark job failed (an executor lost, out of memory...): one line here, the
+    Python traceback after Spark's own lines in the log file (on stderr without one)."""
+    first, detail = described
     reason = None
     if run.log_file is None:
         print(detail, file=sys.stderr, end="")
@@ -349,7 +382,7 @@ def _failed(exc: Exception, run: _Run) -> int:
         reason = _spark_reason(run.log_file)
         with run.log_file.open("a", encoding="utf-8") as log:
             log.write(detail)
-    print(f"dlqhandler drain: failed: {type(exc).__name__}: {first}; nothing was written "
+    print(f"dlqhandler drain: failed: {first}; nothing was written "
           f"to {run.out.uri}", file=sys.stderr)
     if reason:
         print(f"  Spark said: {reason}", file=sys.stderr)
@@ -430,6 +463,8 @@ def _print_summary(summary: dict[str, Any], manifest: dict[str, Any], run: _Run)
     if manifest["remaining"].get("file"):
         print(f"  -> remaining on the DLQ: {manifest['remaining']['messages']} in "
               f"{manifest['remaining']['file']}")
+    for note in run.inputs.notes():
+        print(f"  input note: {note}")
     if run.log_file is not None:
         print(f"  Spark log: {run.log_file}")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from datetime import UTC, datetime
@@ -23,15 +24,27 @@ from dlqhandler.cli._connect import (
     connection_usage_problem,
     resolve_qmgr_name,
 )
-from dlqhandler.cli.drain import input_files, snapshot_queue
+from dlqhandler.cli._inputs import input_files, print_input_notes, reads_of
+from dlqhandler.cli._names import names_problem
+from dlqhandler.cli._types import bounded_int
+from dlqhandler.cli.drain import (
+    JAVA_INT_MAX,
+    QMGR_OPTIONS,
+    QUEUE_OPTIONS,
+    SNAPSHOT_ERRORS,
+    SPLIT_MB_MAX,
+    log_file,
+    snapshot_queue,
+)
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.cli.lint import render
 from dlqhandler.config import load_settings
-from dlqhandler.errors import ConfigError, MQIError
+from dlqhandler.errors import ConfigError, DumpFormatError
 from dlqhandler.logs import configure_logging
 from dlqhandler.report import render_html, summary_lines
 from dlqhandler.rules import RuleSet, Severity, compile_rules
 from dlqhandler.rules.lexer import source_lines
+from dlqhandler.spark.inputs import InputSet
 from dlqhandler.spark.paths import check_output_dir, is_local, local_path
 
 __all__ = ["parse_as_of", "register"]
@@ -63,11 +76,14 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="new or empty local directory for report.json and report.html")
     p.add_argument("--overwrite", action="store_true",
                    help="replace a non-empty --output directory whole (as for drain)")
-    p.add_argument("--top", type=int, default=1000, metavar="N",
+    p.add_argument("--top", type=bounded_int(1, JAVA_INT_MAX), default=1000, metavar="N",
                    help="keep the N biggest values of each list, plus one 'other' row "
                         "(default 1000)")
     p.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
-    p.add_argument("--split-mb", type=int, default=128, metavar="MB",
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="Spark's own log lines on stderr (default: to a log file, named at"
+                        " the end)")
+    p.add_argument("--split-mb", type=bounded_int(1, SPLIT_MB_MAX), default=128, metavar="MB",
                    help="largest input split in MiB (default 128, Spark's own; Spark makes "
                         "them smaller so that every core has a share of a small input)")
     add_connection_arguments(p)
@@ -93,7 +109,13 @@ def parse_as_of(text: str | None) -> datetime:
     except ValueError as exc:
         raise _UsageError(f"--as-of {text!r} is not an ISO 8601 time; write it as "
                           "2024-11-25T12:00:00Z or 2024-11-25") from exc
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+    value = value.replace(tzinfo=UTC) if value.tzinfo is None else value
+    try:  # ages are measured in UTC: a time the UTC calendar cannot hold is refused
+        value.astimezone(UTC).timestamp()
+    except (OverflowError, ValueError, OSError) as exc:
+        raise _UsageError(f"--as-of {text!r} is outside the calendar (0001-01-01 to "
+                          "9999-12-31 UTC) once taken to UTC; give a time within it") from exc
+    return value
 
 
 def _compile(path: Path, what: str, input_queue: str | None) -> RuleSet | None:
@@ -123,9 +145,9 @@ def _run(args: argparse.Namespace) -> int:
         raise _UsageError("--compare OLD_FILE compares with the table of --rules: give --rules")
     if args.queue is not None and args.qmgr is None:
         raise _UsageError("--queue names a queue to browse: give -m QMGR as well")
-    if args.top < 1:
-        raise _UsageError("--top must be at least 1")
-    problem = connection_usage_problem(args)
+    problem = connection_usage_problem(args) or names_problem(
+        args, queues={k: v for k, v in QUEUE_OPTIONS.items() if k == "queue"},
+        qmgrs=QMGR_OPTIONS)
     if problem:
         raise _UsageError(problem)
     as_of = parse_as_of(args.as_of)
@@ -140,12 +162,17 @@ def _run(args: argparse.Namespace) -> int:
     if not is_local(str(args.output)):
         raise _UsageError(f"--output {args.output}: the report is written on this machine; "
                           "give a local directory")
-    try:  # the drain's rule: a new or empty directory, or --overwrite; staged, then renamed
-        out = check_output_dir(str(args.output), overwrite=args.overwrite)
-    except ConfigError as exc:
-        raise _UsageError(str(exc)) from exc
     try:
-        gathered = _gather(args, settings, as_of=as_of, new=new, old=old)
+        inputs = input_files(args.input) if args.input else InputSet()
+        # the drain's rule: a new or empty directory, or --overwrite; staged, then renamed;
+        # never holding (nor inside) what the report reads
+        out = check_output_dir(str(args.output), overwrite=args.overwrite,
+                               reads=reads_of(inputs, rules=args.rules, compare=args.compare))
+    except (ConfigError, DumpFormatError) as exc:
+        raise _UsageError(str(exc)) from exc
+    print_input_notes(_PROG, inputs)
+    try:
+        gathered = _gather(args, settings, inputs, as_of=as_of, new=new, old=old)
         if isinstance(gathered, int):
             return gathered
         report, source = gathered
@@ -158,12 +185,16 @@ def _run(args: argparse.Namespace) -> int:
         out.discard()  # nothing left behind when the run did not finish
     final = local_path(out.uri)
     print("\n".join(summary_lines(report, source=source)))
+    for note in report["inputs"]["notes"]:
+        print(f"  input note: {note}")
     print(f"  written: {final / 'report.json'}, {final / 'report.html'}")
+    if report["inputs"].get("spark_log"):
+        print(f"  Spark log: {report['inputs']['spark_log']}")
     return int(ExitCode.OK)
 
 
-def _gather(args: argparse.Namespace, settings: Any, *, as_of: datetime, new: RuleSet | None,
-            old: RuleSet | None) -> tuple[dict[str, Any], str] | int:
+def _gather(args: argparse.Namespace, settings: Any, inputs: InputSet, *, as_of: datetime,
+            new: RuleSet | None, old: RuleSet | None) -> tuple[dict[str, Any], str] | int:
     """The report object and what was read, or an exit code."""
     with tempfile.TemporaryDirectory(prefix="dlqhandler-report-") as tmp:
         if args.qmgr is not None:
@@ -172,38 +203,53 @@ def _gather(args: argparse.Namespace, settings: Any, *, as_of: datetime, new: Ru
                 name = args.qmgr if args.backend == "ibmmq" else resolve_qmgr_name(settings,
                                                                                     args.qmgr)
                 snap, queue, local = snapshot_queue(args, settings, name, queue, Path(tmp))
-            except (MQIError, ConfigError) as exc:
+            except SNAPSHOT_ERRORS as exc:
                 print(f"{_PROG}: cannot browse {queue or 'the dead-letter queue'} on "
                       f"{args.qmgr}: {exc}", file=sys.stderr)
                 return int(ExitCode.CONNECTION_ERROR)
-            files, source = [str(snap)], f"queue {queue} on {name} (browsed)"
+            inputs = InputSet(files=(str(snap),))
+            source = f"queue {queue} on {name} (browsed)"
         else:
-            try:
-                files = list(input_files(args.input))
-            except ConfigError as exc:
-                raise _UsageError(str(exc)) from exc
             queue, local = None, ""
-            source = ", ".join(str(f) for f in files[:3]) + (
+            source = ""
+        report, inputs, spark_log = _spark_report(args, inputs, as_of=as_of, new=new,
+                                                  old=old, queue=queue, local=local)
+        if args.qmgr is None:
+            files = inputs.files
+            source = ", ".join(files[:3]) + (
                 f" and {len(files) - 3} more files" if len(files) > 3 else "")
-        report = _spark_report(args, files, as_of=as_of, new=new, old=old, queue=queue,
-                               local=local)
-    return {"source": source, **report}, source
+    notes = {"files": len(inputs.files), "notes": inputs.notes(),
+             "spark_log": str(spark_log) if spark_log else None}
+    return {"source": source, "inputs": notes, **report}, source
 
 
-def _spark_report(args: argparse.Namespace, files: list[str], *, as_of: datetime,
+def _spark_report(args: argparse.Namespace, inputs: InputSet, *, as_of: datetime,
                   new: RuleSet | None, old: RuleSet | None, queue: str | None,
-                  local: str) -> dict[str, Any]:
-    from dlqhandler.spark.extract import expand_inputs, read_messages
+                  local: str) -> tuple[dict[str, Any], InputSet, Path | None]:
+    """Build the report on Spark; Spark's own log lines go to a log file (as the
+    drain's do) unless --verbose or under spark-submit."""
+    from dlqhandler.spark.extract import read_messages
     from dlqhandler.spark.report import ReportOptions, build_report
-    from dlqhandler.spark.session import get_session
+    from dlqhandler.spark.session import get_session, has_active_session
 
-    spark = get_session(args.master)
-    try:  # Hadoop URIs are listed now that Spark runs (local files already were)
-        files = expand_inputs(files, spark)
-    except ConfigError as exc:
+    spark_log = None
+    if (not has_active_session() and not args.verbose
+            and "PYSPARK_GATEWAY_PORT" not in os.environ):
+        spark_log = log_file("report")
+    spark = get_session(args.master, app_name="dlqhandler-report", log_file=spark_log)
+    if inputs.pending:  # Hadoop URIs are listed now that Spark runs (local files already were)
+        before = inputs
+        try:
+            inputs = inputs.with_hadoop(spark)
+        except ConfigError as exc:
+            raise _UsageError(str(exc)) from exc
+        print_input_notes(_PROG, InputSet(repeated=inputs.repeated[len(before.repeated):],
+                                          left_out=inputs.left_out[len(before.left_out):]))
+    try:
+        messages = read_messages(spark, list(inputs.files), split_bytes=args.split_mb << 20)
+    except DumpFormatError as exc:
         raise _UsageError(str(exc)) from exc
-    messages = read_messages(spark, files, split_bytes=max(1, args.split_mb) << 20)
     options = ReportOptions(as_of=as_of, ruleset=new, old_ruleset=old, input_queue=queue,
                             local_qmgr=local, top=args.top)
-    return build_report(messages, options)
+    return build_report(messages, options), inputs, spark_log
 

@@ -29,7 +29,8 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
         lines.append(f"  {unknown:,} messages with a blank or invalid MQDLH put time")
     rules = report.get("rules")
     if rules:
-        actions = ", ".join(f"{a['action']} {a['count']:,}" for a in rules["by_action"])
+        actions = (", ".join(f"{a['action']} {a['count']:,}" for a in rules["by_action"])
+                   or "nothing (no message to act on)")
         lines.append(f"  the table would: {actions}; {rules['left_on_dlq']:,} left on the DLQ")
         idle = [str(r["line"]) for r in rules["by_rule"] if r["matched"] == 0]
         if idle:

@@ -30,20 +30,17 @@ audit and ``dlqhandler report`` read; :data:`MESSAGE_SCHEMA` in order):
 from __future__ import annotations
 
 import dataclasses
-import glob
 from collections.abc import Sequence
 from dataclasses import dataclass
 from os import PathLike
-from pathlib import Path
 from typing import Any
 
 from dlqhandler.errors import ConfigError, DumpFormatError
-from dlqhandler.formats._attributes import HEADER_PREFIXES
 from dlqhandler.mq.mqdlh import MQDLH
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.spark.decode import decode_records
+from dlqhandler.spark.inputs import header_problem, resolve_inputs
 from dlqhandler.spark.jar import DECODER_FUNCTION, register_decoder
-from dlqhandler.spark.paths import hadoop_fs, is_local, java_message, local_path
 from dlqhandler.spark.rare import SUB_BITS, rare_udf
 
 __all__ = [
@@ -78,60 +75,12 @@ _TAIL_MATCH = 64
 
 
 def expand_inputs(inputs: list[str], spark: Any = None) -> list[str]:
-    """Files from paths, directories (their ``*.dmp``, ``*.txt``, ``*.qload`` files) and
-    globs, each item's sorted, in the order given. Local paths are looked at here;
-    Hadoop URIs (``hdfs:``, ``s3a:``, ``viewfs:``...) through ``spark``'s Hadoop
-    configuration, and come back fully qualified."""
-    found: list[str] = []
-    for item in inputs:
-        found.extend(_expand_local(item) if is_local(item) else _expand_hadoop(spark, item))
-    if not found:
-        raise ConfigError("no input files")
-    return found
-
-
-_SUFFIXES = (".dmp", ".txt", ".qload")
-
-
-def _expand_local(item: str) -> list[str]:
-    path = str(local_path(item))
-    matches = sorted(glob.glob(path)) if any(c in path for c in "*?[") else [path]
-    if not matches:
-        raise ConfigError(f"--input {item}: no file matches")
-    found: list[str] = []
-    for m in matches:
-        p = Path(m)
-        if p.is_dir():
-            found.extend(sorted(str(x) for x in p.iterdir() if x.is_file() and
-                                x.suffix in _SUFFIXES))
-        elif p.is_file():
-            found.append(str(p))
-        else:
-            raise ConfigError(f"--input {m}: not a file or directory")
-    return found
-
-
-def _expand_hadoop(spark: Any, item: str) -> list[str]:
-    try:
-        fs, path = hadoop_fs(spark, item)
-    except ConfigError as exc:
-        raise ConfigError(f"--input {exc}") from exc
-    try:
-        statuses = fs.globStatus(path) or []
-        found: list[str] = []
-        for status in sorted(statuses, key=lambda s: str(s.getPath().toString())):
-            if status.isDirectory():
-                found.extend(sorted(
-                    str(c.getPath().toString()) for c in fs.listStatus(status.getPath())
-                    if c.isFile() and str(c.getPath().getName()).endswith(_SUFFIXES)))
-            else:
-                found.append(str(status.getPath().toString()))
-    except Exception as exc:
-        raise ConfigError(f"--input {item}: cannot list it ({java_message(exc)}); is the "
-                          "filesystem's connector jar on the classpath (--jars)?") from exc
-    if not statuses:
-        raise ConfigError(f"--input {item}: no file matches")
-    return found
+    """The files ``inputs`` name (paths, directories, globs, Hadoop URIs listed through
+    ``spark``), each once: :func:`dlqhandler.spark.inputs.resolve_inputs`."""
+    found = resolve_inputs(inputs, spark)
+    if found.pending:
+        raise ConfigError(f"--input {found.pending[0]}: a Hadoop URI needs a Spark session")
+    return list(found.files)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,15 +117,10 @@ def _probe(spark: Any, index: int, name: str) -> _File:
         tail = bytes(jvm.org.apache.commons.io.IOUtils.toByteArray(stream, tail_len))
     finally:
         stream.close()
-    first = head.lstrip(b"\r\n")
-    if not first.startswith(HEADER_PREFIXES):
-        shown = first.split(b"\n", 1)[0][:24].decode("latin-1")
-        hint = (" (amqsbcg browse output is not supported; unload the queue with 'dmpmqmsg "
-                "-i QUEUE -f FILE' instead)" if first.startswith(b"AMQSBCG0") else
-                " (files written with -dH have no header)")
-        raise DumpFormatError(f"not a dmpmqmsg file: expected a '* DMPMQMSG' or '* QLOAD' "
-                              f"header line, found {shown!r}{hint}",
-                              path=name, line=1 + len(head) - len(first))
+    problem = header_problem(head)
+    if problem:
+        first = head.lstrip(b"\r\n")
+        raise DumpFormatError(problem, path=name, line=1 + len(head) - len(first))
     newline = "\r\n" if b"\r\n" in head else "\n"
     sep = newline.encode() * 2
     cut_tail = cut_length = None

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from dlqhandler.errors import ConfigError
 from dlqhandler.qmgr.port import QueueManager
@@ -35,6 +35,7 @@ class DrainConfig(BaseModel):
 
     output: Path | str  # a local directory, or a Hadoop URI (hdfs:, s3a:, viewfs:...)
     inputs: tuple[str, ...] = ()
+    input_notes: tuple[str, ...] = ()  # files read once though given twice, left out
     snapshot: Path | None = None  # a dump browsed from a queue manager by the driver
     qmgr: str | None = None
     queue: str | None = None
@@ -43,8 +44,8 @@ class DrainConfig(BaseModel):
     apply: bool = False
     local_qmgr: str = ""
     status_queue: str | None = None  # apply: attempt counts shared with dlqhandler run
-    partitions: int | None = None
-    split_bytes: int = 128 << 20  # Spark's spark.sql.files.maxPartitionBytes default
+    partitions: int | None = Field(default=None, ge=1)
+    split_bytes: int = Field(default=128 << 20, ge=1)  # Spark's maxPartitionBytes default
     home: Path | None = None
     mode: Literal["offline", "apply", "dry-run"] = "offline"
 
@@ -166,6 +167,7 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
         {"qmgr": config.qmgr, "queue": config.queue},
         "mode": "dry-run" if config.dry_run else ("apply" if config.apply else "offline"),
         "catch_all": catch_all,
+        "input_notes": list(config.input_notes),
         "outputs": outputs,
         "discarded": summary["totals"]["discarded"],
         "remaining": remaining,

@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,9 @@ __all__ = [
     "OutputDir",
     "check_output_dir",
     "check_output_dir_hadoop",
+    "check_reads_outside",
     "hadoop_fs",
+    "hadoop_hint",
     "is_local",
     "java_message",
     "local_path",
@@ -169,15 +172,53 @@ def _nearest_existing(path: Path) -> Path:
     return Path("/")
 
 
-def check_output_dir(uri: str, *, overwrite: bool = False) -> OutputDir:
+def _within(path: str, top: str) -> bool:
+    top = top.rstrip("/")
+    return path == top or path.startswith(top + "/")
+
+
+def _real(uri: str) -> str:
+    """A local path through its symlinks (a missing tail kept), or a Hadoop URI."""
+    target = resolve_uri(uri)
+    if not is_local(target):
+        return target.rstrip("/")
+    return os.path.realpath(local_path(target))
+
+
+def check_reads_outside(uri: str, reads: Iterable[tuple[str, str]]) -> None:
+    """Refuse (:class:`ConfigError`) an output that is, holds, or is inside anything
+    the run reads: ``reads`` are ``(option, path or URI)`` pairs (every input file and
+    named directory, the rules tables). Local paths are compared through symlinks, so
+    ``--overwrite`` can never delete what the run reads."""
+    out = _real(uri)
+    for what, read in reads:
+        r = _real(read)
+        if is_local(out) != is_local(r):
+            continue
+        if _within(r, out):
+            how = "is" if r == out.rstrip("/") else "holds"
+        elif _within(out, r):
+            how = "is inside"
+        else:
+            continue
+        raise ConfigError(f"--output {uri}: {out} {how} {what} {r}, which this run reads; "
+                          "the output is replaced whole (--overwrite) and must never hold "
+                          "what the run reads: give an --output outside the inputs and the "
+                          "rules table")
+
+
+def check_output_dir(uri: str, *, overwrite: bool = False,
+                     reads: Iterable[tuple[str, str]] = ()) -> OutputDir:
     """Check ``--output`` and create its staging sibling (``file:``), or plan it.
 
-    Refused (:class:`ConfigError`, with what to do): an existing file; a
-    non-empty directory without ``overwrite``; a path that cannot be created
-    (a file on the way, no permission, a read-only filesystem). For other
+    Refused (:class:`ConfigError`, with what to do): an output that is, holds or
+    is inside anything in ``reads`` (:func:`check_reads_outside`); an existing
+    file; a non-empty directory without ``overwrite``; a path that cannot be
+    created (a file on the way, no permission, a read-only filesystem). For other
     schemes the same rule is checked by :func:`check_output_dir_hadoop` once a
     Spark session exists.
     """
+    check_reads_outside(uri, reads)
     target = resolve_uri(uri)
     if not is_local(target):
         base = target.rstrip("/")
@@ -214,6 +255,13 @@ def check_output_dir(uri: str, *, overwrite: bool = False) -> OutputDir:
     except OSError as exc:
         with contextlib.suppress(OSError):
             staging.rmdir()
+        if final.is_dir() and os.access(final, os.W_OK):
+            raise ConfigError(
+                f"--output {uri}: {final} is writable but its parent {final.parent} is not "
+                f"({exc.strerror}): the run is staged beside the output, in "
+                f"{final.parent}/.{final.name}{_STAGING}<id>.tmp, and moved into place only "
+                "when complete (so a failed run leaves nothing and never mixes with the "
+                "old); give an output in a directory you can write to") from exc
         raise ConfigError(f"--output {uri}: cannot create {final} ({exc.strerror}: "
                           f"{exc.filename or existing}); choose a directory you can write "
                           "to") from exc
@@ -224,7 +272,7 @@ def check_output_dir(uri: str, *, overwrite: bool = False) -> OutputDir:
 
 def hadoop_fs(spark: Any, uri: str) -> tuple[Any, Any]:
     """The Hadoop FileSystem and Path of ``uri`` in ``spark``'s configuration; a
-    :class:`ConfigError` naming the connector jar when Hadoop has no filesystem for it."""
+    :class:`ConfigError` saying why when Hadoop cannot reach it (:func:`hadoop_hint`)."""
     if spark is None:
         raise ConfigError(f"{uri}: a Hadoop filesystem needs a Spark session")
     jvm = spark.sparkContext._jvm
@@ -233,9 +281,36 @@ def hadoop_fs(spark: Any, uri: str) -> tuple[Any, Any]:
     try:
         return path.getFileSystem(conf), path
     except Exception as exc:
-        raise ConfigError(f"{uri}: no Hadoop filesystem for this URI ({java_message(exc)}); "
-                          "is the connector jar on the classpath (--jars / "
-                          "spark.jars.packages)?") from exc
+        hint = hadoop_hint(uri, exc)
+        what = ("no Hadoop filesystem for this URI" if "connector jar" in hint else
+                "Hadoop cannot open its filesystem")
+        raise ConfigError(f"{uri}: {what} ({java_message(exc)}){hint}") from exc
+
+
+def hadoop_hint(uri: str, exc: BaseException) -> str:
+    """What to do about a Hadoop filesystem error, from its Java cause: an unknown
+    host is the host; a missing filesystem class is the connector's packages (the
+    drain has no ``--jars``: Spark takes them from ``PYSPARK_SUBMIT_ARGS``, its
+    ``spark-defaults.conf``, or ``spark-submit`` running ``ops/spark/drain.py``)."""
+    text = java_message(exc) + " " + str(exc)[:2000]
+    host = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://([^/:]*)", uri)
+    if "UnknownHostException" in text:
+        name = host.group(1) if host and host.group(1) else "in the URI"
+        return (f"; the host {name} is unknown: check the host name in the URI (or the "
+                "nameservice in the cluster's core-site.xml) and DNS")
+    if "No FileSystem for scheme" in text or "ClassNotFoundException" in text:
+        scheme = scheme_of(uri)
+        package = {"s3a": "org.apache.hadoop:hadoop-aws:<Spark's Hadoop version>",
+                   "abfs": "org.apache.hadoop:hadoop-azure:<Spark's Hadoop version>",
+                   "abfss": "org.apache.hadoop:hadoop-azure:<Spark's Hadoop version>",
+                   "gs": "com.google.cloud.bigdataoss:gcs-connector:<version>"}.get(
+            scheme, f"the Hadoop connector for {scheme}:")
+        return (f"; Spark has no filesystem for {scheme}: put its connector jar ({package})"
+                " on Spark's classpath: "
+                f"export PYSPARK_SUBMIT_ARGS='--packages {package} pyspark-shell' before "
+                "dlqhandler, set spark.jars.packages in $SPARK_HOME/conf/spark-defaults.conf,"
+                " or run ops/spark/drain.py under spark-submit --packages")
+    return ""
 
 
 def java_message(exc: BaseException) -> str:
@@ -246,15 +321,17 @@ def java_message(exc: BaseException) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def check_output_dir_hadoop(spark: Any, out: OutputDir, *, overwrite: bool = False
-                            ) -> OutputDir:
-    """The output rule on a Hadoop filesystem; creates the staging directory."""
+def check_output_dir_hadoop(spark: Any, out: OutputDir, *, overwrite: bool = False,
+                            reads: Iterable[tuple[str, str]] = ()) -> OutputDir:
+    """The output rule on a Hadoop filesystem (``reads`` qualified URIs, as
+    :func:`check_reads_outside`); creates the staging directory."""
     try:
         fs, path = hadoop_fs(spark, out.uri)
     except ConfigError as exc:
         raise ConfigError(f"--output {exc}") from exc
     replaces = False
     try:
+        check_reads_outside(str(fs.makeQualified(path).toString()), reads)
         if fs.exists(path):
             if not fs.getFileStatus(path).isDirectory():
                 raise ConfigError(f"--output {out.uri}: exists and is not a directory")
