@@ -248,6 +248,7 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
     """Load or unload; IBM's Read/Written counts are printed on every exit."""
     counts = Counts()
     per_uow = args.per_uow
+    selected: MessageRange = args.range or MessageRange()
     try:
         if args.load_q:
             # The file is opened before connecting: a wrong name changes nothing.
@@ -258,7 +259,7 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
                 with _connected(args.qmgr) as qm:
                     load(qm, args.load_q, stream, name=args.file,
                          context=_CONTEXTS[args.context], per_uow=per_uow,
-                         selected=args.range or MessageRange(), counts=counts)
+                         selected=selected, counts=counts)
         else:
             with _connected(args.qmgr) as qm, open_file(args.file, write=True) as stream:
                 unload(qm, args.browse_q or args.get_q, stream,
@@ -269,7 +270,7 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
         print(f"dlqhandler qm dmpmqmsg: the load stopped: {counts.written_msgs} message(s) "
               f"committed to {args.load_q}; message {exc.first_not_loaded} and after were "
               f"not loaded. Fix the cause, then resume without duplicates with: "
-              f"-r {exc.first_not_loaded}..", file=sys.stderr)
+              f"-r {selected.resume_from(exc.first_not_loaded)}", file=sys.stderr)
         return int(ExitCode.INTERRUPTED if exc.interrupted else ExitCode.PARTIAL)
     except OSError as exc:
         print(f"dlqhandler qm dmpmqmsg: cannot open {args.file}: {exc.strerror or exc}",
