@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from dlqhandler.cli._types import queue_name
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.rules import CompileResult, Diagnostic, Severity, compile_rules, explain
 from dlqhandler.rules.lexer import source_lines
@@ -52,7 +53,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
     p.add_argument("--require-catch-all", action="store_true",
                    help=f"a missing final catch-all FWD rule ({CATCH_ALL_CODE}) is an error")
-    p.add_argument("--input-queue", metavar="Q",
+    p.add_argument("--input-queue", metavar="Q", type=queue_name,
                    help="the dead-letter queue the handler reads (to detect forwarding "
                         f"loops; default: the table's INPUTQ, else {ASSUMED_DEADQ})")
     p.add_argument("--triggered", action="store_true",

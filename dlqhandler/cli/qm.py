@@ -37,7 +37,17 @@ from dlqhandler.cli._dmpmqmsg import (
     print_counts,
     unload,
 )
-from dlqhandler.cli._types import positive_int
+from dlqhandler.cli._types import (
+    MQLONG_MAX,
+    bounded_int,
+    non_negative_float,
+    non_negative_int,
+    positive_int,
+    qmgr_name,
+    qmgr_name_or_blank,
+    queue_name,
+    queue_name_or_blank,
+)
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import load_settings
 from dlqhandler.errors import DecodeError, MQIError
@@ -69,13 +79,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sub = parser.add_subparsers(dest="qm_command", metavar="ACTION", required=True)
 
     p = sub.add_parser("create", help="create a queue manager (crtmqm)")
-    p.add_argument("name")
-    p.add_argument("--deadq", "-u", default=DEFAULT_DEADQ, metavar="Q",
+    p.add_argument("name", type=qmgr_name)
+    p.add_argument("--deadq", "-u", default=DEFAULT_DEADQ, metavar="Q", type=queue_name,
                    help=f"its dead-letter queue (default {DEFAULT_DEADQ})")
     p.set_defaults(handler=_create)
 
     p = sub.add_parser("delete", help="delete a queue manager and its messages (dltmqm)")
-    p.add_argument("name")
+    p.add_argument("name", type=qmgr_name)
     p.set_defaults(handler=_delete)
 
     p = sub.add_parser("list", help="list queue managers and their status (dspmq)",
@@ -86,7 +96,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(handler=_list)
 
     p = sub.add_parser("mqsc", help="run MQSC commands from standard input (runmqsc)")
-    p.add_argument("name", nargs="?", help="queue manager (default $DLQHANDLER_QMGR)")
+    p.add_argument("name", nargs="?", type=qmgr_name,
+                   help="queue manager (default $DLQHANDLER_QMGR)")
     p.add_argument("-v", dest="verify", action="store_true",
                    help="verify the commands only; change nothing")
     p.set_defaults(handler=_mqsc)
@@ -94,11 +105,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = sub.add_parser("dmpmqmsg", help="unload or load a queue (dmpmqmsg)",
                        description="-i browses (messages stay), -I gets destructively, "
                                    "-o loads; as IBM's dmpmqmsg.")
-    p.add_argument("-m", dest="qmgr", metavar="QMGR")
+    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
     which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("-i", dest="browse_q", metavar="QUEUE", help="unload by browsing")
-    which.add_argument("-I", dest="get_q", metavar="QUEUE", help="unload destructively")
-    which.add_argument("-o", dest="load_q", metavar="QUEUE", help="load onto QUEUE")
+    which.add_argument("-i", dest="browse_q", metavar="QUEUE", type=queue_name,
+                       help="unload by browsing")
+    which.add_argument("-I", dest="get_q", metavar="QUEUE", type=queue_name,
+                       help="unload destructively")
+    which.add_argument("-o", dest="load_q", metavar="QUEUE", type=queue_name,
+                       help="load onto QUEUE")
     p.add_argument("-f", "-F", dest="file", required=True, metavar="FILE",
                    help="the file ('-', 'stdout' or 'stdin' for the standard streams)")
     p.add_argument("-C", dest="context", choices=sorted(_CONTEXTS), default="A",
@@ -117,16 +131,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                        description="Get trigger messages from an initiation queue and start "
                                    "each one's process APPLICID with the MQTMC2 as its "
                                    "argument, as IBM's runmqtrm does on UNIX (no shell).")
-    p.add_argument("-m", dest="qmgr", metavar="QMGR",
+    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name,
                    help="queue manager (default $DLQHANDLER_QMGR)")
     p.add_argument("-q", dest="initq", default=INITIATION_QUEUE, metavar="INITQ",
+                   type=queue_name,
                    help=f"initiation queue (default {INITIATION_QUEUE})")
-    p.add_argument("--wait", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--wait", type=non_negative_float, default=None, metavar="SECONDS",
                    help="end when no trigger message arrives within SECONDS "
                         "(default: wait forever)")
     p.add_argument("--once", action="store_true",
                    help="end after one trigger message (and its application)")
-    p.add_argument("--stop-timeout", type=float, default=30.0, metavar="SECONDS",
+    p.add_argument("--stop-timeout", type=non_negative_float, default=30.0, metavar="SECONDS",
                    help="when stopping, wait this long for started applications "
                         "(default 30)")
     p.add_argument("--log-format", choices=("json", "console"), default=None,
@@ -135,28 +150,37 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(handler=_runmqtrm)
 
     p = sub.add_parser("put", help="put test messages (optionally as dead letters)")
-    p.add_argument("-m", dest="qmgr", metavar="QMGR")
-    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE")
+    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
+    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE", type=queue_name)
     data = p.add_mutually_exclusive_group()
     data.add_argument("--data", default="", help="message text (UTF-8)")
     data.add_argument("--file", type=Path, help="message data from a file")
-    p.add_argument("--count", type=int, default=1)
-    p.add_argument("--priority", type=int, default=-1)
+    p.add_argument("--count", type=positive_int, default=1, help="messages (1 or more)")
+    p.add_argument("--priority", type=bounded_int(-1, 9), default=-1,
+                   help="0-9, or -1 for the queue's default (MQPRI_PRIORITY_AS_Q_DEF)")
     p.add_argument("--persistent", action="store_true")
     p.add_argument("--format", default="MQSTR", help="MQMD Format (default MQSTR)")
-    p.add_argument("--expiry", type=int, default=-1, help="tenths of a second")
-    p.add_argument("--reply-to-q", default="")
-    p.add_argument("--dlq-reason", type=int, metavar="N",
+    p.add_argument("--expiry", type=_expiry, default=-1,
+                   help="tenths of a second, 1 or more; -1 never expires (MQEI_UNLIMITED)")
+    p.add_argument("--reply-to-q", default="", type=queue_name_or_blank)
+    p.add_argument("--dlq-reason", type=bounded_int(0, MQLONG_MAX), metavar="N",
                    help="wrap the data in an MQDLH with this reason (a dead letter)")
-    p.add_argument("--dest", default="", metavar="Q", help="MQDLH DestQName")
-    p.add_argument("--dest-qmgr", default="", metavar="QMGR", help="MQDLH DestQMgrName")
+    p.add_argument("--dest", default="", metavar="Q", type=queue_name_or_blank,
+                   help="MQDLH DestQName")
+    p.add_argument("--dest-qmgr", default="", metavar="QMGR", type=qmgr_name_or_blank,
+                   help="MQDLH DestQMgrName")
     p.set_defaults(handler=_put)
 
     p = sub.add_parser("browse", help="list the messages on a queue (non-destructive)")
-    p.add_argument("-m", dest="qmgr", metavar="QMGR")
-    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE")
-    p.add_argument("--limit", type=int, metavar="N")
+    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
+    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE", type=queue_name)
+    p.add_argument("--limit", type=non_negative_int, metavar="N")
     p.set_defaults(handler=_browse)
+
+
+def _expiry(text: str) -> int:
+    """MQMD Expiry: tenths of a second (1 to MQLONG's maximum) or -1 (MQEI_UNLIMITED)."""
+    return -1 if text.strip() == "-1" else bounded_int(1, MQLONG_MAX)(text)
 
 
 def _home() -> Path:
@@ -292,7 +316,7 @@ def _put(args: argparse.Namespace) -> int:
                                           dest_q_name=args.dest,
                                           dest_q_mgr_name=args.dest_qmgr or qm.name,
                                           put_appl_name="dlqhandler qm put")
-        for _ in range(max(1, args.count)):
+        for _ in range(args.count):
             put = qm.put1(args.queue, message, PutOptions(syncpoint=False, context="default"))
             print(f"put {put.msg_id.hex().upper()} to {args.queue}")
     return int(ExitCode.OK)

@@ -41,7 +41,7 @@ from dlqhandler.cli._connect import (
     ensure_queue,
 )
 from dlqhandler.cli._run_options import add_run_options, check_run_options, start_metrics
-from dlqhandler.cli._types import positive_int
+from dlqhandler.cli._types import non_negative_float, positive_int, queue_name
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.cli.lint import read_table, render
 from dlqhandler.config import Settings, load_settings
@@ -89,7 +89,7 @@ def register(sub: Any) -> None:
                         "change nothing")
     p.add_argument("--batch-size", type=positive_int, default=DEFAULT_BATCH_SIZE, metavar="N",
                    help=f"messages per unit of work, 1 or more (default {DEFAULT_BATCH_SIZE})")
-    p.add_argument("--status-queue", default=DEFAULT_STATUS_QUEUE, metavar="Q",
+    p.add_argument("--status-queue", default=DEFAULT_STATUS_QUEUE, metavar="Q", type=queue_name,
                    help=f"queue holding durable attempt counts (default {DEFAULT_STATUS_QUEUE};"
                         " defined if missing)")
     p.add_argument("--max-hops", type=positive_int, default=5, metavar="N",
@@ -100,14 +100,14 @@ def register(sub: Any) -> None:
     p.add_argument("--log-format", choices=("json", "console"), default=None,
                    help="log format (default: json unless stderr is a terminal)")
     p.add_argument("--log-level", default=None, choices=("DEBUG", "INFO", "WARNING", "ERROR"))
-    p.add_argument("--trigger-backoff", type=float, default=DEFAULT_BACKOFF_MAX,
+    p.add_argument("--trigger-backoff", type=non_negative_float, default=DEFAULT_BACKOFF_MAX,
                    metavar="MAX",
                    help="started by a trigger monitor, a run that moved nothing keeps the "
                         "queue open (still processing arrivals) before ending: BASE "
                         "seconds, doubling on each such consecutive run, at most MAX "
                         f"(default {DEFAULT_BACKOFF_MAX:g}; 0: off), so closing it does not "
                         "re-trigger the handler at once")
-    p.add_argument("--trigger-backoff-base", type=float, default=DEFAULT_BACKOFF_BASE,
+    p.add_argument("--trigger-backoff-base", type=non_negative_float, default=DEFAULT_BACKOFF_BASE,
                    metavar="BASE",
                    help=f"first hold of --trigger-backoff (default {DEFAULT_BACKOFF_BASE:g})")
     p.set_defaults(triggered=False)
