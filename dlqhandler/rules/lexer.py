@@ -80,9 +80,11 @@ def source_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
-def lex(text: str, path: str = "<stdin>") -> tuple[list[LogicalEntry], list[Diagnostic]]:
-    """Split ``text`` into tokenised logical entries, with lexical diagnostics."""
-    diags: list[Diagnostic] = []
+def lex(text: str, path: str = "<stdin>", diags: list[Diagnostic] | None = None,
+        ) -> tuple[list[LogicalEntry], list[Diagnostic]]:
+    """Split ``text`` into tokenised logical entries, with lexical diagnostics (appended
+    to ``diags`` when given)."""
+    diags = [] if diags is None else diags
     entries: list[LogicalEntry] = []
     chars: list[str] = []
     where: list[tuple[int, int]] = []

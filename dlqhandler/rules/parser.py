@@ -72,9 +72,11 @@ def _is_name(word: str) -> bool:
 
 
 def parse(entries: list[LogicalEntry], path: str = "<stdin>",
+          diags: list[Diagnostic] | None = None,
           ) -> tuple[list[ParsedEntry], list[Diagnostic]]:
-    """Parse every entry; return the parsed entries and the syntax diagnostics."""
-    diags: list[Diagnostic] = []
+    """Parse every entry; return the parsed entries and the syntax diagnostics (appended
+    to ``diags`` when given)."""
+    diags = [] if diags is None else diags
     return [_parse_entry(e, path, diags) for e in entries], diags
 
 

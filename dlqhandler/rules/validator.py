@@ -49,9 +49,11 @@ DEFAULT_CONTROL = ControlModel.model_validate(
 
 
 def validate(entries: list[ParsedEntry], path: str = "<stdin>",
+             diags: list[Diagnostic] | None = None,
              ) -> tuple[ValidatedTable, list[Diagnostic]]:
-    """Validate every entry and the table structure; collect every diagnostic."""
-    diags: list[Diagnostic] = []
+    """Validate every entry and the table structure; collect every diagnostic (into
+    ``diags`` when given)."""
+    diags = [] if diags is None else diags
     control = DEFAULT_CONTROL
     control_args: dict[str, Arg] = {}
     rules: list[ValidRule] = []
