@@ -120,7 +120,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("-t", dest="per_uow", type=positive_int, default=200, metavar="N",
                    help="messages per unit of work (default 200)")
     p.add_argument("-r", dest="range", type=parse_range, default=None, metavar="RANGE",
-                   help="load only these messages of the file, numbered from 1: x, x..y, "
+                   help="(-o only) load only these messages of the file, numbered from 1: "
+                        "x, x..y, "
                         "x.. (x onwards), ..y, x#n (n from x), #n (the first n); "
                         "resumes a load that stopped, without duplicates")
     p.add_argument("-d", dest="mode", choices=("A", "p", "t"), default=None,
@@ -270,6 +271,13 @@ def _runmqtrm(args: argparse.Namespace) -> int:
 
 def _dmpmqmsg(args: argparse.Namespace) -> int:
     """Load or unload; IBM's Read/Written counts are printed on every exit."""
+    if args.range is not None and not args.load_q:
+        # IBM's -r also selects on an unload; this one does not (yet): refused rather
+        # than ignored, which would unload (with -I: remove) every message.
+        print("dlqhandler qm dmpmqmsg: -r selects messages of a load (-o) only; an unload "
+              "(-i, -I) takes the whole queue: leave out -r, or unload and then load "
+              "the range you want", file=sys.stderr)
+        return int(ExitCode.USAGE)
     counts = Counts()
     per_uow = args.per_uow
     selected: MessageRange = args.range or MessageRange()

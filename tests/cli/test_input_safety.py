@@ -176,6 +176,25 @@ def _range_members(spec: str) -> set[int]:
             "..7": set(range(1, 8)), "4..": set(range(4, 11))}[spec]
 
 
+@pytest.mark.parametrize("which", ["-i", "-I"])
+def test_a_range_on_an_unload_is_refused_not_ignored(
+        home: Path, tmp_path: Path, which: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """-r with an unload (-i browse, -I destructive) is refused (exit 2) before connecting,
+    rather than ignored: no file is written and every message stays on the queue."""
+    _define("APP.IN", MAXDEPTH=100)
+    messages = _messages(5)
+    source = tmp_path / "in.dmp"
+    write_dump(source, messages)
+    assert _load(source) == 0
+    capsys.readouterr()
+    out = tmp_path / "out.dmp"
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", which, "APP.IN", "-f", str(out),
+                 "-r", "2..3"]) == 2
+    assert "-r selects messages of a load (-o) only" in capsys.readouterr().err
+    assert not out.exists()
+    assert _on_queue("APP.IN") == [_identity(m) for m in messages]
+
+
 def test_a_bad_message_before_the_range_resumes_at_the_range(
         home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A file whose message 2 is damaged, loaded with -r 5..6: nothing is loaded, exit 6,
