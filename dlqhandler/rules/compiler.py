@@ -25,9 +25,9 @@ from dlqhandler.rules.ir import (
     RuleSet,
     StringPredicate,
 )
-from dlqhandler.rules.lexer import lex
+from dlqhandler.rules.lexer import iter_entries
 from dlqhandler.rules.models import ControlModel, RuleModel
-from dlqhandler.rules.parser import parse
+from dlqhandler.rules.parser import iter_parsed
 from dlqhandler.rules.patterns import classify, to_regex
 from dlqhandler.rules.source import decode_table
 from dlqhandler.rules.validator import validate
@@ -88,12 +88,13 @@ def compile_rules(rules_table: str | bytes, *, source: str = "<stdin>",
     text, found = decode_table(rules_table, source)
     undecodable = {(d.line, d.column) for d in found}
     diags += found
-    # A byte that is not UTF-8 is reported once, as E109, not again as E108.
+    # A byte that is not UTF-8 is reported once, as E109, not again as E108 (the lexer's).
     diags.skip = lambda d: d.code == "E108" and (d.line, d.column) in undecodable
-    entries, _ = lex(text, source, diags=diags)
+    # One entry at a time through lexer, parser and validator: a file's worth of tokens
+    # is never held at once (a table of junk costs memory for its text, not its tokens).
+    stream = iter_parsed(iter_entries(text, source, diags), source, diags)
+    table, _ = validate(stream, source, diags=diags)
     diags.skip = None
-    parsed, _ = parse(entries, source, diags=diags)
-    table, _ = validate(parsed, source, diags=diags)
     control = _control(table.control)
     rules = tuple(_rule(v.line, v.text, v.model) for v in table.rules)
     ruleset: RuleSet | None = None
