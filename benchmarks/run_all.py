@@ -1,6 +1,6 @@
 """Run every benchmark at a size that fits 2 cores and a few minutes; record and compare.
 
-    python benchmarks/run_all.py [--only codec,matcher,qmgr,drain,handler]
+    python benchmarks/run_all.py [--only codec,matcher,qmgr,drain,handler,lint]
                                  [--output benchmarks/results.json] [--markdown] [--show]
                                  [--page docs/performance-results.md] [--page-only]
 
@@ -21,7 +21,10 @@ platform, date, git commit) and a table of each figure next to its floor:
 * our own floor scripts, no dlqhandler in them: the handler against
   ``sqlite_move_floor.py`` (a durable move in bare SQLite), ``dlqhandler drain`` against
   ``spark_copy_floor.py`` (a PySpark process copying every record into four
-  directories) and ``plain_drain.py`` (the plain single-process script).
+  directories) and ``plain_drain.py`` (the plain single-process script);
+* python read + regex tokenize: ``dlqhandler lint`` of 2,500 and 10,000 wildcard rules
+  (its own process) against a fresh Python reading the same file and splitting it into
+  tokens with one regex (``benchmarks/lint.py``).
 
 ``ratio`` is figure / floor as rates: 1.0 is as fast as the floor, 0.25 four
 times slower (above 1 for the matcher means deciding beats decoding). The exit
@@ -60,8 +63,9 @@ PLAN: dict[str, dict[str, Any]] = {
     "qmgr": {"messages": 1000, "batch_messages": 5000, "rounds": 2},
     "handler": {"messages": 10_000, "ignore_depths": (5000,), "rss_messages": 2000},
     "drain": {"n": 50_000, "master": "local[2]"},
+    "lint": {"sizes": (2500, 10_000)},
 }
-ORDER = ("codec", "matcher", "qmgr", "handler", "drain")
+ORDER = ("codec", "matcher", "qmgr", "handler", "drain", "lint")
 Row = dict[str, Any]
 
 
@@ -181,6 +185,12 @@ def floor_rows(name: str, r: dict[str, Any]) -> list[Row]:
                 rows.append(_row(name, "the same, warm session", n / r["warm_drain_s"],
                                  "plain script (plain_drain.py)",
                                  n / r["python_single_process_s"], "msg/s"))
+        elif name == "lint":
+            for size in (2500, 10_000):
+                rows.append(_row(name, f"`dlqhandler lint`, {size:,} wildcard rules",
+                                 size / r[f"rules{size}_lint_s"],
+                                 "python start + read + regex tokenize (lint.py)",
+                                 size / r[f"rules{size}_floor_s"], "rules/s"))
     except (KeyError, TypeError, ZeroDivisionError):
         pass
     if not rows:

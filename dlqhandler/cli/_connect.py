@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dlqhandler.config import Settings
 from dlqhandler.errors import ConfigError
 from dlqhandler.mq.constants import MQRC_Q_MGR_NAME_ERROR, mqi_error
+from dlqhandler.mq.names import validate_channel_name
 from dlqhandler.qmgr.embedded.admin import AdminError
 from dlqhandler.qmgr.embedded.manager import connect as connect_embedded
 from dlqhandler.qmgr.embedded.qmgrs import list_qmgrs
@@ -44,11 +45,31 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
         "Override the DLQHANDLER_MQ_* environment variables of the same name; everything "
         "else (transport, CCDT, TLS key repository, user, password) comes from the "
         "environment only (see dlqhandler/qmgr/ibmmq/config.py).")
-    mq.add_argument("--conn-name", metavar="HOST(PORT)[,...]",
+    mq.add_argument("--conn-name", metavar="HOST(PORT)[,...]", type=_conn_name,
                     help="client connection name (with --channel: an explicit MQCD)")
-    mq.add_argument("--channel", metavar="NAME", help="SVRCONN channel (with --conn-name)")
+    mq.add_argument("--channel", metavar="NAME", type=_channel,
+                    help="SVRCONN channel, 1-20 characters (with --conn-name)")
     mq.add_argument("--cipher-spec", metavar="CIPHER",
                     help="TLS CipherSpec of the client channel (SSLCIPH)")
+
+
+def _channel(text: str) -> str:
+    """argparse type: a channel name MQ accepts (checked before IBM's library sees it)."""
+    try:
+        return validate_channel_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _conn_name(text: str) -> str:
+    """argparse type: IBM's CONNAME list syntax, ``host(port)[,host(port)...]``."""
+    # config.py holds the rule; imported here, when the option is given (no IBM MQ code).
+    from dlqhandler.qmgr.ibmmq.config import check_conn_name
+
+    try:
+        return check_conn_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def connection_usage_problem(args: argparse.Namespace) -> str | None:

@@ -40,7 +40,10 @@ _RANGE = re.compile(r"(?P<first>\d*)(?:(?P<dots>\.\.)(?P<last>\d*)|#(?P<count>\d
 
 @dataclass(frozen=True, slots=True)
 class MessageRange:
-    """1-based message indexes ``first..last`` of a file (``last`` None: to the end)."""
+    """1-based message indexes ``first..last`` of a file (``last`` None: to the end).
+
+    ``last == first - 1`` is the empty range (``x#0``, ``#0``): no message is in it.
+    """
 
     first: int = 1
     last: int | None = None
@@ -49,8 +52,19 @@ class MessageRange:
         return isinstance(index, int) and self.first <= index and (
             self.last is None or index <= self.last)
 
+    @property
+    def empty(self) -> bool:
+        return self.last is not None and self.last < self.first
+
+    def resume_from(self, index: int) -> str:
+        """The ``-r`` that loads what is left of this range from message ``index`` on
+        (never past its end, so a resumed load neither doubles nor adds messages)."""
+        return f"{index}.." if self.last is None else f"{index}..{self.last}"
+
     def describe(self) -> str:
         """dmpmqmsg's own wording of the range it processes."""
+        if self.empty:
+            return f"Processing no messages (0 from message index {self.first})."
         if self.last is None:
             return f"Processing message indexes {self.first} onwards."
         if self.first == self.last:
@@ -59,32 +73,40 @@ class MessageRange:
 
 
 def parse_range(text: str) -> MessageRange:
-    """dmpmqmsg's ``-r``: ``x`` (only x), ``x..y``, ``x..`` (x onwards), ``..y``, ``x#n``
-    (n messages from x), ``#n`` (the first n). argparse type: ArgumentTypeError if bad."""
-    m = _RANGE.fullmatch(text.strip())
-    if m is None or not text.strip() or (m["first"] == "" and m["dots"] is None
-                                         and m["count"] is None):
+    """dmpmqmsg's ``-r``, as IBM documents it (argparse type: ArgumentTypeError if bad).
+
+    * ``x``: message x only; ``x..y``: messages x to y (the ends in either order);
+      ``x..``: x onwards; ``..y``: 1 to y;
+    * ``x#n``: n messages starting at message x; ``#n``: n messages (from the first).
+
+    Indexes start at 1, so an index of 0 is refused. ``n`` is a count, not an index:
+    IBM's text ("process n messages") makes ``x#0`` and ``#0`` a request for zero
+    messages, so they select nothing (the file is not loaded) rather than being refused
+    or read as ``x-1..x``.
+    """
+    stripped = text.strip()
+    m = _RANGE.fullmatch(stripped)
+    if m is None or not stripped or (m["first"] == "" and m["dots"] is None
+                                     and m["count"] is None) or stripped == "..":
         raise argparse.ArgumentTypeError(
             f"invalid message range {text!r}: use x, x..y, x.., ..y, x#n or #n "
             "(message indexes from 1)")
-    first = int(m["first"]) if m["first"] else 0
-    if m["count"] is not None:
-        count = int(m["count"])
-        last: int | None = (first + count - 1) if first else count
-        first = first or 1
-    elif m["dots"] is not None:
-        last = int(m["last"]) if m["last"] else None
-    else:
-        last = first
-    if first == 0 and last is None:
-        raise argparse.ArgumentTypeError(f"invalid message range {text!r}: no index given")
-    first = first or 1
-    if last is not None and last < first:
-        first, last = last, first  # as dmpmqmsg: the two ends in either order
-    if first < 1 or last == 0:
+    first = int(m["first"]) if m["first"] else None
+    last: int | None
+    if first == 0 or (m["dots"] is not None and m["last"] and int(m["last"]) == 0):
         raise argparse.ArgumentTypeError(
             f"invalid message range {text!r}: message indexes start at 1")
-    return MessageRange(first, last)
+    if m["count"] is not None:
+        start = first or 1
+        return MessageRange(start, start + int(m["count"]) - 1)
+    if m["dots"] is not None:
+        start = first or 1
+        last = int(m["last"]) if m["last"] else None
+        if last is not None and last < start:
+            start, last = last, start  # as dmpmqmsg: the two ends in either order
+        return MessageRange(start, last)
+    assert first is not None
+    return MessageRange(first, first)
 
 
 @dataclass(slots=True)
@@ -152,19 +174,20 @@ def load(qm: EmbeddedQueueManager, queue: str, stream: BinaryIO, *, name: str,
     try:
         messages = read_dump(stream, name=name)
         while True:
+            if selected.last is not None and index >= selected.last:
+                break  # the range is done (or empty): the rest of the file is not read
             try:
                 message = next(messages, None)
             except DumpFormatError as exc:
                 commit()
-                raise LoadStopped(str(exc), exc.message_number or index + 1) from exc
+                raise LoadStopped(str(exc), max(exc.message_number or index + 1,
+                                                selected.first)) from exc
             if message is None:
                 break
             index += 1
             counts.read_msgs += 1
             counts.read_bytes += len(message.body)
             if index not in selected:
-                if selected.last is not None and index >= selected.last:
-                    break
                 continue
             try:
                 q.put(message, options)

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import argparse
 
-from dlqhandler.mq.names import validate_qmgr_name, validate_queue_name
+from dlqhandler.mq.names import NAME_RULE, validate_qmgr_name, validate_queue_name
 
-__all__ = ["NAME_RULE", "names_problem"]
-
-NAME_RULE = "not a valid MQ name (1-48 characters of A-Z a-z 0-9 . / _ %)"
+__all__ = ["names_problem"]
 
 
 def names_problem(args: argparse.Namespace, *, queues: dict[str, str],
@@ -32,5 +30,5 @@ def names_problem(args: argparse.Namespace, *, queues: dict[str, str],
             if value is not None:
                 validate_qmgr_name(value.strip(), flag)
     except ValueError as exc:
-        return f"{exc}: {NAME_RULE}"
+        return f"{exc}: not a valid MQ name ({NAME_RULE})"
     return None

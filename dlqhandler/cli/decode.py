@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from dlqhandler.cli._types import non_negative_int
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.errors import DecodeError, DumpFormatError, MalformedMessageError
 from dlqhandler.formats.dmpmqmsg import read_dump
@@ -38,8 +39,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("file", help="a dmpmqmsg file ('-' for standard input)")
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text columns (default) or one JSON object per line")
-    parser.add_argument("--limit", type=int, metavar="N",
-                        help="stop after N messages")
+    parser.add_argument("--limit", type=non_negative_int, metavar="N",
+                        help="stop after N messages (0 or more)")
     parser.set_defaults(handler=run)
 
 

@@ -7,9 +7,15 @@ Text output, one block per diagnostic::
                    ^~~~~~~~~~
       hint: did you mean RETRY?
 
-then ``N errors, M warnings in K files``. ``--format json`` prints
+then ``N errors, M warnings in K files``. As compilers do (clang's
+``-ferror-limit``), only the first 100 diagnostics of a file are shown, by position, then
+how many more there are, by code; ``--error-limit N`` shows more (0: all). Beyond the limit
+diagnostics are counted, not kept, so a file of junk costs bounded memory. Control
+characters in the echoed source (an ESC in a table) are shown escaped (``\x1b``), never
+sent raw to the terminal. ``--format json`` prints
 ``{"files": [{"path", "rules", "diagnostics": [{"line", "column", "severity",
-"code", "message"}]}]}``. Exit 0 without errors (warnings allowed unless
+"code", "message"}]}]}`` (and ``"omitted": {code: count}`` in a file with more
+diagnostics than the limit). Exit 0 without errors (warnings allowed unless
 ``--strict``), 1 with errors, 2 for usage errors or unreadable files. ``-``
 reads the table from stdin, as runmqdlq does.
 
@@ -30,11 +36,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from dlqhandler.cli._types import non_negative_int, queue_name
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.rules import CompileResult, Diagnostic, Severity, compile_rules, explain
+from dlqhandler.rules.diagnostics import CODES, DEFAULT_DIAGNOSTIC_LIMIT
 from dlqhandler.rules.lexer import source_lines
 
-__all__ = ["ASSUMED_DEADQ", "read_table", "register", "render", "run"]
+__all__ = ["ASSUMED_DEADQ", "escape", "omitted_line", "read_table", "register", "render", "run"]
 
 CATCH_ALL_CODE = "W505"
 ASSUMED_DEADQ = "SYSTEM.DEAD.LETTER.QUEUE"  # what `run` uses: the QM's DEADQ, usually this
@@ -52,13 +60,18 @@ def register(subparsers: Any) -> None:
     p.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
     p.add_argument("--require-catch-all", action="store_true",
                    help=f"a missing final catch-all FWD rule ({CATCH_ALL_CODE}) is an error")
-    p.add_argument("--input-queue", metavar="Q",
+    p.add_argument("--input-queue", metavar="Q", type=queue_name,
                    help="the dead-letter queue the handler reads (to detect forwarding "
                         f"loops; default: the table's INPUTQ, else {ASSUMED_DEADQ})")
     p.add_argument("--triggered", action="store_true",
                    help="the handler is started by triggering: warn about leftover messages")
     p.add_argument("--explain", action="store_true",
                    help="print each compiled rule: pattern, action, and how it is reached")
+    p.add_argument("--error-limit", type=non_negative_int, default=DEFAULT_DIAGNOSTIC_LIMIT,
+                   metavar="N",
+                   help="show at most N diagnostics (errors and warnings) per file, then "
+                        "count the rest, as clang's -ferror-limit (default "
+                        f"{DEFAULT_DIAGNOSTIC_LIMIT}; 0: no limit)")
     p.set_defaults(handler=run)
 
 
@@ -66,7 +79,9 @@ def register(subparsers: Any) -> None:
 class _Checked:
     path: str
     result: CompileResult
-    diagnostics: tuple[Diagnostic, ...]
+    diagnostics: tuple[Diagnostic, ...]  # the ones kept (at most --error-limit)
+    errors: int  # every error, shown or not
+    warnings: int
 
 
 def read_table(name: str | Path) -> bytes | str:
@@ -82,12 +97,22 @@ def read_table(name: str | Path) -> bytes | str:
 def _check(name: str, table: bytes | str, args: argparse.Namespace) -> _Checked:
     path = "<stdin>" if name == "-" else name
     result = compile_rules(table, source=path, input_queue=args.input_queue,
-                           deadq=ASSUMED_DEADQ, triggered=args.triggered)
+                           deadq=ASSUMED_DEADQ, triggered=args.triggered,
+                           max_diagnostics=args.error_limit or None)
     diags = result.diagnostics
     if args.require_catch_all:
         diags = tuple(replace(d, severity=Severity.ERROR) if d.code == CATCH_ALL_CODE else d
                       for d in diags)
-    return _Checked(path, result, diags)
+    errors = warnings = 0
+    for code, n in result.omitted.items():
+        if CODES[code].severity == Severity.ERROR or (
+                args.require_catch_all and code == CATCH_ALL_CODE):
+            errors += n
+        else:
+            warnings += n
+    errors += sum(d.severity == Severity.ERROR for d in diags)
+    warnings += sum(d.severity == Severity.WARNING for d in diags)
+    return _Checked(path, result, diags, errors, warnings)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -109,25 +134,48 @@ def run(args: argparse.Namespace) -> int:
         _print_text(checked, args.explain)
     if unreadable:
         return int(ExitCode.USAGE)
-    errors = sum(d.severity == Severity.ERROR for c in checked for d in c.diagnostics)
-    warnings = sum(d.severity == Severity.WARNING for c in checked for d in c.diagnostics)
+    errors = sum(c.errors for c in checked)
+    warnings = sum(c.warnings for c in checked)
     if errors or (args.strict and warnings):
         return int(ExitCode.FAILURE)
     return int(ExitCode.OK)
 
 
+# C0 controls but TAB, DEL and the C1 controls: shown as \xNN, never sent to a terminal.
+_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if c != 0x09}
+
+
+def escape(text: str) -> str:
+    """``text`` with control characters (ESC, CR, NUL... but not TAB) shown as ``\\xNN``."""
+    return text.translate(_CONTROLS)
+
+
 def render(d: Diagnostic, lines: list[str]) -> str:
-    """One diagnostic with its source line, a caret under the column, and the hint."""
-    out = [str(d)]
+    """One diagnostic with its source line, a caret under the column, and the hint; control
+    characters escaped (the caret still under the column)."""
+    out = [escape(str(d))]
     if 1 <= d.line <= len(lines):
         src = lines[d.line - 1]
-        lead = "".join(c if c == "\t" else " " for c in src[:d.column - 1])
-        width = max(1, (d.end_column or d.column + 1) - d.column)
-        out.append(f"  {src}")
+        lead = "".join(c if c == "\t" else " " for c in escape(src[:d.column - 1]))
+        end = d.end_column or d.column + 1
+        span = src[d.column - 1:end - 1]
+        width = max(1, end - d.column + len(escape(span)) - len(span))
+        out.append(f"  {escape(src)}")
         out.append(f"  {lead}^{'~' * (width - 1)}")
     if d.hint:
-        out.append(f"  hint: {d.hint}")
+        out.append(f"  hint: {escape(d.hint)}")
     return "\n".join(out)
+
+
+def omitted_line(result: CompileResult, path: str,
+                 how: str = "--error-limit N shows more, 0 all") -> str | None:
+    """What a capped report says about the diagnostics it does not show (and ``how`` to
+    see them), or None."""
+    if not result.omitted:
+        return None
+    by_code = ", ".join(f"{code} x{n}" for code, n in sorted(result.omitted.items()))
+    return (f"{escape(path)}: {result.omitted_count} more diagnostics not shown ({by_code}); "
+            f"{how}")
 
 
 def _print_text(checked: list[_Checked], with_explain: bool) -> None:
@@ -136,8 +184,11 @@ def _print_text(checked: list[_Checked], with_explain: bool) -> None:
         lines = source_lines(c.result.text)
         for d in c.diagnostics:
             print(render(d, lines))
-            errors += d.severity == Severity.ERROR
-            warnings += d.severity == Severity.WARNING
+        more = omitted_line(c.result, c.path)
+        if more is not None:
+            print(more)
+        errors += c.errors
+        warnings += c.warnings
         if with_explain and c.result.ruleset is not None:
             print(explain(c.result.ruleset), end="")
     print(f"{errors} errors, {warnings} warnings in {len(checked)} files")
@@ -153,6 +204,8 @@ def _print_json(checked: list[_Checked], with_explain: bool) -> None:
             "diagnostics": [{"line": d.line, "column": d.column, "severity": str(d.severity),
                              "code": d.code, "message": d.message} for d in c.diagnostics],
         }
+        if c.result.omitted:
+            entry["omitted"] = dict(sorted(c.result.omitted.items()))
         if with_explain and rs is not None:
             entry["ruleset"] = json.loads(rs.to_json())
         files.append(entry)

@@ -37,7 +37,17 @@ from dlqhandler.cli._dmpmqmsg import (
     print_counts,
     unload,
 )
-from dlqhandler.cli._types import positive_int
+from dlqhandler.cli._types import (
+    MQLONG_MAX,
+    bounded_int,
+    non_negative_float,
+    non_negative_int,
+    positive_int,
+    qmgr_name,
+    qmgr_name_or_blank,
+    queue_name,
+    queue_name_or_blank,
+)
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import load_settings
 from dlqhandler.errors import DecodeError, MQIError
@@ -71,13 +81,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sub = parser.add_subparsers(dest="qm_command", metavar="ACTION", required=True)
 
     p = sub.add_parser("create", help="create a queue manager (crtmqm)")
-    p.add_argument("name")
-    p.add_argument("--deadq", "-u", default=DEFAULT_DEADQ, metavar="Q",
+    p.add_argument("name", type=qmgr_name)
+    p.add_argument("--deadq", "-u", default=DEFAULT_DEADQ, metavar="Q", type=queue_name,
                    help=f"its dead-letter queue (default {DEFAULT_DEADQ})")
     p.set_defaults(handler=_create)
 
     p = sub.add_parser("delete", help="delete a queue manager and its messages (dltmqm)")
-    p.add_argument("name")
+    p.add_argument("name", type=qmgr_name)
     p.set_defaults(handler=_delete)
 
     p = sub.add_parser("list", help="list queue managers and their status (dspmq)",
@@ -88,7 +98,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(handler=_list)
 
     p = sub.add_parser("mqsc", help="run MQSC commands from standard input (runmqsc)")
-    p.add_argument("name", nargs="?", help="queue manager (default $DLQHANDLER_QMGR)")
+    p.add_argument("name", nargs="?", type=qmgr_name,
+                   help="queue manager (default $DLQHANDLER_QMGR)")
     p.add_argument("-v", dest="verify", action="store_true",
                    help="verify the commands only; change nothing")
     p.set_defaults(handler=_mqsc)
@@ -96,11 +107,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = sub.add_parser("dmpmqmsg", help="unload or load a queue (dmpmqmsg)",
                        description="-i browses (messages stay), -I gets destructively, "
                                    "-o loads; as IBM's dmpmqmsg.")
-    p.add_argument("-m", dest="qmgr", metavar="QMGR")
+    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
     which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("-i", dest="browse_q", metavar="QUEUE", help="unload by browsing")
-    which.add_argument("-I", dest="get_q", metavar="QUEUE", help="unload destructively")
-    which.add_argument("-o", dest="load_q", metavar="QUEUE", help="load onto QUEUE")
+    which.add_argument("-i", dest="browse_q", metavar="QUEUE", type=queue_name,
+                       help="unload by browsing")
+    which.add_argument("-I", dest="get_q", metavar="QUEUE", type=queue_name,
+                       help="unload destructively")
+    which.add_argument("-o", dest="load_q", metavar="QUEUE", type=queue_name,
+                       help="load onto QUEUE")
     p.add_argument("-f", "-F", dest="file", required=True, metavar="FILE",
                    help="the file ('-', 'stdout' or 'stdin' for the standard streams)")
     p.add_argument("-C", dest="context", choices=sorted(_CONTEXTS), default="A",
@@ -108,7 +122,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("-t", dest="per_uow", type=positive_int, default=200, metavar="N",
                    help="messages per unit of work (default 200)")
     p.add_argument("-r", dest="range", type=parse_range, default=None, metavar="RANGE",
-                   help="load only these messages of the file, numbered from 1: x, x..y, "
+                   help="(-o only) load only these messages of the file, numbered from 1: "
+                        "x, x..y, "
                         "x.. (x onwards), ..y, x#n (n from x), #n (the first n); "
                         "resumes a load that stopped, without duplicates")
     p.add_argument("-d", dest="mode", choices=("A", "p", "t"), default=None,
@@ -119,16 +134,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                        description="Get trigger messages from an initiation queue and start "
                                    "each one's process APPLICID with the MQTMC2 as its "
                                    "argument, as IBM's runmqtrm does on UNIX (no shell).")
-    p.add_argument("-m", dest="qmgr", metavar="QMGR",
+    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name,
                    help="queue manager (default $DLQHANDLER_QMGR)")
     p.add_argument("-q", dest="initq", default=INITIATION_QUEUE, metavar="INITQ",
+                   type=queue_name,
                    help=f"initiation queue (default {INITIATION_QUEUE})")
-    p.add_argument("--wait", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--wait", type=non_negative_float, default=None, metavar="SECONDS",
                    help="end when no trigger message arrives within SECONDS "
                         "(default: wait forever)")
     p.add_argument("--once", action="store_true",
                    help="end after one trigger message (and its application)")
-    p.add_argument("--stop-timeout", type=float, default=30.0, metavar="SECONDS",
+    p.add_argument("--stop-timeout", type=non_negative_float, default=30.0, metavar="SECONDS",
                    help="when stopping, wait this long for started applications "
                         "(default 30)")
     p.add_argument("--log-format", choices=("json", "console"), default=None,
@@ -137,21 +153,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(handler=_runmqtrm)
 
     p = sub.add_parser("put", help="put test messages (optionally as dead letters)")
-    p.add_argument("-m", dest="qmgr", metavar="QMGR")
-    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE")
+    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
+    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE", type=queue_name)
     data = p.add_mutually_exclusive_group()
     data.add_argument("--data", default="", help="message text (UTF-8)")
     data.add_argument("--file", type=Path, help="message data from a file")
-    p.add_argument("--count", type=int, default=1)
-    p.add_argument("--priority", type=int, default=-1)
+    p.add_argument("--count", type=positive_int, default=1, help="messages (1 or more)")
+    p.add_argument("--priority", type=bounded_int(-1, 9), default=-1,
+                   help="0-9, or -1 for the queue's default (MQPRI_PRIORITY_AS_Q_DEF)")
     p.add_argument("--persistent", action="store_true")
     p.add_argument("--format", default="MQSTR", help="MQMD Format (default MQSTR)")
-    p.add_argument("--expiry", type=int, default=-1, help="tenths of a second")
-    p.add_argument("--reply-to-q", default="")
-    p.add_argument("--dlq-reason", type=int, metavar="N",
+    p.add_argument("--expiry", type=_expiry, default=-1,
+                   help="tenths of a second, 1 or more; -1 never expires (MQEI_UNLIMITED)")
+    p.add_argument("--reply-to-q", default="", type=queue_name_or_blank)
+    p.add_argument("--dlq-reason", type=bounded_int(0, MQLONG_MAX), metavar="N",
                    help="wrap the data in an MQDLH with this reason (a dead letter)")
-    p.add_argument("--dest", default="", metavar="Q", help="MQDLH DestQName")
-    p.add_argument("--dest-qmgr", default="", metavar="QMGR", help="MQDLH DestQMgrName")
+    p.add_argument("--dest", default="", metavar="Q", type=queue_name_or_blank,
+                   help="MQDLH DestQName")
+    p.add_argument("--dest-qmgr", default="", metavar="QMGR", type=qmgr_name_or_blank,
+                   help="MQDLH DestQMgrName")
     p.add_argument("--property", dest="properties", action="append", default=[],
                    type=_property_arg, metavar="NAME[:TYPE]=VALUE",
                    help="a message property (repeatable); TYPE as in an MQRFH2: string"
@@ -160,10 +180,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(handler=_put)
 
     p = sub.add_parser("browse", help="list the messages on a queue (non-destructive)")
-    p.add_argument("-m", dest="qmgr", metavar="QMGR")
-    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE")
-    p.add_argument("--limit", type=int, metavar="N")
+    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
+    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE", type=queue_name)
+    p.add_argument("--limit", type=non_negative_int, metavar="N")
     p.set_defaults(handler=_browse)
+
+
+def _expiry(text: str) -> int:
+    """MQMD Expiry: tenths of a second (1 to MQLONG's maximum) or -1 (MQEI_UNLIMITED)."""
+    return -1 if text.strip() == "-1" else bounded_int(1, MQLONG_MAX)(text)
 
 
 def _home() -> Path:
@@ -253,8 +278,16 @@ def _runmqtrm(args: argparse.Namespace) -> int:
 
 def _dmpmqmsg(args: argparse.Namespace) -> int:
     """Load or unload; IBM's Read/Written counts are printed on every exit."""
+    if args.range is not None and not args.load_q:
+        # IBM's -r also selects on an unload; this one does not (yet): refused rather
+        # than ignored, which would unload (with -I: remove) every message.
+        print("dlqhandler qm dmpmqmsg: -r selects messages of a load (-o) only; an unload "
+              "(-i, -I) takes the whole queue: leave out -r, or unload and then load "
+              "the range you want", file=sys.stderr)
+        return int(ExitCode.USAGE)
     counts = Counts()
     per_uow = args.per_uow
+    selected: MessageRange = args.range or MessageRange()
     try:
         if args.load_q:
             # The file is opened before connecting: a wrong name changes nothing.
@@ -265,7 +298,7 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
                 with _connected(args.qmgr) as qm:
                     load(qm, args.load_q, stream, name=args.file,
                          context=_CONTEXTS[args.context], per_uow=per_uow,
-                         selected=args.range or MessageRange(), counts=counts)
+                         selected=selected, counts=counts)
         else:
             with _connected(args.qmgr) as qm, open_file(args.file, write=True) as stream:
                 unload(qm, args.browse_q or args.get_q, stream,
@@ -276,7 +309,7 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
         print(f"dlqhandler qm dmpmqmsg: the load stopped: {counts.written_msgs} message(s) "
               f"committed to {args.load_q}; message {exc.first_not_loaded} and after were "
               f"not loaded. Fix the cause, then resume without duplicates with: "
-              f"-r {exc.first_not_loaded}..", file=sys.stderr)
+              f"-r {selected.resume_from(exc.first_not_loaded)}", file=sys.stderr)
         return int(ExitCode.INTERRUPTED if exc.interrupted else ExitCode.PARTIAL)
     except OSError as exc:
         print(f"dlqhandler qm dmpmqmsg: cannot open {args.file}: {exc.strerror or exc}",
@@ -300,7 +333,7 @@ def _put(args: argparse.Namespace) -> int:
                                           dest_q_mgr_name=args.dest_qmgr or qm.name,
                                           put_appl_name="dlqhandler qm put",
                                           properties=props)
-        for _ in range(max(1, args.count)):
+        for _ in range(args.count):
             put = qm.put1(args.queue, message, PutOptions(syncpoint=False, context="default"))
             print(f"put {put.msg_id.hex().upper()} to {args.queue}")
     return int(ExitCode.OK)

@@ -42,16 +42,17 @@ from dlqhandler.cli._connect import (
     ensure_queue,
 )
 from dlqhandler.cli._run_options import add_run_options, check_run_options, start_metrics
-from dlqhandler.cli._types import positive_int
+from dlqhandler.cli._types import non_negative_float, positive_int, queue_name
 from dlqhandler.cli.exitcodes import ExitCode
-from dlqhandler.cli.lint import read_table, render
+from dlqhandler.cli.lint import omitted_line, read_table, render
 from dlqhandler.config import Settings, load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError, MQIError
 from dlqhandler.logs import configure_logging, get_logger
 from dlqhandler.mq.mqtm import MQTMC2, looks_like_mqtmc2
-from dlqhandler.mq.names import validate_qmgr_name, validate_queue_name
+from dlqhandler.mq.names import NAME_RULE, validate_qmgr_name, validate_queue_name
 from dlqhandler.qmgr.port import QueueManager
-from dlqhandler.rules import CompileResult, ControlData, compile_rules
+from dlqhandler.rules import CompileResult, ControlData, Severity, compile_rules
+from dlqhandler.rules.diagnostics import DEFAULT_DIAGNOSTIC_LIMIT
 from dlqhandler.rules.lexer import source_lines
 from dlqhandler.worker import (
     DEFAULT_BACKOFF_BASE,
@@ -90,7 +91,7 @@ def register(sub: Any) -> None:
                         "change nothing")
     p.add_argument("--batch-size", type=positive_int, default=DEFAULT_BATCH_SIZE, metavar="N",
                    help=f"messages per unit of work, 1 or more (default {DEFAULT_BATCH_SIZE})")
-    p.add_argument("--status-queue", default=DEFAULT_STATUS_QUEUE, metavar="Q",
+    p.add_argument("--status-queue", default=DEFAULT_STATUS_QUEUE, metavar="Q", type=queue_name,
                    help=f"queue holding durable attempt counts (default {DEFAULT_STATUS_QUEUE};"
                         " defined if missing)")
     p.add_argument("--max-hops", type=positive_int, default=5, metavar="N",
@@ -101,14 +102,14 @@ def register(sub: Any) -> None:
     p.add_argument("--log-format", choices=("json", "console"), default=None,
                    help="log format (default: json unless stderr is a terminal)")
     p.add_argument("--log-level", default=None, choices=("DEBUG", "INFO", "WARNING", "ERROR"))
-    p.add_argument("--trigger-backoff", type=float, default=DEFAULT_BACKOFF_MAX,
+    p.add_argument("--trigger-backoff", type=non_negative_float, default=DEFAULT_BACKOFF_MAX,
                    metavar="MAX",
                    help="started by a trigger monitor, a run that moved nothing keeps the "
                         "queue open (still processing arrivals) before ending: BASE "
                         "seconds, doubling on each such consecutive run, at most MAX "
                         f"(default {DEFAULT_BACKOFF_MAX:g}; 0: off), so closing it does not "
                         "re-trigger the handler at once")
-    p.add_argument("--trigger-backoff-base", type=float, default=DEFAULT_BACKOFF_BASE,
+    p.add_argument("--trigger-backoff-base", type=non_negative_float, default=DEFAULT_BACKOFF_BASE,
                    metavar="BASE",
                    help=f"first hold of --trigger-backoff (default {DEFAULT_BACKOFF_BASE:g})")
     p.set_defaults(triggered=False)
@@ -132,10 +133,14 @@ def _read_rules(args: argparse.Namespace) -> tuple[bytes | str, str]:
     return read_table(args.rules), str(args.rules)
 
 
-def _print_diagnostics(result: CompileResult) -> None:
+def _print_diagnostics(result: CompileResult, source: str) -> None:
+    """The first diagnostics (compiled with DEFAULT_DIAGNOSTIC_LIMIT), then a count."""
     lines = source_lines(result.text)
     for d in result.diagnostics:
         print(render(d, lines), file=sys.stderr)
+    more = omitted_line(result, source, how="`dlqhandler lint --error-limit 0` shows all")
+    if more is not None:
+        print(more, file=sys.stderr)
 
 
 def _from_trigger_message(args: argparse.Namespace, log: Any) -> int | None:
@@ -164,7 +169,7 @@ def _names_problem(args: argparse.Namespace) -> str | None:
         if args.inputqm is not None:
             validate_qmgr_name(args.inputqm.strip(), "INPUTQM")
     except ValueError as exc:
-        return f"{exc}: not a valid MQ name (1-48 characters of A-Z a-z 0-9 . / _ %)"
+        return f"{exc}: not a valid MQ name ({NAME_RULE})"
     return None
 
 
@@ -191,10 +196,11 @@ def _run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"dlqhandler run: cannot read rules table: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
-    first = compile_rules(text, source=source, triggered=args.triggered)
+    first = compile_rules(text, source=source, triggered=args.triggered,
+                          max_diagnostics=DEFAULT_DIAGNOSTIC_LIMIT)
     if first.ruleset is None:
-        _print_diagnostics(first)
-        errors = len(first.errors)
+        _print_diagnostics(first, source)
+        errors = first.count(Severity.ERROR)
         _say("AMQ8758", f"{errors} errors detected in input; nothing was processed.",
              error=True)
         return int(ExitCode.RULES_ERROR)
@@ -249,8 +255,9 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: by
                         "has no DEADQ.", error=True)
         return int(ExitCode.CONNECTION_ERROR)
     # Compile again now that the input queue is known: this adds the loop warnings.
-    result = compile_rules(text, source=source, input_queue=queue, triggered=args.triggered)
-    _print_diagnostics(result)
+    result = compile_rules(text, source=source, input_queue=queue, triggered=args.triggered,
+                           max_diagnostics=DEFAULT_DIAGNOSTIC_LIMIT)
+    _print_diagnostics(result, source)
     ruleset = result.ruleset
     assert ruleset is not None
 

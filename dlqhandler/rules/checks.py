@@ -20,7 +20,7 @@ from typing import Any
 from dlqhandler.rules.diagnostics import Diagnostic, make_diagnostic
 from dlqhandler.rules.ir import ControlData, IntPredicate, Predicate, Rule
 from dlqhandler.rules.parser import Arg
-from dlqhandler.rules.patterns import covers
+from dlqhandler.rules.patterns import covers, literal_head, pad
 
 __all__ = ["Reach", "RuleSite", "is_catch_all", "reachability", "table_warnings"]
 
@@ -70,29 +70,66 @@ def _constrained(rule: Rule) -> frozenset[str]:
                      if isinstance(p, IntPredicate) or p.kind != "any")
 
 
-def _pins(rule: Rule) -> list[tuple[str, int | str]]:
-    """The exact values a rule tests: a rule covering it must test the same ones."""
-    return [(p.keyword, p.value) if isinstance(p, IntPredicate)
-            else (p.keyword, p.pattern.ljust(p.length))
-            for p in rule.predicates if isinstance(p, IntPredicate) or p.kind == "exact"]
+_Key = tuple[str, str, int | str]
+
+
+def _anchors(rule: Rule) -> list[_Key]:
+    """The keys ``rule`` may be indexed under as an *earlier* rule, one per condition:
+    any rule it covers yields each of them among its :func:`_probes` (a rule covers
+    another only if each of its conditions covers the other's on the same field).
+    Empty for a rule without conditions (it covers every later rule)."""
+    out: list[_Key] = []
+    for p in rule.predicates:
+        if isinstance(p, IntPredicate):
+            out.append((p.keyword, "int", p.value))
+        elif p.kind == "exact":
+            out.append((p.keyword, "field", pad(p.pattern, p.length))
+                       if len(p.pattern) <= p.length
+                       else (p.keyword, "raw", p.pattern))  # longer than its field
+        elif p.kind != "any":
+            # prefix, generic, nonblank: every field or pattern it covers starts with
+            # its literal head (a nonblank pattern's is empty)
+            out.append((p.keyword, "head", literal_head(p.pattern)))
+    return out
+
+
+def _probes(rule: Rule) -> set[_Key]:
+    """The keys under which any earlier rule covering ``rule`` is indexed (a superset:
+    each candidate is still checked with :func:`rule_covers`)."""
+    keys: set[_Key] = set()
+    for q in rule.predicates:
+        if isinstance(q, IntPredicate):
+            keys.add((q.keyword, "int", q.value))
+            continue
+        if q.kind == "any":
+            continue  # only an unconditional predicate covers it: never an anchor
+        if q.kind == "exact":
+            start = pad(q.pattern, q.length)
+            keys.add((q.keyword, "field", start))
+            keys.add((q.keyword, "raw", q.pattern))
+        else:
+            start = literal_head(q.pattern)
+        keys.update((q.keyword, "head", start[:n]) for n in range(len(start) + 1))
+    return keys
 
 
 def reachability(rules: Sequence[Rule]) -> list[Reach]:
     """The :class:`Reach` of every rule, in table order.
 
-    Earlier rules are indexed by one of their exact values: a rule can only
-    cover a later one that tests that same value, so each rule is compared
-    with few candidates, not with every earlier rule.
+    Each earlier rule is indexed under one key of one of its predicates
+    (:func:`_anchors`: a value, or a literal head; the least shared); a later rule looks up the keys
+    its own predicates allow (:func:`_probes`: its values, and every beginning of its
+    fields or literal heads), so it is compared with the few earlier rules that could
+    cover it, not with every earlier rule. The result is the all-pairs walk's.
     """
     keys = [_constrained(r) for r in rules]
-    by_pin: dict[tuple[str, int | str], list[int]] = {}
-    unpinned: list[int] = []
+    index: dict[_Key, list[int]] = {}
+    unconditional: list[int] = []
     out: list[Reach] = []
     for j, later in enumerate(rules):
-        pins = _pins(later)
-        candidates = set(unpinned)
-        for pin in pins:
-            candidates.update(by_pin.get(pin, ()))
+        candidates = set(unconditional)
+        for probe in _probes(later):
+            candidates.update(index.get(probe, ()))
         after: list[int] = []
         attempts = 0
         reach = None
@@ -106,10 +143,13 @@ def reachability(rules: Sequence[Rule]) -> list[Reach]:
             after.append(earlier.line)
             attempts += earlier.retry
         out.append(reach or Reach(None, None, tuple(after), attempts))
-        if pins:
-            by_pin.setdefault(pins[0], []).append(j)
+        # Indexed under its least shared key so far: any one of them finds it again.
+        anchors = _anchors(later)
+        if not anchors:
+            unconditional.append(j)
         else:
-            unpinned.append(j)
+            anchor = min(anchors, key=lambda k: len(index.get(k, ())))
+            index.setdefault(anchor, []).append(j)
     return out
 
 

@@ -9,11 +9,12 @@ was no error. Nothing here reads files: the caller passes the text.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from dlqhandler.errors import RulesError
 from dlqhandler.rules.checks import RuleSite, table_warnings
-from dlqhandler.rules.diagnostics import Diagnostic, Severity
+from dlqhandler.rules.diagnostics import CODES, BoundedDiagnostics, Diagnostic, Severity
 from dlqhandler.rules.fields import PATTERN_FIELDS
 from dlqhandler.rules.ir import (
     Action,
@@ -24,9 +25,9 @@ from dlqhandler.rules.ir import (
     RuleSet,
     StringPredicate,
 )
-from dlqhandler.rules.lexer import lex
+from dlqhandler.rules.lexer import iter_entries
 from dlqhandler.rules.models import ControlModel, RuleModel
-from dlqhandler.rules.parser import parse
+from dlqhandler.rules.parser import iter_parsed
 from dlqhandler.rules.patterns import classify, to_regex
 from dlqhandler.rules.source import decode_table
 from dlqhandler.rules.validator import validate
@@ -36,11 +37,23 @@ __all__ = ["CompileResult", "compile_rules", "compile_rules_or_raise"]
 
 @dataclass(frozen=True, slots=True)
 class CompileResult:
-    """The compiled table (None when any error) and every diagnostic, in order."""
+    """The compiled table (None when any error) and the diagnostics, in order: every one,
+    or the first ``max_diagnostics`` with the rest counted by code in ``omitted``."""
 
     ruleset: RuleSet | None
     diagnostics: tuple[Diagnostic, ...]
     text: str = ""  # the table as compiled (undecodable bytes shown as U+FFFD)
+    omitted: Mapping[str, int] = field(default_factory=dict)  # code -> diagnostics not kept
+
+    @property
+    def omitted_count(self) -> int:
+        return sum(self.omitted.values())
+
+    def count(self, severity: Severity) -> int:
+        """Diagnostics of ``severity``, kept and omitted."""
+        return (sum(d.severity == severity for d in self.diagnostics)
+                + sum(n for code, n in self.omitted.items()
+                      if CODES[code].severity == severity))
 
     @property
     def ok(self) -> bool:
@@ -57,7 +70,8 @@ class CompileResult:
 
 def compile_rules(rules_table: str | bytes, *, source: str = "<stdin>",
                   input_queue: str | None = None, deadq: str | None = None,
-                  triggered: bool = False) -> CompileResult:
+                  triggered: bool = False,
+                  max_diagnostics: int | None = None) -> CompileResult:
     """Compile a rules table: its bytes as read (the encoding rule is
     :mod:`~dlqhandler.rules.source`'s), or its text.
 
@@ -66,28 +80,32 @@ def compile_rules(rules_table: str | bytes, *, source: str = "<stdin>",
     line); with neither it nor INPUTQ, ``deadq`` is assumed (the queue
     manager's DEADQ, as runmqdlq); they are used only to warn about forwarding
     loops. ``triggered`` asks for the warnings that matter when the handler is
-    started by triggering.
+    started by triggering. ``max_diagnostics`` keeps only the first that many
+    diagnostics (by position) and counts the rest, so that a file of junk costs
+    bounded memory (None: keep every one).
     """
-    text, diags = decode_table(rules_table, source)
-    undecodable = {(d.line, d.column) for d in diags}
-    entries, found = lex(text, source)
-    diags += [d for d in found if not (d.code == "E108" and (d.line, d.column) in undecodable)]
-    parsed, found = parse(entries, source)
+    diags = BoundedDiagnostics(max_diagnostics)
+    text, found = decode_table(rules_table, source)
+    undecodable = {(d.line, d.column) for d in found}
     diags += found
-    table, found = validate(parsed, source)
-    diags += found
+    # A byte that is not UTF-8 is reported once, as E109, not again as E108 (the lexer's).
+    diags.skip = lambda d: d.code == "E108" and (d.line, d.column) in undecodable
+    # One entry at a time through lexer, parser and validator: a file's worth of tokens
+    # is never held at once (a table of junk costs memory for its text, not its tokens).
+    stream = iter_parsed(iter_entries(text, source, diags), source, diags)
+    table, _ = validate(stream, source, diags=diags)
+    diags.skip = None
     control = _control(table.control)
     rules = tuple(_rule(v.line, v.text, v.model) for v in table.rules)
     ruleset: RuleSet | None = None
-    if not any(d.severity == Severity.ERROR for d in diags):
+    if not diags.errors:
         sites = [RuleSite(v.line, v.column, v.args) for v in table.rules]
         diags += table_warnings(rules, sites, control, path=source,
                                 input_queue=input_queue or control.inputq or deadq,
                                 triggered=triggered)
         digest = hashlib.sha256(_raw(rules_table)).hexdigest()
         ruleset = RuleSet(control, rules, source, digest, _keywords_read(rules))
-    ordered = tuple(sorted(set(diags), key=Diagnostic.sort_key))
-    return CompileResult(ruleset, ordered, text)
+    return CompileResult(ruleset, diags.kept(), text, dict(diags.omitted))
 
 
 def _raw(table: str | bytes) -> bytes:

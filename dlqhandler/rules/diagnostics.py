@@ -13,11 +13,16 @@ rule, ``W5xx`` whole-table analysis (shadowing, loops, catch-all...).
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, SupportsIndex
 
-__all__ = ["CODES", "CodeInfo", "Diagnostic", "Severity", "make_diagnostic"]
+__all__ = ["CODES", "DEFAULT_DIAGNOSTIC_LIMIT", "BoundedDiagnostics", "CodeInfo", "Diagnostic",
+           "Severity", "make_diagnostic"]
+
+DEFAULT_DIAGNOSTIC_LIMIT = 100  # what lint and run show by default, as compilers cap errors
 
 
 class Severity(StrEnum):
@@ -290,3 +295,64 @@ def make_diagnostic(code: str, path: str, line: int, column: int, *,
         hint = info.hint.format_map(values) or None
     return Diagnostic(path, line, column, severity or info.severity, code, message,
                       hint, end_column)
+
+
+class BoundedDiagnostics(list[Diagnostic]):
+    """The stages' list of diagnostics, holding at most ``limit`` of them: the first by
+    position (line, column), whatever order they are reported in. The others are only
+    counted, by code (``omitted``), so a table of junk costs memory for ``limit``
+    diagnostics, not one per bad character. ``limit`` None keeps every one.
+
+    The stages append and extend it as a list; the compiler takes :meth:`kept` at the end.
+    A repeat of a diagnostic already dropped is counted again (repeats are rare: the
+    count is of reports beyond the cap).
+    """
+
+    def __init__(self, limit: int | None) -> None:
+        super().__init__()
+        self.limit = limit
+        self.omitted: Counter[str] = Counter()
+        self.errors = 0  # errors reported, kept or not
+        self.skip: Callable[[Diagnostic], bool] | None = None  # reports to leave out
+        self._worst: tuple[int, int, str, str] | None = None  # largest key kept, when full
+
+    def append(self, d: Diagnostic) -> None:
+        if self.skip is not None and self.skip(d):
+            return
+        self.errors += d.severity == Severity.ERROR
+        if self.limit is None:
+            super().append(d)
+            return
+        if self._worst is not None and d.sort_key() > self._worst:
+            self.omitted[d.code] += 1
+            return
+        super().append(d)
+        if len(self) >= 2 * self.limit + 16:
+            self._trim()
+
+    def extend(self, ds: Iterable[Diagnostic]) -> None:
+        for d in ds:
+            self.append(d)
+
+    def __iadd__(self, ds: Iterable[Diagnostic]) -> BoundedDiagnostics:  # type: ignore[override,misc]
+        self.extend(ds)
+        return self
+
+    def insert(self, index: SupportsIndex, d: Diagnostic) -> None:
+        self.append(d)
+
+    def _trim(self) -> None:
+        assert self.limit is not None
+        ordered = sorted(set(self), key=Diagnostic.sort_key)
+        for d in ordered[self.limit:]:
+            self.omitted[d.code] += 1
+        del ordered[self.limit:]
+        self[:] = ordered
+        if len(ordered) >= self.limit and ordered:
+            self._worst = ordered[-1].sort_key()
+
+    def kept(self) -> tuple[Diagnostic, ...]:
+        """The diagnostics kept, unique, in position order."""
+        if self.limit is not None:
+            self._trim()
+        return tuple(sorted(set(self), key=Diagnostic.sort_key))

@@ -67,7 +67,8 @@ def suggest(word: str, choices: tuple[str, ...] | list[str], *, prefix: bool = T
             return starts[0]
     pool = set(difflib.get_close_matches(word, list(choices), n=5, cutoff=0.6))
     if len(choices) <= 50:  # long lists (MQRC_* names): difflib's candidates are enough
-        pool |= {c for c in choices if _distance(word, c) <= 2}
+        # (lengths more than 2 apart are more than 2 edits apart: no distance to compute)
+        pool |= {c for c in choices if abs(len(word) - len(c)) <= 2 and _distance(word, c) <= 2}
     if not pool:
         return None
 

@@ -22,12 +22,13 @@ Columns are 1-based character offsets in the physical line (a tab is one column)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
 from dlqhandler.rules.diagnostics import Diagnostic, make_diagnostic
 
-__all__ = ["LogicalEntry", "Token", "TokenKind", "lex", "source_lines"]
+__all__ = ["LogicalEntry", "Token", "TokenKind", "iter_entries", "lex", "source_lines"]
 
 MAX_SIGNIFICANT = 72
 _BLANKS = " \t"
@@ -80,9 +81,17 @@ def source_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
-def lex(text: str, path: str = "<stdin>") -> tuple[list[LogicalEntry], list[Diagnostic]]:
-    """Split ``text`` into tokenised logical entries, with lexical diagnostics."""
-    diags: list[Diagnostic] = []
+def lex(text: str, path: str = "<stdin>", diags: list[Diagnostic] | None = None,
+        ) -> tuple[list[LogicalEntry], list[Diagnostic]]:
+    """Split ``text`` into tokenised logical entries, with lexical diagnostics (appended
+    to ``diags`` when given)."""
+    diags = [] if diags is None else diags
+    return list(iter_entries(text, path, diags)), diags
+
+
+def iter_entries(text: str, path: str, diags: list[Diagnostic]) -> Iterator[LogicalEntry]:
+    """:func:`lex` one entry at a time (the compiler's pipeline holds one entry's tokens,
+    not a whole file's)."""
     entries: list[LogicalEntry] = []
     chars: list[str] = []
     where: list[tuple[int, int]] = []
@@ -114,10 +123,12 @@ def lex(text: str, path: str = "<stdin>") -> tuple[list[LogicalEntry], list[Diag
         if pending is None:
             _finish(chars, where, entries, diags, path)
             chars, where = [], []
+            yield from entries
+            entries.clear()
     if pending is not None:
         diags.append(make_diagnostic("W103", path, pending_at[0], pending_at[1], char=pending))
     _finish(chars, where, entries, diags, path)
-    return entries, diags
+    yield from entries
 
 
 def _finish(chars: list[str], where: list[tuple[int, int]], entries: list[LogicalEntry],

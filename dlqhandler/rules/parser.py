@@ -10,13 +10,14 @@ with no separator is accepted with a warning.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from dlqhandler.rules.diagnostics import Diagnostic, make_diagnostic
 from dlqhandler.rules.keywords import ALL_KEYWORDS, suggest
 from dlqhandler.rules.lexer import LogicalEntry, Token, TokenKind
 
-__all__ = ["Arg", "ParsedEntry", "Value", "parse"]
+__all__ = ["Arg", "ParsedEntry", "Value", "iter_parsed", "parse"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +73,19 @@ def _is_name(word: str) -> bool:
 
 
 def parse(entries: list[LogicalEntry], path: str = "<stdin>",
+          diags: list[Diagnostic] | None = None,
           ) -> tuple[list[ParsedEntry], list[Diagnostic]]:
-    """Parse every entry; return the parsed entries and the syntax diagnostics."""
-    diags: list[Diagnostic] = []
-    return [_parse_entry(e, path, diags) for e in entries], diags
+    """Parse every entry; return the parsed entries and the syntax diagnostics (appended
+    to ``diags`` when given)."""
+    diags = [] if diags is None else diags
+    return list(iter_parsed(entries, path, diags)), diags
+
+
+def iter_parsed(entries: Iterable[LogicalEntry], path: str, diags: list[Diagnostic],
+                ) -> Iterator[ParsedEntry]:
+    """:func:`parse` one entry at a time, as the lexer yields them."""
+    for e in entries:
+        yield _parse_entry(e, path, diags)
 
 
 def _parse_entry(entry: LogicalEntry, path: str, diags: list[Diagnostic]) -> ParsedEntry:

@@ -25,6 +25,8 @@ from dlqhandler.rules.diagnostics import Diagnostic, make_diagnostic
 __all__ = ["decode_table"]
 
 _ESCAPED = re.compile("[\udc80-\udcff]")  # one undecodable byte each (surrogateescape)
+_TO_REPLACEMENT = dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")
+_COMMENT = re.compile(r"[ \t]*\*")  # a comment line: '*' after any blanks
 
 
 def decode_table(source: str | bytes, path: str) -> tuple[str, list[Diagnostic]]:
@@ -37,16 +39,34 @@ def decode_table(source: str | bytes, path: str) -> tuple[str, list[Diagnostic]]
     if _ESCAPED.search(text) is None:
         return text, []
     diags: list[Diagnostic] = []
-    bom = text.startswith("\ufeff")
-    for number, line in enumerate((text[1:] if bom else text).split("\n"), 1):
-        found = _ESCAPED.search(line)
-        if found is None:
-            continue
-        byte = ord(found.group()) - 0xDC00
-        count = len(_ESCAPED.findall(line))
-        comment = line.lstrip(" \t").startswith("*")
+    base = 1 if text.startswith("\ufeff") else 0  # a BOM is not part of line 1
+    # One pass over the undecodable characters (no copy of the text per line): the
+    # first of each line is reported, with how many more that line holds.
+    number, scanned = 1, base
+    first: re.Match[str] | None = None
+    line_start = count = 0
+
+    def report() -> None:
+        assert first is not None
+        byte = ord(first.group()) - 0xDC00
+        column = first.start() - line_start
+        comment = _COMMENT.match(text, line_start) is not None
         diags.append(make_diagnostic(
-            "W105" if comment else "E109", path, number, found.start() + 1,
-            end_column=found.start() + 2, byte=f"0x{byte:02X}",
+            "W105" if comment else "E109", path, number, column + 1,
+            end_column=column + 2, byte=f"0x{byte:02X}",
             more=f" (and {count - 1} more on this line)" if count > 1 else ""))
-    return _ESCAPED.sub("\ufffd", text), diags
+
+    for found in _ESCAPED.finditer(text, base):
+        newlines = text.count("\n", scanned, found.start())
+        scanned = found.start()
+        if first is not None and newlines:
+            report()
+            first = None
+        number += newlines
+        if first is None:
+            first, count = found, 0
+            line_start = max(text.rfind("\n", 0, found.start()) + 1, base)
+        count += 1
+    if first is not None:
+        report()
+    return text.translate(_TO_REPLACEMENT), diags  # (translate: no piece per byte, as sub)

@@ -9,6 +9,7 @@ error; each control keyword in the wrong place is reported.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dlqhandler.rules.diagnostics import Diagnostic, make_diagnostic
@@ -48,15 +49,20 @@ DEFAULT_CONTROL = ControlModel.model_validate(
     context=Env("<default>", 1, 1, {}))
 
 
-def validate(entries: list[ParsedEntry], path: str = "<stdin>",
+def validate(entries: Iterable[ParsedEntry], path: str = "<stdin>",
+             diags: list[Diagnostic] | None = None,
              ) -> tuple[ValidatedTable, list[Diagnostic]]:
-    """Validate every entry and the table structure; collect every diagnostic."""
-    diags: list[Diagnostic] = []
+    """Validate every entry and the table structure; collect every diagnostic (into
+    ``diags`` when given)."""
+    diags = [] if diags is None else diags
     control = DEFAULT_CONTROL
     control_args: dict[str, Arg] = {}
     rules: list[ValidRule] = []
     rule_entries = 0
+    first_at: tuple[int, int] | None = None  # entries may be a stream: no entries[0]
     for index, entry in enumerate(entries):
+        if first_at is None:
+            first_at = (entry.line, entry.column)
         ctrl = {k: a for k, a in entry.args.items() if k in CONTROL_KEYWORDS}
         rest = {k: a for k, a in entry.args.items() if k not in CONTROL_KEYWORDS}
         if ctrl:
@@ -79,7 +85,7 @@ def validate(entries: list[ParsedEntry], path: str = "<stdin>",
         if rule is not None:
             rules.append(ValidRule(entry.line, entry.column, entry.text, rule, rest))
     if rule_entries == 0:
-        line, column = (entries[0].line, entries[0].column) if entries else (1, 1)
+        line, column = first_at or (1, 1)
         diags.append(make_diagnostic("E203", path, line, column))
     return ValidatedTable(control, control_args, tuple(rules), rule_entries), diags
 

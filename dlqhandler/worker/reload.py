@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dlqhandler.logs import get_logger
-from dlqhandler.rules import RuleSet, compile_rules
+from dlqhandler.rules import RuleSet, Severity, compile_rules
 
 __all__ = ["MAX_LOGGED_DIAGNOSTICS", "RulesReloader"]
 
@@ -108,10 +108,11 @@ class RulesReloader:
         if text_sha in (self._sha, self._rejected_sha):
             self._log.debug("rules_unchanged", trigger=trigger, sha256=text_sha)
             return False
-        result = compile_rules(table, source=str(self.path), input_queue=self._input_queue)
         # A file replaced by garbage has tens of thousands of problems per MB: log the
-        # first ones, count the rest (the log must not be flooded).
-        for d in result.diagnostics[:MAX_LOGGED_DIAGNOSTICS]:
+        # first ones, count the rest (neither the log nor memory may be flooded).
+        result = compile_rules(table, source=str(self.path), input_queue=self._input_queue,
+                               max_diagnostics=MAX_LOGGED_DIAGNOSTICS)
+        for d in result.diagnostics:
             level = self._log.error if d.severity == "error" else self._log.warning
             level("rules_diagnostic", line=d.line, column=d.column, severity=str(d.severity),
                   code=d.code, message=d.message, hint=d.hint, sha256=text_sha)
@@ -120,9 +121,8 @@ class RulesReloader:
             self._rejected_sha = text_sha
             self._log.error("rules_reload_failed", trigger=trigger, rejected_sha256=text_sha,
                             kept_sha256=self._sha,
-                            errors=sum(d.severity == "error" for d in result.diagnostics),
-                            diagnostics_not_logged=max(
-                                0, len(result.diagnostics) - MAX_LOGGED_DIAGNOSTICS))
+                            errors=result.count(Severity.ERROR),
+                            diagnostics_not_logged=result.omitted_count)
             self._rejected()
             return False
         previous, self._sha = self._sha, result.ruleset.sha256

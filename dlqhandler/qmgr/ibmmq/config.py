@@ -32,6 +32,7 @@ the adapter when it builds the MQCSP.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import stat
@@ -44,11 +45,13 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, m
 
 from dlqhandler.errors import ConfigError
 from dlqhandler.logs import get_logger
+from dlqhandler.mq.names import validate_channel_name
 
 __all__ = [
     "ClientChannel",
     "ConnectPlan",
     "IBMMQSettings",
+    "check_conn_name",
     "ibmmq_settings_from_env",
     "parse_mqserver",
     "plan_connection",
@@ -57,6 +60,46 @@ __all__ = [
 Transport = Literal["auto", "bindings", "client"]
 _MQSERVER = re.compile(r"^(?P<channel>[^/]{1,20})/(?P<transport>[A-Za-z0-9]+)/(?P<conn>\S.*)$")
 _MQ_NAME = re.compile(r"^[A-Za-z0-9._/%]{1,48}$")
+MQ_CONN_NAME_LENGTH = 264
+# One CONNAME entry: a host name, IPv4 or IPv6 address, then an optional (port).
+_CONN_ENTRY = re.compile(r"(?P<host>[A-Za-z0-9._:%-]+)(?:\((?P<port>[0-9]{1,5})\))?")
+
+
+def _is_ipv6(host: str) -> bool:
+    try:
+        ipaddress.IPv6Address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def check_conn_name(value: str, what: str = "connection name") -> str:
+    """``value`` if it is IBM's CONNAME list syntax, else ``ValueError`` saying where.
+
+    ``host(port)[,host(port)...]``: each entry a host name or IP address with an
+    optional port in parentheses (1-65535; IBM's default 1414 when left out), entries
+    separated by commas, at most 264 characters in all (MQ_CONN_NAME_LENGTH). Checked
+    before IBM's library sees it, which would otherwise fail late with a bare 2538.
+    """
+    if not value.strip():
+        raise ValueError(f"{what} is blank: use host(port)[,host(port)...]")
+    if len(value) > MQ_CONN_NAME_LENGTH:
+        raise ValueError(f"{what} is {len(value)} characters long (at most "
+                         f"{MQ_CONN_NAME_LENGTH})")
+    for number, entry in enumerate(value.split(","), 1):
+        m = _CONN_ENTRY.fullmatch(entry.strip())
+        if m is None:
+            raise ValueError(f"{what} {value!r}: entry {number} {entry.strip()!r} is not "
+                             "host(port): use host(port)[,host(port)...], e.g. "
+                             "mq1.example.com(1414),mq2.example.com(1414)")
+        if ":" in m["host"] and not _is_ipv6(m["host"]):
+            raise ValueError(f"{what} {value!r}: entry {number} {entry.strip()!r} is not "
+                             "host(port): a ':' belongs only in an IPv6 address; the port "
+                             "goes in parentheses, e.g. mq1.example.com(1414)")
+        if m["port"] is not None and not 1 <= int(m["port"]) <= 65535:
+            raise ValueError(f"{what} {value!r}: entry {number} port {m['port']} is not a "
+                             "TCP port (1-65535)")
+    return value
 
 
 class IBMMQSettings(BaseModel):
@@ -87,6 +130,13 @@ class IBMMQSettings(BaseModel):
     def _consistent(self) -> IBMMQSettings:
         if self.qmgr and not _MQ_NAME.match(self.qmgr):
             raise ValueError(f"queue manager name {self.qmgr!r} is not a valid MQ name")
+        try:
+            if self.channel is not None:
+                validate_channel_name(self.channel, "channel")
+            if self.conn_name is not None:
+                check_conn_name(self.conn_name, "conn_name")
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
         if (self.conn_name is None) != (self.channel is None):
             raise ValueError("conn_name and channel go together (an explicit client channel)")
         if self.password is not None and not self.user:
@@ -143,7 +193,12 @@ def parse_mqserver(value: str) -> ClientChannel:
         raise ConfigError("MQSERVER must look like CHANNEL/TCP/host(port)")
     if match["transport"].upper() != "TCP":
         raise ConfigError(f"MQSERVER transport {match['transport']!r} is not supported; use TCP")
-    return ClientChannel(match["channel"], match["conn"].strip())
+    try:
+        channel = validate_channel_name(match["channel"], "MQSERVER channel")
+        conn_name = check_conn_name(match["conn"].strip(), "MQSERVER connection name")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return ClientChannel(channel, conn_name)
 
 
 def plan_connection(settings: IBMMQSettings) -> ConnectPlan:
