@@ -34,10 +34,12 @@ def take_group(unit: UnitOfWork, members: Sequence[Message],
 
 
 def act_on_group(unit: UnitOfWork, plans: Sequence[tuple[Message, Outgoing | None]],
-                 subject: Subject, record: AttemptRecord | None) -> Acted:
+                 subject: Subject, record: AttemptRecord | None,
+                 audit: Sequence[Message] = ()) -> Acted:
     """Put the planned members (None: a DISCARD, the get alone) of a group already got
     (:func:`take_group`) in logical order; a failed put is counted while the group is
-    held, then backed out (``member`` names the member whose put failed)."""
+    held, then backed out (``member`` names the member whose put failed). ``audit``:
+    the members' audit records, put last (a failure backs the group out)."""
     outgoing = {id(m): out for m, out in plans}
     for m in logical_order([m for m, _ in plans]):
         out = outgoing[id(m)]
@@ -48,5 +50,7 @@ def act_on_group(unit: UnitOfWork, plans: Sequence[tuple[Message, Outgoing | Non
         except MQIError as exc:
             unit.failed_put(exc)
             return Acted("failed", exc, unit.fail(subject, record), member=m)
+    if (unaudited := unit.audited(audit)) is not None:
+        return unaudited
     unit.cleared(record)
     return Acted("taken")

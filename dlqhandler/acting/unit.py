@@ -23,7 +23,7 @@ removes the message, so both commit or back out together; the caller commits
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from dlqhandler.acting.plan import Outgoing
@@ -31,11 +31,12 @@ from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR
 from dlqhandler.mq.message import Message
 from dlqhandler.qmgr.attempts import AttemptRecord, AttemptStore, Subject
-from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
+from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager
 
 __all__ = ["Acted", "UnitOfWork", "act_on_message"]
 
 _GONE = frozenset({MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR})
+_AUDITED = PutOptions(syncpoint=True, context="default")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,8 @@ class Acted:
     ``outcome``: ``taken`` (the message leaves the DLQ when the unit commits),
     ``failed`` (a put failed: ``error`` says why, ``record`` is the new count),
     ``vanished`` (the message, or ``member`` of a group, was gone when it was to be
-    taken: the unit of work was backed out).
+    taken: the unit of work was backed out), ``unaudited`` (its audit record could not
+    be put, ``error`` says why: the unit of work was backed out, the action undone).
     """
 
     outcome: str
@@ -59,14 +61,18 @@ class UnitOfWork:
 
     ``fatal``: MQ reasons a failed put re-raises instead of counting (the handler's
     quiet end: the connection is gone, so nothing could be counted anyway).
+    ``audit_queue``: where an action's audit record goes, in the action's own unit of
+    work (:mod:`dlqhandler.acting.audit`).
     """
 
     def __init__(self, qmgr: QueueManager, store: AttemptStore | None,
-                 clock: Callable[[], float], *, fatal: Collection[int] = ()) -> None:
+                 clock: Callable[[], float], *, fatal: Collection[int] = (),
+                 audit_queue: str | None = None) -> None:
         self.qmgr = qmgr
         self.store = store
         self._clock = clock
         self._fatal = frozenset(fatal)
+        self.audit_queue = audit_queue
 
     # -- the parts -----------------------------------------------------------------
     def put(self, out: Outgoing) -> None:
@@ -117,6 +123,20 @@ class UnitOfWork:
         if self.store is not None:
             self.store.clear(record)
 
+    def audited(self, records: Sequence[Message]) -> Acted | None:
+        """Put the audit records of the actions in this unit of work (under syncpoint);
+        None when done, else the unit is backed out: no action without its record."""
+        if self.audit_queue is None:
+            return None
+        for record in records:
+            try:
+                self.qmgr.put1(self.audit_queue, record, _AUDITED)
+            except MQIError as exc:
+                self.failed_put(exc)
+                self.backout()
+                return Acted("unaudited", exc)
+        return None
+
     def commit(self) -> None:
         self.qmgr.commit()
 
@@ -131,14 +151,15 @@ class UnitOfWork:
 
 def act_on_message(unit: UnitOfWork, out: Outgoing | None, subject: Subject,
                    record: AttemptRecord | None, *,
-                   take: Callable[[], bool] | None) -> Acted:
+                   take: Callable[[], bool] | None, audit: Message | None = None) -> Acted:
     """Carry out one planned action (``out``; None for a DISCARD) in the open unit of work.
 
     ``take`` gets the message once the put is done (it is *locked*); None when it was
     already got under syncpoint (*got*). A failed put is counted while the message is
     held; a got message's unit of work is then backed out, a locked one's stays open.
     A locked message gone when it is to be taken backs the unit of work out (the put
-    must not stand alone). The caller commits.
+    must not stand alone). ``audit``: the action's audit record, put last (a failure
+    backs the unit out, ``unaudited``). The caller commits.
     """
     if out is not None:
         try:
@@ -151,5 +172,7 @@ def act_on_message(unit: UnitOfWork, out: Outgoing | None, subject: Subject,
     if take is not None and not take():
         unit.backout()
         return Acted("vanished")
+    if audit is not None and (unaudited := unit.audited([audit])) is not None:
+        return unaudited
     unit.cleared(record)
     return Acted("taken")

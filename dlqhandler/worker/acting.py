@@ -16,7 +16,8 @@ each message it browses (locked) from the DLQ:
   expiry gets one of its own; a group or segmented message is moved whole, in
   logical order, in a unit of its own, with one attempt count for the group:
   every member is got first, and a failed put is counted while the group is
-  still held, then backed out (:mod:`dlqhandler.acting.group`);
+  still held, then backed out (:mod:`dlqhandler.acting.group`; the handler's side
+  in :mod:`dlqhandler.worker.group_acting`);
 * with a selector (``--msgid``/``--match``) a message that is not selected is left
   untouched: no attempt count is read or written, nothing is logged about it. A
   group is selected when any of its members is (it moves whole). A message
@@ -40,13 +41,13 @@ from typing import TYPE_CHECKING, Any
 
 from dlqhandler.acting import (
     PLAN_ERRORS,
+    Acted,
+    AuditTrail,
     Outgoing,
     UnitOfWork,
-    act_on_group,
     act_on_message,
     plan,
     refusal,
-    take_group,
 )
 from dlqhandler.errors import MalformedMessageError
 from dlqhandler.mq.constants import reason_name
@@ -55,13 +56,13 @@ from dlqhandler.qmgr.attempts import (
     AttemptRecord,
     AttemptStore,
     Subject,
-    group_subject,
     message_subject,
 )
 from dlqhandler.qmgr.port import Queue, QueueManager
 from dlqhandler.rules import Decision, Matcher, RuleSet
 from dlqhandler.worker.ages import dead_lettered_at, put_at
-from dlqhandler.worker.groups import browse_group, in_group, is_complete, logical_order
+from dlqhandler.worker.group_acting import handle_group
+from dlqhandler.worker.groups import in_group
 from dlqhandler.worker.options import HandlerOptions
 from dlqhandler.worker.passes import PassState, still_on_queue
 from dlqhandler.worker.reporting import ReportLimiter
@@ -98,8 +99,10 @@ class Actor:
                  selector: Selector | None = None,
                  limiter: RateLimiter | None = None,
                  stop: threading.Event | None = None,
-                 metrics: HandlerMetrics | None = None) -> None:
+                 metrics: HandlerMetrics | None = None,
+                 audit: AuditTrail | None = None) -> None:
         self.qmgr = qmgr
+        self._audit = audit
         self._selector = selector or Selector()
         self._limiter = limiter
         self._stop = stop
@@ -107,7 +110,8 @@ class Actor:
         self.options = options
         self.stats = stats
         self._store = store
-        self._unit = UnitOfWork(qmgr, store, clock, fatal=QUIET_END)
+        self._unit = UnitOfWork(qmgr, store, clock, fatal=QUIET_END,
+                                audit_queue=audit.queue if audit is not None else None)
         self._dlq, self._other = dlq, other
         self._clock = clock
         self._log = log
@@ -163,7 +167,7 @@ class Actor:
         """True when the message was taken into the unit of work (it leaves the DLQ)."""
         md = msg.md
         if in_group(md):
-            return self._handle_group(msg, p)
+            return handle_group(self, msg, p)
         if not self._selector.selects(msg):
             p.not_selected += 1
             return False
@@ -270,7 +274,11 @@ class Actor:
         target = self._where(out)
         acted = act_on_message(
             self._unit, out, subject, record,
-            take=lambda: self._unit.take(self._dlq, msg, under_cursor=True))
+            take=lambda: self._unit.take(self._dlq, msg, under_cursor=True),
+            audit=self._audit_record(msg, kind, target))
+        if acted.outcome == "unaudited":
+            self._unaudited(acted, subject, [(line, kind)], log)
+            return False
         if acted.error is not None and acted.record is not None:  # the put failed
             error = acted.error
             quiet = kind == "RETRY" and msg.dlh is not None and error.reason == msg.dlh.reason
@@ -289,6 +297,33 @@ class Actor:
         self._batch.size += 1
         self._batch.effects.append(functools.partial(self._done, line, kind, log, target))
         return True
+
+    def _audit_record(self, msg: Message, kind: str, target: str | None) -> Message | None:
+        """The action's audit record, when this run is audited (--reason)."""
+        if self._audit is None:
+            return None
+        return self._audit.message(msg, kind, target)
+
+    def _unaudited(self, acted: Acted, subject: Subject,
+                   actions: list[tuple[int | None, str]], log: Any) -> None:
+        """The audit record could not be put: the action was backed out with it (never
+        done without its record); the message stays, reported as failed."""
+        error = acted.error
+        reason = "AUDIT_" + (reason_name(error.reason) if error is not None else "FAILED")
+        self._backed_out()
+        self._unresolved[subject.key] = subject
+        for line, kind in actions:
+            self.stats.record_failure(line, reason)
+            self._count(line, kind, "backed_out")
+        log.warning("audit_put_failed", audit_queue=self._unit.audit_queue,
+                    reason_code=error.reason if error is not None else None,
+                    reason_name=reason, detail=error.detail if error is not None else None,
+                    outcome="backed_out")
+
+    def _taken(self, n: int, effects: list[Callable[[], None]]) -> None:
+        """``n`` messages were taken into the unit of work; ``effects`` run at its commit."""
+        self._batch.size += n
+        self._batch.effects.extend(effects)
 
     def _done(self, line: int | None, kind: str, log: Any, target: str | None) -> None:
         self.stats.record_action(line, kind)
@@ -316,116 +351,6 @@ class Actor:
         level("put_failed", reason_code=code, reason_name=reason, detail=detail,
               target=target, attempts=new.attempts, quiet=quiet, outcome="failed")
         return new
-
-    # -- groups ------------------------------------------------------------------
-    def _handle_group(self, first: Message, p: PassState) -> bool:
-        """Move a whole group in logical order in one unit of work, or leave it.
-
-        True when the group was moved (or at least is not left by this handler)."""
-        gid = first.md.group_id
-        if not p.groups.add(gid):
-            return False
-        log = self._log.bind(groupid=gid.hex())
-        members = self._members(first, p, log)
-        if members is None:
-            return False
-        if not any(self._selector.selects(m) for m in members):
-            p.not_selected += len(members)
-            return False
-        subject = group_subject(gid)
-        record = self._lookup(subject)
-        attempts = record.attempts if record is not None else 0
-        decisions = [self._matcher.decide(m, attempts) for m in members]
-        ignore = any(d.action.kind == "IGNORE" for d in decisions)
-        if not ignore and not self._due(record, p):
-            return False
-        log = log.bind(members=len(members), attempts=attempts)
-        if ignore:
-            p.ignored += len(members)
-            log.debug("group_ignored", outcome="left")
-            return False
-        if self.options.dry_run:
-            for m, d in zip(members, decisions, strict=True):
-                if not self._dry_run(m, d, self._member_log(log, m, d)):
-                    self._unresolved[subject.key] = subject
-            return False
-        p.useful = True
-        self.commit()  # a group has a unit of work of its own
-        if not self._pace(len(members)):
-            return False
-        plans: list[tuple[Message, Decision, Outgoing | None]] = []
-        for m, d in zip(members, decisions, strict=True):
-            try:
-                plans.append((m, d, self._plan(d, m)))
-            except PLAN_ERRORS as exc:  # nothing got yet: the scan's lock holds the group
-                self._group_failed(subject, self._unit.count_failure(subject, record),
-                                   member=m, decision=d, reason=refusal(exc),
-                                   detail=str(exc), target=None, log=log)
-                return False
-        gone = take_group(self._unit, members, lambda m: self._unit.take(
-            self._dlq if m is first else self._other, m, under_cursor=m is first))
-        if gone is not None and gone.member is not None:
-            self.stats.vanished += 1
-            for _m, d, _o in plans:
-                self._count(d.rule.line if d.rule else None, d.action.kind, "backed_out")
-            log.warning("group_member_vanished", msgid=gone.member.md.msg_id.hex(),
-                        outcome="backed_out")
-            self._backed_out()
-            return False
-        acted = act_on_group(self._unit, [(m, out) for m, _d, out in plans], subject, record)
-        if acted.error is not None and acted.record is not None:
-            # The put failed: counted while the group was held, then backed out.
-            self._backed_out()
-            m, d, out = next(plan for plan in plans if plan[0] is acted.member)
-            self._group_failed(subject, acted.record, member=m, decision=d,
-                               reason=reason_name(acted.error.reason),
-                               detail=acted.error.detail, target=self._where(out), log=log,
-                               code=acted.error.reason)
-            return False
-        self._unresolved.pop(subject.key, None)
-        self._batch.size += len(plans)
-        for m, d, out in plans:
-            self._batch.effects.append(functools.partial(
-                self._done, d.rule.line if d.rule else None, d.action.kind,
-                self._member_log(log, m, d), self._where(out)))
-        self._batch.effects.append(functools.partial(self._group_done, log))
-        self.commit()
-        return True
-
-    def _members(self, first: Message, p: PassState, log: Any) -> list[Message] | None:
-        """The whole group in logical order, or None (counted and logged) to leave it
-        (:func:`dlqhandler.worker.groups.browse_group`)."""
-        members, bad = browse_group(self._other, first)
-        if bad is not None:
-            p.no_dlh += 1
-            p.ignored += len(members)
-            log.warning("group_member_without_dlh", msgid=bad.hex(), outcome="left")
-            return None
-        if not is_complete(members):
-            p.ignored += len(members)
-            log.info("group_incomplete", present=len(members), outcome="left")
-            return None
-        return logical_order(members)
-
-    @staticmethod
-    def _member_log(log: Any, m: Message, d: Decision) -> Any:
-        return log.bind(msgid=m.md.msg_id.hex(), reason=m.dlh.reason if m.dlh else None,
-                        destq=m.dlh.dest_q_name if m.dlh else None,
-                        rule_line=d.rule.line if d.rule else None, action=d.action.kind)
-
-    def _group_done(self, log: Any) -> None:
-        self.stats.groups_moved += 1
-        log.info("group_moved", outcome="ok")
-
-    def _group_failed(self, subject: Subject, new: AttemptRecord, *,
-                      member: Message, decision: Decision, reason: str, detail: str,
-                      target: str | None, log: Any, code: int | None = None) -> None:
-        line = decision.rule.line if decision.rule else None
-        self._failed(subject, new, line=line, action=decision.action.kind,
-                     reason=reason, detail=detail,
-                     log=self._member_log(log, member, decision), target=target, code=code)
-        log.warning("group_failed", failed_msgid=member.md.msg_id.hex(), reason_name=reason,
-                    attempts=new.attempts, outcome="left")
 
     # -- units of work -------------------------------------------------------------
     def _lookup(self, subject: Subject) -> AttemptRecord | None:
