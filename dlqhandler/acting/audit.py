@@ -117,5 +117,7 @@ def read_audit(q: Queue, *, since: float | None = None,
             continue
         if since is not None and moment < since:
             continue
+        if msg_id is not None and record.get("msgid") != msg_id.hex():
+            continue  # an all-zero CorrelId matches any message (MQCI_NONE)
         record["mq_user"] = raw.md.user_identifier.strip()
         yield record

@@ -11,7 +11,7 @@ from dlqhandler.rules.outgoing import ActionError, ForwardLoopError, plan_outgoi
 from dlqhandler.rules.targets import InvalidTargetError
 
 __all__ = ["PLAN_ERRORS", "ActionError", "ForwardLoopError", "InvalidTargetError", "Outgoing",
-           "plan", "plan_put", "refusal"]
+           "as_is", "plan", "plan_put", "refusal"]
 
 # What planning a put can raise: the decision cannot even be tried.
 PLAN_ERRORS = (InvalidTargetError, ActionError)
@@ -44,6 +44,12 @@ def plan_put(decision: Decision, message: Message, *, input_queue: str, local_qm
     qmgr = "" if target.qmgr == local_qmgr else target.qmgr
     options = PutOptions(syncpoint=True, context="pass_all", alternate_user=alternate)
     return Outgoing(out, target.queue, qmgr, options)
+
+
+def as_is(message: Message, queue: str) -> Outgoing:
+    """The PUT1 of a dead letter unchanged, headers and all (the drain's catch-all queue),
+    under syncpoint with its context passed."""
+    return Outgoing(message, queue, "", PutOptions(syncpoint=True, context="pass_all"))
 
 
 def plan(decision: Decision, message: Message, *, input_queue: str, local_qmgr: str,

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from dlqhandler.acting import PLAN_ERRORS, UnitOfWork, act_on_group, act_on_message, plan
+from dlqhandler.acting.plan import as_is
 from dlqhandler.errors import MalformedMessageError, MQIError
 from dlqhandler.mq.groups import UNIT_FLAGS, is_complete, logical_order
 from dlqhandler.mq.message import Message, decode_dead_letter
@@ -40,7 +41,7 @@ from dlqhandler.qmgr.attempts import (
     group_subject,
     message_subject,
 )
-from dlqhandler.qmgr.port import PutOptions, Queue, QueueManager
+from dlqhandler.qmgr.port import Queue, QueueManager
 from dlqhandler.rules import Matcher, RuleSet
 
 __all__ = ["apply_frame", "apply_group", "apply_message"]
@@ -48,14 +49,6 @@ __all__ = ["apply_frame", "apply_group", "apply_message"]
 _MAX_STEPS = 10_000
 _NO_GROUP = bytes(24)
 Outcome = tuple[str, int | None, str | None, str | None]
-
-
-def _commit(qm: QueueManager, store: AttemptStore | None, record: AttemptRecord | None) -> None:
-    """The unit of work that moved a message (or a group) to the catch-all ends; its
-    count goes with it."""
-    if store is not None:
-        store.clear(record)
-    qm.commit()
 
 
 def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
@@ -85,11 +78,11 @@ def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
         try:
             msg = decode_dead_letter(got.md, got.body)
         except MalformedMessageError:
-            return _to_catch_all(qm, got, catch_all, None, store=store, record=record)
+            return _to_catch_all(unit, [got], catch_all, None, record)
         decision = matcher.decide(msg, attempts)
         line = decision.rule.line if decision.rule is not None else None
         if decision.action.kind == "IGNORE":
-            return _to_catch_all(qm, got, catch_all, line, store=store, record=record)
+            return _to_catch_all(unit, [got], catch_all, line, record)
         try:
             out = plan(decision, msg, input_queue=input_queue, local_qmgr=qm.name,
                        max_hops=max_hops)
@@ -133,7 +126,7 @@ def apply_group(qm: QueueManager, q: Queue, matcher: Matcher, ids: list[tuple[by
         try:
             members = [decode_dead_letter(m.md, m.body) for m in got]
         except MalformedMessageError:
-            return _group_to_catch_all(qm, got, catch_all, None, store=store)
+            return _group_to_catch_all(unit, got, catch_all, None)
         if not is_complete(members):
             unit.backout()
             return [("remaining", None, None, None)] * n
@@ -144,7 +137,7 @@ def apply_group(qm: QueueManager, q: Queue, matcher: Matcher, ids: list[tuple[by
         ignored = [d for d in decisions if d.action.kind == "IGNORE"]
         if ignored:
             line = ignored[0].rule.line if ignored[0].rule is not None else None
-            return _group_to_catch_all(qm, got, catch_all, line, store=store, record=record)
+            return _group_to_catch_all(unit, got, catch_all, line, record)
         try:
             outs = [plan(d, m, input_queue=input_queue, local_qmgr=qm.name, max_hops=max_hops)
                     for m, d in zip(members, decisions, strict=True)]
@@ -165,37 +158,30 @@ def apply_group(qm: QueueManager, q: Queue, matcher: Matcher, ids: list[tuple[by
     return [("failed", None, None, None)] * n
 
 
-def _group_to_catch_all(qm: QueueManager, got: list[Message], catch_all: str | None,
-                        line: int | None, *, store: AttemptStore | None = None,
-                        record: AttemptRecord | None = None) -> list[Outcome]:
+def _group_to_catch_all(unit: UnitOfWork, got: list[Message], catch_all: str | None,
+                        line: int | None, record: AttemptRecord | None = None
+                        ) -> list[Outcome]:
     """The whole group, headers and all, to the catch-all in one unit, or left."""
     n = len(got)
-    if catch_all is None:
-        qm.backout()
-        return [("remaining", line, None, None)] * n
-    try:
-        for m in logical_order(got):
-            qm.put1(catch_all, m, PutOptions(syncpoint=True, context="pass_all"))
-    except MQIError:
-        qm.backout()
-        return [("failed", line, None, None)] * n
-    _commit(qm, store, record)
-    return [("catch_all", line, catch_all, "")] * n
+    outcome = _to_catch_all(unit, logical_order(got), catch_all, line, record)
+    return [outcome] * n
 
 
-def _to_catch_all(qm: QueueManager, got: Message, catch_all: str | None,
-                  line: int | None, *, store: AttemptStore | None = None,
-                  record: AttemptRecord | None = None,
-                  ) -> tuple[str, int | None, str | None, str | None]:
+def _to_catch_all(unit: UnitOfWork, got: list[Message], catch_all: str | None,
+                  line: int | None, record: AttemptRecord | None = None) -> Outcome:
+    """Messages held (one, or a group in logical order) to the catch-all queue unchanged,
+    in the unit of work that holds them (their attempt count goes with them), or left."""
     if catch_all is None:
-        qm.backout()
+        unit.backout()
         return "remaining", line, None, None
     try:
-        qm.put1(catch_all, got, PutOptions(syncpoint=True, context="pass_all"))
+        for m in got:
+            unit.put(as_is(m, catch_all))
     except MQIError:
-        qm.backout()
+        unit.backout()
         return "failed", line, None, None
-    _commit(qm, store, record)
+    unit.cleared(record)
+    unit.commit()
     return "catch_all", line, catch_all, ""
 
 

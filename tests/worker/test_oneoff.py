@@ -17,7 +17,7 @@ from structlog.testing import capture_logs
 
 from dlqhandler.cli import main
 from dlqhandler.cli._oneoff import Progress
-from dlqhandler.mq.constants import MQRC_Q_FULL
+from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP, MQRC_Q_FULL
 from dlqhandler.worker.selection import Selector, parse_duration
 from dlqhandler.worker.stats import RunStats
 from tests.worker.conftest import DLQHANDLER, Run
@@ -101,6 +101,7 @@ def test_a_one_off_retry_moves_the_selected_messages_each_with_its_audit_record(
     assert len(text.out.splitlines()) == 3
     assert "INC-42" in text.out
     assert cli("audit", "--since", "2999-01-01").out == ""
+    assert cli("audit", "--msgid", "00").out == ""  # no dead letter has that MsgId
     assert len(browse(qm, AUDIT)) == 3  # browsed, never got
 
 
@@ -314,3 +315,32 @@ def test_age_selectors_use_the_time_the_message_was_dead_lettered() -> None:
     window = Selector(older_than=day, newer_than=3 * day, clock=lambda: at + 2 * day)
     assert window.active
     assert window.selects(msg)
+
+
+def test_a_one_off_action_on_a_group_moves_it_whole_with_a_record_per_member(
+        qm, ledger, cli) -> None:
+    """A group selected by a one-off action moves whole, in logical order, in one unit of
+    work with one audit record per member; with its audit queue put-inhibited the whole
+    group stays (no member moved, no record)."""
+    define(qm, "APP.Q")
+    gid = b"GROUP AUDITED".ljust(24, b"\x00")
+    members = [dead_letter(f"member {seq}", reason=MQRC_Q_FULL, destq="APP.Q",
+                           tag=f"GRP{seq}", group_id=gid, msg_seq_number=seq,
+                           msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == 3 else MQMF_MSG_IN_GROUP)
+               for seq in (1, 2, 3)]
+    load(qm, [members[2], members[0], members[1]])
+    book = ledger()
+    define(qm, AUDIT, put="DISABLED")
+
+    held = cli("run", "--match", "REASON(MQRC_Q_FULL)", "--action", "retry", "--reason",
+               "group", "--no-watch")
+    assert held.rc == 6, held.err
+    assert browse(qm, "APP.Q") == []
+    define(qm, AUDIT)
+    moved = cli("run", "--match", "REASON(MQRC_Q_FULL)", "--action", "retry", "--reason",
+                "group", "--no-watch")
+
+    assert moved.rc == 0, moved.err
+    placed = book.check(["APP.Q"])
+    assert [m.md.msg_id for m in placed["APP.Q"]] == [m.md.msg_id for m in members]
+    assert [r["msgid"] for r in _records(qm)] == [m.md.msg_id.hex() for m in members]
