@@ -24,6 +24,7 @@ from dlqhandler.cli._connect import add_connection_arguments, connect, connectio
 from dlqhandler.cli.exitcodes import ExitCode, for_mq_reason
 from dlqhandler.config import load_settings
 from dlqhandler.errors import ConfigError, MQIError
+from dlqhandler.logs import configure_logging
 from dlqhandler.mq.names import validate_qmgr_name, validate_queue_name
 from dlqhandler.worker.selection import Selector, parse_duration
 
@@ -97,6 +98,7 @@ def _audit(args: argparse.Namespace) -> int:
         print(f"dlqhandler audit: {problem}", file=sys.stderr)
         return int(ExitCode.USAGE)
     settings = load_settings()
+    configure_logging(level=settings.log_level)  # events to stderr: stdout is the records
     try:
         qmgr = connect(args, settings, args.qmgr or None)
     except (MQIError, ConfigError) as exc:
