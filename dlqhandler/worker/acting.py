@@ -196,7 +196,9 @@ class Actor:
         if near_expiry:
             self.commit()  # its unit of work holds it alone: a failure touches nothing else
         taken = self._act(msg, decision, subject, record, log)
-        if near_expiry or self._batch.size >= self.options.batch_size:
+        # An audited action has a unit of work of its own: a record that cannot be put
+        # backs out that action alone.
+        if near_expiry or self._audit is not None or self._batch.size >= self.options.batch_size:
             self.commit()
         return taken
 
