@@ -20,7 +20,7 @@ from dlqhandler.errors import DLQHandlerError, DumpFormatError, MQIError
 __all__ = ["main"]
 
 # Subcommand modules, in the order `dlqhandler --help` lists them.
-_COMMANDS = ("run", "lint", "check", "drain", "report", "qm", "samples", "decode")
+_COMMANDS = ("run", "lint", "check", "drain", "report", "qm", "samples", "decode", "audit")
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -63,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(words)
+    args.argv = words  # the command line as given (audit records name it)
     try:
         code = int(args.handler(args))
     except MQIError as exc:

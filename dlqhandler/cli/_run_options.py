@@ -4,7 +4,9 @@
   messages this run may act on (both given: both must hold); every other
   message is left untouched, and no attempt is counted for it. With a selector
   the run ends after one full pass, unless the table says WAIT(YES): then it
-  stays resident, handling only what the selector selects.
+  stays resident, handling only what the selector selects. ``--older-than 7d`` /
+  ``--newer-than 2h`` select by the time since a message was dead-lettered (the
+  MQDLH's PutDate/PutTime).
 * ``--max-rate N``: act on at most N messages a second (a token bucket with
   bursts of N). The handler commits its open unit of work before it waits for
   a token, so a low rate never holds messages uncommitted.
@@ -39,6 +41,11 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--match", metavar="PATTERN",
                        help="act only on messages this rules-table pattern matches, e.g. "
                             "'REASON(MQRC_Q_FULL) DESTQ(APP.*)'")
+    group.add_argument("--older-than", metavar="AGE",
+                       help="act only on messages dead-lettered at least AGE ago (MQDLH "
+                            "PutDate/PutTime), e.g. 7d, 12h, 30m, 90s, 2w")
+    group.add_argument("--newer-than", metavar="AGE",
+                       help="act only on messages dead-lettered at most AGE ago")
     group.add_argument("--max-rate", type=float, metavar="N",
                        help="act on at most N messages per second (bursts of N); the unit "
                             "of work is committed before any wait")
@@ -56,7 +63,8 @@ def check_run_options(args: argparse.Namespace) -> Selector:
         raise ConfigError(f"--max-rate {args.max_rate:g} must be a positive number")
     if args.metrics_port is not None and not 0 <= args.metrics_port <= 65535:
         raise ConfigError(f"--metrics-port {args.metrics_port} is not a TCP port")
-    return Selector.parse(args.msgid, args.match)
+    return Selector.parse(args.msgid, args.match, older_than=args.older_than,
+                          newer_than=args.newer_than)
 
 
 def start_metrics(args: argparse.Namespace, log: Any) -> tuple[HandlerMetrics, MetricsServer]:

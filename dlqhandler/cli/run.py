@@ -25,6 +25,7 @@ restart it in a loop (``--trigger-backoff``, :mod:`dlqhandler.worker.backoff`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
 import threading
@@ -40,6 +41,13 @@ from dlqhandler.cli._connect import (
     connect,
     connection_usage_problem,
     ensure_queue,
+)
+from dlqhandler.cli._oneoff import (
+    Progress,
+    add_oneoff_options,
+    audit_trail,
+    oneoff_table,
+    say_moved,
 )
 from dlqhandler.cli._run_options import add_run_options, check_run_options, start_metrics
 from dlqhandler.cli._types import non_negative_float, positive_int, queue_name
@@ -114,6 +122,7 @@ def register(sub: Any) -> None:
                    help=f"first hold of --trigger-backoff (default {DEFAULT_BACKOFF_BASE:g})")
     p.set_defaults(triggered=False)
     add_run_options(p)
+    add_oneoff_options(p)
     add_connection_arguments(p)
     p.set_defaults(handler=_run)
 
@@ -184,6 +193,7 @@ def _run(args: argparse.Namespace) -> int:
             return code
     try:
         selector = check_run_options(args)
+        table = oneoff_table(args, selected=selector.active)
     except ConfigError as exc:
         print(f"dlqhandler run: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
@@ -192,7 +202,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"dlqhandler run: {problem}", file=sys.stderr)
         return int(ExitCode.USAGE)
     try:
-        text, source = _read_rules(args)
+        text, source = (table, "--action") if table is not None else _read_rules(args)
     except OSError as exc:
         print(f"dlqhandler run: cannot read rules table: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
@@ -257,18 +267,23 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: by
     # Compile again now that the input queue is known: this adds the loop warnings.
     result = compile_rules(text, source=source, input_queue=queue, triggered=args.triggered,
                            max_diagnostics=DEFAULT_DIAGNOSTIC_LIMIT)
-    _print_diagnostics(result, source)
+    if args.action is None:  # a one-off action's one-rule table is not the user's to lint
+        _print_diagnostics(result, source)
     ruleset = result.ruleset
     assert ruleset is not None
 
     stop = threading.Event()
-    options = HandlerOptions(input_queue=queue, batch_size=args.batch_size,
+    trail = audit_trail(args, qmgr=qmgr.name, queue=queue)
+    options = HandlerOptions(input_queue=queue,
+                             batch_size=1 if trail is not None else args.batch_size,
                              dry_run=args.dry_run, max_hops=args.max_hops,
                              status_queue=args.status_queue, max_rate=args.max_rate)
     if not args.dry_run:
         try:
             ensure_queue(qmgr, args.status_queue, descr="dlqhandler attempt counts")
             require_status_queue(qmgr, args.status_queue)
+            if trail is not None:
+                ensure_queue(qmgr, trail.queue, descr="dlqhandler audit records")
         except MQIError as exc:
             _say("AMQ8745", f"Unable to start: {exc}", error=True)
             return int(ExitCode.CONNECTION_ERROR)
@@ -276,7 +291,7 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: by
         guard = _loop_guard(args, qmgr, queue)
         handler = Handler(qmgr, ruleset, options, stop=stop,
                           linger=guard.linger if guard is not None else None,
-                          selector=selector, metrics=metrics)
+                          selector=selector, metrics=metrics, audit=trail)
     except MQIError as exc:
         _say("AMQ8745", f"Unable to open queue {queue}: {exc}", error=True)
         return int(ExitCode.CONNECTION_ERROR)
@@ -298,8 +313,10 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: by
         log.info("handler_started", queue=queue, qmgr=qmgr.name, rules=source,
                  sha256=ruleset.sha256, dry_run=args.dry_run, batch_size=options.batch_size,
                  max_rate=options.max_rate, msgids=len(selector.msg_ids),
-                 match=args.match)
-        stats = handler.run()
+                 match=args.match, action=args.action, reason=args.reason,
+                 audit_queue=trail.queue if trail is not None else None)
+        with Progress(handler.stats) if args.action else contextlib.nullcontext():
+            stats = handler.run()
     finally:
         _restore_signals(previous)
         if reloader is not None:
@@ -313,6 +330,8 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: by
     for line in stats.render(queue):
         print(line)
     sys.stdout.flush()
+    if args.action is not None:
+        say_moved(args, stats, stopped=handler.stop_reason == StopReason.STOPPED)
     log.info("handler_ended", reason=handler.stop_reason, **stats.as_dict())
     if handler.stop_reason == StopReason.FATAL:
         return int(ExitCode.MQ_ERROR)

@@ -30,60 +30,25 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from dlqhandler.errors import DLQHandlerError, MalformedMessageError, MQIError
-from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
+from dlqhandler.acting import PLAN_ERRORS, UnitOfWork, act_on_group, act_on_message, plan
+from dlqhandler.acting.plan import as_is
+from dlqhandler.errors import MalformedMessageError, MQIError
 from dlqhandler.mq.groups import UNIT_FLAGS, is_complete, logical_order
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.qmgr.attempts import (
     AttemptRecord,
     AttemptStore,
-    Subject,
     group_subject,
     message_subject,
 )
-from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager
-from dlqhandler.rules import Decision, Matcher, RuleSet
-from dlqhandler.rules.outgoing import plan_outgoing
+from dlqhandler.qmgr.port import Queue, QueueManager
+from dlqhandler.rules import Matcher, RuleSet
 
 __all__ = ["apply_frame", "apply_group", "apply_message"]
 
 _MAX_STEPS = 10_000
 _NO_GROUP = bytes(24)
 Outcome = tuple[str, int | None, str | None, str | None]
-
-
-def _put(qm: QueueManager, decision: Decision, msg: Message, *, input_queue: str,
-         max_hops: int) -> tuple[str, str]:
-    """PUT1 the decision's outgoing message under syncpoint; returns (queue, qmgr)."""
-    local = qm.name
-    out, target = plan_outgoing(decision, msg, input_queue=input_queue, local_qmgr=local,
-                                max_hops=max_hops)
-    qmgr = "" if target.qmgr == local else target.qmgr
-    qm.put1(target.queue, out, PutOptions(
-        syncpoint=True, context="pass_all",
-        alternate_user=msg.md.user_identifier if decision.action.putaut == "CTX"
-        else None), qmgr=qmgr)
-    return target.queue, qmgr
-
-
-def _commit(qm: QueueManager, store: AttemptStore | None, record: AttemptRecord | None) -> None:
-    """The unit of work that moved a message (or a group) ends; its count goes with it."""
-    if store is not None:
-        store.clear(record)
-    qm.commit()
-
-
-def _fail(qm: QueueManager, store: AttemptStore | None, subject: Subject,
-          record: AttemptRecord | None, clock: Callable[[], float]) -> None:
-    """A put failed: count one attempt, then back the unit of work out.
-
-    In that order: the count is written (outside syncpoint) while the message is still
-    held, so whoever gets or locks it next reads it. Backed out first, a handler could
-    take the message, read the old count, fail and count, or move it and remove the
-    records it saw - before this count landed, left behind with nothing to clear it."""
-    if store is not None:
-        store.record_failure(subject, record, clock())
-    qm.backout()
 
 
 def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
@@ -97,39 +62,39 @@ def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
     by another process), ``remaining`` (left on the DLQ), ``failed`` (left,
     after every allowed attempt failed). With a ``store`` the attempt count is
     read (while the message is held) and kept there, shared with the handlers.
+    The message is got under syncpoint, then acted on (:mod:`dlqhandler.acting`):
+    a failed put is counted while it is held, then backed out.
     """
     subject = message_subject(msg_id, correl_id)
+    unit = UnitOfWork(qm, store, clock)
     for step in range(_MAX_STEPS):
-        try:
-            got = q.get(GetOptions(msg_id=msg_id, correl_id=correl_id, syncpoint=True))
-        except MQIError as exc:
-            if exc.reason == MQRC_NO_MSG_AVAILABLE:
-                return "skipped", None, None, None
-            raise
+        got = unit.get(q, msg_id, correl_id)
+        if got is None:
+            return "skipped", None, None, None
         # Read under the get: no other process can change the count of a message held.
-        record: AttemptRecord | None = store.lookup(subject) if store is not None else None
+        record = unit.lookup(subject)
         # Without a record, every earlier step of this loop was a failed put.
         attempts = record.attempts if record is not None else step
         try:
-            msg = decode_dead_letter(got.md, got.body, got.properties)  # i25: properties travel
+            msg = decode_dead_letter(got.md, got.body, got.properties)
         except MalformedMessageError:
-            return _to_catch_all(qm, got, catch_all, None, store=store, record=record)
+            return _to_catch_all(unit, [got], catch_all, None, record)
         decision = matcher.decide(msg, attempts)
         line = decision.rule.line if decision.rule is not None else None
-        kind = decision.action.kind
-        if kind == "IGNORE":
-            return _to_catch_all(qm, got, catch_all, line, store=store, record=record)
-        if kind == "DISCARD":
-            _commit(qm, store, record)
-            return "discarded", line, None, None
+        if decision.action.kind == "IGNORE":
+            return _to_catch_all(unit, [got], catch_all, line, record)
         try:
-            queue, qmgr = _put(qm, decision, msg, input_queue=input_queue,
-                               max_hops=max_hops)
-        except (MQIError, DLQHandlerError):
-            _fail(qm, store, subject, record, clock)
+            out = plan(decision, msg, input_queue=input_queue, local_qmgr=qm.name,
+                       max_hops=max_hops)
+        except PLAN_ERRORS:
+            unit.fail(subject, record)
             continue
-        _commit(qm, store, record)
-        return "ok", line, queue, qmgr
+        if act_on_message(unit, out, subject, record, take=None).outcome == "failed":
+            continue
+        unit.commit()
+        if out is None:
+            return "discarded", line, None, None
+        return "ok", line, out.queue, out.qmgr
     qm.backout()
     return "failed", None, None, None
 
@@ -144,88 +109,79 @@ def apply_group(qm: QueueManager, q: Queue, matcher: Matcher, ids: list[tuple[by
     handler) leaves the whole group (``skipped``), a group that is not complete
     stays (``remaining``), an IGNORE or a member without an MQDLH sends the whole
     group to the catch-all or leaves it. Otherwise the members are put in logical
-    order and committed together; a failed put backs the group out and counts one
-    attempt for the group, and the rules are asked again with the new count.
+    order and committed together (:func:`dlqhandler.acting.act_on_group`); a failed
+    put counts one attempt for the group while it is held, backs the group out, and
+    the rules are asked again with the new count.
     """
     n = len(ids)
+    unit = UnitOfWork(qm, store, clock)
     for step in range(_MAX_STEPS):
         got: list[Message] = []
         for msg_id, correl_id in ids:
-            try:
-                got.append(q.get(GetOptions(msg_id=msg_id, correl_id=correl_id,
-                                            syncpoint=True)))
-            except MQIError as exc:
-                if exc.reason == MQRC_NO_MSG_AVAILABLE:
-                    qm.backout()
-                    return [("skipped", None, None, None)] * n
-                raise
+            held = unit.get(q, msg_id, correl_id)
+            if held is None:
+                unit.backout()
+                return [("skipped", None, None, None)] * n
+            got.append(held)
         try:
-            members = [decode_dead_letter(m.md, m.body) for m in got]
+            members = [decode_dead_letter(m.md, m.body, m.properties) for m in got]
         except MalformedMessageError:
-            return _group_to_catch_all(qm, got, catch_all, None, store=store)
+            return _group_to_catch_all(unit, got, catch_all, None)
         if not is_complete(members):
-            qm.backout()
+            unit.backout()
             return [("remaining", None, None, None)] * n
         subject = group_subject(members[0].md.group_id)
-        record = store.lookup(subject) if store is not None else None
+        record = unit.lookup(subject)
         attempts = record.attempts if record is not None else step
         decisions = [matcher.decide(m, attempts) for m in members]
         ignored = [d for d in decisions if d.action.kind == "IGNORE"]
         if ignored:
             line = ignored[0].rule.line if ignored[0].rule is not None else None
-            return _group_to_catch_all(qm, got, catch_all, line, store=store, record=record)
-        position = {id(m): i for i, m in enumerate(members)}
-        results: list[Outcome] = [("failed", None, None, None)] * n
+            return _group_to_catch_all(unit, got, catch_all, line, record)
         try:
-            for m in logical_order(members):
-                i = position[id(m)]
-                d = decisions[i]
-                line = d.rule.line if d.rule is not None else None
-                if d.action.kind == "DISCARD":
-                    results[i] = ("discarded", line, None, None)
-                    continue
-                queue, qmgr = _put(qm, d, m, input_queue=input_queue, max_hops=max_hops)
-                results[i] = ("ok", line, queue, qmgr)
-        except (MQIError, DLQHandlerError):
-            _fail(qm, store, subject, record, clock)
+            outs = [plan(d, m, input_queue=input_queue, local_qmgr=qm.name, max_hops=max_hops)
+                    for m, d in zip(members, decisions, strict=True)]
+        except PLAN_ERRORS:
+            unit.fail(subject, record)
             continue
-        _commit(qm, store, record)
+        if act_on_group(unit, list(zip(members, outs, strict=True)), subject,
+                        record).outcome == "failed":
+            continue
+        unit.commit()
+        results: list[Outcome] = []
+        for d, out in zip(decisions, outs, strict=True):
+            line = d.rule.line if d.rule is not None else None
+            results.append(("discarded", line, None, None) if out is None
+                           else ("ok", line, out.queue, out.qmgr))
         return results
     qm.backout()
     return [("failed", None, None, None)] * n
 
 
-def _group_to_catch_all(qm: QueueManager, got: list[Message], catch_all: str | None,
-                        line: int | None, *, store: AttemptStore | None = None,
-                        record: AttemptRecord | None = None) -> list[Outcome]:
+def _group_to_catch_all(unit: UnitOfWork, got: list[Message], catch_all: str | None,
+                        line: int | None, record: AttemptRecord | None = None
+                        ) -> list[Outcome]:
     """The whole group, headers and all, to the catch-all in one unit, or left."""
     n = len(got)
-    if catch_all is None:
-        qm.backout()
-        return [("remaining", line, None, None)] * n
-    try:
-        for m in logical_order(got):
-            qm.put1(catch_all, m, PutOptions(syncpoint=True, context="pass_all"))
-    except MQIError:
-        qm.backout()
-        return [("failed", line, None, None)] * n
-    _commit(qm, store, record)
-    return [("catch_all", line, catch_all, "")] * n
+    outcome = _to_catch_all(unit, logical_order(got), catch_all, line, record)
+    return [outcome] * n
 
 
-def _to_catch_all(qm: QueueManager, got: Message, catch_all: str | None,
-                  line: int | None, *, store: AttemptStore | None = None,
-                  record: AttemptRecord | None = None,
-                  ) -> tuple[str, int | None, str | None, str | None]:
+def _to_catch_all(unit: UnitOfWork, got: list[Message], catch_all: str | None,
+                  line: int | None, record: AttemptRecord | None = None) -> Outcome:
+    """Messages held (one, or a group in logical order) to the catch-all queue unchanged,
+    in the unit of work that holds them (their attempt count goes with them), or left."""
     if catch_all is None:
-        qm.backout()
+        unit.backout()
         return "remaining", line, None, None
     try:
-        qm.put1(catch_all, got, PutOptions(syncpoint=True, context="pass_all"))
+        for m in got:
+            unit.put(as_is(m, catch_all))
     except MQIError:
-        qm.backout()
+        unit.backout()
         return "failed", line, None, None
-    _commit(qm, store, record)
+    unit.cleared(record)
+    unit.commit()
     return "catch_all", line, catch_all, ""
 
 

@@ -7,13 +7,17 @@ each message it browses (locked) from the DLQ:
 * otherwise its durable attempt count is read and the rules decide; an action
   whose last failed attempt is under RETRYINT old waits for a later pass; a
   message whose rules are spent (IGNORE) is left at once;
-* RETRY/FWD: PUT1 to the target first, then the destructive get of the message
-  under the cursor, both under syncpoint - a failed put never touches the DLQ
-  message, it only counts an attempt (outside syncpoint, so every handler sees
-  it at once); DISCARD is the get alone;
+* the action is carried out by :mod:`dlqhandler.acting`, as ``drain --apply``
+  carries it out. RETRY/FWD: PUT1 to the target first, then the destructive get
+  of the locked message under the cursor, both under syncpoint - a failed put
+  never touches the DLQ message, it only counts an attempt (outside syncpoint,
+  so every handler sees it at once); DISCARD is the get alone;
 * several messages share a unit of work (``batch_size``); a message close to
   expiry gets one of its own; a group or segmented message is moved whole, in
-  logical order, in a unit of its own, with one attempt count for the group;
+  logical order, in a unit of its own, with one attempt count for the group:
+  every member is got first, and a failed put is counted while the group is
+  still held, then backed out (:mod:`dlqhandler.acting.group`; the handler's side
+  in :mod:`dlqhandler.worker.group_acting`);
 * with a selector (``--msgid``/``--match``) a message that is not selected is left
   untouched: no attempt count is read or written, nothing is logged about it. A
   group is selected when any of its members is (it moves whole). A message
@@ -35,22 +39,30 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from dlqhandler.errors import MalformedMessageError, MQIError
-from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR, reason_name
+from dlqhandler.acting import (
+    PLAN_ERRORS,
+    Acted,
+    AuditTrail,
+    Outgoing,
+    UnitOfWork,
+    act_on_message,
+    plan,
+    refusal,
+)
+from dlqhandler.errors import MalformedMessageError
+from dlqhandler.mq.constants import reason_name
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.qmgr.attempts import (
     AttemptRecord,
     AttemptStore,
     Subject,
-    group_subject,
     message_subject,
 )
-from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
+from dlqhandler.qmgr.port import Queue, QueueManager
 from dlqhandler.rules import Decision, Matcher, RuleSet
-from dlqhandler.rules.targets import InvalidTargetError
-from dlqhandler.worker.actions import ActionError, ForwardLoopError, Outgoing, plan_put
 from dlqhandler.worker.ages import dead_lettered_at, put_at
-from dlqhandler.worker.groups import in_group, is_complete, logical_order
+from dlqhandler.worker.group_acting import handle_group
+from dlqhandler.worker.groups import in_group
 from dlqhandler.worker.options import HandlerOptions
 from dlqhandler.worker.passes import PassState, still_on_queue
 from dlqhandler.worker.reporting import ReportLimiter
@@ -65,7 +77,6 @@ __all__ = ["QUIET_END", "Actor", "PassState"]  # PassState: from .passes
 # MQ reasons that end the handler quietly (spec §5.4): CONNECTION_BROKEN,
 # Q_MGR_QUIESCING, Q_MGR_STOPPING. Every other unexpected MQ error is fatal.
 QUIET_END = frozenset({2009, 2161, 2162})
-_GONE = frozenset({MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR})
 
 
 @dataclass
@@ -88,8 +99,10 @@ class Actor:
                  selector: Selector | None = None,
                  limiter: RateLimiter | None = None,
                  stop: threading.Event | None = None,
-                 metrics: HandlerMetrics | None = None) -> None:
+                 metrics: HandlerMetrics | None = None,
+                 audit: AuditTrail | None = None) -> None:
         self.qmgr = qmgr
+        self._audit = audit
         self._selector = selector or Selector()
         self._limiter = limiter
         self._stop = stop
@@ -97,6 +110,8 @@ class Actor:
         self.options = options
         self.stats = stats
         self._store = store
+        self._unit = UnitOfWork(qmgr, store, clock, fatal=QUIET_END,
+                                audit_queue=audit.queue if audit is not None else None)
         self._dlq, self._other = dlq, other
         self._clock = clock
         self._log = log
@@ -137,7 +152,7 @@ class Actor:
         """Decide and act for the message under the cursor; note it if it stays."""
         md = raw.md
         try:
-            msg = decode_dead_letter(md, raw.body, raw.properties)  # i25: properties travel
+            msg = decode_dead_letter(md, raw.body, raw.properties)
         except MalformedMessageError as exc:
             p.no_dlh += 1
             p.left(put_at(md.put_date, md.put_time))
@@ -152,7 +167,7 @@ class Actor:
         """True when the message was taken into the unit of work (it leaves the DLQ)."""
         md = msg.md
         if in_group(md):
-            return self._handle_group(msg, p)
+            return handle_group(self, msg, p)
         if not self._selector.selects(msg):
             p.not_selected += 1
             return False
@@ -181,7 +196,9 @@ class Actor:
         if near_expiry:
             self.commit()  # its unit of work holds it alone: a failure touches nothing else
         taken = self._act(msg, decision, subject, record, log)
-        if near_expiry or self._batch.size >= self.options.batch_size:
+        # An audited action has a unit of work of its own: a record that cannot be put
+        # backs out that action alone.
+        if near_expiry or self._audit is not None or self._batch.size >= self.options.batch_size:
             self.commit()
         return taken
 
@@ -223,27 +240,26 @@ class Actor:
         an unusable target), counted as the run counts that failure, not as done."""
         target: str | None = None
         line = decision.rule.line if decision.rule else None
-        if decision.action.kind != "DISCARD":
-            try:
-                out = self._plan(decision, msg)
-                target = self._where(out)
-            except (InvalidTargetError, ActionError) as exc:
-                self.stats.record_failure(line, _refusal(exc))
-                self._count(line, decision.action.kind, "would_fail")
-                log.warning("dry_run_decision", target=None, refused=_refusal(exc),
-                            detail=str(exc), outcome="would_fail")
-                return False
+        try:
+            out = self._plan(decision, msg)
+        except PLAN_ERRORS as exc:
+            self.stats.record_failure(line, refusal(exc))
+            self._count(line, decision.action.kind, "would_fail")
+            log.warning("dry_run_decision", target=None, refused=refusal(exc),
+                        detail=str(exc), outcome="would_fail")
+            return False
+        target = self._where(out)
         self.stats.record_action(line, decision.action.kind)
         self._count(line, decision.action.kind, "not_done")
         log.info("dry_run_decision", target=target, outcome="not_done")
         return True
 
-    def _plan(self, decision: Decision, msg: Message) -> Outgoing:
-        return plan_put(decision, msg, input_queue=self.options.input_queue,
-                        local_qmgr=self._qmgr_name, max_hops=self.options.max_hops)
+    def _plan(self, decision: Decision, msg: Message) -> Outgoing | None:
+        return plan(decision, msg, input_queue=self.options.input_queue,
+                    local_qmgr=self._qmgr_name, max_hops=self.options.max_hops)
 
-    def _where(self, out: Outgoing) -> str:
-        return f"{out.queue}@{out.qmgr or self._qmgr_name}"
+    def _where(self, out: Outgoing | None) -> str | None:
+        return None if out is None else out.where(self._qmgr_name)
 
     def _act(self, msg: Message, decision: Decision, subject: Subject,
              record: AttemptRecord | None, log: Any) -> bool:
@@ -251,50 +267,65 @@ class Actor:
         message was taken (it leaves the DLQ when the unit of work commits)."""
         line = decision.rule.line if decision.rule else None
         kind = decision.action.kind
-        target: str | None = None
-        if kind != "DISCARD":
-            try:
-                out = self._plan(decision, msg)
-            except (InvalidTargetError, ActionError) as exc:
-                self._failed(subject, record, line=line, action=kind, reason=_refusal(exc),
-                             detail=str(exc), log=log)
-                return False
-            target = self._where(out)
-            try:
-                self.qmgr.put1(out.queue, out.message, out.options, qmgr=out.qmgr)
-            except MQIError as exc:
-                if exc.reason in QUIET_END:
-                    raise
-                quiet = kind == "RETRY" and msg.dlh is not None and exc.reason == msg.dlh.reason
-                self._failed(subject, record, line=line, action=kind,
-                             reason=reason_name(exc.reason), detail=exc.detail, log=log,
-                             quiet=quiet, target=target, code=exc.reason)
-                return False
-        if not self._take(self._dlq, msg, under_cursor=True):
+        try:
+            out = self._plan(decision, msg)
+        except PLAN_ERRORS as exc:
+            self._failed(subject, self._unit.count_failure(subject, record), line=line,
+                         action=kind, reason=refusal(exc), detail=str(exc), log=log)
+            return False
+        target = self._where(out)
+        acted = act_on_message(
+            self._unit, out, subject, record,
+            take=lambda: self._unit.take(self._dlq, msg, under_cursor=True),
+            audit=self._audit_record(msg, kind, target))
+        if acted.outcome == "unaudited":
+            self._unaudited(acted, subject, [(line, kind)], log)
+            return False
+        if acted.error is not None and acted.record is not None:  # the put failed
+            error = acted.error
+            quiet = kind == "RETRY" and msg.dlh is not None and error.reason == msg.dlh.reason
+            self._failed(subject, acted.record, line=line, action=kind,
+                         reason=reason_name(error.reason), detail=error.detail, log=log,
+                         quiet=quiet, target=target, code=error.reason)
+            return False
+        if acted.outcome == "vanished":
             # Expired or removed under our lock: the put must not stand alone.
             self.stats.vanished += 1
             self._count(line, kind, "backed_out")
             log.warning("message_vanished", target=target, outcome="backed_out")
-            self.backout()
+            self._backed_out()
             return True
-        self._store.clear(record)
         self._unresolved.pop(subject.key, None)
         self._batch.size += 1
         self._batch.effects.append(functools.partial(self._done, line, kind, log, target))
         return True
 
-    def _take(self, q: Queue, msg: Message, *, under_cursor: bool) -> bool:
-        """The destructive get (under syncpoint) of a message already put elsewhere."""
-        options = (GetOptions(under_cursor=True, syncpoint=True) if under_cursor else
-                   GetOptions(msg_id=msg.md.msg_id, correl_id=msg.md.correl_id,
-                              group_id=msg.md.group_id, syncpoint=True))
-        try:
-            q.get(options)
-        except MQIError as exc:
-            if exc.reason in _GONE:
-                return False
-            raise
-        return True
+    def _audit_record(self, msg: Message, kind: str, target: str | None) -> Message | None:
+        """The action's audit record, when this run is audited (--reason)."""
+        if self._audit is None:
+            return None
+        return self._audit.message(msg, kind, target)
+
+    def _unaudited(self, acted: Acted, subject: Subject,
+                   actions: list[tuple[int | None, str]], log: Any) -> None:
+        """The audit record could not be put: the action was backed out with it (never
+        done without its record); the message stays, reported as failed."""
+        error = acted.error
+        reason = "AUDIT_" + (reason_name(error.reason) if error is not None else "FAILED")
+        self._backed_out()
+        self._unresolved[subject.key] = subject
+        for line, kind in actions:
+            self.stats.record_failure(line, reason)
+            self._count(line, kind, "backed_out")
+        log.warning("audit_put_failed", audit_queue=self._unit.audit_queue,
+                    reason_code=error.reason if error is not None else None,
+                    reason_name=reason, detail=error.detail if error is not None else None,
+                    outcome="backed_out")
+
+    def _taken(self, n: int, effects: list[Callable[[], None]]) -> None:
+        """``n`` messages were taken into the unit of work; ``effects`` run at its commit."""
+        self._batch.size += n
+        self._batch.effects.extend(effects)
 
     def _done(self, line: int | None, kind: str, log: Any, target: str | None) -> None:
         self.stats.record_action(line, kind)
@@ -303,11 +334,10 @@ class Actor:
                  "DISCARD": "message_discarded"}[kind]
         log.info(event, target=target, outcome="ok")
 
-    def _failed(self, subject: Subject, record: AttemptRecord | None, *, line: int | None,
+    def _failed(self, subject: Subject, new: AttemptRecord, *, line: int | None,
                 action: str, reason: str, detail: str, log: Any, quiet: bool = False,
                 target: str | None = None, code: int | None = None) -> AttemptRecord:
-        """Count a failed attempt at once; the DLQ message was not touched."""
-        new = self._store.record_failure(subject, record, self._clock())
+        """Report a failed attempt, already counted (``new``) while the message was held."""
         self._unresolved[subject.key] = subject
         if not new.counted:  # another handler counted an attempt this decision missed
             log.info("put_failed_uncounted", reason_code=code, reason_name=reason,
@@ -323,138 +353,6 @@ class Actor:
         level("put_failed", reason_code=code, reason_name=reason, detail=detail,
               target=target, attempts=new.attempts, quiet=quiet, outcome="failed")
         return new
-
-    # -- groups ------------------------------------------------------------------
-    def _handle_group(self, first: Message, p: PassState) -> bool:
-        """Move a whole group in logical order in one unit of work, or leave it.
-
-        True when the group was moved (or at least is not left by this handler)."""
-        gid = first.md.group_id
-        if not p.groups.add(gid):
-            return False
-        log = self._log.bind(groupid=gid.hex())
-        members = self._members(first, p, log)
-        if members is None:
-            return False
-        if not any(self._selector.selects(m) for m in members):
-            p.not_selected += len(members)
-            return False
-        subject = group_subject(gid)
-        record = self._lookup(subject)
-        attempts = record.attempts if record is not None else 0
-        decisions = [self._matcher.decide(m, attempts) for m in members]
-        ignore = any(d.action.kind == "IGNORE" for d in decisions)
-        if not ignore and not self._due(record, p):
-            return False
-        log = log.bind(members=len(members), attempts=attempts)
-        if ignore:
-            p.ignored += len(members)
-            log.debug("group_ignored", outcome="left")
-            return False
-        if self.options.dry_run:
-            for m, d in zip(members, decisions, strict=True):
-                if not self._dry_run(m, d, self._member_log(log, m, d)):
-                    self._unresolved[subject.key] = subject
-            return False
-        p.useful = True
-        self.commit()  # a group has a unit of work of its own
-        if not self._pace(len(members)):
-            return False
-        plans: list[tuple[Message, Decision, Outgoing | None]] = []
-        for m, d in zip(members, decisions, strict=True):
-            try:
-                plans.append((m, d, None if d.action.kind == "DISCARD" else self._plan(d, m)))
-            except (InvalidTargetError, ActionError) as exc:
-                self._group_failed(subject, record, member=m, decision=d,
-                                   reason=_refusal(exc), detail=str(exc), target=None, log=log)
-                return False
-        for m, d, out in plans:
-            if out is None:
-                continue
-            try:
-                self.qmgr.put1(out.queue, out.message, out.options, qmgr=out.qmgr)
-            except MQIError as exc:
-                if exc.reason in QUIET_END:
-                    raise
-                self.backout()
-                self._group_failed(subject, record, member=m, decision=d,
-                                   reason=reason_name(exc.reason), detail=exc.detail,
-                                   target=self._where(out), log=log, code=exc.reason)
-                return False
-        for m, _d, _out in plans:
-            anchor = m is first
-            if not self._take(self._dlq if anchor else self._other, m, under_cursor=anchor):
-                self.stats.vanished += 1
-                for _m, gone, _o in plans:
-                    self._count(gone.rule.line if gone.rule else None, gone.action.kind,
-                                "backed_out")
-                log.warning("group_member_vanished", msgid=m.md.msg_id.hex(),
-                            outcome="backed_out")
-                self.backout()
-                return False
-        self._store.clear(record)
-        self._unresolved.pop(subject.key, None)
-        self._batch.size += len(plans)
-        for m, d, out in plans:
-            self._batch.effects.append(functools.partial(
-                self._done, d.rule.line if d.rule else None, d.action.kind,
-                self._member_log(log, m, d), None if out is None else self._where(out)))
-        self._batch.effects.append(functools.partial(self._group_done, log))
-        self.commit()
-        return True
-
-    def _members(self, first: Message, p: PassState, log: Any) -> list[Message] | None:
-        """The whole group in logical order, or None (counted and logged) to leave it.
-
-        ``first`` stays locked by the scan; the others are browsed on the second
-        handle (a member locked by another handler is not seen: the group then
-        looks incomplete and is left for that handler).
-        """
-        members = [first]
-        options = GetOptions(browse="first", group_id=first.md.group_id, syncpoint=False)
-        while True:
-            try:
-                raw = self._other.get(options)
-            except MQIError as exc:
-                if exc.reason == MQRC_NO_MSG_AVAILABLE:
-                    break
-                raise
-            options = GetOptions(browse="next", group_id=first.md.group_id, syncpoint=False)
-            try:
-                # i25: properties travel
-                members.append(decode_dead_letter(raw.md, raw.body, raw.properties))
-            except MalformedMessageError:
-                p.no_dlh += 1
-                p.ignored += len(members)
-                log.warning("group_member_without_dlh", msgid=raw.md.msg_id.hex(),
-                            outcome="left")
-                return None
-        if not is_complete(members):
-            p.ignored += len(members)
-            log.info("group_incomplete", present=len(members), outcome="left")
-            return None
-        return logical_order(members)
-
-    @staticmethod
-    def _member_log(log: Any, m: Message, d: Decision) -> Any:
-        return log.bind(msgid=m.md.msg_id.hex(), reason=m.dlh.reason if m.dlh else None,
-                        destq=m.dlh.dest_q_name if m.dlh else None,
-                        rule_line=d.rule.line if d.rule else None, action=d.action.kind)
-
-    def _group_done(self, log: Any) -> None:
-        self.stats.groups_moved += 1
-        log.info("group_moved", outcome="ok")
-
-    def _group_failed(self, subject: Subject, record: AttemptRecord | None, *,
-                      member: Message, decision: Decision, reason: str, detail: str,
-                      target: str | None, log: Any, code: int | None = None) -> None:
-        line = decision.rule.line if decision.rule else None
-        new = self._failed(subject, record, line=line, action=decision.action.kind,
-                           reason=reason, detail=detail,
-                           log=self._member_log(log, member, decision), target=target,
-                           code=code)
-        log.warning("group_failed", failed_msgid=member.md.msg_id.hex(), reason_name=reason,
-                    attempts=new.attempts, outcome="left")
 
     # -- units of work -------------------------------------------------------------
     def _lookup(self, subject: Subject) -> AttemptRecord | None:
@@ -474,24 +372,19 @@ class Actor:
             self.backout()
             return
         batch, self._batch = self._batch, _Batch()
-        self.qmgr.commit()
+        self._unit.commit()
         self.stats.commits += 1
         for effect in batch.effects:
             effect()
 
     def backout(self) -> None:
+        self._unit.backout()
+        self._backed_out()
+
+    def _backed_out(self) -> None:
+        """The unit of work was backed out (here or by :mod:`dlqhandler.acting`)."""
         self._unit_open = False
         batch, self._batch = self._batch, _Batch()
-        self.qmgr.backout()
         if batch.size:
             self.stats.backouts += 1
-
-
-def _refusal(exc: Exception) -> str:
-    """The failure reason for a decision that could not even be tried."""
-    if isinstance(exc, ForwardLoopError):
-        return "FORWARD_LOOP"
-    if isinstance(exc, InvalidTargetError):
-        return "INVALID_TARGET"
-    return "UNUSABLE_USERID"
 

@@ -8,9 +8,35 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from dlqhandler.errors import MalformedMessageError, MQIError
+from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
 from dlqhandler.mq.groups import in_group, is_complete, logical_order
+from dlqhandler.mq.message import Message, decode_dead_letter
+from dlqhandler.qmgr.port import GetOptions, Queue
 
-__all__ = ["SeenGroups", "in_group", "is_complete", "logical_order"]
+__all__ = ["SeenGroups", "browse_group", "in_group", "is_complete", "logical_order"]
+
+
+def browse_group(q: Queue, first: Message) -> tuple[list[Message], bytes | None]:
+    """``first`` and the other members of its group browsed on ``q`` (a second handle
+    on the DLQ: ``first`` stays locked by the scan, so it is not seen again; a member
+    locked by another handler is not seen either: the group then looks incomplete and
+    is left for that handler). Returns the members read and, when one has no valid
+    MQDLH, its MsgId (the members read before it are returned)."""
+    members = [first]
+    options = GetOptions(browse="first", group_id=first.md.group_id, syncpoint=False)
+    while True:
+        try:
+            raw = q.get(options)
+        except MQIError as exc:
+            if exc.reason == MQRC_NO_MSG_AVAILABLE:
+                return members, None
+            raise
+        options = GetOptions(browse="next", group_id=first.md.group_id, syncpoint=False)
+        try:
+            members.append(decode_dead_letter(raw.md, raw.body, raw.properties))
+        except MalformedMessageError:
+            return members, raw.md.msg_id
 
 
 class SeenGroups:

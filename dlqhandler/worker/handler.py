@@ -52,6 +52,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from dlqhandler.acting import AuditTrail
 from dlqhandler.errors import MQIError
 from dlqhandler.logs import get_logger
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, reason_name
@@ -87,7 +88,7 @@ class Handler:
                  stop: threading.Event | None = None, clock: Callable[[], float] = time.time,
                  log: Any = None, linger: Callable[[RunStats], float] | None = None,
                  selector: Selector | None = None, metrics: HandlerMetrics | None = None,
-                 limiter: RateLimiter | None = None) -> None:
+                 limiter: RateLimiter | None = None, audit: AuditTrail | None = None) -> None:
         self.qmgr = qmgr
         self.options = options
         self.stats = RunStats(dry_run=options.dry_run)
@@ -120,7 +121,7 @@ class Handler:
         self._actor = Actor(qmgr, options, self.stats, self._store, dlq=self._dlq,
                             other=self._other, ruleset=ruleset, clock=clock, log=self._log,
                             selector=self._selector, limiter=limiter, stop=self.stop_event,
-                            metrics=metrics)
+                            metrics=metrics, audit=audit)
         self._last_sweep = clock()
         self._no_dlh_logged = 0
 

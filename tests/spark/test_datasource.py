@@ -31,7 +31,7 @@ from dlqhandler.mq.message import decode_dead_letter
 from dlqhandler.mq.mqdlh import MQDLH
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.spark import jvm_tables
-from tests.spark.test_jvm_decoder import _ebcdic_letters
+from tests.spark.ebcdic import ebcdic_letters
 
 pytestmark = pytest.mark.spark
 
@@ -152,7 +152,7 @@ def test_every_ebcdic_byte_decodes_as_python(spark: Any, tmp_path: Path) -> None
     """MQDLH PutApplName holding every byte 1-255, in every Latin EBCDIC code page and
     both byte orders: the same text, or the same reason it is not an MQDLH."""
     path = tmp_path / "ebcdic.dmp"
-    write_dump(path, _ebcdic_letters())
+    write_dump(path, ebcdic_letters())
     assert _spark_rows(spark, path) == _python_rows(path)
 
 

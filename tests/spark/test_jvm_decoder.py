@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import codecs
 import io
 import os
 import stat
@@ -22,50 +21,12 @@ import pytest
 
 from dlqhandler.formats.backlog import generate_backlog
 from dlqhandler.formats.dmpmqmsg import DumpWriter, write_dump
-from dlqhandler.mq import MQMD, Message
-from dlqhandler.mq.ccsid import codec_for
-from dlqhandler.mq.mqdlh import MQDLH, MQFMT_DEAD_LETTER_HEADER, encode_mqdlh
 from dlqhandler.rules import compile_rules
 from dlqhandler.spark import extract
 from dlqhandler.spark.job import DrainConfig, run_drain
+from tests.spark.ebcdic import APPL_NAME, LATIN_EBCDIC, ebcdic_letters, same_everywhere
 
 pytestmark = pytest.mark.spark
-
-LATIN_EBCDIC = (37, 273, 277, 278, 280, 284, 285, 297, 500, 1047, 1140, 1141, 1148)
-_APPL_NAME = slice(128, 156)  # MQDLH PutApplName, 28 bytes
-
-
-def _same_everywhere(byte: int) -> bool:
-    """The test's own view of the invariant set: a byte every Latin EBCDIC code page
-    decodes to one printable ASCII character."""
-    chars = {codecs.decode(bytes([byte]), codec_for(c)) for c in LATIN_EBCDIC}
-    return len(chars) == 1 and " " <= next(iter(chars)) <= "~"
-
-
-def _ebcdic_letters() -> list[Message]:
-    """For each code page, dead letters whose PutApplName holds every byte 1-255 (in
-    28-byte slices), in both integer byte orders."""
-    alike = bytes(b for b in range(1, 256) if _same_everywhere(b))
-    every = bytes(range(1, 256))
-    names = [part[i:i + 28].ljust(28, b"\x40") for part in (every, alike)
-             for i in range(0, len(part), 28)]
-    out = []
-    n = 0
-    for ccsid in LATIN_EBCDIC:
-        for encoding in (785, 273):
-            for chunk in names:
-                n += 1
-                md = MQMD(format=MQFMT_DEAD_LETTER_HEADER, encoding=encoding,
-                          coded_char_set_id=ccsid, msg_id=b"EBC" + n.to_bytes(21, "big"))
-                dlh = MQDLH(reason=2053, dest_q_name="APP.Q", dest_q_mgr_name="QMZ",
-                            encoding=encoding, coded_char_set_id=ccsid, format="MQSTR",
-                            put_appl_type=1, put_appl_name="X", put_date="20261125",
-                            put_time="12000000")
-                image = bytearray(encode_mqdlh(dlh, encoding=encoding, ccsid=ccsid))
-                image[_APPL_NAME] = chunk
-                out.append(Message(md, bytes(image) + b"\xc8\xc9"))
-    return out
-
 
 def _rows(frame: Any) -> dict[bytes, dict[str, Any]]:
     columns = [c for c in extract.MESSAGE_COLUMNS if c not in ("split_start", "seq")]
@@ -79,7 +40,7 @@ def _no_jvm(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_jvm_decode_equals_the_fallback_for_every_row(spark: Any, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     backlog = list(generate_backlog(300, seed=21))
-    ebcdic = _ebcdic_letters()
+    ebcdic = ebcdic_letters()
     src = tmp_path / "in.dmp"
     write_dump(src, backlog + ebcdic)
 
@@ -101,8 +62,8 @@ def test_jvm_decode_equals_the_fallback_for_every_row(spark: Any, tmp_path: Path
     # The JVM took every EBCDIC header whose name bytes all code pages read alike, and
     # only those; among the generated backlog only the messages without an MQDLH remain.
     for msg in ebcdic:
-        alike = all(_same_everywhere(b) for b in msg.body[_APPL_NAME])
-        assert (msg.md.msg_id in took_python) == (not alike), msg.body[_APPL_NAME]
+        alike = all(same_everywhere(b) for b in msg.body[APPL_NAME])
+        assert (msg.md.msg_id in took_python) == (not alike), msg.body[APPL_NAME]
     assert sum(1 for m in ebcdic if m.md.msg_id not in took_python) >= len(LATIN_EBCDIC) * 2
     no_dlh = {m.md.msg_id for m in backlog
               if not m.body.startswith((b"DLH ", b"\xc4\xd3\xc8\x40"))}

@@ -1,0 +1,178 @@
+"""One message acted on under a unit of work: put, take, count a failure while held.
+
+A DLQ message is *held* while it is acted on, so that no other handler or drain
+can take it meanwhile, in one of two ways:
+
+* **locked** by a browse (``dlqhandler run``): the put comes first, then the
+  destructive get under the cursor. A failed put never touched the message: its
+  attempt is counted while the lock still holds it, and the unit of work (which
+  may hold other messages of a batch) stays open;
+* **got** under syncpoint (``dlqhandler drain --apply``, and every group): the
+  get comes first, then the put. A failed put is counted while the get still
+  holds the message, and only then is the unit of work backed out.
+
+Either way the count is written (outside syncpoint, :mod:`dlqhandler.qmgr.attempts`)
+before anyone else can see the message: given back first, another handler could
+take the message, move it and clear the records it read before this count landed,
+which would then stay on the status queue with nothing to clear it.
+
+A successful action removes the attempt record inside the unit of work that
+removes the message, so both commit or back out together; the caller commits
+(the handler batches several messages per unit of work, the drain one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+from dlqhandler.acting.plan import Outgoing
+from dlqhandler.errors import MQIError
+from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR
+from dlqhandler.mq.message import Message
+from dlqhandler.qmgr.attempts import AttemptRecord, AttemptStore, Subject
+from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager
+
+__all__ = ["Acted", "UnitOfWork", "act_on_message"]
+
+_GONE = frozenset({MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR})
+_AUDITED = PutOptions(syncpoint=True, context="default")
+
+
+@dataclass(frozen=True, slots=True)
+class Acted:
+    """What one attempt came to.
+
+    ``outcome``: ``taken`` (the message leaves the DLQ when the unit commits),
+    ``failed`` (a put failed: ``error`` says why, ``record`` is the new count),
+    ``vanished`` (the message, or ``member`` of a group, was gone when it was to be
+    taken: the unit of work was backed out), ``unaudited`` (its audit record could not
+    be put, ``error`` says why: the unit of work was backed out, the action undone).
+    """
+
+    outcome: str
+    error: MQIError | None = None
+    record: AttemptRecord | None = None
+    member: Message | None = None
+
+
+class UnitOfWork:
+    """A connection's units of work on the DLQ, with its attempt store (if any).
+
+    ``fatal``: MQ reasons a failed put re-raises instead of counting (the handler's
+    quiet end: the connection is gone, so nothing could be counted anyway).
+    ``audit_queue``: where an action's audit record goes, in the action's own unit of
+    work (:mod:`dlqhandler.acting.audit`).
+    """
+
+    def __init__(self, qmgr: QueueManager, store: AttemptStore | None,
+                 clock: Callable[[], float], *, fatal: Collection[int] = (),
+                 audit_queue: str | None = None) -> None:
+        self.qmgr = qmgr
+        self.store = store
+        self._clock = clock
+        self._fatal = frozenset(fatal)
+        self.audit_queue = audit_queue
+
+    # -- the parts -----------------------------------------------------------------
+    def put(self, out: Outgoing) -> None:
+        """PUT1 ``out`` under syncpoint (raises MQIError)."""
+        self.qmgr.put1(out.queue, out.message, out.options, qmgr=out.qmgr)
+
+    def take(self, q: Queue, msg: Message, *, under_cursor: bool) -> bool:
+        """The destructive get under syncpoint of ``msg``: under ``q``'s cursor, or by
+        its MsgId, CorrelId and GroupId. False when it is gone (expired or taken)."""
+        options = (GetOptions(under_cursor=True, syncpoint=True) if under_cursor else
+                   GetOptions(msg_id=msg.md.msg_id, correl_id=msg.md.correl_id,
+                              group_id=msg.md.group_id, syncpoint=True))
+        try:
+            q.get(options)
+        except MQIError as exc:
+            if exc.reason in _GONE:
+                return False
+            raise
+        return True
+
+    def get(self, q: Queue, msg_id: bytes, correl_id: bytes) -> Message | None:
+        """Get (hold) a message by MsgId and CorrelId under syncpoint; None when gone."""
+        try:
+            return q.get(GetOptions(msg_id=msg_id, correl_id=correl_id, syncpoint=True))
+        except MQIError as exc:
+            if exc.reason in _GONE:
+                return None
+            raise
+
+    def lookup(self, subject: Subject) -> AttemptRecord | None:
+        return self.store.lookup(subject) if self.store is not None else None
+
+    def count_failure(self, subject: Subject, record: AttemptRecord | None) -> AttemptRecord:
+        """Count one failed attempt at once; call it while the message is still held."""
+        if self.store is None:
+            return AttemptRecord((record.attempts if record else 0) + 1, self._clock())
+        return self.store.record_failure(subject, record, self._clock())
+
+    def fail(self, subject: Subject, record: AttemptRecord | None) -> AttemptRecord:
+        """A put failed on a message (or group) got under syncpoint: count the attempt
+        while it is held, then back the unit of work out. In that order (see above)."""
+        new = self.count_failure(subject, record)
+        self.qmgr.backout()
+        return new
+
+    def cleared(self, record: AttemptRecord | None) -> None:
+        """The message (or group) was taken: its record goes in the same unit of work."""
+        if self.store is not None:
+            self.store.clear(record)
+
+    def audited(self, records: Sequence[Message]) -> Acted | None:
+        """Put the audit records of the actions in this unit of work (under syncpoint);
+        None when done, else the unit is backed out: no action without its record."""
+        if self.audit_queue is None:
+            return None
+        for record in records:
+            try:
+                self.qmgr.put1(self.audit_queue, record, _AUDITED)
+            except MQIError as exc:
+                self.failed_put(exc)
+                self.backout()
+                return Acted("unaudited", exc)
+        return None
+
+    def commit(self) -> None:
+        self.qmgr.commit()
+
+    def backout(self) -> None:
+        self.qmgr.backout()
+
+    def failed_put(self, exc: MQIError) -> None:
+        """Re-raise a put's error the caller must not count (see ``fatal``)."""
+        if exc.reason in self._fatal:
+            raise exc
+
+
+def act_on_message(unit: UnitOfWork, out: Outgoing | None, subject: Subject,
+                   record: AttemptRecord | None, *,
+                   take: Callable[[], bool] | None, audit: Message | None = None) -> Acted:
+    """Carry out one planned action (``out``; None for a DISCARD) in the open unit of work.
+
+    ``take`` gets the message once the put is done (it is *locked*); None when it was
+    already got under syncpoint (*got*). A failed put is counted while the message is
+    held; a got message's unit of work is then backed out, a locked one's stays open.
+    A locked message gone when it is to be taken backs the unit of work out (the put
+    must not stand alone). ``audit``: the action's audit record, put last (a failure
+    backs the unit out, ``unaudited``). The caller commits.
+    """
+    if out is not None:
+        try:
+            unit.put(out)
+        except MQIError as exc:
+            unit.failed_put(exc)
+            new = unit.fail(subject, record) if take is None else unit.count_failure(
+                subject, record)
+            return Acted("failed", exc, new)
+    if take is not None and not take():
+        unit.backout()
+        return Acted("vanished")
+    if audit is not None and (unaudited := unit.audited([audit])) is not None:
+        return unaudited
+    unit.cleared(record)
+    return Acted("taken")

@@ -1,0 +1,151 @@
+"""``dlqhandler run`` one-off actions, and the audit trail of any run given --reason.
+
+    dlqhandler run --match 'REASON(MQRC_Q_FULL)' --action retry --reason 'APP.Q fixed'
+    dlqhandler run --older-than 7d --action discard --reason 'INC-1234' --dry-run
+    dlqhandler run --msgid 414d51... --action fwd:ARCHIVE.Q@QM2 --header no --reason ...
+
+A one-off action needs no rules table: ``--action retry|discard|fwd:QUEUE[@QMGR]``
+(with ``--header yes|no`` for ``fwd:``) becomes a one-rule table applied, once,
+to the messages the selector (``--msgid``, ``--match``, ``--older-than``,
+``--newer-than``; at least one) selects. It must say why (``--reason TEXT``),
+unless it is a ``--dry-run``: every action of the run then leaves an audit
+record (:mod:`dlqhandler.acting.audit`) on ``--audit-queue`` in the action's own
+unit of work (one action per unit of work). A run with a rules table given
+``--reason`` is audited the same way. See docs/one-off-actions.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from typing import Any, TextIO
+
+from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, AuditTrail
+from dlqhandler.acting.audit import os_user
+from dlqhandler.errors import ConfigError
+from dlqhandler.mq.names import validate_qmgr_name, validate_queue_name
+from dlqhandler.worker.stats import RunStats
+
+__all__ = ["Progress", "add_oneoff_options", "audit_trail", "oneoff_table", "say_moved"]
+
+_ACTIONS = "retry, discard or fwd:QUEUE[@QMGR]"
+
+
+def add_oneoff_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "one-off actions and the audit trail",
+        "--action acts on the selected messages without a rules table, once; it needs "
+        "--reason (unless --dry-run), and every action is recorded on the audit queue in "
+        "the action's own unit of work. Any run given --reason is audited the same way.")
+    group.add_argument("--action", metavar="ACTION",
+                       help=f"act without a rules table: {_ACTIONS} (needs a selector: "
+                            "--match, --msgid, --older-than or --newer-than)")
+    group.add_argument("--header", choices=("yes", "no"), default=None,
+                       help="with --action fwd:...: keep the MQDLH (yes, the default) or "
+                            "strip it (no)")
+    group.add_argument("--reason", metavar="TEXT",
+                       help="why: written in the audit record of every action of this run")
+    group.add_argument("--audit-queue", default=DEFAULT_AUDIT_QUEUE, metavar="Q",
+                       help=f"queue the audit records go to (default {DEFAULT_AUDIT_QUEUE};"
+                            " defined if missing on an embedded queue manager)")
+
+
+def oneoff_table(args: argparse.Namespace, *, selected: bool) -> str | None:
+    """The one-rule table ``--action`` describes (None without --action); ConfigError
+    naming the option when the options do not make a usable one-off action."""
+    if args.reason is not None and not args.reason.strip():
+        raise ConfigError("--reason is empty: say why (it goes into the audit record)")
+    if args.audit_queue is not None:
+        try:
+            validate_queue_name(args.audit_queue, "--audit-queue")
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
+    if args.action is None:
+        if args.header is not None:
+            raise ConfigError("--header goes with --action fwd:QUEUE[@QMGR]")
+        return None
+    if args.rules is not None:
+        raise ConfigError("--action and --rules do not go together: a one-off action "
+                          "needs no rules table")
+    if not selected:
+        raise ConfigError("--action needs a selector (--match, --msgid, --older-than or "
+                          "--newer-than) saying which messages to act on")
+    if args.reason is None and not args.dry_run:
+        raise ConfigError("a one-off action needs --reason TEXT (recorded in the audit "
+                          "record of each action), unless it is a --dry-run")
+    text = args.action.strip()
+    kind = text.lower()
+    if kind in ("retry", "discard"):
+        if args.header is not None:
+            raise ConfigError("--header goes with --action fwd:QUEUE[@QMGR]")
+        return f"WAIT(NO)\nACTION({kind.upper()})\n"
+    if not kind.startswith("fwd:"):
+        raise ConfigError(f"--action {text!r} is not an action: {_ACTIONS}")
+    queue, _, qmgr = text[4:].partition("@")
+    try:
+        validate_queue_name(queue, "--action fwd: queue")
+        if "@" in text[4:]:
+            if not qmgr.strip():
+                raise ValueError("--action fwd: queue manager after '@' is empty")
+            validate_qmgr_name(qmgr, "--action fwd: queue manager")
+    except ValueError as exc:
+        raise ConfigError(f"{exc}; write fwd:QUEUE or fwd:QUEUE@QMGR") from exc
+    header = (args.header or "yes").upper()
+    fwdqm = f" FWDQM({qmgr})" if qmgr else ""
+    return f"WAIT(NO)\nACTION(FWD) FWDQ({queue}){fwdqm} HEADER({header})\n"
+
+
+def audit_trail(args: argparse.Namespace, *, qmgr: str, queue: str) -> AuditTrail | None:
+    """The run's audit trail: a one-off action, or any run given --reason (not a dry run:
+    it acts on nothing)."""
+    if args.dry_run or (args.action is None and args.reason is None):
+        return None
+    command = ["dlqhandler", *getattr(args, "argv", sys.argv[1:])]
+    return AuditTrail(args.audit_queue, args.reason or "", tuple(command), qmgr, queue,
+                      os_user())
+
+
+def say_moved(args: argparse.Namespace, stats: RunStats, *, stopped: bool) -> None:
+    """A one-off run's last word on stderr: how many messages it moved (also when
+    stopped by a signal, between units of work)."""
+    verb = "would be moved (dry run)" if args.dry_run else "moved"
+    audited = (f", each with its audit record on {args.audit_queue}"
+               if not args.dry_run and stats.acted else "")
+    end = " - stopped between units of work, nothing lost" if stopped else ""
+    print(f"dlqhandler run: {stats.acted} message(s) {verb}{audited}{end}",
+          file=sys.stderr, flush=True)
+
+
+class Progress:
+    """A one-line progress report on a terminal (only when ``stream`` is a tty)."""
+
+    def __init__(self, stats: RunStats, stream: TextIO | None = None,
+                 interval: float = 0.5) -> None:
+        self._stats, self._interval = stats, interval
+        self._stream = stream if stream is not None else sys.stderr
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> Progress:
+        if self._stream.isatty():
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def _line(self) -> str:
+        s = self._stats
+        verb = "would act on" if s.dry_run else "moved"
+        return f"\r{verb} {s.acted}, failed {s.failed}, not selected {s.not_selected} "
+
+    def _run(self) -> None:
+        while not self._done.wait(self._interval):
+            self._stream.write(self._line())
+            self._stream.flush()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._stream.write(self._line() + "\n")
+            self._stream.flush()
