@@ -5,7 +5,10 @@ format, the persistence and the length; a message that does not start with a
 valid MQDLH says why. ``--format json`` prints one JSON object per line; for a
 message whose MQDLH is followed by an MQRFH2 (a JMS message dead-lettered with its
 properties in the data) the object holds its ``properties`` (name: type and value),
-or ``properties_error`` saying what is wrong with the header and where.
+or ``properties_error`` saying what is wrong with the header and where. A dead
+letter with the MQRFH2 in front of its MQDLH (got from a DLQ defined
+``PROPCTL(FORCE)``) shows the MQDLH behind it and the header's ``properties``, and
+``"rfh2_in_front": true``; a damaged header in front is the message's ``error``.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from dlqhandler.cli._types import non_negative_int
@@ -25,7 +28,7 @@ from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.mq.constants import reason_name, value_to_name
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
-from dlqhandler.mq.properties import format_float
+from dlqhandler.mq.properties import Property, format_float
 from dlqhandler.mq.rfh2 import MQFMT_RF_HEADER_2, decode_rfh2, dt_of, properties_of
 
 __all__ = ["describe", "register"]
@@ -49,24 +52,31 @@ def describe(index: int, message: Message) -> dict[str, Any]:
     md = message.md
     row: dict[str, Any] = {"index": index, "msg_id": md.msg_id.hex().upper()}
     try:
-        dlh = decode_dead_letter(md, message.body).dlh
+        decoded = decode_dead_letter(md, message.body, behind_rfh2=True)
     except MalformedMessageError as exc:
         row["error"] = str(exc)
         return row
+    dlh = decoded.dlh
     assert dlh is not None
+    if md.format == MQFMT_RF_HEADER_2:
+        row["rfh2_in_front"] = True  # i25: the MQRFH2 a PROPCTL(FORCE) DLQ puts first
+        row["properties"] = _properties(decoded.properties)
     row.update(reason=dlh.reason, reason_name=reason_name(dlh.reason),
                dest_q_name=dlh.dest_q_name, dest_q_mgr_name=dlh.dest_q_mgr_name,
                format=dlh.format, persistence=md.persistence, length=len(message.body))
     if dlh.format == MQFMT_RF_HEADER_2:  # i25: the properties of an MQRFH2 behind the MQDLH
         try:
-            rfh2, _ = decode_rfh2(message.body, encoding=dlh.encoding,
+            rfh2, _ = decode_rfh2(decoded.body, encoding=dlh.encoding,
                                   ccsid=dlh.coded_char_set_id, start=MQDLH_LENGTH_1)
         except DecodeError as exc:
             row["properties_error"] = f"{exc} (at byte {exc.offset} of the message data)"
         else:
-            row["properties"] = {p.name: {"type": dt_of(p.type), "value": _json_value(p.value)}
-                                 for p in properties_of(rfh2.folders)}
+            row["properties"] = _properties(properties_of(rfh2.folders))
     return row
+
+
+def _properties(props: Iterable[Property]) -> dict[str, Any]:
+    return {p.name: {"type": dt_of(p.type), "value": _json_value(p.value)} for p in props}
 
 
 def _json_value(value: object) -> object:

@@ -7,13 +7,24 @@ gives the original message back (what RETRY and ``HEADER(NO)`` put).
 ``properties`` are the message properties that travel beside the data (what a
 message handle holds, :mod:`dlqhandler.mq.properties`); every derived message
 keeps them, so a forward or a retry carries them on.
+
+A dead letter got with its properties in an MQRFH2 in front of the MQDLH (a DLQ
+defined ``PROPCTL(FORCE)``, or a get with ``MQGMO_PROPERTIES_FORCE_MQRFH2``: MQMD
+Format ``MQHRF2``, the MQRFH2's Format ``MQDEAD``) is decoded by
+:func:`decode_dead_letter` into what a get with a message handle returns: the
+MQRFH2's properties in ``properties``, ``body`` the MQDLH and the data behind it,
+and the MQMD's Format, Encoding and CodedCharSetId those the MQRFH2 held for the
+MQDLH. IBM chains headers that way (each header's Format, Encoding and
+CodedCharSetId describe what follows it; the MQDLH's fields are "in the character
+set and encoding ... specified in the header structure that precedes the MQDLH").
+See docs/properties.md, "A DLQ defined PROPCTL(FORCE)".
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dlqhandler.errors import MalformedMessageError
+from dlqhandler.errors import DecodeError, MalformedMessageError
 from dlqhandler.mq.ccsid import QMGR_CCSID
 from dlqhandler.mq.mqdlh import (
     MQDLH,
@@ -23,9 +34,13 @@ from dlqhandler.mq.mqdlh import (
     encode_mqdlh,
 )
 from dlqhandler.mq.mqmd import MQMD
-from dlqhandler.mq.properties import Property
+from dlqhandler.mq.properties import PROPERTY_FOLDERS, Property
+from dlqhandler.mq.rfh2 import MQFMT_RF_HEADER_2, decode_rfh2, properties_of
 
 __all__ = ["Message", "decode_dead_letter"]
+
+
+_MQCCSI_INHERIT = -2
 
 
 def _data_ccsid(md: MQMD) -> int:
@@ -85,13 +100,22 @@ class Message:
         return Message(md, self.body, self.dlh, self.properties)
 
 
-def decode_dead_letter(md: MQMD, body: bytes, properties: tuple[Property, ...] = ()
-                       ) -> Message:
+def decode_dead_letter(md: MQMD, body: bytes, properties: tuple[Property, ...] = (),
+                       *, behind_rfh2: bool = False) -> Message:
     """Decode a message taken from a dead-letter queue (``properties``: its own).
 
-    Raises :class:`~dlqhandler.errors.MalformedMessageError` (keeping the raw
-    bytes) when the data does not start with a valid MQDLH; never anything else.
+    The data starts with an MQDLH. With ``behind_rfh2`` (the callers that act on
+    the returned Message: the handler, ``decode``) it may instead start with an
+    MQRFH2 whose Format is ``MQDEAD`` (MQMD Format ``MQHRF2``): the message is then
+    returned as a get with a message handle returns it (see the module docstring).
+    Without it (the drain's and the report's reader, whose JVM twin gives the same
+    error text) such a message is one without an MQDLH: "MQMD Format is 'MQHRF2',
+    not 'MQDEAD'; ... StrucId is b'RFH '". Raises
+    :class:`~dlqhandler.errors.MalformedMessageError` (keeping the raw bytes, the
+    offset of the fault) when neither is there; never anything else.
     """
+    if behind_rfh2 and md.format == MQFMT_RF_HEADER_2:
+        return _behind_rfh2(md, bytes(body), properties)
     try:
         dlh = decode_mqdlh(body, encoding=md.encoding, ccsid=_data_ccsid(md))
     except MalformedMessageError as exc:
@@ -100,3 +124,38 @@ def decode_dead_letter(md: MQMD, body: bytes, properties: tuple[Property, ...] =
         raise MalformedMessageError(f"MQMD Format is {md.format!r}, not 'MQDEAD'; {exc}",
                                     raw=exc.raw, offset=exc.offset) from exc
     return Message(md, bytes(body), dlh, properties)
+
+
+def _behind_rfh2(md: MQMD, body: bytes, properties: tuple[Property, ...]) -> Message:
+    """The dead letter behind the MQRFH2 at the start of ``body``, its properties
+    kept as properties; a damaged header, a header that is not in front of an
+    MQDLH, or one that holds more than properties is refused, never half-read."""
+    where = "MQMD Format is 'MQHRF2'"
+    try:
+        rfh2, end = decode_rfh2(body, encoding=md.encoding, ccsid=_data_ccsid(md))
+    except DecodeError as exc:
+        raise MalformedMessageError(f"{where}; {exc} (at byte {exc.offset} of the data)",
+                                    raw=body, offset=exc.offset) from exc
+    if rfh2.format != MQFMT_DEAD_LETTER_HEADER:
+        raise MalformedMessageError(
+            f"{where}, and the MQRFH2's Format is {rfh2.format!r}, not 'MQDEAD': no MQDLH"
+            f" behind it", raw=body, offset=24)
+    others = [f.name for f in rfh2.folders if f.name not in PROPERTY_FOLDERS | {"usr"}]
+    if others:
+        raise MalformedMessageError(
+            f"{where}: the MQRFH2 in front of the MQDLH holds folder {others[0]!r}, which"
+            " is not message properties (only mcd, jms, usr, mq, mqext, mq_usr, mqps are)",
+            raw=body, offset=36)
+    ccsid = (md.coded_char_set_id if rfh2.coded_char_set_id == _MQCCSI_INHERIT
+             else rfh2.coded_char_set_id)
+    inner = md.replace(format=MQFMT_DEAD_LETTER_HEADER, encoding=rfh2.encoding,
+                       coded_char_set_id=ccsid)
+    try:
+        dlh = decode_mqdlh(body[end:], encoding=inner.encoding, ccsid=_data_ccsid(inner))
+    except MalformedMessageError as exc:
+        raise MalformedMessageError(
+            f"{where}; behind the MQRFH2 (StrucLength {end}), {exc}", raw=body,
+            offset=end + exc.offset) from exc
+    names = {p.name for p in properties}
+    carried = (*properties, *(p for p in properties_of(rfh2.folders) if p.name not in names))
+    return Message(inner, body[end:], dlh, carried)

@@ -152,7 +152,7 @@ class Actor:
         """Decide and act for the message under the cursor; note it if it stays."""
         md = raw.md
         try:
-            msg = decode_dead_letter(md, raw.body, raw.properties)
+            msg = decode_dead_letter(md, raw.body, raw.properties, behind_rfh2=True)
         except MalformedMessageError as exc:
             p.no_dlh += 1
             p.left(put_at(md.put_date, md.put_time))

@@ -14,6 +14,8 @@ from dlqhandler.cli import main
 from dlqhandler.formats.dump_writer import DumpWriter
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.mq.properties import Property, PropertyType
+from dlqhandler.mq.rfh2 import MQRFH2, encode_rfh2, folders_of
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKLOG = ROOT / "samples" / "backlog-small.dmp"
@@ -121,3 +123,42 @@ def test_json_names_what_is_wrong_with_a_damaged_mqrfh2(
     assert "MQRFH2" in row["properties_error"]
     assert "of the message data" in row["properties_error"]
     assert "properties" not in row
+
+
+def test_a_dead_letter_with_the_mqrfh2_in_front_shows_its_mqdlh_and_properties(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A message unloaded from a PROPCTL(FORCE) DLQ (MQMD Format MQHRF2, the MQRFH2's
+    Format MQDEAD): decode shows the MQDLH behind the header, the header's properties
+    and rfh2_in_front; one whose MQRFH2 in front is damaged is an error naming the
+    header, the fault and its byte."""
+    props = (Property("jms.Dst", PropertyType.STRING, "queue:///APP.IN"),
+             Property("Items", PropertyType.INT32, 7))
+    original = MQMD(format="MQSTR", encoding=546, coded_char_set_id=1208,
+                    msg_id=b"FORCED".ljust(24, b"\0"))
+    dead = Message.dead_letter(original, b"{}", reason=2053, dest_q_name="APP.IN",
+                               dest_q_mgr_name="QM1")
+    header = encode_rfh2(MQRFH2(546, 1208, "MQDEAD", folders=folders_of(props)),
+                         encoding=546, ccsid=1208)
+    damaged = struct.pack("<4siiii8sii", b"RFH ", 2, 4000, 546, 1208, b"MQDEAD  ", 0, 1208)
+    md = dead.md.replace(format="MQHRF2")
+    dump = tmp_path / "forced.dmp"
+    with dump.open("wb") as out, DumpWriter(out, qmgr="QM1", queue="DLQ") as writer:
+        writer.write(Message(md, header + dead.body))
+        writer.write(Message(md.replace(msg_id=b"DAMAGED".ljust(24, b"\0")),
+                             damaged + dead.body))
+    assert main(["decode", str(dump), "--format", "json"]) == 0
+    forced, broken = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert (forced["reason_name"], forced["dest_q_name"], forced["format"]) == (
+        "MQRC_Q_FULL", "APP.IN", "MQSTR")
+    assert forced["rfh2_in_front"] is True
+    assert forced["properties"] == {"jms.Dst": {"type": "string", "value": "queue:///APP.IN"},
+                                    "Items": {"type": "i4", "value": 7}}
+    assert forced["length"] == len(header + dead.body)
+    assert "MQMD Format is 'MQHRF2'" in broken["error"]
+    assert "bad StrucLength 4000" in broken["error"]
+    assert "reason_name" not in broken
+    assert main(["decode", str(dump)]) == 0
+    first, second = capsys.readouterr().out.splitlines()
+    assert "MQRC_Q_FULL" in first
+    assert "APP.IN@QM1" in first
+    assert "no valid MQDLH: MQMD Format is 'MQHRF2'" in second

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
-from dlqhandler.errors import DecodeError
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dlqhandler.errors import DecodeError, MalformedMessageError
 from dlqhandler.mq import MQMD, Message, decode_dead_letter
+from dlqhandler.mq.properties import Property, PropertyType
+from dlqhandler.mq.rfh2 import MQRFH2, encode_rfh2, folders_of
 
 
 def test_message_without_dlh_strips_to_itself() -> None:
@@ -43,3 +49,47 @@ def test_mqmd_byte_fields_are_padded_bytes() -> None:
     assert md.correl_id == b"C" + bytes(23)
     with pytest.raises(DecodeError, match="msg_id"):
         MQMD(msg_id=bytes(25))
+
+
+@pytest.mark.parametrize(("encoding", "ccsid", "header_ccsid"),
+                         [(546, 1208, 1208), (273, 500, 500), (546, 819, -2)])
+def test_a_dead_letter_behind_an_mqrfh2_is_decoded_as_a_handle_get_returns_it(
+        encoding: int, ccsid: int, header_ccsid: int) -> None:
+    """MQMD Format MQHRF2, the MQRFH2's Format MQDEAD (what a PROPCTL(FORCE) DLQ hands
+    out): the MQDLH behind the header is decoded in the header's Encoding and CCSID
+    (-2, MQCCSI_INHERIT, is the MQMD's), the header's properties become the message's,
+    and the message is the one a get with a message handle returns."""
+    props = (Property("jms.Dst", PropertyType.STRING, "queue:///APP.IN"),
+             Property("Items", PropertyType.INT32, 7))
+    original = MQMD(format="MQSTR", encoding=546, coded_char_set_id=1208,
+                    msg_id=b"M".ljust(24, b"\0"))
+    dead = Message.dead_letter(original, b"data", reason=2053, dest_q_name="APP.IN",
+                               encoding=encoding, ccsid=ccsid, properties=props)
+    header = encode_rfh2(MQRFH2(encoding, header_ccsid, "MQDEAD", folders=folders_of(props)),
+                         encoding=encoding, ccsid=ccsid)
+    md = dead.md.replace(format="MQHRF2")
+    got = decode_dead_letter(md, header + dead.body, behind_rfh2=True)
+    assert got == dead
+    assert got.strip_dead_letter_header().md.format == "MQSTR"
+    assert got.strip_dead_letter_header().properties == props
+    # Without behind_rfh2 (the drain's and the report's reader): not a dead letter, and
+    # the reason says why.
+    with pytest.raises(MalformedMessageError,
+                       match=re.escape("MQMD Format is 'MQHRF2', not 'MQDEAD'; data does not")):
+        decode_dead_letter(md, header + dead.body)
+
+
+@given(st.binary(max_size=300))
+def test_arbitrary_data_behind_an_mqhrf2_format_raises_only_our_error(data: bytes) -> None:
+    """Whatever follows an MQMD whose Format is MQHRF2, decode_dead_letter returns a dead
+    letter or raises MalformedMessageError (raw bytes and offset kept)."""
+    for prefix in (b"", encode_rfh2(MQRFH2(546, 1208, "MQDEAD"), encoding=546, ccsid=1208)):
+        raised: list[MalformedMessageError] = []
+        try:
+            decode_dead_letter(MQMD(format="MQHRF2", encoding=546, coded_char_set_id=1208),
+                               prefix + data, behind_rfh2=True)
+        except MalformedMessageError as exc:
+            raised.append(exc)
+        for exc in raised:
+            assert exc.raw == prefix + data
+            assert 0 <= exc.offset <= len(prefix + data)
