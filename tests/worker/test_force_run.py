@@ -9,6 +9,7 @@ from __future__ import annotations
 import struct
 
 from dlqhandler.mq import MQMD, Message
+from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
 from dlqhandler.mq.rfh2 import MQRFH2, Folder, encode_rfh2
 from tests.worker.helpers import RunCli, browse, dead_letter, define, load, msg_id
 from tests.worker.test_properties_run import JMS, RULES
@@ -110,3 +111,28 @@ def test_a_damaged_mqrfh2_in_front_is_reported_and_left(qm, ledger,
     assert len(placed[DLQ]) == 4
     [forwarded] = placed["TARGET"]
     assert (forwarded.body, forwarded.properties) == (b"good", JMS[:3])
+
+
+def test_a_group_on_a_force_dlq_moves_whole_with_its_properties(qm, ledger,
+                                                               run_cli: RunCli) -> None:
+    """A message group whose members the PROPCTL(FORCE) DLQ hands over with an MQRFH2
+    in front: the group path finds each member's MQDLH and moves the group whole, in
+    order, each member with its own properties as properties."""
+    define(qm, "APP.GRP")
+    gid = b"GROUP FORCED".ljust(24, b"\x00")
+    members = [dead_letter(f"member {seq}", destq="APP.GRP", tag=f"GRP{seq}", group_id=gid,
+                           msg_seq_number=seq, properties=JMS[seq:seq + 2],
+                           msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == 3 else MQMF_MSG_IN_GROUP)
+               for seq in (1, 2, 3)]
+    load(qm, members)
+    book = ledger()
+    qm.admin().alter_queue(DLQ, {"PROPCTL": "FORCE"})
+
+    run = run_cli("RETRYINT(0) WAIT(NO)\nACTION(RETRY)\n")
+
+    assert run.rc == 0, run.err
+    assert run.events("message_without_dlh") == []
+    qm.admin().alter_queue(DLQ, {"PROPCTL": "COMPAT"})
+    placed = book.check(["APP.GRP"])
+    assert [(m.body, m.properties) for m in placed["APP.GRP"]] == [
+        (f"member {seq}".encode(), JMS[seq:seq + 2]) for seq in (1, 2, 3)]
