@@ -139,6 +139,9 @@ def _overview(report: dict[str, Any]) -> str:
              ("unreadable", _n(report["unreadable"]["count"])),
              ("oldest put", (report["oldest"] or "-").replace("T", " ")),
              ("newest put", (report["newest"] or "-").replace("T", " "))]
+    if "selection" in report:
+        cards.append((f"left out (not {report['selection']['described']})",
+                      _n(report["selection"]["left_out"])))
     if "rules" in report:
         cards.append(("left on the DLQ", _n(report["rules"]["left_on_dlq"])))
     if "compare" in report:

@@ -16,6 +16,16 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
     total = report["total"]
     lines = [(f"Report on {source}: {total:,} messages ({report['no_dlh']:,} without MQDLH, "
              f"{report['unreadable']['count']:,} unreadable) as of {report['as_of']}")]
+    selection = report.get("selection")
+    if selection:
+        causes = selection["left_out_by_cause"]
+        why = ", ".join(f"{n:,} {label}" for n, label in (
+            (causes["too_new"], f"dead-lettered under {selection['older_than']} ago"),
+            (causes["too_old"], f"dead-lettered over {selection['newer_than']} ago"),
+            (causes["no_put_time"], "without a readable put time")) if n)
+        lines.append(f"  selected: messages {selection['described']} "
+                     f"({selection['selected']:,}); left out {selection['left_out']:,}"
+                     + (f": {why}" if why else ""))
     if report["by_reason"]:
         lines.append("  top reasons:")
         for r in report["by_reason"][:_TOP]:
