@@ -163,8 +163,8 @@ def _content(report: dict[str, Any]) -> list[str]:
         _table(["reason", "name", "count"], reasons, ["reason", "name", "count"]))]
     age = {a["bucket"]: a["count"] for a in report["age"]}
     parts.append(_section(
-        "Age", f"Time from the MQDLH put time (GMT) to {report['as_of']}; unknown when the "
-               "put date or time is blank or invalid.",
+        "Age", f"Time from the MQDLH put time (GMT; the MQMD's when the MQDLH's is blank) "
+               f"to {report['as_of']}; unknown when the put date or time is unreadable.",
         column_chart("Messages by age", [Bar(b, age.get(b, 0), color=PALETTE[5]
                                              if b == "unknown" else PALETTE[1])
                                          for b in AGE_ORDER]),

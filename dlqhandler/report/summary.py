@@ -36,7 +36,7 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
         lines.append(f"  oldest put {report['oldest']}, newest put {report['newest']}")
     unknown = next((a["count"] for a in report["age"] if a["bucket"] == "unknown"), 0)
     if unknown:
-        lines.append(f"  {unknown:,} messages with a blank or invalid MQDLH put time")
+        lines.append(f"  {unknown:,} messages without a readable put time")
     rules = report.get("rules")
     if rules:
         actions = (", ".join(f"{a['action']} {a['count']:,}" for a in rules["by_action"])
