@@ -25,8 +25,9 @@ from dlqhandler.cli.exitcodes import ExitCode, for_mq_reason
 from dlqhandler.config import load_settings
 from dlqhandler.errors import ConfigError, MQIError
 from dlqhandler.logs import configure_logging
+from dlqhandler.mq.ages import parse_duration
 from dlqhandler.mq.names import validate_qmgr_name, validate_queue_name
-from dlqhandler.worker.selection import Selector, parse_duration
+from dlqhandler.worker.selection import Selector
 
 __all__ = ["register"]
 

@@ -1,11 +1,15 @@
 """``dlqhandler report``: what is on a dead-letter queue, and what a table would do to it.
 
     dlqhandler report (--input PATH... | -m QMGR [--queue Q]) [--rules FILE
-                      [--compare OLD_FILE]] [--as-of TIMESTAMP] --output DIR
+                      [--compare OLD_FILE]] [--as-of TIMESTAMP]
+                      [--older-than AGE] [--newer-than AGE] --output DIR
 
 Read-only: with ``-m`` the queue is browsed into a snapshot (the drain's own
 ``snapshot_queue``), never got from. Writes ``DIR/report.json`` and
-``DIR/report.html`` and prints a short summary.
+``DIR/report.html`` and prints a short summary. ``--older-than``/``--newer-than``
+select by the time since a message was dead-lettered, by ``run``'s rule
+(:class:`dlqhandler.mq.ages.AgeWindow`), measured at ``--as-of`` (default: when the
+command starts); the report counts the selected messages and says how many it left out.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from dlqhandler.cli.lint import render
 from dlqhandler.config import load_settings
 from dlqhandler.errors import ConfigError, DumpFormatError
 from dlqhandler.logs import configure_logging
+from dlqhandler.mq.ages import AgeWindow
 from dlqhandler.report import render_html, summary_lines
 from dlqhandler.rules import RuleSet, Severity, compile_rules
 from dlqhandler.rules.lexer import source_lines
@@ -72,6 +77,14 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         "from this (old) table to --rules")
     p.add_argument("--as-of", metavar="TIMESTAMP",
                    help="ISO 8601 time the ages are measured to (default: now; no zone: UTC)")
+    p.add_argument("--older-than", metavar="AGE",
+                   help="report only on messages dead-lettered at least AGE before --as-of "
+                        "(MQDLH PutDate/PutTime, as run --older-than), e.g. 7d, 12h, 30m, "
+                        "90s, 2w; the report says how many it left out")
+    p.add_argument("--newer-than", metavar="AGE",
+                   help="report only on messages dead-lettered at most AGE before --as-of; "
+                        "with --older-than, the messages between the two (--newer-than "
+                        "must not be shorter)")
     p.add_argument("--output", type=Path, required=True, metavar="DIR",
                    help="new or empty local directory for report.json and report.html")
     p.add_argument("--overwrite", action="store_true",
@@ -151,6 +164,10 @@ def _run(args: argparse.Namespace) -> int:
     if problem:
         raise _UsageError(problem)
     as_of = parse_as_of(args.as_of)
+    try:
+        ages = AgeWindow.parse(args.older_than, args.newer_than)
+    except ConfigError as exc:
+        raise _UsageError(str(exc)) from exc
     settings = load_settings()
     configure_logging(level=settings.log_level)
     new = old = None
@@ -172,7 +189,7 @@ def _run(args: argparse.Namespace) -> int:
         raise _UsageError(str(exc)) from exc
     print_input_notes(_PROG, inputs)
     try:
-        gathered = _gather(args, settings, inputs, as_of=as_of, new=new, old=old)
+        gathered = _gather(args, settings, inputs, as_of=as_of, ages=ages, new=new, old=old)
         if isinstance(gathered, int):
             return gathered
         report, source = gathered
@@ -194,7 +211,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _gather(args: argparse.Namespace, settings: Any, inputs: InputSet, *, as_of: datetime,
-            new: RuleSet | None, old: RuleSet | None) -> tuple[dict[str, Any], str] | int:
+            ages: AgeWindow, new: RuleSet | None,
+            old: RuleSet | None) -> tuple[dict[str, Any], str] | int:
     """The report object and what was read, or an exit code."""
     with tempfile.TemporaryDirectory(prefix="dlqhandler-report-") as tmp:
         if args.qmgr is not None:
@@ -212,8 +230,8 @@ def _gather(args: argparse.Namespace, settings: Any, inputs: InputSet, *, as_of:
         else:
             queue, local = None, ""
             source = ""
-        report, inputs, spark_log = _spark_report(args, inputs, as_of=as_of, new=new,
-                                                  old=old, queue=queue, local=local)
+        report, inputs, spark_log = _spark_report(args, inputs, as_of=as_of, ages=ages,
+                                                  new=new, old=old, queue=queue, local=local)
         if args.qmgr is None:
             files = inputs.files
             source = ", ".join(files[:3]) + (
@@ -224,7 +242,7 @@ def _gather(args: argparse.Namespace, settings: Any, inputs: InputSet, *, as_of:
 
 
 def _spark_report(args: argparse.Namespace, inputs: InputSet, *, as_of: datetime,
-                  new: RuleSet | None, old: RuleSet | None, queue: str | None,
+                  ages: AgeWindow, new: RuleSet | None, old: RuleSet | None, queue: str | None,
                   local: str) -> tuple[dict[str, Any], InputSet, Path | None]:
     """Build the report on Spark; Spark's own log lines go to a log file (as the
     drain's do) unless --verbose or under spark-submit."""
@@ -250,6 +268,6 @@ def _spark_report(args: argparse.Namespace, inputs: InputSet, *, as_of: datetime
     except DumpFormatError as exc:
         raise _UsageError(str(exc)) from exc
     options = ReportOptions(as_of=as_of, ruleset=new, old_ruleset=old, input_queue=queue,
-                            local_qmgr=local, top=args.top)
+                            local_qmgr=local, top=args.top, ages=ages)
     return build_report(messages, options), inputs, spark_log
 

@@ -139,6 +139,9 @@ def _overview(report: dict[str, Any]) -> str:
              ("unreadable", _n(report["unreadable"]["count"])),
              ("oldest put", (report["oldest"] or "-").replace("T", " ")),
              ("newest put", (report["newest"] or "-").replace("T", " "))]
+    if "selection" in report:
+        cards.append((f"left out (not {report['selection']['described']})",
+                      _n(report["selection"]["left_out"])))
     if "rules" in report:
         cards.append(("left on the DLQ", _n(report["rules"]["left_on_dlq"])))
     if "compare" in report:
@@ -160,8 +163,8 @@ def _content(report: dict[str, Any]) -> list[str]:
         _table(["reason", "name", "count"], reasons, ["reason", "name", "count"]))]
     age = {a["bucket"]: a["count"] for a in report["age"]}
     parts.append(_section(
-        "Age", f"Time from the MQDLH put time (GMT) to {report['as_of']}; unknown when the "
-               "put date or time is blank or invalid.",
+        "Age", f"Time from the MQDLH put time (GMT; the MQMD's when the MQDLH's is blank) "
+               f"to {report['as_of']}; unknown when the put date or time is unreadable.",
         column_chart("Messages by age", [Bar(b, age.get(b, 0), color=PALETTE[5]
                                              if b == "unknown" else PALETTE[1])
                                          for b in AGE_ORDER]),

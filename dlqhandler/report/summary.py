@@ -16,6 +16,16 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
     total = report["total"]
     lines = [(f"Report on {source}: {total:,} messages ({report['no_dlh']:,} without MQDLH, "
              f"{report['unreadable']['count']:,} unreadable) as of {report['as_of']}")]
+    selection = report.get("selection")
+    if selection:
+        causes = selection["left_out_by_cause"]
+        why = ", ".join(f"{n:,} {label}" for n, label in (
+            (causes["too_new"], f"dead-lettered under {selection['older_than']} ago"),
+            (causes["too_old"], f"dead-lettered over {selection['newer_than']} ago"),
+            (causes["no_put_time"], "without a readable put time")) if n)
+        lines.append(f"  selected: messages {selection['described']} "
+                     f"({selection['selected']:,}); left out {selection['left_out']:,}"
+                     + (f": {why}" if why else ""))
     if report["by_reason"]:
         lines.append("  top reasons:")
         for r in report["by_reason"][:_TOP]:
@@ -26,7 +36,7 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
         lines.append(f"  oldest put {report['oldest']}, newest put {report['newest']}")
     unknown = next((a["count"] for a in report["age"] if a["bucket"] == "unknown"), 0)
     if unknown:
-        lines.append(f"  {unknown:,} messages with a blank or invalid MQDLH put time")
+        lines.append(f"  {unknown:,} messages without a readable put time")
     rules = report.get("rules")
     if rules:
         actions = (", ".join(f"{a['action']} {a['count']:,}" for a in rules["by_action"])

@@ -3,11 +3,15 @@
 Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.extract`
 (``error``, ``has_dlh``, ``md_*``, ``dlh_*``), then one aggregation job:
 
-1. :func:`facts` keeps the few columns the report needs, adds the MQDLH put time as
-   epoch seconds (GMT; null when blank or invalid) and, with rules tables, the
-   decisions of :func:`dlqhandler.spark.classify.classify` (the drain's own back end).
+1. :func:`facts` keeps the few columns the report needs, adds the time the message was
+   dead-lettered (:func:`dlqhandler.spark.ages.dead_lettered_epoch`: the MQDLH's put
+   time, the rule ``run`` ages by; null when blank or invalid), with ``--older-than``
+   or ``--newer-than`` where the message stands against them (``age_status``), and,
+   with rules tables, the decisions of :func:`dlqhandler.spark.classify.classify`
+   (the drain's own back end).
 2. :func:`dimension_rows` turns every message into one row per dimension it counts in
    (``state``, ``reason``, ``destination``, ...): a DataFrame of ``(dim, key, ...)``.
+   A message the age selectors leave out counts in ``selection`` alone.
 3. :func:`top_counts` groups by ``(dim, key)`` and keeps the ``top`` biggest keys of each
    dimension plus one ``other`` row, so what reaches the driver is bounded by the number
    of dimensions times ``top``, whatever the backlog's size.
@@ -22,6 +26,7 @@ import struct
 from typing import Any
 
 from dlqhandler.rules import RuleSet
+from dlqhandler.spark.ages import age_status, dead_lettered_epoch
 from dlqhandler.spark.classify import classify
 from dlqhandler.spark.report_json import assemble
 from dlqhandler.spark.report_options import ReportOptions
@@ -32,24 +37,6 @@ __all__ = ["AGE_BUCKETS", "ReportOptions", "build_report", "dimension_rows", "fa
 AGE_BUCKETS: tuple[tuple[str, int | None], ...] = (
     ("<1h", 3600), ("1h-1d", 86400), ("1d-7d", 7 * 86400), (">7d", None))
 _SAMPLE_SEEDS = (17, 29, 43)  # three independent hash orders: three sample MsgIds
-
-
-def _put_epoch() -> Any:
-    """MQDLH PutDate (YYYYMMDD) + PutTime (HHMMSSTH, GMT) as epoch seconds, or null."""
-    from pyspark.sql import functions as F
-
-    date = F.coalesce(F.col("dlh_put_date"), F.lit(""))
-    time = F.coalesce(F.col("dlh_put_time"), F.lit(""))
-    well_formed = date.rlike(r"^[0-9]{8}$") & time.rlike(r"^[0-9]{6}([0-9]{2})?$")
-
-    def part(text: Any, start: int, length: int) -> Any:
-        return F.substring(text, start, length).cast("int")
-
-    stamp = F.try_make_timestamp(part(date, 1, 4), part(date, 5, 2), part(date, 7, 2),
-                                 part(time, 1, 2), part(time, 3, 2), part(time, 5, 2),
-                                 F.lit("UTC"))
-    return F.when(well_formed & (F.col("has_dlh") == F.lit(True)),
-                  F.unix_timestamp(stamp))
 
 
 def _decision_columns(frame: Any, ruleset: RuleSet, options: ReportOptions,
@@ -81,7 +68,11 @@ def facts(messages: Any, options: ReportOptions) -> Any:
     state = (F.when(F.col("error").isNotNull(), F.lit("unreadable"))
              .when(F.col("has_dlh") == F.lit(True), F.lit("dlh"))
              .otherwise(F.lit("no_dlh")))
-    frame = messages.withColumns({"state": state, "put_epoch": _put_epoch()})
+    frame = messages.withColumns({"state": state, "put_epoch": dead_lettered_epoch()})
+    if options.ages.active:
+        frame = frame.withColumn("age_status", age_status(options.ages,
+                                                          options.as_of.timestamp(),
+                                                          F.col("put_epoch")))
     if options.ruleset is not None:
         frame = _decision_columns(frame, options.ruleset, options, "new")
     if options.old_ruleset is not None:
@@ -89,6 +80,7 @@ def facts(messages: Any, options: ReportOptions) -> Any:
     keep = ["state", "error", "md_msg_id", "dlh_reason", "dlh_dest_q_name",
             "dlh_dest_q_mgr_name", "dlh_put_appl_name", "put_epoch"]
     keep += [c for c in frame.columns if c.startswith(("new_", "old_"))]
+    keep += ["age_status"] if options.ages.active else []
     return frame.select(*keep)
 
 
@@ -125,12 +117,14 @@ def _msg_id_longs(msg_id: Any) -> list[Any]:
 _MSG_ID_LONGS = 3
 
 
-_UNBOUNDED = ("state", "age", "chosen", "matched")  # bounded by the table or by design
+_UNBOUNDED = ("state", "age", "chosen", "matched", "selection")  # bounded by the table or by design
 _NULL = "\x00"  # a null key part (MQ text never holds NUL after decoding)
 _SEP = "\x01"  # between the parts of a key
 
 
-def _age_bucket(as_of: int) -> Any:
+def _age_bucket(as_of: float) -> Any:
+    """The age bucket at ``as_of``; ages are compared as ``--older-than`` compares them
+    (``>7d`` holds exactly what ``--older-than 7d`` selects)."""
     from pyspark.sql import functions as F
 
     age = F.lit(as_of) - F.col("put_epoch")
@@ -149,11 +143,14 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
     errors by their text; with a table, ``chosen`` (line, action, has-MQDLH,
     unplaceable) and ``matched`` (one row per matching rule line); with a second
     table, ``change`` (old and new action, queue and line) for changed messages.
+    With age selectors, ``selection`` counts every record by its ``age_status`` and
+    the other dimensions count the selected messages only.
     """
     from pyspark.sql import functions as F
 
     dlh = F.col("state") == F.lit("dlh")
-    as_of = int(options.as_of.timestamp())
+    as_of = options.as_of.timestamp()
+    second = F.floor(F.col("put_epoch"))  # the time in whole seconds, for oldest and newest
     rows = [
         _row("state", F.col("state")),
         F.when(F.col("state") == F.lit("unreadable"), _row("unreadable", F.col("error"))),
@@ -161,8 +158,8 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
         F.when(dlh, _row("destination", F.col("dlh_dest_q_name"),
                          F.col("dlh_dest_q_mgr_name"))),
         F.when(dlh, _row("application", F.col("dlh_put_appl_name"))),
-        F.when(dlh, _row("age", _age_bucket(as_of), epoch=F.col("put_epoch"))),
-        F.when(F.col("put_epoch").isNotNull(),
+        F.when(dlh, _row("age", _age_bucket(as_of), epoch=second)),
+        F.when(dlh & F.col("put_epoch").isNotNull(),
                _row("hour", F.floor(F.col("put_epoch") / F.lit(3600)) * F.lit(3600))),
     ]
     extra = []
@@ -184,6 +181,10 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
     every = F.array(*rows)
     if extra:
         every = F.concat(every, *extra)
+    if options.ages.active:  # a message left out counts in "selection" and nowhere else
+        chosen = _row("selection", F.col("age_status"))
+        every = F.when(F.col("age_status") == F.lit("selected"),
+                       F.concat(F.array(chosen), every)).otherwise(F.array(chosen))
     return (frame.select(F.explode(every).alias("r")).filter(F.col("r").isNotNull())
             .select("r.*"))
 

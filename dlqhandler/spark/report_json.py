@@ -2,7 +2,9 @@
 
 Pure Python on the driver, over at most ``top + 1`` rows per dimension. Every count is
 a number of messages; lists are sorted by count, descending (ties by key); a list cut
-at ``top`` ends with one row whose fields are null and ``other`` is true.
+at ``top`` ends with one row whose fields are null and ``other`` is true. With
+``--older-than``/``--newer-than``, ``selection`` says which were applied and how many
+records they left out (by cause); every other count is of the selected messages.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
+from dlqhandler.mq.ages import duration_text
 from dlqhandler.mq.constants import value_to_name
 from dlqhandler.spark.report_options import ReportOptions
 
@@ -118,6 +121,24 @@ def _compare(rows: list[dict[str, Any]], options: ReportOptions) -> dict[str, An
             "changed": sum(t["count"] for t in transitions), "transitions": transitions}
 
 
+def _selection(rows: list[dict[str, Any]], options: ReportOptions) -> dict[str, Any]:
+    """Which age selectors were applied, and how many records each cause left out."""
+    ages = options.ages
+    counts = Counter({r["key"][0]: r["count"] for r in rows})
+    left = {"too_new": counts["too_new"], "too_old": counts["too_old"],
+            "no_put_time": counts["no_put_time"]}
+    return {
+        "older_than": None if ages.older_than is None else duration_text(ages.older_than),
+        "newer_than": None if ages.newer_than is None else duration_text(ages.newer_than),
+        "older_than_seconds": ages.older_than,
+        "newer_than_seconds": ages.newer_than,
+        "described": ages.describe(),
+        "selected": counts["selected"],
+        "left_out": sum(left.values()),
+        "left_out_by_cause": left,
+    }
+
+
 def assemble(collected: list[dict[str, Any]], options: ReportOptions) -> dict[str, Any]:
     """The report object from the collected rows (see the module docstring)."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -148,6 +169,8 @@ def assemble(collected: list[dict[str, Any]], options: ReportOptions) -> dict[st
         "arrivals": [{**d, "hour": iso_time(d["hour"])} for d in
                      _listing(rows["hour"], ("hour",), (_int,))],
     }
+    if options.ages.active:
+        report["selection"] = _selection(rows["selection"], options)
     if options.ruleset is not None:
         report["rules"] = _rules(rows, options)
     if options.old_ruleset is not None:

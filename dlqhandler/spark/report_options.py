@@ -1,11 +1,12 @@
-"""What a backlog report is asked for: the time ages are measured to, the tables, the
-list bound."""
+"""What a backlog report is asked for: the time ages are measured to, the age selectors,
+the tables, the list bound."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
+from dlqhandler.mq.ages import AgeWindow
 from dlqhandler.rules import RuleSet
 
 __all__ = ["ReportOptions"]
@@ -13,7 +14,8 @@ __all__ = ["ReportOptions"]
 
 @dataclass(frozen=True, slots=True)
 class ReportOptions:
-    """What to report on: ``as_of`` (aware), the tables, the list bound ``top``."""
+    """What to report on: ``as_of`` (aware; ages are measured to it), the messages
+    ``ages`` selects (all by default), the tables, the list bound ``top``."""
 
     as_of: datetime
     ruleset: RuleSet | None = None
@@ -21,3 +23,4 @@ class ReportOptions:
     input_queue: str | None = None
     local_qmgr: str = ""
     top: int = 1000
+    ages: AgeWindow = field(default_factory=AgeWindow)

@@ -50,6 +50,7 @@ from dlqhandler.acting import (
     refusal,
 )
 from dlqhandler.errors import MalformedMessageError
+from dlqhandler.mq.ages import dead_lettered_at, put_at
 from dlqhandler.mq.constants import reason_name
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.qmgr.attempts import (
@@ -60,7 +61,6 @@ from dlqhandler.qmgr.attempts import (
 )
 from dlqhandler.qmgr.port import Queue, QueueManager
 from dlqhandler.rules import Decision, Matcher, RuleSet
-from dlqhandler.worker.ages import dead_lettered_at, put_at
 from dlqhandler.worker.group_acting import handle_group
 from dlqhandler.worker.groups import in_group
 from dlqhandler.worker.options import HandlerOptions

@@ -5,36 +5,25 @@
   keywords, wildcards and symbolic names work); a message is selected when the
   pattern matches it, and the handler leaves every other message alone.
   ``--older-than 7d`` / ``--newer-than 2h`` select by age: the time since the
-  message was dead-lettered (the MQDLH's PutDate/PutTime, :mod:`.ages`); a
-  message without a readable time is not selected by an age.
+  message was dead-lettered (the MQDLH's PutDate/PutTime), measured when the
+  message is examined, by the rule ``report`` shares
+  (:class:`dlqhandler.mq.ages.AgeWindow`); a message without a readable time is
+  not selected by an age.
 * :class:`RateLimiter`: ``--max-rate N`` actions per second (token bucket).
 """
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable
 
 from dlqhandler.errors import ConfigError
+from dlqhandler.mq.ages import AgeWindow, dead_lettered_at
 from dlqhandler.mq.message import Message
 from dlqhandler.rules import Matcher, compile_rules
-from dlqhandler.worker.ages import dead_lettered_at
 
-__all__ = ["RateLimiter", "Selector", "parse_duration"]
-
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhdw])")
-_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-def parse_duration(text: str, option: str) -> float:
-    """``90s``, ``30m``, ``2h``, ``7d``, ``1w`` as seconds; ConfigError naming ``option``."""
-    found = _DURATION.fullmatch(text.strip().lower())
-    if found is None:
-        raise ConfigError(f"{option} {text!r} is not a duration: a number and a unit, "
-                          "s, m, h, d or w (e.g. 7d, 2h, 30m)")
-    return float(found.group(1)) * _UNIT[found.group(2)]
+__all__ = ["RateLimiter", "Selector"]
 
 
 class Selector:
@@ -44,7 +33,7 @@ class Selector:
                  older_than: float | None = None, newer_than: float | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.msg_ids = frozenset(msg_ids or ())
-        self.older_than, self.newer_than = older_than, newer_than
+        self.ages = AgeWindow(older_than, newer_than)
         self._clock = clock
         self._matcher: Matcher | None = None
         if match:
@@ -58,8 +47,7 @@ class Selector:
     @classmethod
     def parse(cls, msgids: list[str] | None, match: str | None, *,
               older_than: str | None = None, newer_than: str | None = None) -> Selector:
-        older = parse_duration(older_than, "--older-than") if older_than else None
-        newer = parse_duration(newer_than, "--newer-than") if newer_than else None
+        ages = AgeWindow.parse(older_than, newer_than)
         ids = []
         for text in msgids or ():
             try:
@@ -69,26 +57,19 @@ class Selector:
             if not 0 < len(raw) <= 24:
                 raise ConfigError(f"--msgid {text!r} must be 1 to 24 bytes")
             ids.append(raw.ljust(24, b"\x00"))
-        return cls(ids, match, older_than=older, newer_than=newer)
+        return cls(ids, match, older_than=ages.older_than, newer_than=ages.newer_than)
 
     @property
     def active(self) -> bool:
-        return (bool(self.msg_ids) or self._matcher is not None
-                or self.older_than is not None or self.newer_than is not None)
+        return bool(self.msg_ids) or self._matcher is not None or self.ages.active
 
     def selects(self, message: Message) -> bool:
         """True when the run may act on this (decoded) message."""
         if self.msg_ids and message.md.msg_id not in self.msg_ids:
             return False
-        if self.older_than is not None or self.newer_than is not None:
-            when = dead_lettered_at(message)
-            if when is None:
-                return False
-            age = self._clock() - when
-            if self.older_than is not None and age < self.older_than:
-                return False
-            if self.newer_than is not None and age > self.newer_than:
-                return False
+        if self.ages.active and not self.ages.admits(dead_lettered_at(message),
+                                                     self._clock()):
+            return False
         if self._matcher is not None:
             return bool(self._matcher.decide(message, 0).rule is not None)
         return True

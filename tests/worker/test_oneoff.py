@@ -17,8 +17,9 @@ from structlog.testing import capture_logs
 
 from dlqhandler.cli import main
 from dlqhandler.cli._oneoff import Progress
+from dlqhandler.mq.ages import parse_duration
 from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP, MQRC_Q_FULL
-from dlqhandler.worker.selection import Selector, parse_duration
+from dlqhandler.worker.selection import Selector
 from dlqhandler.worker.stats import RunStats
 from tests.worker.helpers import DLQ, DLQHANDLER, Run, browse, dead_letter, define, load
 
@@ -162,6 +163,8 @@ def test_a_dry_run_needs_no_reason_and_changes_nothing(qm, ledger, cli) -> None:
     (["--older-than", "seven days", "--action", "discard", "--reason", "x"],
      "--older-than 'seven days' is not a duration"),
     (["--newer-than", "2", "--action", "discard", "--reason", "x"], "is not a duration"),
+    (["--older-than", "7d", "--newer-than", "2h", "--action", "discard", "--reason", "x"],
+     "--newer-than 2h is shorter than --older-than 7d"),
     (["--action", "discard", "--reason", "x"], "needs a selector"),
     (["--match", "REASON(MQRC_Q_FULL)", "--action", "retry", "--header", "no",
       "--reason", "x"], "--header goes with --action fwd"),
@@ -173,9 +176,10 @@ def test_a_dry_run_needs_no_reason_and_changes_nothing(qm, ledger, cli) -> None:
 def test_bad_one_off_options_are_refused_before_anything_moves(qm, ledger, cli, args,
                                                                says) -> None:
     """An unknown --action, a malformed fwd: target (MQ name rules), an age that is not a
-    duration, an action without a selector or without --reason (not a dry run), --header
-    without fwd:, an empty reason, an audit queue that is not an MQ name: exit 2 with a
-    message naming the option, nothing moved, no audit record."""
+    duration or a --newer-than shorter than --older-than (an empty window), an action
+    without a selector or without --reason (not a dry run), --header without fwd:, an
+    empty reason, an audit queue that is not an MQ name: exit 2 with a message naming
+    the option, nothing moved, no audit record."""
     define(qm, "APP.Q")
     _backlog(qm)
     book = ledger()

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 
 from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.mq.ages import put_at
 from dlqhandler.qmgr import connect
 from dlqhandler.rules import compile_rules
 from dlqhandler.worker import Handler, HandlerOptions
-from dlqhandler.worker.ages import put_at
 from dlqhandler.worker.metrics import HandlerMetrics, MetricsServer
 from dlqhandler.worker.selection import RateLimiter
 from tests.worker.helpers import (
