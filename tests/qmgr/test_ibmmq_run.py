@@ -238,15 +238,15 @@ def test_properties_set_through_ibms_library_survive_a_forward(world: dict[str, 
     from dlqhandler.mq.properties import Property, PropertyType
     from dlqhandler.qmgr.ibmmq.mapping import md_to_ibmmq
 
-    T, c, qm, standin = PropertyType, ibmmq.CMQC, world["qm"], world["standin"]
+    t, c, qm, standin = PropertyType, ibmmq.CMQC, world["qm"], world["standin"]
     define(qm, "TARGET.YES", "TARGET.NO", DEFAULT_STATUS_QUEUE)
-    expected = (Property("Color", T.STRING, "rouge é"), Property("Items", T.INT32, -7),
-                Property("Small", T.INT8, 5), Property("Short", T.INT16, 300),
-                Property("Big", T.INT64, 2**40), Property("Ratio", T.FLOAT32, 0.25),
-                Property("Weight", T.FLOAT64, 1e-300), Property("Urgent", T.BOOLEAN, True),
-                Property("Checksum", T.BYTE_STRING, b"\x00\xff"),
-                Property("Coupon", T.NULL, None), Property("jms.Cid", T.STRING, "ID:42"),
-                Property("Note", T.STRING, "n" * 3000))
+    expected = (Property("Color", t.STRING, "rouge é"), Property("Items", t.INT32, -7),
+                Property("Small", t.INT8, 5), Property("Short", t.INT16, 300),
+                Property("Big", t.INT64, 2**40), Property("Ratio", t.FLOAT32, 0.25),
+                Property("Weight", t.FLOAT64, 1e-300), Property("Urgent", t.BOOLEAN, True),
+                Property("Checksum", t.BYTE_STRING, b"\x00\xff"),
+                Property("Coupon", t.NULL, None), Property("jms.Cid", t.STRING, "ID:42"),
+                Property("Note", t.STRING, "n" * 3000))
     app = ibmmq.QueueManager(None)
     app.connect_with_options("QM1")
     dlq = ibmmq.Queue(app, DLQ, c.MQOO_OUTPUT | c.MQOO_SET_ALL_CONTEXT)
