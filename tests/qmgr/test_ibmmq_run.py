@@ -189,10 +189,10 @@ def test_run_through_ibmmq_with_faults_at_random_mqi_calls(world: dict[str, Any]
 
 def test_run_through_ibmmq_keeps_message_properties(world: dict[str, Any]) -> None:
     """Through IBM's library, as runmqdlq does it (a get into a message handle, the
-    queue's PROPCTL(COMPAT) putting them there, a put with MQPMO.OriginalMsgHandle and MQACTP_FORWARD):
-    forwarded with and without the MQDLH and retried, each message reaches its target
-    with the same properties (name, type, value) on the queue manager behind the
-    stand-in."""
+    queue's PROPCTL(COMPAT) putting them there, a put with MQPMO.OriginalMsgHandle and
+    MQACTP_FORWARD): forwarded with and without the MQDLH and retried, each message
+    reaches its target with the same properties (name, type, value) on the queue manager
+    behind the stand-in."""
     from dlqhandler.mq.properties import Property, PropertyType
 
     qm = world["qm"]
