@@ -308,7 +308,9 @@ class FakeMQ:
                 found = [p for p in props if p[0] == name.decode()]
                 if not found:
                     return None, 0, None, MQCC_FAILED, 2471
-                return str(found[0][1]), 0, None, 0, 0
+                value = found[0][1]  # as a string (the type probe)
+                text = ("TRUE" if value else "FALSE") if isinstance(value, bool) else str(value)
+                return text, 0, None, 0, 0
             at = fake._cursor.get(hmsg, -1) + 1 if impo.Options & 0x8 else 0
             if at >= len(props):
                 return None, 0, None, MQCC_FAILED, 2471

@@ -715,3 +715,31 @@ def test_settings_from_env_default_to_the_process_environment(
     s = ibmmq_settings_from_env()
     assert (s.qmgr, s.transport, s.reconnect_attempts) == ("QMENV", "bindings", 9)
     assert os.environ["DLQHANDLER_IBMMQ_QMGR"] == "QMENV"
+
+
+def test_a_reused_message_handle_is_emptied_before_its_next_get(fake: FakeMQ,
+                                                                 sleeps: list[float]) -> None:
+    """A pooled message handle that held a message's properties is emptied (MQDLTMP of
+    each) before another get uses it, so a get that leaves a handle as it was (a
+    PROPCTL(FORCE) queue) never returns another message's properties; the properties
+    read into the message are typed from IBM's value and length (a 4-byte integer
+    probed as a string: "TRUE" makes it a boolean)."""
+    from dlqhandler.mq.properties import Property, PropertyType
+
+    qm = make(sleeps, property_handles=1)
+    dlq = qm.open(DLQ)
+    for n in (1, 2, 3):
+        m = dead_letter(msg_id=f"M{n}".encode().ljust(24, b"\0"))
+        fake.queue_message(DLQ, m.md, m.body)
+    fake.handle_properties = [("Color", "red", 3), ("Items", 1, 4), ("Urgent", True, 4),
+                              ("Big", 2**40, 8)]
+    first = dlq.get(GetOptions(syncpoint=False))
+    assert first.properties == (Property("Color", PropertyType.STRING, "red"),
+                                Property("Items", PropertyType.INT32, 1),
+                                Property("Urgent", PropertyType.BOOLEAN, True),
+                                Property("Big", PropertyType.INT64, 2**40))
+    dlq.get(GetOptions(syncpoint=False))  # the first handle leaves the pool's memory
+    assert fake.of("MQDLTMP") == []
+    dlq.get(GetOptions(syncpoint=False))  # ... and is emptied before this get uses it
+    assert [c.target for c in fake.of("MQDLTMP")] == ["Color", "Items", "Urgent", "Big"]
+    assert fake.verbs().count("MQCRTMH") == 2
