@@ -410,13 +410,20 @@ class MessageHandle:
         raise mqi_error(MQRC_PROPERTY_NOT_AVAILABLE, name[:64])
 
     # MQINQMP
-    def inquire(self, name: str = "%", *, next: bool = False,
+    def inquire(self, name: str = "%", *, next: bool = False, under_cursor: bool = False,
                 type_: PropertyType | int | None = None) -> Property:
         """MQINQMP: the first property matching ``name`` (``next``: MQIMPO_INQ_NEXT, the
-        one after the last returned for the same name), converted to ``type_`` when given
+        one after the last returned for the same name; ``under_cursor``:
+        MQIMPO_INQ_PROP_UNDER_CURSOR, the one the last inquiry returned, or failed on
+        because its value did not fit), converted to ``type_`` when given
         (MQIMPO_CONVERT_TYPE). MQRC_PROPERTY_NOT_AVAILABLE (2471) when there is none."""
         self._check()
         pattern = check_name(name, wildcard=True)
+        if under_cursor:
+            current = self._props.get(self._cursor[1]) if self._cursor is not None else None
+            if current is None:
+                raise mqi_error(MQRC_PROPERTY_NOT_AVAILABLE, "no property under the cursor")
+            return current if type_ is None else convert(current, type_)
         after = (self._cursor[1] if next and self._cursor is not None
                  and self._cursor[0] == pattern else None)
         matches = self._matching(pattern)
@@ -426,9 +433,8 @@ class MessageHandle:
         if not matches:
             raise mqi_error(MQRC_PROPERTY_NOT_AVAILABLE, name[:64])
         found = matches[0]
-        result = found if type_ is None else convert(found, type_)
         self._cursor = (pattern, found.name)
-        return result
+        return found if type_ is None else convert(found, type_)
 
     def _matching(self, pattern: str) -> list[Property]:
         if pattern.endswith("%"):

@@ -16,8 +16,9 @@ and any unexpected Python error (which a call reports as MQRC_UNEXPECTED_ERROR).
 Message handles are the port's (:class:`dlqhandler.mq.properties.MessageHandle`): an
 MQGET with one receives the message's properties as the embedded queue manager
 delivers them (MQGMO_PROPERTIES_*, the queue's PROPCTL), an MQPUT passes
-MQPMO.OriginalMsgHandle/NewMsgHandle/Action on. What the port cannot do is refused
-as IBM documents: MQSETMP/MQINQMP/MQDLTMP (not yet), publish/subscribe,
+MQPMO.OriginalMsgHandle/NewMsgHandle/Action on; MQSETMP, MQINQMP and MQDLTMP are the
+handle's own calls (:mod:`tests.mqi.props`). What the port cannot do is refused
+as IBM documents: publish/subscribe,
 asynchronous consume, MQSET, MQSTAT and MQBEGIN return MQRC_FUNCTION_NOT_SUPPORTED.
 """
 
@@ -46,7 +47,7 @@ from dlqhandler.mq.constants import (
     MQRC_UNEXPECTED_ERROR,
 )
 from dlqhandler.qmgr.embedded import connect
-from tests.mqi import messages
+from tests.mqi import messages, props
 from tests.mqi.cmqc import CMQC
 from tests.mqi.faults import Faults
 from tests.mqi.state import Conn, Obj
@@ -253,8 +254,10 @@ class StandIn:
 
     def dltmh(self, hconn: int, phmsg: int) -> tuple[int, int]:
         conn = self.conn(hconn)
-        if conn.message_handles.pop(_I64.from_address(phmsg).value, None) is None:
+        handle = conn.message_handles.pop(_I64.from_address(phmsg).value, None)
+        if handle is None:
             return CMQC.MQCC_FAILED, MQRC_HMSG_ERROR
+        handle.delete()
         _set(phmsg, CMQC.MQHM_UNUSABLE_HMSG, _I64)
         return _OK
 
@@ -320,6 +323,11 @@ def _dispatch(verb: str, a: list[int]) -> tuple[Callable[[], tuple[int, int]], i
                                           _signed(a[4]), a[5], _signed(a[6]), a[7]),
         "MQCRTMH": lambda: s.crtmh(hconn, a[2]),
         "MQDLTMH": lambda: s.dltmh(hconn, a[1]),
+        "MQSETMP": lambda: props.setmp(s.conn(hconn), a[1], a[2], a[3], a[4], _signed(a[5]),
+                                       _signed(a[6]), a[7]),
+        "MQINQMP": lambda: props.inqmp(s.conn(hconn), a[1], a[2], a[3], a[4], a[5],
+                                       _signed(a[6]), a[7], a[8]),
+        "MQDLTMP": lambda: props.dltmp(s.conn(hconn), a[1], a[2], a[3]),
     }
     body = table.get(verb, lambda: (CMQC.MQCC_FAILED, MQRC_FUNCTION_NOT_SUPPORTED))
     return body, hconn

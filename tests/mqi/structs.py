@@ -13,7 +13,8 @@ from __future__ import annotations
 import ctypes
 from ctypes import c_int32, c_int64, c_ubyte, c_void_p
 
-__all__ = ["MQCD", "MQCNO", "MQCSP", "MQGMO", "MQOD", "MQPMO", "MQSCO", "put", "raw", "text"]
+__all__ = ["MQCD", "MQCHARV", "MQCNO", "MQCSP", "MQDMPO", "MQGMO", "MQIMPO", "MQOD", "MQPD",
+           "MQPMO", "MQSCO", "MQSMPO", "put", "raw", "text"]
 
 L = c_int32  # MQLONG
 
@@ -97,6 +98,42 @@ class MQSCO(ctypes.Structure):
                 # version 2..5
                 ("KeyResetCount", L), ("FipsRequired", L), ("EncryptionPolicySuiteB", L * 4),
                 ("CertificateValPolicy", L), ("CertificateLabel", _chars(64))]
+
+
+class MQCHARV(ctypes.Structure):
+    """MQCHARV: a variable-length string by pointer (a property name)."""
+
+    _fields_ = [("VSPtr", c_void_p), ("VSOffset", L), ("VSBufSize", L), ("VSLength", L),
+                ("VSCCSID", L)]
+
+
+class MQSMPO(ctypes.Structure):
+    """MQSMPO version 1 (MQSETMP options)."""
+
+    _fields_ = [("StrucId", _chars(4)), ("Version", L), ("Options", L), ("ValueEncoding", L),
+                ("ValueCCSID", L)]
+
+
+class MQIMPO(ctypes.Structure):
+    """MQIMPO version 1 (MQINQMP options; ReturnedName receives a wildcard's match)."""
+
+    _fields_ = [("StrucId", _chars(4)), ("Version", L), ("Options", L),
+                ("RequestedEncoding", L), ("RequestedCCSID", L), ("ReturnedEncoding", L),
+                ("ReturnedCCSID", L), ("Reserved1", L), ("ReturnedName", MQCHARV),
+                ("TypeString", _chars(8))]
+
+
+class MQDMPO(ctypes.Structure):
+    """MQDMPO version 1 (MQDLTMP options)."""
+
+    _fields_ = [("StrucId", _chars(4)), ("Version", L), ("Options", L)]
+
+
+class MQPD(ctypes.Structure):
+    """MQPD version 1 (a property descriptor)."""
+
+    _fields_ = [("StrucId", _chars(4)), ("Version", L), ("Options", L), ("Support", L),
+                ("Context", L), ("CopyOptions", L)]
 
 
 _EXIT = 128  # MQ_EXIT_NAME_LENGTH on Linux

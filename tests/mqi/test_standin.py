@@ -143,3 +143,90 @@ def test_make_mqi_standin_variables_work_in_a_fresh_process(tmp_path: Path) -> N
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
                           capture_output=True, text=True, check=False, timeout=120)
     assert (done.returncode, done.stdout.strip()) == (0, "1"), done.stderr
+
+
+def _every_property(ibmmq: Any, handle: Any) -> list[tuple[str, Any]]:
+    """(name, value) of each property, by ``%`` with MQIMPO_INQ_FIRST then INQ_NEXT."""
+    c, out, options = ibmmq.CMQC, [], ibmmq.CMQC.MQIMPO_INQ_FIRST
+    while True:
+        try:
+            value, name = handle.properties.get("%", impo_options=options)
+        except ibmmq.MQMIError as exc:
+            if exc.reason != c.MQRC_PROPERTY_NOT_AVAILABLE:
+                raise
+            return out
+        out.append((name.decode() if isinstance(name, bytes) else name, value))
+        options = c.MQIMPO_INQ_NEXT
+
+
+def test_properties_set_through_ibmmq_travel_with_the_message(mq: tuple[Any, Any]) -> None:
+    """ibmmq.MessageHandle: MQSETMP of each IBM type, MQPUT with NewMsgHandle, MQGET with
+    MQGMO_PROPERTIES_IN_HANDLE into another handle, MQINQMP by name and by ``%`` with
+    INQ_FIRST/INQ_NEXT: the same names and values; MQDLTMP removes one."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    out = ibmmq.MessageHandle(qmgr)
+    p = out.properties
+    p.set("Color", "red")
+    p.set("usr.Count", 7, property_type=c.MQTYPE_INT32)
+    p.set("Small", -3, property_type=c.MQTYPE_INT8)
+    p.set("Big", 2**40, property_type=c.MQTYPE_INT64)
+    p.set("Ratio", 0.5, property_type=c.MQTYPE_FLOAT32)
+    p.set("Flag", True, property_type=c.MQTYPE_BOOLEAN)
+    p.set("Raw", b"\x00\xff", property_type=c.MQTYPE_BYTE_STRING, value_length=2)
+    p.set("Gone", None, property_type=c.MQTYPE_NULL)
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_INPUT_AS_Q_DEF)
+    pmo = ibmmq.PMO(Version=c.MQPMO_VERSION_3)
+    pmo.NewMsgHandle = out.get_handle()
+    q.put(b"data", ibmmq.MD(), pmo)
+    into = ibmmq.MessageHandle(qmgr)
+    gmo = ibmmq.GMO(Version=c.MQGMO_VERSION_4,
+                    Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_PROPERTIES_IN_HANDLE)
+    gmo.MsgHandle = into.get_handle()
+    assert q.get(None, ibmmq.MD(), gmo) == b"data"
+    assert into.properties.get("Color") == "red"
+    assert into.properties.get("usr.Count") == 7
+    assert into.properties.get("Count", property_type=c.MQTYPE_STRING,
+                               impo_options=c.MQIMPO_CONVERT_TYPE) == "7"
+    assert _every_property(ibmmq, into) == [
+        ("Color", "red"), ("Count", 7), ("Small", -3), ("Big", 2**40), ("Ratio", 0.5),
+        ("Flag", 1), ("Raw", b"\x00\xff"), ("Gone", None)]
+    into.properties.dlt("Color")
+    with pytest.raises(ibmmq.MQMIError) as exc:
+        into.properties.get("Color")
+    assert exc.value.reason == c.MQRC_PROPERTY_NOT_AVAILABLE
+    into.dlt()
+    out.dlt()
+
+
+def test_a_forbidden_property_name_through_ibmmq_is_2442(mq: tuple[Any, Any]) -> None:
+    """MQSETMP through IBM's library with a name IBM forbids (a selector keyword, 'JMS'
+    names other than the MQI's synonyms, 'Body...', a '..'): MQRC_PROPERTY_NAME_ERROR
+    2442, as on the embedded queue manager; nothing is set. An empty name is 2513."""
+    ibmmq, qmgr = mq
+    handle = ibmmq.MessageHandle(qmgr)
+    for name, reason in (("NULL", 2442), ("JMSFoo", 2442), ("Body.x", 2442), ("a..b", 2442)):
+        with pytest.raises(ibmmq.MQMIError) as exc:
+            handle.properties.set(name, "v")
+        assert (exc.value.comp, exc.value.reason) == (ibmmq.CMQC.MQCC_FAILED, reason), name
+    with pytest.raises(ibmmq.MQMIError) as exc:
+        handle.properties.get("%")
+    assert exc.value.reason == 2471  # nothing was set
+    handle.dlt()
+
+
+def test_a_value_longer_than_the_buffer_is_2469_then_read_under_the_cursor(
+        mq: tuple[Any, Any]) -> None:
+    """MQINQMP with a buffer shorter than the value: MQRC_PROPERTY_VALUE_TOO_BIG with the
+    length needed; MQIMPO_INQ_PROP_UNDER_CURSOR with that length returns it."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    handle = ibmmq.MessageHandle(qmgr)
+    handle.properties.set("Long", "x" * 200)
+    with pytest.raises(ibmmq.MQMIError) as exc:
+        handle.properties.get("%", max_value_length=16)
+    assert (exc.value.reason, exc.value.data_length) == (c.MQRC_PROPERTY_VALUE_TOO_BIG, 200)
+    value, name = handle.properties.get("%", max_value_length=200,
+                                        impo_options=c.MQIMPO_INQ_PROP_UNDER_CURSOR)
+    assert (value, name) == ("x" * 200, "Long")
+    handle.dlt()

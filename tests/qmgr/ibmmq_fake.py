@@ -93,6 +93,18 @@ class PMO(_Struct):
         "Action": 0}
 
 
+class IMPO(_Struct):
+    DEFAULTS: ClassVar[dict[str, Any]] = {"Options": 0}
+
+    def pack(self) -> IMPO:
+        return self  # (the fake MQINQMP reads the options)
+
+
+class PD(_Struct):
+    def pack(self) -> bytes:
+        return b"PD  "
+
+
 class OD(_Struct):
     DEFAULTS: ClassVar[dict[str, Any]] = {
         "ObjectType": 1, "ObjectName": b"", "ObjectQMgrName": b"", "AlternateUserId": b""}
@@ -162,6 +174,8 @@ class FakeMQ:
         self._hobj = itertools.count(101)
         self._hmsg = itertools.count(9001)
         self._msgids = itertools.count(1)
+        self.handle_properties: list[tuple[str, Any, int]] = []
+        self._cursor: dict[int, int] = {}
         self.module = self._module()
 
     # -- scripting ---------------------------------------------------------------------
@@ -260,20 +274,57 @@ class FakeMQ:
             def close(self) -> None:
                 fake._record("MQCLOSE", self.name, hobj=self.hobj)
 
+        class Properties:
+            def __init__(self, hmsg: int) -> None:
+                self.hmsg = hmsg
+
+            def set(self, name: str, value: Any, property_type: int = 1024,
+                    value_length: int = -1) -> None:
+                fake._record("MQSETMP", name, hmsg=self.hmsg, type=property_type, value=value)
+
+            def dlt(self, name: str) -> None:
+                fake._record("MQDLTMP", name, hmsg=self.hmsg)
+
         class MessageHandle:
             def __init__(self, qm: QueueManager) -> None:
                 fake._record("MQCRTMH", hconn=qm.hconn)
+                self.hconn = qm.hconn
                 self.hmsg = next(fake._hmsg)
+                self.properties = Properties(self.hmsg)
 
             def get_handle(self) -> int:
                 return self.hmsg
+
+            def get_queue_manager(self) -> int:
+                return self.hconn
+
+        def inqmp(hconn: int, hmsg: int, impo: IMPO, name: bytes, pd: bytes, kind: int,
+                  length: int) -> tuple[Any, int, Any, int, int]:
+            """Every handle holds ``fake.handle_properties`` ((name, value, DataLength)):
+            ``%`` with INQ_FIRST/INQ_NEXT walks them; a name gives its value."""
+            fake.calls.append(Call("MQINQMP", name.decode(), {"hmsg": hmsg}))
+            props = fake.handle_properties
+            if name != b"%":
+                found = [p for p in props if p[0] == name.decode()]
+                if not found:
+                    return None, 0, None, MQCC_FAILED, 2471
+                value = found[0][1]  # as a string (the type probe)
+                text = ("TRUE" if value else "FALSE") if isinstance(value, bool) else str(value)
+                return text, 0, None, 0, 0
+            at = fake._cursor.get(hmsg, -1) + 1 if impo.Options & 0x8 else 0
+            if at >= len(props):
+                return None, 0, None, MQCC_FAILED, 2471
+            fake._cursor[hmsg] = at
+            n, v, size = props[at]
+            return v, size, n, 0, 0
 
         module = types.ModuleType("ibmmq")
         for name, value in {
             "CMQC": CMQC, "CMQXC": CMQXC, "MQMIError": MQMIError, "PYIFError": PYIFError,
             "MD": MD, "GMO": GMO, "PMO": PMO, "OD": OD, "CD": CD, "CNO": CNO, "CSP": CSP,
             "SCO": SCO, "QueueManager": QueueManager, "Queue": Queue,
-            "MessageHandle": MessageHandle,
+            "MessageHandle": MessageHandle, "IMPO": IMPO, "PD": PD,
+            "ibmmqc": types.SimpleNamespace(MQINQMP=inqmp),
         }.items():
             setattr(module, name, value)
         return module

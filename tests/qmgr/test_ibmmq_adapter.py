@@ -254,15 +254,15 @@ def test_browse_with_lock_then_get_under_cursor_under_syncpoint(
     browsed = dlq.get(GetOptions(browse="first", lock=True, syncpoint=False, wait_ms=5000))
     got = dlq.get(GetOptions(under_cursor=True, syncpoint=True))
     qm.commit()
-    assert fake.verbs() == ["MQCONNX", "MQOPEN", "MQCRTMH", "MQGET", "MQCRTMH", "MQGET",
-                            "MQCMIT"]
+    assert fake.verbs() == ["MQCONNX", "MQOPEN", "MQCRTMH", "MQGET", "MQINQMP", "MQCRTMH",
+                            "MQGET", "MQINQMP", "MQCMIT"]  # (MQINQMP: the handle's properties)
     browse, take = fake.of("MQGET")
+    # MQGMO_PROPERTIES_AS_Q_DEF (0) with a handle: the queue's PROPCTL decides.
     assert gmo(browse) == {"MQGMO_BROWSE_FIRST", "MQGMO_LOCK", "MQGMO_NO_SYNCPOINT",
-                           "MQGMO_WAIT", "MQGMO_FAIL_IF_QUIESCING",
-                           "MQGMO_PROPERTIES_IN_HANDLE"}
+                           "MQGMO_WAIT", "MQGMO_FAIL_IF_QUIESCING"}
     assert browse.detail["wait"] == 5000
     assert gmo(take) == {"MQGMO_MSG_UNDER_CURSOR", "MQGMO_SYNCPOINT",
-                         "MQGMO_FAIL_IF_QUIESCING", "MQGMO_PROPERTIES_IN_HANDLE"}
+                         "MQGMO_FAIL_IF_QUIESCING"}
     assert take.detail["match"] == CMQC.MQMO_NONE
     assert browse.detail["msg_handle"] != take.detail["msg_handle"] != 0
     assert browsed.md.msg_id == got.md.msg_id == msg.md.msg_id
@@ -290,7 +290,7 @@ def test_get_options_map_to_gmo_flags(fake: FakeMQ, sleeps: list[float], options
     fake.queue_message("APP.IN", msg.md, msg.body)
     q.get(options)
     (call,) = fake.of("MQGET")
-    assert gmo(call) == flags | {"MQGMO_FAIL_IF_QUIESCING", "MQGMO_PROPERTIES_IN_HANDLE"}
+    assert gmo(call) == flags | {"MQGMO_FAIL_IF_QUIESCING"}  # (PROPERTIES_AS_Q_DEF is 0)
     assert call.detail["wait"] == wait
     assert flag_names(call.detail["match"], "MQMO_") == match
     if options.msg_id:
@@ -364,6 +364,7 @@ def test_put1_after_the_get_passes_all_context_from_the_dlq_handle(
     dlq = qm.open(DLQ)
     msg = dead_letter()
     fake.queue_message(DLQ, msg.md, msg.body)
+    fake.handle_properties = [("Color", "red", 3)]  # (a message without any: no handle)
     got = dlq.get(GetOptions(syncpoint=True))
     retried = got.with_md(got.md.replace(format="MQSTR"))
     qm.put1("APP.IN", retried, PutOptions(syncpoint=True, context="pass_all"), qmgr="QM2")
@@ -387,6 +388,7 @@ def test_put1_after_a_browse_sets_context_from_the_descriptor(fake: FakeMQ,
     dlq = qm.open(DLQ)
     msg = dead_letter()
     fake.queue_message(DLQ, msg.md, msg.body)
+    fake.handle_properties = [("Color", "red", 3)]  # (a message without any: no handle)
     browsed = dlq.get(GetOptions(browse="first", lock=True))
     qm.put1("APP.IN", browsed, PutOptions(syncpoint=True))
     browse, put = fake.of("MQGET")[0], fake.of("MQPUT1")[0]
@@ -511,7 +513,7 @@ def test_broken_connection_between_units_of_work_reconnects_with_backoff(
     assert browsed.md.msg_id == msg.md.msg_id
     assert sleeps == [0.5, 1.0]
     assert fake.verbs()[2:] == ["MQCRTMH", "MQGET", "MQDISC", "MQCONNX", "MQCONNX", "MQCONNX",
-                                "MQOPEN", "MQCRTMH", "MQGET"]
+                                "MQOPEN", "MQCRTMH", "MQGET", "MQINQMP"]
     old, new = fake.of("MQGET")
     assert new.detail["hobj"] == dlq.hobj != old.detail["hobj"]
     assert fake.of("MQOPEN")[1].detail["options"] == fake.of("MQOPEN")[0].detail["options"]
@@ -713,3 +715,31 @@ def test_settings_from_env_default_to_the_process_environment(
     s = ibmmq_settings_from_env()
     assert (s.qmgr, s.transport, s.reconnect_attempts) == ("QMENV", "bindings", 9)
     assert os.environ["DLQHANDLER_IBMMQ_QMGR"] == "QMENV"
+
+
+def test_a_reused_message_handle_is_emptied_before_its_next_get(fake: FakeMQ,
+                                                                 sleeps: list[float]) -> None:
+    """A pooled message handle that held a message's properties is emptied (MQDLTMP of
+    each) before another get uses it, so a get that leaves a handle as it was (a
+    PROPCTL(FORCE) queue) never returns another message's properties; the properties
+    read into the message are typed from IBM's value and length (a 4-byte integer
+    probed as a string: "TRUE" makes it a boolean)."""
+    from dlqhandler.mq.properties import Property, PropertyType
+
+    qm = make(sleeps, property_handles=1)
+    dlq = qm.open(DLQ)
+    for n in (1, 2, 3):
+        m = dead_letter(msg_id=f"M{n}".encode().ljust(24, b"\0"))
+        fake.queue_message(DLQ, m.md, m.body)
+    fake.handle_properties = [("Color", "red", 3), ("Items", 1, 4), ("Urgent", True, 4),
+                              ("Big", 2**40, 8)]
+    first = dlq.get(GetOptions(syncpoint=False))
+    assert first.properties == (Property("Color", PropertyType.STRING, "red"),
+                                Property("Items", PropertyType.INT32, 1),
+                                Property("Urgent", PropertyType.BOOLEAN, True),
+                                Property("Big", PropertyType.INT64, 2**40))
+    dlq.get(GetOptions(syncpoint=False))  # the first handle leaves the pool's memory
+    assert fake.of("MQDLTMP") == []
+    dlq.get(GetOptions(syncpoint=False))  # ... and is emptied before this get uses it
+    assert [c.target for c in fake.of("MQDLTMP")] == ["Color", "Items", "Urgent", "Big"]
+    assert fake.verbs().count("MQCRTMH") == 2

@@ -188,11 +188,11 @@ def test_run_through_ibmmq_with_faults_at_random_mqi_calls(world: dict[str, Any]
 
 
 def test_run_through_ibmmq_keeps_message_properties(world: dict[str, Any]) -> None:
-    """Through IBM's library, as runmqdlq does it (a get into a message handle with
-    MQGMO_PROPERTIES_IN_HANDLE, a put with MQPMO.OriginalMsgHandle and MQACTP_FORWARD):
-    forwarded with and without the MQDLH and retried, each message reaches its target
-    with the same properties (name, type, value) on the queue manager behind the
-    stand-in."""
+    """Through IBM's library, as runmqdlq does it (a get into a message handle, the
+    queue's PROPCTL(COMPAT) putting them there, a put with MQPMO.OriginalMsgHandle and
+    MQACTP_FORWARD): forwarded with and without the MQDLH and retried, each message
+    reaches its target with the same properties (name, type, value) on the queue manager
+    behind the stand-in."""
     from dlqhandler.mq.properties import Property, PropertyType
 
     qm = world["qm"]
@@ -223,3 +223,73 @@ def test_run_through_ibmmq_keeps_message_properties(world: dict[str, Any]) -> No
         "RETRY.OK", "TARGET.YES", "TARGET.NO", "TARGET.NO"]
     assert browse(qm, "RETRY.OK")[0].properties == props
     assert [m.properties for m in browse(qm, "TARGET.NO")] == [props[3:], ()]
+
+
+def test_properties_set_through_ibms_library_survive_a_forward(world: dict[str, Any]) -> None:
+    """Dead letters put through IBM's ``ibmmq`` package with properties set on an
+    ``ibmmq.MessageHandle`` (MQSETMP of every IBM type) and MQPMO.NewMsgHandle: after
+    ``dlqhandler run --backend ibmmq`` forwards them (HEADER(YES) and HEADER(NO)), each
+    target message has the same properties, name, type and value, read back both on
+    the embedded queue manager and through IBM's library (MQGET into a handle, MQINQMP);
+    the unchanged forward passed the got handle on (MQPMO.OriginalMsgHandle) without
+    setting a property again (no MQSETMP beyond the test's own)."""
+    import ibmmq
+
+    from dlqhandler.mq.properties import Property, PropertyType
+    from dlqhandler.qmgr.ibmmq.mapping import md_to_ibmmq
+
+    t, c, qm, standin = PropertyType, ibmmq.CMQC, world["qm"], world["standin"]
+    define(qm, "TARGET.YES", "TARGET.NO", DEFAULT_STATUS_QUEUE)
+    expected = (Property("Color", t.STRING, "rouge é"), Property("Items", t.INT32, -7),
+                Property("Small", t.INT8, 5), Property("Short", t.INT16, 300),
+                Property("Big", t.INT64, 2**40), Property("Ratio", t.FLOAT32, 0.25),
+                Property("Weight", t.FLOAT64, 1e-300), Property("Urgent", t.BOOLEAN, True),
+                Property("Checksum", t.BYTE_STRING, b"\x00\xff"),
+                Property("Coupon", t.NULL, None), Property("jms.Cid", t.STRING, "ID:42"),
+                Property("Note", t.STRING, "n" * 3000))
+    app = ibmmq.QueueManager(None)
+    app.connect_with_options("QM1")
+    dlq = ibmmq.Queue(app, DLQ, c.MQOO_OUTPUT | c.MQOO_SET_ALL_CONTEXT)
+    sent = []
+    for tag, destq in (("IBM1", "FWD.YES"), ("IBM2", "FWD.NO")):
+        handle = ibmmq.MessageHandle(app)
+        for p in expected:
+            length = (len(p.value) if isinstance(p.value, bytes) else
+                      len(p.value.encode()) if isinstance(p.value, str) else 0)
+            handle.properties.set(p.name, p.value, property_type=int(p.type),
+                                  value_length=length)
+        msg = dead_letter(f"payload {tag}", destq=destq, tag=tag)
+        pmo = ibmmq.PMO(Version=c.MQPMO_VERSION_3,
+                        Options=c.MQPMO_NO_SYNCPOINT | c.MQPMO_SET_ALL_CONTEXT)
+        pmo.NewMsgHandle = handle.get_handle()
+        dlq.put(msg.body, md_to_ibmmq(ibmmq, msg.md), pmo)
+        handle.dlt()
+        sent.append(msg)
+    dlq.close()
+    setmp_by_the_test = standin.calls["MQSETMP"]
+    rules = world["path"] / "props.rul"
+    rules.write_text("WAIT(NO)\nDESTQ(FWD.YES) ACTION(FWD) FWDQ(TARGET.YES) HEADER(YES)\n"
+                     "DESTQ(FWD.NO) ACTION(FWD) FWDQ(TARGET.NO) HEADER(NO)\n",
+                     encoding="utf-8")
+    with capture_logs():
+        rc = main(["run", "--rules", str(rules), "--no-watch", "--backend", "ibmmq",
+                   "--status-queue", DEFAULT_STATUS_QUEUE, DLQ, "QM1"])
+    assert rc == 0
+    assert standin.calls["MQSETMP"] == setmp_by_the_test
+    for queue in ("TARGET.YES", "TARGET.NO"):
+        [got] = browse(qm, queue)
+        assert {p.name: (p.type, p.value) for p in got.properties} == {
+            p.name: (p.type, p.value) for p in expected}, queue
+        assert len(got.properties) == len(expected)
+        into = ibmmq.MessageHandle(app)
+        gmo = ibmmq.GMO(Version=c.MQGMO_VERSION_4,
+                        Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_PROPERTIES_IN_HANDLE)
+        gmo.MsgHandle = into.get_handle()
+        ibmmq.Queue(app, queue, c.MQOO_INPUT_AS_Q_DEF).get(None, ibmmq.MD(), gmo)
+        assert into.properties.get("Color") == "rouge é"
+        assert into.properties.get("Big") == 2**40
+        assert into.properties.get("Note", max_value_length=4000) == "n" * 3000
+        assert into.properties.get("Checksum") == b"\x00\xff"
+        into.dlt()
+    assert depth(qm, DLQ) == 0
+    app.disconnect()

@@ -32,8 +32,12 @@ order); any other ``"pass_all"`` put, such as a put issued after a locked
 browse but before the get under the cursor, uses MQPMO_SET_ALL_CONTEXT, which
 needs ``setall`` authority instead of ``passall``. Either way a message that
 was got or browsed on this connection (one of the last ``property_handles``)
-travels with its properties: ``MQPMO.OriginalMsgHandle`` is the message
-handle its MQGET filled, with ``Action = MQACTP_FORWARD``.
+and is put with the properties it came with travels as runmqdlq's does:
+``MQPMO.OriginalMsgHandle`` is the message handle its MQGET filled, with
+``Action = MQACTP_FORWARD``. Any other put with properties (the message's own,
+the port's NewMsgHandle, or an original handle under another MQACTP_* action,
+resolved by the port's rules) sets them on a message handle of the pool with
+MQSETMP and passes it as ``MQPMO.NewMsgHandle``.
 
 Reconnection. When a call fails with MQRC_CONNECTION_BROKEN (2009):
 
@@ -80,6 +84,7 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.mq.properties import Property
 from dlqhandler.qmgr.ibmmq.config import IBMMQSettings, ibmmq_settings_from_env, plan_connection
 from dlqhandler.qmgr.ibmmq.handle import IBMMQQueue, PropertyHandles, context_of, mq_name
 from dlqhandler.qmgr.ibmmq.inquiry import inquire_object
@@ -88,8 +93,8 @@ from dlqhandler.qmgr.ibmmq.mapping import (
     md_from_ibmmq,
     md_to_ibmmq,
     pmo_options,
-    refuse_properties,
 )
+from dlqhandler.qmgr.ibmmq.properties import clear_properties, set_properties
 from dlqhandler.qmgr.port import (
     Answers,
     MessageHandle,
@@ -97,6 +102,7 @@ from dlqhandler.qmgr.port import (
     PutOptions,
     QMgrInfo,
     QueueInfo,
+    outgoing_properties,
 )
 
 __all__ = ["IBMMQQueue", "IBMMQQueueManager", "connect"]
@@ -111,6 +117,10 @@ _TRANSIENT_CONNECT = frozenset({
     MQRC_CONNECTION_QUIESCING, MQRC_CONNECTION_STOPPING, MQRC_Q_MGR_NOT_ACTIVE,
     MQRC_CONNECTION_ERROR, MQRC_RECONNECT_FAILED})
 _NO_ID = bytes(24)
+
+
+def _same(a: tuple[Property, ...], b: tuple[Property, ...]) -> bool:
+    return len(a) == len(b) and all(x.same_as(y) for x, y in zip(a, b, strict=True))
 
 
 def _load_ibmmq() -> Any:
@@ -142,7 +152,10 @@ class IBMMQQueueManager:
         self._log = get_logger("qmgr.ibmmq", qmgr=settings.qmgr or "(default)")
         self._queues: list[IBMMQQueue] = []
         self._inquiry: dict[str, Any] = {}
-        self._props = PropertyHandles(self._new_message_handle, settings.property_handles)
+        self._props = PropertyHandles(self._new_message_handle, settings.property_handles,
+                                      lambda handle, props: clear_properties(self.mq, handle,
+                                                                             props))
+        self._outgoing: list[tuple[Any, tuple[Property, ...]]] = []
         self._name = settings.qmgr
         self._qmo: Any = None
         self._connected = False
@@ -223,8 +236,11 @@ class IBMMQQueueManager:
             od.ObjectQMgrName = mq_name(qmgr)
             if options.alternate_user is not None:
                 od.AlternateUserId = mq_name(options.alternate_user)
-            md, pmo = self._put_structs(message, options)
-            self._qmo.put1(od, message.body, md, pmo)
+            try:
+                md, pmo = self._put_structs(message, options)
+                self._qmo.put1(od, message.body, md, pmo)
+            finally:
+                self._end_put()
             return md
 
         md_out = self._mqi(f"MQPUT1 {queue.strip()}", call, retry=options.syncpoint)
@@ -279,6 +295,7 @@ class IBMMQQueueManager:
                 self._queues.clear()
                 self._inquiry.clear()
                 self._props.reset()
+                self._outgoing.clear()
                 self._connected = False
                 self._broken = False
                 self._log.info("mq_disconnected")
@@ -368,9 +385,7 @@ class IBMMQQueueManager:
     def _put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]:
         """The MQMD and MQPMO for a put (see the module docstring on context)."""
         mq, c = self.mq, self.mq.CMQC
-        if (message.properties or options.new_msg_handle is not None
-                or options.original_msg_handle is not None):
-            refuse_properties("a put with properties of its own or a message handle")
+        carried = outgoing_properties(message, options)  # the port's MQACTP_* rules
         md = md_to_ibmmq(mq, message.md)
         key = (message.md.msg_id, message.md.correl_id)
         source = self._context_source(message.md) if options.context == "pass_all" else None
@@ -378,11 +393,24 @@ class IBMMQQueueManager:
         pmo.Options = pmo_options(c, options, pass_context=source is not None)
         if source is not None:
             pmo.Context = source.hobj
-        props = self._props.find(key) if message.md.msg_id != _NO_ID else None
-        if props is not None:
-            pmo.OriginalMsgHandle = props.get_handle()
+        if not carried:
+            return md, pmo
+        held = self._props.find(key) if message.md.msg_id != _NO_ID else None
+        if held is not None and _same(held[1], carried):
+            # The message as got, forwarded: runmqdlq's way, no MQSETMP.
+            pmo.OriginalMsgHandle = held[0].get_handle()
             pmo.Action = c.MQACTP_FORWARD
+        else:
+            handle = self._props.acquire()
+            self._outgoing.append((handle, carried))
+            set_properties(mq, handle, carried)
+            pmo.NewMsgHandle = handle.get_handle()
         return md, pmo
+
+    def _end_put(self) -> None:
+        """The handles a put's NewMsgHandle used go back to the pool (emptied on reuse)."""
+        while self._outgoing:
+            self._props.release(*self._outgoing.pop())
 
     def _context_source(self, md: MQMD) -> IBMMQQueue | None:
         """The input handle whose saved context is exactly ``md``'s, if any."""
@@ -462,6 +490,7 @@ class IBMMQQueueManager:
         """The connection is gone: forget its handles (MQDISC best effort)."""
         self._broken = True
         self._props.reset()
+        self._outgoing.clear()
         self._inquiry.clear()
         for handle in self._queues:
             handle._obj = None

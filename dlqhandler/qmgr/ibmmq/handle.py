@@ -32,6 +32,7 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.mq.properties import MessageHandle, Property, PropertyType, make_property
 from dlqhandler.qmgr.ibmmq.config import IBMMQSettings
 from dlqhandler.qmgr.ibmmq.mapping import (
     CONTEXT_FIELDS,
@@ -40,6 +41,7 @@ from dlqhandler.qmgr.ibmmq.mapping import (
     md_from_ibmmq,
     open_options,
 )
+from dlqhandler.qmgr.ibmmq.properties import read_properties, set_properties
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 
 __all__ = ["Connection", "IBMMQQueue", "Key", "PropertyHandles", "context_of", "mq_name"]
@@ -51,6 +53,8 @@ _DEFAULT_GET = GetOptions()
 _DEFAULT_PUT = PutOptions()
 _MAX_BUFFER = 104_857_600  # MQ's largest message (100 MB)
 _TRUNCATION_RETRIES = 3
+# Set in a message handle before a get fills it for a caller's own handle (see _get_once).
+_UNTOUCHED = make_property("dlqhandlerHandleUntouched", PropertyType.BOOLEAN, True)
 
 
 def mq_name(value: str) -> bytes:
@@ -64,29 +68,46 @@ def context_of(md: MQMD) -> tuple[object, ...]:
 
 
 class PropertyHandles:
-    """Message handles (MQCRTMH) that hold the properties of the last N messages got."""
+    """Message handles (MQCRTMH) that hold the properties of the last N messages got.
 
-    def __init__(self, create: Callable[[], Any], capacity: int) -> None:
+    Each handle goes with the properties it is known to hold; a handle taken from the
+    free list is emptied first (``clear``, MQDLTMP of each), so that a get that leaves
+    a handle as it was (a PROPCTL(FORCE) queue) never reads another message's."""
+
+    def __init__(self, create: Callable[[], Any], capacity: int,
+                 clear: Callable[[Any, tuple[Property, ...]], None]) -> None:
         self._create = create
+        self._clear = clear
         self._capacity = capacity
-        self._free: list[Any] = []
-        self._held: OrderedDict[Key, Any] = OrderedDict()
+        self._free: list[tuple[Any, tuple[Property, ...]]] = []
+        self._held: OrderedDict[Key, tuple[Any, tuple[Property, ...]]] = OrderedDict()
 
     def acquire(self) -> Any:
-        return self._free.pop() if self._free else self._create()
+        if not self._free:
+            return self._create()
+        handle, props = self._free.pop()
+        if props:
+            try:
+                self._clear(handle, props)
+            except BaseException:
+                self._free.append((handle, props))
+                raise
+        return handle
 
-    def release(self, handle: Any) -> None:
-        self._free.append(handle)
+    def release(self, handle: Any, props: tuple[Property, ...] = ()) -> None:
+        self._free.append((handle, props))
 
-    def remember(self, key: Key, handle: Any) -> None:
+    def remember(self, key: Key, handle: Any, props: tuple[Property, ...] = ()) -> None:
         old = self._held.pop(key, None)
-        if old is not None and old is not handle:
+        if old is not None and old[0] is not handle:
             self._free.append(old)
-        self._held[key] = handle
+        self._held[key] = (handle, props)
         while len(self._held) > self._capacity:
             self._free.append(self._held.popitem(last=False)[1])
 
-    def find(self, key: Key) -> Any | None:
+    def find(self, key: Key) -> tuple[Any, tuple[Property, ...]] | None:
+        """The handle that holds the properties of the message got with ``key``, and
+        those properties."""
         return self._held.get(key)
 
     def reset(self) -> None:
@@ -115,6 +136,7 @@ class Connection(Protocol):
     def _error(self, exc: Any, what: str) -> MQIError: ...
     def _forget(self, handle: IBMMQQueue) -> None: ...
     def _put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]: ...
+    def _end_put(self) -> None: ...
     def put1(self, queue: str, message: Message, options: PutOptions = ..., *,
              qmgr: str = "") -> MQMD: ...
 
@@ -161,8 +183,11 @@ class IBMMQQueue:
         qm = self._qm
 
         def call() -> Any:
-            md, pmo = qm._put_structs(message, options)
-            self._live().put(message.body, md, pmo)
+            try:
+                md, pmo = qm._put_structs(message, options)
+                self._live().put(message.body, md, pmo)
+            finally:
+                qm._end_put()
             return md
 
         md_out = qm._mqi(f"MQPUT {self._name}", call, retry=options.syncpoint)
@@ -233,14 +258,21 @@ class IBMMQQueue:
         plain = options.browse is None and not options.under_cursor
         md = self._request(options)
         length = self._buffer
-        props = qm._props.acquire()
+        # A message handle unless the caller wants none (MQHM_NONE). For a caller's own
+        # handle a mark goes in first: still there after the get, the queue manager left
+        # the handle as it was (a PROPCTL(FORCE) queue), and so is the caller's.
+        props = qm._props.acquire() if options.msg_handle is not False else None
+        caller = options.msg_handle if isinstance(options.msg_handle, MessageHandle) else None
+        mark = (_UNTOUCHED,) if props is not None and caller is not None else ()
+        filled = False  # a got message's properties may be in the handle
         try:
+            set_properties(mq, props, mark)
             for attempt in range(_TRUNCATION_RETRIES + 1):
                 gmo = mq.GMO()
                 gmo.Options = flags
                 gmo.WaitInterval = wait
                 gmo.MatchOptions = match
-                gmo.MsgHandle = props.get_handle()
+                gmo.MsgHandle = props.get_handle() if props is not None else mq.CMQC.MQHM_NONE
                 try:
                     body = self._live().get(length, md, gmo)
                     break
@@ -257,14 +289,23 @@ class IBMMQQueue:
                         match |= mq.CMQC.MQMO_MATCH_MSG_ID | mq.CMQC.MQMO_MATCH_CORREL_ID
                     else:
                         md = self._request(options)  # the cursor did not move
+            filled = True
+            held: tuple[Property, ...] = ()
+            held = read_properties(mq, props) if props is not None else ()
         except BaseException:
-            qm._props.release(props)
+            if props is not None and not filled:  # it holds at most the mark
+                qm._props.release(props, mark)
             raise
+        untouched = bool(mark) and any(p.name == _UNTOUCHED.name for p in held)
+        properties = () if untouched else held
         got = md_from_ibmmq(md)
         key = (got.msg_id, got.correl_id)
-        qm._props.remember(key, props)
+        if props is not None:
+            qm._props.remember(key, props, held)
+        if caller is not None and not untouched:
+            caller.replace_all(properties)
         if options.browse is None:
             self._saved = (key, context_of(got))
             if options.syncpoint:
                 qm._uow_active = True
-        return Message(got, bytes(body))
+        return Message(got, bytes(body), None, properties)

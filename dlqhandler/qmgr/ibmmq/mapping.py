@@ -12,12 +12,14 @@ every byte to one character and back, so any byte a queue manager hands us
 survives the round trip. Binary fields (MsgId, CorrelId, GroupId,
 AccountingToken) are exact bytes.
 
-Message properties: gets use ``MQGMO_PROPERTIES_IN_HANDLE`` with a message
-handle, so the data we return is exactly the message data (the MQDLH still at
-offset 0) and the properties stay in the handle; a forward passes that handle
-as ``MQPMO.OriginalMsgHandle`` with ``MQACTP_FORWARD``, as runmqdlq does.
-``MQGMO_PROPERTIES_FORCE_MQRFH2`` was rejected: it would put an MQRFH2 in
-front of the MQDLH and change the bytes the rules match on.
+Message properties: a get supplies a message handle (unless the port's
+``msg_handle`` is False) with the port's MQGMO_PROPERTIES_* option, by default
+``MQGMO_PROPERTIES_AS_Q_DEF``, as the port promises: in the handle, unless the
+queue is PROPCTL(FORCE) (then an MQRFH2 is in front of the data, as on the
+embedded queue manager). The adapter reads the handle into ``Message.properties``
+(:mod:`dlqhandler.qmgr.ibmmq.properties`); a forward of that message unchanged
+passes the handle as ``MQPMO.OriginalMsgHandle`` with ``MQACTP_FORWARD``, as
+runmqdlq does.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from dlqhandler.errors import DecodeError
-from dlqhandler.mq.constants import MQRC_FUNCTION_NOT_SUPPORTED, MQRC_MD_ERROR, mqi_error
+from dlqhandler.mq.constants import MQRC_MD_ERROR, mqi_error
 from dlqhandler.mq.mqmd import LAYOUT_V2, MQMD
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 
@@ -37,7 +39,6 @@ __all__ = [
     "md_to_ibmmq",
     "open_options",
     "pmo_options",
-    "refuse_properties",
 ]
 
 MQCHAR_ENCODING = "latin-1"
@@ -106,14 +107,11 @@ def open_options(c: Any, *, input: bool, browse: bool, output: bool) -> int:
     return flags
 
 
-def refuse_properties(what: str) -> None:
-    """The adapter carries properties only as runmqdlq does (the handle of a get passed
-    on by a forward, see the module docstring); what the port offers beyond that
-    (properties in ``Message.properties``, NewMsgHandle, an MQGMO_PROPERTIES_* choice)
-    comes with the MQI stand-in's property calls (issue 25): until then it is refused,
-    so no property is dropped without a word."""
-    raise mqi_error(MQRC_FUNCTION_NOT_SUPPORTED,
-                    f"{what}: not yet supported by the IBM MQ adapter")
+_PROPERTIES = {"as_q_def": lambda c: int(c.MQGMO_PROPERTIES_AS_Q_DEF),
+               "in_handle": lambda c: int(c.MQGMO_PROPERTIES_IN_HANDLE),
+               "force_rfh2": lambda c: int(c.MQGMO_PROPERTIES_FORCE_MQRFH2),
+               "compatibility": lambda c: int(c.MQGMO_PROPERTIES_COMPATIBILITY),
+               "none": lambda c: int(c.MQGMO_NO_PROPERTIES)}
 
 
 def gmo_options(c: Any, o: GetOptions) -> tuple[int, int, int]:
@@ -121,12 +119,9 @@ def gmo_options(c: Any, o: GetOptions) -> tuple[int, int, int]:
 
     A browse never joins a unit of work (MQ rejects MQGMO_SYNCPOINT with the
     browse options), so ``syncpoint`` applies to destructive gets only. The
-    port's other property options are refused (MQRC_FUNCTION_NOT_SUPPORTED), never
-    ignored: see :func:`refuse_properties`.
+    port's ``properties`` is the MQGMO_PROPERTIES_* option of the same name.
     """
-    if o.properties != "as_q_def" or o.msg_handle is not True:
-        refuse_properties("a get with MQGMO_PROPERTIES_* or a message handle of its own")
-    flags = int(c.MQGMO_FAIL_IF_QUIESCING | c.MQGMO_PROPERTIES_IN_HANDLE)
+    flags = int(c.MQGMO_FAIL_IF_QUIESCING) | _PROPERTIES[o.properties](c)
     if o.browse == "first":
         flags |= c.MQGMO_BROWSE_FIRST
     elif o.browse == "next":

@@ -1,9 +1,9 @@
 """Message properties: MQCRTMH/MQSETMP/MQINQMP/MQDLTMP, a get's MQGMO_PROPERTIES_*
 options, the queue's PROPCTL, and a put with NewMsgHandle/OriginalMsgHandle (MQACTP_*).
 
-These cases run on the embedded queue manager only for now: the MQI stand-in under the
-IBM MQ adapter answers MQSETMP, MQINQMP and MQDLTMP with 2298 (issue 25's next
-increment gives it those calls).
+These cases run on both back ends: the embedded queue manager, and the IBM MQ adapter
+through IBM's ``ibmmq`` package (on the MQI stand-in, whose MQSETMP/MQINQMP/MQDLTMP
+are the embedded queue manager's message handle).
 """
 
 from __future__ import annotations
@@ -29,9 +29,7 @@ ALL_TYPES = (
 
 @pytest.fixture
 def props_adapter(adapter: Adapter) -> Adapter:
-    """The adapters whose MQI carries message properties (see the module docstring)."""
-    if adapter.name != "embedded":
-        pytest.skip("the MQI stand-in answers MQSETMP/MQINQMP/MQDLTMP with 2298")
+    """Every adapter: the embedded queue manager, and IBM MQ through IBM's library."""
     return adapter
 
 
@@ -265,25 +263,6 @@ def test_a_forbidden_name_or_type_gives_ibms_reason(props_adapter: Adapter) -> N
             handle.set(name, value, kind)
         assert exc.value.reason == reason
     assert handle.properties == ()  # nothing was set
-
-
-def test_the_ibmmq_adapter_refuses_what_it_cannot_carry_yet(adapter: Adapter) -> None:
-    """Through IBM's library the adapter carries properties only from a get to a forward
-    (runmqdlq's way); a put with properties of its own or a get asking for another
-    MQGMO_PROPERTIES_* is refused with MQRC_FUNCTION_NOT_SUPPORTED, never half done."""
-    if adapter.name == "embedded":
-        pytest.skip("the embedded queue manager carries them (the cases above)")
-    adapter.define_queue("APP.P")
-    qm = adapter.connect()
-    color = Property("Color", T.STRING, "red")
-    with pytest.raises(MQIError) as exc:
-        qm.put1("APP.P", Message(text("x").md, b"x", None, (color,)), NOW)
-    assert exc.value.reason == 2298
-    qm.put1("APP.P", text("x"), NOW)
-    with pytest.raises(MQIError) as exc:
-        qm.open("APP.P").get(GetOptions(syncpoint=False, properties="force_rfh2"))
-    assert exc.value.reason == 2298
-    assert qm.inquire_queue("APP.P").curdepth == 1
 
 
 def test_an_mqrfh2_is_readable_whatever_the_data_ccsid(props_adapter: Adapter) -> None:

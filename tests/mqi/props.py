@@ -1,0 +1,200 @@
+"""MQSETMP, MQINQMP and MQDLTMP of the stand-in, on the caller's structures.
+
+The semantics are the embedded queue manager's own message handle
+(:class:`dlqhandler.mq.properties.MessageHandle`: IBM's name rules, types, ``%``
+wildcards, the inquiry cursor, type conversion); this module only moves values
+between it and the C arguments as IBM's ``cmqc.h`` lays them out:
+
+* the name is an MQCHARV (``VSLength`` MQVS_NULL_TERMINATED or a length; its
+  ``VSCCSID`` MQCCSI_APPL or 1208 read as UTF-8, other CCSIDs by their codec);
+* a value is MQLONG for MQTYPE_BOOLEAN (non-zero is true), a native-endian integer
+  of the type's size, an IEEE float, bytes, or text (``ValueLength``
+  MQVL_NULL_TERMINATED allowed for MQTYPE_STRING only; ``MQSMPO.ValueCCSID`` as for
+  the name). A length that does not fit the type is MQRC_BUFFER_LENGTH_ERROR (2005).
+* MQINQMP returns strings in UTF-8 (``ReturnedCCSID`` 1208, whatever
+  ``RequestedCCSID`` asked: a choice, said here); a value longer than the buffer is
+  MQRC_PROPERTY_VALUE_TOO_BIG (2469, failed) with ``DataLength`` the length it
+  needs (the buffer holds the value's first bytes), and the property cursor on
+  it, so that MQIMPO_INQ_PROP_UNDER_CURSOR with a larger buffer returns it;
+  MQIMPO_QUERY_LENGTH returns only ``DataLength``. ``Type`` is a conversion request
+  with MQIMPO_CONVERT_TYPE only (IBM); without it the value comes as set, and
+  ``Type`` returns its type either way. A wildcard's match goes to
+  ``MQIMPO.ReturnedName`` when the caller gave it a buffer.
+
+What is not here: MQSMPO_SET_PROP_UNDER/AFTER/BEFORE_CURSOR, MQSMPO_APPEND_PROPERTY
+and MQDMPO_DEL_PROP_UNDER_CURSOR (MQRC_FUNCTION_NOT_SUPPORTED, 2298); MQPD fields
+are accepted and not interpreted (the embedded queue manager keeps no property
+descriptor).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+
+from dlqhandler.errors import DecodeError, MQIError
+from dlqhandler.mq.ccsid import codec_for
+from dlqhandler.mq.constants import (
+    MQRC_DMPO_ERROR,
+    MQRC_FUNCTION_NOT_SUPPORTED,
+    MQRC_IMPO_ERROR,
+    MQRC_PD_ERROR,
+    MQRC_PROP_NAME_NOT_CONVERTED,
+    MQRC_PROP_VALUE_NOT_CONVERTED,
+    MQRC_PROPERTY_TYPE_ERROR,
+    MQRC_PROPERTY_VALUE_TOO_BIG,
+    MQRC_SMPO_ERROR,
+    mqi_error,
+)
+from dlqhandler.mq.properties import Property, PropertyType, PropertyValue
+from tests.mqi.cmqc import CMQC
+from tests.mqi.state import Conn
+from tests.mqi.structs import MQCHARV, MQDMPO, MQIMPO, MQPD, MQSMPO, raw
+
+__all__ = ["dltmp", "inqmp", "setmp"]
+
+_OK = (CMQC.MQCC_OK, 0)
+_MQRC_BUFFER_LENGTH_ERROR = 2005
+_MQVS_NULL_TERMINATED = -1
+T = PropertyType
+_FIXED = {T.BOOLEAN: struct.Struct("=i"), T.INT8: struct.Struct("=b"),
+          T.INT16: struct.Struct("=h"), T.INT32: struct.Struct("=i"),
+          T.INT64: struct.Struct("=q"), T.FLOAT32: struct.Struct("=f"),
+          T.FLOAT64: struct.Struct("=d")}
+
+
+def _codec(ccsid: int, reason: int) -> str:
+    if ccsid in (CMQC.MQCCSI_APPL, 1208):
+        return "utf-8"
+    try:
+        return codec_for(ccsid)
+    except DecodeError as exc:
+        raise mqi_error(reason, str(exc)) from None
+
+
+def _name(pname: int) -> str:
+    """The property name an MQCHARV points to."""
+    charv = MQCHARV.from_address(pname)
+    if not charv.VSPtr:
+        return ""
+    data = (ctypes.string_at(charv.VSPtr) if charv.VSLength == _MQVS_NULL_TERMINATED
+            else ctypes.string_at(charv.VSPtr, max(charv.VSLength, 0)))
+    try:
+        return data.decode(_codec(charv.VSCCSID, MQRC_PROP_NAME_NOT_CONVERTED))
+    except UnicodeDecodeError:
+        raise mqi_error(MQRC_PROP_NAME_NOT_CONVERTED, "the name is not in its VSCCSID") from None
+
+
+def _check_id(struct_: ctypes.Structure, wanted: bytes, reason: int) -> None:
+    if raw(struct_, "StrucId") != wanted:
+        raise mqi_error(reason, f"StrucId is not {wanted!r}")
+
+
+def _value(kind: int, length: int, pvalue: int, ccsid: int) -> PropertyValue:
+    """The value MQSETMP was given, as the port's handle takes it."""
+    try:
+        t = PropertyType(kind)
+    except ValueError:
+        raise mqi_error(MQRC_PROPERTY_TYPE_ERROR, f"type {kind}") from None
+    if t is T.NULL:
+        return None
+    if t is T.STRING and length == CMQC.MQVL_NULL_TERMINATED:
+        data = ctypes.string_at(pvalue) if pvalue else b""
+    elif length < 0 or (length and not pvalue):
+        raise mqi_error(_MQRC_BUFFER_LENGTH_ERROR, f"ValueLength {length}")
+    else:
+        data = ctypes.string_at(pvalue, length) if length else b""
+    if t in _FIXED:
+        layout = _FIXED[t]
+        if len(data) != layout.size:
+            raise mqi_error(_MQRC_BUFFER_LENGTH_ERROR,
+                            f"ValueLength {length} for MQTYPE_{t.name} ({layout.size})")
+        number = layout.unpack(data)[0]
+        return bool(number) if t is T.BOOLEAN else number
+    if t is T.BYTE_STRING:
+        return data
+    try:
+        return data.decode(_codec(ccsid, MQRC_PROP_VALUE_NOT_CONVERTED))
+    except UnicodeDecodeError:
+        raise mqi_error(MQRC_PROP_VALUE_NOT_CONVERTED,
+                        "the string is not in MQSMPO.ValueCCSID") from None
+
+
+def _encode(prop: Property) -> bytes:
+    v = prop.value
+    if prop.type is T.NULL:
+        return b""
+    if prop.type in _FIXED:
+        return _FIXED[prop.type].pack(int(bool(v)) if prop.type is T.BOOLEAN else v)
+    if isinstance(v, bytes):
+        return v
+    assert isinstance(v, str)
+    return v.encode("utf-8", "surrogatepass")
+
+
+def setmp(conn: Conn, hmsg: int, psmpo: int, pname: int, ppd: int, kind: int, length: int,
+          pvalue: int) -> tuple[int, int]:
+    handle = conn.message_handle(hmsg)
+    smpo = MQSMPO.from_address(psmpo)
+    _check_id(smpo, b"SMPO", MQRC_SMPO_ERROR)
+    if ppd:
+        _check_id(MQPD.from_address(ppd), b"PD  ", MQRC_PD_ERROR)
+    if smpo.Options != CMQC.MQSMPO_SET_FIRST:
+        raise mqi_error(MQRC_FUNCTION_NOT_SUPPORTED,
+                        "MQSMPO cursor and append options are not in the stand-in")
+    handle.set(_name(pname), _value(kind, length, pvalue, smpo.ValueCCSID), kind)
+    return _OK
+
+
+def inqmp(conn: Conn, hmsg: int, pimpo: int, pname: int, ppd: int, ptype: int, length: int,
+          pvalue: int, pdatalen: int) -> tuple[int, int]:
+    handle = conn.message_handle(hmsg)
+    impo = MQIMPO.from_address(pimpo)
+    _check_id(impo, b"IMPO", MQRC_IMPO_ERROR)
+    if ppd:
+        _check_id(MQPD.from_address(ppd), b"PD  ", MQRC_PD_ERROR)
+    o = impo.Options
+    wanted = ctypes.c_int32.from_address(ptype).value if ptype else CMQC.MQTYPE_AS_SET
+    convert = wanted != CMQC.MQTYPE_AS_SET and bool(o & CMQC.MQIMPO_CONVERT_TYPE)
+    prop = handle.inquire(_name(pname), next=bool(o & CMQC.MQIMPO_INQ_NEXT),
+                          under_cursor=bool(o & CMQC.MQIMPO_INQ_PROP_UNDER_CURSOR),
+                          type_=wanted if convert else None)
+    returned = impo.ReturnedName
+    if returned.VSPtr and returned.VSBufSize > 0:
+        name = prop.name.encode("utf-8")
+        ctypes.memmove(returned.VSPtr, name, min(len(name), returned.VSBufSize))
+        returned.VSLength = len(name)
+        returned.VSCCSID = 1208
+    impo.ReturnedEncoding = CMQC.MQENC_NATIVE
+    impo.ReturnedCCSID = 1208 if prop.type is T.STRING else 0
+    if ptype:
+        ctypes.c_int32.from_address(ptype).value = int(prop.type)
+    data = _encode(prop)
+    if pdatalen:
+        ctypes.c_int32.from_address(pdatalen).value = len(data)
+    if o & CMQC.MQIMPO_QUERY_LENGTH:
+        return _OK
+    if len(data) > max(length, 0):
+        # The buffer gets the value's first bytes (a string cut at a character, the rest
+        # NULs): IBM's ``ibmmqc`` decodes the buffer even when the call failed.
+        head = data[:max(length, 0)]
+        if prop.type is T.STRING:
+            head = head.decode("utf-8", "ignore").encode("utf-8").ljust(len(head), b"\0")
+        if head:
+            ctypes.memmove(pvalue, head, len(head))
+        raise MQIError(MQRC_PROPERTY_VALUE_TOO_BIG, f"{prop.name}: {len(data)} bytes",
+                       comp=CMQC.MQCC_FAILED)
+    if data:
+        ctypes.memmove(pvalue, data, len(data))
+    return _OK
+
+
+def dltmp(conn: Conn, hmsg: int, pdmpo: int, pname: int) -> tuple[int, int]:
+    handle = conn.message_handle(hmsg)
+    dmpo = MQDMPO.from_address(pdmpo)
+    _check_id(dmpo, b"DMPO", MQRC_DMPO_ERROR)
+    if dmpo.Options & CMQC.MQDMPO_DEL_PROP_UNDER_CURSOR:
+        raise mqi_error(MQRC_FUNCTION_NOT_SUPPORTED,
+                        "MQDMPO_DEL_PROP_UNDER_CURSOR is not in the stand-in")
+    handle.delete_property(_name(pname))
+    return _OK
