@@ -13,9 +13,9 @@ display) when it runs; ``runmqsc -v`` only plans.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
-from dlqhandler.qmgr.embedded.admin import Admin, ObjectRecord
+from dlqhandler.qmgr.embedded.admin import Admin, AdminError, ObjectRecord
 from dlqhandler.qmgr.embedded.mqsc import Attr, Command, MQSCSyntaxError
 from dlqhandler.qmgr.embedded.objects import (
     AttrError,
@@ -31,10 +31,13 @@ __all__ = [
     "AdminOf",
     "Planner",
     "all_keywords",
+    "alter",
     "columns",
     "display_items",
     "matches",
+    "on_name",
     "read_attrs",
+    "shown",
     "syntax",
     "then",
     "wanted",
@@ -83,6 +86,36 @@ def then(change: Callable[[], object], message: str) -> Action:
         change()
         return [message]
     return run
+
+
+def alter(table: dict[str, AttrSpec], change: Callable[[Admin, str, dict[str, Value]], object],
+          message: str) -> Planner:
+    """The planner of an ALTER: attributes of ``table``; ``change(admin, name, values)``."""
+    def plan(cmd: Command, adm: AdminOf) -> Action:
+        values, _ = read_attrs(cmd, table)
+        name = str(cmd.name)
+        return then(lambda: change(adm(), name, values), message)
+    return plan
+
+
+def on_name(change: Callable[[Admin, str], object], message: str) -> Planner:
+    """The planner of a command that takes the object's name and nothing else."""
+    def plan(cmd: Command, adm: AdminOf) -> Action:
+        read_attrs(cmd, {})
+        name = str(cmd.name)
+        return then(lambda: change(adm(), name), message)
+    return plan
+
+
+def shown(message: str, objects: Iterable[list[str]], missing: str | None) -> list[str]:
+    """DISPLAY's output: ``message`` then the items in columns, for each object;
+    AMQ8147E naming ``missing`` when there is none (None: no objects is no error)."""
+    out: list[str] = []
+    for items in objects:
+        out += [message, *columns(items)]
+    if not out and missing is not None:
+        raise AdminError("AMQ8147E", f"IBM MQ object {missing} not found.")
+    return out
 
 
 def _flag_spec(table: dict[str, AttrSpec], keyword: str) -> AttrSpec | None:

@@ -3,14 +3,15 @@ PRINCIPAL; GROUP is refused)."""
 
 from __future__ import annotations
 
-from dlqhandler.qmgr.embedded.admin import AdminError
+from collections.abc import Iterator
+
 from dlqhandler.qmgr.embedded.mqsc import Attr, Command
 from dlqhandler.qmgr.embedded.mqsc_attrs import (
     Action,
     AdminOf,
     Planner,
-    columns,
     read_attrs,
+    shown,
     syntax,
     then,
 )
@@ -67,17 +68,13 @@ def _display_authrecs(cmd: Command, adm: AdminOf) -> Action:
     _, others = read_attrs(cmd, {}, extra=_AUTHREC_KEYS[:4])
     profile, principal = _authrec_keys(cmd, others, need=False)
 
-    def run() -> list[str]:
-        out: list[str] = []
+    def objects() -> Iterator[list[str]]:
         for rec in adm().authrecs(profile, principal):
             auths = ",".join(sorted(rec.authorities)) or "NONE"
-            items = [f"PROFILE({rec.profile})", f"ENTITY({rec.principal})",
-                     "ENTTYPE(PRINCIPAL)", f"OBJTYPE({rec.objtype})", f"AUTHLIST({auths})"]
-            out += ["AMQ8864I: Display authority record details.", *columns(items)]
-        if not out:
-            raise AdminError("AMQ8147E", f"IBM MQ object {profile or '*'} not found.")
-        return out
-    return run
+            yield [f"PROFILE({rec.profile})", f"ENTITY({rec.principal})",
+                   "ENTTYPE(PRINCIPAL)", f"OBJTYPE({rec.objtype})", f"AUTHLIST({auths})"]
+    return lambda: shown("AMQ8864I: Display authority record details.", objects(),
+                         profile or "*")
 
 
 AUTHREC_COMMANDS: dict[tuple[str, str], Planner] = {

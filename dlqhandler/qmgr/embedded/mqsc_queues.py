@@ -3,17 +3,21 @@ too, with generic names, attribute lists, ALL and WHERE) and DISPLAY QSTATUS."""
 
 from __future__ import annotations
 
-from dlqhandler.qmgr.embedded.admin import AdminError
+from collections.abc import Iterator
+
+from dlqhandler.qmgr.embedded.admin import Admin, AdminError
 from dlqhandler.qmgr.embedded.mqsc import Command
 from dlqhandler.qmgr.embedded.mqsc_attrs import (
     Action,
     AdminOf,
     Planner,
     all_keywords,
-    columns,
+    alter,
     display_items,
     matches,
+    on_name,
     read_attrs,
+    shown,
     syntax,
     then,
     wanted,
@@ -38,23 +42,11 @@ def _define_queue(cmd: Command, adm: AdminOf) -> Action:
                 "AMQ8006I: IBM MQ queue created.")
 
 
-def _alter_queue(cmd: Command, adm: AdminOf) -> Action:
-    values, _ = read_attrs(cmd, QUEUE_ATTRS)
-    name = str(cmd.name)
-    return then(lambda: adm().alter_queue(name, values), "AMQ8008I: IBM MQ queue changed.")
-
-
 def _delete_queue(cmd: Command, adm: AdminOf) -> Action:
     _, others = read_attrs(cmd, {}, extra=("PURGE", "NOPURGE"))
     name = str(cmd.name)
     return then(lambda: adm().delete_queue(name, purge="PURGE" in others),
                 "AMQ8007I: IBM MQ queue deleted.")
-
-
-def _clear_queue(cmd: Command, adm: AdminOf) -> Action:
-    read_attrs(cmd, {})
-    name = str(cmd.name)
-    return then(lambda: adm().clear_queue(name), "AMQ8022I: IBM MQ queue cleared.")
 
 
 def _display_queues(cmd: Command, adm: AdminOf) -> Action:
@@ -70,20 +62,16 @@ def _display_queues(cmd: Command, adm: AdminOf) -> Action:
                if "WHERE" in others else None)
     show_type = names is None or "TYPE" in others or not names
 
-    def run() -> list[str]:
-        out: list[str] = []
+    def objects() -> Iterator[list[str]]:
         for rec in adm().queues(pattern):
             if filter_ is not None:
                 value = rec.status.get(filter_[0], rec.attrs.get(filter_[0], ""))
                 if not matches(value, filter_[1], filter_[2]):
                     continue
             head = [f"QUEUE({rec.name})"] + (["TYPE(QLOCAL)"] if show_type else [])
-            items = head + display_items(rec, QUEUE_ATTRS, names, _QUEUE_STATUS)
-            out += ["AMQ8409I: Display Queue details.", *columns(items)]
-        if not out and filter_ is None:
-            raise AdminError("AMQ8147E", f"IBM MQ object {pattern} not found.")
-        return out
-    return run
+            yield head + display_items(rec, QUEUE_ATTRS, names, _QUEUE_STATUS)
+    return lambda: shown("AMQ8409I: Display Queue details.", objects(),
+                         pattern if filter_ is None else None)
 
 
 def _display_qstatus(cmd: Command, adm: AdminOf) -> Action:
@@ -103,16 +91,16 @@ def _display_qstatus(cmd: Command, adm: AdminOf) -> Action:
             raise AdminError("AMQ8147E", f"IBM MQ object {pattern} not found.")
         found = (admin.handle_status(pattern) if kind == "HANDLE"
                  else admin.queue_status(pattern))
-        out: list[str] = []
-        for status in found:
-            out += ["AMQ8450I: Display queue status details.", *columns(status.items())]
-        return out
+        return shown("AMQ8450I: Display queue status details.",
+                     (status.items() for status in found), None)
     return run
 
 
 QUEUE_COMMANDS: dict[tuple[str, str], Planner] = {
-    ("DEFINE", "QLOCAL"): _define_queue, ("ALTER", "QLOCAL"): _alter_queue,
-    ("DELETE", "QLOCAL"): _delete_queue, ("CLEAR", "QLOCAL"): _clear_queue,
+    ("DEFINE", "QLOCAL"): _define_queue,
+    ("ALTER", "QLOCAL"): alter(QUEUE_ATTRS, Admin.alter_queue, "AMQ8008I: IBM MQ queue changed."),
+    ("DELETE", "QLOCAL"): _delete_queue,
+    ("CLEAR", "QLOCAL"): on_name(Admin.clear_queue, "AMQ8022I: IBM MQ queue cleared."),
     ("DISPLAY", "QLOCAL"): _display_queues, ("DISPLAY", "QUEUE"): _display_queues,
     ("DISPLAY", "QSTATUS"): _display_qstatus,
 }
