@@ -3,7 +3,6 @@ every command's --help, and no command returns a bare number."""
 
 from __future__ import annotations
 
-import argparse
 import ast
 import re
 from pathlib import Path
@@ -12,19 +11,10 @@ import pytest
 
 from dlqhandler.cli import build_parser
 from dlqhandler.cli.exitcodes import EPILOG, MEANINGS, ExitCode
+from tests.cli.helpers import command_parsers
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / "dlqhandler" / "cli"
-
-
-def _parsers(parser: argparse.ArgumentParser, path: str = "dlqhandler"
-             ) -> list[tuple[str, argparse.ArgumentParser]]:
-    out = [(path, parser)]
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, child in action.choices.items():
-                out += _parsers(child, f"{path} {name}")
-    return out
 
 
 def test_readme_table_is_the_exit_code_table() -> None:
@@ -39,7 +29,7 @@ def test_readme_table_is_the_exit_code_table() -> None:
 def test_every_help_ends_with_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     """`--help` of the program, of every command and of every qm action ends with the
     table, each code on its own line."""
-    parsers = _parsers(build_parser())
+    parsers = command_parsers(build_parser())
     assert {"dlqhandler run", "dlqhandler lint", "dlqhandler drain", "dlqhandler decode",
             "dlqhandler qm mqsc", "dlqhandler qm dmpmqmsg", "dlqhandler samples"} <= {
         name for name, _ in parsers}

@@ -18,8 +18,6 @@ real files, and checks the exit code, the message and the messages by MsgId and 
 
 from __future__ import annotations
 
-import argparse
-import hashlib
 import os
 import re
 import resource
@@ -34,8 +32,10 @@ from dlqhandler.cli import build_parser, main
 from dlqhandler.errors import ConfigError
 from dlqhandler.formats.dmpmqmsg import write_dump
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.qmgr import GetOptions, connect, list_qmgrs
+from dlqhandler.qmgr import connect, list_qmgrs
 from dlqhandler.qmgr.ibmmq.config import ibmmq_settings_from_env
+from tests.cli.helpers import command_parsers
+from tests.worker.helpers import browse, identity
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / ".venv" / "bin" / "dlqhandler"
@@ -55,10 +55,6 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def _identity(message: Message) -> tuple[bytes, str]:
-    return message.md.msg_id, hashlib.sha256(message.body).hexdigest()
-
-
 def _messages(n: int) -> list[Message]:
     return [Message(MQMD(msg_id=f"RANGE{i:03d}".encode().ljust(24, b"\0"), format="MQSTR"),
                     f"payload of message {i} ".encode() * i) for i in range(1, n + 1)]
@@ -70,16 +66,9 @@ def _define(queue: str, **attrs: int | str) -> None:
 
 
 def _on_queue(queue: str) -> list[tuple[bytes, str]]:
-    """MsgId and payload hash of every message on the queue, in order (browsed)."""
-    out = []
+    """MsgId and payload hash of every message on the queue of QM1, in order (browsed)."""
     with connect("QM1") as qm:
-        q = qm.open(queue, input=False, browse=True)
-        options = GetOptions(browse="first", syncpoint=False)
-        for _ in range(qm.inquire_queue(queue).curdepth):
-            out.append(_identity(q.get(options)))
-            options = GetOptions(browse="next", syncpoint=False)
-        q.close()
-    return out
+        return [identity(m) for m in browse(qm, queue)]
 
 
 def _load(path: Path, *extra: str) -> int:
@@ -115,7 +104,7 @@ def test_each_range_form_loads_exactly_its_messages(
     before = source.read_bytes()
     assert _load(source, "-r", spec) == 0
     err = capsys.readouterr().err
-    assert _on_queue("APP.IN") == [_identity(messages[i - 1]) for i in expected]
+    assert _on_queue("APP.IN") == [identity(messages[i - 1]) for i in expected]
     m = WRITTEN.search(err)
     assert m is not None, err
     assert int(m[1]) == len(expected)
@@ -158,7 +147,7 @@ def test_a_stopped_range_resumes_to_its_end_and_never_loads_twice(
     assert _load(source, "-r", spec, "-t", "2") == 6
     err = capsys.readouterr().err
     assert "MQRC_Q_FULL" in err
-    assert _on_queue("APP.IN") == [_identity(messages[i - 1]) for i in first_cut]
+    assert _on_queue("APP.IN") == [identity(messages[i - 1]) for i in first_cut]
     hint = RESUME.search(err)
     assert hint is not None, err
     assert hint[1] == left
@@ -167,7 +156,7 @@ def test_a_stopped_range_resumes_to_its_end_and_never_loads_twice(
     assert _load(source, "-r", hint[1], "-t", "2") == 0
     capsys.readouterr()
     wanted = [i for i in range(1, 11) if i in _range_members(spec)]
-    assert _on_queue("APP.IN") == [_identity(messages[i - 1]) for i in wanted]
+    assert _on_queue("APP.IN") == [identity(messages[i - 1]) for i in wanted]
 
 
 def _range_members(spec: str) -> set[int]:
@@ -192,7 +181,7 @@ def test_a_range_on_an_unload_is_refused_not_ignored(
                  "-r", "2..3"]) == 2
     assert "-r selects messages of a load (-o) only" in capsys.readouterr().err
     assert not out.exists()
-    assert _on_queue("APP.IN") == [_identity(m) for m in messages]
+    assert _on_queue("APP.IN") == [identity(m) for m in messages]
 
 
 def test_a_bad_message_before_the_range_resumes_at_the_range(
@@ -217,7 +206,7 @@ def test_a_bad_message_before_the_range_resumes_at_the_range(
     assert _on_queue("APP.IN") == []
     assert _load(good, "-r", hint[1]) == 0
     capsys.readouterr()
-    assert _on_queue("APP.IN") == [_identity(messages[4]), _identity(messages[5])]
+    assert _on_queue("APP.IN") == [identity(messages[4]), identity(messages[5])]
 
 
 # --- names --------------------------------------------------------------------------------
@@ -278,7 +267,7 @@ def test_a_name_mq_would_refuse_is_a_usage_error_and_changes_nothing(
     assert "\x1b" not in err  # the name is shown escaped, never raw to the terminal
     assert not out.exists()
     assert _state(home) == before
-    assert before[1] == [_identity(m) for m in messages]
+    assert before[1] == [identity(m) for m in messages]
 
 
 def test_generate_header_names_are_the_names_given(tmp_path: Path) -> None:
@@ -388,22 +377,12 @@ _CHECKED_IN_HANDLER = {("dlqhandler samples generate", "--count"),
                        ("dlqhandler samples generate", "--seed")}
 
 
-def _parsers(parser: argparse.ArgumentParser, path: str = "dlqhandler"
-             ) -> list[tuple[str, argparse.ArgumentParser]]:
-    out = [(path, parser)]
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, child in action.choices.items():
-                out += _parsers(child, f"{path} {name}")
-    return out
-
-
 def test_no_numeric_option_of_the_non_spark_commands_takes_any_number() -> None:
     """The class, not the example: no option of run, lint, qm, samples or decode is a bare
     int or float (which would take -1, 0, nan or inf); each has a range-checking type from
     cli/_types.py, or is checked by its handler (listed above)."""
     bare = []
-    for path, parser in _parsers(build_parser()):
+    for path, parser in command_parsers(build_parser()):
         if path.split()[1:2] in (["drain"], ["report"]):
             continue  # the Spark commands: issue 28's other half
         for action in parser._actions:

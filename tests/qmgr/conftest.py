@@ -1,14 +1,23 @@
-"""Shared fixtures for the queue manager tests: a private home and a fake clock."""
+"""Shared fixtures for the queue manager tests: a private home, a fake clock, and QM1 with
+the MQI stand-in on it."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import dlqhandler.cli.run as run_module
 from dlqhandler.qmgr import EmbeddedQueueManager, connect, create_qmgr
+from tests.mqi.build import load
 
+# IBM MQ connection settings a test must not inherit from the environment.
+MQ_ENV = ("DLQHANDLER_IBMMQ_QMGR", "DLQHANDLER_MQ_TRANSPORT", "DLQHANDLER_MQ_CONN_NAME",
+          "DLQHANDLER_MQ_CHANNEL", "DLQHANDLER_MQ_CIPHER_SPEC", "DLQHANDLER_MQ_USER",
+          "DLQHANDLER_MQ_PASSWORD", "DLQHANDLER_MQ_PASSWORD_FILE", "MQSERVER", "MQCHLLIB",
+          "MQCHLTAB", "DLQHANDLER_MQ_KEY_REPOSITORY", "DLQHANDLER_MQ_CERT_LABEL")
 START = 1_732_000_000.0  # a fixed "now" (2024-11-19) so PutDate/PutTime are predictable
 
 
@@ -46,3 +55,24 @@ def qm(home: Path, clock: FakeClock) -> Iterator[EmbeddedQueueManager]:
     conn = connect("QM1", home=home, clock=clock)
     yield conn
     conn.disconnect()
+
+
+@pytest.fixture
+def standin_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """QM1 under a private home, the MQI stand-in on it, a fake clock shared by both (IBM MQ
+    settings cleared, no reconnect delay, logging left as pytest has it)."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    for name in (*MQ_ENV, "DLQHANDLER_QMGR", "DLQHANDLER_LOG_LEVEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DLQHANDLER_MQ_RECONNECT_DELAY", "0")
+    monkeypatch.setattr(run_module, "configure_logging", lambda **_: None)
+    create_qmgr(home, "QM1")
+    clock = FakeClock()
+    standin = load()
+    standin.reset(home=home, clock=clock)
+    qm = connect("QM1", home=home, user="tester", clock=clock)
+    yield {"home": home, "qm": qm, "clock": clock, "standin": standin, "path": tmp_path}
+    qm.disconnect()
+    assert not standin.errors, standin.errors
+    standin.reset()

@@ -8,7 +8,6 @@ loaded; ``-r FIRST..`` resumes it without duplicates.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
@@ -20,7 +19,8 @@ import pytest
 from dlqhandler.cli import main
 from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.qmgr import GetOptions, connect
+from dlqhandler.qmgr import connect
+from tests.worker.helpers import browse, identity
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "backlog-small.dmp"
@@ -29,21 +29,10 @@ COUNTS = re.compile(r"Read    - Files:   1  Messages: *(\d+)  Bytes: *\d+\n"
                     r"Written - Files:   0  Messages: *(\d+)  Bytes: *\d+\n")
 
 
-def _identity(message: Message) -> tuple[bytes, str]:
-    return message.md.msg_id, hashlib.sha256(message.body).hexdigest()
-
-
 def _on_queue(queue: str) -> list[tuple[bytes, str]]:
-    """MsgId and payload hash of every message on the queue, in order (browsed)."""
-    out = []
+    """MsgId and payload hash of every message on the queue of QM1, in order (browsed)."""
     with connect("QM1") as qm:
-        q = qm.open(queue, input=False, browse=True)
-        options = GetOptions(browse="first", syncpoint=False)
-        for _ in range(qm.inquire_queue(queue).curdepth):
-            out.append(_identity(q.get(options)))
-            options = GetOptions(browse="next", syncpoint=False)
-        q.close()
-    return out
+        return [identity(m) for m in browse(qm, queue)]
 
 
 def _mqsc(text: str) -> None:
@@ -112,7 +101,7 @@ def test_load_of_a_cut_file_loads_nothing_of_the_cut_message(
     assert "message 15 and after were not loaded" in err
     assert "-r 15.." in err
     assert _counts(err) == ("14", "14")
-    whole = [_identity(m) for m in read_dump(SAMPLE)]
+    whole = [identity(m) for m in read_dump(SAMPLE)]
     assert _on_queue("APP.IN") == whole[:14]
     assert _load(SAMPLE, "-r", "15..") == 0  # the file copied again: resume
     assert _on_queue("APP.IN") == whole
@@ -137,7 +126,7 @@ def test_queue_full_stops_the_load_names_the_first_message_and_resumes(
     err = capsys.readouterr().err
     assert "Processing message indexes 6 onwards." in err
     assert _counts(err) == ("20", "15")
-    assert _on_queue("APP.IN") == [_identity(m) for m in messages]
+    assert _on_queue("APP.IN") == [identity(m) for m in messages]
 
 
 def test_bad_hex_line_with_t_commits_before_it_and_resumes(
@@ -160,9 +149,9 @@ def test_bad_hex_line_with_t_commits_before_it_and_resumes(
     assert f"bad.dmp:{bad_at + 1}: message 8: badly formed hex data" in err
     assert "-r 8.." in err
     assert _counts(err) == ("7", "7")
-    assert _on_queue("APP.IN") == [_identity(m) for m in messages[:7]]
+    assert _on_queue("APP.IN") == [identity(m) for m in messages[:7]]
     assert _load(good, "-r", "8..") == 0
-    assert _on_queue("APP.IN") == [_identity(m) for m in messages]
+    assert _on_queue("APP.IN") == [identity(m) for m in messages]
 
 
 @pytest.mark.parametrize(("spec", "expected"), [
@@ -177,7 +166,7 @@ def test_message_range_selects_as_dmpmqmsg_does(qm1: None, tmp_path: Path, spec:
     source = tmp_path / "in.dmp"
     write_dump(source, messages)
     assert _load(source, "-r", spec) == 0
-    assert _on_queue("APP.IN") == [_identity(messages[i - 1]) for i in expected]
+    assert _on_queue("APP.IN") == [identity(messages[i - 1]) for i in expected]
     capsys.readouterr()
 
 

@@ -3,53 +3,26 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-import dlqhandler.cli.run as run_module
 from dlqhandler.cli import main
 from dlqhandler.mq.constants import MQRC_Q_FULL
-from dlqhandler.qmgr import connect, create_qmgr
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
-from tests.mqi.build import load
-from tests.qmgr.conftest import FakeClock
 from tests.worker.helpers import DLQ, Ledger, alter, browse, dead_letter, define
 from tests.worker.helpers import load as put_all
 
 AUDIT = "DLQHANDLER.AUDIT"
 
 
-@pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
-    """QM1 under a private home with the stand-in on it (IBM MQ settings cleared)."""
-    home = tmp_path / "home"
-    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
-    for name in ("DLQHANDLER_IBMMQ_QMGR", "DLQHANDLER_MQ_CONN_NAME", "DLQHANDLER_MQ_CHANNEL",
-                 "DLQHANDLER_MQ_USER", "DLQHANDLER_MQ_PASSWORD", "MQSERVER", "DLQHANDLER_QMGR",
-                 "DLQHANDLER_LOG_LEVEL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(run_module, "configure_logging", lambda **_: None)
-    create_qmgr(home, "QM1")
-    clock = FakeClock()
-    standin = load()
-    standin.reset(home=home, clock=clock)
-    qm = connect("QM1", home=home, user="tester", clock=clock)
-    yield {"qm": qm}
-    qm.disconnect()
-    assert not standin.errors, standin.errors
-    standin.reset()
-
-
 def test_a_one_off_retry_through_ibmmq_is_audited_and_an_inhibited_audit_queue_backs_out(
-        world: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+        standin_world: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
     """Through the ibmmq package: with the audit queue put-inhibited, a one-off retry moves
     nothing (exit 6, every message still on the DLQ, no record); once it takes puts, the
     selected messages are retried, each with one audit record whose MQ user id is the
     connection's, and `dlqhandler audit --backend ibmmq` prints them."""
-    qm = world["qm"]
+    qm = standin_world["qm"]
     define(qm, "APP.Q", DEFAULT_STATUS_QUEUE)
     define(qm, AUDIT, put="DISABLED")
     full = [dead_letter(f"full {i}", reason=MQRC_Q_FULL, destq="APP.Q", tag=f"F{i}")

@@ -13,22 +13,17 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from structlog.testing import capture_logs
 
-import dlqhandler.cli.run as run_module
 from dlqhandler.cli import main
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
 from dlqhandler.mq.message import Message
-from dlqhandler.qmgr import EmbeddedQueueManager, connect, create_qmgr
+from dlqhandler.qmgr import EmbeddedQueueManager
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
-from tests.mqi.build import load
-from tests.qmgr.conftest import FakeClock
 from tests.reliability.scenario import (
     DISCARDED,
     RULES,
@@ -46,30 +41,6 @@ DESTQ(SHORT.*) ACTION(FWD) FWDQ(CATCH) HEADER(YES)
 """
 BACKLOG = 2000
 QUEUES = (*TARGETS, "CTX.OUT", "APP.GRP")
-_MQ_ENV = ("DLQHANDLER_IBMMQ_QMGR", "DLQHANDLER_MQ_TRANSPORT", "DLQHANDLER_MQ_CONN_NAME",
-           "DLQHANDLER_MQ_CHANNEL", "DLQHANDLER_MQ_CIPHER_SPEC", "DLQHANDLER_MQ_USER",
-           "DLQHANDLER_MQ_PASSWORD", "DLQHANDLER_MQ_PASSWORD_FILE", "MQSERVER", "MQCHLLIB",
-           "MQCHLTAB", "DLQHANDLER_MQ_KEY_REPOSITORY", "DLQHANDLER_MQ_CERT_LABEL")
-
-
-@pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
-    """QM1 under a private home, the stand-in on it, a fake clock shared by both."""
-    home = tmp_path / "home"
-    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
-    for name in (*_MQ_ENV, "DLQHANDLER_QMGR", "DLQHANDLER_LOG_LEVEL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("DLQHANDLER_MQ_RECONNECT_DELAY", "0")
-    monkeypatch.setattr(run_module, "configure_logging", lambda **_: None)
-    create_qmgr(home, "QM1")
-    clock = FakeClock()
-    standin = load()
-    standin.reset(home=home, clock=clock)
-    qm = connect("QM1", home=home, user="tester", clock=clock)
-    yield {"home": home, "qm": qm, "clock": clock, "standin": standin, "path": tmp_path}
-    qm.disconnect()
-    assert not standin.errors, standin.errors
-    standin.reset()
 
 
 def _extras(qm: EmbeddedQueueManager, backlog: Backlog) -> list[Message]:
@@ -120,43 +91,43 @@ def _check(book: Ledger, backlog: Backlog, refused: frozenset[bytes] | set[bytes
     return dict(Counter(backlog.expected.values()))
 
 
-def _prepare(world: dict[str, Any]) -> tuple[Backlog, list[Message], Ledger]:
-    qm = world["qm"]
+def _prepare(standin_world: dict[str, Any]) -> tuple[Backlog, list[Message], Ledger]:
+    qm = standin_world["qm"]
     backlog = load_backlog(qm, BACKLOG)
     group = _extras(qm, backlog)
     define(qm, DEFAULT_STATUS_QUEUE)
     book = Ledger.of(qm, DLQ)
-    world["clock"].advance(1)  # the short-lived ones (0.5 s) are now expired
+    standin_world["clock"].advance(1)  # the short-lived ones (0.5 s) are now expired
     return backlog, group, book
 
 
-def test_run_through_ibmmq_places_every_message_by_its_rule(world: dict[str, Any]) -> None:
+def test_run_through_ibmmq_places_every_message_by_its_rule(standin_world: dict[str, Any]) -> None:
     """The whole backlog through IBM's library: every message where its rule sends it,
     none lost or duplicated (MsgId + payload hash), context kept for PUTAUT(CTX), the
     group in order, expired messages gone; repeated until the retries run out."""
-    backlog, group, book = _prepare(world)
-    assert _run(world["path"]) == 0
+    backlog, group, book = _prepare(standin_world)
+    assert _run(standin_world["path"]) == 0
     placed = _check(book, backlog)
     assert (placed["CTX.OUT"], placed["APP.GRP"]) == (3, 3)
     assert placed["CATCH"] > 0
-    on_grp = browse(world["qm"], "APP.GRP")
+    on_grp = browse(standin_world["qm"], "APP.GRP")
     assert [m.md.msg_seq_number for m in on_grp] == [1, 2, 3]
     assert {m.md.msg_id for m in on_grp} == {m.md.msg_id for m in group}
-    assert {m.md.user_identifier for m in browse(world["qm"], "CTX.OUT")} == {"app1"}
-    assert depth(world["qm"], DLQ) == backlog.count(DLQ)
-    calls = world["standin"].calls
+    assert {m.md.user_identifier for m in browse(standin_world["qm"], "CTX.OUT")} == {"app1"}
+    assert depth(standin_world["qm"], DLQ) == backlog.count(DLQ)
+    calls = standin_world["standin"].calls
     assert min(calls["MQGET"] - BACKLOG, calls["MQPUT1"], calls["MQCMIT"]) > 0
 
 
-def test_run_through_ibmmq_with_faults_at_random_mqi_calls(world: dict[str, Any]) -> None:
+def test_run_through_ibmmq_with_faults_at_random_mqi_calls(standin_world: dict[str, Any]) -> None:
     """Faults at random MQI calls: 2009 inside units of work (MQGET, MQPUT1, MQCMIT:
     the connection breaks, the unit of work is backed out or, for MQCMIT, maybe
     committed; the run ends with the connection-broken exit code and is started again,
     as a service manager would), 2009 between units of work (the adapter reconnects,
     once through a failing MQCONNX) and puts refused with 2053. In the end every
     message is where its rule sends it: none lost, none duplicated."""
-    backlog, _group, book = _prepare(world)
-    standin = world["standin"]
+    backlog, _group, book = _prepare(standin_world)
+    standin = standin_world["standin"]
     rng = random.Random(16)
     faults = standin.faults
     faults.fail("MQINQ", 2009)  # at start-up, between units of work: reconnect...
@@ -168,10 +139,10 @@ def test_run_through_ibmmq_with_faults_at_random_mqi_calls(world: dict[str, Any]
     codes: list[int] = []
     events: list[dict[str, Any]] = []
     while faults.pending() and len(codes) < 15:
-        codes.append(_run(world["path"], events))
+        codes.append(_run(standin_world["path"], events))
     injected = list(faults.injected)
     faults.clear()
-    codes.append(_run(world["path"]))
+    codes.append(_run(standin_world["path"]))
     assert codes[-1] == 0, codes
     assert ExitCode.CONNECTION_ERROR in codes, codes
     assert {(f.verb, f.reason) for f in injected} == {
@@ -187,7 +158,7 @@ def test_run_through_ibmmq_with_faults_at_random_mqi_calls(world: dict[str, Any]
     _check(book, backlog, refused=refused)
 
 
-def test_run_through_ibmmq_keeps_message_properties(world: dict[str, Any]) -> None:
+def test_run_through_ibmmq_keeps_message_properties(standin_world: dict[str, Any]) -> None:
     """Through IBM's library, as runmqdlq does it (a get into a message handle, the
     queue's PROPCTL(COMPAT) putting them there, a put with MQPMO.OriginalMsgHandle and
     MQACTP_FORWARD): forwarded with and without the MQDLH and retried, each message
@@ -195,7 +166,7 @@ def test_run_through_ibmmq_keeps_message_properties(world: dict[str, Any]) -> No
     behind the stand-in."""
     from dlqhandler.mq.properties import Property, PropertyType
 
-    qm = world["qm"]
+    qm = standin_world["qm"]
     define(qm, "RETRY.OK", "TARGET.YES", "TARGET.NO", DEFAULT_STATUS_QUEUE)
     props = (Property("mcd.Msd", PropertyType.STRING, "jms_text"),
              Property("jms.Cid", PropertyType.STRING, "ID:1"),
@@ -209,7 +180,7 @@ def test_run_through_ibmmq_keeps_message_properties(world: dict[str, Any]) -> No
         dead_letter("stripped", destq="FWD.NO", tag="P3", properties=props[3:]),
         dead_letter("none", destq="FWD.NO", tag="P4")])
     book = Ledger.of(qm, DLQ)
-    rules = world["path"] / "props.rul"
+    rules = standin_world["path"] / "props.rul"
     rules.write_text("RETRYINT(0) WAIT(NO)\nDESTQ(RETRY.OK) ACTION(RETRY)\n"
                      "DESTQ(FWD.YES) ACTION(FWD) FWDQ(TARGET.YES) HEADER(YES)\n"
                      "DESTQ(FWD.NO) ACTION(FWD) FWDQ(TARGET.NO) HEADER(NO)\n",
@@ -225,7 +196,7 @@ def test_run_through_ibmmq_keeps_message_properties(world: dict[str, Any]) -> No
     assert [m.properties for m in browse(qm, "TARGET.NO")] == [props[3:], ()]
 
 
-def test_properties_set_through_ibms_library_survive_a_forward(world: dict[str, Any]) -> None:
+def test_properties_set_through_ibms_library_survive_a_forward(standin_world: dict[str, Any]) -> None:
     """Dead letters put through IBM's ``ibmmq`` package with properties set on an
     ``ibmmq.MessageHandle`` (MQSETMP of every IBM type) and MQPMO.NewMsgHandle: after
     ``dlqhandler run --backend ibmmq`` forwards them (HEADER(YES) and HEADER(NO)), each
@@ -238,7 +209,7 @@ def test_properties_set_through_ibms_library_survive_a_forward(world: dict[str, 
     from dlqhandler.mq.properties import Property, PropertyType
     from dlqhandler.qmgr.ibmmq.mapping import md_to_ibmmq
 
-    t, c, qm, standin = PropertyType, ibmmq.CMQC, world["qm"], world["standin"]
+    t, c, qm, standin = PropertyType, ibmmq.CMQC, standin_world["qm"], standin_world["standin"]
     define(qm, "TARGET.YES", "TARGET.NO", DEFAULT_STATUS_QUEUE)
     expected = (Property("Color", t.STRING, "rouge é"), Property("Items", t.INT32, -7),
                 Property("Small", t.INT8, 5), Property("Short", t.INT16, 300),
@@ -267,7 +238,7 @@ def test_properties_set_through_ibms_library_survive_a_forward(world: dict[str, 
         sent.append(msg)
     dlq.close()
     setmp_by_the_test = standin.calls["MQSETMP"]
-    rules = world["path"] / "props.rul"
+    rules = standin_world["path"] / "props.rul"
     rules.write_text("WAIT(NO)\nDESTQ(FWD.YES) ACTION(FWD) FWDQ(TARGET.YES) HEADER(YES)\n"
                      "DESTQ(FWD.NO) ACTION(FWD) FWDQ(TARGET.NO) HEADER(NO)\n",
                      encoding="utf-8")

@@ -117,6 +117,11 @@ def browse(qm: QueueManager, queue: str) -> list[Message]:
         q.close()
 
 
+def identity(message: Message) -> tuple[bytes, str]:
+    """A message's MsgId and the SHA-256 of its payload: what conservation compares."""
+    return message.md.msg_id, hashlib.sha256(message.body).hexdigest()
+
+
 def depth(qm: QueueManager, queue: str) -> int:
     return qm.inquire_queue(queue).curdepth
 

@@ -13,9 +13,6 @@ expiry and PutDate/PutTime; tests inject a fake one. Waits use real time.
 
 from __future__ import annotations
 
-import functools
-import json
-import math
 import os
 import secrets
 import sqlite3
@@ -42,31 +39,21 @@ from dlqhandler.mq.constants import (
     mqi_error,
 )
 from dlqhandler.mq.message import Message
-from dlqhandler.mq.mqmd import MQMD, decode_mqmd, encode_mqmd
+from dlqhandler.mq.mqmd import MQMD, decode_mqmd
 from dlqhandler.qmgr.embedded.admin import Admin
 from dlqhandler.qmgr.embedded.handle import EmbeddedQueue, EventKind, StoredRow
+from dlqhandler.qmgr.embedded.images import encode_image, stored_message
 from dlqhandler.qmgr.embedded.inquiry import inquire_object
+from dlqhandler.qmgr.embedded.inserting import MessageRow, insert_triggered, insert_unarmed
 from dlqhandler.qmgr.embedded.lookups import Lookups
 from dlqhandler.qmgr.embedded.objects import QueueView, queue_view
-from dlqhandler.qmgr.embedded.propctl import decode_stored, put_properties
-from dlqhandler.qmgr.embedded.putting import (
-    Putter,
-    effective_priority,
-    expiration_report,
-    resolve_md,
-)
+from dlqhandler.qmgr.embedded.propctl import put_properties
+from dlqhandler.qmgr.embedded.putting import Putter, expiration_report, resolve_md
 from dlqhandler.qmgr.embedded.recovery import hold_lock_file, recover_dead_connections
-from dlqhandler.qmgr.embedded.store import (
-    AVAILABLE,
-    INSERT_MESSAGE_PROPS,
-    PUT_PENDING,
-    TAKEN,
-    QMgrPaths,
-    Store,
-)
+from dlqhandler.qmgr.embedded.store import AVAILABLE, TAKEN, QMgrPaths, Store
 from dlqhandler.qmgr.embedded.trigger import Triggers
 from dlqhandler.qmgr.embedded.uow import UnitOfWork, back_out, commit
-from dlqhandler.qmgr.embedded.xqh import MQFMT_XMIT_Q_HEADER, encode_xqh
+from dlqhandler.qmgr.embedded.xqh import for_transmission
 from dlqhandler.qmgr.port import (
     Answers,
     MessageHandle,
@@ -81,21 +68,7 @@ __all__ = ["Clock", "EmbeddedQueueManager", "QueueEvent", "connect"]
 Clock = Callable[[], float]
 _RECOVERY_INTERVAL = 1.0
 _ID_BLOCK = 256
-_VALUES = " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-# A put outside triggering inserts only while the queue is below MAXDEPTH and not armed
-# (TRIGGER, TRIGTYPE not NONE), checked in the same statement; else it takes the
-# transaction of a triggered put (see dlqhandler.qmgr.embedded.trigger).
-_PUT_UNARMED = INSERT_MESSAGE_PROPS + (  # noqa: S608 - constant fragments, bound values
-    " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
-    " WHERE (SELECT curdepth < ? AND NOT (coalesce(json_extract(attrs, '$.TRIGGER'),"
-    " 'NOTRIGGER') = 'TRIGGER' AND coalesce(json_extract(attrs, '$.TRIGTYPE'), 'FIRST')"
-    " != 'NONE') FROM queues WHERE name = ?)")
 _DEFAULT_PUT = PutOptions()
-# A browse then a get of the same message decode the same stored MQMD image once, and a
-# pass-all put of the MQMD a get returned reuses its image: {id(md): (md, image)}.
-_decode_image = functools.lru_cache(maxsize=64)(decode_mqmd)
-_IMAGES: dict[int, tuple[MQMD, bytes]] = {}
-_IMAGES_MAX = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,6 +345,9 @@ class EmbeddedQueueManager:
 
     def _put(self, target: str, message: Message, options: PutOptions, *,
              remote: tuple[str, str] | None, missing: int = MQRC_UNKNOWN_OBJECT_NAME) -> MQMD:
+        """MQPUT: check, resolve the MQMD (:mod:`.putting`), wrap it for a remote queue
+        manager (:mod:`.xqh`), insert the row (:mod:`.inserting`, triggering included),
+        and join the unit of work (:mod:`.uow`) or tell the observer."""
         qv = self._queue_view(target, missing=missing)
         if not qv.put_enabled:
             raise mqi_error(MQRC_PUT_INHIBITED, target)
@@ -386,94 +362,44 @@ class EmbeddedQueueManager:
         try:
             blob = put_properties(message, options)  # (None: the message has none)
             if remote is not None:
-                data = encode_xqh(remote[0], remote[1], md) + data
-                stored = md.replace(format=MQFMT_XMIT_Q_HEADER, encoding=546,
-                                    coded_char_set_id=819)
+                stored, data = for_transmission(remote[0], remote[1], md, data)
             length = len(data) + len(blob or b"")  # (IBM counts properties in)
             if length > qv.maxmsgl:
                 raise mqi_error(MQRC_MSG_TOO_BIG_FOR_Q,
                                 f"{length} bytes > MAXMSGL({qv.maxmsgl}) of {target}")
-            known = _IMAGES.get(id(stored))
-            image = known[1] if known is not None and known[0] is stored else encode_mqmd(stored)
+            image = encode_image(stored)
         except DecodeError as exc:
             raise mqi_error(MQRC_MD_ERROR, str(exc)) from exc
-        persistent = stored.persistence == 1
-        expires_at = now + stored.expiry / 10 if stored.expiry > 0 else None
-        state, owner = (PUT_PENDING, self.conn_id) if options.syncpoint else (AVAILABLE, None)
-        # A FIFO queue queues everything at DEFPRTY, so arrival decides (as in MQ).
-        order = qv.defprty if qv.fifo else effective_priority(stored.priority)
-        row = (target, order, state, owner, stored.msg_id, stored.correl_id, stored.group_id,
-               stored.msg_seq_number, stored.offset, stored.msg_flags, int(persistent), now,
-               stored.expiry, expires_at, image, data, blob)
-        durable = persistent and not options.syncpoint
+        syncpoint = options.syncpoint
+        row = MessageRow.of(qv, stored, image, data, blob, now=now,
+                            owner=self.conn_id if syncpoint else None)
+        durable = bool(row.persistent) and not syncpoint
         row_id = None
         if not qv.triggered:
-            params = (*row, qv.maxdepth, target)
-            cursor = (self._store.run(_PUT_UNARMED, params) if options.syncpoint
-                      else self._store.execute(_PUT_UNARMED, params, durable=durable))
-            if cursor.rowcount == 1:
-                row_id = int(cursor.lastrowid or 0)
-            elif not self._queue_view(target, missing=missing).triggered:
+            row_id = insert_unarmed(self._store, row, qv.maxdepth, syncpoint=syncpoint,
+                                    durable=durable)
+            if row_id is None and not self._queue_view(target, missing=missing).triggered:
                 raise mqi_error(MQRC_Q_FULL, f"{target} is at MAXDEPTH({qv.maxdepth})")
         if row_id is None:  # armed for triggering (or just now)
-            row_id = self._put_triggered(target, row, order, durable=durable,
-                                         syncpoint=options.syncpoint, missing=missing)
-        if options.syncpoint:
-            self._uow.begin(self._store)
-            self._uow.put.append(row_id)
-            self._uow.persistent |= persistent
-            self._uow.put_queues.add(target)
+            row_id, written = insert_triggered(self._store, self._triggers, row,
+                                               durable=durable, syncpoint=syncpoint,
+                                               missing=missing)
+            if syncpoint:
+                self._uow.joined_triggers(self._store, written.pending, written.put)
+        if syncpoint:
+            self._uow.joined_put(self._store, row_id, queue=target,
+                                 persistent=bool(row.persistent))
         else:
             self._emit("put", target)
         return md
 
-    def _put_triggered(self, target: str, row: tuple[object, ...], order: int, *,
-                       durable: bool, syncpoint: bool, missing: int) -> int:
-        """Insert a message on a triggered queue, trigger evaluation in the same transaction."""
-        with (self._store.join() if syncpoint else self._store.write(durable=durable)) as db:
-            found = db.execute("SELECT attrs, curdepth FROM queues WHERE name = ?",
-                               (target,)).fetchone()
-            if found is None:
-                raise mqi_error(missing, target)
-            qv = queue_view(target, found[0])
-            if int(found[1]) >= qv.maxdepth:
-                raise mqi_error(MQRC_Q_FULL, f"{target} is at MAXDEPTH({qv.maxdepth})")
-            written = self._triggers.message_arrived(db, target, json.loads(found[0]), order,
-                                                     syncpoint=syncpoint)
-            cursor = db.execute(INSERT_MESSAGE_PROPS + _VALUES, row)
-        if syncpoint:
-            # Trigger evaluation counts committed and uncommitted messages, and a FIRST
-            # trigger message outlives a crash: other processes must see this put now.
-            self._store.release(durable=False)
-            self._uow.begin(self._store)
-            self._uow.triggers.extend(written.pending)
-            self._uow.put.extend(written.put)
-        return int(cursor.lastrowid or 0)
-
     def _joined_get(self, queue: str, message_id: int, persistent: bool) -> None:
         """Note a get under syncpoint in the unit of work."""
-        self._uow.begin(self._store)
-        self._uow.taken.append(message_id)
-        self._uow.persistent |= persistent
-        self._uow.got_queues.add(queue)
+        self._uow.joined_get(self._store, message_id, queue=queue, persistent=persistent)
 
     def _message(self, row: StoredRow) -> Message:
-        """A stored row as MQGET returns it: BackoutCount, remaining Expiry, properties."""
-        image, body, backout_count, expires_at, props = row
-        md = _decode_image(image := bytes(image))
-        changes: dict[str, int] = {}
-        if backout_count != md.backout_count:
-            changes["backout_count"] = backout_count
-        if expires_at is not None:
-            remaining = (expires_at - self._clock()) * 10
-            changes["expiry"] = max(1, math.ceil(round(remaining, 6)))
-        properties = () if props is None else decode_stored(bytes(props))
-        if changes:
-            return Message(md.replace(**changes), bytes(body), None, properties)
-        if len(_IMAGES) >= _IMAGES_MAX:
-            _IMAGES.clear()
-        _IMAGES[id(md)] = (md, image)
-        return Message(md, bytes(body), None, properties)
+        """A stored row as MQGET returns it (see :mod:`.images`)."""
+        return stored_message(row, self._clock)
 
     def _discard_expired(self, message_id: int, handle: int, persistent: bool) -> None:
         """Remove an expired message (outside any unit of work) and send its report."""

@@ -54,6 +54,28 @@ class UnitOfWork:
         if not self.active:
             self.losses = store.losses
 
+    def joined_put(self, store: Store, row_id: int, *, queue: str, persistent: bool) -> None:
+        """A message put under syncpoint joins (published at commit)."""
+        self.begin(store)
+        self.put.append(row_id)
+        self.persistent |= persistent
+        self.put_queues.add(queue)
+
+    def joined_get(self, store: Store, row_id: int, *, queue: str, persistent: bool) -> None:
+        """A message got under syncpoint joins (deleted at commit, restored at backout)."""
+        self.begin(store)
+        self.taken.append(row_id)
+        self.persistent |= persistent
+        self.got_queues.add(queue)
+
+    def joined_triggers(self, store: Store, pending: tuple[int, ...],
+                        put: tuple[int, ...]) -> None:
+        """Trigger messages a put under syncpoint wrote join: ``pending`` ones are
+        published when the unit of work ends, ``put`` ones at commit only."""
+        self.begin(store)
+        self.triggers.extend(pending)
+        self.put.extend(put)
+
 
 def commit(store: Store, uow: UnitOfWork, conn_id: str) -> None:
     """MQCMIT (MQIError 2003 when part of the unit of work was lost)."""

@@ -16,7 +16,14 @@ from dlqhandler.errors import DecodeError
 from dlqhandler.mq.ccsid import QMGR_CCSID, decode_text, encode_text, int_order
 from dlqhandler.mq.mqmd import MQMD, MQMD_LENGTH_1, decode_mqmd, encode_mqmd
 
-__all__ = ["MQFMT_XMIT_Q_HEADER", "MQXQH", "MQXQH_LENGTH_1", "decode_xqh", "encode_xqh"]
+__all__ = [
+    "MQFMT_XMIT_Q_HEADER",
+    "MQXQH",
+    "MQXQH_LENGTH_1",
+    "decode_xqh",
+    "encode_xqh",
+    "for_transmission",
+]
 
 MQXQH_STRUC_ID = "XQH "
 MQXQH_LENGTH_1 = 428
@@ -44,6 +51,16 @@ def encode_xqh(remote_q_name: str, remote_q_mgr_name: str, md: MQMD, *,
                        encode_text(remote_q_mgr_name, 48, ccsid,
                                    field="MQXQH.RemoteQMgrName"))
     return head + encode_mqmd(md.replace(version=1), encoding=encoding, ccsid=ccsid)
+
+
+def for_transmission(remote_q_name: str, remote_q_mgr_name: str, md: MQMD,
+                     data: bytes) -> tuple[MQMD, bytes]:
+    """The outer MQMD and the data of a message put on a transmission queue: Format
+    ``MQXMIT`` (native encoding, CCSID 819) and an MQXQH carrying ``md`` in front."""
+    header = encode_xqh(remote_q_name, remote_q_mgr_name, md)
+    outer = md.replace(format=MQFMT_XMIT_Q_HEADER, encoding=MQENC_NATIVE,
+                       coded_char_set_id=QMGR_CCSID)
+    return outer, header + data
 
 
 def decode_xqh(raw: bytes, *, encoding: int = MQENC_NATIVE,

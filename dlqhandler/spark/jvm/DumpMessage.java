@@ -521,36 +521,23 @@ final class DumpMessage {
 
     /** Python's repr() of a str of ISO-8859-1 characters. */
     static String pyRepr(String s) {
-        char quote = s.indexOf('\'') >= 0 && s.indexOf('"') < 0 ? '"' : '\'';
-        StringBuilder out = new StringBuilder(s.length() + 2).append(quote);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == quote || c == '\\') {
-                out.append('\\').append(c);
-            } else if (c == '\n') {
-                out.append("\\n");
-            } else if (c == '\r') {
-                out.append("\\r");
-            } else if (c == '\t') {
-                out.append("\\t");
-            } else if (c < 0x20 || (c >= 0x7F && c <= 0xA0) || c == 0xAD) {
-                out.append(String.format("\\x%02x", (int) c));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.append(quote).toString();
+        return quoted(s, false);
     }
 
     /** Python's repr() of bytes. */
     static String bytesRepr(byte[] b, int at, int n) {
-        StringBuilder s = new StringBuilder();
-        for (int i = at; i < at + n; i++) {
-            s.append((char) (b[i] & 0xFF));
-        }
-        String text = s.toString();
+        return quoted(latin1(b, at, n), true);
+    }
+
+    /**
+     * Python's quoting of a str, or with {@code bytes} of bytes (one char a byte): b, the
+     * quote, escapes for the quote, backslash, \n, \r, \t and the characters it does not
+     * print as they are (a str: C0, DEL to NBSP, the soft hyphen; bytes: all but ASCII 32-126).
+     */
+    private static String quoted(String text, boolean bytes) {
         char quote = text.indexOf('\'') >= 0 && text.indexOf('"') < 0 ? '"' : '\'';
-        StringBuilder out = new StringBuilder("b").append(quote);
+        StringBuilder out = new StringBuilder(text.length() + 3).append(bytes ? "b" : "")
+            .append(quote);
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             if (c == quote || c == '\\') {
@@ -561,7 +548,7 @@ final class DumpMessage {
                 out.append("\\r");
             } else if (c == '\t') {
                 out.append("\\t");
-            } else if (c < 0x20 || c >= 0x7F) {
+            } else if (c < 0x20 || (bytes ? c >= 0x7F : (c >= 0x7F && c <= 0xA0) || c == 0xAD)) {
                 out.append(String.format("\\x%02x", (int) c));
             } else {
                 out.append(c);

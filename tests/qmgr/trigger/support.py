@@ -28,6 +28,7 @@ from dlqhandler.qmgr import (
     run_mqsc,
 )
 from tests.qmgr.conftest import FakeClock
+from tests.worker.helpers import browse
 
 INITQ = "INIT.Q"
 APPQ = "APP.Q"
@@ -93,20 +94,7 @@ class World:
 
     def waiting(self, initq: str = INITQ) -> list[Message]:
         """The messages available on ``initq`` (browsed: they stay)."""
-        q = self.qm.open(initq, input=False, browse=True)
-        out: list[Message] = []
-        options = GetOptions(browse="first", syncpoint=False)
-        try:
-            while True:
-                try:
-                    out.append(q.get(options))
-                except MQIError as exc:
-                    if exc.reason != 2033:
-                        raise
-                    return out
-                options = GetOptions(browse="next", syncpoint=False)
-        finally:
-            q.close()
+        return browse(self.qm, initq)
 
     def triggers(self, initq: str = INITQ) -> list[MQTM]:
         """The trigger messages available on ``initq``, decoded."""

@@ -1,0 +1,106 @@
+"""runmqsc's queue commands: DEFINE/ALTER/DELETE/CLEAR/DISPLAY QLOCAL (DISPLAY QUEUE
+too, with generic names, attribute lists, ALL and WHERE) and DISPLAY QSTATUS."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from dlqhandler.qmgr.embedded.admin import Admin, AdminError
+from dlqhandler.qmgr.embedded.mqsc import Command
+from dlqhandler.qmgr.embedded.mqsc_attrs import (
+    Action,
+    AdminOf,
+    Planner,
+    all_keywords,
+    alter,
+    display_items,
+    matches,
+    on_name,
+    read_attrs,
+    shown,
+    syntax,
+    then,
+    wanted,
+    where,
+)
+from dlqhandler.qmgr.embedded.objects import QUEUE_ATTRS
+
+__all__ = ["QUEUE_COMMANDS"]
+
+_QUEUE_STATUS = ("CURDEPTH", "IPPROCS", "OPPROCS")
+_QSTATUS_KEYWORDS = frozenset({"TYPE", "ALL", "CURDEPTH", "IPPROCS", "OPPROCS", "UNCOM",
+                               "MSGAGE", "APPLTAG", "APPLTYPE", "INPUT", "OUTPUT", "PID",
+                               "USERID", "CONNID"})
+
+
+def _define_queue(cmd: Command, adm: AdminOf) -> Action:
+    values, others = read_attrs(cmd, QUEUE_ATTRS, extra=("LIKE", "REPLACE", "NOREPLACE"))
+    like = others["LIKE"].single() if "LIKE" in others else None
+    name = str(cmd.name)
+    return then(lambda: adm().define_queue(name, values, like=like,
+                                           replace="REPLACE" in others),
+                "AMQ8006I: IBM MQ queue created.")
+
+
+def _delete_queue(cmd: Command, adm: AdminOf) -> Action:
+    _, others = read_attrs(cmd, {}, extra=("PURGE", "NOPURGE"))
+    name = str(cmd.name)
+    return then(lambda: adm().delete_queue(name, purge="PURGE" in others),
+                "AMQ8007I: IBM MQ queue deleted.")
+
+
+def _display_queues(cmd: Command, adm: AdminOf) -> Action:
+    _, others = read_attrs(cmd, {}, extra=all_keywords(cmd))
+    if "TYPE" in others and others["TYPE"].single() not in ("QLOCAL", "ALL"):
+        raise syntax(cmd, others["TYPE"], "only TYPE(QLOCAL) queues exist here")
+    pattern = str(cmd.name)
+    generic = pattern.endswith("*")
+    names = wanted(cmd, QUEUE_ATTRS, others, _QUEUE_STATUS)
+    if names is not None and not names and not generic and "TYPE" not in others:
+        names = None  # a single queue and no attributes: ALL
+    filter_ = (where(cmd, others["WHERE"], QUEUE_ATTRS, _QUEUE_STATUS)
+               if "WHERE" in others else None)
+    show_type = names is None or "TYPE" in others or not names
+
+    def objects() -> Iterator[list[str]]:
+        for rec in adm().queues(pattern):
+            if filter_ is not None:
+                value = rec.status.get(filter_[0], rec.attrs.get(filter_[0], ""))
+                if not matches(value, filter_[1], filter_[2]):
+                    continue
+            head = [f"QUEUE({rec.name})"] + (["TYPE(QLOCAL)"] if show_type else [])
+            yield head + display_items(rec, QUEUE_ATTRS, names, _QUEUE_STATUS)
+    return lambda: shown("AMQ8409I: Display Queue details.", objects(),
+                         pattern if filter_ is None else None)
+
+
+def _display_qstatus(cmd: Command, adm: AdminOf) -> Action:
+    """DISPLAY QSTATUS(q) [TYPE(QUEUE|HANDLE)]: every status attribute is shown."""
+    _, others = read_attrs(cmd, {}, extra=all_keywords(cmd))
+    kind = others["TYPE"].single() if "TYPE" in others else "QUEUE"
+    if kind not in ("QUEUE", "HANDLE"):
+        raise syntax(cmd, others.get("TYPE"), "TYPE must be QUEUE or HANDLE")
+    unknown = [a for k, a in others.items() if k not in _QSTATUS_KEYWORDS]
+    if unknown:
+        raise syntax(cmd, unknown[0], f"{unknown[0].keyword} is not a QSTATUS attribute")
+    pattern = str(cmd.name)
+
+    def run() -> list[str]:
+        admin = adm()
+        if not admin.queues(pattern):
+            raise AdminError("AMQ8147E", f"IBM MQ object {pattern} not found.")
+        found = (admin.handle_status(pattern) if kind == "HANDLE"
+                 else admin.queue_status(pattern))
+        return shown("AMQ8450I: Display queue status details.",
+                     (status.items() for status in found), None)
+    return run
+
+
+QUEUE_COMMANDS: dict[tuple[str, str], Planner] = {
+    ("DEFINE", "QLOCAL"): _define_queue,
+    ("ALTER", "QLOCAL"): alter(QUEUE_ATTRS, Admin.alter_queue, "AMQ8008I: IBM MQ queue changed."),
+    ("DELETE", "QLOCAL"): _delete_queue,
+    ("CLEAR", "QLOCAL"): on_name(Admin.clear_queue, "AMQ8022I: IBM MQ queue cleared."),
+    ("DISPLAY", "QLOCAL"): _display_queues, ("DISPLAY", "QUEUE"): _display_queues,
+    ("DISPLAY", "QSTATUS"): _display_qstatus,
+}
