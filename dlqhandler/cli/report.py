@@ -246,8 +246,7 @@ def _spark_report(args: argparse.Namespace, inputs: InputSet, *, as_of: datetime
                   local: str) -> tuple[dict[str, Any], InputSet, Path | None]:
     """Build the report on Spark; Spark's own log lines go to a log file (as the
     drain's do) unless --verbose or under spark-submit."""
-    from dlqhandler.spark.extract import read_messages
-    from dlqhandler.spark.report import ReportOptions, build_report
+    from dlqhandler.spark.report import ReportOptions, build_report, read_dumps
     from dlqhandler.spark.session import get_session, has_active_session
 
     spark_log = None
@@ -264,7 +263,7 @@ def _spark_report(args: argparse.Namespace, inputs: InputSet, *, as_of: datetime
         print_input_notes(_PROG, InputSet(repeated=inputs.repeated[len(before.repeated):],
                                           left_out=inputs.left_out[len(before.left_out):]))
     try:
-        messages = read_messages(spark, list(inputs.files), split_bytes=args.split_mb << 20)
+        messages = read_dumps(spark, list(inputs.files), split_bytes=args.split_mb << 20)
     except DumpFormatError as exc:
         raise _UsageError(str(exc)) from exc
     options = ReportOptions(as_of=as_of, ruleset=new, old_ruleset=old, input_queue=queue,
