@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DEMO_HOME := $(CURDIR)/.dlqhandler-demo
 PYTEST_ARGS ?=
 
-.PHONY: all install demo test lint bench reliability drain-demo clean constants mqi-standin
+.PHONY: all install demo test lint format bench reliability drain-demo clean constants mqi-standin
 
 all: test
 
@@ -25,9 +25,15 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow and not reliability" $(PYTEST_ARGS)
 
+PY_TREES := dlqhandler tests benchmarks samples ops setup.py
+
 lint: $(STAMP)
-	$(BIN)/ruff check dlqhandler tests benchmarks samples ops
+	$(BIN)/ruff format --check $(PY_TREES)
+	$(BIN)/ruff check $(PY_TREES)
 	$(BIN)/mypy
+
+format: $(STAMP)
+	$(BIN)/ruff format $(PY_TREES)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

@@ -30,7 +30,8 @@ JVM = HERE / "dlqhandler" / "spark" / "jvm"
 
 def _jarbuild():  # the package's own build helper, loaded without importing the package
     spec = importlib.util.spec_from_file_location(
-        "_dlqhandler_jarbuild", HERE / "dlqhandler" / "spark" / "_jarbuild.py")
+        "_dlqhandler_jarbuild", HERE / "dlqhandler" / "spark" / "_jarbuild.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -61,12 +62,17 @@ class BuildPyWithJar(build_py):
         problem = None
         version = None
         if jars is None:
-            problem = ("Spark's jars not found (no pyspark in the build environment, no "
-                       "DLQHANDLER_SPARK_JARS or SPARK_HOME)")
+            problem = (
+                "Spark's jars not found (no pyspark in the build environment, no "
+                "DLQHANDLER_SPARK_JARS or SPARK_HOME)"
+            )
         else:
             cores = sorted(jars.glob("spark-core_*.jar"))
-            match = re.search(r"spark-core_[0-9.]+-([0-9][^/]*)\.jar$", str(cores[0])) \
-                if cores else None
+            match = (
+                re.search(r"spark-core_[0-9.]+-([0-9][^/]*)\.jar$", str(cores[0]))
+                if cores
+                else None
+            )
             version = match.group(1) if match else None
             if version is None:
                 problem = f"no spark-core jar in {jars}"
@@ -79,8 +85,10 @@ class BuildPyWithJar(build_py):
         if problem is not None:
             if os.environ.get("DLQHANDLER_REQUIRE_JAR") == "1":
                 raise SystemExit(f"dlqhandler: cannot build the Spark jar: {problem}")
-            self.warn(f"dlqhandler: no Spark jar in this build ({problem}); it will be "
-                      "compiled on first use where a JDK is installed")
+            self.warn(
+                f"dlqhandler: no Spark jar in this build ({problem}); it will be "
+                "compiled on first use where a JDK is installed"
+            )
 
 
 setup(cmdclass={"build_py": BuildPyWithJar})

@@ -105,17 +105,25 @@ def run(n: int = 50_000, *, repeat: int = 3, seed: int = 1) -> dict[str, float]:
 def _report(r: dict[str, float]) -> str:
     read = r["dump_read_mb_per_s"]
     lines = [
-        (f"backlog: {int(r['messages']):,} messages, {r['file_mb']:.1f} MB as a dmpmqmsg file "
-         f"(python {sys.version.split()[0]}, {os.cpu_count()} CPUs)"),
+        (
+            f"backlog: {int(r['messages']):,} messages, {r['file_mb']:.1f} MB as a dmpmqmsg file "
+            f"(python {sys.version.split()[0]}, {os.cpu_count()} CPUs)"
+        ),
         f"  MQDLH decode      {r['mqdlh_decode_per_s']:>12,.0f} messages/s",
         f"  MQMD decode       {r['mqmd_decode_per_s']:>12,.0f} messages/s",
-        (f"  dmpmqmsg write    {r['dump_write_mb_per_s']:>12,.1f} MB/s "
-         f"({r['dump_write_msgs_per_s']:,.0f} messages/s)"),
+        (
+            f"  dmpmqmsg write    {r['dump_write_mb_per_s']:>12,.1f} MB/s "
+            f"({r['dump_write_msgs_per_s']:,.0f} messages/s)"
+        ),
         f"  dmpmqmsg read     {read:>12,.1f} MB/s ({r['dump_read_msgs_per_s']:,.0f} messages/s)",
-        (f"  raw f.read()      {r['raw_read_mb_per_s']:>12,.1f} MB/s "
-         f"(dmpmqmsg read is {r['read_vs_raw_read']:.3f} of it)"),
-        (f"  line iteration    {r['line_iteration_mb_per_s']:>12,.1f} MB/s "
-         f"(dmpmqmsg read is {r['read_vs_line_iteration']:.3f} of it)"),
+        (
+            f"  raw f.read()      {r['raw_read_mb_per_s']:>12,.1f} MB/s "
+            f"(dmpmqmsg read is {r['read_vs_raw_read']:.3f} of it)"
+        ),
+        (
+            f"  line iteration    {r['line_iteration_mb_per_s']:>12,.1f} MB/s "
+            f"(dmpmqmsg read is {r['read_vs_line_iteration']:.3f} of it)"
+        ),
     ]
     return "\n".join(lines)
 

@@ -55,14 +55,26 @@ def _child(mode: str, dump: str, out: str | None, master: str) -> None:
     if mode == "count":
         result = df.count()
     elif mode == "decode":
-        rows = df.groupBy("has_dlh").agg(
-            F.count("*").alias("c"), F.sum(F.length("body")).alias("n"),
-            F.countDistinct("dlh_dest_q_name").alias("q"), F.max("dlh_reason")).collect()
+        rows = (
+            df.groupBy("has_dlh")
+            .agg(
+                F.count("*").alias("c"),
+                F.sum(F.length("body")).alias("n"),
+                F.countDistinct("dlh_dest_q_name").alias("q"),
+                F.max("dlh_reason"),
+            )
+            .collect()
+        )
         result = sum(r["c"] for r in rows)
     else:
         assert out is not None
-        (df.withColumn("target", F.length("record") % 4).write.mode("overwrite")
-         .format("dmpmqmsg").partitionBy("target").save(out))
+        (
+            df.withColumn("target", F.length("record") % 4)
+            .write.mode("overwrite")
+            .format("dmpmqmsg")
+            .partitionBy("target")
+            .save(out)
+        )
         result = "written"
     t2 = time.perf_counter()
     stop_session(spark)
@@ -72,8 +84,13 @@ def _child(mode: str, dump: str, out: str | None, master: str) -> None:
 
 def _timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
     t = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False,
-                          env=None if env is None else {**os.environ, **env})
+    done = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=None if env is None else {**os.environ, **env},
+    )
     took = time.perf_counter() - t
     if done.returncode != 0:
         raise SystemExit(f"{cmd[:3]} failed: {done.stderr[-2000:]}")
@@ -97,25 +114,51 @@ def main() -> None:
         work = Path(tmp)
         dump = Path(args.dump) if args.dump else work / "backlog.dmp"
         if not args.dump:
-            subprocess.run([str(Path(sys.executable).with_name("dlqhandler")), "samples",
-                            "generate", "--count", str(args.messages), "--output", str(dump)],
-                           check=True)
-        me = [sys.executable, __file__, "--copy-floor", args.copy_floor, "--decode-floor",
-              args.decode_floor, "--master", args.master, "--child"]
+            subprocess.run(
+                [
+                    str(Path(sys.executable).with_name("dlqhandler")),
+                    "samples",
+                    "generate",
+                    "--count",
+                    str(args.messages),
+                    "--output",
+                    str(dump),
+                ],
+                check=True,
+            )
+        me = [
+            sys.executable,
+            __file__,
+            "--copy-floor",
+            args.copy_floor,
+            "--decode-floor",
+            args.decode_floor,
+            "--master",
+            args.master,
+            "--child",
+        ]
         rows: list[dict[str, Any]] = []
-        took, line = _timed([sys.executable, args.copy_floor, str(dump),
-                             str(work / "floor-out"), args.master])
+        took, line = _timed(
+            [sys.executable, args.copy_floor, str(dump), str(work / "floor-out"), args.master]
+        )
         rows.append({"what": "copy floor", "whole": took, "detail": line})
         took, line = _timed([*me, "copy", str(dump), str(work / "source-out")])
         rows.append({"what": "source copy", "whole": took, **json.loads(line)})
         # Spark 4 fails decode() on bytes that are not US-ASCII (the dump's EBCDIC
         # MQDLHs); the legacy coding-error action replaces them, as Spark 3 did.
-        took, line = _timed([sys.executable, args.decode_floor, str(dump), args.master],
-                            {"PYSPARK_SUBMIT_ARGS": "--conf spark.sql.legacy.codingErrorAction"
-                             "=true pyspark-shell"})
+        took, line = _timed(
+            [sys.executable, args.decode_floor, str(dump), args.master],
+            {"PYSPARK_SUBMIT_ARGS": "--conf spark.sql.legacy.codingErrorAction=true pyspark-shell"},
+        )
         job = re.search(r"in ([0-9.]+) s", line)
-        rows.append({"what": "decode floor", "whole": took,
-                     "job": float(job.group(1)) if job else None, "detail": line})
+        rows.append(
+            {
+                "what": "decode floor",
+                "whole": took,
+                "job": float(job.group(1)) if job else None,
+                "detail": line,
+            }
+        )
         took, line = _timed([*me, "decode", str(dump)])
         rows.append({"what": "source decode", "whole": took, **json.loads(line)})
         took, line = _timed([*me, "count", str(dump)])
@@ -124,14 +167,20 @@ def main() -> None:
     print(f"dump: {args.messages} messages, {size / 1e6:.0f} MB, master {args.master}")
     for r in rows:
         job = f"{r['job']:.1f} s" if r.get("job") is not None else "-"
-        print(f"{r['what']:14} whole {r['whole']:6.1f} s   job {job:>8}   "
-              f"{r.get('detail', r.get('result', ''))}")
+        print(
+            f"{r['what']:14} whole {r['whole']:6.1f} s   job {job:>8}   "
+            f"{r.get('detail', r.get('result', ''))}"
+        )
     copy = {r["what"]: r for r in rows}
-    print(f"copy: floor / source (whole) = "
-          f"{copy['copy floor']['whole'] / copy['source copy']['whole']:.2f}")
+    print(
+        f"copy: floor / source (whole) = "
+        f"{copy['copy floor']['whole'] / copy['source copy']['whole']:.2f}"
+    )
     if copy["decode floor"].get("job"):
-        print(f"decode: floor / source (job) = "
-              f"{copy['decode floor']['job'] / copy['source decode']['job']:.2f}")
+        print(
+            f"decode: floor / source (job) = "
+            f"{copy['decode floor']['job'] / copy['source decode']['job']:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -50,16 +50,28 @@ RULES = ROOT / "rules" / "demo.rul"
 def _copy_floor(src: Path, out: Path, master: str) -> float:
     """benchmarks/spark_copy_floor.py as a whole process (no dlqhandler imports): seconds."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, str(Path(__file__).with_name("spark_copy_floor.py")),
-                    str(src), str(out), master], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).with_name("spark_copy_floor.py")),
+            str(src),
+            str(out),
+            master,
+        ],
+        check=True,
+        capture_output=True,
+    )
     return time.perf_counter() - start
 
 
 def _plain_script(src: Path, out: Path) -> float:
     """benchmarks/plain_drain.py in its own process (no dlqhandler imports): seconds."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, str(Path(__file__).with_name("plain_drain.py")), str(src),
-                    str(out)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("plain_drain.py")), str(src), str(out)],
+        check=True,
+        capture_output=True,
+    )
     return time.perf_counter() - start
 
 
@@ -81,8 +93,11 @@ class _PeakRSS:
         while not self._stop.wait(0.2):
             try:
                 self.python = max(self.python, self.proc.memory_info().rss)
-                jvm = sum(c.memory_info().rss for c in self.proc.children(recursive=True)
-                          if "java" in c.name())
+                jvm = sum(
+                    c.memory_info().rss
+                    for c in self.proc.children(recursive=True)
+                    if "java" in c.name()
+                )
             except psutil.Error:  # the process ended between two samples
                 continue
             self.jvm = max(self.jvm, jvm)
@@ -104,8 +119,9 @@ def _raw_read(path: Path) -> float:
     return time.perf_counter() - start
 
 
-def run(n: int = 100_000, *, master: str | None = None, keep: bool = False,
-        backlog: Path | None = None) -> dict[str, Any]:
+def run(
+    n: int = 100_000, *, master: str | None = None, keep: bool = False, backlog: Path | None = None
+) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="dlq-drain-bench-"))
     try:
         src = work / "backlog.dmp"
@@ -135,9 +151,24 @@ def run(n: int = 100_000, *, master: str | None = None, keep: bool = False,
         # the jar and the first plans included), with its driver's peak RSS.
         t0 = time.perf_counter()
         child = subprocess.Popen(
-            [sys.executable, "-m", "dlqhandler", "drain", "--rules", str(RULES), "--input",
-             str(src), "--output", str(work / "cli"), "--master", master or "local[*]"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            [
+                sys.executable,
+                "-m",
+                "dlqhandler",
+                "drain",
+                "--rules",
+                str(RULES),
+                "--input",
+                str(src),
+                "--output",
+                str(work / "cli"),
+                "--master",
+                master or "local[*]",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         with _PeakRSS(child.pid) as rss:
             cli_out, _ = child.communicate()
         cli_s = time.perf_counter() - t0
@@ -151,8 +182,7 @@ def run(n: int = 100_000, *, master: str | None = None, keep: bool = False,
         t0 = time.perf_counter()
         run_drain(spark, ruleset, DrainConfig(output=work / "out", inputs=(str(src),)))
         drain_s = time.perf_counter() - t0
-        result = run_drain(spark, ruleset, DrainConfig(output=work / "out2",
-                                                       inputs=(str(src),)))
+        result = run_drain(spark, ruleset, DrainConfig(output=work / "out2", inputs=(str(src),)))
         warm_s = time.perf_counter() - t0 - drain_s
         assert result.manifest["totals"]["messages"] == n
 
@@ -191,7 +221,8 @@ def run(n: int = 100_000, *, master: str | None = None, keep: bool = False,
 def _table(results: list[dict[str, Any]]) -> None:
     """The figures of every size side by side, one column per backlog."""
     rows = [
-        ("messages", "messages", "{:,}"), ("dmpmqmsg MB", "file_mb", "{}"),
+        ("messages", "messages", "{:,}"),
+        ("dmpmqmsg MB", "file_mb", "{}"),
         ("Spark cores", "cores", "{}"),
         ("dlqhandler drain (own process) s", "drain_s", "{}"),
         ("dlqhandler drain msg/s", "drain_msgs_per_s", "{:,}"),
@@ -220,14 +251,25 @@ def _table(results: list[dict[str, Any]]) -> None:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--messages", default="1000000",
-                   help="backlog size, or several comma-separated (300000,1000000)")
+    p.add_argument(
+        "--messages",
+        default="1000000",
+        help="backlog size, or several comma-separated (300000,1000000)",
+    )
     p.add_argument("--master", default=None)
     p.add_argument("--keep", action="store_true", help="keep the work directory")
-    p.add_argument("--backlog", type=Path, metavar="FILE",
-                   help="one size: reuse this generated backlog if it exists, else write it")
-    p.add_argument("--backlog-dir", type=Path, metavar="DIR",
-                   help="reuse (or write) DIR/backlog-N.dmp for each size N")
+    p.add_argument(
+        "--backlog",
+        type=Path,
+        metavar="FILE",
+        help="one size: reuse this generated backlog if it exists, else write it",
+    )
+    p.add_argument(
+        "--backlog-dir",
+        type=Path,
+        metavar="DIR",
+        help="reuse (or write) DIR/backlog-N.dmp for each size N",
+    )
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
     sizes = [int(x) for x in a.messages.split(",")]

@@ -51,24 +51,37 @@ DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 PAYLOAD = b"x" * 512
 FORWARD_ALL = "RETRYINT(60) WAIT(NO)\nACTION(FWD) FWDQ(CATCH) HEADER(YES)\n"
 # The issue's table: FWD HEADER(NO), DISCARD, catch-all FWD (a third of the backlog each).
-MIXED = ("RETRYINT(60) WAIT(NO)\n"
-         "REASON(MQRC_Q_FULL) DESTQ(APP.ORDERS) ACTION(FWD) FWDQ(CATCH.A) HEADER(NO)\n"
-         "REASON(MQRC_NOT_AUTHORIZED) ACTION(DISCARD)\n"
-         "ACTION(FWD) FWDQ(CATCH) HEADER(YES)\n")
+MIXED = (
+    "RETRYINT(60) WAIT(NO)\n"
+    "REASON(MQRC_Q_FULL) DESTQ(APP.ORDERS) ACTION(FWD) FWDQ(CATCH.A) HEADER(NO)\n"
+    "REASON(MQRC_NOT_AUTHORIZED) ACTION(DISCARD)\n"
+    "ACTION(FWD) FWDQ(CATCH) HEADER(YES)\n"
+)
 _REASONS = (2053, 2035, 2085)  # MQRC_Q_FULL, MQRC_NOT_AUTHORIZED, MQRC_UNKNOWN_OBJECT_NAME
 IGNORE_ALL = "RETRYINT(60) WAIT(NO)\nACTION(IGNORE)\n"
-_CHILD = ("import resource, sys\n"
-          "from dlqhandler.cli import main\n"
-          "rc = main(sys.argv[1:])\n"
-          "print(f'MAXRSS_KB={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}')\n"
-          "sys.exit(rc)\n")
+_CHILD = (
+    "import resource, sys\n"
+    "from dlqhandler.cli import main\n"
+    "rc = main(sys.argv[1:])\n"
+    "print(f'MAXRSS_KB={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}')\n"
+    "sys.exit(rc)\n"
+)
 
 
 def _dead_letter(reason: int = 2053) -> Message:
-    return Message.dead_letter(MQMD(persistence=1, format="MQSTR", coded_char_set_id=1208,
-                                    user_identifier="bench", put_appl_name="bench"),
-                               PAYLOAD, reason=reason, dest_q_name="APP.ORDERS",
-                               dest_q_mgr_name=QMGR)
+    return Message.dead_letter(
+        MQMD(
+            persistence=1,
+            format="MQSTR",
+            coded_char_set_id=1208,
+            user_identifier="bench",
+            put_appl_name="bench",
+        ),
+        PAYLOAD,
+        reason=reason,
+        dest_q_name="APP.ORDERS",
+        dest_q_mgr_name=QMGR,
+    )
 
 
 def _fresh(home: Path) -> None:
@@ -78,9 +91,9 @@ def _fresh(home: Path) -> None:
     create_qmgr(home, QMGR)
     qm = connect(QMGR, home=home)
     admin = qm.admin()
-    admin.alter_queue(DLQ, {"MAXDEPTH": 10 ** 8})
+    admin.alter_queue(DLQ, {"MAXDEPTH": 10**8})
     for name in ("CATCH", "CATCH.A", "RAW.A", "RAW.B"):
-        admin.define_queue(name, {"MAXDEPTH": 10 ** 8})
+        admin.define_queue(name, {"MAXDEPTH": 10**8})
     qm.disconnect()
 
 
@@ -126,8 +139,19 @@ def _start(home: Path, rules: str, batch: int, tag: str = "") -> tuple[Any, Path
     table = home / "bench.rul"
     table.write_text(rules)
     log = home / f"handler{tag}.log"
-    argv = [sys.executable, "-c", _CHILD, "run", "--rules", str(table), "--batch-size",
-            str(batch), "--no-watch", "--log-format", "json"]
+    argv = [
+        sys.executable,
+        "-c",
+        _CHILD,
+        "run",
+        "--rules",
+        str(table),
+        "--batch-size",
+        str(batch),
+        "--no-watch",
+        "--log-format",
+        "json",
+    ]
     # The child imports the same dlqhandler as this process (a snapshot, say).
     code_root = str(Path(dlqhandler.__file__).resolve().parents[1])
     env = {"DLQHANDLER_HOME": str(home), "PATH": "/usr/bin:/bin", "PYTHONPATH": code_root}
@@ -143,10 +167,15 @@ def _finish(child: Any, log: Path) -> dict[str, Any]:
         raise RuntimeError(f"handler failed ({child.returncode}); see {log}")
     events = _events(log, {"handler_started", "handler_ended"})
     ended = events["handler_ended"]
-    return {"started": _when(events["handler_started"]), "ended": _when(ended),
-            "rss_kb": int(out.rsplit("MAXRSS_KB=", 1)[1].split()[0]),
-            "forwarded": ended["forwarded"], "discarded": ended.get("discarded", 0),
-            "left": ended["left_on_queue"], "commits": ended["commits"]}
+    return {
+        "started": _when(events["handler_started"]),
+        "ended": _when(ended),
+        "rss_kb": int(out.rsplit("MAXRSS_KB=", 1)[1].split()[0]),
+        "forwarded": ended["forwarded"],
+        "discarded": ended.get("discarded", 0),
+        "left": ended["left_on_queue"],
+        "commits": ended["commits"],
+    }
 
 
 def _handler(home: Path, rules: str, batch: int, count: int) -> dict[str, Any]:
@@ -155,10 +184,18 @@ def _handler(home: Path, rules: str, batch: int, count: int) -> dict[str, Any]:
     r = _finish(*_start(home, rules, batch))
     wall = time.perf_counter() - started
     seconds = (r["ended"] - r["started"]).total_seconds()
-    return {"messages": count, "batch_size": batch, "seconds": round(seconds, 2),
-            "wall_seconds": round(wall, 2), "rate": count / seconds if seconds else 0.0,
-            "peak_rss_mb": round(r["rss_kb"] / 1024, 1), "forwarded": r["forwarded"],
-            "discarded": r["discarded"], "left": r["left"], "commits": r["commits"]}
+    return {
+        "messages": count,
+        "batch_size": batch,
+        "seconds": round(seconds, 2),
+        "wall_seconds": round(wall, 2),
+        "rate": count / seconds if seconds else 0.0,
+        "peak_rss_mb": round(r["rss_kb"] / 1024, 1),
+        "forwarded": r["forwarded"],
+        "discarded": r["discarded"],
+        "left": r["left"],
+        "commits": r["commits"],
+    }
 
 
 def parallel_run(root: Path, count: int, batch: int, handlers: int) -> dict[str, Any]:
@@ -169,22 +206,32 @@ def parallel_run(root: Path, count: int, batch: int, handlers: int) -> dict[str,
     _load(home, DLQ, count, mixed=True)
     children = [_start(home, MIXED, batch, tag=f"-{i}") for i in range(handlers)]
     results = [_finish(child, log) for child, log in children]
-    seconds = (max(r["ended"] for r in results)
-               - min(r["started"] for r in results)).total_seconds()
+    seconds = (
+        max(r["ended"] for r in results) - min(r["started"] for r in results)
+    ).total_seconds()
     handled = sum(r["forwarded"] + r["discarded"] for r in results)
     if handled != count:
         raise RuntimeError(f"{handlers} handlers handled {handled} of {count}")
     shutil.rmtree(home, ignore_errors=True)
-    return {"messages": count, "handlers": handlers, "seconds": round(seconds, 2),
-            "rate": count / seconds if seconds else 0.0,
-            "per_handler": [r["forwarded"] + r["discarded"] for r in results]}
+    return {
+        "messages": count,
+        "handlers": handlers,
+        "seconds": round(seconds, 2),
+        "rate": count / seconds if seconds else 0.0,
+        "per_handler": [r["forwarded"] + r["discarded"] for r in results],
+    }
 
 
 def sqlite_move_floor(n: int = 20_000) -> float:
     """``benchmarks/sqlite_move_floor.py`` (a durable move in bare SQLite on this disk, 100
     per transaction) in its own process, as a user would run it: messages/second."""
-    done = subprocess.run([sys.executable, str(Path(__file__).with_name("sqlite_move_floor.py")),
-                           str(n)], capture_output=True, text=True, check=True, timeout=3600)
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("sqlite_move_floor.py")), str(n)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=3600,
+    )
     return float(done.stdout.split()[-1])
 
 
@@ -228,11 +275,19 @@ def ignore_pass(root: Path, depth: int) -> dict[str, Any]:
     return result
 
 
-def run(messages: int = 100_000, batch_size: int = DEFAULT_BATCH_SIZE,
-        sweep: tuple[int, ...] = (), sweep_messages: int = 10_000,
-        ignore_depths: tuple[int, ...] = (10_000,), deep_messages: int = 0,
-        folder: Path | None = None, rss_messages: int = 0, parallel_messages: int = 0,
-        parallel_handlers: int = 4, floor: bool = True) -> dict[str, Any]:
+def run(
+    messages: int = 100_000,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    sweep: tuple[int, ...] = (),
+    sweep_messages: int = 10_000,
+    ignore_depths: tuple[int, ...] = (10_000,),
+    deep_messages: int = 0,
+    folder: Path | None = None,
+    rss_messages: int = 0,
+    parallel_messages: int = 0,
+    parallel_handlers: int = 4,
+    floor: bool = True,
+) -> dict[str, Any]:
     """Measure; returns the figures (rates in messages/second, RSS in MB).
 
     The handler runs the issue's three-rule table (:data:`MIXED`). ``floor``: run
@@ -254,8 +309,7 @@ def run(messages: int = 100_000, batch_size: int = DEFAULT_BATCH_SIZE,
         small = forward_run(root, rss_messages, batch_size, mixed=True) if rss_messages else None
         swept = [forward_run(root, sweep_messages, b) for b in sweep]
         ignored = [ignore_pass(root, d) for d in ignore_depths]
-        deep = (forward_run(root, deep_messages, batch_size, mixed=True)
-                if deep_messages else None)
+        deep = forward_run(root, deep_messages, batch_size, mixed=True) if deep_messages else None
         parallel = single = None
         if parallel_messages:
             single = parallel_run(root, parallel_messages, batch_size, 1)
@@ -266,12 +320,23 @@ def run(messages: int = 100_000, batch_size: int = DEFAULT_BATCH_SIZE,
         shutil.rmtree(root, ignore_errors=True)
     best_floor = max(floors) if floors else None
     out: dict[str, Any] = {
-        "messages": messages, "payload_bytes": len(PAYLOAD), "persistent": True,
-        "batch_size": batch_size, "rules": "mixed: FWD HEADER(NO), DISCARD, catch-all FWD",
-        "ceiling_rate": ceiling, "handler": handler, "ratio": handler["rate"] / ceiling,
-        "sweep": swept, "ignore_pass": ignored, "deep": deep, "rss_small": small,
-        "sqlite_floor_rate": best_floor, "sqlite_floors": floors,
-        "parallel": parallel, "parallel_single": single}
+        "messages": messages,
+        "payload_bytes": len(PAYLOAD),
+        "persistent": True,
+        "batch_size": batch_size,
+        "rules": "mixed: FWD HEADER(NO), DISCARD, catch-all FWD",
+        "ceiling_rate": ceiling,
+        "handler": handler,
+        "ratio": handler["rate"] / ceiling,
+        "sweep": swept,
+        "ignore_pass": ignored,
+        "deep": deep,
+        "rss_small": small,
+        "sqlite_floor_rate": best_floor,
+        "sqlite_floors": floors,
+        "parallel": parallel,
+        "parallel_single": single,
+    }
     if best_floor:
         out["ratio_sqlite"] = handler["rate"] / best_floor
         if deep is not None:
@@ -285,68 +350,108 @@ def run(messages: int = 100_000, batch_size: int = DEFAULT_BATCH_SIZE,
 
 def _print(result: dict[str, Any], sweep_messages: int) -> None:
     h = result["handler"]
-    print(f"{result['messages']} persistent dead letters ({result['payload_bytes']}-byte "
-          f"payload), batch size {result['batch_size']}, {result['rules']}")
+    print(
+        f"{result['messages']} persistent dead letters ({result['payload_bytes']}-byte "
+        f"payload), batch size {result['batch_size']}, {result['rules']}"
+    )
     if result["sqlite_floor_rate"]:
         floors = ", ".join(f"{f:.0f}" for f in result["sqlite_floors"])
-        print(f"  sqlite_move_floor.py (best of {floors}) {result['sqlite_floor_rate']:>8.0f}"
-              " msg/s")
+        print(
+            f"  sqlite_move_floor.py (best of {floors}) {result['sqlite_floor_rate']:>8.0f} msg/s"
+        )
     print(f"  raw get+put1+commit ceiling  {result['ceiling_rate']:>10.0f} msg/s")
-    print(f"  dlqhandler run (end to end)  {h['rate']:>10.0f} msg/s   ratio "
-          f"{result['ratio']:.2f} to the raw qmgr, "
-          f"{result.get('ratio_sqlite', float('nan')):.3f} to sqlite_move_floor"
-          f"   ({h['seconds']} s in the loop, {h['wall_seconds']} s wall, "
-          f"{h['commits']} commits)")
+    print(
+        f"  dlqhandler run (end to end)  {h['rate']:>10.0f} msg/s   ratio "
+        f"{result['ratio']:.2f} to the raw qmgr, "
+        f"{result.get('ratio_sqlite', float('nan')):.3f} to sqlite_move_floor"
+        f"   ({h['seconds']} s in the loop, {h['wall_seconds']} s wall, "
+        f"{h['commits']} commits)"
+    )
     print(f"  loading the backlog          {h['load_rate']:>10.0f} msg/s")
     for label, r in (("small", result["rss_small"]), ("main", h), ("deep", result["deep"])):
         if r is not None:
-            print(f"  peak RSS forwarding {r['messages']:>9} messages: {r['peak_rss_mb']:>7} MB"
-                  f"   ({r['rate']:.0f} msg/s; {label})")
+            print(
+                f"  peak RSS forwarding {r['messages']:>9} messages: {r['peak_rss_mb']:>7} MB"
+                f"   ({r['rate']:.0f} msg/s; {label})"
+            )
     if result.get("deep_ratio_sqlite") is not None:
         print(f"  deep run ratio to sqlite_move_floor {result['deep_ratio_sqlite']:.3f}")
     if result.get("rss_ratio") is not None:
         print(f"  peak RSS deep / small: {result['rss_ratio']:.2f}")
     if result["parallel"] is not None:
         par, one = result["parallel"], result["parallel_single"]
-        print(f"  {par['handlers']} handlers on one {par['messages']}-message DLQ: "
-              f"{par['rate']:.0f} msg/s aggregate (per handler {par['per_handler']}); one "
-              f"handler {one['rate']:.0f} msg/s; ratio {result['parallel_ratio']:.2f}")
+        print(
+            f"  {par['handlers']} handlers on one {par['messages']}-message DLQ: "
+            f"{par['rate']:.0f} msg/s aggregate (per handler {par['per_handler']}); one "
+            f"handler {one['rate']:.0f} msg/s; ratio {result['parallel_ratio']:.2f}"
+        )
     for r in result["ignore_pass"]:
-        print(f"  peak RSS, one pass over {r['messages']:>9} ignored: {r['peak_rss_mb']:>7} MB"
-              f"   ({r['rate']:.0f} msg/s browsed)")
+        print(
+            f"  peak RSS, one pass over {r['messages']:>9} ignored: {r['peak_rss_mb']:>7} MB"
+            f"   ({r['rate']:.0f} msg/s browsed)"
+        )
     if result["sweep"]:
         print(f"  batch-size sweep ({sweep_messages} messages):")
         for r in result["sweep"]:
-            print(f"    --batch-size {r['batch_size']:>4}  {r['rate']:>8.0f} msg/s"
-                  f"   {r['peak_rss_mb']:>6} MB")
+            print(
+                f"    --batch-size {r['batch_size']:>4}  {r['rate']:>8.0f} msg/s"
+                f"   {r['peak_rss_mb']:>6} MB"
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
-    parser.add_argument("--sweep", default="",
-                        help="comma-separated batch sizes to compare (e.g. 1,10,50,200)")
+    parser.add_argument(
+        "--sweep", default="", help="comma-separated batch sizes to compare (e.g. 1,10,50,200)"
+    )
     parser.add_argument("--sweep-messages", type=int, default=10_000)
-    parser.add_argument("--ignore-depths", default="10000",
-                        help="comma-separated DLQ depths for the IGNORE pass RSS figure")
-    parser.add_argument("--deep", type=int, nargs="?", const=1_000_000, default=0,
-                        help="also forward a DLQ this deep (default 1,000,000)")
-    parser.add_argument("--rss-messages", type=int, default=0,
-                        help="a small forward run whose peak RSS is set against --deep's")
-    parser.add_argument("--parallel", type=int, default=0,
-                        help="N handlers (--handlers) on one DLQ this deep vs one handler")
+    parser.add_argument(
+        "--ignore-depths",
+        default="10000",
+        help="comma-separated DLQ depths for the IGNORE pass RSS figure",
+    )
+    parser.add_argument(
+        "--deep",
+        type=int,
+        nargs="?",
+        const=1_000_000,
+        default=0,
+        help="also forward a DLQ this deep (default 1,000,000)",
+    )
+    parser.add_argument(
+        "--rss-messages",
+        type=int,
+        default=0,
+        help="a small forward run whose peak RSS is set against --deep's",
+    )
+    parser.add_argument(
+        "--parallel",
+        type=int,
+        default=0,
+        help="N handlers (--handlers) on one DLQ this deep vs one handler",
+    )
     parser.add_argument("--handlers", type=int, default=4)
-    parser.add_argument("--no-floor", action="store_true",
-                        help="skip benchmarks/sqlite_move_floor.py")
+    parser.add_argument(
+        "--no-floor", action="store_true", help="skip benchmarks/sqlite_move_floor.py"
+    )
     parser.add_argument("--dir", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args()
-    result = run(args.messages, args.batch_size,
-                 tuple(int(b) for b in args.sweep.split(",") if b), args.sweep_messages,
-                 tuple(int(d) for d in args.ignore_depths.split(",") if d), args.deep,
-                 args.dir, args.rss_messages, args.parallel, args.handlers,
-                 floor=not args.no_floor)
+    result = run(
+        args.messages,
+        args.batch_size,
+        tuple(int(b) for b in args.sweep.split(",") if b),
+        args.sweep_messages,
+        tuple(int(d) for d in args.ignore_depths.split(",") if d),
+        args.deep,
+        args.dir,
+        args.rss_messages,
+        args.parallel,
+        args.handlers,
+        floor=not args.no_floor,
+    )
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=2, default=str))
     _print(result, args.sweep_messages)

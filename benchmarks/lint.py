@@ -55,8 +55,9 @@ def build_table(size: int, seed: int = SEED) -> str:
         if kind == 0:
             lines.append(f"DESTQ(APP{i}.*) ACTION(FWD) FWDQ(APP{i}.DLQ) HEADER(YES)")
         elif kind == 1:
-            lines.append(f"DESTQ(TEAM{rng.randrange(500)}.*) REASON(MQRC_Q_FULL) "
-                         "ACTION(RETRY) RETRY(3)")
+            lines.append(
+                f"DESTQ(TEAM{rng.randrange(500)}.*) REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(3)"
+            )
         elif kind == 2:
             lines.append(f"APPLNAME(SVC{i}*) DESTQ(APP*) ACTION(FWD) FWDQ(SVC{i}.DLQ)")
         elif kind == 3:
@@ -98,15 +99,17 @@ def run(sizes: tuple[int, ...] = SIZES) -> dict[str, float]:
             floor_wall, floor_cpu = _best([sys.executable, "-c", FLOOR, str(path)])
             compile_s = min(_timed(compile_rules, text, source=str(path)) for _ in range(3))
             reach_s = min(_timed(reachability, result.ruleset.rules) for _ in range(3))
-            out.update({
-                f"rules{size}_lint_s": lint_wall,
-                f"rules{size}_lint_cpu_s": lint_cpu,
-                f"rules{size}_floor_s": floor_wall,
-                f"rules{size}_floor_cpu_s": floor_cpu,
-                f"rules{size}_compile_cpu_s": compile_s,
-                f"rules{size}_reachability_cpu_s": reach_s,
-                f"rules{size}_diagnostics": len(result.diagnostics),
-            })
+            out.update(
+                {
+                    f"rules{size}_lint_s": lint_wall,
+                    f"rules{size}_lint_cpu_s": lint_cpu,
+                    f"rules{size}_floor_s": floor_wall,
+                    f"rules{size}_floor_cpu_s": floor_cpu,
+                    f"rules{size}_compile_cpu_s": compile_s,
+                    f"rules{size}_reachability_cpu_s": reach_s,
+                    f"rules{size}_diagnostics": len(result.diagnostics),
+                }
+            )
     return out
 
 
@@ -120,13 +123,17 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     sizes = tuple(int(a) for a in args) or SIZES
     r = run(sizes)
-    print(f"{'rules':>7}  {'lint wall':>9}  {'lint cpu':>8}  {'floor wall':>10}  "
-          f"{'compile cpu':>11}  {'reachability cpu':>16}")
+    print(
+        f"{'rules':>7}  {'lint wall':>9}  {'lint cpu':>8}  {'floor wall':>10}  "
+        f"{'compile cpu':>11}  {'reachability cpu':>16}"
+    )
     for size in sizes:
-        print(f"{size:>7,}  {r[f'rules{size}_lint_s']:>8.2f}s  "
-              f"{r[f'rules{size}_lint_cpu_s']:>7.2f}s  {r[f'rules{size}_floor_s']:>9.2f}s  "
-              f"{r[f'rules{size}_compile_cpu_s']:>10.2f}s  "
-              f"{r[f'rules{size}_reachability_cpu_s']:>15.3f}s")
+        print(
+            f"{size:>7,}  {r[f'rules{size}_lint_s']:>8.2f}s  "
+            f"{r[f'rules{size}_lint_cpu_s']:>7.2f}s  {r[f'rules{size}_floor_s']:>9.2f}s  "
+            f"{r[f'rules{size}_compile_cpu_s']:>10.2f}s  "
+            f"{r[f'rules{size}_reachability_cpu_s']:>15.3f}s"
+        )
     print("floor: a fresh python reading the file and tokenising it with one regex")
 
 

@@ -26,8 +26,18 @@ ROUNDS = 4  # passes over the message mix per measurement (attempts 0..3)
 SEED = 20240601
 
 # (reason, weight): what typically lands on a DLQ.
-REASONS = [(2053, 40), (2051, 8), (2035, 10), (2085, 15), (2087, 6), (2030, 5), (2056, 4),
-           (2048, 2), (258, 5), (2189, 5)]
+REASONS = [
+    (2053, 40),
+    (2051, 8),
+    (2035, 10),
+    (2085, 15),
+    (2087, 6),
+    (2030, 5),
+    (2056, 4),
+    (2048, 2),
+    (258, 5),
+    (2189, 5),
+]
 
 
 def build_table(size: int) -> str:
@@ -46,13 +56,16 @@ def build_table(size: int) -> str:
         if i % 10 == 9:
             body.append(f"DESTQ(TEAM{i // 10}.*) ACTION(FWD) FWDQ(TEAM{i // 10}.DLQ)")
         elif i % 3 == 0:
-            body.append(f"DESTQ(APP{i}.IN) REASON(MQRC_UNKNOWN_OBJECT_NAME) "
-                        f"ACTION(FWD) FWDQ(APP{i}.ERRORS)")
+            body.append(
+                f"DESTQ(APP{i}.IN) REASON(MQRC_UNKNOWN_OBJECT_NAME) ACTION(FWD) FWDQ(APP{i}.ERRORS)"
+            )
         else:
             body.append(f"DESTQ(APP{i}.IN) ACTION(FWD) FWDQ(APP{i}.DLQ) HEADER(YES)")
         i += 1
-    tail = ["REPLYQM('?*') ACTION(FWD) FWDQ(DEADQ.MANUAL) FWDQM(&REPLYQM)",
-            "ACTION(FWD) FWDQ(DLQ.CATCHALL) HEADER(YES)"]
+    tail = [
+        "REPLYQM('?*') ACTION(FWD) FWDQ(DEADQ.MANUAL) FWDQM(&REPLYQM)",
+        "ACTION(FWD) FWDQ(DLQ.CATCHALL) HEADER(YES)",
+    ]
     lines = (head + body + tail)[: size + 1]  # +1: the control-data line
     lines[-1] = tail[-1]
     return "\n".join(lines) + "\n"
@@ -67,12 +80,21 @@ def build_messages(count: int, rng: random.Random) -> list[Message]:
         dest = f"APP{app}.IN" if rng.random() < 0.7 else f"TEAM{rng.randrange(40)}.ORDERS"
         msg_type = rng.choice([8, 8, 8, 1, 2, 4])
         reply_qm = rng.choice(["", "", "", "AAAA.QM1", "CCCC.QM2"])
-        md = MQMD(msg_type=msg_type, persistence=rng.choice([0, 1, 1]), format="MQSTR",
-                  reply_to_q="REPLY.Q" if reply_qm else "", reply_to_q_mgr=reply_qm,
-                  put_appl_name=f"app{app}", user_identifier="svc",
-                  msg_id=rng.randbytes(24))
-        out.append(Message.dead_letter(md, b"x" * 200, reason=rng.choice(reasons),
-                                       dest_q_name=dest, dest_q_mgr_name="QM1"))
+        md = MQMD(
+            msg_type=msg_type,
+            persistence=rng.choice([0, 1, 1]),
+            format="MQSTR",
+            reply_to_q="REPLY.Q" if reply_qm else "",
+            reply_to_q_mgr=reply_qm,
+            put_appl_name=f"app{app}",
+            user_identifier="svc",
+            msg_id=rng.randbytes(24),
+        )
+        out.append(
+            Message.dead_letter(
+                md, b"x" * 200, reason=rng.choice(reasons), dest_q_name=dest, dest_q_mgr_name="QM1"
+            )
+        )
     return out
 
 
@@ -87,8 +109,11 @@ def _best_rate(count: int, make: Callable[[], Callable[[], None]], repeat: int =
     return count / best
 
 
-def _decide_all(ruleset: RuleSet, messages: list[Message], cache_size: int,
-                ) -> Callable[[], Callable[[], None]]:
+def _decide_all(
+    ruleset: RuleSet,
+    messages: list[Message],
+    cache_size: int,
+) -> Callable[[], Callable[[], None]]:
     def make() -> Callable[[], None]:
         decide = Matcher(ruleset, cache_size=cache_size).decide  # cold cache each run
 
@@ -96,7 +121,9 @@ def _decide_all(ruleset: RuleSet, messages: list[Message], cache_size: int,
             for r in range(ROUNDS):
                 for m in messages:
                     decide(m, r)
+
         return go
+
     return make
 
 
@@ -113,8 +140,11 @@ def run() -> dict[str, float]:
                 decode_dead_letter(md, body)
 
     decode_rate = _best_rate(n, lambda: decode_all)
-    out: dict[str, float] = {"messages": MESSAGES, "decisions_per_measure": n,
-                             "decode_per_s": decode_rate}
+    out: dict[str, float] = {
+        "messages": MESSAGES,
+        "decisions_per_measure": n,
+        "decode_per_s": decode_rate,
+    }
     for size in SIZES:
         start = time.perf_counter()
         ruleset: RuleSet = compile_rules_or_raise(build_table(size), source=f"bench-{size}")
@@ -133,13 +163,17 @@ def main() -> None:
     r = run()
     print(f"matcher benchmark: {int(r['messages'])} messages x {ROUNDS} rounds")
     print(f"bare MQDLH decoding: {r['decode_per_s']:,.0f} messages/s")
-    print(f"{'rules':>6} {'compile':>9} {'cached/s':>12} {'uncached/s':>12} "
-          f"{'cached:decode':>14} {'uncached:decode':>16}")
+    print(
+        f"{'rules':>6} {'compile':>9} {'cached/s':>12} {'uncached/s':>12} "
+        f"{'cached:decode':>14} {'uncached:decode':>16}"
+    )
     for size in SIZES:
         p = f"rules{size}_"
-        print(f"{size:>6} {r[p + 'compile_s']:>8.3f}s {r[p + 'cached_per_s']:>12,.0f} "
-              f"{r[p + 'uncached_per_s']:>12,.0f} {r[p + 'cached_vs_decode']:>14.2f} "
-              f"{r[p + 'uncached_vs_decode']:>16.2f}")
+        print(
+            f"{size:>6} {r[p + 'compile_s']:>8.3f}s {r[p + 'cached_per_s']:>12,.0f} "
+            f"{r[p + 'uncached_per_s']:>12,.0f} {r[p + 'cached_vs_decode']:>14.2f} "
+            f"{r[p + 'uncached_vs_decode']:>16.2f}"
+        )
 
 
 if __name__ == "__main__":

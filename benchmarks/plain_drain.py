@@ -23,8 +23,9 @@ Q_FULL, PUT_INHIBITED, NOT_AUTHORIZED, TOO_BIG = 2053, 2051, 2035, 2030
 REPORT, NOT_PERSISTENT = 2, 0
 
 
-def decide(reason: int, msg_type: int, persistence: int, destq: str, destqm: str
-           ) -> tuple[str, str | None, bool]:
+def decide(
+    reason: int, msg_type: int, persistence: int, destq: str, destqm: str
+) -> tuple[str, str | None, bool]:
     """(action, target queue, strip header) for rules/demo.rul."""
     if reason in (Q_FULL, PUT_INHIBITED):
         return "RETRY", destq, True
@@ -63,7 +64,7 @@ def main(src: str, out_dir: str) -> int:
         if body[:4] != b"DLH " or int(a[b"CCS"]) in (37, 500, 1047):
             emit("remaining.dmp", attrs + xs)
             return
-        reason, = struct.unpack_from(order + "i", body, 8)
+        (reason,) = struct.unpack_from(order + "i", body, 8)
         destq = body[12:60].rstrip(b" \0").decode("latin-1")
         destqm = body[60:108].rstrip(b" \0").decode("latin-1")
         action, target, strip = decide(reason, int(a[b"MST"]), int(a[b"PER"]), destq, destqm)
@@ -72,11 +73,18 @@ def main(src: str, out_dir: str) -> int:
         if strip:
             denc, dccs = struct.unpack_from(order + "ii", body, 108)
             fmt = body[116:124]
-            attrs = [b"A ENC %d\n" % denc if x.startswith(b"A ENC") else
-                     b"A CCS %d\n" % dccs if x.startswith(b"A CCS") else
-                     b"A FMT " + fmt + b"\n" if x.startswith(b"A FMT") else x for x in attrs]
+            attrs = [
+                b"A ENC %d\n" % denc
+                if x.startswith(b"A ENC")
+                else b"A CCS %d\n" % dccs
+                if x.startswith(b"A CCS")
+                else b"A FMT " + fmt + b"\n"
+                if x.startswith(b"A FMT")
+                else x
+                for x in attrs
+            ]
             digits = binascii.hexlify(body[172:]).upper()
-            xs = [b"X " + digits[i:i + 50] + b"\n" for i in range(0, max(len(digits), 1), 50)]
+            xs = [b"X " + digits[i : i + 50] + b"\n" for i in range(0, max(len(digits), 1), 50)]
         emit(f"q-{target}@LOCAL.dmp", attrs + xs)
 
     attrs: list[bytes] = []

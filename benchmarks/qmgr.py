@@ -52,8 +52,10 @@ def _bare(folder: Path, n: int, batch: int) -> dict[str, float]:
     db.execute("PRAGMA synchronous = FULL")
     db.execute("CREATE TABLE messages (id INTEGER PRIMARY KEY, queue TEXT, body BLOB)")
     db.execute("CREATE INDEX by_queue ON messages (queue, id)")
-    take = ("DELETE FROM messages WHERE id = (SELECT id FROM messages WHERE queue = ?"
-            " ORDER BY id LIMIT 1) RETURNING body")
+    take = (
+        "DELETE FROM messages WHERE id = (SELECT id FROM messages WHERE queue = ?"
+        " ORDER BY id LIMIT 1) RETURNING body"
+    )
 
     def put() -> None:
         for _ in range(n):
@@ -88,7 +90,7 @@ def _qmgr(folder: Path, n: int, batch: int) -> dict[str, float]:
     qm = connect(QMGR, home=folder)
     admin = qm.admin()
     for name in ("A", "B"):
-        admin.define_queue(name, {"MAXDEPTH": 10 ** 6})
+        admin.define_queue(name, {"MAXDEPTH": 10**6})
     message = Message(MQMD(persistence=1, format="MQSTR"), BODY)
     now, uow = PutOptions(syncpoint=False), PutOptions(syncpoint=True)
     qa, qb = qm.open("A", output=True), qm.open("B", output=True)
@@ -107,6 +109,7 @@ def _qmgr(folder: Path, n: int, batch: int) -> dict[str, float]:
                 for _ in range(per_uow):
                     qb.put(qa.get(GetOptions(syncpoint=True)), uow)
                 qm.commit()
+
         return work
 
     out = {"put": _rate(n, put), "get": _rate(n, get)}
@@ -128,8 +131,9 @@ def _best(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
     return {k: max(a.get(k, 0.0), v) for k, v in b.items()}
 
 
-def run(messages: int = 1000, batch_messages: int = 5000, folder: Path | None = None,
-        rounds: int = 2) -> dict[str, Any]:
+def run(
+    messages: int = 1000, batch_messages: int = 5000, folder: Path | None = None, rounds: int = 2
+) -> dict[str, Any]:
     """Measure; returns rates (messages/s) for both and their ratios.
 
     fsync times wander, so the two run alternately ``rounds`` times and the best
@@ -146,10 +150,13 @@ def run(messages: int = 1000, batch_messages: int = 5000, folder: Path | None = 
         finally:
             shutil.rmtree(root, ignore_errors=True)
     return {
-        "messages": messages, "batch_messages": batch, "rounds": rounds,
+        "messages": messages,
+        "batch_messages": batch,
+        "rounds": rounds,
         "body_bytes": len(BODY),
         "durability": "WAL, synchronous=FULL at every commit of persistent state",
-        "qmgr": qmgr, "sqlite": bare,
+        "qmgr": qmgr,
+        "sqlite": bare,
         "ratio": {k: qmgr[k] / bare[k] for k in qmgr},
     }
 
@@ -159,17 +166,25 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=1000)
     parser.add_argument("--batch-messages", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--dir", type=Path, default=None,
-                        help="where to put the databases (default: the temp folder)")
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=None,
+        help="where to put the databases (default: the temp folder)",
+    )
     args = parser.parse_args()
     result = run(args.messages, args.batch_messages, args.dir, args.rounds)
-    print(f"{result['messages']} persistent {result['body_bytes']}-byte messages"
-          f" ({result['batch_messages']} for move_100), best of {result['rounds']} rounds;"
-          f" {result['durability']}")
+    print(
+        f"{result['messages']} persistent {result['body_bytes']}-byte messages"
+        f" ({result['batch_messages']} for move_100), best of {result['rounds']} rounds;"
+        f" {result['durability']}"
+    )
     print(f"{'operation':<12}{'qmgr msg/s':>14}{'sqlite msg/s':>16}{'ratio':>9}")
     for key in ("put", "get", "move_1", "move_100"):
-        print(f"{key:<12}{result['qmgr'][key]:>14.0f}{result['sqlite'][key]:>16.0f}"
-              f"{result['ratio'][key]:>9.2f}")
+        print(
+            f"{key:<12}{result['qmgr'][key]:>14.0f}{result['sqlite'][key]:>16.0f}"
+            f"{result['ratio'][key]:>9.2f}"
+        )
 
 
 if __name__ == "__main__":

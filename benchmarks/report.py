@@ -93,30 +93,51 @@ def _count_size(directory: Path) -> int:
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYSPARK_PYTHON": sys.executable,
-            "PYSPARK_DRIVER_PYTHON": sys.executable}
+    return {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
 
 
 def _floor(script: Path, dump: Path, master: str) -> dict[str, Any]:
     # Spark 4 fails decode() on bytes that are not US-ASCII (the dump's EBCDIC MQDLHs);
     # the legacy coding-error action replaces them instead, as Spark 3 did.
-    env = {**_env(), "PYSPARK_SUBMIT_ARGS":
-           "--conf spark.sql.legacy.codingErrorAction=true pyspark-shell"}
-    proc = subprocess.run([sys.executable, str(script), str(dump), master], env=env,
-                          capture_output=True, text=True, check=True)
+    env = {
+        **_env(),
+        "PYSPARK_SUBMIT_ARGS": "--conf spark.sql.legacy.codingErrorAction=true pyspark-shell",
+    }
+    proc = subprocess.run(
+        [sys.executable, str(script), str(dump), master],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     m = re.search(r"(\d+) messages .* in ([\d.]+) s: (\d+) msg/s", proc.stdout)
     assert m is not None, proc.stdout
-    return {"messages": int(m.group(1)), "seconds": float(m.group(2)),
-            "msgs_per_s": int(m.group(3))}
+    return {
+        "messages": int(m.group(1)),
+        "seconds": float(m.group(2)),
+        "msgs_per_s": int(m.group(3)),
+    }
 
 
 def _report(dump: Path, master: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="dlq-report-bench-") as tmp:
         out = Path(tmp) / "out"
         proc = subprocess.run(
-            [sys.executable, "-c", _CHILD, str(dump), str(out), master,
-             str(ROOT / "rules" / "demo.rul"), str(ROOT / "rules" / "default.rul")],
-            env=_env(), capture_output=True, text=True, check=True)
+            [
+                sys.executable,
+                "-c",
+                _CHILD,
+                str(dump),
+                str(out),
+                master,
+                str(ROOT / "rules" / "demo.rul"),
+                str(ROOT / "rules" / "default.rul"),
+            ],
+            env=_env(),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
         assert result["code"] == 0, proc.stderr[-2000:]
         report = json.loads((out / "report.json").read_text())
@@ -125,9 +146,15 @@ def _report(dump: Path, master: str) -> dict[str, Any]:
     return result
 
 
-def run(n: int = 1_000_000, *, small: int = 300_000, master: str = "local[*]",
-        floor: str | None = None, backlog_dir: Path | None = None,
-        inputs: tuple[Path, Path] | None = None) -> dict[str, Any]:
+def run(
+    n: int = 1_000_000,
+    *,
+    small: int = 300_000,
+    master: str = "local[*]",
+    floor: str | None = None,
+    backlog_dir: Path | None = None,
+    inputs: tuple[Path, Path] | None = None,
+) -> dict[str, Any]:
     """The figures as a dict (also for ``benchmarks/run_all.py``). ``inputs``: existing
     directories of dumps (big, small) to use instead of generating."""
     script = Path(floor) if floor else FLOOR
@@ -143,42 +170,64 @@ def run(n: int = 1_000_000, *, small: int = 300_000, master: str = "local[*]",
     small = small_r["total"]
     rate = n / report_r["seconds"]
     return {
-        "messages": n, "input_mb": round(_count_size(big) / 2**20, 1),
+        "messages": n,
+        "input_mb": round(_count_size(big) / 2**20, 1),
         "generate_s": round(generate_s, 1),
-        "floor_s": floor_r["seconds"], "floor_msgs_per_s": floor_r["msgs_per_s"],
-        "report_s": round(report_r["seconds"], 1), "report_msgs_per_s": round(rate),
+        "floor_s": floor_r["seconds"],
+        "floor_msgs_per_s": floor_r["msgs_per_s"],
+        "report_s": round(report_r["seconds"], 1),
+        "report_msgs_per_s": round(rate),
         "report_vs_floor": round(rate / floor_r["msgs_per_s"], 2),
         "changed": report_r["changed"],
         "python_rss_mb": round(report_r["python_rss_mb"]),
         "jvm_rss_mb": round(report_r["jvm_rss_mb"]),
-        "small_messages": small, "small_report_s": round(small_r["seconds"], 1),
+        "small_messages": small,
+        "small_report_s": round(small_r["seconds"], 1),
         "small_python_rss_mb": round(small_r["python_rss_mb"]),
         "small_jvm_rss_mb": round(small_r["jvm_rss_mb"]),
     }
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--messages", type=int, default=1_000_000)
-    p.add_argument("--small", type=int, default=300_000,
-                   help="second backlog size for the peak-RSS comparison")
+    p.add_argument(
+        "--small", type=int, default=300_000, help="second backlog size for the peak-RSS comparison"
+    )
     p.add_argument("--master", default="local[*]")
-    p.add_argument("--floor", help="another floor script (default: benchmarks/"
-                   "spark_decode_floor.py)")
+    p.add_argument(
+        "--floor", help="another floor script (default: benchmarks/spark_decode_floor.py)"
+    )
     p.add_argument("--backlog-dir", type=Path, help="keep (and reuse) the generated dumps here")
-    p.add_argument("--inputs", type=Path, nargs=2, metavar=("BIG_DIR", "SMALL_DIR"),
-                   help="directories of dumps to use instead of generating")
+    p.add_argument(
+        "--inputs",
+        type=Path,
+        nargs=2,
+        metavar=("BIG_DIR", "SMALL_DIR"),
+        help="directories of dumps to use instead of generating",
+    )
     args = p.parse_args()
-    r = run(args.messages, small=args.small, master=args.master, floor=args.floor,
-            backlog_dir=args.backlog_dir, inputs=tuple(args.inputs) if args.inputs else None)
+    r = run(
+        args.messages,
+        small=args.small,
+        master=args.master,
+        floor=args.floor,
+        backlog_dir=args.backlog_dir,
+        inputs=tuple(args.inputs) if args.inputs else None,
+    )
     print(json.dumps(r, indent=2))
-    print(f"report --rules --compare: {r['messages']:,} messages in {r['report_s']} s = "
-          f"{r['report_msgs_per_s']:,} msg/s; floor (spark_decode_floor.py, same dump, same "
-          f"run): {r['floor_msgs_per_s']:,} msg/s -> ratio {r['report_vs_floor']}")
-    print(f"driver peak RSS: python {r['small_python_rss_mb']} MB at {r['small_messages']:,}"
-          f" vs {r['python_rss_mb']} MB at {r['messages']:,}; JVM {r['small_jvm_rss_mb']} MB"
-          f" vs {r['jvm_rss_mb']} MB")
+    print(
+        f"report --rules --compare: {r['messages']:,} messages in {r['report_s']} s = "
+        f"{r['report_msgs_per_s']:,} msg/s; floor (spark_decode_floor.py, same dump, same "
+        f"run): {r['floor_msgs_per_s']:,} msg/s -> ratio {r['report_vs_floor']}"
+    )
+    print(
+        f"driver peak RSS: python {r['small_python_rss_mb']} MB at {r['small_messages']:,}"
+        f" vs {r['python_rss_mb']} MB at {r['messages']:,}; JVM {r['small_jvm_rss_mb']} MB"
+        f" vs {r['jvm_rss_mb']} MB"
+    )
     return 0
 
 

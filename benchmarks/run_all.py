@@ -99,9 +99,14 @@ def _prepare_spark(master: str) -> None:
 
 def machine_facts() -> dict[str, Any]:
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                capture_output=True, text=True, check=True,
-                                timeout=10).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = None
     affinity = getattr(os, "sched_getaffinity", None)
@@ -117,11 +122,16 @@ def machine_facts() -> dict[str, Any]:
     }
 
 
-def _row(bench: str, figure: str, value: float, floor: str, floor_value: float,
-         unit: str) -> Row:
-    return {"benchmark": bench, "figure": figure, "value": value, "floor": floor,
-            "floor_value": floor_value, "unit": unit,
-            "ratio": value / floor_value if floor_value else None}
+def _row(bench: str, figure: str, value: float, floor: str, floor_value: float, unit: str) -> Row:
+    return {
+        "benchmark": bench,
+        "figure": figure,
+        "value": value,
+        "floor": floor,
+        "floor_value": floor_value,
+        "unit": unit,
+        "ratio": value / floor_value if floor_value else None,
+    }
 
 
 def floor_rows(name: str, r: dict[str, Any]) -> list[Row]:
@@ -130,75 +140,170 @@ def floor_rows(name: str, r: dict[str, Any]) -> list[Row]:
     try:
         if name == "codec":
             read = r["dump_read_mb_per_s"]
-            rows.append(_row(name, "dmpmqmsg read", read, "raw file read (f.read)",
-                             r["raw_read_mb_per_s"], "MB/s"))
-            rows.append(_row(name, "dmpmqmsg read", read, "raw file read (line iteration)",
-                             r["line_iteration_mb_per_s"], "MB/s"))
+            rows.append(
+                _row(
+                    name,
+                    "dmpmqmsg read",
+                    read,
+                    "raw file read (f.read)",
+                    r["raw_read_mb_per_s"],
+                    "MB/s",
+                )
+            )
+            rows.append(
+                _row(
+                    name,
+                    "dmpmqmsg read",
+                    read,
+                    "raw file read (line iteration)",
+                    r["line_iteration_mb_per_s"],
+                    "MB/s",
+                )
+            )
         elif name == "matcher":
             for size in (10, 100, 1000):
                 for mode in ("cached", "uncached"):
-                    rows.append(_row(name, f"decide, {size} rules, {mode}",
-                                     r[f"rules{size}_{mode}_per_s"], "bare MQDLH decode",
-                                     r["decode_per_s"], "msg/s"))
+                    rows.append(
+                        _row(
+                            name,
+                            f"decide, {size} rules, {mode}",
+                            r[f"rules{size}_{mode}_per_s"],
+                            "bare MQDLH decode",
+                            r["decode_per_s"],
+                            "msg/s",
+                        )
+                    )
         elif name == "qmgr":
             for op in ("put", "get", "move_1", "move_100"):
-                rows.append(_row(name, op, r["qmgr"][op], f"raw SQLite {op}", r["sqlite"][op],
-                                 "msg/s"))
+                rows.append(
+                    _row(name, op, r["qmgr"][op], f"raw SQLite {op}", r["sqlite"][op], "msg/s")
+                )
         elif name == "handler":
             size = f"{r['messages']:,}, " if "messages" in r else ""
             label = f"dlqhandler run, {size}batch {r['batch_size']}"
-            rows.append(_row(name, label, r["handler"]["rate"],
-                             "raw queue manager: get + put1 + commit per batch",
-                             r["ceiling_rate"], "msg/s"))
+            rows.append(
+                _row(
+                    name,
+                    label,
+                    r["handler"]["rate"],
+                    "raw queue manager: get + put1 + commit per batch",
+                    r["ceiling_rate"],
+                    "msg/s",
+                )
+            )
             if r.get("sqlite_floor_rate"):
-                rows.append(_row(name, label, r["handler"]["rate"], "sqlite_move_floor.py",
-                                 r["sqlite_floor_rate"], "msg/s"))
+                rows.append(
+                    _row(
+                        name,
+                        label,
+                        r["handler"]["rate"],
+                        "sqlite_move_floor.py",
+                        r["sqlite_floor_rate"],
+                        "msg/s",
+                    )
+                )
                 if r.get("deep"):
-                    rows.append(_row(name, f"dlqhandler run, {r['deep']['messages']:,}",
-                                     r["deep"]["rate"], "sqlite_move_floor.py",
-                                     r["sqlite_floor_rate"], "msg/s"))
+                    rows.append(
+                        _row(
+                            name,
+                            f"dlqhandler run, {r['deep']['messages']:,}",
+                            r["deep"]["rate"],
+                            "sqlite_move_floor.py",
+                            r["sqlite_floor_rate"],
+                            "msg/s",
+                        )
+                    )
             if r.get("parallel"):
                 par = r["parallel"]
-                rows.append(_row(name, f"{par['handlers']} handlers, one DLQ", par["rate"],
-                                 "one handler, same DLQ", r["parallel_single"]["rate"],
-                                 "msg/s"))
+                rows.append(
+                    _row(
+                        name,
+                        f"{par['handlers']} handlers, one DLQ",
+                        par["rate"],
+                        "one handler, same DLQ",
+                        r["parallel_single"]["rate"],
+                        "msg/s",
+                    )
+                )
             if r.get("rss_ratio") is not None:
-                rows.append(_row(name, f"peak RSS, {r['deep']['messages']:,} deep",
-                                 r["deep"]["peak_rss_mb"],
-                                 f"peak RSS, {r['rss_small']['messages']:,} deep",
-                                 r["rss_small"]["peak_rss_mb"], "MB"))
+                rows.append(
+                    _row(
+                        name,
+                        f"peak RSS, {r['deep']['messages']:,} deep",
+                        r["deep"]["peak_rss_mb"],
+                        f"peak RSS, {r['rss_small']['messages']:,} deep",
+                        r["rss_small"]["peak_rss_mb"],
+                        "MB",
+                    )
+                )
         elif name == "drain":
             n, mb = r["messages"], r["file_mb"]
             drain_rate = n / r["drain_s"]
             # (Python's f.read of the input is in results.json but no floor here: at this
             # size it is the page cache's speed, thousands of times the drain's.)
             label = f"`dlqhandler drain`, {n:,}, own process"
-            rows.append(_row(name, label, drain_rate, "Spark text().count() of input",
-                             n / r["io_floor_spark_text_count_s"], "msg/s"))
+            rows.append(
+                _row(
+                    name,
+                    label,
+                    drain_rate,
+                    "Spark text().count() of input",
+                    n / r["io_floor_spark_text_count_s"],
+                    "msg/s",
+                )
+            )
             if "copy_floor_s" in r:  # a whole PySpark process copying the same records
-                rows.append(_row(name, label, drain_rate, "Spark copy (spark_copy_floor.py)",
-                                 n / r["copy_floor_s"], "msg/s"))
-            rows.append(_row(name, label, drain_rate, "plain script (plain_drain.py)",
-                             n / r["python_single_process_s"], "msg/s"))
+                rows.append(
+                    _row(
+                        name,
+                        label,
+                        drain_rate,
+                        "Spark copy (spark_copy_floor.py)",
+                        n / r["copy_floor_s"],
+                        "msg/s",
+                    )
+                )
+            rows.append(
+                _row(
+                    name,
+                    label,
+                    drain_rate,
+                    "plain script (plain_drain.py)",
+                    n / r["python_single_process_s"],
+                    "msg/s",
+                )
+            )
             rows[-1]["note"] = f"{mb} MB input, {r.get('cores')} Spark cores"
             if "warm_drain_s" in r:  # the same work in a running session
-                rows.append(_row(name, "the same, warm session", n / r["warm_drain_s"],
-                                 "plain script (plain_drain.py)",
-                                 n / r["python_single_process_s"], "msg/s"))
+                rows.append(
+                    _row(
+                        name,
+                        "the same, warm session",
+                        n / r["warm_drain_s"],
+                        "plain script (plain_drain.py)",
+                        n / r["python_single_process_s"],
+                        "msg/s",
+                    )
+                )
         elif name == "lint":
             for size in (2500, 10_000):
-                rows.append(_row(name, f"`dlqhandler lint`, {size:,} wildcard rules",
-                                 size / r[f"rules{size}_lint_s"],
-                                 "python start + read + regex tokenize (lint.py)",
-                                 size / r[f"rules{size}_floor_s"], "rules/s"))
+                rows.append(
+                    _row(
+                        name,
+                        f"`dlqhandler lint`, {size:,} wildcard rules",
+                        size / r[f"rules{size}_lint_s"],
+                        "python start + read + regex tokenize (lint.py)",
+                        size / r[f"rules{size}_floor_s"],
+                        "rules/s",
+                    )
+                )
     except (KeyError, TypeError, ZeroDivisionError):
         pass
     if not rows:
         # A benchmark (or a result shape) this script does not know: its own ratios.
         for key, value in _flatten(r).items():
             if isinstance(value, int | float) and ("ratio" in key or "_vs_" in key):
-                rows.append(_row(name, key, float(value), "(ratio the benchmark reports)",
-                                 1.0, ""))
+                rows.append(_row(name, key, float(value), "(ratio the benchmark reports)", 1.0, ""))
     return rows
 
 
@@ -224,8 +329,18 @@ def _fmt(value: float | None) -> str:
 
 def render(rows: list[Row], *, markdown: bool = False) -> str:
     head = ["benchmark", "figure", "value", "unit", "floor", "floor value", "ratio"]
-    body = [[r["benchmark"], r["figure"], _fmt(r["value"]), r["unit"], r["floor"],
-             _fmt(r["floor_value"]), _fmt(r["ratio"])] for r in rows]
+    body = [
+        [
+            r["benchmark"],
+            r["figure"],
+            _fmt(r["value"]),
+            r["unit"],
+            r["floor"],
+            _fmt(r["floor_value"]),
+            _fmt(r["ratio"]),
+        ]
+        for r in rows
+    ]
     if markdown:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         lines += ["| " + " | ".join(cells) + " |" for cells in body]
@@ -234,8 +349,12 @@ def render(rows: list[Row], *, markdown: bool = False) -> str:
     numeric = {2, 5, 6}
     out = []
     for cells in [head, *body]:
-        out.append("  ".join(c.rjust(w) if i in numeric else c.ljust(w)
-                             for i, (c, w) in enumerate(zip(cells, widths, strict=True))))
+        out.append(
+            "  ".join(
+                c.rjust(w) if i in numeric else c.ljust(w)
+                for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+            )
+        )
     return "\n".join(out)
 
 
@@ -250,8 +369,10 @@ def page(report: dict[str, Any]) -> str:
         "do not edit. [performance.md](performance.md) explains the benchmarks and floors.",
         "",
         f"Measured {m['date']} on {m['cores']} cores ({m['cores_available']} available),",
-        (f"{m.get('implementation', 'Python')} {m['python']}, {m['platform']}, commit "
-         f"{m['git_commit']}; {m['total_seconds']} s in all."),
+        (
+            f"{m.get('implementation', 'Python')} {m['python']}, {m['platform']}, commit "
+            f"{m['git_commit']}; {m['total_seconds']} s in all."
+        ),
         "",
         "| benchmark | sizes | seconds |",
         "|---|---|---|",
@@ -287,9 +408,11 @@ def run_all(names: list[str]) -> dict[str, Any]:
             print(f"{name} failed: {entry['error']}", file=sys.stderr)
         entry["seconds"] = round(time.perf_counter() - t0, 1)
         results[name] = entry
-    return {"machine": {**machine_facts(),
-                        "total_seconds": round(time.perf_counter() - started, 1)},
-            "benchmarks": results, "table": rows}
+    return {
+        "machine": {**machine_facts(), "total_seconds": round(time.perf_counter() - started, 1)},
+        "benchmarks": results,
+        "table": rows,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -297,13 +420,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated benchmark names")
     parser.add_argument("--output", type=Path, default=HERE / "results.json")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
-    parser.add_argument("--show", action="store_true",
-                        help="print the table of the results file; run nothing")
-    parser.add_argument("--page", type=Path, default=PAGE,
-                        help="the Markdown page of the results (default docs/"
-                             "performance-results.md)")
-    parser.add_argument("--page-only", action="store_true",
-                        help="rewrite the page from the results file; run nothing")
+    parser.add_argument(
+        "--show", action="store_true", help="print the table of the results file; run nothing"
+    )
+    parser.add_argument(
+        "--page",
+        type=Path,
+        default=PAGE,
+        help="the Markdown page of the results (default docs/performance-results.md)",
+    )
+    parser.add_argument(
+        "--page-only",
+        action="store_true",
+        help="rewrite the page from the results file; run nothing",
+    )
     args = parser.parse_args(argv)
     if args.show or args.page_only:
         saved = json.loads(args.output.read_text(encoding="utf-8"))
@@ -320,9 +450,11 @@ def main(argv: list[str] | None = None) -> int:
     report = run_all(names)
     args.output.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
     m = report["machine"]
-    print(f"{m['date']}  {m['cores']} cores ({m['cores_available']} available), Python "
-          f"{m['python']}, {m['platform']}, commit {m['git_commit']}; "
-          f"{m['total_seconds']} s in all")
+    print(
+        f"{m['date']}  {m['cores']} cores ({m['cores_available']} available), Python "
+        f"{m['python']}, {m['platform']}, commit {m['git_commit']}; "
+        f"{m['total_seconds']} s in all"
+    )
     for name, entry in report["benchmarks"].items():
         status = "FAILED: " + entry["error"] if "error" in entry else "ok"
         print(f"  {name:<8} {entry['seconds']:>7.1f} s  {status}")

@@ -29,19 +29,28 @@ DIRECTORIES = 4
 def main(argv: list[str]) -> int:
     path, out = argv[1], argv[2]
     master = argv[3] if len(argv) > 3 else "local[*]"
-    spark = (SparkSession.builder.master(master)
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+    spark = (
+        SparkSession.builder.master(master)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("ERROR")
     up = time.perf_counter()
     records = spark.read.option("lineSep", "\n\n").text(path)
-    (records.withColumn("part", F.length("value") % DIRECTORIES)
-     .write.mode("overwrite").partitionBy("part").text(out))
+    (
+        records.withColumn("part", F.length("value") % DIRECTORIES)
+        .write.mode("overwrite")
+        .partitionBy("part")
+        .text(out)
+    )
     copied = time.perf_counter()
     spark.stop()
     stopped = time.perf_counter()
-    print(f"start {up - START:.1f} s, copy {copied - up:.1f} s, stop {stopped - copied:.1f} s;"
-          f" whole {stopped - START:.1f} s")
+    print(
+        f"start {up - START:.1f} s, copy {copied - up:.1f} s, stop {stopped - copied:.1f} s;"
+        f" whole {stopped - START:.1f} s"
+    )
     return 0
 
 

@@ -26,32 +26,41 @@ ATTRIBUTES = ("MSI", "FMT", "ENC", "CCS", "PER", "EXP")
 
 def decoded(spark: SparkSession, path: str) -> DataFrame:
     """One row per record of the dump: is_dlh, reason, destq and the body's length."""
-    records = (spark.read.option("lineSep", "\n\n").text(path)
-               .filter(F.col("value").contains("A MSI ")))
+    records = (
+        spark.read.option("lineSep", "\n\n").text(path).filter(F.col("value").contains("A MSI "))
+    )
     records = records.select(
-        *[F.regexp_extract("value", rf"(?m)^A {key} (.*)$", 1).alias(key)
-          for key in ATTRIBUTES],
-        F.unhex(F.array_join(
-            F.regexp_extract_all("value", F.lit(r"(?m)^X ([0-9A-F]+)$"), 1), "")
-        ).alias("body"))
+        *[F.regexp_extract("value", rf"(?m)^A {key} (.*)$", 1).alias(key) for key in ATTRIBUTES],
+        F.unhex(
+            F.array_join(F.regexp_extract_all("value", F.lit(r"(?m)^X ([0-9A-F]+)$"), 1), "")
+        ).alias("body"),
+    )
     reason_hex = F.hex(F.substring("body", 9, 4))  # MQLONG, little-endian in the dump
     reason = F.conv(F.concat(*[F.substring(reason_hex, i, 2) for i in (7, 5, 3, 1)]), 16, 10)
     return records.select(
         (F.substring("body", 1, 4) == F.lit(b"DLH ")).alias("is_dlh"),
         reason.alias("reason"),
         F.rtrim(F.decode(F.substring("body", 13, 48), "US-ASCII")).alias("destq"),
-        F.length("body").alias("n"))
+        F.length("body").alias("n"),
+    )
 
 
 def main(argv: list[str]) -> int:
     path, master = argv[1], argv[2] if len(argv) > 2 else "local[*]"
-    spark = (SparkSession.builder.master(master)
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+    spark = (
+        SparkSession.builder.master(master)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("ERROR")
     start = time.perf_counter()
-    rows = (decoded(spark, path).groupBy("is_dlh")
-            .agg(F.count("*").alias("c"), F.sum("n"), F.countDistinct("destq")).collect())
+    rows = (
+        decoded(spark, path)
+        .groupBy("is_dlh")
+        .agg(F.count("*").alias("c"), F.sum("n"), F.countDistinct("destq"))
+        .collect()
+    )
     took = time.perf_counter() - start
     total = sum(r["c"] for r in rows)
     dlh = sum(r["c"] for r in rows if r["is_dlh"])

@@ -36,19 +36,22 @@ def move_rate(messages: int = 20_000, batch: int = BATCH) -> float:
             db.execute("create index m_q on m(q, id)")
             md, body = os.urandom(364), os.urandom(1024)
             db.execute("begin")
-            db.executemany("insert into m(q, md, body) values ('DLQ', ?, ?)",
-                           [(md, body)] * messages)
+            db.executemany(
+                "insert into m(q, md, body) values ('DLQ', ?, ?)", [(md, body)] * messages
+            )
             db.execute("commit")
             start = time.perf_counter()
             moved = 0
             while moved < messages:
                 db.execute("begin immediate")
                 for _ in range(min(batch, messages - moved)):
-                    row = db.execute("select id, md, body from m where q = 'DLQ' "
-                                     "order by id limit 1").fetchone()
+                    row = db.execute(
+                        "select id, md, body from m where q = 'DLQ' order by id limit 1"
+                    ).fetchone()
                     db.execute("delete from m where id = ?", (row[0],))
-                    db.execute("insert into m(q, md, body) values ('TARGET', ?, ?)",
-                               (row[1], row[2]))
+                    db.execute(
+                        "insert into m(q, md, body) values ('TARGET', ?, ?)", (row[1], row[2])
+                    )
                     moved += 1
                 db.execute("commit")
             return messages / (time.perf_counter() - start)

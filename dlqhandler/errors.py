@@ -57,10 +57,12 @@ class DumpFormatError(DLQHandlerError):
     when it is not inside a message, e.g. the header).
     """
 
-    def __init__(self, message: str, *, path: str, line: int,
-                 message_number: int | None = None) -> None:
-        where = f"{path}:{line}: " + (f"message {message_number}: "
-                                       if message_number is not None else "")
+    def __init__(
+        self, message: str, *, path: str, line: int, message_number: int | None = None
+    ) -> None:
+        where = f"{path}:{line}: " + (
+            f"message {message_number}: " if message_number is not None else ""
+        )
         super().__init__(where + message)
         self.path = path
         self.line = line

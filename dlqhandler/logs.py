@@ -30,8 +30,9 @@ def escape_control(text: str) -> str:
     return text.translate(_CONTROL_TABLE)
 
 
-def _escape_values(_logger: Any, _name: str, event: MutableMapping[str, Any]
-                   ) -> MutableMapping[str, Any]:
+def _escape_values(
+    _logger: Any, _name: str, event: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
     for key, value in event.items():
         if isinstance(value, str):
             event[key] = escape_control(value)
@@ -56,16 +57,20 @@ class _CurrentStderr:
         sys.stderr.flush()
 
 
-def configure_logging(*, level: str = "INFO", json: bool | None = None,
-                      stream: TextIO | None = None) -> None:
+def configure_logging(
+    *, level: str = "INFO", json: bool | None = None, stream: TextIO | None = None
+) -> None:
     """Configure structlog for the process. ``json=None`` picks by TTY.
 
     Events go to ``stream``, or to the process's current standard error."""
     tty = (stream or sys.stderr).isatty()
     out: Any = stream if stream is not None else _CurrentStderr()
     use_json = (not tty) if json is None else json
-    renderer: Any = (structlog.processors.JSONRenderer(sort_keys=False) if use_json
-                     else structlog.dev.ConsoleRenderer(colors=False))
+    renderer: Any = (
+        structlog.processors.JSONRenderer(sort_keys=False)
+        if use_json
+        else structlog.dev.ConsoleRenderer(colors=False)
+    )
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -75,7 +80,8 @@ def configure_logging(*, level: str = "INFO", json: bool | None = None,
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(
-            logging.getLevelNamesMapping().get(level.upper(), logging.INFO)),
+            logging.getLevelNamesMapping().get(level.upper(), logging.INFO)
+        ),
         logger_factory=structlog.PrintLoggerFactory(file=out),
         cache_logger_on_first_use=False,
     )

@@ -35,23 +35,36 @@ QMGR = "QM1"
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 TARGETS = ("DLQ.SECURITY", "DLQ.TOOBIG", "DLQ.CATCHALL")
 # Where the backlog's messages were going; their queues have room again.
-APPLICATION_QUEUES = ("APP.ORDERS", "APP.BILLING", "APP.INVENTORY", "APP.SHIPPING",
-                      "APP.NOTIFY", "PAYROLL.IN", "PAYROLL.AUDIT")
+APPLICATION_QUEUES = (
+    "APP.ORDERS",
+    "APP.BILLING",
+    "APP.INVENTORY",
+    "APP.SHIPPING",
+    "APP.NOTIFY",
+    "PAYROLL.IN",
+    "PAYROLL.AUDIT",
+)
 NOT_TARGETS = {DLQ, "DLQHANDLER.STATUS", "SYSTEM.DEFAULT.INITIATION.QUEUE"}
 
 
-def dlqhandler(*args: str, stdin: str | None = None, quiet: bool = False,
-               log: Path | None = None) -> str:
+def dlqhandler(
+    *args: str, stdin: str | None = None, quiet: bool = False, log: Path | None = None
+) -> str:
     """Run one ``dlqhandler`` command and return its stdout (echoed unless ``quiet``).
 
     stderr goes to ``log`` when given, else it is echoed with stdout.
     """
     print(f"$ dlqhandler {' '.join(args)}", flush=True)
     with log.open("w") if log is not None else open(os.devnull, "w") as sink:
-        done = subprocess.run([sys.executable, "-m", "dlqhandler", *args], input=stdin,
-                              text=True, stdout=subprocess.PIPE,
-                              stderr=sink if log is not None else subprocess.PIPE,
-                              check=False, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "dlqhandler", *args],
+            input=stdin,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=sink if log is not None else subprocess.PIPE,
+            check=False,
+            timeout=300,
+        )
     shown = done.stdout + (done.stderr or "")
     if done.returncode != 0:
         raise SystemExit(f"dlqhandler {args[0]} failed ({done.returncode}):\n{shown}")
@@ -75,21 +88,27 @@ def main() -> int:
     dlqhandler("qm", "dmpmqmsg", "-m", QMGR, "-o", DLQ, "-f", str(SAMPLE))
     loaded = sum(1 for _ in read_dump(SAMPLE))
 
-    print("\nRunning the handler (rules/demo.rul: RETRYINT(5) WAIT(NO)); this takes about"
-          " 15 seconds,\nthe time three retries of the messages for missing queues take.")
-    out = dlqhandler("run", "--rules", str(RULES), "--no-watch", "--log-format", "json",
-                     log=home / "handler.log")
+    print(
+        "\nRunning the handler (rules/demo.rul: RETRYINT(5) WAIT(NO)); this takes about"
+        " 15 seconds,\nthe time three retries of the messages for missing queues take."
+    )
+    out = dlqhandler(
+        "run", "--rules", str(RULES), "--no-watch", "--log-format", "json", log=home / "handler.log"
+    )
     print(f"(handler log: {home / 'handler.log'})\n")
 
     display = dlqhandler("qm", "mqsc", QMGR, stdin="DISPLAY QLOCAL(*) CURDEPTH\n")
-    depths = {name: int(n) for name, n in
-              re.findall(r"QUEUE\(([^)]+)\)\s+CURDEPTH\((\d+)\)", display)}
+    depths = {
+        name: int(n) for name, n in re.findall(r"QUEUE\(([^)]+)\)\s+CURDEPTH\((\d+)\)", display)
+    }
     discarded = int(re.search(r"^\s+discarded\s+(\d+)$", out, re.MULTILINE)[1])  # type: ignore[index]
     on_targets = sum(n for q, n in depths.items() if q not in NOT_TARGETS)
     left = depths[DLQ]
     ok = loaded == on_targets + discarded + left
-    print(f"\nConservation: {loaded} in = {on_targets} on target queues + {discarded} "
-          f"discarded + {left} left on the DLQ: {'OK' if ok else 'MISMATCH'}")
+    print(
+        f"\nConservation: {loaded} in = {on_targets} on target queues + {discarded} "
+        f"discarded + {left} left on the DLQ: {'OK' if ok else 'MISMATCH'}"
+    )
     return 0 if ok else 1
 
 

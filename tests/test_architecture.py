@@ -88,10 +88,14 @@ def test_rules_package_is_pure() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import | ast.ImportFrom):
-                mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                        else [node.module or ""])
-                problems += [f"{path.name}: import {m}" for m in mods
-                             if m.split(".")[0] in banned_modules]
+                mods = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                )
+                problems += [
+                    f"{path.name}: import {m}" for m in mods if m.split(".")[0] in banned_modules
+                ]
             called = getattr(node.func, "id", None) if isinstance(node, ast.Call) else None
             if called in {"open", "eval", "exec", "compile", "__import__"}:
                 problems.append(f"{path.name}: calls {called}")
@@ -147,7 +151,7 @@ def test_no_import_cycles_between_modules() -> None:
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                cycles.append([*stack[stack.index(nxt):], nxt])
+                cycles.append([*stack[stack.index(nxt) :], nxt])
             elif nxt not in state:
                 visit(nxt)
         stack.pop()

@@ -33,10 +33,17 @@ def test_relative_links_resolve(page: Path) -> None:
     assert not missing
 
 
-@pytest.mark.parametrize("path", [
-    "ops/systemd/dlqhandler.service", "ops/systemd/dlqhandler.env.example",
-    "ops/grafana/dlqhandler-dashboard.json", "ops/mqsc/dlq-queues.mqsc",
-    "ops/mqsc/dlq-triggered.mqsc", "ops/spark/submit.sh"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "ops/systemd/dlqhandler.service",
+        "ops/systemd/dlqhandler.env.example",
+        "ops/grafana/dlqhandler-dashboard.json",
+        "ops/mqsc/dlq-queues.mqsc",
+        "ops/mqsc/dlq-triggered.mqsc",
+        "ops/spark/submit.sh",
+    ],
+)
 def test_readme_names_the_production_files(path: str) -> None:
     """The README's production section names each shipped ops file, and each exists."""
     assert path in README.read_text(encoding="utf-8")
@@ -46,6 +53,11 @@ def test_readme_names_the_production_files(path: str) -> None:
 def test_nothing_refers_outside_the_repository() -> None:
     """No tracked file names the shared folder beside the checkout or the absolute path of
     the machine it was written on: a clone is the whole project."""
-    found = subprocess.run(["git", "grep", "-n", "-E", r"\.\./shared|/wor[k]/"], cwd=ROOT,
-                           capture_output=True, text=True, check=False)
+    found = subprocess.run(
+        ["git", "grep", "-n", "-E", r"\.\./shared|/wor[k]/"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert found.returncode == 1, found.stdout

@@ -13,6 +13,18 @@ from dlqhandler.acting.group import act_on_group, take_group
 from dlqhandler.acting.plan import PLAN_ERRORS, Outgoing, plan, plan_put, refusal
 from dlqhandler.acting.unit import Acted, UnitOfWork, act_on_message
 
-__all__ = ["DEFAULT_AUDIT_QUEUE", "PLAN_ERRORS", "Acted", "AuditTrail", "Outgoing",
-           "UnitOfWork", "act_on_group", "act_on_message", "plan", "plan_put", "read_audit",
-           "refusal", "take_group"]
+__all__ = [
+    "DEFAULT_AUDIT_QUEUE",
+    "PLAN_ERRORS",
+    "Acted",
+    "AuditTrail",
+    "Outgoing",
+    "UnitOfWork",
+    "act_on_group",
+    "act_on_message",
+    "plan",
+    "plan_put",
+    "read_audit",
+    "refusal",
+    "take_group",
+]

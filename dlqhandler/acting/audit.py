@@ -33,8 +33,7 @@ from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr.port import Queue, browse_all
 
-__all__ = ["AUDIT_FORMAT_VERSION", "DEFAULT_AUDIT_QUEUE", "AuditTrail", "os_user",
-           "read_audit"]
+__all__ = ["AUDIT_FORMAT_VERSION", "DEFAULT_AUDIT_QUEUE", "AuditTrail", "os_user", "read_audit"]
 
 DEFAULT_AUDIT_QUEUE = "DLQHANDLER.AUDIT"
 AUDIT_FORMAT_VERSION = 1
@@ -50,7 +49,8 @@ def os_user() -> str:
 
 def _iso(seconds: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + (
-        f".{int(seconds * 1000) % 1000:03d}Z")
+        f".{int(seconds * 1000) % 1000:03d}Z"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +65,9 @@ class AuditTrail:
     user: str
     clock: Callable[[], float] = time.time
 
-    def entry(self, msg: Message, action: str, target: str | None,
-              outcome: str = "ok") -> dict[str, Any]:
+    def entry(
+        self, msg: Message, action: str, target: str | None, outcome: str = "ok"
+    ) -> dict[str, Any]:
         """The record of one action on ``msg``."""
         dlh = msg.dlh
         return {
@@ -88,19 +89,21 @@ class AuditTrail:
             "outcome": outcome,
         }
 
-    def message(self, msg: Message, action: str, target: str | None,
-                outcome: str = "ok") -> Message:
+    def message(
+        self, msg: Message, action: str, target: str | None, outcome: str = "ok"
+    ) -> Message:
         """The audit message of one action (JSON, UTF-8, Format MQSTR; its CorrelId is
         the dead letter's MsgId, so ``--msgid`` finds it by an indexed get)."""
-        body = json.dumps(self.entry(msg, action, target, outcome), ensure_ascii=False,
-                          separators=(",", ":")).encode("utf-8")
-        md = MQMD(format="MQSTR", coded_char_set_id=1208, persistence=1,
-                  correl_id=msg.md.msg_id)
+        body = json.dumps(
+            self.entry(msg, action, target, outcome), ensure_ascii=False, separators=(",", ":")
+        ).encode("utf-8")
+        md = MQMD(format="MQSTR", coded_char_set_id=1208, persistence=1, correl_id=msg.md.msg_id)
         return Message(md, body)
 
 
-def read_audit(q: Queue, *, since: float | None = None,
-               msg_id: bytes | None = None) -> Iterator[dict[str, Any]]:
+def read_audit(
+    q: Queue, *, since: float | None = None, msg_id: bytes | None = None
+) -> Iterator[dict[str, Any]]:
     """Browse the audit records on ``q`` (never destructive), oldest first; ``since``
     in Unix seconds (by the record's ``time``), ``msg_id`` the dead letter's MsgId.
     A message on the queue that is not an audit record is returned as
@@ -110,8 +113,7 @@ def read_audit(q: Queue, *, since: float | None = None,
             record = json.loads(raw.body.decode("utf-8"))
             if not isinstance(record, dict) or "time" not in record:
                 raise ValueError("not an audit record")
-            moment = calendar.timegm(time.strptime(str(record["time"])[:19],
-                                                   "%Y-%m-%dT%H:%M:%S"))
+            moment = calendar.timegm(time.strptime(str(record["time"])[:19], "%Y-%m-%dT%H:%M:%S"))
         except (ValueError, UnicodeDecodeError):
             yield {"unreadable": raw.md.msg_id.hex()}
             continue

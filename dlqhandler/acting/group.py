@@ -22,8 +22,9 @@ from dlqhandler.qmgr.attempts import AttemptRecord, Subject
 __all__ = ["act_on_group", "take_group"]
 
 
-def take_group(unit: UnitOfWork, members: Sequence[Message],
-               take: Callable[[Message], bool]) -> Acted | None:
+def take_group(
+    unit: UnitOfWork, members: Sequence[Message], take: Callable[[Message], bool]
+) -> Acted | None:
     """Get every member under syncpoint (``take`` each, in the order given); None when
     all were got, else the unit of work is backed out and the gone member named."""
     for m in members:
@@ -33,9 +34,13 @@ def take_group(unit: UnitOfWork, members: Sequence[Message],
     return None
 
 
-def act_on_group(unit: UnitOfWork, plans: Sequence[tuple[Message, Outgoing | None]],
-                 subject: Subject, record: AttemptRecord | None,
-                 audit: Sequence[Message] = ()) -> Acted:
+def act_on_group(
+    unit: UnitOfWork,
+    plans: Sequence[tuple[Message, Outgoing | None]],
+    subject: Subject,
+    record: AttemptRecord | None,
+    audit: Sequence[Message] = (),
+) -> Acted:
     """Put the planned members (None: a DISCARD, the get alone) of a group already got
     (:func:`take_group`) in logical order; a failed put is counted while the group is
     held, then backed out (``member`` names the member whose put failed). ``audit``:

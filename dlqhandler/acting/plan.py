@@ -10,8 +10,17 @@ from dlqhandler.rules import Decision
 from dlqhandler.rules.outgoing import ActionError, ForwardLoopError, plan_outgoing
 from dlqhandler.rules.targets import InvalidTargetError
 
-__all__ = ["PLAN_ERRORS", "ActionError", "ForwardLoopError", "InvalidTargetError", "Outgoing",
-           "as_is", "plan", "plan_put", "refusal"]
+__all__ = [
+    "PLAN_ERRORS",
+    "ActionError",
+    "ForwardLoopError",
+    "InvalidTargetError",
+    "Outgoing",
+    "as_is",
+    "plan",
+    "plan_put",
+    "refusal",
+]
 
 # What planning a put can raise: the decision cannot even be tried.
 PLAN_ERRORS = (InvalidTargetError, ActionError)
@@ -31,15 +40,17 @@ class Outgoing:
         return f"{self.queue}@{self.qmgr or local_qmgr}"
 
 
-def plan_put(decision: Decision, message: Message, *, input_queue: str, local_qmgr: str,
-             max_hops: int) -> Outgoing:
+def plan_put(
+    decision: Decision, message: Message, *, input_queue: str, local_qmgr: str, max_hops: int
+) -> Outgoing:
     """The PUT1 that carries out a RETRY or FWD decision (pass-all context, syncpoint).
 
     PUTAUT(CTX) puts with the message's UserIdentifier as alternate user. Raises one
     of :data:`PLAN_ERRORS` when the decision cannot be carried out.
     """
-    out, target = plan_outgoing(decision, message, input_queue=input_queue,
-                                local_qmgr=local_qmgr, max_hops=max_hops)
+    out, target = plan_outgoing(
+        decision, message, input_queue=input_queue, local_qmgr=local_qmgr, max_hops=max_hops
+    )
     alternate = message.md.user_identifier if decision.action.putaut == "CTX" else None
     qmgr = "" if target.qmgr == local_qmgr else target.qmgr
     options = PutOptions(syncpoint=True, context="pass_all", alternate_user=alternate)
@@ -52,13 +63,15 @@ def as_is(message: Message, queue: str) -> Outgoing:
     return Outgoing(message, queue, "", PutOptions(syncpoint=True, context="pass_all"))
 
 
-def plan(decision: Decision, message: Message, *, input_queue: str, local_qmgr: str,
-         max_hops: int) -> Outgoing | None:
+def plan(
+    decision: Decision, message: Message, *, input_queue: str, local_qmgr: str, max_hops: int
+) -> Outgoing | None:
     """:func:`plan_put`, or None for a DISCARD (the get alone carries it out)."""
     if decision.action.kind == "DISCARD":
         return None
-    return plan_put(decision, message, input_queue=input_queue, local_qmgr=local_qmgr,
-                    max_hops=max_hops)
+    return plan_put(
+        decision, message, input_queue=input_queue, local_qmgr=local_qmgr, max_hops=max_hops
+    )
 
 
 def refusal(exc: Exception) -> str:

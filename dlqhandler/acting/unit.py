@@ -65,9 +65,15 @@ class UnitOfWork:
     work (:mod:`dlqhandler.acting.audit`).
     """
 
-    def __init__(self, qmgr: QueueManager, store: AttemptStore | None,
-                 clock: Callable[[], float], *, fatal: Collection[int] = (),
-                 audit_queue: str | None = None) -> None:
+    def __init__(
+        self,
+        qmgr: QueueManager,
+        store: AttemptStore | None,
+        clock: Callable[[], float],
+        *,
+        fatal: Collection[int] = (),
+        audit_queue: str | None = None,
+    ) -> None:
         self.qmgr = qmgr
         self.store = store
         self._clock = clock
@@ -82,9 +88,16 @@ class UnitOfWork:
     def take(self, q: Queue, msg: Message, *, under_cursor: bool) -> bool:
         """The destructive get under syncpoint of ``msg``: under ``q``'s cursor, or by
         its MsgId, CorrelId and GroupId. False when it is gone (expired or taken)."""
-        options = (GetOptions(under_cursor=True, syncpoint=True) if under_cursor else
-                   GetOptions(msg_id=msg.md.msg_id, correl_id=msg.md.correl_id,
-                              group_id=msg.md.group_id, syncpoint=True))
+        options = (
+            GetOptions(under_cursor=True, syncpoint=True)
+            if under_cursor
+            else GetOptions(
+                msg_id=msg.md.msg_id,
+                correl_id=msg.md.correl_id,
+                group_id=msg.md.group_id,
+                syncpoint=True,
+            )
+        )
         try:
             q.get(options)
         except MQIError as exc:
@@ -149,9 +162,15 @@ class UnitOfWork:
             raise exc
 
 
-def act_on_message(unit: UnitOfWork, out: Outgoing | None, subject: Subject,
-                   record: AttemptRecord | None, *,
-                   take: Callable[[], bool] | None, audit: Message | None = None) -> Acted:
+def act_on_message(
+    unit: UnitOfWork,
+    out: Outgoing | None,
+    subject: Subject,
+    record: AttemptRecord | None,
+    *,
+    take: Callable[[], bool] | None,
+    audit: Message | None = None,
+) -> Acted:
     """Carry out one planned action (``out``; None for a DISCARD) in the open unit of work.
 
     ``take`` gets the message once the put is done (it is *locked*); None when it was
@@ -166,8 +185,9 @@ def act_on_message(unit: UnitOfWork, out: Outgoing | None, subject: Subject,
             unit.put(out)
         except MQIError as exc:
             unit.failed_put(exc)
-            new = unit.fail(subject, record) if take is None else unit.count_failure(
-                subject, record)
+            new = (
+                unit.fail(subject, record) if take is None else unit.count_failure(subject, record)
+            )
             return Acted("failed", exc, new)
     if take is not None and not take():
         unit.backout()

@@ -67,12 +67,20 @@ class Checker:
         self.report = report
 
     # The fields of a Finding, in order.
-    def add(self, check: str, severity: Severity, obj: str, problem: str,  # noqa: PLR0917
-            why: str = "", fix: str = "") -> None:
+    def add(  # noqa: PLR0917
+        self,
+        check: str,
+        severity: Severity,
+        obj: str,
+        problem: str,
+        why: str = "",
+        fix: str = "",
+    ) -> None:
         self.report.findings.append(Finding(check, severity, obj, problem, why, fix))
 
-    def ask(self, kind: Literal["queue", "process"], name: str,
-            selectors: Sequence[int]) -> Answers | None:
+    def ask(
+        self, kind: Literal["queue", "process"], name: str, selectors: Sequence[int]
+    ) -> Answers | None:
         """The answers, or None when the object does not exist (2085, 2082)."""
         try:
             return self.qm.inquire_object(kind, name, selectors)
@@ -84,5 +92,6 @@ class Checker:
     def unknown(self, check: str, obj: str, what: str, selector: int) -> None:
         """A ``not checked`` finding: the queue manager did not answer ``selector``."""
         name = s.SELECTOR_NAMES.get(selector, str(selector))
-        self.add(check, "not checked", obj,
-                 f"{what}: this queue manager does not answer MQINQ {name}")
+        self.add(
+            check, "not checked", obj, f"{what}: this queue manager does not answer MQINQ {name}"
+        )

@@ -15,8 +15,7 @@ _LABELS = {"error": "ERROR", "warning": "WARNING", "not checked": "NOT CHECKED",
 def render_text(report: SetupReport, *, verbose: bool = True) -> str:
     """One block per finding, worst first (``ok`` ones only when ``verbose``), then a
     summary line."""
-    head = (f"Dead-letter set-up of queue manager {report.qmgr} "
-            f"(DEADQ {report.dlq or 'not set'})")
+    head = f"Dead-letter set-up of queue manager {report.qmgr} (DEADQ {report.dlq or 'not set'})"
     lines = [head]
     for severity in SEVERITIES:
         if severity == "ok" and not verbose:
@@ -33,14 +32,25 @@ def render_text(report: SetupReport, *, verbose: bool = True) -> str:
 
 
 def _verdict(report: SetupReport) -> str:
-    return {"error": "dead letters cannot be handled safely until the errors are fixed",
-            "warning": "usable, but see the warnings"}.get(
-        worst(report.findings), "dead letters can be handled")
+    return {
+        "error": "dead letters cannot be handled safely until the errors are fixed",
+        "warning": "usable, but see the warnings",
+    }.get(worst(report.findings), "dead letters can be handled")
 
 
 def render_json(report: SetupReport) -> str:
     """``{"format", "qmgr", "dlq", "worst", "counts", "findings": [...]}``."""
-    return json.dumps({"format": JSON_FORMAT, "qmgr": report.qmgr, "dlq": report.dlq,
-                       "worst": worst(report.findings),
-                       "counts": {s: report.count(s) for s in SEVERITIES},
-                       "findings": [f.to_json() for f in report.findings]}, indent=2) + "\n"
+    return (
+        json.dumps(
+            {
+                "format": JSON_FORMAT,
+                "qmgr": report.qmgr,
+                "dlq": report.dlq,
+                "worst": worst(report.findings),
+                "counts": {s: report.count(s) for s in SEVERITIES},
+                "findings": [f.to_json() for f in report.findings],
+            },
+            indent=2,
+        )
+        + "\n"
+    )

@@ -20,17 +20,37 @@ from dlqhandler.qmgr.port import Answers, QueueManager
 __all__ = ["check_setup"]
 
 _HEADROOM = 0.8  # warn when the DLQ is this full
-_TYPES = {s.MQQT_LOCAL: "local", s.MQQT_MODEL: "model", s.MQQT_ALIAS: "alias",
-          s.MQQT_REMOTE: "remote", s.MQQT_CLUSTER: "cluster"}
-_DLQ_SELECTORS = (s.MQIA_MAX_MSG_LENGTH, s.MQIA_MAX_Q_DEPTH, s.MQIA_CURRENT_Q_DEPTH,
-                  s.MQIA_INHIBIT_PUT, s.MQIA_INHIBIT_GET, s.MQIA_PROPERTY_CONTROL,
-                  s.MQIA_DEF_INPUT_OPEN_OPTION, s.MQIA_SHAREABILITY, s.MQIA_TRIGGER_CONTROL,
-                  s.MQIA_TRIGGER_TYPE, s.MQIA_TRIGGER_DEPTH, s.MQCA_INITIATION_Q_NAME,
-                  s.MQCA_PROCESS_NAME)
+_TYPES = {
+    s.MQQT_LOCAL: "local",
+    s.MQQT_MODEL: "model",
+    s.MQQT_ALIAS: "alias",
+    s.MQQT_REMOTE: "remote",
+    s.MQQT_CLUSTER: "cluster",
+}
+_DLQ_SELECTORS = (
+    s.MQIA_MAX_MSG_LENGTH,
+    s.MQIA_MAX_Q_DEPTH,
+    s.MQIA_CURRENT_Q_DEPTH,
+    s.MQIA_INHIBIT_PUT,
+    s.MQIA_INHIBIT_GET,
+    s.MQIA_PROPERTY_CONTROL,
+    s.MQIA_DEF_INPUT_OPEN_OPTION,
+    s.MQIA_SHAREABILITY,
+    s.MQIA_TRIGGER_CONTROL,
+    s.MQIA_TRIGGER_TYPE,
+    s.MQIA_TRIGGER_DEPTH,
+    s.MQCA_INITIATION_Q_NAME,
+    s.MQCA_PROCESS_NAME,
+)
 
 
-def check_setup(qm: QueueManager, *, status_queue: str, rules: RulesTable | None = None,
-                status_queue_defined_at_start: bool = False) -> SetupReport:
+def check_setup(
+    qm: QueueManager,
+    *,
+    status_queue: str,
+    rules: RulesTable | None = None,
+    status_queue_defined_at_start: bool = False,
+) -> SetupReport:
     """Check the dead-letter set-up of the queue manager ``qm`` is connected to.
 
     ``status_queue`` is the handler's (``--status-queue``);
@@ -39,8 +59,9 @@ def check_setup(qm: QueueManager, *, status_queue: str, rules: RulesTable | None
     destinations, loops and authority the table needs are checked too. MQ errors
     other than "no such object" propagate as :class:`MQIError`.
     """
-    qmgr = qm.inquire_object("qmgr", "", [s.MQCA_Q_MGR_NAME, s.MQCA_DEAD_LETTER_Q_NAME,
-                                          s.MQIA_MAX_MSG_LENGTH])
+    qmgr = qm.inquire_object(
+        "qmgr", "", [s.MQCA_Q_MGR_NAME, s.MQCA_DEAD_LETTER_Q_NAME, s.MQIA_MAX_MSG_LENGTH]
+    )
     name = str(qmgr.get(s.MQCA_Q_MGR_NAME, qm.name)).strip()
     deadq = str(qmgr.get(s.MQCA_DEAD_LETTER_Q_NAME, "")).strip()
     report = SetupReport(qmgr=name, dlq=deadq)
@@ -58,8 +79,9 @@ def check_setup(qm: QueueManager, *, status_queue: str, rules: RulesTable | None
 # -- the DEADQ -------------------------------------------------------------------------------
 def _define(queue: str, maxmsgl: int | str | None) -> str:
     """DEFINE QLOCAL of a dead-letter queue that takes what the queue manager takes."""
-    return (f"DEFINE QLOCAL({queue}) DESCR('Dead-letter queue') MAXDEPTH(100000)"
-            + (f" MAXMSGL({maxmsgl})" if maxmsgl is not None else ""))
+    return f"DEFINE QLOCAL({queue}) DESCR('Dead-letter queue') MAXDEPTH(100000)" + (
+        f" MAXMSGL({maxmsgl})" if maxmsgl is not None else ""
+    )
 
 
 def _system_dlq(c: Checker, maxmsgl: int | str | None) -> str:
@@ -69,24 +91,35 @@ def _system_dlq(c: Checker, maxmsgl: int | str | None) -> str:
     return ("" if exists else _define(name, maxmsgl) + "\n") + f"ALTER QMGR DEADQ({name})"
 
 
-def _check_deadq(c: Checker, qmgr: str, deadq: str,
-                 qm_attrs: Answers) -> tuple[str, Answers] | None:
+def _check_deadq(
+    c: Checker, qmgr: str, deadq: str, qm_attrs: Answers
+) -> tuple[str, Answers] | None:
     """DEADQ set, existing and local; the local queue (an alias's base) and its
     attributes, or None when there is none to check further."""
     maxmsgl = qm_attrs.get(s.MQIA_MAX_MSG_LENGTH)
     if not deadq:
-        c.add("deadq-set", "error", f"QMGR({qmgr})", "the queue manager has no DEADQ",
-              "messages that cannot be delivered (unknown queue, queue full, put "
-              "inhibited) stop their channel or go back to the putter as errors instead "
-              "of waiting on a dead-letter queue", _system_dlq(c, maxmsgl))
+        c.add(
+            "deadq-set",
+            "error",
+            f"QMGR({qmgr})",
+            "the queue manager has no DEADQ",
+            "messages that cannot be delivered (unknown queue, queue full, put "
+            "inhibited) stop their channel or go back to the putter as errors instead "
+            "of waiting on a dead-letter queue",
+            _system_dlq(c, maxmsgl),
+        )
         return None
     attrs = c.ask("queue", deadq, [s.MQIA_Q_TYPE])
     if attrs is None:
-        c.add("deadq-exists", "error", f"QLOCAL({deadq})",
-              f"DEADQ names {deadq}, which does not exist (or is an alias to nowhere)",
-              "the queue manager cannot put a dead letter anywhere: channels stop and "
-              "puts fail as if there were no DEADQ",
-              _define(deadq, maxmsgl))
+        c.add(
+            "deadq-exists",
+            "error",
+            f"QLOCAL({deadq})",
+            f"DEADQ names {deadq}, which does not exist (or is an alias to nowhere)",
+            "the queue manager cannot put a dead letter anywhere: channels stop and "
+            "puts fail as if there were no DEADQ",
+            _define(deadq, maxmsgl),
+        )
         return None
     c.add("deadq-set", "ok", f"QMGR({qmgr})", f"DEADQ({deadq}) is set and exists")
     kind = attrs.get(s.MQIA_Q_TYPE)
@@ -94,28 +127,42 @@ def _check_deadq(c: Checker, qmgr: str, deadq: str,
         c.unknown("deadq-local", deadq, "whether the DLQ is a local queue", s.MQIA_Q_TYPE)
         return deadq, c.ask("queue", deadq, _DLQ_SELECTORS) or {}
     if kind == s.MQQT_ALIAS:
-        base = str((c.ask("queue", deadq, [s.MQCA_BASE_Q_NAME]) or {}).get(
-            s.MQCA_BASE_Q_NAME, "")).strip()
+        base = str(
+            (c.ask("queue", deadq, [s.MQCA_BASE_Q_NAME]) or {}).get(s.MQCA_BASE_Q_NAME, "")
+        ).strip()
         base_attrs = c.ask("queue", base, [s.MQIA_Q_TYPE, *_DLQ_SELECTORS]) if base else None
         if base_attrs is None or base_attrs.get(s.MQIA_Q_TYPE) != s.MQQT_LOCAL:
-            c.add("deadq-local", "error", f"QALIAS({deadq})",
-                  f"DEADQ names an alias queue whose base {base or '(blank)'} is not an "
-                  "existing local queue", "dead letters cannot be put: an alias to nowhere",
-                  _define(base, maxmsgl) if base else _system_dlq(c, maxmsgl))
+            c.add(
+                "deadq-local",
+                "error",
+                f"QALIAS({deadq})",
+                f"DEADQ names an alias queue whose base {base or '(blank)'} is not an "
+                "existing local queue",
+                "dead letters cannot be put: an alias to nowhere",
+                _define(base, maxmsgl) if base else _system_dlq(c, maxmsgl),
+            )
             return None
-        c.add("deadq-local", "warning", f"QALIAS({deadq})",
-              f"DEADQ names an alias queue (base {base}), not a local queue",
-              "runmqdlq and dlqhandler read the queue DEADQ names; IBM documents DEADQ as a "
-              "local queue, and tools that inquire its depth see the alias",
-              f"ALTER QMGR DEADQ({base})")
+        c.add(
+            "deadq-local",
+            "warning",
+            f"QALIAS({deadq})",
+            f"DEADQ names an alias queue (base {base}), not a local queue",
+            "runmqdlq and dlqhandler read the queue DEADQ names; IBM documents DEADQ as a "
+            "local queue, and tools that inquire its depth see the alias",
+            f"ALTER QMGR DEADQ({base})",
+        )
         return base, base_attrs
     if kind != s.MQQT_LOCAL:
         label = _TYPES.get(int(kind), str(kind))
-        c.add("deadq-local", "error", f"QUEUE({deadq})",
-              f"DEADQ names a {label} queue, not a local queue",
-              "a dead letter must be kept on this queue manager: a remote or model "
-              "definition cannot hold messages, and a handler cannot get from it",
-              _system_dlq(c, maxmsgl))
+        c.add(
+            "deadq-local",
+            "error",
+            f"QUEUE({deadq})",
+            f"DEADQ names a {label} queue, not a local queue",
+            "a dead letter must be kept on this queue manager: a remote or model "
+            "definition cannot hold messages, and a handler cannot get from it",
+            _system_dlq(c, maxmsgl),
+        )
         return None
     c.add("deadq-local", "ok", f"QLOCAL({deadq})", "the DLQ is a local queue")
     return deadq, c.ask("queue", deadq, _DLQ_SELECTORS) or {}
@@ -126,59 +173,115 @@ def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -
     obj = f"QLOCAL({dlq})"
     maxmsgl, qm_maxmsgl = a.get(s.MQIA_MAX_MSG_LENGTH), qm_attrs.get(s.MQIA_MAX_MSG_LENGTH)
     if maxmsgl is None or qm_maxmsgl is None:
-        c.unknown("dlq-maxmsgl", obj, "the DLQ's MAXMSGL against the queue manager's",
-                  s.MQIA_MAX_MSG_LENGTH)
+        c.unknown(
+            "dlq-maxmsgl",
+            obj,
+            "the DLQ's MAXMSGL against the queue manager's",
+            s.MQIA_MAX_MSG_LENGTH,
+        )
     elif int(maxmsgl) < int(qm_maxmsgl):
-        c.add("dlq-maxmsgl", "error", obj,
-              f"MAXMSGL({maxmsgl}) is less than the queue manager's MAXMSGL({qm_maxmsgl})",
-              "a message too long for the DLQ cannot become a dead letter: its channel "
-              "stops or its putter gets MQRC_MSG_TOO_BIG_FOR_Q", f"ALTER QLOCAL({dlq}) "
-              f"MAXMSGL({qm_maxmsgl})")
+        c.add(
+            "dlq-maxmsgl",
+            "error",
+            obj,
+            f"MAXMSGL({maxmsgl}) is less than the queue manager's MAXMSGL({qm_maxmsgl})",
+            "a message too long for the DLQ cannot become a dead letter: its channel "
+            "stops or its putter gets MQRC_MSG_TOO_BIG_FOR_Q",
+            f"ALTER QLOCAL({dlq}) MAXMSGL({qm_maxmsgl})",
+        )
     else:
-        c.add("dlq-maxmsgl", "ok", obj,
-              f"MAXMSGL({maxmsgl}) is at least the queue manager's ({qm_maxmsgl})")
-    c.add("dlq-channel-maxmsgl", "not checked", "CHANNEL(*)",
-          "the channels' MAXMSGL: MQINQ cannot inquire channels",
-          "a message as long as a receiver channel's MAXMSGL must fit on the DLQ",
-          f"DISPLAY CHANNEL(*) MAXMSGL\nALTER QLOCAL({dlq}) MAXMSGL(<the largest>)")
+        c.add(
+            "dlq-maxmsgl",
+            "ok",
+            obj,
+            f"MAXMSGL({maxmsgl}) is at least the queue manager's ({qm_maxmsgl})",
+        )
+    c.add(
+        "dlq-channel-maxmsgl",
+        "not checked",
+        "CHANNEL(*)",
+        "the channels' MAXMSGL: MQINQ cannot inquire channels",
+        "a message as long as a receiver channel's MAXMSGL must fit on the DLQ",
+        f"DISPLAY CHANNEL(*) MAXMSGL\nALTER QLOCAL({dlq}) MAXMSGL(<the largest>)",
+    )
     depth, maxdepth = a.get(s.MQIA_CURRENT_Q_DEPTH), a.get(s.MQIA_MAX_Q_DEPTH)
     if depth is None or maxdepth is None:
         c.unknown("dlq-headroom", obj, "CURDEPTH against MAXDEPTH", s.MQIA_MAX_Q_DEPTH)
     else:
         depth, maxdepth = int(depth), int(maxdepth)
         fix = f"ALTER QLOCAL({dlq}) MAXDEPTH({min(999_999_999, max(maxdepth * 2, 100_000))})"
-        why = ("a full DLQ cannot take dead letters: channels stop and puts fail with "
-               "MQRC_Q_FULL on their way to it")
+        why = (
+            "a full DLQ cannot take dead letters: channels stop and puts fail with "
+            "MQRC_Q_FULL on their way to it"
+        )
         if depth >= maxdepth:
-            c.add("dlq-headroom", "error", obj, f"the DLQ is full: CURDEPTH({depth}) of "
-                  f"MAXDEPTH({maxdepth})", why, fix)
+            c.add(
+                "dlq-headroom",
+                "error",
+                obj,
+                f"the DLQ is full: CURDEPTH({depth}) of MAXDEPTH({maxdepth})",
+                why,
+                fix,
+            )
         elif depth >= _HEADROOM * maxdepth:
-            c.add("dlq-headroom", "warning", obj, f"CURDEPTH({depth}) is over "
-                  f"{int(_HEADROOM * 100)}% of MAXDEPTH({maxdepth})", why, fix)
+            c.add(
+                "dlq-headroom",
+                "warning",
+                obj,
+                f"CURDEPTH({depth}) is over {int(_HEADROOM * 100)}% of MAXDEPTH({maxdepth})",
+                why,
+                fix,
+            )
         else:
-            c.add("dlq-headroom", "ok", obj,
-                  f"CURDEPTH({depth}) leaves headroom under MAXDEPTH({maxdepth})")
+            c.add(
+                "dlq-headroom",
+                "ok",
+                obj,
+                f"CURDEPTH({depth}) leaves headroom under MAXDEPTH({maxdepth})",
+            )
     for check, selector, inhibited, word, why in (
-            ("dlq-put", s.MQIA_INHIBIT_PUT, s.MQQA_PUT_INHIBITED, "PUT",
-             "the queue manager and channels cannot put dead letters on it"),
-            ("dlq-get", s.MQIA_INHIBIT_GET, s.MQQA_GET_INHIBITED, "GET",
-             "the handler cannot get dead letters from it (MQRC_GET_INHIBITED)")):
+        (
+            "dlq-put",
+            s.MQIA_INHIBIT_PUT,
+            s.MQQA_PUT_INHIBITED,
+            "PUT",
+            "the queue manager and channels cannot put dead letters on it",
+        ),
+        (
+            "dlq-get",
+            s.MQIA_INHIBIT_GET,
+            s.MQQA_GET_INHIBITED,
+            "GET",
+            "the handler cannot get dead letters from it (MQRC_GET_INHIBITED)",
+        ),
+    ):
         value = a.get(selector)
         if value is None:
             c.unknown(check, obj, f"{word} enabled", selector)
         elif int(value) == inhibited:
-            c.add(check, "error", obj, f"{word}(DISABLED)", why,
-                  f"ALTER QLOCAL({dlq}) {word}(ENABLED)")
+            c.add(
+                check,
+                "error",
+                obj,
+                f"{word}(DISABLED)",
+                why,
+                f"ALTER QLOCAL({dlq}) {word}(ENABLED)",
+            )
         else:
             c.add(check, "ok", obj, f"{word}(ENABLED)")
     propctl = a.get(s.MQIA_PROPERTY_CONTROL)
     if propctl is None:
         c.unknown("dlq-propctl", obj, "PROPCTL is not FORCE", s.MQIA_PROPERTY_CONTROL)
     elif int(propctl) == s.MQPROP_FORCE_MQRFH2:
-        c.add("dlq-propctl", "error", obj, "PROPCTL(FORCE)",
-              "message properties then come first in the message data as an MQRFH2, "
-              "before the MQDLH: the handler reads them as a message without an MQDLH",
-              f"ALTER QLOCAL({dlq}) PROPCTL(COMPAT)")
+        c.add(
+            "dlq-propctl",
+            "error",
+            obj,
+            "PROPCTL(FORCE)",
+            "message properties then come first in the message data as an MQRFH2, "
+            "before the MQDLH: the handler reads them as a message without an MQDLH",
+            f"ALTER QLOCAL({dlq}) PROPCTL(COMPAT)",
+        )
     else:
         c.add("dlq-propctl", "ok", obj, "PROPCTL is not FORCE")
     _check_sharing(c, dlq, a)
@@ -186,16 +289,25 @@ def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -
 
 def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
     obj = f"QLOCAL({dlq})"
-    why = ("dlqhandler opens the DLQ with MQOO_INPUT_AS_Q_DEF: with an exclusive "
-           "default a second handler (several handlers for throughput, or a triggered one "
-           "while another runs) gets MQRC_OBJECT_IN_USE (2042)")
+    why = (
+        "dlqhandler opens the DLQ with MQOO_INPUT_AS_Q_DEF: with an exclusive "
+        "default a second handler (several handlers for throughput, or a triggered one "
+        "while another runs) gets MQRC_OBJECT_IN_USE (2042)"
+    )
     defsopt, share = a.get(s.MQIA_DEF_INPUT_OPEN_OPTION), a.get(s.MQIA_SHAREABILITY)
     if defsopt is None:
-        c.unknown("dlq-defsopt", obj, "DEFSOPT(SHARED) for several handlers",
-                  s.MQIA_DEF_INPUT_OPEN_OPTION)
+        c.unknown(
+            "dlq-defsopt", obj, "DEFSOPT(SHARED) for several handlers", s.MQIA_DEF_INPUT_OPEN_OPTION
+        )
     elif int(defsopt) == s.MQOO_INPUT_EXCLUSIVE:
-        c.add("dlq-defsopt", "warning", obj, "DEFSOPT(EXCL)", why,
-              f"ALTER QLOCAL({dlq}) DEFSOPT(SHARED) SHARE")
+        c.add(
+            "dlq-defsopt",
+            "warning",
+            obj,
+            "DEFSOPT(EXCL)",
+            why,
+            f"ALTER QLOCAL({dlq}) DEFSOPT(SHARED) SHARE",
+        )
     else:
         c.add("dlq-defsopt", "ok", obj, "DEFSOPT(SHARED)")
     if share is None:
@@ -208,48 +320,78 @@ def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
 
 # -- the status queue ------------------------------------------------------------------------
 def _check_status_queue(c: Checker, name: str, *, defined_at_start: bool) -> None:
-    attrs = c.ask("queue", name, [s.MQIA_Q_TYPE, s.MQIA_HARDEN_GET_BACKOUT,
-                                  s.MQIA_INHIBIT_PUT, s.MQIA_INHIBIT_GET])
+    attrs = c.ask(
+        "queue",
+        name,
+        [s.MQIA_Q_TYPE, s.MQIA_HARDEN_GET_BACKOUT, s.MQIA_INHIBIT_PUT, s.MQIA_INHIBIT_GET],
+    )
     if attrs is None:
         if defined_at_start:
-            c.add("status-exists", "warning", f"QLOCAL({name})",
-                  f"the handler's status queue {name} does not exist yet (dlqhandler run "
-                  "defines it at start on this embedded queue manager)", STATUS_QUEUE_WHY,
-                  status_queue_mqsc(name))
+            c.add(
+                "status-exists",
+                "warning",
+                f"QLOCAL({name})",
+                f"the handler's status queue {name} does not exist yet (dlqhandler run "
+                "defines it at start on this embedded queue manager)",
+                STATUS_QUEUE_WHY,
+                status_queue_mqsc(name),
+            )
         else:
-            c.add("status-exists", "error", f"QLOCAL({name})",
-                  f"the handler's status queue {name} does not exist (dlqhandler run "
-                  "refuses to start)", STATUS_QUEUE_WHY, status_queue_mqsc(name))
+            c.add(
+                "status-exists",
+                "error",
+                f"QLOCAL({name})",
+                f"the handler's status queue {name} does not exist (dlqhandler run "
+                "refuses to start)",
+                STATUS_QUEUE_WHY,
+                status_queue_mqsc(name),
+            )
         return
     c.add("status-exists", "ok", f"QLOCAL({name})", "the status queue exists")
     kind = attrs.get(s.MQIA_Q_TYPE)
     if kind is None:
         c.unknown("status-local", name, "the status queue is local", s.MQIA_Q_TYPE)
     elif kind != s.MQQT_LOCAL:
-        c.add("status-local", "error", f"QUEUE({name})",
-              f"the status queue is a {_TYPES.get(int(kind), str(kind))} queue",
-              "the handler browses, gets and puts its records there under one unit of "
-              f"work with the dead letter: it must be a local queue. {STATUS_QUEUE_WHY}",
-              f"DELETE {'QALIAS' if kind == s.MQQT_ALIAS else 'QREMOTE'}({name})\n"
-              f"{status_queue_mqsc(name)}")
+        c.add(
+            "status-local",
+            "error",
+            f"QUEUE({name})",
+            f"the status queue is a {_TYPES.get(int(kind), str(kind))} queue",
+            "the handler browses, gets and puts its records there under one unit of "
+            f"work with the dead letter: it must be a local queue. {STATUS_QUEUE_WHY}",
+            f"DELETE {'QALIAS' if kind == s.MQQT_ALIAS else 'QREMOTE'}({name})\n"
+            f"{status_queue_mqsc(name)}",
+        )
         return
     else:
         c.add("status-local", "ok", f"QLOCAL({name})", "the status queue is local")
-    for selector, inhibited, word in ((s.MQIA_INHIBIT_PUT, s.MQQA_PUT_INHIBITED, "PUT"),
-                                      (s.MQIA_INHIBIT_GET, s.MQQA_GET_INHIBITED, "GET")):
+    for selector, inhibited, word in (
+        (s.MQIA_INHIBIT_PUT, s.MQQA_PUT_INHIBITED, "PUT"),
+        (s.MQIA_INHIBIT_GET, s.MQQA_GET_INHIBITED, "GET"),
+    ):
         value = attrs.get(selector)
         if value is not None and int(value) == inhibited:
-            c.add(f"status-{word.lower()}", "error", f"QLOCAL({name})", f"{word}(DISABLED)",
-                  f"the handler cannot keep attempt counts: {STATUS_QUEUE_WHY}",
-                  f"ALTER QLOCAL({name}) {word}(ENABLED)")
+            c.add(
+                f"status-{word.lower()}",
+                "error",
+                f"QLOCAL({name})",
+                f"{word}(DISABLED)",
+                f"the handler cannot keep attempt counts: {STATUS_QUEUE_WHY}",
+                f"ALTER QLOCAL({name}) {word}(ENABLED)",
+            )
     hardenbo = attrs.get(s.MQIA_HARDEN_GET_BACKOUT)
     if hardenbo is None:
         c.unknown("status-hardenbo", name, "NOHARDENBO", s.MQIA_HARDEN_GET_BACKOUT)
     elif int(hardenbo) == s.MQQA_BACKOUT_HARDENED:
-        c.add("status-hardenbo", "warning", f"QLOCAL({name})", "HARDENBO",
-              "the handler never reads BackoutCount (it keeps its own counts here); "
-              "HARDENBO only costs a forced write per get under syncpoint",
-              f"ALTER QLOCAL({name}) NOHARDENBO")
+        c.add(
+            "status-hardenbo",
+            "warning",
+            f"QLOCAL({name})",
+            "HARDENBO",
+            "the handler never reads BackoutCount (it keeps its own counts here); "
+            "HARDENBO only costs a forced write per get under syncpoint",
+            f"ALTER QLOCAL({name}) NOHARDENBO",
+        )
     else:
         c.add("status-hardenbo", "ok", f"QLOCAL({name})", "NOHARDENBO")
 
@@ -264,27 +406,51 @@ def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
         c.unknown("trigger", obj, "whether the DLQ is triggered", s.MQIA_TRIGGER_CONTROL)
         return
     if int(control) != s.MQTC_ON:
-        c.add("trigger", "ok", obj, "NOTRIGGER: a resident handler (dlqhandler run as a "
-              "service) is expected")
+        c.add(
+            "trigger",
+            "ok",
+            obj,
+            "NOTRIGGER: a resident handler (dlqhandler run as a service) is expected",
+        )
         return
     ttype = a.get(s.MQIA_TRIGGER_TYPE)
     initq = str(a.get(s.MQCA_INITIATION_Q_NAME, "")).strip()
     process = str(a.get(s.MQCA_PROCESS_NAME, "")).strip()
-    fix = (f"ALTER QLOCAL({dlq}) TRIGGER TRIGTYPE(FIRST) INITQ({initq or 'DLQ.INITQ'}) "
-           f"PROCESS({process or 'DLQ.HANDLER'})")
+    fix = (
+        f"ALTER QLOCAL({dlq}) TRIGGER TRIGTYPE(FIRST) INITQ({initq or 'DLQ.INITQ'}) "
+        f"PROCESS({process or 'DLQ.HANDLER'})"
+    )
     if ttype is None:
         c.unknown("trigger-type", obj, "TRIGTYPE", s.MQIA_TRIGGER_TYPE)
     elif int(ttype) == s.MQTT_NONE:
-        c.add("trigger-type", "error", obj, "TRIGGER with TRIGTYPE(NONE)",
-              "the DLQ is never triggered: no handler starts", fix)
+        c.add(
+            "trigger-type",
+            "error",
+            obj,
+            "TRIGGER with TRIGTYPE(NONE)",
+            "the DLQ is never triggered: no handler starts",
+            fix,
+        )
     elif int(ttype) == s.MQTT_EVERY:
-        c.add("trigger-type", "warning", obj, "TRIGTYPE(EVERY)",
-              "every dead letter starts another handler", fix)
+        c.add(
+            "trigger-type",
+            "warning",
+            obj,
+            "TRIGTYPE(EVERY)",
+            "every dead letter starts another handler",
+            fix,
+        )
     elif int(ttype) == s.MQTT_DEPTH:
         depth = a.get(s.MQIA_TRIGGER_DEPTH)
-        c.add("trigger-type", "warning", obj, f"TRIGTYPE(DEPTH) TRIGDPTH({depth})",
-              "the queue manager turns triggering off (NOTRIGGER) after it fires, and "
-              "dead letters wait until TRIGDPTH of them arrive", fix)
+        c.add(
+            "trigger-type",
+            "warning",
+            obj,
+            f"TRIGTYPE(DEPTH) TRIGDPTH({depth})",
+            "the queue manager turns triggering off (NOTRIGGER) after it fires, and "
+            "dead letters wait until TRIGDPTH of them arrive",
+            fix,
+        )
     else:
         c.add("trigger-type", "ok", obj, "TRIGGER TRIGTYPE(FIRST)")
     why_initq = "the trigger message has nowhere to go: the handler is never started"
@@ -293,41 +459,67 @@ def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
     else:
         found = c.ask("queue", initq, [s.MQIA_Q_TYPE, s.MQIA_OPEN_INPUT_COUNT])
         if found is None:
-            c.add("trigger-initq", "error", f"QLOCAL({initq})",
-                  f"the initiation queue {initq} does not exist", why_initq,
-                  f"DEFINE QLOCAL({initq}) DESCR('Initiation queue for the triggered DLQ "
-                  "handler')")
+            c.add(
+                "trigger-initq",
+                "error",
+                f"QLOCAL({initq})",
+                f"the initiation queue {initq} does not exist",
+                why_initq,
+                f"DEFINE QLOCAL({initq}) DESCR('Initiation queue for the triggered DLQ handler')",
+            )
         else:
             c.add("trigger-initq", "ok", f"QLOCAL({initq})", "the initiation queue exists")
             ipprocs = found.get(s.MQIA_OPEN_INPUT_COUNT)
             if ipprocs is not None and int(ipprocs) == 0:
-                c.add("trigger-monitor", "warning", f"QLOCAL({initq})",
-                      "no trigger monitor has the initiation queue open (IPPROCS 0)",
-                      "trigger messages wait there and no handler starts",
-                      f"start one: runmqtrm -m {c.report.qmgr} -q {initq}  (embedded: "
-                      f"dlqhandler qm runmqtrm -m {c.report.qmgr} -q {initq})")
+                c.add(
+                    "trigger-monitor",
+                    "warning",
+                    f"QLOCAL({initq})",
+                    "no trigger monitor has the initiation queue open (IPPROCS 0)",
+                    "trigger messages wait there and no handler starts",
+                    f"start one: runmqtrm -m {c.report.qmgr} -q {initq}  (embedded: "
+                    f"dlqhandler qm runmqtrm -m {c.report.qmgr} -q {initq})",
+                )
     if not process:
-        c.add("trigger-process", "error", obj, "TRIGGER without PROCESS",
-              "the trigger monitor does not know what to start", fix)
+        c.add(
+            "trigger-process",
+            "error",
+            obj,
+            "TRIGGER without PROCESS",
+            "the trigger monitor does not know what to start",
+            fix,
+        )
         return
     found = c.ask("process", process, [s.MQCA_APPL_ID])
     if found is None:
-        c.add("trigger-process", "error", f"PROCESS({process})",
-              f"the process {process} does not exist",
-              "the queue manager puts no trigger message for a missing process: the "
-              "handler is never started",
-              f"DEFINE PROCESS({process}) APPLTYPE(UNIX) "
-              "APPLICID('dlqhandler run --rules /etc/dlqhandler/rules.rul')")
+        c.add(
+            "trigger-process",
+            "error",
+            f"PROCESS({process})",
+            f"the process {process} does not exist",
+            "the queue manager puts no trigger message for a missing process: the "
+            "handler is never started",
+            f"DEFINE PROCESS({process}) APPLTYPE(UNIX) "
+            "APPLICID('dlqhandler run --rules /etc/dlqhandler/rules.rul')",
+        )
         return
     applicid = found.get(s.MQCA_APPL_ID)
     if applicid is None:
         c.unknown("trigger-process", process, "the process's APPLICID", s.MQCA_APPL_ID)
     elif "dlqhandler" not in str(applicid) and "runmqdlq" not in str(applicid):
-        c.add("trigger-process", "warning", f"PROCESS({process})",
-              f"APPLICID('{applicid}') does not start dlqhandler run",
-              "the trigger monitor starts something other than the DLQ handler",
-              f"ALTER PROCESS({process}) "
-              "APPLICID('dlqhandler run --rules /etc/dlqhandler/rules.rul')")
+        c.add(
+            "trigger-process",
+            "warning",
+            f"PROCESS({process})",
+            f"APPLICID('{applicid}') does not start dlqhandler run",
+            "the trigger monitor starts something other than the DLQ handler",
+            f"ALTER PROCESS({process}) "
+            "APPLICID('dlqhandler run --rules /etc/dlqhandler/rules.rul')",
+        )
     else:
-        c.add("trigger-process", "ok", f"PROCESS({process})",
-              f"the process exists and starts {applicid}")
+        c.add(
+            "trigger-process",
+            "ok",
+            f"PROCESS({process})",
+            f"the process exists and starts {applicid}",
+        )

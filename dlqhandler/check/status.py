@@ -10,19 +10,21 @@ from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import MQRC_UNKNOWN_OBJECT_NAME, mqi_error
 from dlqhandler.qmgr.port import QueueManager
 
-__all__ = ["STATUS_QUEUE_WHY", "missing_status_queue", "require_status_queue",
-           "status_queue_mqsc"]
+__all__ = ["STATUS_QUEUE_WHY", "missing_status_queue", "require_status_queue", "status_queue_mqsc"]
 
 STATUS_QUEUE_WHY = (
     "the handler keeps each dead letter's durable attempt count there (RETRY counts, "
     "across restarts and between several handlers); without it no dead letter can be "
-    "retried or forwarded safely")
+    "retried or forwarded safely"
+)
 
 
 def status_queue_mqsc(name: str) -> str:
     """The MQSC that defines the status queue as ops/mqsc/dlq-queues.mqsc does."""
-    return (f"DEFINE QLOCAL({name}) DESCR('dlqhandler attempt counts') "
-            "MAXDEPTH(999999999) DEFPSIST(YES) NOHARDENBO")
+    return (
+        f"DEFINE QLOCAL({name}) DESCR('dlqhandler attempt counts') "
+        "MAXDEPTH(999999999) DEFPSIST(YES) NOHARDENBO"
+    )
 
 
 def missing_status_queue(name: str, qmgr: str) -> MQIError:
@@ -32,7 +34,8 @@ def missing_status_queue(name: str, qmgr: str) -> MQIError:
     return mqi_error(
         MQRC_UNKNOWN_OBJECT_NAME,
         f"the status queue {name} does not exist on queue manager {qmgr} (it holds the "
-        f"handler's durable attempt counts); define it: {status_queue_mqsc(name)}")
+        f"handler's durable attempt counts); define it: {status_queue_mqsc(name)}",
+    )
 
 
 def require_status_queue(qm: QueueManager, name: str) -> None:

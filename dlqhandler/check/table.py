@@ -44,8 +44,7 @@ def _exact(rule: Rule, keyword: str) -> str | None:
     return None
 
 
-_SUBSTITUTED = {"&DESTQ": "DESTQ", "&REPLYQ": "REPLYQ", "&DESTQM": "DESTQM",
-                "&REPLYQM": "REPLYQM"}
+_SUBSTITUTED = {"&DESTQ": "DESTQ", "&REPLYQ": "REPLYQ", "&DESTQM": "DESTQM", "&REPLYQM": "REPLYQM"}
 
 
 def _named(rule: Rule, value: str | None) -> str | None:
@@ -67,9 +66,13 @@ def _targets(c: Checker, qmgr: str, rules: Sequence[Rule]) -> list[_Target]:
         else:
             continue
         if queue is None:
-            c.add("rules-target", "not checked", f"rule at line {rule.line}",
-                  f"{text} names a queue taken from each message "
-                  "(no exact DESTQ or REPLYQ pattern pins it)")
+            c.add(
+                "rules-target",
+                "not checked",
+                f"rule at line {rule.line}",
+                f"{text} names a queue taken from each message "
+                "(no exact DESTQ or REPLYQ pattern pins it)",
+            )
             continue
         local = qm is None or qm in ("", qmgr)
         found.setdefault((queue, "" if local else str(qm)), []).append(rule.line)
@@ -85,22 +88,36 @@ def check_table(c: Checker, qmgr: str, deadq: str, table: RulesTable) -> None:
     control = ruleset.control
     dlq = control.inputq or deadq
     if control.inputq and deadq and control.inputq != deadq:
-        c.add("rules-inputq", "warning", f"INPUTQ({control.inputq})",
-              f"the table reads INPUTQ({control.inputq}), not the DEADQ {deadq}",
-              f"dead letters the queue manager puts on {deadq} are not handled by this "
-              "table", f"INPUTQ({deadq}) in the table, or ALTER QMGR DEADQ({control.inputq})")
+        c.add(
+            "rules-inputq",
+            "warning",
+            f"INPUTQ({control.inputq})",
+            f"the table reads INPUTQ({control.inputq}), not the DEADQ {deadq}",
+            f"dead letters the queue manager puts on {deadq} are not handled by this table",
+            f"INPUTQ({deadq}) in the table, or ALTER QMGR DEADQ({control.inputq})",
+        )
     elif control.inputq:
         c.add("rules-inputq", "ok", f"INPUTQ({control.inputq})", "INPUTQ is the DEADQ")
     if control.inputqm and control.inputqm != qmgr:
-        c.add("rules-inputqm", "warning", f"INPUTQM({control.inputqm})",
-              f"the table names queue manager {control.inputqm}, not {qmgr}",
-              "the handler connects to INPUTQM when no queue manager is named",
-              f"INPUTQM({qmgr}) in the table")
+        c.add(
+            "rules-inputqm",
+            "warning",
+            f"INPUTQM({control.inputqm})",
+            f"the table names queue manager {control.inputqm}, not {qmgr}",
+            "the handler connects to INPUTQM when no queue manager is named",
+            f"INPUTQM({qmgr}) in the table",
+        )
     for d in result.diagnostics:
         if d.code == "W504":
-            c.add("rules-loop", "error", f"{table.source}:{d.line}", d.message,
-                  "a dead letter forwarded to the queue it came from is handled again "
-                  "and again: a forwarding loop", "FWDQ(<another queue>) in that rule")
+            c.add(
+                "rules-loop",
+                "error",
+                f"{table.source}:{d.line}",
+                d.message,
+                "a dead letter forwarded to the queue it came from is handled again "
+                "and again: a forwarding loop",
+                "FWDQ(<another queue>) in that rule",
+            )
     for target in _targets(c, qmgr, ruleset.rules):
         if target.qmgr:
             _check_remote_target(c, target)
@@ -119,25 +136,40 @@ def _check_local_target(c: Checker, target: _Target, dlq: str) -> None:
     attrs = c.ask("queue", q, [s.MQIA_Q_TYPE, s.MQIA_INHIBIT_PUT])
     why = "the rule's put fails (MQRC_UNKNOWN_OBJECT_NAME): the dead letter stays and is retried"
     if attrs is None:
-        c.add("rules-target", "error", f"QLOCAL({q})",
-              f"{q} does not exist {_where(target)}", why,
-              f"DEFINE QLOCAL({q})")
+        c.add(
+            "rules-target",
+            "error",
+            f"QLOCAL({q})",
+            f"{q} does not exist {_where(target)}",
+            why,
+            f"DEFINE QLOCAL({q})",
+        )
         return
     kind = attrs.get(s.MQIA_Q_TYPE)
     if kind == s.MQQT_ALIAS:
-        base = str((c.ask("queue", q, [s.MQCA_BASE_Q_NAME]) or {}).get(
-            s.MQCA_BASE_Q_NAME, "")).strip()
+        base = str(
+            (c.ask("queue", q, [s.MQCA_BASE_Q_NAME]) or {}).get(s.MQCA_BASE_Q_NAME, "")
+        ).strip()
         if base and dlq and base == dlq:
-            c.add("rules-loop", "error", f"QALIAS({q})",
-                  f"{q} is an alias of the DLQ {dlq} {_where(target)}",
-                  "a dead letter forwarded there comes back to the handler: a loop",
-                  "FWDQ(<another queue>) in that rule")
+            c.add(
+                "rules-loop",
+                "error",
+                f"QALIAS({q})",
+                f"{q} is an alias of the DLQ {dlq} {_where(target)}",
+                "a dead letter forwarded there comes back to the handler: a loop",
+                "FWDQ(<another queue>) in that rule",
+            )
             return
         base_attrs = c.ask("queue", base, [s.MQIA_INHIBIT_PUT]) if base else None
         if base_attrs is None:
-            c.add("rules-target", "error", f"QALIAS({q})",
-                  f"{q} is an alias of {base or '(blank)'}, which does not exist "
-                  f"{_where(target)}", why, f"DEFINE QLOCAL({base or q})")
+            c.add(
+                "rules-target",
+                "error",
+                f"QALIAS({q})",
+                f"{q} is an alias of {base or '(blank)'}, which does not exist {_where(target)}",
+                why,
+                f"DEFINE QLOCAL({base or q})",
+            )
             return
     if kind == s.MQQT_REMOTE:
         _check_remote_definition(c, target)
@@ -146,13 +178,16 @@ def _check_local_target(c: Checker, target: _Target, dlq: str) -> None:
     if put is None:
         c.unknown("rules-target", q, "PUT enabled", s.MQIA_INHIBIT_PUT)
     elif int(put) == s.MQQA_PUT_INHIBITED:
-        c.add("rules-target", "error", f"QUEUE({q})",
-              f"{q} is PUT(DISABLED) {_where(target)}",
-              "the rule's put fails with MQRC_PUT_INHIBITED: the dead letter stays",
-              f"ALTER QLOCAL({q}) PUT(ENABLED)")
+        c.add(
+            "rules-target",
+            "error",
+            f"QUEUE({q})",
+            f"{q} is PUT(DISABLED) {_where(target)}",
+            "the rule's put fails with MQRC_PUT_INHIBITED: the dead letter stays",
+            f"ALTER QLOCAL({q}) PUT(ENABLED)",
+        )
     else:
-        c.add("rules-target", "ok", f"QUEUE({q})", f"exists and is put-enabled "
-              f"{_where(target)}")
+        c.add("rules-target", "ok", f"QUEUE({q})", f"exists and is put-enabled {_where(target)}")
     _probe_put(c, q, target)
 
 
@@ -161,8 +196,12 @@ def _check_remote_definition(c: Checker, target: _Target) -> None:
     attrs = c.ask("queue", q, [s.MQCA_XMIT_Q_NAME, s.MQCA_REMOTE_Q_MGR_NAME]) or {}
     xmitq = str(attrs.get(s.MQCA_XMIT_Q_NAME, "") or attrs.get(s.MQCA_REMOTE_Q_MGR_NAME, ""))
     if not xmitq.strip():
-        c.add("rules-target", "not checked", f"QREMOTE({q})",
-              "the remote queue's transmission queue: MQINQ did not tell it")
+        c.add(
+            "rules-target",
+            "not checked",
+            f"QREMOTE({q})",
+            "the remote queue's transmission queue: MQINQ did not tell it",
+        )
         return
     _check_xmitq(c, xmitq.strip(), target, f"QREMOTE({q})")
 
@@ -178,22 +217,34 @@ def _check_remote_target(c: Checker, target: _Target) -> None:
 def _check_xmitq(c: Checker, xmitq: str, target: _Target, obj: str) -> None:
     attrs = c.ask("queue", xmitq, [s.MQIA_USAGE, s.MQIA_INHIBIT_PUT])
     if attrs is None:
-        c.add("rules-xmitq", "error", obj,
-              f"no transmission queue {xmitq} {_where(target)}",
-              "the put to the other queue manager fails (MQRC_UNKNOWN_REMOTE_Q_MGR or "
-              "MQRC_UNKNOWN_XMIT_Q): the dead letter stays (the transmission queue also "
-              "needs its sender channel)",
-              f"DEFINE QLOCAL({xmitq}) USAGE(XMITQ)")
+        c.add(
+            "rules-xmitq",
+            "error",
+            obj,
+            f"no transmission queue {xmitq} {_where(target)}",
+            "the put to the other queue manager fails (MQRC_UNKNOWN_REMOTE_Q_MGR or "
+            "MQRC_UNKNOWN_XMIT_Q): the dead letter stays (the transmission queue also "
+            "needs its sender channel)",
+            f"DEFINE QLOCAL({xmitq}) USAGE(XMITQ)",
+        )
         return
     usage = attrs.get(s.MQIA_USAGE)
     if usage is not None and int(usage) != s.MQUS_TRANSMISSION:
-        c.add("rules-xmitq", "error", f"QLOCAL({xmitq})",
-              f"{xmitq} is not a transmission queue (USAGE(NORMAL)) {_where(target)}",
-              "the put fails with MQRC_XMIT_Q_USAGE_ERROR", f"ALTER QLOCAL({xmitq}) "
-              "USAGE(XMITQ)")
+        c.add(
+            "rules-xmitq",
+            "error",
+            f"QLOCAL({xmitq})",
+            f"{xmitq} is not a transmission queue (USAGE(NORMAL)) {_where(target)}",
+            "the put fails with MQRC_XMIT_Q_USAGE_ERROR",
+            f"ALTER QLOCAL({xmitq}) USAGE(XMITQ)",
+        )
         return
-    c.add("rules-xmitq", "ok", f"QLOCAL({xmitq})",
-          f"the transmission queue for {obj} exists {_where(target)}")
+    c.add(
+        "rules-xmitq",
+        "ok",
+        f"QLOCAL({xmitq})",
+        f"the transmission queue for {obj} exists {_where(target)}",
+    )
     _probe_put(c, xmitq, target)
 
 
@@ -205,29 +256,41 @@ def _probe_put(c: Checker, queue: str, target: _Target) -> None:
     except MQIError as exc:
         if exc.reason != MQRC_NOT_AUTHORIZED:
             raise
-        c.add("auth-put", "error", f"QUEUE({queue})",
-              f"this user has no put authority on {queue} {_where(target)}",
-              "the rule's put fails with MQRC_NOT_AUTHORIZED: the dead letter stays",
-              f"SET AUTHREC PROFILE({queue}) OBJTYPE(QUEUE) PRINCIPAL('<handler user>') "
-              "AUTHADD(PUT,PASSALL)")
+        c.add(
+            "auth-put",
+            "error",
+            f"QUEUE({queue})",
+            f"this user has no put authority on {queue} {_where(target)}",
+            "the rule's put fails with MQRC_NOT_AUTHORIZED: the dead letter stays",
+            f"SET AUTHREC PROFILE({queue}) OBJTYPE(QUEUE) PRINCIPAL('<handler user>') "
+            "AUTHADD(PUT,PASSALL)",
+        )
 
 
 def _check_authority(c: Checker, rules: Sequence[Rule]) -> None:
     puts = [r for r in rules if r.action.kind in ("FWD", "RETRY")]
     if not puts:
         return
-    c.add("auth-passall", "not checked", "QUEUE(*)",
-          "passall authority on the rules' destinations: MQINQ cannot tell authority",
-          "the handler puts with MQPMO_PASS_ALL_CONTEXT (the dead letter keeps its "
-          "context): without passall the put fails with MQRC_NOT_AUTHORIZED",
-          f"dspmqaut -m {c.report.qmgr} -t queue -n <destination> -p <handler user>; grant with "
-          "SET AUTHREC PROFILE(<destination>) OBJTYPE(QUEUE) PRINCIPAL('<handler user>') "
-          "AUTHADD(PASSALL)")
+    c.add(
+        "auth-passall",
+        "not checked",
+        "QUEUE(*)",
+        "passall authority on the rules' destinations: MQINQ cannot tell authority",
+        "the handler puts with MQPMO_PASS_ALL_CONTEXT (the dead letter keeps its "
+        "context): without passall the put fails with MQRC_NOT_AUTHORIZED",
+        f"dspmqaut -m {c.report.qmgr} -t queue -n <destination> -p <handler user>; grant with "
+        "SET AUTHREC PROFILE(<destination>) OBJTYPE(QUEUE) PRINCIPAL('<handler user>') "
+        "AUTHADD(PASSALL)",
+    )
     ctx = [r.line for r in puts if r.action.putaut == "CTX"]
     if ctx:
-        c.add("auth-altusr", "not checked", "QMGR",
-              f"altusr authority for PUTAUT(CTX) (rules at lines "
-              f"{', '.join(map(str, ctx))}): MQINQ cannot tell authority",
-              "PUTAUT(CTX) puts with the message's user id as alternate user: the handler "
-              "needs altusr, and each such user put authority on the destination",
-              "SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('<handler user>') AUTHADD(ALTUSR)")
+        c.add(
+            "auth-altusr",
+            "not checked",
+            "QMGR",
+            f"altusr authority for PUTAUT(CTX) (rules at lines "
+            f"{', '.join(map(str, ctx))}): MQINQ cannot tell authority",
+            "PUTAUT(CTX) puts with the message's user id as alternate user: the handler "
+            "needs altusr, and each such user put authority on the destination",
+            "SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('<handler user>') AUTHADD(ALTUSR)",
+        )

@@ -28,29 +28,53 @@ from dlqhandler.qmgr.embedded.manager import connect as connect_embedded
 from dlqhandler.qmgr.embedded.qmgrs import list_qmgrs
 from dlqhandler.qmgr.port import QueueManager
 
-__all__ = ["add_connection_arguments", "connect", "connection_factory",
-           "connection_usage_problem", "ensure_queue", "ibmmq_connection", "resolve_qmgr_name"]
+__all__ = [
+    "add_connection_arguments",
+    "connect",
+    "connection_factory",
+    "connection_usage_problem",
+    "ensure_queue",
+    "ibmmq_connection",
+    "resolve_qmgr_name",
+]
 
-_IBMMQ_OPTIONS = (("conn_name", "--conn-name"), ("channel", "--channel"),
-                  ("cipher_spec", "--cipher-spec"))
+_IBMMQ_OPTIONS = (
+    ("conn_name", "--conn-name"),
+    ("channel", "--channel"),
+    ("cipher_spec", "--cipher-spec"),
+)
 
 
 def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--backend", choices=("embedded", "ibmmq"), default="embedded",
-                        help="queue manager backend: embedded (default; under "
-                             "$DLQHANDLER_HOME) or ibmmq (IBM MQ; needs "
-                             "pip install 'dlqhandler[ibmmq]' and the MQ C client)")
+    parser.add_argument(
+        "--backend",
+        choices=("embedded", "ibmmq"),
+        default="embedded",
+        help="queue manager backend: embedded (default; under "
+        "$DLQHANDLER_HOME) or ibmmq (IBM MQ; needs "
+        "pip install 'dlqhandler[ibmmq]' and the MQ C client)",
+    )
     mq = parser.add_argument_group(
         "IBM MQ (--backend ibmmq)",
         "Override the DLQHANDLER_MQ_* environment variables of the same name; everything "
         "else (transport, CCDT, TLS key repository, user, password) comes from the "
-        "environment only (see dlqhandler/qmgr/ibmmq/config.py).")
-    mq.add_argument("--conn-name", metavar="HOST(PORT)[,...]", type=_conn_name,
-                    help="client connection name (with --channel: an explicit MQCD)")
-    mq.add_argument("--channel", metavar="NAME", type=_channel,
-                    help="SVRCONN channel, 1-20 characters (with --conn-name)")
-    mq.add_argument("--cipher-spec", metavar="CIPHER",
-                    help="TLS CipherSpec of the client channel (SSLCIPH)")
+        "environment only (see dlqhandler/qmgr/ibmmq/config.py).",
+    )
+    mq.add_argument(
+        "--conn-name",
+        metavar="HOST(PORT)[,...]",
+        type=_conn_name,
+        help="client connection name (with --channel: an explicit MQCD)",
+    )
+    mq.add_argument(
+        "--channel",
+        metavar="NAME",
+        type=_channel,
+        help="SVRCONN channel, 1-20 characters (with --conn-name)",
+    )
+    mq.add_argument(
+        "--cipher-spec", metavar="CIPHER", help="TLS CipherSpec of the client channel (SSLCIPH)"
+    )
 
 
 def _channel(text: str) -> str:
@@ -90,12 +114,17 @@ def resolve_qmgr_name(settings: Settings, name: str | None) -> str:
     if len(found) == 1:
         return found[0].name
     if not found:
-        raise mqi_error(MQRC_Q_MGR_NAME_ERROR,
-                        f"no queue manager named and none exists under {settings.home}; "
-                        "create one with `dlqhandler qm create NAME`")
-    raise mqi_error(MQRC_Q_MGR_NAME_ERROR,
-                    "no queue manager named and several exist ("
-                    + ", ".join(q.name for q in found) + "); name one or set DLQHANDLER_QMGR")
+        raise mqi_error(
+            MQRC_Q_MGR_NAME_ERROR,
+            f"no queue manager named and none exists under {settings.home}; "
+            "create one with `dlqhandler qm create NAME`",
+        )
+    raise mqi_error(
+        MQRC_Q_MGR_NAME_ERROR,
+        "no queue manager named and several exist ("
+        + ", ".join(q.name for q in found)
+        + "); name one or set DLQHANDLER_QMGR",
+    )
 
 
 def connect(args: argparse.Namespace, settings: Settings, name: str | None) -> QueueManager:
@@ -127,8 +156,9 @@ def ibmmq_connection(name: str | None, overrides: dict[str, object]) -> QueueMan
     return connect_ibmmq(settings=ibmmq_settings_from_env(name, None, **overrides))
 
 
-def connection_factory(settings: Settings, name: str,
-                       args: argparse.Namespace | None = None) -> Callable[[], QueueManager]:
+def connection_factory(
+    settings: Settings, name: str, args: argparse.Namespace | None = None
+) -> Callable[[], QueueManager]:
     """A picklable factory of new connections (for Spark executors).
 
     With ``--backend ibmmq`` only the queue manager name and the command-line
@@ -141,8 +171,9 @@ def connection_factory(settings: Settings, name: str,
     return functools.partial(connect_embedded, name, home=settings.home)
 
 
-def ensure_queue(qmgr: QueueManager, name: str, *, maxdepth: int = 999_999_999,
-                 descr: str = "") -> None:
+def ensure_queue(
+    qmgr: QueueManager, name: str, *, maxdepth: int = 999_999_999, descr: str = ""
+) -> None:
     """Define a local queue on an embedded queue manager if it does not exist.
 
     Several handlers may start at once: losing the race to define it is fine.

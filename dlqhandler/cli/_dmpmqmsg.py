@@ -30,8 +30,17 @@ from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
 from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions
 
-__all__ = ["Context", "Counts", "LoadStopped", "MessageRange", "load", "open_file", "parse_range",
-           "print_counts", "unload"]
+__all__ = [
+    "Context",
+    "Counts",
+    "LoadStopped",
+    "MessageRange",
+    "load",
+    "open_file",
+    "parse_range",
+    "print_counts",
+    "unload",
+]
 
 Context = Literal["pass_all", "set_all", "default"]
 _STDIO = ("-", "stdout", "stdin")
@@ -49,8 +58,11 @@ class MessageRange:
     last: int | None = None
 
     def __contains__(self, index: object) -> bool:
-        return isinstance(index, int) and self.first <= index and (
-            self.last is None or index <= self.last)
+        return (
+            isinstance(index, int)
+            and self.first <= index
+            and (self.last is None or index <= self.last)
+        )
 
     @property
     def empty(self) -> bool:
@@ -86,16 +98,22 @@ def parse_range(text: str) -> MessageRange:
     """
     stripped = text.strip()
     m = _RANGE.fullmatch(stripped)
-    if m is None or not stripped or (m["first"] == "" and m["dots"] is None
-                                     and m["count"] is None) or stripped == "..":
+    if (
+        m is None
+        or not stripped
+        or (m["first"] == "" and m["dots"] is None and m["count"] is None)
+        or stripped == ".."
+    ):
         raise argparse.ArgumentTypeError(
             f"invalid message range {text!r}: use x, x..y, x.., ..y, x#n or #n "
-            "(message indexes from 1)")
+            "(message indexes from 1)"
+        )
     first = int(m["first"]) if m["first"] else None
     last: int | None
     if first == 0 or (m["dots"] is not None and m["last"] and int(m["last"]) == 0):
         raise argparse.ArgumentTypeError(
-            f"invalid message range {text!r}: message indexes start at 1")
+            f"invalid message range {text!r}: message indexes start at 1"
+        )
     if m["count"] is not None:
         start = first or 1
         return MessageRange(start, start + int(m["count"]) - 1)
@@ -123,10 +141,16 @@ class Counts:
 
 def print_counts(counts: Counts) -> None:
     """IBM's two statistics lines, on stderr."""
-    print(f"Read    - Files:{counts.read_files:4d}  Messages:{counts.read_msgs:6d}  "
-          f"Bytes:{counts.read_bytes:10d}", file=sys.stderr)
-    print(f"Written - Files:{counts.written_files:4d}  Messages:{counts.written_msgs:6d}  "
-          f"Bytes:{counts.written_bytes:10d}", file=sys.stderr)
+    print(
+        f"Read    - Files:{counts.read_files:4d}  Messages:{counts.read_msgs:6d}  "
+        f"Bytes:{counts.read_bytes:10d}",
+        file=sys.stderr,
+    )
+    print(
+        f"Written - Files:{counts.written_files:4d}  Messages:{counts.written_msgs:6d}  "
+        f"Bytes:{counts.written_bytes:10d}",
+        file=sys.stderr,
+    )
 
 
 @contextlib.contextmanager
@@ -142,16 +166,24 @@ def open_file(name: str, *, write: bool) -> Iterator[BinaryIO]:
 class LoadStopped(Exception):  # noqa: N818 - a condition, not a bug
     """A load that stopped before the end of its range (``problem`` says why)."""
 
-    def __init__(self, problem: str, first_not_loaded: int, *,
-                 interrupted: bool = False) -> None:
+    def __init__(self, problem: str, first_not_loaded: int, *, interrupted: bool = False) -> None:
         super().__init__(problem)
         self.problem = problem
         self.first_not_loaded = first_not_loaded
         self.interrupted = interrupted
 
 
-def load(qm: EmbeddedQueueManager, queue: str, stream: BinaryIO, *, name: str,
-         context: Context, per_uow: int, selected: MessageRange, counts: Counts) -> None:
+def load(
+    qm: EmbeddedQueueManager,
+    queue: str,
+    stream: BinaryIO,
+    *,
+    name: str,
+    context: Context,
+    per_uow: int,
+    selected: MessageRange,
+    counts: Counts,
+) -> None:
     """Put the file's messages in ``selected`` onto ``queue``, committing every ``per_uow``.
 
     ``counts`` is updated as it goes (written = committed). On a bad line or a
@@ -180,8 +212,9 @@ def load(qm: EmbeddedQueueManager, queue: str, stream: BinaryIO, *, name: str,
                 message = next(messages, None)
             except DumpFormatError as exc:
                 commit()
-                raise LoadStopped(str(exc), max(exc.message_number or index + 1,
-                                                selected.first)) from exc
+                raise LoadStopped(
+                    str(exc), max(exc.message_number or index + 1, selected.first)
+                ) from exc
             if message is None:
                 break
             index += 1
@@ -193,8 +226,7 @@ def load(qm: EmbeddedQueueManager, queue: str, stream: BinaryIO, *, name: str,
                 q.put(message, options)
             except MQIError as exc:
                 commit()
-                raise LoadStopped(f"putting message {index} onto {queue}: {exc}",
-                                  index) from exc
+                raise LoadStopped(f"putting message {index} onto {queue}: {exc}", index) from exc
             last_put = index
             pending += 1
             pending_bytes += len(message.body)
@@ -209,20 +241,32 @@ def load(qm: EmbeddedQueueManager, queue: str, stream: BinaryIO, *, name: str,
         with contextlib.suppress(MQIError):
             qm.backout()
         interrupted = isinstance(exc, KeyboardInterrupt)
-        raise LoadStopped("interrupted" if interrupted else str(exc),
-                          first, interrupted=interrupted) from None
+        raise LoadStopped(
+            "interrupted" if interrupted else str(exc), first, interrupted=interrupted
+        ) from None
     finally:
         q.close()
 
 
-def unload(qm: EmbeddedQueueManager, queue: str, stream: BinaryIO, *, destructive: bool,
-           per_uow: int, mode: Literal["hex", "A", "p", "t"], counts: Counts) -> None:
+def unload(
+    qm: EmbeddedQueueManager,
+    queue: str,
+    stream: BinaryIO,
+    *,
+    destructive: bool,
+    per_uow: int,
+    mode: Literal["hex", "A", "p", "t"],
+    counts: Counts,
+) -> None:
     """Write the queue's messages to the file; -I commits each batch after a flush."""
     q = qm.open(queue, input=destructive, browse=not destructive)
     try:
         writer = DumpWriter(stream, qmgr=qm.name, queue=queue, mode=mode)
-        options = (GetOptions(syncpoint=True) if destructive
-                   else GetOptions(browse="first", syncpoint=False))
+        options = (
+            GetOptions(syncpoint=True)
+            if destructive
+            else GetOptions(browse="first", syncpoint=False)
+        )
         while True:
             try:
                 message = q.get(options)

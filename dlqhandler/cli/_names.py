@@ -13,8 +13,9 @@ from dlqhandler.mq.names import NAME_RULE, validate_qmgr_name, validate_queue_na
 __all__ = ["names_problem"]
 
 
-def names_problem(args: argparse.Namespace, *, queues: dict[str, str],
-                  qmgrs: dict[str, str]) -> str | None:
+def names_problem(
+    args: argparse.Namespace, *, queues: dict[str, str], qmgrs: dict[str, str]
+) -> str | None:
     """Why a name given on the command line cannot be an MQ name, or None.
 
     ``queues`` and ``qmgrs`` map an ``args`` attribute to its option (``"catch_all":

@@ -37,18 +37,32 @@ def add_oneoff_options(parser: argparse.ArgumentParser) -> None:
         "one-off actions and the audit trail",
         "--action acts on the selected messages without a rules table, once; it needs "
         "--reason (unless --dry-run), and every action is recorded on the audit queue in "
-        "the action's own unit of work. Any run given --reason is audited the same way.")
-    group.add_argument("--action", metavar="ACTION",
-                       help=f"act without a rules table: {_ACTIONS} (needs a selector: "
-                            "--match, --msgid, --older-than or --newer-than)")
-    group.add_argument("--header", choices=("yes", "no"), default=None,
-                       help="with --action fwd:...: keep the MQDLH (yes, the default) or "
-                            "strip it (no)")
-    group.add_argument("--reason", metavar="TEXT",
-                       help="why: written in the audit record of every action of this run")
-    group.add_argument("--audit-queue", default=DEFAULT_AUDIT_QUEUE, metavar="Q",
-                       help=f"queue the audit records go to (default {DEFAULT_AUDIT_QUEUE};"
-                            " defined if missing on an embedded queue manager)")
+        "the action's own unit of work. Any run given --reason is audited the same way.",
+    )
+    group.add_argument(
+        "--action",
+        metavar="ACTION",
+        help=f"act without a rules table: {_ACTIONS} (needs a selector: "
+        "--match, --msgid, --older-than or --newer-than)",
+    )
+    group.add_argument(
+        "--header",
+        choices=("yes", "no"),
+        default=None,
+        help="with --action fwd:...: keep the MQDLH (yes, the default) or strip it (no)",
+    )
+    group.add_argument(
+        "--reason",
+        metavar="TEXT",
+        help="why: written in the audit record of every action of this run",
+    )
+    group.add_argument(
+        "--audit-queue",
+        default=DEFAULT_AUDIT_QUEUE,
+        metavar="Q",
+        help=f"queue the audit records go to (default {DEFAULT_AUDIT_QUEUE};"
+        " defined if missing on an embedded queue manager)",
+    )
 
 
 def oneoff_table(args: argparse.Namespace, *, selected: bool) -> str | None:
@@ -66,14 +80,19 @@ def oneoff_table(args: argparse.Namespace, *, selected: bool) -> str | None:
             raise ConfigError("--header goes with --action fwd:QUEUE[@QMGR]")
         return None
     if args.rules is not None:
-        raise ConfigError("--action and --rules do not go together: a one-off action "
-                          "needs no rules table")
+        raise ConfigError(
+            "--action and --rules do not go together: a one-off action needs no rules table"
+        )
     if not selected:
-        raise ConfigError("--action needs a selector (--match, --msgid, --older-than or "
-                          "--newer-than) saying which messages to act on")
+        raise ConfigError(
+            "--action needs a selector (--match, --msgid, --older-than or "
+            "--newer-than) saying which messages to act on"
+        )
     if args.reason is None and not args.dry_run:
-        raise ConfigError("a one-off action needs --reason TEXT (recorded in the audit "
-                          "record of each action), unless it is a --dry-run")
+        raise ConfigError(
+            "a one-off action needs --reason TEXT (recorded in the audit "
+            "record of each action), unless it is a --dry-run"
+        )
     text = args.action.strip()
     kind = text.lower()
     if kind in ("retry", "discard"):
@@ -102,26 +121,32 @@ def audit_trail(args: argparse.Namespace, *, qmgr: str, queue: str) -> AuditTrai
     if args.dry_run or (args.action is None and args.reason is None):
         return None
     command = ["dlqhandler", *getattr(args, "argv", sys.argv[1:])]
-    return AuditTrail(args.audit_queue, args.reason or "", tuple(command), qmgr, queue,
-                      os_user())
+    return AuditTrail(args.audit_queue, args.reason or "", tuple(command), qmgr, queue, os_user())
 
 
 def say_moved(args: argparse.Namespace, stats: RunStats, *, stopped: bool) -> None:
     """A one-off run's last word on stderr: how many messages it moved (also when
     stopped by a signal, between units of work)."""
     verb = "would be moved (dry run)" if args.dry_run else "moved"
-    audited = (f", each with its audit record on {args.audit_queue}"
-               if not args.dry_run and stats.acted else "")
+    audited = (
+        f", each with its audit record on {args.audit_queue}"
+        if not args.dry_run and stats.acted
+        else ""
+    )
     end = " - stopped between units of work, nothing lost" if stopped else ""
-    print(f"dlqhandler run: {stats.acted} message(s) {verb}{audited}{end}",
-          file=sys.stderr, flush=True)
+    print(
+        f"dlqhandler run: {stats.acted} message(s) {verb}{audited}{end}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 class Progress:
     """A one-line progress report on a terminal (only when ``stream`` is a tty)."""
 
-    def __init__(self, stats: RunStats, stream: TextIO | None = None,
-                 interval: float = 0.5) -> None:
+    def __init__(
+        self, stats: RunStats, stream: TextIO | None = None, interval: float = 0.5
+    ) -> None:
         self._stats, self._interval = stats, interval
         self._stream = stream if stream is not None else sys.stderr
         self._done = threading.Event()

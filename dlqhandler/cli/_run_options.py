@@ -34,27 +34,51 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "selection, pacing and metrics",
         "With --msgid or --match only the selected messages are acted on (others are "
         "left untouched, no attempt counted) and the run ends after one pass, unless the "
-        "table says WAIT(YES).")
-    group.add_argument("--msgid", action="append", metavar="HEX",
-                       help="act only on the message with this MsgId (hex, up to 24 bytes, "
-                            "NUL padded; repeatable)")
-    group.add_argument("--match", metavar="PATTERN",
-                       help="act only on messages this rules-table pattern matches, e.g. "
-                            "'REASON(MQRC_Q_FULL) DESTQ(APP.*)'")
-    group.add_argument("--older-than", metavar="AGE",
-                       help="act only on messages dead-lettered at least AGE ago (MQDLH "
-                            "PutDate/PutTime), e.g. 7d, 12h, 30m, 90s, 2w")
-    group.add_argument("--newer-than", metavar="AGE",
-                       help="act only on messages dead-lettered at most AGE ago")
-    group.add_argument("--max-rate", type=float, metavar="N",
-                       help="act on at most N messages per second (bursts of N); the unit "
-                            "of work is committed before any wait")
-    group.add_argument("--metrics-port", type=int, metavar="N",
-                       help="serve /metrics, /healthz and /readyz on port N (0: a free "
-                            "port, logged in the metrics_started event)")
-    group.add_argument("--metrics-host", default="127.0.0.1", metavar="H",
-                       help="address the metrics server listens on (default 127.0.0.1; "
-                            "0.0.0.0 for every interface)")
+        "table says WAIT(YES).",
+    )
+    group.add_argument(
+        "--msgid",
+        action="append",
+        metavar="HEX",
+        help="act only on the message with this MsgId (hex, up to 24 bytes, "
+        "NUL padded; repeatable)",
+    )
+    group.add_argument(
+        "--match",
+        metavar="PATTERN",
+        help="act only on messages this rules-table pattern matches, e.g. "
+        "'REASON(MQRC_Q_FULL) DESTQ(APP.*)'",
+    )
+    group.add_argument(
+        "--older-than",
+        metavar="AGE",
+        help="act only on messages dead-lettered at least AGE ago (MQDLH "
+        "PutDate/PutTime), e.g. 7d, 12h, 30m, 90s, 2w",
+    )
+    group.add_argument(
+        "--newer-than", metavar="AGE", help="act only on messages dead-lettered at most AGE ago"
+    )
+    group.add_argument(
+        "--max-rate",
+        type=float,
+        metavar="N",
+        help="act on at most N messages per second (bursts of N); the unit "
+        "of work is committed before any wait",
+    )
+    group.add_argument(
+        "--metrics-port",
+        type=int,
+        metavar="N",
+        help="serve /metrics, /healthz and /readyz on port N (0: a free "
+        "port, logged in the metrics_started event)",
+    )
+    group.add_argument(
+        "--metrics-host",
+        default="127.0.0.1",
+        metavar="H",
+        help="address the metrics server listens on (default 127.0.0.1; "
+        "0.0.0.0 for every interface)",
+    )
 
 
 def check_run_options(args: argparse.Namespace) -> Selector:
@@ -63,8 +87,9 @@ def check_run_options(args: argparse.Namespace) -> Selector:
         raise ConfigError(f"--max-rate {args.max_rate:g} must be a positive number")
     if args.metrics_port is not None and not 0 <= args.metrics_port <= 65535:
         raise ConfigError(f"--metrics-port {args.metrics_port} is not a TCP port")
-    return Selector.parse(args.msgid, args.match, older_than=args.older_than,
-                          newer_than=args.newer_than)
+    return Selector.parse(
+        args.msgid, args.match, older_than=args.older_than, newer_than=args.newer_than
+    )
 
 
 def start_metrics(args: argparse.Namespace, log: Any) -> tuple[HandlerMetrics, MetricsServer]:
@@ -72,6 +97,10 @@ def start_metrics(args: argparse.Namespace, log: Any) -> tuple[HandlerMetrics, M
     metrics = HandlerMetrics()
     server = MetricsServer(metrics, args.metrics_port, host=args.metrics_host).start()
     host = args.metrics_host if ":" not in args.metrics_host else f"[{args.metrics_host}]"
-    log.info("metrics_started", host=args.metrics_host, port=server.port,
-             url=f"http://{host}:{server.port}/metrics")
+    log.info(
+        "metrics_started",
+        host=args.metrics_host,
+        port=server.port,
+        url=f"http://{host}:{server.port}/metrics",
+    )
     return metrics, server

@@ -9,8 +9,17 @@ from collections.abc import Callable
 
 from dlqhandler.mq.names import NAME_RULE, validate_qmgr_name, validate_queue_name
 
-__all__ = ["MQLONG_MAX", "bounded_int", "non_negative_float", "non_negative_int", "positive_int",
-           "qmgr_name", "qmgr_name_or_blank", "queue_name", "queue_name_or_blank"]
+__all__ = [
+    "MQLONG_MAX",
+    "bounded_int",
+    "non_negative_float",
+    "non_negative_int",
+    "positive_int",
+    "qmgr_name",
+    "qmgr_name_or_blank",
+    "queue_name",
+    "queue_name_or_blank",
+]
 
 
 def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -23,11 +32,9 @@ def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
         if value < low:
-            raise argparse.ArgumentTypeError(
-                f"{value} is out of range: it must be {low} or more")
+            raise argparse.ArgumentTypeError(f"{value} is out of range: it must be {low} or more")
         if high is not None and value > high:
-            raise argparse.ArgumentTypeError(
-                f"{value} is out of range: it must be at most {high}")
+            raise argparse.ArgumentTypeError(f"{value} is out of range: it must be at most {high}")
         return value
 
     parse.__name__ = f"int from {low}" if high is None else f"int {low}-{high}"
@@ -50,7 +57,8 @@ def non_negative_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(
-            f"{text} is out of range: it must be a finite number, 0 or more")
+            f"{text} is out of range: it must be a finite number, 0 or more"
+        )
     return value
 
 
@@ -59,8 +67,7 @@ def queue_name(text: str) -> str:
     try:
         return validate_queue_name(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(
-            f"{exc}: not a valid MQ name ({NAME_RULE})") from None
+        raise argparse.ArgumentTypeError(f"{exc}: not a valid MQ name ({NAME_RULE})") from None
 
 
 def queue_name_or_blank(text: str) -> str:
@@ -75,8 +82,7 @@ def qmgr_name(text: str) -> str:
             raise ValueError(f"queue manager name {text!r} is blank")
         return validate_qmgr_name(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(
-            f"{exc}: not a valid MQ name ({NAME_RULE})") from None
+        raise argparse.ArgumentTypeError(f"{exc}: not a valid MQ name ({NAME_RULE})") from None
 
 
 def qmgr_name_or_blank(text: str) -> str:

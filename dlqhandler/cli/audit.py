@@ -36,19 +36,31 @@ _TIMES = ("%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d")
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
-        "audit", help="print the audit records of one-off actions (browse only)",
-        description="Print the audit records on the audit queue, oldest first; nothing "
-                    "is removed.")
-    p.add_argument("qmgr", nargs="?", metavar="QMGR", help="queue manager (default: the "
-                   "default one)")
-    p.add_argument("--since", metavar="T",
-                   help="only records from T on: a UTC time (2026-11-26, 2026-11-26T14:00) "
-                        "or an age (2h, 7d)")
+        "audit",
+        help="print the audit records of one-off actions (browse only)",
+        description="Print the audit records on the audit queue, oldest first; nothing is removed.",
+    )
+    p.add_argument(
+        "qmgr", nargs="?", metavar="QMGR", help="queue manager (default: the default one)"
+    )
+    p.add_argument(
+        "--since",
+        metavar="T",
+        help="only records from T on: a UTC time (2026-11-26, 2026-11-26T14:00) or an age (2h, 7d)",
+    )
     p.add_argument("--msgid", metavar="HEX", help="only the records of this dead letter")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="text (default) or json (one object a line)")
-    p.add_argument("--audit-queue", default=DEFAULT_AUDIT_QUEUE, metavar="Q",
-                   help=f"the audit queue (default {DEFAULT_AUDIT_QUEUE})")
+    p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default) or json (one object a line)",
+    )
+    p.add_argument(
+        "--audit-queue",
+        default=DEFAULT_AUDIT_QUEUE,
+        metavar="Q",
+        help=f"the audit queue (default {DEFAULT_AUDIT_QUEUE})",
+    )
     add_connection_arguments(p)
     p.set_defaults(handler=_audit)
 
@@ -63,8 +75,10 @@ def parse_since(text: str, now: float) -> float:
     try:
         return now - parse_duration(text, "--since")
     except ConfigError as exc:
-        raise ConfigError(f"--since {text!r} is neither a UTC time (2026-11-26, "
-                          "2026-11-26T14:00) nor an age (2h, 7d)") from exc
+        raise ConfigError(
+            f"--since {text!r} is neither a UTC time (2026-11-26, "
+            "2026-11-26T14:00) nor an age (2h, 7d)"
+        ) from exc
 
 
 def _safe(value: object) -> str:
@@ -77,10 +91,12 @@ def _line(r: dict[str, Any]) -> str:
     if "unreadable" in r:
         return f"(not an audit record: MsgId {r['unreadable']})"
     target = f" -> {_safe(r.get('target'))}" if r.get("target") else ""
-    return (f"{_safe(r.get('time'))}  {_safe(r.get('os_user'))}/{_safe(r.get('mq_user'))}  "
-            f"{_safe(r.get('action')):<7} msgid={_safe(r.get('msgid'))} "
-            f"{_safe(r.get('dlh_reason_name'))} destq={_safe(r.get('destq'))}{target}  "
-            f"{_safe(r.get('outcome'))}  reason={json.dumps(r.get('reason'))}")
+    return (
+        f"{_safe(r.get('time'))}  {_safe(r.get('os_user'))}/{_safe(r.get('mq_user'))}  "
+        f"{_safe(r.get('action')):<7} msgid={_safe(r.get('msgid'))} "
+        f"{_safe(r.get('dlh_reason_name'))} destq={_safe(r.get('destq'))}{target}  "
+        f"{_safe(r.get('outcome'))}  reason={json.dumps(r.get('reason'))}"
+    )
 
 
 def _audit(args: argparse.Namespace) -> int:
@@ -89,8 +105,7 @@ def _audit(args: argparse.Namespace) -> int:
         if args.qmgr:
             validate_qmgr_name(args.qmgr, "QMGR")
         since = parse_since(args.since, time.time()) if args.since else None
-        msg_id = (next(iter(Selector.parse([args.msgid], None).msg_ids))
-                  if args.msgid else None)
+        msg_id = next(iter(Selector.parse([args.msgid], None).msg_ids)) if args.msgid else None
     except (ConfigError, ValueError) as exc:
         print(f"dlqhandler audit: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
@@ -109,8 +124,11 @@ def _audit(args: argparse.Namespace) -> int:
         q = qmgr.open(args.audit_queue, input=False, browse=True)
         try:
             for record in read_audit(q, since=since, msg_id=msg_id):
-                print(json.dumps(record, ensure_ascii=False) if args.format == "json"
-                      else _line(record))
+                print(
+                    json.dumps(record, ensure_ascii=False)
+                    if args.format == "json"
+                    else _line(record)
+                )
         finally:
             q.close()
     except MQIError as exc:

@@ -28,25 +28,40 @@ __all__ = ["register"]
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "check", help="check a queue manager's dead-letter set-up",
+        "check",
+        help="check a queue manager's dead-letter set-up",
         description="Check the queue manager's dead-letter set-up as an administrator "
-                    "would: DEADQ, the DLQ's MAXMSGL, depth, PUT/GET, PROPCTL and sharing, "
-                    "the handler's status queue, triggered start, and with --rules the "
-                    "table's destinations, loops and authority. Each finding has a "
-                    "severity, the object, what is wrong, why it matters and the MQSC "
-                    "that fixes it; what MQINQ cannot tell is listed as 'not checked'. "
-                    "See docs/check.md.")
-    p.add_argument("qmgr", nargs="?", metavar="QMGR",
-                   help="queue manager (default: the table's INPUTQM, else "
-                        "$DLQHANDLER_QMGR or the only one)")
-    p.add_argument("--rules", metavar="FILE",
-                   help="also check what this rules table needs ('-' for standard input)")
-    p.add_argument("--status-queue", default=DEFAULT_STATUS_QUEUE, metavar="Q",
-                   help=f"the handler's status queue (default {DEFAULT_STATUS_QUEUE})")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="text (default) or one JSON document")
-    p.add_argument("-q", "--quiet", action="store_true",
-                   help="text: leave out the 'ok' findings")
+        "would: DEADQ, the DLQ's MAXMSGL, depth, PUT/GET, PROPCTL and sharing, "
+        "the handler's status queue, triggered start, and with --rules the "
+        "table's destinations, loops and authority. Each finding has a "
+        "severity, the object, what is wrong, why it matters and the MQSC "
+        "that fixes it; what MQINQ cannot tell is listed as 'not checked'. "
+        "See docs/check.md.",
+    )
+    p.add_argument(
+        "qmgr",
+        nargs="?",
+        metavar="QMGR",
+        help="queue manager (default: the table's INPUTQM, else $DLQHANDLER_QMGR or the only one)",
+    )
+    p.add_argument(
+        "--rules",
+        metavar="FILE",
+        help="also check what this rules table needs ('-' for standard input)",
+    )
+    p.add_argument(
+        "--status-queue",
+        default=DEFAULT_STATUS_QUEUE,
+        metavar="Q",
+        help=f"the handler's status queue (default {DEFAULT_STATUS_QUEUE})",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default) or one JSON document",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="text: leave out the 'ok' findings")
     add_connection_arguments(p)
     p.set_defaults(handler=_check)
 
@@ -82,12 +97,15 @@ def _check(args: argparse.Namespace) -> int:
     try:
         qm = connect(args, settings, args.qmgr or inputqm)  # as run picks it
     except (MQIError, ConfigError) as exc:
-        print(f"dlqhandler check: cannot connect to the queue manager: {exc}",
-              file=sys.stderr)
+        print(f"dlqhandler check: cannot connect to the queue manager: {exc}", file=sys.stderr)
         return int(ExitCode.CONNECTION_ERROR)
     try:
-        report = check_setup(qm, status_queue=args.status_queue, rules=table,
-                             status_queue_defined_at_start=args.backend == "embedded")
+        report = check_setup(
+            qm,
+            status_queue=args.status_queue,
+            rules=table,
+            status_queue_defined_at_start=args.backend == "embedded",
+        )
     except MQIError as exc:
         print(f"dlqhandler check: {exc}", file=sys.stderr)
         return int(for_mq_reason(exc.reason))

@@ -36,14 +36,21 @@ __all__ = ["describe", "register"]
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "decode", help="print one line per message of a dmpmqmsg file",
+        "decode",
+        help="print one line per message of a dmpmqmsg file",
         description="Decode a dmpmqmsg (qload) file: index, MsgId, MQDLH reason, "
-                    "DestQName@DestQMgrName, original Format, persistence and length.")
+        "DestQName@DestQMgrName, original Format, persistence and length.",
+    )
     parser.add_argument("file", help="a dmpmqmsg file ('-' for standard input)")
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text columns (default) or one JSON object per line")
-    parser.add_argument("--limit", type=non_negative_int, metavar="N",
-                        help="stop after N messages (0 or more)")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text columns (default) or one JSON object per line",
+    )
+    parser.add_argument(
+        "--limit", type=non_negative_int, metavar="N", help="stop after N messages (0 or more)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -61,13 +68,23 @@ def describe(index: int, message: Message) -> dict[str, Any]:
     if md.format == MQFMT_RF_HEADER_2:
         row["rfh2_in_front"] = True  # i25: the MQRFH2 a PROPCTL(FORCE) DLQ puts first
         row["properties"] = _properties(decoded.properties)
-    row.update(reason=dlh.reason, reason_name=reason_name(dlh.reason),
-               dest_q_name=dlh.dest_q_name, dest_q_mgr_name=dlh.dest_q_mgr_name,
-               format=dlh.format, persistence=md.persistence, length=len(message.body))
+    row.update(
+        reason=dlh.reason,
+        reason_name=reason_name(dlh.reason),
+        dest_q_name=dlh.dest_q_name,
+        dest_q_mgr_name=dlh.dest_q_mgr_name,
+        format=dlh.format,
+        persistence=md.persistence,
+        length=len(message.body),
+    )
     if dlh.format == MQFMT_RF_HEADER_2:  # i25: the properties of an MQRFH2 behind the MQDLH
         try:
-            rfh2, _ = decode_rfh2(decoded.body, encoding=dlh.encoding,
-                                  ccsid=dlh.coded_char_set_id, start=MQDLH_LENGTH_1)
+            rfh2, _ = decode_rfh2(
+                decoded.body,
+                encoding=dlh.encoding,
+                ccsid=dlh.coded_char_set_id,
+                start=MQDLH_LENGTH_1,
+            )
         except DecodeError as exc:
             row["properties_error"] = f"{exc} (at byte {exc.offset} of the message data)"
         else:
@@ -93,10 +110,12 @@ def _text(row: dict[str, Any]) -> str:
     head = f"{row['index']:>6}  {row['msg_id']}"
     if "error" in row:
         return f"{head}  no valid MQDLH: {row['error']}"
-    persistence = (value_to_name("MQPER", row["persistence"]) or str(row["persistence"]))
+    persistence = value_to_name("MQPER", row["persistence"]) or str(row["persistence"])
     dest = f"{row['dest_q_name']}@{row['dest_q_mgr_name']}"
-    return (f"{head}  {row['reason_name']:<28} {dest:<36} {row['format'] or '-':<8} "
-            f"{persistence.removeprefix('MQPER_'):<14} {row['length']:>7}")
+    return (
+        f"{head}  {row['reason_name']:<28} {dest:<36} {row['format'] or '-':<8} "
+        f"{persistence.removeprefix('MQPER_'):<14} {row['length']:>7}"
+    )
 
 
 def _rows(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
@@ -123,7 +142,6 @@ def run(args: argparse.Namespace) -> int:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, out.fileno())
             return int(ExitCode.OK)
-        print(f"dlqhandler decode: cannot read {args.file}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(f"dlqhandler decode: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
     return int(ExitCode.OK)

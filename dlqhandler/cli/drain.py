@@ -63,68 +63,125 @@ JAVA_INT_MAX = 2**31 - 1  # what Spark's partition counts are
 SPLIT_MB_MAX = (2**63 - 1) >> 20  # a split in bytes is a Java long
 # The options of drain and report that name queues and queue managers (checked by the
 # one MQ-name rule before anything starts).
-QUEUE_OPTIONS = {"queue": "--queue", "catch_all": "--catch-all",
-                 "status_queue": "--status-queue"}
+QUEUE_OPTIONS = {"queue": "--queue", "catch_all": "--catch-all", "status_queue": "--status-queue"}
 QMGR_OPTIONS = {"qmgr": "-m"}
 # What a snapshot can fail with: the queue manager or queue cannot be reached or
 # opened (a connection error for the exit code, as `run` says it).
 SNAPSHOT_ERRORS = (MQIError, ConfigError, AdminError)
 
-__all__ = ["JAVA_INT_MAX", "QMGR_OPTIONS", "QUEUE_OPTIONS", "SNAPSHOT_ERRORS", "SPLIT_MB_MAX",
-           "input_files", "log_file", "main", "print_input_notes", "reads_of", "register",
-           "snapshot_queue"]
+__all__ = [
+    "JAVA_INT_MAX",
+    "QMGR_OPTIONS",
+    "QUEUE_OPTIONS",
+    "SNAPSHOT_ERRORS",
+    "SPLIT_MB_MAX",
+    "input_files",
+    "log_file",
+    "main",
+    "print_input_notes",
+    "reads_of",
+    "register",
+    "snapshot_queue",
+]
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", type=Path, required=True, metavar="FILE", help="rules table")
-    p.add_argument("--output", required=True, metavar="DIR",
-                   help="output directory or URI (dmpmqmsg files, audit/, manifest.json);"
-                        " new or empty unless --overwrite")
-    p.add_argument("--overwrite", action="store_true",
-                   help="replace a non-empty --output DIR whole (when the run completes)")
+    p.add_argument(
+        "--output",
+        required=True,
+        metavar="DIR",
+        help="output directory or URI (dmpmqmsg files, audit/, manifest.json);"
+        " new or empty unless --overwrite",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a non-empty --output DIR whole (when the run completes)",
+    )
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--input", nargs="+", metavar="PATH",
-                     help="dmpmqmsg files, directories or globs (paths or URIs)")
-    src.add_argument("-m", "--qmgr", metavar="QMGR",
-                     help="take a snapshot of a queue on this queue manager (--backend)")
+    src.add_argument(
+        "--input",
+        nargs="+",
+        metavar="PATH",
+        help="dmpmqmsg files, directories or globs (paths or URIs)",
+    )
+    src.add_argument(
+        "-m",
+        "--qmgr",
+        metavar="QMGR",
+        help="take a snapshot of a queue on this queue manager (--backend)",
+    )
     p.add_argument("--queue", metavar="Q", help="queue to snapshot (default: the QM's DEADQ)")
-    p.add_argument("--catch-all", metavar="QUEUE",
-                   help="send everything that would stay on the DLQ here, with its MQDLH")
-    p.add_argument("--dry-run", action="store_true",
-                   help="only classify: write audit/ and summary.json")
-    p.add_argument("--apply", action="store_true",
-                   help="carry out the actions on the queue manager given with -m")
-    p.add_argument("--status-queue", default=DEFAULT_STATUS_QUEUE, metavar="Q",
-                   help="with --apply: the queue of attempt counts shared with dlqhandler run "
-                        f"(default {DEFAULT_STATUS_QUEUE}; defined if missing)")
+    p.add_argument(
+        "--catch-all",
+        metavar="QUEUE",
+        help="send everything that would stay on the DLQ here, with its MQDLH",
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="only classify: write audit/ and summary.json"
+    )
+    p.add_argument(
+        "--apply",
+        action="store_true",
+        help="carry out the actions on the queue manager given with -m",
+    )
+    p.add_argument(
+        "--status-queue",
+        default=DEFAULT_STATUS_QUEUE,
+        metavar="Q",
+        help="with --apply: the queue of attempt counts shared with dlqhandler run "
+        f"(default {DEFAULT_STATUS_QUEUE}; defined if missing)",
+    )
     p.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
-    p.add_argument("--partitions", type=bounded_int(1, JAVA_INT_MAX), metavar="N",
-                   help="Spark shuffle partitions, and at most N tasks writing the outputs"
-                        " (default: one per input split)")
-    p.add_argument("--split-mb", type=bounded_int(1, SPLIT_MB_MAX), default=128, metavar="MB",
-                   help="largest input split in MiB (default 128, Spark's own; Spark makes "
-                        "them smaller so that every core has a share of a small input)")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="Spark's own log lines on stderr (default: to a log file, named at"
-                        " the end)")
+    p.add_argument(
+        "--partitions",
+        type=bounded_int(1, JAVA_INT_MAX),
+        metavar="N",
+        help="Spark shuffle partitions, and at most N tasks writing the outputs"
+        " (default: one per input split)",
+    )
+    p.add_argument(
+        "--split-mb",
+        type=bounded_int(1, SPLIT_MB_MAX),
+        default=128,
+        metavar="MB",
+        help="largest input split in MiB (default 128, Spark's own; Spark makes "
+        "them smaller so that every core has a share of a small input)",
+    )
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="Spark's own log lines on stderr (default: to a log file, named at the end)",
+    )
     add_connection_arguments(p)
 
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
-        "drain", help="bulk drain of a DLQ backlog on Spark",
+        "drain",
+        help="bulk drain of a DLQ backlog on Spark",
         description="Classify a DLQ backlog with a rules table on Spark and write the "
-                    "results as dmpmqmsg files (or apply them to a queue manager). "
-                    "--input and --output take paths or URIs; relative paths are resolved "
-                    "on the driver. --output DIR must be new or empty; --overwrite replaces "
-                    "it whole once the run is complete. Bad arguments, inputs and outputs "
-                    "are refused before Spark starts; Ctrl-C removes the partial output.")
+        "results as dmpmqmsg files (or apply them to a queue manager). "
+        "--input and --output take paths or URIs; relative paths are resolved "
+        "on the driver. --output DIR must be new or empty; --overwrite replaces "
+        "it whole once the run is complete. Bad arguments, inputs and outputs "
+        "are refused before Spark starts; Ctrl-C removes the partial output.",
+    )
     _add_arguments(p)
     p.set_defaults(handler=_drain)
 
 
-def snapshot_queue(args: argparse.Namespace, settings: Any, qmgr_name: str, queue: str | None,
-              out: Path, *, status_queue: str | None = None) -> tuple[Path, str, str]:
+def snapshot_queue(
+    args: argparse.Namespace,
+    settings: Any,
+    qmgr_name: str,
+    queue: str | None,
+    out: Path,
+    *,
+    status_queue: str | None = None,
+) -> tuple[Path, str, str]:
     """Browse the queue into a dmpmqmsg file (the drain's input); for --apply,
     define the status queue first if it is missing (embedded queue managers)."""
     qm = connect(args, settings, qmgr_name)
@@ -206,8 +263,9 @@ class _Run:
 
 def log_file(command: str = "drain") -> Path:
     """A new file for Spark's own log lines (the JVM's stderr) of one run."""
-    fd, name = tempfile.mkstemp(prefix=time.strftime(f"dlqhandler-{command}-%Y%m%dT%H%M%S-"),
-                                suffix=".log")
+    fd, name = tempfile.mkstemp(
+        prefix=time.strftime(f"dlqhandler-{command}-%Y%m%dT%H%M%S-"), suffix=".log"
+    )
     os.close(fd)
     return Path(name)
 
@@ -216,7 +274,8 @@ def _drain(args: argparse.Namespace) -> int:
     settings = load_settings()
     configure_logging(level=settings.log_level)
     problem = connection_usage_problem(args) or names_problem(
-        args, queues=QUEUE_OPTIONS, qmgrs=QMGR_OPTIONS)
+        args, queues=QUEUE_OPTIONS, qmgrs=QMGR_OPTIONS
+    )
     if problem:
         print(f"dlqhandler drain: {problem}", file=sys.stderr)
         return int(ExitCode.USAGE)
@@ -226,16 +285,18 @@ def _drain(args: argparse.Namespace) -> int:
         print(f"dlqhandler drain: cannot read rules table: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
     if args.apply and args.qmgr is None:
-        print("dlqhandler drain: --apply acts on a queue: give -m QMGR as the input",
-              file=sys.stderr)
+        print(
+            "dlqhandler drain: --apply acts on a queue: give -m QMGR as the input", file=sys.stderr
+        )
         return int(ExitCode.USAGE)
     if args.apply and args.dry_run:
         print("dlqhandler drain: --apply and --dry-run exclude each other", file=sys.stderr)
         return int(ExitCode.USAGE)
     try:
         inputs = input_files(args.input) if args.input else InputSet()
-        out = check_output_dir(args.output, overwrite=args.overwrite,
-                               reads=reads_of(inputs, rules=args.rules))
+        out = check_output_dir(
+            args.output, overwrite=args.overwrite, reads=reads_of(inputs, rules=args.rules)
+        )
     except (ConfigError, DumpFormatError) as exc:
         print(f"dlqhandler drain: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
@@ -276,8 +337,15 @@ def _stop(run: _Run) -> None:
         stop_session(run.spark)
 
 
-def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: InputSet,
-             run: _Run, guard: _Interrupt) -> int:
+def _execute(
+    args: argparse.Namespace,
+    settings: Any,
+    text: str,
+    *,
+    inputs: InputSet,
+    run: _Run,
+    guard: _Interrupt,
+) -> int:
     from dlqhandler.spark.job import DrainConfig, run_drain
     from dlqhandler.spark.progress import Progress
     from dlqhandler.spark.session import get_session, has_active_session
@@ -293,14 +361,20 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: Inpu
         try:
             run.qmgr_name = resolve_qmgr_name(settings, args.qmgr)
             run.snapshot, run.queue, local = snapshot_queue(
-                args, settings, run.qmgr_name, args.queue, staging,
-                status_queue=args.status_queue if args.apply else None)
+                args,
+                settings,
+                run.qmgr_name,
+                args.queue,
+                staging,
+                status_queue=args.status_queue if args.apply else None,
+            )
         except SNAPSHOT_ERRORS as exc:  # as `run` says it: one line, exit 4
             queue = args.queue or "the dead-letter queue"
             where = run.qmgr_name or args.qmgr or "the default queue manager"
             also = f" (and open --status-queue {args.status_queue})" if args.apply else ""
-            print(f"dlqhandler drain: cannot browse {queue} on {where}{also}: {exc}",
-                  file=sys.stderr)
+            print(
+                f"dlqhandler drain: cannot browse {queue} on {where}{also}: {exc}", file=sys.stderr
+            )
             return int(ExitCode.CONNECTION_ERROR)
     result = compile_rules(text, source=str(args.rules), input_queue=run.queue)
     for d in result.diagnostics:
@@ -308,15 +382,24 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: Inpu
             print(f"{d.path}:{d.line}:{d.column}: error[{d.code}]: {d.message}", file=sys.stderr)
     if result.ruleset is None:
         return int(ExitCode.RULES_ERROR)
-    config = DrainConfig(output=staging if run.out.local else run.out.staging,
-                         inputs=inputs.files, input_notes=tuple(inputs.notes()),
-                         snapshot=run.snapshot, qmgr=run.qmgr_name, queue=run.queue,
-                         catch_all=args.catch_all,
-                         dry_run=args.dry_run, apply=args.apply, local_qmgr=local,
-                         status_queue=args.status_queue if args.apply else None,
-                         partitions=args.partitions, split_bytes=args.split_mb << 20)
-    factory = (connection_factory(settings, run.qmgr_name, args)
-               if args.apply and run.qmgr_name else None)
+    config = DrainConfig(
+        output=staging if run.out.local else run.out.staging,
+        inputs=inputs.files,
+        input_notes=tuple(inputs.notes()),
+        snapshot=run.snapshot,
+        qmgr=run.qmgr_name,
+        queue=run.queue,
+        catch_all=args.catch_all,
+        dry_run=args.dry_run,
+        apply=args.apply,
+        local_qmgr=local,
+        status_queue=args.status_queue if args.apply else None,
+        partitions=args.partitions,
+        split_bytes=args.split_mb << 20,
+    )
+    factory = (
+        connection_factory(settings, run.qmgr_name, args) if args.apply and run.qmgr_name else None
+    )
     run.owns_session = not has_active_session()
     # Under spark-submit the launcher started the JVM: its log is the launcher's.
     if run.owns_session and not args.verbose and "PYSPARK_GATEWAY_PORT" not in os.environ:
@@ -326,14 +409,23 @@ def _execute(args: argparse.Namespace, settings: Any, text: str, *, inputs: Inpu
         if inputs.pending:  # Hadoop inputs are listed now that Spark runs
             before, inputs = inputs, inputs.with_hadoop(run.spark)
             run.inputs = inputs
-            print_input_notes("dlqhandler drain", InputSet(
-                repeated=inputs.repeated[len(before.repeated):],
-                left_out=inputs.left_out[len(before.left_out):]))
-            config = config.model_copy(update={"inputs": inputs.files,
-                                               "input_notes": tuple(inputs.notes())})
+            print_input_notes(
+                "dlqhandler drain",
+                InputSet(
+                    repeated=inputs.repeated[len(before.repeated) :],
+                    left_out=inputs.left_out[len(before.left_out) :],
+                ),
+            )
+            config = config.model_copy(
+                update={"inputs": inputs.files, "input_notes": tuple(inputs.notes())}
+            )
         if not run.out.local:  # the output rule, now that Hadoop can look
-            run.out = check_output_dir_hadoop(run.spark, run.out, overwrite=args.overwrite,
-                                              reads=reads_of(inputs, rules=args.rules))
+            run.out = check_output_dir_hadoop(
+                run.spark,
+                run.out,
+                overwrite=args.overwrite,
+                reads=reads_of(inputs, rules=args.rules),
+            )
         with guard.installed(run.spark), Progress(run.spark):
             drained = run_drain(run.spark, result.ruleset, config, factory)
             if guard.interrupted:
@@ -382,8 +474,9 @@ def _failed(described: tuple[str, str], run: _Run) -> int:
         reason = _spark_reason(run.log_file)
         with run.log_file.open("a", encoding="utf-8") as log:
             log.write(detail)
-    print(f"dlqhandler drain: failed: {first}; nothing was written "
-          f"to {run.out.uri}", file=sys.stderr)
+    print(
+        f"dlqhandler drain: failed: {first}; nothing was written to {run.out.uri}", file=sys.stderr
+    )
     if reason:
         print(f"  Spark said: {reason}", file=sys.stderr)
     if run.log_file is not None:
@@ -406,8 +499,10 @@ def _interrupted(args: argparse.Namespace, settings: Any, run: _Run) -> int:
     done = "nothing was written to " + run.out.uri
     if args.apply and run.snapshot is not None and run.qmgr_name and run.queue:
         done = _moved_report(args, settings, run)
-    print(f"dlqhandler drain: interrupted: Spark stopped, partial output removed; {done}",
-          file=sys.stderr)
+    print(
+        f"dlqhandler drain: interrupted: Spark stopped, partial output removed; {done}",
+        file=sys.stderr,
+    )
     if run.log_file is not None:
         print(f"  Spark log: {run.log_file}", file=sys.stderr)
     return int(ExitCode.INTERRUPTED)
@@ -430,39 +525,61 @@ def _moved_report(args: argparse.Namespace, settings: Any, run: _Run) -> str:
             qm.disconnect()
     except (DLQHandlerError, MQIError, OSError) as exc:
         return f"cannot count the messages moved ({exc}); browse {run.queue} to see"
-    return (f"{len(taken) - still} of the {len(taken)} messages in the snapshot were moved "
-            f"off {run.queue} (by this drain or another handler), {still} stay there")
+    return (
+        f"{len(taken) - still} of the {len(taken)} messages in the snapshot were moved "
+        f"off {run.queue} (by this drain or another handler), {still} stay there"
+    )
 
 
 def _print_summary(summary: dict[str, Any], manifest: dict[str, Any], run: _Run) -> None:
     t = summary["totals"]
-    print(f"Drain ({manifest['mode']}): {t['messages']} messages -> {run.out.uri}"
-          + (" (replaced)" if run.out.replaces else ""))
-    for key in ("retried", "forwarded", "discarded", "catch_all", "remaining", "no_dlh",
-                "unmatched", "malformed", "decoded_in_python"):
+    print(
+        f"Drain ({manifest['mode']}): {t['messages']} messages -> {run.out.uri}"
+        + (" (replaced)" if run.out.replaces else "")
+    )
+    for key in (
+        "retried",
+        "forwarded",
+        "discarded",
+        "catch_all",
+        "remaining",
+        "no_dlh",
+        "unmatched",
+        "malformed",
+        "decoded_in_python",
+    ):
         print(f"  {key:<12}{t[key]:>12}")
     if t["malformed"]:
-        print(f"  {t['malformed']} malformed record(s) were not decoded: they are in no output "
-              "file (nothing of them is delivered) and their reasons are in audit/; the first:",
-              file=sys.stderr)
+        print(
+            f"  {t['malformed']} malformed record(s) were not decoded: they are in no output "
+            "file (nothing of them is delivered) and their reasons are in audit/; the first:",
+            file=sys.stderr,
+        )
         for reason in summary.get("malformed_examples", []):
             print(f"    {reason}", file=sys.stderr)
     print("  by rule line:")
     for r in summary["by_rule"]:
-        print(f"    line {r['line']:>5}  {r['action']:<8} matched {r['matched']:>10}"
-              f"  chosen {r['chosen']:>10}")
+        print(
+            f"    line {r['line']:>5}  {r['action']:<8} matched {r['matched']:>10}"
+            f"  chosen {r['chosen']:>10}"
+        )
     if summary["never_matched"]:
-        print("  rules that matched nothing: lines "
-              + ", ".join(str(x) for x in summary["never_matched"]))
+        print(
+            "  rules that matched nothing: lines "
+            + ", ".join(str(x) for x in summary["never_matched"])
+        )
     if summary["shadowed"]:
-        print("  rules matched but never chosen (shadowed): lines "
-              + ", ".join(str(x) for x in summary["shadowed"]))
+        print(
+            "  rules matched but never chosen (shadowed): lines "
+            + ", ".join(str(x) for x in summary["shadowed"])
+        )
     for o in manifest["outputs"]:
-        print(f"  -> {o['queue']}@{o['qmgr'] or 'LOCAL'}: {o['messages']} messages in "
-              f"{o['file']}")
+        print(f"  -> {o['queue']}@{o['qmgr'] or 'LOCAL'}: {o['messages']} messages in {o['file']}")
     if manifest["remaining"].get("file"):
-        print(f"  -> remaining on the DLQ: {manifest['remaining']['messages']} in "
-              f"{manifest['remaining']['file']}")
+        print(
+            f"  -> remaining on the DLQ: {manifest['remaining']['messages']} in "
+            f"{manifest['remaining']['file']}"
+        )
     for note in run.inputs.notes():
         print(f"  input note: {note}")
     if run.log_file is not None:
@@ -479,4 +596,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DLQHandlerError as exc:
         print(f"dlqhandler drain: error: {exc}", file=sys.stderr)
         return int(ExitCode.FAILURE)
-

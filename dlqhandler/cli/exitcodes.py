@@ -38,29 +38,39 @@ class ExitCode(IntEnum):
 MEANINGS: dict[ExitCode, str] = {
     ExitCode.OK: "success",
     ExitCode.FAILURE: "lint found errors; check found a problem worse than a warning; "
-                      "qm mqsc: a command failed; any other failure",
+    "qm mqsc: a command failed; any other failure",
     ExitCode.USAGE: "bad arguments or option values; an input file that cannot be read or "
-                    "is not valid (a cut-off dmpmqmsg file...)",
+    "is not valid (a cut-off dmpmqmsg file...)",
     ExitCode.RULES_ERROR: "the rules table did not compile; nothing was processed",
     ExitCode.CONNECTION_ERROR: "the queue manager or the queue cannot be connected or "
-                               "opened (not found, not available, not authorized)",
+    "opened (not found, not available, not authorized)",
     ExitCode.MQ_ERROR: "a fatal MQ error while running (GET inhibited, disk full...)",
     ExitCode.PARTIAL: "finished, but some messages were not acted on (run: actions failed "
-                      "and the messages stay on the queue; drain: failed actions or malformed "
-                      "input records) or not loaded "
-                      "(qm dmpmqmsg -o stopped: resume with -r)",
+    "and the messages stay on the queue; drain: failed actions or malformed "
+    "input records) or not loaded "
+    "(qm dmpmqmsg -o stopped: resume with -r)",
     ExitCode.INTERRUPTED: "stopped by Ctrl-C (SIGINT)",
 }
 
 EPILOG = "exit codes:\n" + "\n".join(
     textwrap.fill(text, 79, initial_indent=f"  {int(code):>3}  ", subsequent_indent=" " * 7)
-    for code, text in MEANINGS.items())
+    for code, text in MEANINGS.items()
+)
 
 # Reasons that mean "cannot reach or open", not "failed while working".
-_CONNECTION_REASONS = frozenset({
-    MQRC_CONNECTION_BROKEN, MQRC_HOST_NOT_AVAILABLE, MQRC_NOT_AUTHORIZED,
-    MQRC_OBJECT_TYPE_ERROR, MQRC_Q_MGR_NAME_ERROR, MQRC_Q_MGR_NOT_AVAILABLE,
-    MQRC_Q_MGR_QUIESCING, MQRC_Q_MGR_STOPPING, MQRC_UNKNOWN_OBJECT_NAME})
+_CONNECTION_REASONS = frozenset(
+    {
+        MQRC_CONNECTION_BROKEN,
+        MQRC_HOST_NOT_AVAILABLE,
+        MQRC_NOT_AUTHORIZED,
+        MQRC_OBJECT_TYPE_ERROR,
+        MQRC_Q_MGR_NAME_ERROR,
+        MQRC_Q_MGR_NOT_AVAILABLE,
+        MQRC_Q_MGR_QUIESCING,
+        MQRC_Q_MGR_STOPPING,
+        MQRC_UNKNOWN_OBJECT_NAME,
+    }
+)
 
 
 def for_mq_reason(reason: int) -> ExitCode:

@@ -51,27 +51,47 @@ ASSUMED_DEADQ = "SYSTEM.DEAD.LETTER.QUEUE"  # what `run` uses: the QM's DEADQ, u
 def register(subparsers: Any) -> None:
     """Add the ``lint`` subcommand."""
     p = subparsers.add_parser(
-        "lint", help="check rules tables (runmqdlq syntax) and report every problem",
+        "lint",
+        help="check rules tables (runmqdlq syntax) and report every problem",
         description="Check runmqdlq rules tables; report every problem with file, line, "
-                    "column, a stable code and a hint.")
+        "column, a stable code and a hint.",
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="rules table; '-' reads stdin")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="output format (default: text)")
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
     p.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
-    p.add_argument("--require-catch-all", action="store_true",
-                   help=f"a missing final catch-all FWD rule ({CATCH_ALL_CODE}) is an error")
-    p.add_argument("--input-queue", metavar="Q", type=queue_name,
-                   help="the dead-letter queue the handler reads (to detect forwarding "
-                        f"loops; default: the table's INPUTQ, else {ASSUMED_DEADQ})")
-    p.add_argument("--triggered", action="store_true",
-                   help="the handler is started by triggering: warn about leftover messages")
-    p.add_argument("--explain", action="store_true",
-                   help="print each compiled rule: pattern, action, and how it is reached")
-    p.add_argument("--error-limit", type=non_negative_int, default=DEFAULT_DIAGNOSTIC_LIMIT,
-                   metavar="N",
-                   help="show at most N diagnostics (errors and warnings) per file, then "
-                        "count the rest, as clang's -ferror-limit (default "
-                        f"{DEFAULT_DIAGNOSTIC_LIMIT}; 0: no limit)")
+    p.add_argument(
+        "--require-catch-all",
+        action="store_true",
+        help=f"a missing final catch-all FWD rule ({CATCH_ALL_CODE}) is an error",
+    )
+    p.add_argument(
+        "--input-queue",
+        metavar="Q",
+        type=queue_name,
+        help="the dead-letter queue the handler reads (to detect forwarding "
+        f"loops; default: the table's INPUTQ, else {ASSUMED_DEADQ})",
+    )
+    p.add_argument(
+        "--triggered",
+        action="store_true",
+        help="the handler is started by triggering: warn about leftover messages",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="print each compiled rule: pattern, action, and how it is reached",
+    )
+    p.add_argument(
+        "--error-limit",
+        type=non_negative_int,
+        default=DEFAULT_DIAGNOSTIC_LIMIT,
+        metavar="N",
+        help="show at most N diagnostics (errors and warnings) per file, then "
+        "count the rest, as clang's -ferror-limit (default "
+        f"{DEFAULT_DIAGNOSTIC_LIMIT}; 0: no limit)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -96,17 +116,24 @@ def read_table(name: str | Path) -> bytes | str:
 
 def _check(name: str, table: bytes | str, args: argparse.Namespace) -> _Checked:
     path = "<stdin>" if name == "-" else name
-    result = compile_rules(table, source=path, input_queue=args.input_queue,
-                           deadq=ASSUMED_DEADQ, triggered=args.triggered,
-                           max_diagnostics=args.error_limit or None)
+    result = compile_rules(
+        table,
+        source=path,
+        input_queue=args.input_queue,
+        deadq=ASSUMED_DEADQ,
+        triggered=args.triggered,
+        max_diagnostics=args.error_limit or None,
+    )
     diags = result.diagnostics
     if args.require_catch_all:
-        diags = tuple(replace(d, severity=Severity.ERROR) if d.code == CATCH_ALL_CODE else d
-                      for d in diags)
+        diags = tuple(
+            replace(d, severity=Severity.ERROR) if d.code == CATCH_ALL_CODE else d for d in diags
+        )
     errors = warnings = 0
     for code, n in result.omitted.items():
         if CODES[code].severity == Severity.ERROR or (
-                args.require_catch_all and code == CATCH_ALL_CODE):
+            args.require_catch_all and code == CATCH_ALL_CODE
+        ):
             errors += n
         else:
             warnings += n
@@ -123,8 +150,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             table = read_table(name)
         except OSError as exc:
-            print(f"dlqhandler lint: cannot read {name}: {exc.strerror or exc}",
-                  file=sys.stderr)
+            print(f"dlqhandler lint: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
             unreadable = True
             continue
         checked.append(_check(name, table, args))
@@ -156,9 +182,9 @@ def render(d: Diagnostic, lines: list[str]) -> str:
     out = [escape(str(d))]
     if 1 <= d.line <= len(lines):
         src = lines[d.line - 1]
-        lead = "".join(c if c == "\t" else " " for c in escape(src[:d.column - 1]))
+        lead = "".join(c if c == "\t" else " " for c in escape(src[: d.column - 1]))
         end = d.end_column or d.column + 1
-        span = src[d.column - 1:end - 1]
+        span = src[d.column - 1 : end - 1]
         width = max(1, end - d.column + len(escape(span)) - len(span))
         out.append(f"  {escape(src)}")
         out.append(f"  {lead}^{'~' * (width - 1)}")
@@ -167,15 +193,15 @@ def render(d: Diagnostic, lines: list[str]) -> str:
     return "\n".join(out)
 
 
-def omitted_line(result: CompileResult, path: str,
-                 how: str = "--error-limit N shows more, 0 all") -> str | None:
+def omitted_line(
+    result: CompileResult, path: str, how: str = "--error-limit N shows more, 0 all"
+) -> str | None:
     """What a capped report says about the diagnostics it does not show (and ``how`` to
     see them), or None."""
     if not result.omitted:
         return None
     by_code = ", ".join(f"{code} x{n}" for code, n in sorted(result.omitted.items()))
-    return (f"{escape(path)}: {result.omitted_count} more diagnostics not shown ({by_code}); "
-            f"{how}")
+    return f"{escape(path)}: {result.omitted_count} more diagnostics not shown ({by_code}); {how}"
 
 
 def _print_text(checked: list[_Checked], with_explain: bool) -> None:
@@ -201,8 +227,16 @@ def _print_json(checked: list[_Checked], with_explain: bool) -> None:
         entry: dict[str, Any] = {
             "path": c.path,
             "rules": len(rs.rules) if rs is not None else None,
-            "diagnostics": [{"line": d.line, "column": d.column, "severity": str(d.severity),
-                             "code": d.code, "message": d.message} for d in c.diagnostics],
+            "diagnostics": [
+                {
+                    "line": d.line,
+                    "column": d.column,
+                    "severity": str(d.severity),
+                    "code": d.code,
+                    "message": d.message,
+                }
+                for d in c.diagnostics
+            ],
         }
         if c.result.omitted:
             entry["omitted"] = dict(sorted(c.result.omitted.items()))

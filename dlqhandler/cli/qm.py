@@ -76,79 +76,152 @@ _CONTEXTS: dict[str, Context] = {"A": "set_all", "a": "pass_all", "d": "default"
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "qm", help="administer embedded queue managers (create, mqsc, dmpmqmsg...)",
-        description="Embedded queue managers under $DLQHANDLER_HOME/qmgrs.")
+        "qm",
+        help="administer embedded queue managers (create, mqsc, dmpmqmsg...)",
+        description="Embedded queue managers under $DLQHANDLER_HOME/qmgrs.",
+    )
     sub = parser.add_subparsers(dest="qm_command", metavar="ACTION", required=True)
 
     p = sub.add_parser("create", help="create a queue manager (crtmqm)")
     p.add_argument("name", type=qmgr_name)
-    p.add_argument("--deadq", "-u", default=DEFAULT_DEADQ, metavar="Q", type=queue_name,
-                   help=f"its dead-letter queue (default {DEFAULT_DEADQ})")
+    p.add_argument(
+        "--deadq",
+        "-u",
+        default=DEFAULT_DEADQ,
+        metavar="Q",
+        type=queue_name,
+        help=f"its dead-letter queue (default {DEFAULT_DEADQ})",
+    )
     p.set_defaults(handler=_create)
 
     p = sub.add_parser("delete", help="delete a queue manager and its messages (dltmqm)")
     p.add_argument("name", type=qmgr_name)
     p.set_defaults(handler=_delete)
 
-    p = sub.add_parser("list", help="list queue managers and their status (dspmq)",
-                       description="STATUS(Running) while a process is connected, "
-                                   "STATUS(Ended unexpectedly) when a connected process died "
-                                   "(its work is recovered by the next connection), else "
-                                   "STATUS(Ended normally), as dspmq.")
+    p = sub.add_parser(
+        "list",
+        help="list queue managers and their status (dspmq)",
+        description="STATUS(Running) while a process is connected, "
+        "STATUS(Ended unexpectedly) when a connected process died "
+        "(its work is recovered by the next connection), else "
+        "STATUS(Ended normally), as dspmq.",
+    )
     p.set_defaults(handler=_list)
 
     p = sub.add_parser("mqsc", help="run MQSC commands from standard input (runmqsc)")
-    p.add_argument("name", nargs="?", type=qmgr_name,
-                   help="queue manager (default $DLQHANDLER_QMGR)")
-    p.add_argument("-v", dest="verify", action="store_true",
-                   help="verify the commands only; change nothing")
+    p.add_argument(
+        "name", nargs="?", type=qmgr_name, help="queue manager (default $DLQHANDLER_QMGR)"
+    )
+    p.add_argument(
+        "-v", dest="verify", action="store_true", help="verify the commands only; change nothing"
+    )
     p.set_defaults(handler=_mqsc)
 
-    p = sub.add_parser("dmpmqmsg", help="unload or load a queue (dmpmqmsg)",
-                       description="-i browses (messages stay), -I gets destructively, "
-                                   "-o loads; as IBM's dmpmqmsg.")
+    p = sub.add_parser(
+        "dmpmqmsg",
+        help="unload or load a queue (dmpmqmsg)",
+        description="-i browses (messages stay), -I gets destructively, "
+        "-o loads; as IBM's dmpmqmsg.",
+    )
     p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
     which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("-i", dest="browse_q", metavar="QUEUE", type=queue_name,
-                       help="unload by browsing")
-    which.add_argument("-I", dest="get_q", metavar="QUEUE", type=queue_name,
-                       help="unload destructively")
-    which.add_argument("-o", dest="load_q", metavar="QUEUE", type=queue_name,
-                       help="load onto QUEUE")
-    p.add_argument("-f", "-F", dest="file", required=True, metavar="FILE",
-                   help="the file ('-', 'stdout' or 'stdin' for the standard streams)")
-    p.add_argument("-C", dest="context", choices=sorted(_CONTEXTS), default="A",
-                   help="load context: A set all (default), a pass all, d default")
-    p.add_argument("-t", dest="per_uow", type=positive_int, default=200, metavar="N",
-                   help="messages per unit of work (default 200)")
-    p.add_argument("-r", dest="range", type=parse_range, default=None, metavar="RANGE",
-                   help="(-o only) load only these messages of the file, numbered from 1: "
-                        "x, x..y, "
-                        "x.. (x onwards), ..y, x#n (n from x), #n (the first n); "
-                        "resumes a load that stopped, without duplicates")
-    p.add_argument("-d", dest="mode", choices=("A", "p", "t"), default=None,
-                   help="data lines: A invariant strings, p printable, t text (lossy)")
+    which.add_argument(
+        "-i", dest="browse_q", metavar="QUEUE", type=queue_name, help="unload by browsing"
+    )
+    which.add_argument(
+        "-I", dest="get_q", metavar="QUEUE", type=queue_name, help="unload destructively"
+    )
+    which.add_argument(
+        "-o", dest="load_q", metavar="QUEUE", type=queue_name, help="load onto QUEUE"
+    )
+    p.add_argument(
+        "-f",
+        "-F",
+        dest="file",
+        required=True,
+        metavar="FILE",
+        help="the file ('-', 'stdout' or 'stdin' for the standard streams)",
+    )
+    p.add_argument(
+        "-C",
+        dest="context",
+        choices=sorted(_CONTEXTS),
+        default="A",
+        help="load context: A set all (default), a pass all, d default",
+    )
+    p.add_argument(
+        "-t",
+        dest="per_uow",
+        type=positive_int,
+        default=200,
+        metavar="N",
+        help="messages per unit of work (default 200)",
+    )
+    p.add_argument(
+        "-r",
+        dest="range",
+        type=parse_range,
+        default=None,
+        metavar="RANGE",
+        help="(-o only) load only these messages of the file, numbered from 1: "
+        "x, x..y, "
+        "x.. (x onwards), ..y, x#n (n from x), #n (the first n); "
+        "resumes a load that stopped, without duplicates",
+    )
+    p.add_argument(
+        "-d",
+        dest="mode",
+        choices=("A", "p", "t"),
+        default=None,
+        help="data lines: A invariant strings, p printable, t text (lossy)",
+    )
     p.set_defaults(handler=_dmpmqmsg)
 
-    p = sub.add_parser("runmqtrm", help="run a trigger monitor (runmqtrm)",
-                       description="Get trigger messages from an initiation queue and start "
-                                   "each one's process APPLICID with the MQTMC2 as its "
-                                   "argument, as IBM's runmqtrm does on UNIX (no shell).")
-    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name,
-                   help="queue manager (default $DLQHANDLER_QMGR)")
-    p.add_argument("-q", dest="initq", default=INITIATION_QUEUE, metavar="INITQ",
-                   type=queue_name,
-                   help=f"initiation queue (default {INITIATION_QUEUE})")
-    p.add_argument("--wait", type=non_negative_float, default=None, metavar="SECONDS",
-                   help="end when no trigger message arrives within SECONDS "
-                        "(default: wait forever)")
-    p.add_argument("--once", action="store_true",
-                   help="end after one trigger message (and its application)")
-    p.add_argument("--stop-timeout", type=non_negative_float, default=30.0, metavar="SECONDS",
-                   help="when stopping, wait this long for started applications "
-                        "(default 30)")
-    p.add_argument("--log-format", choices=("json", "console"), default=None,
-                   help="log format (default: json unless stderr is a terminal)")
+    p = sub.add_parser(
+        "runmqtrm",
+        help="run a trigger monitor (runmqtrm)",
+        description="Get trigger messages from an initiation queue and start "
+        "each one's process APPLICID with the MQTMC2 as its "
+        "argument, as IBM's runmqtrm does on UNIX (no shell).",
+    )
+    p.add_argument(
+        "-m",
+        dest="qmgr",
+        metavar="QMGR",
+        type=qmgr_name,
+        help="queue manager (default $DLQHANDLER_QMGR)",
+    )
+    p.add_argument(
+        "-q",
+        dest="initq",
+        default=INITIATION_QUEUE,
+        metavar="INITQ",
+        type=queue_name,
+        help=f"initiation queue (default {INITIATION_QUEUE})",
+    )
+    p.add_argument(
+        "--wait",
+        type=non_negative_float,
+        default=None,
+        metavar="SECONDS",
+        help="end when no trigger message arrives within SECONDS (default: wait forever)",
+    )
+    p.add_argument(
+        "--once", action="store_true", help="end after one trigger message (and its application)"
+    )
+    p.add_argument(
+        "--stop-timeout",
+        type=non_negative_float,
+        default=30.0,
+        metavar="SECONDS",
+        help="when stopping, wait this long for started applications (default 30)",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=("json", "console"),
+        default=None,
+        help="log format (default: json unless stderr is a terminal)",
+    )
     p.add_argument("--log-level", default=None, choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     p.set_defaults(handler=_runmqtrm)
 
@@ -159,24 +232,48 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     data.add_argument("--data", default="", help="message text (UTF-8)")
     data.add_argument("--file", type=Path, help="message data from a file")
     p.add_argument("--count", type=positive_int, default=1, help="messages (1 or more)")
-    p.add_argument("--priority", type=bounded_int(-1, 9), default=-1,
-                   help="0-9, or -1 for the queue's default (MQPRI_PRIORITY_AS_Q_DEF)")
+    p.add_argument(
+        "--priority",
+        type=bounded_int(-1, 9),
+        default=-1,
+        help="0-9, or -1 for the queue's default (MQPRI_PRIORITY_AS_Q_DEF)",
+    )
     p.add_argument("--persistent", action="store_true")
     p.add_argument("--format", default="MQSTR", help="MQMD Format (default MQSTR)")
-    p.add_argument("--expiry", type=_expiry, default=-1,
-                   help="tenths of a second, 1 or more; -1 never expires (MQEI_UNLIMITED)")
+    p.add_argument(
+        "--expiry",
+        type=_expiry,
+        default=-1,
+        help="tenths of a second, 1 or more; -1 never expires (MQEI_UNLIMITED)",
+    )
     p.add_argument("--reply-to-q", default="", type=queue_name_or_blank)
-    p.add_argument("--dlq-reason", type=bounded_int(0, MQLONG_MAX), metavar="N",
-                   help="wrap the data in an MQDLH with this reason (a dead letter)")
-    p.add_argument("--dest", default="", metavar="Q", type=queue_name_or_blank,
-                   help="MQDLH DestQName")
-    p.add_argument("--dest-qmgr", default="", metavar="QMGR", type=qmgr_name_or_blank,
-                   help="MQDLH DestQMgrName")
-    p.add_argument("--property", dest="properties", action="append", default=[],
-                   type=_property_arg, metavar="NAME[:TYPE]=VALUE",
-                   help="a message property (repeatable); TYPE as in an MQRFH2: string"
-                        " (default), boolean, bin.hex, i1, i2, i4, i8, r4, r8, or null"
-                        " (NAME:null, no value)")
+    p.add_argument(
+        "--dlq-reason",
+        type=bounded_int(0, MQLONG_MAX),
+        metavar="N",
+        help="wrap the data in an MQDLH with this reason (a dead letter)",
+    )
+    p.add_argument(
+        "--dest", default="", metavar="Q", type=queue_name_or_blank, help="MQDLH DestQName"
+    )
+    p.add_argument(
+        "--dest-qmgr",
+        default="",
+        metavar="QMGR",
+        type=qmgr_name_or_blank,
+        help="MQDLH DestQMgrName",
+    )
+    p.add_argument(
+        "--property",
+        dest="properties",
+        action="append",
+        default=[],
+        type=_property_arg,
+        metavar="NAME[:TYPE]=VALUE",
+        help="a message property (repeatable); TYPE as in an MQRFH2: string"
+        " (default), boolean, bin.hex, i1, i2, i4, i8, r4, r8, or null"
+        " (NAME:null, no value)",
+    )
     p.set_defaults(handler=_put)
 
     p = sub.add_parser("browse", help="list the messages on a queue (non-destructive)")
@@ -200,8 +297,9 @@ def _connected(name: str | None) -> Iterator[EmbeddedQueueManager]:
     settings = load_settings()
     # The queue manager logs events (trigger messages written...): to the process's
     # stderr, never mixed into what these commands print on stdout.
-    configure_logging(level=settings.log_level, json=settings.log_json,
-                      stream=sys.__stderr__ or sys.stderr)
+    configure_logging(
+        level=settings.log_level, json=settings.log_json, stream=sys.__stderr__ or sys.stderr
+    )
     qm = connect(name, settings=settings)
     try:
         yield qm
@@ -232,13 +330,15 @@ def _list(args: argparse.Namespace) -> int:
 def _mqsc(args: argparse.Namespace) -> int:
     text = sys.stdin.read()
     with _connected(args.name) as qm:
-        result = run_mqsc(text, qm.admin(), sys.stdout, qmgr_name=qm.name,
-                          verify=args.verify)
+        result = run_mqsc(text, qm.admin(), sys.stdout, qmgr_name=qm.name, verify=args.verify)
     sys.stdout.flush()
     for failure in result.failures:
         kind = "syntax error" if failure.syntax else "failed"
-        print(f"dlqhandler: MQSC command {failure.number} at line {failure.line} {kind}: "
-              f"{failure.message}", file=sys.stderr)
+        print(
+            f"dlqhandler: MQSC command {failure.number} at line {failure.line} {kind}: "
+            f"{failure.message}",
+            file=sys.stderr,
+        )
     return int(ExitCode.OK if result.ok else ExitCode.FAILURE)
 
 
@@ -246,11 +346,14 @@ def _runmqtrm(args: argparse.Namespace) -> int:
     """The trigger monitor: SIGTERM and SIGINT set the stop event it checks."""
     settings = load_settings()
     json_logs = None if args.log_format is None else args.log_format == "json"
-    configure_logging(level=args.log_level or settings.log_level,
-                      json=settings.log_json if json_logs is None else json_logs,
-                      stream=sys.__stderr__ or sys.stderr)
-    options = MonitorOptions(initq=args.initq, wait=args.wait, once=args.once,
-                             stop_timeout=args.stop_timeout)
+    configure_logging(
+        level=args.log_level or settings.log_level,
+        json=settings.log_json if json_logs is None else json_logs,
+        stream=sys.__stderr__ or sys.stderr,
+    )
+    options = MonitorOptions(
+        initq=args.initq, wait=args.wait, once=args.once, stop_timeout=args.stop_timeout
+    )
     stop = threading.Event()
 
     def on_signal(_signum: int, _frame: FrameType | None) -> None:
@@ -281,9 +384,12 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
     if args.range is not None and not args.load_q:
         # IBM's -r also selects on an unload; this one does not (yet): refused rather
         # than ignored, which would unload (with -I: remove) every message.
-        print("dlqhandler qm dmpmqmsg: -r selects messages of a load (-o) only; an unload "
-              "(-i, -I) takes the whole queue: leave out -r, or unload and then load "
-              "the range you want", file=sys.stderr)
+        print(
+            "dlqhandler qm dmpmqmsg: -r selects messages of a load (-o) only; an unload "
+            "(-i, -I) takes the whole queue: leave out -r, or unload and then load "
+            "the range you want",
+            file=sys.stderr,
+        )
         return int(ExitCode.USAGE)
     counts = Counts()
     per_uow = args.per_uow
@@ -296,24 +402,42 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
                 if args.range is not None:
                     print(args.range.describe(), file=sys.stderr)
                 with _connected(args.qmgr) as qm:
-                    load(qm, args.load_q, stream, name=args.file,
-                         context=_CONTEXTS[args.context], per_uow=per_uow,
-                         selected=selected, counts=counts)
+                    load(
+                        qm,
+                        args.load_q,
+                        stream,
+                        name=args.file,
+                        context=_CONTEXTS[args.context],
+                        per_uow=per_uow,
+                        selected=selected,
+                        counts=counts,
+                    )
         else:
             with _connected(args.qmgr) as qm, open_file(args.file, write=True) as stream:
-                unload(qm, args.browse_q or args.get_q, stream,
-                       destructive=args.get_q is not None, per_uow=per_uow,
-                       mode=args.mode or "hex", counts=counts)
+                unload(
+                    qm,
+                    args.browse_q or args.get_q,
+                    stream,
+                    destructive=args.get_q is not None,
+                    per_uow=per_uow,
+                    mode=args.mode or "hex",
+                    counts=counts,
+                )
     except LoadStopped as exc:
         print(f"dlqhandler qm dmpmqmsg: {exc.problem}", file=sys.stderr)
-        print(f"dlqhandler qm dmpmqmsg: the load stopped: {counts.written_msgs} message(s) "
-              f"committed to {args.load_q}; message {exc.first_not_loaded} and after were "
-              f"not loaded. Fix the cause, then resume without duplicates with: "
-              f"-r {selected.resume_from(exc.first_not_loaded)}", file=sys.stderr)
+        print(
+            f"dlqhandler qm dmpmqmsg: the load stopped: {counts.written_msgs} message(s) "
+            f"committed to {args.load_q}; message {exc.first_not_loaded} and after were "
+            f"not loaded. Fix the cause, then resume without duplicates with: "
+            f"-r {selected.resume_from(exc.first_not_loaded)}",
+            file=sys.stderr,
+        )
         return int(ExitCode.INTERRUPTED if exc.interrupted else ExitCode.PARTIAL)
     except OSError as exc:
-        print(f"dlqhandler qm dmpmqmsg: cannot open {args.file}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(
+            f"dlqhandler qm dmpmqmsg: cannot open {args.file}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return int(ExitCode.USAGE)
     finally:
         print_counts(counts)
@@ -322,17 +446,26 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
 
 def _put(args: argparse.Namespace) -> int:
     data = args.file.read_bytes() if args.file else args.data.encode("utf-8")
-    md = MQMD(format=args.format, priority=args.priority, persistence=int(args.persistent),
-              expiry=args.expiry, reply_to_q=args.reply_to_q)
+    md = MQMD(
+        format=args.format,
+        priority=args.priority,
+        persistence=int(args.persistent),
+        expiry=args.expiry,
+        reply_to_q=args.reply_to_q,
+    )
     props = tuple(args.properties)
     message = Message(md, data, None, props)
     with _connected(args.qmgr) as qm:
         if args.dlq_reason is not None:
-            message = Message.dead_letter(md, data, reason=args.dlq_reason,
-                                          dest_q_name=args.dest,
-                                          dest_q_mgr_name=args.dest_qmgr or qm.name,
-                                          put_appl_name="dlqhandler qm put",
-                                          properties=props)
+            message = Message.dead_letter(
+                md,
+                data,
+                reason=args.dlq_reason,
+                dest_q_name=args.dest,
+                dest_q_mgr_name=args.dest_qmgr or qm.name,
+                put_appl_name="dlqhandler qm put",
+                properties=props,
+            )
         for _ in range(args.count):
             put = qm.put1(args.queue, message, PutOptions(syncpoint=False, context="default"))
             print(f"put {put.msg_id.hex().upper()} to {args.queue}")
@@ -367,8 +500,11 @@ def _property_arg(text: str) -> Property:
 
 def _describe_properties(message: Message) -> str:
     """One line per property: name (type) = value; text from a message shown escaped."""
-    return "".join(f"\n        {p.name if p.name.isprintable() else repr(p.name)}"
-                   f" ({dt_of(p.type)}) = {p.value!r}" for p in message.properties)
+    return "".join(
+        f"\n        {p.name if p.name.isprintable() else repr(p.name)}"
+        f" ({dt_of(p.type)}) = {p.value!r}"
+        for p in message.properties
+    )
 
 
 def _describe(index: int, message: Message) -> str:
@@ -377,9 +513,11 @@ def _describe(index: int, message: Message) -> str:
 
 def _describe_md(index: int, message: Message) -> str:
     md = message.md
-    head = (f"{index:>6}  {md.msg_id.hex().upper()}  pri {md.priority}  "
-            f"{'persistent' if md.persistence == 1 else 'non-persistent':<14} "
-            f"{len(message.body):>7} bytes  {md.format or '-':<8} BOC {md.backout_count}")
+    head = (
+        f"{index:>6}  {md.msg_id.hex().upper()}  pri {md.priority}  "
+        f"{'persistent' if md.persistence == 1 else 'non-persistent':<14} "
+        f"{len(message.body):>7} bytes  {md.format or '-':<8} BOC {md.backout_count}"
+    )
     if md.format == "MQDEAD":
         try:
             dlh = decode_dead_letter(md, message.body).dlh

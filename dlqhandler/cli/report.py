@@ -63,51 +63,101 @@ class _UsageError(Exception):
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--input", nargs="+", metavar="PATH",
-                     help="dmpmqmsg files, directories or globs (as for drain)")
-    src.add_argument("-m", "--qmgr", metavar="QMGR",
-                     help="browse a queue of this embedded queue manager (never gets)")
-    p.add_argument("--queue", metavar="Q",
-                   help="with -m: the queue to browse (default: the table's INPUTQ, else the "
-                        "queue manager's dead-letter queue)")
-    p.add_argument("--rules", type=Path, metavar="FILE",
-                   help="report what this rules table would do to each message")
-    p.add_argument("--compare", type=Path, metavar="OLD_FILE",
-                   help="with --rules: report the messages whose action or target changes "
-                        "from this (old) table to --rules")
-    p.add_argument("--as-of", metavar="TIMESTAMP",
-                   help="ISO 8601 time the ages are measured to (default: now; no zone: UTC)")
-    p.add_argument("--older-than", metavar="AGE",
-                   help="report only on messages dead-lettered at least AGE before --as-of "
-                        "(MQDLH PutDate/PutTime, as run --older-than), e.g. 7d, 12h, 30m, "
-                        "90s, 2w; the report says how many it left out")
-    p.add_argument("--newer-than", metavar="AGE",
-                   help="report only on messages dead-lettered at most AGE before --as-of; "
-                        "with --older-than, the messages between the two (--newer-than "
-                        "must not be shorter)")
-    p.add_argument("--output", type=Path, required=True, metavar="DIR",
-                   help="new or empty local directory for report.json and report.html")
-    p.add_argument("--overwrite", action="store_true",
-                   help="replace a non-empty --output directory whole (as for drain)")
-    p.add_argument("--top", type=bounded_int(1, JAVA_INT_MAX), default=1000, metavar="N",
-                   help="keep the N biggest values of each list, plus one 'other' row "
-                        "(default 1000)")
+    src.add_argument(
+        "--input",
+        nargs="+",
+        metavar="PATH",
+        help="dmpmqmsg files, directories or globs (as for drain)",
+    )
+    src.add_argument(
+        "-m",
+        "--qmgr",
+        metavar="QMGR",
+        help="browse a queue of this embedded queue manager (never gets)",
+    )
+    p.add_argument(
+        "--queue",
+        metavar="Q",
+        help="with -m: the queue to browse (default: the table's INPUTQ, else the "
+        "queue manager's dead-letter queue)",
+    )
+    p.add_argument(
+        "--rules",
+        type=Path,
+        metavar="FILE",
+        help="report what this rules table would do to each message",
+    )
+    p.add_argument(
+        "--compare",
+        type=Path,
+        metavar="OLD_FILE",
+        help="with --rules: report the messages whose action or target changes "
+        "from this (old) table to --rules",
+    )
+    p.add_argument(
+        "--as-of",
+        metavar="TIMESTAMP",
+        help="ISO 8601 time the ages are measured to (default: now; no zone: UTC)",
+    )
+    p.add_argument(
+        "--older-than",
+        metavar="AGE",
+        help="report only on messages dead-lettered at least AGE before --as-of "
+        "(MQDLH PutDate/PutTime, as run --older-than), e.g. 7d, 12h, 30m, "
+        "90s, 2w; the report says how many it left out",
+    )
+    p.add_argument(
+        "--newer-than",
+        metavar="AGE",
+        help="report only on messages dead-lettered at most AGE before --as-of; "
+        "with --older-than, the messages between the two (--newer-than "
+        "must not be shorter)",
+    )
+    p.add_argument(
+        "--output",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="new or empty local directory for report.json and report.html",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a non-empty --output directory whole (as for drain)",
+    )
+    p.add_argument(
+        "--top",
+        type=bounded_int(1, JAVA_INT_MAX),
+        default=1000,
+        metavar="N",
+        help="keep the N biggest values of each list, plus one 'other' row (default 1000)",
+    )
     p.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="Spark's own log lines on stderr (default: to a log file, named at"
-                        " the end)")
-    p.add_argument("--split-mb", type=bounded_int(1, SPLIT_MB_MAX), default=128, metavar="MB",
-                   help="largest input split in MiB (default 128, Spark's own; Spark makes "
-                        "them smaller so that every core has a share of a small input)")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="Spark's own log lines on stderr (default: to a log file, named at the end)",
+    )
+    p.add_argument(
+        "--split-mb",
+        type=bounded_int(1, SPLIT_MB_MAX),
+        default=128,
+        metavar="MB",
+        help="largest input split in MiB (default 128, Spark's own; Spark makes "
+        "them smaller so that every core has a share of a small input)",
+    )
     add_connection_arguments(p)
 
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
-        "report", help="read-only report on a DLQ backlog (and what a rules table would do)",
+        "report",
+        help="read-only report on a DLQ backlog (and what a rules table would do)",
         description="Count what is on a dead-letter queue (reasons, destinations, "
-                    "applications, ages, arrivals) and what a rules table, or a change of "
-                    "table, would do to each message. Moves nothing.")
+        "applications, ages, arrivals) and what a rules table, or a change of "
+        "table, would do to each message. Moves nothing.",
+    )
     _add_arguments(p)
     p.set_defaults(handler=_report)
 
@@ -120,14 +170,18 @@ def parse_as_of(text: str | None) -> datetime:
     try:
         value = datetime.fromisoformat(text.strip())
     except ValueError as exc:
-        raise _UsageError(f"--as-of {text!r} is not an ISO 8601 time; write it as "
-                          "2024-11-25T12:00:00Z or 2024-11-25") from exc
+        raise _UsageError(
+            f"--as-of {text!r} is not an ISO 8601 time; write it as "
+            "2024-11-25T12:00:00Z or 2024-11-25"
+        ) from exc
     value = value.replace(tzinfo=UTC) if value.tzinfo is None else value
     try:  # ages are measured in UTC: a time the UTC calendar cannot hold is refused
         value.astimezone(UTC).timestamp()
     except (OverflowError, ValueError, OSError) as exc:
-        raise _UsageError(f"--as-of {text!r} is outside the calendar (0001-01-01 to "
-                          "9999-12-31 UTC) once taken to UTC; give a time within it") from exc
+        raise _UsageError(
+            f"--as-of {text!r} is outside the calendar (0001-01-01 to "
+            "9999-12-31 UTC) once taken to UTC; give a time within it"
+        ) from exc
     return value
 
 
@@ -159,8 +213,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.queue is not None and args.qmgr is None:
         raise _UsageError("--queue names a queue to browse: give -m QMGR as well")
     problem = connection_usage_problem(args) or names_problem(
-        args, queues={k: v for k, v in QUEUE_OPTIONS.items() if k == "queue"},
-        qmgrs=QMGR_OPTIONS)
+        args, queues={k: v for k, v in QUEUE_OPTIONS.items() if k == "queue"}, qmgrs=QMGR_OPTIONS
+    )
     if problem:
         raise _UsageError(problem)
     as_of = parse_as_of(args.as_of)
@@ -177,14 +231,18 @@ def _run(args: argparse.Namespace) -> int:
         if new is None or (args.compare is not None and old is None):
             return int(ExitCode.RULES_ERROR)
     if not is_local(str(args.output)):
-        raise _UsageError(f"--output {args.output}: the report is written on this machine; "
-                          "give a local directory")
+        raise _UsageError(
+            f"--output {args.output}: the report is written on this machine; give a local directory"
+        )
     try:
         inputs = input_files(args.input) if args.input else InputSet()
         # the drain's rule: a new or empty directory, or --overwrite; staged, then renamed;
         # never holding (nor inside) what the report reads
-        out = check_output_dir(str(args.output), overwrite=args.overwrite,
-                               reads=reads_of(inputs, rules=args.rules, compare=args.compare))
+        out = check_output_dir(
+            str(args.output),
+            overwrite=args.overwrite,
+            reads=reads_of(inputs, rules=args.rules, compare=args.compare),
+        )
     except (ConfigError, DumpFormatError) as exc:
         raise _UsageError(str(exc)) from exc
     print_input_notes(_PROG, inputs)
@@ -193,10 +251,12 @@ def _run(args: argparse.Namespace) -> int:
         if isinstance(gathered, int):
             return gathered
         report, source = gathered
-        (out.staging_path / "report.json").write_text(json.dumps(report, indent=2) + "\n",
-                                                      encoding="utf-8")
-        (out.staging_path / "report.html").write_text(render_html(report, source=source),
-                                                      encoding="utf-8")
+        (out.staging_path / "report.json").write_text(
+            json.dumps(report, indent=2) + "\n", encoding="utf-8"
+        )
+        (out.staging_path / "report.html").write_text(
+            render_html(report, source=source), encoding="utf-8"
+        )
         out.commit()
     finally:
         out.discard()  # nothing left behind when the run did not finish
@@ -210,48 +270,71 @@ def _run(args: argparse.Namespace) -> int:
     return int(ExitCode.OK)
 
 
-def _gather(args: argparse.Namespace, settings: Any, inputs: InputSet, *, as_of: datetime,
-            ages: AgeWindow, new: RuleSet | None,
-            old: RuleSet | None) -> tuple[dict[str, Any], str] | int:
+def _gather(
+    args: argparse.Namespace,
+    settings: Any,
+    inputs: InputSet,
+    *,
+    as_of: datetime,
+    ages: AgeWindow,
+    new: RuleSet | None,
+    old: RuleSet | None,
+) -> tuple[dict[str, Any], str] | int:
     """The report object and what was read, or an exit code."""
     with tempfile.TemporaryDirectory(prefix="dlqhandler-report-") as tmp:
         if args.qmgr is not None:
             queue = args.queue or (new.control.inputq if new is not None else None)
             try:
-                name = args.qmgr if args.backend == "ibmmq" else resolve_qmgr_name(settings,
-                                                                                    args.qmgr)
+                name = (
+                    args.qmgr if args.backend == "ibmmq" else resolve_qmgr_name(settings, args.qmgr)
+                )
                 snap, queue, local = snapshot_queue(args, settings, name, queue, Path(tmp))
             except SNAPSHOT_ERRORS as exc:
-                print(f"{_PROG}: cannot browse {queue or 'the dead-letter queue'} on "
-                      f"{args.qmgr}: {exc}", file=sys.stderr)
+                print(
+                    f"{_PROG}: cannot browse {queue or 'the dead-letter queue'} on "
+                    f"{args.qmgr}: {exc}",
+                    file=sys.stderr,
+                )
                 return int(ExitCode.CONNECTION_ERROR)
             inputs = InputSet(files=(str(snap),))
             source = f"queue {queue} on {name} (browsed)"
         else:
             queue, local = None, ""
             source = ""
-        report, inputs, spark_log = _spark_report(args, inputs, as_of=as_of, ages=ages,
-                                                  new=new, old=old, queue=queue, local=local)
+        report, inputs, spark_log = _spark_report(
+            args, inputs, as_of=as_of, ages=ages, new=new, old=old, queue=queue, local=local
+        )
         if args.qmgr is None:
             files = inputs.files
             source = ", ".join(files[:3]) + (
-                f" and {len(files) - 3} more files" if len(files) > 3 else "")
-    notes = {"files": len(inputs.files), "notes": inputs.notes(),
-             "spark_log": str(spark_log) if spark_log else None}
+                f" and {len(files) - 3} more files" if len(files) > 3 else ""
+            )
+    notes = {
+        "files": len(inputs.files),
+        "notes": inputs.notes(),
+        "spark_log": str(spark_log) if spark_log else None,
+    }
     return {"source": source, "inputs": notes, **report}, source
 
 
-def _spark_report(args: argparse.Namespace, inputs: InputSet, *, as_of: datetime,
-                  ages: AgeWindow, new: RuleSet | None, old: RuleSet | None, queue: str | None,
-                  local: str) -> tuple[dict[str, Any], InputSet, Path | None]:
+def _spark_report(
+    args: argparse.Namespace,
+    inputs: InputSet,
+    *,
+    as_of: datetime,
+    ages: AgeWindow,
+    new: RuleSet | None,
+    old: RuleSet | None,
+    queue: str | None,
+    local: str,
+) -> tuple[dict[str, Any], InputSet, Path | None]:
     """Build the report on Spark; Spark's own log lines go to a log file (as the
     drain's do) unless --verbose or under spark-submit."""
     from dlqhandler.spark.report import ReportOptions, build_report, read_dumps
     from dlqhandler.spark.session import get_session, has_active_session
 
     spark_log = None
-    if (not has_active_session() and not args.verbose
-            and "PYSPARK_GATEWAY_PORT" not in os.environ):
+    if not has_active_session() and not args.verbose and "PYSPARK_GATEWAY_PORT" not in os.environ:
         spark_log = log_file("report")
     spark = get_session(args.master, app_name="dlqhandler-report", log_file=spark_log)
     if inputs.pending:  # Hadoop URIs are listed now that Spark runs (local files already were)
@@ -260,13 +343,24 @@ def _spark_report(args: argparse.Namespace, inputs: InputSet, *, as_of: datetime
             inputs = inputs.with_hadoop(spark)
         except ConfigError as exc:
             raise _UsageError(str(exc)) from exc
-        print_input_notes(_PROG, InputSet(repeated=inputs.repeated[len(before.repeated):],
-                                          left_out=inputs.left_out[len(before.left_out):]))
+        print_input_notes(
+            _PROG,
+            InputSet(
+                repeated=inputs.repeated[len(before.repeated) :],
+                left_out=inputs.left_out[len(before.left_out) :],
+            ),
+        )
     try:
         messages = read_dumps(spark, list(inputs.files), split_bytes=args.split_mb << 20)
     except DumpFormatError as exc:
         raise _UsageError(str(exc)) from exc
-    options = ReportOptions(as_of=as_of, ruleset=new, old_ruleset=old, input_queue=queue,
-                            local_qmgr=local, top=args.top, ages=ages)
+    options = ReportOptions(
+        as_of=as_of,
+        ruleset=new,
+        old_ruleset=old,
+        input_queue=queue,
+        local_qmgr=local,
+        top=args.top,
+        ages=ages,
+    )
     return build_report(messages, options), inputs, spark_log
-

@@ -86,40 +86,86 @@ _Handler = Callable[[int, FrameType | None], Any] | int | None
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
-        "run", help="run the dead-letter queue handler (runmqdlq compatible)",
-        description="Apply a runmqdlq rules table to a dead-letter queue.")
-    p.add_argument("inputq", nargs="?", metavar="INPUTQ",
-                   help="queue to process (overrides INPUTQ; ' ' means the QM's DEADQ)")
-    p.add_argument("inputqm", nargs="?", metavar="INPUTQM",
-                   help="queue manager (overrides INPUTQM; ' ' means the default)")
-    p.add_argument("--rules", type=Path, metavar="FILE",
-                   help="rules table file (default: read the table from stdin)")
-    p.add_argument("--dry-run", action="store_true",
-                   help="browse only: one pass, log and summarise what would happen, "
-                        "change nothing")
-    p.add_argument("--batch-size", type=positive_int, default=DEFAULT_BATCH_SIZE, metavar="N",
-                   help=f"messages per unit of work, 1 or more (default {DEFAULT_BATCH_SIZE})")
-    p.add_argument("--status-queue", default=DEFAULT_STATUS_QUEUE, metavar="Q", type=queue_name,
-                   help=f"queue holding durable attempt counts (default {DEFAULT_STATUS_QUEUE};"
-                        " defined if missing)")
-    p.add_argument("--max-hops", type=positive_int, default=5, metavar="N",
-                   help="refuse to forward a message carrying N or more MQDLH headers "
-                        "(a forward loop; 1 or more, default 5)")
-    p.add_argument("--no-watch", action="store_true",
-                   help="do not reload the rules file when it changes (SIGHUP still does)")
-    p.add_argument("--log-format", choices=("json", "console"), default=None,
-                   help="log format (default: json unless stderr is a terminal)")
+        "run",
+        help="run the dead-letter queue handler (runmqdlq compatible)",
+        description="Apply a runmqdlq rules table to a dead-letter queue.",
+    )
+    p.add_argument(
+        "inputq",
+        nargs="?",
+        metavar="INPUTQ",
+        help="queue to process (overrides INPUTQ; ' ' means the QM's DEADQ)",
+    )
+    p.add_argument(
+        "inputqm",
+        nargs="?",
+        metavar="INPUTQM",
+        help="queue manager (overrides INPUTQM; ' ' means the default)",
+    )
+    p.add_argument(
+        "--rules",
+        type=Path,
+        metavar="FILE",
+        help="rules table file (default: read the table from stdin)",
+    )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="browse only: one pass, log and summarise what would happen, change nothing",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=DEFAULT_BATCH_SIZE,
+        metavar="N",
+        help=f"messages per unit of work, 1 or more (default {DEFAULT_BATCH_SIZE})",
+    )
+    p.add_argument(
+        "--status-queue",
+        default=DEFAULT_STATUS_QUEUE,
+        metavar="Q",
+        type=queue_name,
+        help=f"queue holding durable attempt counts (default {DEFAULT_STATUS_QUEUE};"
+        " defined if missing)",
+    )
+    p.add_argument(
+        "--max-hops",
+        type=positive_int,
+        default=5,
+        metavar="N",
+        help="refuse to forward a message carrying N or more MQDLH headers "
+        "(a forward loop; 1 or more, default 5)",
+    )
+    p.add_argument(
+        "--no-watch",
+        action="store_true",
+        help="do not reload the rules file when it changes (SIGHUP still does)",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=("json", "console"),
+        default=None,
+        help="log format (default: json unless stderr is a terminal)",
+    )
     p.add_argument("--log-level", default=None, choices=("DEBUG", "INFO", "WARNING", "ERROR"))
-    p.add_argument("--trigger-backoff", type=non_negative_float, default=DEFAULT_BACKOFF_MAX,
-                   metavar="MAX",
-                   help="started by a trigger monitor, a run that moved nothing keeps the "
-                        "queue open (still processing arrivals) before ending: BASE "
-                        "seconds, doubling on each such consecutive run, at most MAX "
-                        f"(default {DEFAULT_BACKOFF_MAX:g}; 0: off), so closing it does not "
-                        "re-trigger the handler at once")
-    p.add_argument("--trigger-backoff-base", type=non_negative_float, default=DEFAULT_BACKOFF_BASE,
-                   metavar="BASE",
-                   help=f"first hold of --trigger-backoff (default {DEFAULT_BACKOFF_BASE:g})")
+    p.add_argument(
+        "--trigger-backoff",
+        type=non_negative_float,
+        default=DEFAULT_BACKOFF_MAX,
+        metavar="MAX",
+        help="started by a trigger monitor, a run that moved nothing keeps the "
+        "queue open (still processing arrivals) before ending: BASE "
+        "seconds, doubling on each such consecutive run, at most MAX "
+        f"(default {DEFAULT_BACKOFF_MAX:g}; 0: off), so closing it does not "
+        "re-trigger the handler at once",
+    )
+    p.add_argument(
+        "--trigger-backoff-base",
+        type=non_negative_float,
+        default=DEFAULT_BACKOFF_BASE,
+        metavar="BASE",
+        help=f"first hold of --trigger-backoff (default {DEFAULT_BACKOFF_BASE:g})",
+    )
     p.set_defaults(triggered=False)
     add_run_options(p)
     add_oneoff_options(p)
@@ -160,11 +206,15 @@ def _from_trigger_message(args: argparse.Namespace, log: Any) -> int | None:
         queue = validate_queue_name(tmc.q_name, "MQTMC2 QName")
         qmgr = validate_qmgr_name(tmc.q_mgr_name, "MQTMC2 QMgrName") if tmc.q_mgr_name else ""
     except (DLQHandlerError, ValueError) as exc:
-        print(f"dlqhandler run: the trigger message argument is not usable: {exc}",
-              file=sys.stderr)
+        print(f"dlqhandler run: the trigger message argument is not usable: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
-    log.info("started_by_trigger", queue=queue, qmgr=qmgr or None,
-             process=tmc.process_name, trigger_data=tmc.trigger_data)
+    log.info(
+        "started_by_trigger",
+        queue=queue,
+        qmgr=qmgr or None,
+        process=tmc.process_name,
+        trigger_data=tmc.trigger_data,
+    )
     args.inputq, args.inputqm = queue, (qmgr or args.inputqm)
     args.triggered = True
     return None
@@ -206,13 +256,13 @@ def _run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"dlqhandler run: cannot read rules table: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
-    first = compile_rules(text, source=source, triggered=args.triggered,
-                          max_diagnostics=DEFAULT_DIAGNOSTIC_LIMIT)
+    first = compile_rules(
+        text, source=source, triggered=args.triggered, max_diagnostics=DEFAULT_DIAGNOSTIC_LIMIT
+    )
     if first.ruleset is None:
         _print_diagnostics(first, source)
         errors = first.count(Severity.ERROR)
-        _say("AMQ8758", f"{errors} errors detected in input; nothing was processed.",
-             error=True)
+        _say("AMQ8758", f"{errors} errors detected in input; nothing was processed.", error=True)
         return int(ExitCode.RULES_ERROR)
 
     metrics: HandlerMetrics | None = None
@@ -221,21 +271,39 @@ def _run(args: argparse.Namespace) -> int:
         try:
             metrics, server = start_metrics(args, log)
         except OSError as exc:
-            print(f"dlqhandler run: cannot serve metrics on {args.metrics_host}:"
-                  f"{args.metrics_port}: {exc}", file=sys.stderr)
+            print(
+                f"dlqhandler run: cannot serve metrics on {args.metrics_host}:"
+                f"{args.metrics_port}: {exc}",
+                file=sys.stderr,
+            )
             return int(ExitCode.USAGE)
     try:
-        return _connect_and_serve(args, settings, text=text, source=source,
-                                  control=first.ruleset.control, log=log, selector=selector,
-                                  metrics=metrics)
+        return _connect_and_serve(
+            args,
+            settings,
+            text=text,
+            source=source,
+            control=first.ruleset.control,
+            log=log,
+            selector=selector,
+            metrics=metrics,
+        )
     finally:
         if server is not None:
             server.stop()
 
 
-def _connect_and_serve(args: argparse.Namespace, settings: Settings, *, text: bytes | str,
-                       source: str, control: ControlData, log: Any, selector: Selector,
-                       metrics: HandlerMetrics | None) -> int:
+def _connect_and_serve(
+    args: argparse.Namespace,
+    settings: Settings,
+    *,
+    text: bytes | str,
+    source: str,
+    control: ControlData,
+    log: Any,
+    selector: Selector,
+    metrics: HandlerMetrics | None,
+) -> int:
     named_qm = args.inputqm.strip() if args.inputqm is not None else ""
     try:
         qmgr = connect(args, settings, named_qm or control.inputqm)
@@ -244,29 +312,53 @@ def _connect_and_serve(args: argparse.Namespace, settings: Settings, *, text: by
         _say("AMQ8741", f"Unable to connect to queue manager: {exc}", error=True)
         return int(ExitCode.CONNECTION_ERROR)
     try:
-        return _serve(args, qmgr, deadq=info.dead_letter_q_name.strip(), text=text,
-                      source=source, control=control, log=log, selector=selector,
-                      metrics=metrics)
+        return _serve(
+            args,
+            qmgr,
+            deadq=info.dead_letter_q_name.strip(),
+            text=text,
+            source=source,
+            control=control,
+            log=log,
+            selector=selector,
+            metrics=metrics,
+        )
     finally:
         if metrics is not None:
             metrics.connected = False
         qmgr.disconnect()
 
 
-def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: bytes | str,
-           source: str, control: ControlData, log: Any, selector: Selector,
-           metrics: HandlerMetrics | None) -> int:
+def _serve(
+    args: argparse.Namespace,
+    qmgr: QueueManager,
+    *,
+    deadq: str,
+    text: bytes | str,
+    source: str,
+    control: ControlData,
+    log: Any,
+    selector: Selector,
+    metrics: HandlerMetrics | None,
+) -> int:
     # A positional INPUTQ wins, even blank (= DEADQ); then the table's INPUTQ; then DEADQ.
-    queue = (args.inputq.strip() or deadq) if args.inputq is not None else (
-        control.inputq or deadq)
+    queue = (args.inputq.strip() or deadq) if args.inputq is not None else (control.inputq or deadq)
     queue = queue.split(" ")[0] if queue else ""
     if not queue:
-        _say("AMQ8745", f"No dead-letter queue: none named and queue manager {qmgr.name} "
-                        "has no DEADQ.", error=True)
+        _say(
+            "AMQ8745",
+            f"No dead-letter queue: none named and queue manager {qmgr.name} has no DEADQ.",
+            error=True,
+        )
         return int(ExitCode.CONNECTION_ERROR)
     # Compile again now that the input queue is known: this adds the loop warnings.
-    result = compile_rules(text, source=source, input_queue=queue, triggered=args.triggered,
-                           max_diagnostics=DEFAULT_DIAGNOSTIC_LIMIT)
+    result = compile_rules(
+        text,
+        source=source,
+        input_queue=queue,
+        triggered=args.triggered,
+        max_diagnostics=DEFAULT_DIAGNOSTIC_LIMIT,
+    )
     if args.action is None:  # a one-off action's one-rule table is not the user's to lint
         _print_diagnostics(result, source)
     ruleset = result.ruleset
@@ -274,10 +366,14 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: by
 
     stop = threading.Event()
     trail = audit_trail(args, qmgr=qmgr.name, queue=queue)
-    options = HandlerOptions(input_queue=queue,
-                             batch_size=1 if trail is not None else args.batch_size,
-                             dry_run=args.dry_run, max_hops=args.max_hops,
-                             status_queue=args.status_queue, max_rate=args.max_rate)
+    options = HandlerOptions(
+        input_queue=queue,
+        batch_size=1 if trail is not None else args.batch_size,
+        dry_run=args.dry_run,
+        max_hops=args.max_hops,
+        status_queue=args.status_queue,
+        max_rate=args.max_rate,
+    )
     if not args.dry_run:
         try:
             ensure_queue(qmgr, args.status_queue, descr="dlqhandler attempt counts")
@@ -289,9 +385,16 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: by
             return int(ExitCode.CONNECTION_ERROR)
     try:
         guard = _loop_guard(args, qmgr, queue)
-        handler = Handler(qmgr, ruleset, options, stop=stop,
-                          linger=guard.linger if guard is not None else None,
-                          selector=selector, metrics=metrics, audit=trail)
+        handler = Handler(
+            qmgr,
+            ruleset,
+            options,
+            stop=stop,
+            linger=guard.linger if guard is not None else None,
+            selector=selector,
+            metrics=metrics,
+            audit=trail,
+        )
     except MQIError as exc:
         _say("AMQ8745", f"Unable to open queue {queue}: {exc}", error=True)
         return int(ExitCode.CONNECTION_ERROR)
@@ -301,20 +404,34 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: by
 
     reloader: RulesReloader | None = None
     if args.rules is not None and not args.dry_run:
-        rejected = None if metrics is None else (
-            lambda kept: metrics.rules(kept, reloaded=False))
-        reloader = RulesReloader(args.rules, handler.swap_rules, current_sha256=ruleset.sha256,
-                                 input_queue=queue, on_rejected=rejected)
+        rejected = None if metrics is None else (lambda kept: metrics.rules(kept, reloaded=False))
+        reloader = RulesReloader(
+            args.rules,
+            handler.swap_rules,
+            current_sha256=ruleset.sha256,
+            input_queue=queue,
+            on_rejected=rejected,
+        )
         if not args.no_watch:
             reloader.start()
     previous = _install_signals(stop, reloader, log)
     try:
         _say("AMQ8708", f"Dead-letter queue handler started to process INPUTQ({queue}).")
-        log.info("handler_started", queue=queue, qmgr=qmgr.name, rules=source,
-                 sha256=ruleset.sha256, dry_run=args.dry_run, batch_size=options.batch_size,
-                 max_rate=options.max_rate, msgids=len(selector.msg_ids),
-                 match=args.match, action=args.action, reason=args.reason,
-                 audit_queue=trail.queue if trail is not None else None)
+        log.info(
+            "handler_started",
+            queue=queue,
+            qmgr=qmgr.name,
+            rules=source,
+            sha256=ruleset.sha256,
+            dry_run=args.dry_run,
+            batch_size=options.batch_size,
+            max_rate=options.max_rate,
+            msgids=len(selector.msg_ids),
+            match=args.match,
+            action=args.action,
+            reason=args.reason,
+            audit_queue=trail.queue if trail is not None else None,
+        )
         with Progress(handler.stats) if args.action else contextlib.nullcontext():
             stats = handler.run()
     finally:
@@ -339,20 +456,26 @@ def _serve(args: argparse.Namespace, qmgr: QueueManager, *, deadq: str, text: by
         return int(ExitCode.CONNECTION_ERROR)
     if stats.unresolved:
         failed = "would be refused" if args.dry_run else "failed"
-        print(f"dlqhandler run: {stats.unresolved} message(s) left on {queue} because their "
-              f"action {failed} (see the failed attempts by reason above)", file=sys.stderr)
+        print(
+            f"dlqhandler run: {stats.unresolved} message(s) left on {queue} because their "
+            f"action {failed} (see the failed attempts by reason above)",
+            file=sys.stderr,
+        )
         return int(ExitCode.PARTIAL)
     return int(ExitCode.OK)
 
 
-def _loop_guard(args: argparse.Namespace, qmgr: QueueManager,
-                queue: str) -> TriggeredRun | None:
+def _loop_guard(args: argparse.Namespace, qmgr: QueueManager, queue: str) -> TriggeredRun | None:
     """A triggered run guards against the closed loop of TRIGTYPE(FIRST) (worker.backoff)."""
     policy = BackoffPolicy(base=args.trigger_backoff_base, cap=args.trigger_backoff)
     if not args.triggered or args.dry_run or not policy.enabled:
         return None
-    return TriggeredRun(TriggerRecords(qmgr, args.status_queue, queue), policy,
-                        depth=lambda: qmgr.inquire_queue(queue).curdepth, clock=time.time)
+    return TriggeredRun(
+        TriggerRecords(qmgr, args.status_queue, queue),
+        policy,
+        depth=lambda: qmgr.inquire_queue(queue).curdepth,
+        clock=time.time,
+    )
 
 
 def _end_guard(guard: TriggeredRun, stats: RunStats, log: Any) -> None:
@@ -372,8 +495,9 @@ def _finish(stats: RunStats, qmgr: QueueManager, queue: str) -> None:
     stats.seen = left if stats.dry_run else stats.acted + left
 
 
-def _install_signals(stop: threading.Event, reloader: RulesReloader | None,
-                     log: Any) -> dict[int, _Handler]:
+def _install_signals(
+    stop: threading.Event, reloader: RulesReloader | None, log: Any
+) -> dict[int, _Handler]:
     """SIGTERM/SIGINT stop the loop, SIGHUP reloads; returns the handlers replaced."""
     if threading.current_thread() is not threading.main_thread():
         return {}
@@ -389,7 +513,9 @@ def _install_signals(stop: threading.Event, reloader: RulesReloader | None,
 
     previous: dict[int, _Handler] = {}
     wanted: list[tuple[int, Callable[[int, FrameType | None], None]]] = [
-        (signal.SIGTERM, _stop), (signal.SIGINT, _stop)]
+        (signal.SIGTERM, _stop),
+        (signal.SIGINT, _stop),
+    ]
     if hasattr(signal, "SIGHUP"):
         wanted.append((signal.SIGHUP, _hup))
     for signum, function in wanted:

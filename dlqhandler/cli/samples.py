@@ -20,24 +20,37 @@ __all__ = ["register"]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("samples", help="generate sample dead-letter backlogs",
-                                   description="Sample data for trying dlqhandler out.")
+    parser = subparsers.add_parser(
+        "samples",
+        help="generate sample dead-letter backlogs",
+        description="Sample data for trying dlqhandler out.",
+    )
     sub = parser.add_subparsers(dest="samples_command", metavar="ACTION", required=True)
     gen = sub.add_parser(
-        "generate", help="write a seeded, realistic DLQ backlog as a dmpmqmsg file",
+        "generate",
+        help="write a seeded, realistic DLQ backlog as a dmpmqmsg file",
         description="Write COUNT dead-letter messages (mixed reasons, destinations, "
-                    "reports, groups, EBCDIC and big-endian headers, a few without an "
-                    "MQDLH) to a dmpmqmsg file that dmpmqmsg -o can load.")
+        "reports, groups, EBCDIC and big-endian headers, a few without an "
+        "MQDLH) to a dmpmqmsg file that dmpmqmsg -o can load.",
+    )
     gen.add_argument("--count", type=int, default=200, help="messages (default 200)")
     gen.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     gen.add_argument("--output", "-o", required=True, help="file to write ('-' for stdout)")
-    gen.add_argument("--qmgr", default="QM1", type=qmgr_name,
-                     help="the DLQ's queue manager (default QM1)")
-    gen.add_argument("--queue", default="SYSTEM.DEAD.LETTER.QUEUE", type=queue_name,
-                     help="the queue named in the file header")
-    gen.add_argument("--created", type=datetime.fromisoformat, metavar="ISO-TIME",
-                     help="time for the header's Created: field (default now), "
-                          "for byte-identical files")
+    gen.add_argument(
+        "--qmgr", default="QM1", type=qmgr_name, help="the DLQ's queue manager (default QM1)"
+    )
+    gen.add_argument(
+        "--queue",
+        default="SYSTEM.DEAD.LETTER.QUEUE",
+        type=queue_name,
+        help="the queue named in the file header",
+    )
+    gen.add_argument(
+        "--created",
+        type=datetime.fromisoformat,
+        metavar="ISO-TIME",
+        help="time for the header's Created: field (default now), for byte-identical files",
+    )
     gen.set_defaults(handler=run)
 
 
@@ -47,8 +60,14 @@ def run(args: argparse.Namespace) -> int:
         return int(ExitCode.USAGE)
 
     def write(stream: BinaryIO) -> int:
-        return write_backlog(stream, args.count, seed=args.seed, qmgr=args.qmgr,
-                             queue=args.queue, created=args.created)
+        return write_backlog(
+            stream,
+            args.count,
+            seed=args.seed,
+            qmgr=args.qmgr,
+            queue=args.queue,
+            created=args.created,
+        )
 
     if args.output == "-":
         count = write(sys.stdout.buffer)
@@ -56,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             count = _write_aside(Path(args.output), write)
         except OSError as exc:
-            print(f"dlqhandler samples generate: cannot write {args.output}: "
-                  f"{exc.strerror or exc}", file=sys.stderr)
+            print(
+                f"dlqhandler samples generate: cannot write {args.output}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
             return int(ExitCode.USAGE)
     print(f"wrote {count} messages to {args.output}", file=sys.stderr)
     return int(ExitCode.OK)

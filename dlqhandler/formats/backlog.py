@@ -35,23 +35,43 @@ DEFAULT_START = datetime(2024, 11, 21, 6, 0, 0, tzinfo=UTC)
 
 # Scenario -> cards per deck. Groups yield 2-5 messages per card.
 SCENARIOS: dict[str, int] = {
-    "q_full": 22, "put_inhibited": 10, "unknown_object": 12, "not_authorized": 8,
-    "too_big": 4, "unknown_remote_qmgr": 8, "report": 8, "trigger": 2, "group": 5,
-    "ebcdic": 5, "big_endian": 4, "no_dlh": 4,
+    "q_full": 22,
+    "put_inhibited": 10,
+    "unknown_object": 12,
+    "not_authorized": 8,
+    "too_big": 4,
+    "unknown_remote_qmgr": 8,
+    "report": 8,
+    "trigger": 2,
+    "group": 5,
+    "ebcdic": 5,
+    "big_endian": 4,
+    "no_dlh": 4,
 }
 
 _REMOTE_QMGRS = ("AAAA.QM1", "BBBB.1", "CCCC.QM2")
 _UNROUTABLE_QMGRS = ("DDDD.QM9", "EEEE.QM1", "AAAA.QM7", "OLD.HUB")
-_LOCAL_QUEUES = ("APP.ORDERS", "APP.BILLING", "APP.INVENTORY", "APP.SHIPPING",
-                 "APP.NOTIFY", "PAYROLL.IN", "PAYROLL.AUDIT")
-_MISSING_QUEUES = ("APP.ORDRES", "APP.LEGACY.IN", "PAYROLL.OLD", "APP.ORDERS.V1",
-                   "APP.TEST.TMP")
+_LOCAL_QUEUES = (
+    "APP.ORDERS",
+    "APP.BILLING",
+    "APP.INVENTORY",
+    "APP.SHIPPING",
+    "APP.NOTIFY",
+    "PAYROLL.IN",
+    "PAYROLL.AUDIT",
+)
+_MISSING_QUEUES = ("APP.ORDRES", "APP.LEGACY.IN", "PAYROLL.OLD", "APP.ORDERS.V1", "APP.TEST.TMP")
 _PAYROLL = ("PAYROLL.IN", "PAYROLL.AUDIT", "PAYROLL.REPORTS")
 _BIG_QUEUES = ("APP.DOCUMENTS", "APP.IMAGES")
 _USERS = ("app1", "ordersvc", "billing", "mqm", "batch01", "svc_ship", "guest")
-_APPS = ((c.MQAT_UNIX, "OrderService"), (c.MQAT_UNIX, "/opt/billing/bin/billd"),
-         (c.MQAT_JAVA, "com.acme.shipping.Main"), (c.MQAT_WINDOWS_NT, "PayrollBatch.exe"),
-         (c.MQAT_UNIX, "amqsput"), (c.MQAT_JAVA, "inventory-sync"))
+_APPS = (
+    (c.MQAT_UNIX, "OrderService"),
+    (c.MQAT_UNIX, "/opt/billing/bin/billd"),
+    (c.MQAT_JAVA, "com.acme.shipping.Main"),
+    (c.MQAT_WINDOWS_NT, "PayrollBatch.exe"),
+    (c.MQAT_UNIX, "amqsput"),
+    (c.MQAT_JAVA, "inventory-sync"),
+)
 _DLQ_PUTTERS = ((c.MQAT_QMGR, "amqrmppa"), (c.MQAT_UNIX, "amqrmppa"))
 _MQ_TEXT = ((546, 1208),) * 6 + ((546, 819),) * 2 + ((546, 437), (546, 850))
 
@@ -96,12 +116,15 @@ class _Generator:
             "customer": f"C-{rng.randrange(10**4):04d}",
             "amount": round(rng.uniform(1, 5000), 2),
             "currency": rng.choice(("EUR", "USD", "GBP")),
-            "lines": [{"sku": f"SKU{rng.randrange(10**5):05d}", "qty": rng.randint(1, 9)}
-                      for _ in range(rng.randint(1, 4))],
+            "lines": [
+                {"sku": f"SKU{rng.randrange(10**5):05d}", "qty": rng.randint(1, 9)}
+                for _ in range(rng.randint(1, 4))
+            ],
         }
         if size:
-            doc["attachment"] = "".join(rng.choices("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/",
-                                                    k=size))
+            doc["attachment"] = "".join(
+                rng.choices("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/", k=size)
+            )
         return json.dumps(doc, separators=(",", ":"))
 
     def _payload(self, dest: str, fmt: str, enc: int, ccsid: int, size: int = 0) -> bytes:
@@ -113,8 +136,10 @@ class _Generator:
             return self._trigger_message(dest, ccsid)
         if dest.startswith("PAYROLL"):
             emp = self.rng.randrange(10**5)
-            text = (f"<PayrollRecord><EmpId>{emp:05d}</EmpId><Period>2024-11</Period>"
-                    f"<Gross>{self.rng.uniform(1500, 9000):.2f}</Gross></PayrollRecord>")
+            text = (
+                f"<PayrollRecord><EmpId>{emp:05d}</EmpId><Period>2024-11</Period>"
+                f"<Gross>{self.rng.uniform(1500, 9000):.2f}</Gross></PayrollRecord>"
+            )
         else:
             text = self._json(dest, size)
         return text.encode(codec_for(ccsid), "replace")
@@ -123,15 +148,18 @@ class _Generator:
         """An MQRFH2 (JMS) header in the message's integer encoding (the MQMD's Encoding
         describes it), folders in UTF-8, then the data."""
         order = int_order(enc)
-        folders = [b"<mcd><Msd>jms_text</Msd></mcd>",
-                   f"<jms><Dst>queue:///{dest}</Dst><Dlv>2</Dlv></jms>".encode(),
-                   b"<usr><source>web</source></usr>"]
+        folders = [
+            b"<mcd><Msd>jms_text</Msd></mcd>",
+            f"<jms><Dst>queue:///{dest}</Dst><Dlv>2</Dlv></jms>".encode(),
+            b"<usr><source>web</source></usr>",
+        ]
         blob = b""
         for folder in folders:
             folder += b" " * (-len(folder) % 4)
             blob += struct.pack(f"{order}i", len(folder)) + folder
-        head = struct.pack(f"{order}4siiii8sii", b"RFH ", 2, 36 + len(blob), enc, 1208,
-                           b"MQSTR   ", 0, 1208)
+        head = struct.pack(
+            f"{order}4siiii8sii", b"RFH ", 2, 36 + len(blob), enc, 1208, b"MQSTR   ", 0, 1208
+        )
         return head + blob + data
 
     def _trigger_message(self, queue: str, ccsid: int) -> bytes:
@@ -141,22 +169,38 @@ class _Generator:
         def text(value: str, n: int) -> bytes:
             return value.encode(codec).ljust(n, " ".encode(codec))
 
-        return (text("TM  ", 4) + struct.pack("<i", 1) + text(queue, 48)
-                + text(queue.replace("APP.", "PROC.")[:48], 48) + text("", 64)
-                + struct.pack("<i", c.MQAT_UNIX) + text("/opt/app/bin/start_consumer", 256)
-                + text("", 128) + text("", 128))
+        return (
+            text("TM  ", 4)
+            + struct.pack("<i", 1)
+            + text(queue, 48)
+            + text(queue.replace("APP.", "PROC.")[:48], 48)
+            + text("", 64)
+            + struct.pack("<i", c.MQAT_UNIX)
+            + text("/opt/app/bin/start_consumer", 256)
+            + text("", 128)
+            + text("", 128)
+        )
 
     # --- the original message ----------------------------------------------------------
 
-    def _original(self, dest: str, *, origin: str, fmt: str | None = None,
-                  enc_ccsid: tuple[int, int] | None = None, size: int = 0,
-                  ebcdic: bool = False, **md: Any) -> _Original:
+    def _original(
+        self,
+        dest: str,
+        *,
+        origin: str,
+        fmt: str | None = None,
+        enc_ccsid: tuple[int, int] | None = None,
+        size: int = 0,
+        ebcdic: bool = False,
+        **md: Any,
+    ) -> _Original:
         rng = self.rng
         enc, ccsid = enc_ccsid or rng.choice(_MQ_TEXT)
         if fmt is None:
             fmt = rng.choices(("MQSTR", "MQHRF2", ""), weights=(75, 10, 15))[0]
-        msg_type = rng.choices((c.MQMT_DATAGRAM, c.MQMT_REQUEST, c.MQMT_REPLY),
-                               weights=(60, 28, 12))[0]
+        msg_type = rng.choices(
+            (c.MQMT_DATAGRAM, c.MQMT_REQUEST, c.MQMT_REPLY), weights=(60, 28, 12)
+        )[0]
         reply_q = reply_qm = ""
         correl = bytes(24)
         report = 0
@@ -172,32 +216,57 @@ class _Generator:
         put_date, put_time = self._date_time(put)
         windows_sid = (b"\x16\x01\x05\x15" + rng.randbytes(12)).ljust(32, b"\0")
         values: dict[str, Any] = {
-            "msg_type": msg_type, "report": report, "encoding": enc,
-            "coded_char_set_id": ccsid, "format": fmt,
+            "msg_type": msg_type,
+            "report": report,
+            "encoding": enc,
+            "coded_char_set_id": ccsid,
+            "format": fmt,
             "priority": rng.choice((0, 0, 4, 4, 5, 9)),
-            "persistence": rng.choices((c.MQPER_PERSISTENT, c.MQPER_NOT_PERSISTENT),
-                                       weights=(65, 35))[0],
+            "persistence": rng.choices(
+                (c.MQPER_PERSISTENT, c.MQPER_NOT_PERSISTENT), weights=(65, 35)
+            )[0],
             "expiry": -1 if rng.random() < 0.8 else rng.randint(300, 864_000),
-            "msg_id": self._id(origin, ebcdic=ebcdic), "correl_id": correl,
+            "msg_id": self._id(origin, ebcdic=ebcdic),
+            "correl_id": correl,
             "backout_count": rng.choices((0, 1, 2, 3), weights=(85, 8, 4, 3))[0],
-            "reply_to_q": reply_q, "reply_to_q_mgr": reply_qm,
+            "reply_to_q": reply_q,
+            "reply_to_q_mgr": reply_qm,
             "user_identifier": rng.choice(_USERS),
             "accounting_token": windows_sid if appl_type == c.MQAT_WINDOWS_NT else bytes(32),
-            "put_appl_type": appl_type, "put_appl_name": appl_name, "put_date": put_date,
-            "put_time": put_time}
+            "put_appl_type": appl_type,
+            "put_appl_name": appl_name,
+            "put_date": put_date,
+            "put_time": put_time,
+        }
         values.update(md)
         return _Original(MQMD(**values), self._payload(dest, fmt, enc, ccsid, size))
 
-    def _dead_letter(self, orig: _Original, reason: int, dest: str, dest_qm: str, *,
-                     putter: tuple[int, str] | None = None,
-                     enc_ccsid: tuple[int, int] | None = None) -> Message:
+    def _dead_letter(
+        self,
+        orig: _Original,
+        reason: int,
+        dest: str,
+        dest_qm: str,
+        *,
+        putter: tuple[int, str] | None = None,
+        enc_ccsid: tuple[int, int] | None = None,
+    ) -> Message:
         appl_type, appl_name = putter or self.rng.choice(_DLQ_PUTTERS)
         put_date, put_time = self._date_time(self.clock)
         enc, ccsid = enc_ccsid or (546, orig.md.coded_char_set_id)
-        return Message.dead_letter(orig.md, orig.payload, reason=reason, dest_q_name=dest,
-                                   dest_q_mgr_name=dest_qm, put_appl_type=appl_type,
-                                   put_appl_name=appl_name, put_date=put_date,
-                                   put_time=put_time, encoding=enc, ccsid=ccsid)
+        return Message.dead_letter(
+            orig.md,
+            orig.payload,
+            reason=reason,
+            dest_q_name=dest,
+            dest_q_mgr_name=dest_qm,
+            put_appl_type=appl_type,
+            put_appl_name=appl_name,
+            put_date=put_date,
+            put_time=put_time,
+            encoding=enc,
+            ccsid=ccsid,
+        )
 
     # --- scenarios ---------------------------------------------------------------------
 
@@ -208,58 +277,98 @@ class _Generator:
         if name in ("q_full", "put_inhibited"):
             dest = rng.choice(_LOCAL_QUEUES)
             reason = c.MQRC_Q_FULL if name == "q_full" else c.MQRC_PUT_INHIBITED
-            return [self._dead_letter(self._original(dest, origin=remote), reason, dest,
-                                      self.qmgr)]
+            return [self._dead_letter(self._original(dest, origin=remote), reason, dest, self.qmgr)]
         if name == "unknown_object":
             dest = rng.choice(_MISSING_QUEUES)
-            return [self._dead_letter(self._original(dest, origin=remote),
-                                      c.MQRC_UNKNOWN_OBJECT_NAME, dest, self.qmgr)]
+            return [
+                self._dead_letter(
+                    self._original(dest, origin=remote), c.MQRC_UNKNOWN_OBJECT_NAME, dest, self.qmgr
+                )
+            ]
         if name == "not_authorized":
             dest = rng.choice(_PAYROLL)
             orig = self._original(dest, origin=remote, user_identifier="guest")
             return [self._dead_letter(orig, c.MQRC_NOT_AUTHORIZED, dest, self.qmgr)]
         if name == "too_big":
             dest = rng.choice(_BIG_QUEUES)
-            orig = self._original(dest, origin=remote, fmt="MQSTR",
-                                  size=rng.randint(2500, 5000))
+            orig = self._original(dest, origin=remote, fmt="MQSTR", size=rng.randint(2500, 5000))
             return [self._dead_letter(orig, c.MQRC_MSG_TOO_BIG_FOR_Q, dest, self.qmgr)]
         if name == "unknown_remote_qmgr":
             dest = rng.choice(_LOCAL_QUEUES)
-            return [self._dead_letter(self._original(dest, origin=self.qmgr),
-                                      c.MQRC_UNKNOWN_REMOTE_Q_MGR, dest,
-                                      rng.choice(_UNROUTABLE_QMGRS))]
+            return [
+                self._dead_letter(
+                    self._original(dest, origin=self.qmgr),
+                    c.MQRC_UNKNOWN_REMOTE_Q_MGR,
+                    dest,
+                    rng.choice(_UNROUTABLE_QMGRS),
+                )
+            ]
         if name == "report":
             return [self._report(remote)]
         if name == "trigger":
             dest = "SYSTEM.DEFAULT.INITIATION.QUEUE"
-            orig = self._original(rng.choice(_LOCAL_QUEUES), origin=self.qmgr, fmt="MQTRIG",
-                                  msg_type=c.MQMT_DATAGRAM, report=0,
-                                  persistence=c.MQPER_NOT_PERSISTENT,
-                                  put_appl_type=c.MQAT_QMGR, put_appl_name="amqzlaa0")
-            return [self._dead_letter(orig, c.MQFB_APPL_CANNOT_BE_STARTED, dest, self.qmgr,
-                                      putter=(c.MQAT_UNIX, "runmqtrm"))]
+            orig = self._original(
+                rng.choice(_LOCAL_QUEUES),
+                origin=self.qmgr,
+                fmt="MQTRIG",
+                msg_type=c.MQMT_DATAGRAM,
+                report=0,
+                persistence=c.MQPER_NOT_PERSISTENT,
+                put_appl_type=c.MQAT_QMGR,
+                put_appl_name="amqzlaa0",
+            )
+            return [
+                self._dead_letter(
+                    orig,
+                    c.MQFB_APPL_CANNOT_BE_STARTED,
+                    dest,
+                    self.qmgr,
+                    putter=(c.MQAT_UNIX, "runmqtrm"),
+                )
+            ]
         if name == "group":
             return self._group(remote)
         if name == "ebcdic":
             ccsid = rng.choice((500, 1047, 37))
             dest = rng.choice(_LOCAL_QUEUES + _MISSING_QUEUES)
-            orig = self._original(dest, origin="QMZ1", fmt="MQSTR", enc_ccsid=(785, ccsid),
-                                  ebcdic=True, put_appl_type=c.MQAT_CICS,
-                                  put_appl_name="CICSPRD1ORD1")
-            reason = rng.choice((c.MQRC_Q_FULL, c.MQRC_UNKNOWN_OBJECT_NAME,
-                                 c.MQRC_PUT_INHIBITED))
-            return [self._dead_letter(orig, reason, dest, self.qmgr, enc_ccsid=(785, ccsid),
-                                      putter=(c.MQAT_CHANNEL_INITIATOR, "QMZ1CHIN"))]
+            orig = self._original(
+                dest,
+                origin="QMZ1",
+                fmt="MQSTR",
+                enc_ccsid=(785, ccsid),
+                ebcdic=True,
+                put_appl_type=c.MQAT_CICS,
+                put_appl_name="CICSPRD1ORD1",
+            )
+            reason = rng.choice((c.MQRC_Q_FULL, c.MQRC_UNKNOWN_OBJECT_NAME, c.MQRC_PUT_INHIBITED))
+            return [
+                self._dead_letter(
+                    orig,
+                    reason,
+                    dest,
+                    self.qmgr,
+                    enc_ccsid=(785, ccsid),
+                    putter=(c.MQAT_CHANNEL_INITIATOR, "QMZ1CHIN"),
+                )
+            ]
         if name == "big_endian":
             dest = rng.choice(_LOCAL_QUEUES)
             orig = self._original(dest, origin="BBBB.1", enc_ccsid=(273, 819))
-            reason = rng.choice((c.MQRC_Q_FULL, c.MQRC_UNKNOWN_OBJECT_NAME,
-                                 c.MQRC_NOT_AUTHORIZED))
-            return [self._dead_letter(orig, reason, dest, self.qmgr, enc_ccsid=(273, 819),
-                                      putter=(c.MQAT_UNIX, "amqrmppa"))]
+            reason = rng.choice((c.MQRC_Q_FULL, c.MQRC_UNKNOWN_OBJECT_NAME, c.MQRC_NOT_AUTHORIZED))
+            return [
+                self._dead_letter(
+                    orig,
+                    reason,
+                    dest,
+                    self.qmgr,
+                    enc_ccsid=(273, 819),
+                    putter=(c.MQAT_UNIX, "amqrmppa"),
+                )
+            ]
         if name == "no_dlh":
-            orig = self._original("APP.MISROUTED", origin=self.qmgr, fmt="MQSTR",
-                                  enc_ccsid=(546, 1208))
+            orig = self._original(
+                "APP.MISROUTED", origin=self.qmgr, fmt="MQSTR", enc_ccsid=(546, 1208)
+            )
             return [Message(orig.md, orig.payload)]
         raise ValueError(f"unknown scenario {name!r}")
 
@@ -269,11 +378,20 @@ class _Generator:
         feedback = rng.choice((c.MQFB_COA, c.MQFB_COD, c.MQFB_EXPIRATION, c.MQRC_Q_FULL))
         with_data = feedback in (c.MQFB_EXPIRATION, c.MQRC_Q_FULL)
         reply_q = rng.choice(_LOCAL_QUEUES) + ".REPLY"
-        orig = self._original(reply_q, origin=self.qmgr, fmt="MQSTR" if with_data else "",
-                              msg_type=c.MQMT_REPORT, feedback=feedback, report=0,
-                              correl_id=self._id(remote), reply_to_q="", reply_to_q_mgr="",
-                              put_appl_type=c.MQAT_QMGR, put_appl_name="amqzlaa0",
-                              expiry=-1)
+        orig = self._original(
+            reply_q,
+            origin=self.qmgr,
+            fmt="MQSTR" if with_data else "",
+            msg_type=c.MQMT_REPORT,
+            feedback=feedback,
+            report=0,
+            correl_id=self._id(remote),
+            reply_to_q="",
+            reply_to_q_mgr="",
+            put_appl_type=c.MQAT_QMGR,
+            put_appl_name="amqzlaa0",
+            expiry=-1,
+        )
         if not with_data:
             orig = _Original(orig.md, b"")
         reason = c.MQRC_UNKNOWN_OBJECT_NAME if rng.random() < 0.6 else c.MQRC_UNKNOWN_REMOTE_Q_MGR
@@ -291,17 +409,27 @@ class _Generator:
         out = []
         for seq in range(1, size + 1):
             flags = c.MQMF_LAST_MSG_IN_GROUP if seq == size else c.MQMF_MSG_IN_GROUP
-            orig = self._original(dest, origin=remote, fmt="MQSTR", msg_type=c.MQMT_DATAGRAM,
-                                  report=0, reply_to_q="", reply_to_q_mgr="",
-                                  group_id=group_id, msg_seq_number=seq, msg_flags=flags,
-                                  persistence=persistence)
+            orig = self._original(
+                dest,
+                origin=remote,
+                fmt="MQSTR",
+                msg_type=c.MQMT_DATAGRAM,
+                report=0,
+                reply_to_q="",
+                reply_to_q_mgr="",
+                group_id=group_id,
+                msg_seq_number=seq,
+                msg_flags=flags,
+                persistence=persistence,
+            )
             out.append(self._dead_letter(orig, reason, dest, self.qmgr))
             self.clock += timedelta(milliseconds=rng.randint(1, 40))
         return out
 
 
-def generate_backlog(count: int, *, seed: int = 1, qmgr: str = "QM1",
-                     start: datetime = DEFAULT_START) -> Iterator[Message]:
+def generate_backlog(
+    count: int, *, seed: int = 1, qmgr: str = "QM1", start: datetime = DEFAULT_START
+) -> Iterator[Message]:
     """``count`` dead-letter-queue messages, the same for the same arguments."""
     if count < 0:
         raise ValueError("count must be >= 0")
@@ -311,16 +439,23 @@ def generate_backlog(count: int, *, seed: int = 1, qmgr: str = "QM1",
     while made < count:
         gen.rng.shuffle(deck)
         for name in deck:
-            for message in gen.scenario(name)[:count - made]:
+            for message in gen.scenario(name)[: count - made]:
                 yield message
                 made += 1
             if made >= count:
                 return
 
 
-def write_backlog(stream: BinaryIO, count: int, *, seed: int = 1, qmgr: str = "QM1",
-                  queue: str = "SYSTEM.DEAD.LETTER.QUEUE", created: datetime | None = None,
-                  start: datetime = DEFAULT_START) -> int:
+def write_backlog(
+    stream: BinaryIO,
+    count: int,
+    *,
+    seed: int = 1,
+    qmgr: str = "QM1",
+    queue: str = "SYSTEM.DEAD.LETTER.QUEUE",
+    created: datetime | None = None,
+    start: datetime = DEFAULT_START,
+) -> int:
     """Write a generated backlog to ``stream`` as a dmpmqmsg dump; returns the count."""
     with DumpWriter(stream, qmgr=qmgr, queue=queue, created=created) as writer:
         for message in generate_backlog(count, seed=seed, qmgr=qmgr, start=start):

@@ -15,8 +15,7 @@ from typing import BinaryIO
 
 from dlqhandler.errors import DumpFormatError
 
-__all__ = ["Tally", "cut_off", "iter_message_offsets", "kind_before", "line_number",
-           "located"]
+__all__ = ["Tally", "cut_off", "iter_message_offsets", "kind_before", "line_number", "located"]
 
 _A, _N, _STAR = b"AN*"
 _DATA = frozenset(b"XST")
@@ -47,13 +46,15 @@ class Tally:
             yield raw
 
 
-def located(f: BinaryIO | Tally, path: str, detail: str, pos: int, *,
-            eof: bool = False) -> DumpFormatError:
+def located(
+    f: BinaryIO | Tally, path: str, detail: str, pos: int, *, eof: bool = False
+) -> DumpFormatError:
     """The error for the line starting at ``pos`` (``eof``: the end of the file): its
     line and message numbers."""
     if isinstance(f, Tally):
-        return DumpFormatError(detail, path=path, line=f.lines + (eof and f.newline),
-                               message_number=f.messages or None)
+        return DumpFormatError(
+            detail, path=path, line=f.lines + (eof and f.newline), message_number=f.messages or None
+        )
     try:
         line = line_number(f, pos)
         f.seek(0)
@@ -76,11 +77,16 @@ def cut_off(f: BinaryIO | Tally, path: str, line_start: int, end: int) -> DumpFo
         f.seek(end - 1)
         newline = f.read(1) == b"\n"
     how = "in the middle of this line (no newline)" if not newline else "after this data line"
-    return located(f, path, f"the file is cut off {how}: dmpmqmsg ends every message with "
-                            "an empty line and this last message has none, so its data "
-                            "may be incomplete; nothing of this message was read. Copy "
-                            "or dump the file again (if it is complete, add an empty "
-                            "line at its end)", line_start)
+    return located(
+        f,
+        path,
+        f"the file is cut off {how}: dmpmqmsg ends every message with "
+        "an empty line and this last message has none, so its data "
+        "may be incomplete; nothing of this message was read. Copy "
+        "or dump the file again (if it is complete, add an empty "
+        "line at its end)",
+        line_start,
+    )
 
 
 def kind_before(f: BinaryIO, pos: int) -> int | None:

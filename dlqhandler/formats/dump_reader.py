@@ -44,11 +44,14 @@ _NUL = b"\x00"
 _DATA = frozenset(b"XST")
 _K_LONG, _K_CHAR, _K_BYTE = int(Kind.LONG), int(Kind.CHAR), int(Kind.BYTE)
 # code -> (MQMD attribute, kind as a plain int, field length, code text)
-_TABLE = {a.code_bytes: (a.attr, int(a.kind), a.length, a.code)
-          for a in ATTRIBUTES_BY_CODE.values()}
+_TABLE = {
+    a.code_bytes: (a.attr, int(a.kind), a.length, a.code) for a in ATTRIBUTES_BY_CODE.values()
+}
 # b"A CCC " -> (attribute, kind, length): the reader's fast path
-_FAST = {b"A " + a.code_bytes + b" ": (a.attr, int(a.kind), a.length)
-         for a in ATTRIBUTES_BY_CODE.values()}
+_FAST = {
+    b"A " + a.code_bytes + b" ": (a.attr, int(a.kind), a.length)
+    for a in ATTRIBUTES_BY_CODE.values()
+}
 
 # Reader states.
 _HEADER, _EXPECT, _SKIP_ATTRS, _SKIP_DATA, _ATTRS, _DATA_LINES = range(6)  # order matters
@@ -67,8 +70,13 @@ class _LineError(Exception):
         self.detail = detail
 
 
-def read_dump(source: str | os.PathLike[str] | BinaryIO, *, name: str | None = None,
-              start: int = 0, end: int | None = None) -> Iterator[Message]:
+def read_dump(
+    source: str | os.PathLike[str] | BinaryIO,
+    *,
+    name: str | None = None,
+    start: int = 0,
+    end: int | None = None,
+) -> Iterator[Message]:
     """Iterate the messages of a dmpmqmsg file as ``Message(md, body, dlh=None)``.
 
     ``source`` is a path or a binary stream positioned at the start of the dump
@@ -115,8 +123,7 @@ def _read_stream(f: BinaryIO, path: str, start: int, end: int | None) -> Iterato
     yield from _parse(f, path, pos, stop, state)
 
 
-def _parse(f: BinaryIO | Tally, path: str, pos: int, stop: int,
-           state: int) -> Iterator[Message]:
+def _parse(f: BinaryIO | Tally, path: str, pos: int, stop: int, state: int) -> Iterator[Message]:
     """The line loop. ``pos`` is the byte offset of the first line read.
 
     Hot path: ``A`` lines inside an attribute block are checked first. Line
@@ -149,8 +156,11 @@ def _parse(f: BinaryIO | Tally, path: str, pos: int, stop: int,
                     attr, kind, length = spec
                     value = raw[6:]
                     if kind == _K_LONG:
-                        if value.isdigit() and len(value) < 10 and (
-                                attr != "version" or value in (b"1", b"2")):
+                        if (
+                            value.isdigit()
+                            and len(value) < 10
+                            and (attr != "version" or value in (b"1", b"2"))
+                        ):
                             values[attr] = int(value)
                             continue
                     elif kind == _K_CHAR:
@@ -182,8 +192,9 @@ def _parse(f: BinaryIO | Tally, path: str, pos: int, stop: int,
                 elif state == _EXPECT:
                     if line_start >= stop:
                         return
-                    raise _LineError(f"expected a message ('A' or 'N' line), found a "
-                                     f"{chr(c)!r} data line")
+                    raise _LineError(
+                        f"expected a message ('A' or 'N' line), found a {chr(c)!r} data line"
+                    )
                 else:
                     raise _LineError(_header_problem(raw))
             elif c == _STAR:
@@ -197,8 +208,9 @@ def _parse(f: BinaryIO | Tally, path: str, pos: int, stop: int,
                 raise _LineError(_header_problem(raw))
             elif state in (_ATTRS, _SKIP_ATTRS):
                 what = "an 'N' line" if c == _N else _show(raw)
-                raise _LineError(f"expected an 'A' attribute or an 'X', 'S' or 'T' data line, "
-                                 f"found {what}")
+                raise _LineError(
+                    f"expected an 'A' attribute or an 'X', 'S' or 'T' data line, found {what}"
+                )
             else:  # a line that starts a message, or is not valid between messages
                 if state == _DATA_LINES:
                     yield Message(MQMD(**values), b"".join(parts))
@@ -220,11 +232,13 @@ def _parse(f: BinaryIO | Tally, path: str, pos: int, stop: int,
     elif state == _ATTRS:
         # End of file is on the line after the last newline (the last line itself when
         # the file does not end with a newline).
-        raise located(f, path, "expected an 'X', 'S' or 'T' data line, found end of file",
-                      pos, eof=True)
+        raise located(
+            f, path, "expected an 'X', 'S' or 'T' data line, found end of file", pos, eof=True
+        )
     elif state == _HEADER:
-        raise DumpFormatError("empty file: expected a '* DMPMQMSG' or '* QLOAD' header line",
-                              path=path, line=1)
+        raise DumpFormatError(
+            "empty file: expected a '* DMPMQMSG' or '* QLOAD' header line", path=path, line=1
+        )
 
 
 def _show(line: bytes, limit: int = 24) -> str:
@@ -234,10 +248,14 @@ def _show(line: bytes, limit: int = 24) -> str:
 
 def _header_problem(line: bytes) -> str:
     if line.startswith(b"AMQSBCG0"):
-        return ("amqsbcg browse output is not supported; unload the queue with "
-                "'dmpmqmsg -i QUEUE -f FILE' instead")
-    return (f"not a dmpmqmsg file: expected a '* DMPMQMSG' or '* QLOAD' header line, "
-            f"found {_show(line)} (files written with -dH have no header)")
+        return (
+            "amqsbcg browse output is not supported; unload the queue with "
+            "'dmpmqmsg -i QUEUE -f FILE' instead"
+        )
+    return (
+        f"not a dmpmqmsg file: expected a '* DMPMQMSG' or '* QLOAD' header line, "
+        f"found {_show(line)} (files written with -dH have no header)"
+    )
 
 
 # --- attribute lines ----------------------------------------------------------------
@@ -259,8 +277,9 @@ def _apply_attribute(values: dict[str, Any], line: bytes) -> None:
         else:
             m = _LONG.fullmatch(value)
             if m is None or not -0x80000000 <= int(m.group(1)) <= 0x7FFFFFFF:
-                raise _LineError(f"A {code}: expected a signed 32-bit decimal integer, "
-                                 f"found {_show(value)}")
+                raise _LineError(
+                    f"A {code}: expected a signed 32-bit decimal integer, found {_show(value)}"
+                )
             number = int(m.group(1))
         if attr == "version" and number not in (1, 2):
             raise _LineError(f"A VER: MQMD version must be 1 or 2, found {number}")
@@ -282,14 +301,14 @@ def _attribute_problem(line: bytes) -> str:
         return f"attribute line too short: expected 'A <code> <value>', found {_show(line)}"
     if line[1] != _BLANK or (len(line) > 5 and line[5] != _BLANK):
         return f"expected 'A <code> <value>' with blanks in columns 2 and 6, found {_show(line)}"
-    return (f"unrecognised attribute code {line[2:5].decode('latin-1')!r}: "
-            f"expected one of {_CODES}")
+    return f"unrecognised attribute code {line[2:5].decode('latin-1')!r}: expected one of {_CODES}"
 
 
 def _fit(value: bytes, length: int, code: str) -> bytes:
     if len(value) > length and value[length:].strip(b" "):
-        raise _LineError(f"A {code}: value is longer than the {length}-byte field: "
-                         f"{_show(value, 60)}")
+        raise _LineError(
+            f"A {code}: value is longer than the {length}-byte field: {_show(value, 60)}"
+        )
     return value[:length]
 
 
@@ -310,7 +329,7 @@ def _hex_field(value: bytes, current: bytes, code: str) -> bytes:
         except binascii.Error:
             pass
     digits = _hex_prefix(value)
-    junk = value[len(digits):].lstrip(b" ")  # trailing blanks are harmless
+    junk = value[len(digits) :].lstrip(b" ")  # trailing blanks are harmless
     if junk:
         column = 7 + len(value) - len(junk)
         problem = f"unexpected character {chr(junk[0])!r} in column {column}"
@@ -323,7 +342,7 @@ def _hex_field(value: bytes, current: bytes, code: str) -> bytes:
     if problem:
         raise _LineError(f"A {code}: badly formed hex value: {problem}")
     data = binascii.unhexlify(digits)
-    return data + current[len(data):]
+    return data + current[len(data) :]
 
 
 # --- data lines ---------------------------------------------------------------------
@@ -347,8 +366,9 @@ def _x_slow(line: bytes, first: int) -> bytes:
     col = first + len(digits)  # 0-based index of the first non-hex character
     tail = line[col:]
     if tail and tail[0] != _BLANK:
-        raise _LineError(f"badly formed hex data: non-hex character {chr(tail[0])!r} "
-                         f"in column {col + 1}")
+        raise _LineError(
+            f"badly formed hex data: non-hex character {chr(tail[0])!r} in column {col + 1}"
+        )
     if len(digits) % 2:
         raise _LineError(f"badly formed hex data: odd number of hex digits ({len(digits)})")
     return binascii.unhexlify(digits)  # anything after a blank is the -da ASCII column
@@ -369,11 +389,13 @@ def _s_line(rest: bytes) -> bytes:
         close = body.find(b'"', i)
         tilde = body.find(b"~", i)
         if tilde >= 0 and (close < 0 or tilde < close):
-            escaped = body[tilde + 1:tilde + 2]
+            escaped = body[tilde + 1 : tilde + 2]
             if escaped not in (b'"', b"~"):
                 found = repr(escaped.decode("latin-1")) if escaped else "end of line"
-                raise _LineError(f"unexpected escape sequence in S line: '~' must be followed "
-                                 f"by '\"' or '~', found {found}")
+                raise _LineError(
+                    f"unexpected escape sequence in S line: '~' must be followed "
+                    f"by '\"' or '~', found {found}"
+                )
             out += body[i:tilde]
             out += escaped
             i = tilde + 2

@@ -51,8 +51,10 @@ _UNPRINTABLE_RUN = re.compile(rb"[^" + _PRINTABLE + rb"]*")
 
 def format_ctime(when: datetime) -> str:
     """C ``ctime()`` text, locale independent: ``Thu Nov 21 10:15:34 2024``."""
-    return (f"{_DAYS[when.weekday()]} {_MONTHS[when.month - 1]} {when.day:2d} "
-            f"{when:%H:%M:%S} {when.year}")
+    return (
+        f"{_DAYS[when.weekday()]} {_MONTHS[when.month - 1]} {when.day:2d} "
+        f"{when:%H:%M:%S} {when.year}"
+    )
 
 
 class DumpWriter:
@@ -67,9 +69,19 @@ class DumpWriter:
     the stream; leaving the ``with`` block flushes it.
     """
 
-    def __init__(self, stream: BinaryIO, *, qmgr: str | None = None, queue: str | None = None,
-                 width: int = 25, created: datetime | None = None, mode: Mode = "hex",
-                 ctx_chars: bool = False, index: bool = False, header: bool = True) -> None:
+    def __init__(
+        self,
+        stream: BinaryIO,
+        *,
+        qmgr: str | None = None,
+        queue: str | None = None,
+        width: int = 25,
+        created: datetime | None = None,
+        mode: Mode = "hex",
+        ctx_chars: bool = False,
+        index: bool = False,
+        header: bool = True,
+    ) -> None:
         if mode not in ("hex", "A", "p", "t"):
             raise ValueError(f"mode must be 'hex', 'A', 'p' or 't', not {mode!r}")
         self._stream = stream
@@ -78,8 +90,11 @@ class DumpWriter:
         self.mode: Mode = mode
         self.index = index
         # (MQMD attribute, kind, "A CCC " prefix, minimum MQMD version, the Attribute)
-        self._fields = tuple((a.attr, int(a.kind), b"A " + a.code_bytes + b" ", a.version, a)
-                             for a in ATTRIBUTES if a.ctx_chars in (None, ctx_chars))
+        self._fields = tuple(
+            (a.attr, int(a.kind), b"A " + a.code_bytes + b" ", a.version, a)
+            for a in ATTRIBUTES
+            if a.ctx_chars in (None, ctx_chars)
+        )
         self.count = 0
         self.bytes_written = 0
         self._lines = 0
@@ -95,8 +110,12 @@ class DumpWriter:
     def __enter__(self) -> DumpWriter:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.flush()
 
     def flush(self) -> None:
@@ -131,8 +150,11 @@ class DumpWriter:
         self._lines += len(lines)
 
     def _fail(self, attr: Attribute, problem: str, out: list[bytes]) -> DumpFormatError:
-        return DumpFormatError(f"message {self.count + 1}: A {attr.code}: {problem}",
-                               path=self._name, line=self._lines + len(out) + 1)
+        return DumpFormatError(
+            f"message {self.count + 1}: A {attr.code}: {problem}",
+            path=self._name,
+            line=self._lines + len(out) + 1,
+        )
 
     def _mqmd_lines(self, md: MQMD, out: list[bytes]) -> None:
         version = md.version
@@ -159,8 +181,9 @@ class DumpWriter:
         try:
             raw = text.encode("latin-1")
         except UnicodeEncodeError:
-            raise self._fail(attr, f"{text!r} has characters outside ISO-8859-1 (CCSID 819)",
-                             out) from None
+            raise self._fail(
+                attr, f"{text!r} has characters outside ISO-8859-1 (CCSID 819)", out
+            ) from None
         if len(raw) > attr.length:
             raise self._fail(attr, f"{text!r} is longer than {attr.length} bytes", out)
         if attr.kind == Kind.CHAR and (b"\n" in raw or b"\r" in raw):
@@ -173,12 +196,12 @@ class DumpWriter:
             return
         digits = binascii.hexlify(data).upper()
         step = 2 * self.width
-        out.extend(b"X " + digits[i:i + step] + b"\n" for i in range(0, len(digits), step))
+        out.extend(b"X " + digits[i : i + step] + b"\n" for i in range(0, len(digits), step))
 
     def _s_lines(self, run: bytes, out: list[bytes]) -> None:
         step = 2 * self.width - 2
         for i in range(0, len(run), step):
-            chunk = run[i:i + step]
+            chunk = run[i : i + step]
             if self.mode == "p":
                 chunk = chunk.replace(b"~", b"~~").replace(b'"', b'~"')
             out.append(b'S "' + chunk + b'"\n')
@@ -204,7 +227,7 @@ class DumpWriter:
         first = True
         while True:
             j = _end(_PRINTABLE_RUN, data, i)
-            after = data[j:j + 1]
+            after = data[j : j + 1]
             if j > i or first or after in (b"\n", b"\r"):
                 out.append(b"T " + data[i:j] + b"\n")
             first = False
@@ -213,7 +236,7 @@ class DumpWriter:
                 return
             if after in (b"\n", b"\r"):
                 i += 1
-                if data[i:i + 1] in (b"\n", b"\r") and data[i:i + 1] != after:
+                if data[i : i + 1] in (b"\n", b"\r") and data[i : i + 1] != after:
                     i += 1  # \r\n and \n\r count as one terminator
                 continue
             j = _end(_UNPRINTABLE_RUN, data, i)
@@ -228,14 +251,32 @@ def _end(pattern: re.Pattern[bytes], data: bytes, pos: int) -> int:
     return m.end() if m else pos
 
 
-def write_dump(path: str | os.PathLike[str], messages: Iterable[Message], *,
-               qmgr: str | None = None, queue: str | None = None, width: int = 25,
-               created: datetime | None = None, mode: Mode = "hex", ctx_chars: bool = False,
-               index: bool = False) -> int:
+def write_dump(
+    path: str | os.PathLike[str],
+    messages: Iterable[Message],
+    *,
+    qmgr: str | None = None,
+    queue: str | None = None,
+    width: int = 25,
+    created: datetime | None = None,
+    mode: Mode = "hex",
+    ctx_chars: bool = False,
+    index: bool = False,
+) -> int:
     """Write ``messages`` to a new dmpmqmsg file at ``path``; returns how many."""
-    with open(path, "wb") as f, DumpWriter(f, qmgr=qmgr, queue=queue, width=width,
-                                           created=created, mode=mode, ctx_chars=ctx_chars,
-                                           index=index) as writer:
+    with (
+        open(path, "wb") as f,
+        DumpWriter(
+            f,
+            qmgr=qmgr,
+            queue=queue,
+            width=width,
+            created=created,
+            mode=mode,
+            ctx_chars=ctx_chars,
+            index=index,
+        ) as writer,
+    ):
         for message in messages:
             writer.write(message)
         return writer.count

@@ -15,8 +15,20 @@ import json
 import sys
 from pathlib import Path
 
-FAMILIES = ("MQRC", "MQFB", "MQAT", "MQMT", "MQPER", "MQFMT", "MQENC", "MQCCSI",
-            "MQEI", "MQMF", "MQRO", "MQPRI")
+FAMILIES = (
+    "MQRC",
+    "MQFB",
+    "MQAT",
+    "MQMT",
+    "MQPER",
+    "MQFMT",
+    "MQENC",
+    "MQCCSI",
+    "MQEI",
+    "MQMF",
+    "MQRO",
+    "MQPRI",
+)
 
 # Range markers and aliases are not the name an administrator expects to read back
 # for a value; prefer the real code name when several names share a value.

@@ -55,14 +55,19 @@ class Layout:
         if len(raw) - start < self.size:
             raise DecodeError(
                 f"{self.name} truncated: need {self.size} bytes, have {max(0, len(raw) - start)}",
-                raw=bytes(raw), offset=len(raw))
+                raw=bytes(raw),
+                offset=len(raw),
+            )
         values = list(self._structs[order].unpack_from(raw, start))
         for i, f in self._chars:
             try:
                 values[i] = decode_text(values[i], ccsid)
             except DecodeError as exc:
-                raise DecodeError(f"{self.name}.{f.ibm}: {exc}", raw=bytes(raw),
-                                  offset=start + self.offsets[f.attr]) from exc
+                raise DecodeError(
+                    f"{self.name}.{f.ibm}: {exc}",
+                    raw=bytes(raw),
+                    offset=start + self.offsets[f.attr],
+                ) from exc
         return values
 
     def pack(self, values: dict[str, Any], order: str, ccsid: int) -> bytes:

@@ -68,8 +68,10 @@ def parse_duration(text: str, option: str) -> float:
     """``90s``, ``30m``, ``2h``, ``7d``, ``1w`` as seconds; ConfigError naming ``option``."""
     found = _DURATION.fullmatch(text.strip().lower())
     if found is None:
-        raise ConfigError(f"{option} {text!r} is not a duration: a number and a unit, "
-                          "s, m, h, d or w (e.g. 7d, 2h, 30m)")
+        raise ConfigError(
+            f"{option} {text!r} is not a duration: a number and a unit, "
+            "s, m, h, d or w (e.g. 7d, 2h, 30m)"
+        )
     return float(found.group(1)) * _UNIT[found.group(2)]
 
 
@@ -101,7 +103,8 @@ class AgeWindow:
                 f"--newer-than {newer_than} is shorter than --older-than {older_than}: no "
                 "message can be both; for messages dead-lettered between "
                 f"{duration_text(newer)} and {duration_text(older)} ago give "
-                f"--older-than {newer_than} --newer-than {older_than}")
+                f"--older-than {newer_than} --newer-than {older_than}"
+            )
         return cls(older, newer)
 
     @property

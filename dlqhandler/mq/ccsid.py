@@ -70,8 +70,9 @@ _CODECS: dict[int, str] = {
     17584: "utf_16_be",
 }
 
-EBCDIC_CCSIDS = frozenset({37, 273, 277, 278, 280, 284, 285, 297, 500, 875, 1026, 1047,
-                           1140, 1141, 1148})
+EBCDIC_CCSIDS = frozenset(
+    {37, 273, 277, 278, 280, 284, 285, 297, 500, 875, 1026, 1047, 1140, 1141, 1148}
+)
 
 
 def _register_ebcdic() -> None:
@@ -137,8 +138,9 @@ def _decode_text(raw: bytes, ccsid: int) -> str:
     try:
         text = raw.decode(codec)
     except UnicodeDecodeError as exc:
-        raise DecodeError(f"text not valid in CCSID {ccsid}: {exc.reason}", raw=raw,
-                          offset=exc.start) from exc
+        raise DecodeError(
+            f"text not valid in CCSID {ccsid}: {exc.reason}", raw=raw, offset=exc.start
+        ) from exc
     return text.rstrip(" ")
 
 

@@ -43,8 +43,7 @@ def is_complete(members: list[Message]) -> bool:
     if not members:
         return False
     ordered = logical_order(members)
-    grouped = any(m.md.msg_flags & (MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP)
-                  for m in ordered)
+    grouped = any(m.md.msg_flags & (MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP) for m in ordered)
     last = [m.md.msg_seq_number for m in ordered if m.md.msg_flags & MQMF_LAST_MSG_IN_GROUP]
     final = last[0] if grouped and last else (1 if not grouped else 0)
     if final == 0 or len(set(last)) > 1:

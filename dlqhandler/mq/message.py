@@ -62,11 +62,22 @@ class Message:
         return self.body[MQDLH_LENGTH_1:] if self.dlh is not None else self.body
 
     @classmethod
-    def dead_letter(cls, original: MQMD, payload: bytes, *, reason: int, dest_q_name: str,
-                    dest_q_mgr_name: str = "", put_appl_type: int = 7,
-                    put_appl_name: str = "", put_date: str = "", put_time: str = "",
-                    encoding: int | None = None, ccsid: int | None = None,
-                    properties: tuple[Property, ...] = ()) -> Message:
+    def dead_letter(
+        cls,
+        original: MQMD,
+        payload: bytes,
+        *,
+        reason: int,
+        dest_q_name: str,
+        dest_q_mgr_name: str = "",
+        put_appl_type: int = 7,
+        put_appl_name: str = "",
+        put_date: str = "",
+        put_time: str = "",
+        encoding: int | None = None,
+        ccsid: int | None = None,
+        properties: tuple[Property, ...] = (),
+    ) -> Message:
         """Dead-letter ``original`` as a queue manager does.
 
         The MQDLH takes the original Encoding, CodedCharSetId and Format; the
@@ -75,13 +86,19 @@ class Message:
         """
         enc = original.encoding if encoding is None else encoding
         cs = (original.coded_char_set_id or QMGR_CCSID) if ccsid is None else ccsid
-        dlh = MQDLH(reason=reason, dest_q_name=dest_q_name, dest_q_mgr_name=dest_q_mgr_name,
-                    encoding=original.encoding,
-                    coded_char_set_id=original.coded_char_set_id or QMGR_CCSID,
-                    format=original.format, put_appl_type=put_appl_type,
-                    put_appl_name=put_appl_name, put_date=put_date, put_time=put_time)
-        md = original.replace(format=MQFMT_DEAD_LETTER_HEADER, encoding=enc,
-                              coded_char_set_id=cs)
+        dlh = MQDLH(
+            reason=reason,
+            dest_q_name=dest_q_name,
+            dest_q_mgr_name=dest_q_mgr_name,
+            encoding=original.encoding,
+            coded_char_set_id=original.coded_char_set_id or QMGR_CCSID,
+            format=original.format,
+            put_appl_type=put_appl_type,
+            put_appl_name=put_appl_name,
+            put_date=put_date,
+            put_time=put_time,
+        )
+        md = original.replace(format=MQFMT_DEAD_LETTER_HEADER, encoding=enc, coded_char_set_id=cs)
         return cls(md, encode_mqdlh(dlh, encoding=enc, ccsid=cs) + payload, dlh, properties)
 
     def strip_dead_letter_header(self) -> Message:
@@ -91,8 +108,11 @@ class Message:
         """
         if self.dlh is None:
             return self
-        md = self.md.replace(format=self.dlh.format, encoding=self.dlh.encoding,
-                             coded_char_set_id=self.dlh.coded_char_set_id)
+        md = self.md.replace(
+            format=self.dlh.format,
+            encoding=self.dlh.encoding,
+            coded_char_set_id=self.dlh.coded_char_set_id,
+        )
         return Message(md, self.body[MQDLH_LENGTH_1:], None, self.properties)
 
     def with_md(self, md: MQMD) -> Message:
@@ -100,8 +120,9 @@ class Message:
         return Message(md, self.body, self.dlh, self.properties)
 
 
-def decode_dead_letter(md: MQMD, body: bytes, properties: tuple[Property, ...] = (),
-                       *, behind_rfh2: bool = False) -> Message:
+def decode_dead_letter(
+    md: MQMD, body: bytes, properties: tuple[Property, ...] = (), *, behind_rfh2: bool = False
+) -> Message:
     """Decode a message taken from a dead-letter queue (``properties``: its own).
 
     The data starts with an MQDLH. With ``behind_rfh2`` (the callers that act on
@@ -121,8 +142,9 @@ def decode_dead_letter(md: MQMD, body: bytes, properties: tuple[Property, ...] =
     except MalformedMessageError as exc:
         if md.format == MQFMT_DEAD_LETTER_HEADER:
             raise
-        raise MalformedMessageError(f"MQMD Format is {md.format!r}, not 'MQDEAD'; {exc}",
-                                    raw=exc.raw, offset=exc.offset) from exc
+        raise MalformedMessageError(
+            f"MQMD Format is {md.format!r}, not 'MQDEAD'; {exc}", raw=exc.raw, offset=exc.offset
+        ) from exc
     return Message(md, bytes(body), dlh, properties)
 
 
@@ -134,28 +156,40 @@ def _behind_rfh2(md: MQMD, body: bytes, properties: tuple[Property, ...]) -> Mes
     try:
         rfh2, end = decode_rfh2(body, encoding=md.encoding, ccsid=_data_ccsid(md))
     except DecodeError as exc:
-        raise MalformedMessageError(f"{where}; {exc} (at byte {exc.offset} of the data)",
-                                    raw=body, offset=exc.offset) from exc
+        raise MalformedMessageError(
+            f"{where}; {exc} (at byte {exc.offset} of the data)", raw=body, offset=exc.offset
+        ) from exc
     if rfh2.format != MQFMT_DEAD_LETTER_HEADER:
         raise MalformedMessageError(
             f"{where}, and the MQRFH2's Format is {rfh2.format!r}, not 'MQDEAD': no MQDLH"
-            f" behind it", raw=body, offset=24)
+            f" behind it",
+            raw=body,
+            offset=24,
+        )
     others = [f.name for f in rfh2.folders if f.name not in PROPERTY_FOLDERS | {"usr"}]
     if others:
         raise MalformedMessageError(
             f"{where}: the MQRFH2 in front of the MQDLH holds folder {others[0]!r}, which"
             " is not message properties (only mcd, jms, usr, mq, mqext, mq_usr, mqps are)",
-            raw=body, offset=36)
-    ccsid = (md.coded_char_set_id if rfh2.coded_char_set_id == _MQCCSI_INHERIT
-             else rfh2.coded_char_set_id)
-    inner = md.replace(format=MQFMT_DEAD_LETTER_HEADER, encoding=rfh2.encoding,
-                       coded_char_set_id=ccsid)
+            raw=body,
+            offset=36,
+        )
+    ccsid = (
+        md.coded_char_set_id
+        if rfh2.coded_char_set_id == _MQCCSI_INHERIT
+        else rfh2.coded_char_set_id
+    )
+    inner = md.replace(
+        format=MQFMT_DEAD_LETTER_HEADER, encoding=rfh2.encoding, coded_char_set_id=ccsid
+    )
     try:
         dlh = decode_mqdlh(body[end:], encoding=inner.encoding, ccsid=_data_ccsid(inner))
     except MalformedMessageError as exc:
         raise MalformedMessageError(
-            f"{where}; behind the MQRFH2 (StrucLength {end}), {exc}", raw=body,
-            offset=end + exc.offset) from exc
+            f"{where}; behind the MQRFH2 (StrucLength {end}), {exc}",
+            raw=body,
+            offset=end + exc.offset,
+        ) from exc
     names = {p.name for p in properties}
     carried = (*properties, *(p for p in properties_of(rfh2.folders) if p.name not in names))
     return Message(inner, body[end:], dlh, carried)

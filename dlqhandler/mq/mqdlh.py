@@ -29,20 +29,23 @@ MQDLH_LENGTH_1 = 172
 MQFMT_DEAD_LETTER_HEADER = "MQDEAD"  # canonical form of "MQDEAD  "
 MQCCSI_INHERIT = -2
 
-LAYOUT = Layout("MQDLH", (
-    Field("struc_id", "StrucId", "char", 4),
-    Field("version", "Version", "long"),
-    Field("reason", "Reason", "long"),
-    Field("dest_q_name", "DestQName", "char", 48),
-    Field("dest_q_mgr_name", "DestQMgrName", "char", 48),
-    Field("encoding", "Encoding", "long"),
-    Field("coded_char_set_id", "CodedCharSetId", "long"),
-    Field("format", "Format", "char", 8),
-    Field("put_appl_type", "PutApplType", "long"),
-    Field("put_appl_name", "PutApplName", "char", 28),
-    Field("put_date", "PutDate", "char", 8),
-    Field("put_time", "PutTime", "char", 8),
-))
+LAYOUT = Layout(
+    "MQDLH",
+    (
+        Field("struc_id", "StrucId", "char", 4),
+        Field("version", "Version", "long"),
+        Field("reason", "Reason", "long"),
+        Field("dest_q_name", "DestQName", "char", 48),
+        Field("dest_q_mgr_name", "DestQMgrName", "char", 48),
+        Field("encoding", "Encoding", "long"),
+        Field("coded_char_set_id", "CodedCharSetId", "long"),
+        Field("format", "Format", "char", 8),
+        Field("put_appl_type", "PutApplType", "long"),
+        Field("put_appl_name", "PutApplName", "char", 28),
+        Field("put_date", "PutDate", "char", 8),
+        Field("put_time", "PutTime", "char", 8),
+    ),
+)
 assert LAYOUT.size == MQDLH_LENGTH_1
 FIELD_LENGTHS: dict[str, int] = {f.attr: f.length for f in LAYOUT.fields}
 
@@ -84,22 +87,27 @@ def decode_mqdlh(body: bytes, *, encoding: int, ccsid: int) -> MQDLH:
     if len(body) < MQDLH_LENGTH_1:
         raise MalformedMessageError(
             f"message data is {len(body)} bytes, shorter than an MQDLH (172)",
-            raw=bytes(body), offset=len(body))
+            raw=bytes(body),
+            offset=len(body),
+        )
     try:
         order = int_order(encoding, version_probe=bytes(body[4:8]))
         values = LAYOUT.values(body, order, ccsid)
     except DecodeError as exc:
-        raise MalformedMessageError(f"MQDLH not decodable: {exc}", raw=bytes(body),
-                                    offset=exc.offset) from exc
+        raise MalformedMessageError(
+            f"MQDLH not decodable: {exc}", raw=bytes(body), offset=exc.offset
+        ) from exc
     struc_id, version, *fields = values
     fields.append(version)  # MQDLH's last field
     if struc_id != MQDLH_STRUC_ID.rstrip():
         raise MalformedMessageError(
             f"data does not start with an MQDLH (StrucId is {bytes(body[:4])!r}, "
-            f"expected 'DLH ' in CCSID {ccsid})", raw=bytes(body), offset=0)
+            f"expected 'DLH ' in CCSID {ccsid})",
+            raw=bytes(body),
+            offset=0,
+        )
     if version != 1:
-        raise MalformedMessageError(f"MQDLH Version {version} is not 1",
-                                    raw=bytes(body), offset=4)
+        raise MalformedMessageError(f"MQDLH Version {version} is not 1", raw=bytes(body), offset=4)
     if fields[_CCSID] == MQCCSI_INHERIT:
         fields[_CCSID] = ccsid
     return MQDLH(*fields)
@@ -109,4 +117,6 @@ def decode_mqdlh(body: bytes, *, encoding: int, ccsid: int) -> MQDLH:
 # fields in order, and Version is MQDLH's last.
 _CCSID = [f.attr for f in LAYOUT.fields[2:]].index("coded_char_set_id")
 assert tuple(f.name for f in dataclasses.fields(MQDLH)) == (
-    *(f.attr for f in LAYOUT.fields[2:]), "version"), "MQDLH's fields must follow its layout"
+    *(f.attr for f in LAYOUT.fields[2:]),
+    "version",
+), "MQDLH's fields must follow its layout"

@@ -135,24 +135,25 @@ def encode_mqmd(md: MQMD, *, encoding: int = MQENC_NATIVE, ccsid: int = QMGR_CCS
     """The binary image of ``md`` (324 bytes for version 1, 364 for version 2)."""
     layout = LAYOUT_V1 if md.version < 2 else LAYOUT_V2
     values = [MQMD_STRUC_ID, *_FIELD_VALUES(md)]
-    return layout.pack_values(values[:len(layout.fields)], int_order(encoding), ccsid)
+    return layout.pack_values(values[: len(layout.fields)], int_order(encoding), ccsid)
 
 
-def decode_mqmd(raw: bytes, *, encoding: int = MQENC_NATIVE, ccsid: int = QMGR_CCSID,
-                start: int = 0) -> MQMD:
+def decode_mqmd(
+    raw: bytes, *, encoding: int = MQENC_NATIVE, ccsid: int = QMGR_CCSID, start: int = 0
+) -> MQMD:
     """Decode an MQMD image; the Version field picks the layout."""
     if len(raw) - start < 8:
         raise DecodeError("MQMD truncated before Version", raw=bytes(raw), offset=len(raw))
-    order = int_order(encoding, version_probe=bytes(raw[start + 4:start + 8]))
+    order = int_order(encoding, version_probe=bytes(raw[start + 4 : start + 8]))
     version = _VERSION[order].unpack_from(raw, start + 4)[0]
     layout = LAYOUT_V2 if version == 2 and len(raw) - start >= LAYOUT_V2.size else LAYOUT_V1
     values = layout.values(raw, order, ccsid, start=start)
     if values[0] != MQMD_STRUC_ID.rstrip():
-        raise DecodeError(f"MQMD StrucId is {values[0]!r}, expected 'MD  '",
-                          raw=bytes(raw), offset=start)
+        raise DecodeError(
+            f"MQMD StrucId is {values[0]!r}, expected 'MD  '", raw=bytes(raw), offset=start
+        )
     if version not in (1, 2):
-        raise DecodeError(f"MQMD Version {version} is not 1 or 2", raw=bytes(raw),
-                          offset=start + 4)
+        raise DecodeError(f"MQMD Version {version} is not 1 or 2", raw=bytes(raw), offset=start + 4)
     if version == 2 and layout is LAYOUT_V1:
         LAYOUT_V2.values(raw, order, ccsid, start=start)  # raises: truncated
     # Positional: the layout's fields after StrucId are MQMD's fields in order (checked
@@ -163,4 +164,5 @@ def decode_mqmd(raw: bytes, *, encoding: int = MQENC_NATIVE, ccsid: int = QMGR_C
 _FIELD_VALUES = operator.attrgetter(*(f.attr for f in LAYOUT_V2.fields[1:]))
 _VERSION = {order: struct.Struct(order + "i") for order in "<>"}
 assert tuple(f.name for f in dataclasses.fields(MQMD)) == tuple(
-    f.attr for f in LAYOUT_V2.fields[1:]), "MQMD's fields must follow its layout"
+    f.attr for f in LAYOUT_V2.fields[1:]
+), "MQMD's fields must follow its layout"

@@ -71,21 +71,27 @@ _TAIL = (
     Field("env_data", "EnvData", "char", 128),
     Field("user_data", "UserData", "char", 128),
 )
-LAYOUT = Layout("MQTM", (
-    Field("struc_id", "StrucId", "char", 4),
-    Field("version", "Version", "long"),
-    *_COMMON,
-    Field("appl_type", "ApplType", "long"),
-    *_TAIL,
-))
-LAYOUT_C2 = Layout("MQTMC2", (
-    Field("struc_id", "StrucId", "char", 4),
-    Field("version", "Version", "char", 4),
-    *_COMMON,
-    Field("appl_type", "ApplType", "char", 4),
-    *_TAIL,
-    Field("q_mgr_name", "QMgrName", "char", 48),
-))
+LAYOUT = Layout(
+    "MQTM",
+    (
+        Field("struc_id", "StrucId", "char", 4),
+        Field("version", "Version", "long"),
+        *_COMMON,
+        Field("appl_type", "ApplType", "long"),
+        *_TAIL,
+    ),
+)
+LAYOUT_C2 = Layout(
+    "MQTMC2",
+    (
+        Field("struc_id", "StrucId", "char", 4),
+        Field("version", "Version", "char", 4),
+        *_COMMON,
+        Field("appl_type", "ApplType", "char", 4),
+        *_TAIL,
+        Field("q_mgr_name", "QMgrName", "char", 48),
+    ),
+)
 assert LAYOUT.size == MQTM_LENGTH_1
 assert LAYOUT_C2.size == MQTMC2_LENGTH_2
 # Character offsets and lengths of MQTMC2 fields (one character per byte).
@@ -110,10 +116,15 @@ class MQTM:
 
     def to_mqtmc2(self, q_mgr_name: str) -> MQTMC2:
         """The MQTMC2 a trigger monitor passes on: ApplType blank, QMgrName added."""
-        return MQTMC2(q_name=self.q_name, process_name=self.process_name,
-                      trigger_data=self.trigger_data, appl_id=self.appl_id,
-                      env_data=self.env_data, user_data=self.user_data,
-                      q_mgr_name=q_mgr_name)
+        return MQTMC2(
+            q_name=self.q_name,
+            process_name=self.process_name,
+            trigger_data=self.trigger_data,
+            appl_id=self.appl_id,
+            env_data=self.env_data,
+            user_data=self.user_data,
+            q_mgr_name=q_mgr_name,
+        )
 
 
 def encode_mqtm(tm: MQTM, *, encoding: int = _MQENC_NATIVE, ccsid: int = QMGR_CCSID) -> bytes:
@@ -126,8 +137,7 @@ def encode_mqtm(tm: MQTM, *, encoding: int = _MQENC_NATIVE, ccsid: int = QMGR_CC
     return LAYOUT.pack(values, int_order(encoding), ccsid)
 
 
-def decode_mqtm(data: bytes, *, encoding: int = _MQENC_NATIVE,
-                ccsid: int = QMGR_CCSID) -> MQTM:
+def decode_mqtm(data: bytes, *, encoding: int = _MQENC_NATIVE, ccsid: int = QMGR_CCSID) -> MQTM:
     """Decode the MQTM at the start of ``data`` (a trigger message's body).
 
     Raises :class:`DecodeError` (keeping the bytes) when ``data`` is shorter
@@ -135,13 +145,20 @@ def decode_mqtm(data: bytes, *, encoding: int = _MQENC_NATIVE,
     """
     raw = bytes(data)
     if len(raw) < MQTM_LENGTH_1:
-        raise DecodeError(f"message data is {len(raw)} bytes, shorter than an MQTM (684)",
-                          raw=raw, offset=len(raw))
+        raise DecodeError(
+            f"message data is {len(raw)} bytes, shorter than an MQTM (684)",
+            raw=raw,
+            offset=len(raw),
+        )
     order = int_order(encoding, version_probe=raw[4:8])
     values = LAYOUT.unpack(raw, order, ccsid)
     if values.pop("struc_id") != MQTM_STRUC_ID.rstrip():
-        raise DecodeError(f"data does not start with an MQTM (StrucId is {raw[:4]!r}, "
-                          f"expected 'TM  ' in CCSID {ccsid})", raw=raw, offset=0)
+        raise DecodeError(
+            f"data does not start with an MQTM (StrucId is {raw[:4]!r}, "
+            f"expected 'TM  ' in CCSID {ccsid})",
+            raw=raw,
+            offset=0,
+        )
     if values["version"] != MQTM_VERSION_1:
         raise DecodeError(f"MQTM Version {values['version']} is not 1", raw=raw, offset=4)
     return MQTM(**values)
@@ -201,22 +218,27 @@ class MQTMC2:
         """
         raw = arg.encode("utf-8", "surrogateescape")
         if not arg.startswith(MQTMC_STRUC_ID):
-            raise DecodeError(f"not an MQTMC2: does not start with 'TMC ' ({arg[:8]!r})",
-                              raw=raw, offset=0)
+            raise DecodeError(
+                f"not an MQTMC2: does not start with 'TMC ' ({arg[:8]!r})", raw=raw, offset=0
+            )
         version = _c2_version(arg[4:8])
         if version is None:
-            raise DecodeError(f"MQTMC2 Version {arg[4:8]!r} is not '   1' or '   2'",
-                              raw=raw, offset=4)
+            raise DecodeError(
+                f"MQTMC2 Version {arg[4:8]!r} is not '   1' or '   2'", raw=raw, offset=4
+            )
         limit = MQTMC2_LENGTH_2 if version == 2 else MQTMC2_LENGTH_1
         if len(arg) > limit:
-            raise DecodeError(f"MQTMC2 version {version} is {limit} characters, "
-                              f"the argument has {len(arg)}", raw=raw, offset=limit)
+            raise DecodeError(
+                f"MQTMC2 version {version} is {limit} characters, the argument has {len(arg)}",
+                raw=raw,
+                offset=limit,
+            )
         text = arg.ljust(limit)
         values: dict[str, Any] = {}
         for attr, offset, length in _C2_FIELDS:
             if offset >= limit or attr in ("struc_id", "version"):
                 continue
-            field = text[offset:offset + length]
+            field = text[offset : offset + length]
             nul = field.find("\x00")
             values[attr] = (field[:nul] if nul >= 0 else field).rstrip(" ")
         return cls(version=version, **values)
@@ -237,7 +259,7 @@ def encode_mqtmc2(tmc: MQTMC2, *, ccsid: int = QMGR_CCSID) -> bytes:
     if tmc.version not in (1, 2):
         raise DecodeError(f"MQTMC2 Version {tmc.version} is not 1 or 2")
     image = LAYOUT_C2.pack(tmc._values(), "<", ccsid)
-    return image[:tmc.length]
+    return image[: tmc.length]
 
 
 def decode_mqtmc2(data: bytes, *, ccsid: int = QMGR_CCSID) -> MQTMC2:
@@ -247,16 +269,19 @@ def decode_mqtmc2(data: bytes, *, ccsid: int = QMGR_CCSID) -> MQTMC2:
         raise DecodeError("MQTMC2 truncated before Version", raw=raw, offset=len(raw))
     head = LAYOUT_C2.unpack(raw.ljust(LAYOUT_C2.size, b"\x00"), "<", ccsid)
     if head.pop("struc_id") != MQTMC_STRUC_ID.rstrip():
-        raise DecodeError(f"data does not start with an MQTMC2 (StrucId is {raw[:4]!r})",
-                          raw=raw, offset=0)
+        raise DecodeError(
+            f"data does not start with an MQTMC2 (StrucId is {raw[:4]!r})", raw=raw, offset=0
+        )
     version = _c2_version(head.pop("version"))
     if version is None:
-        raise DecodeError(f"MQTMC2 Version {raw[4:8]!r} is not '   1' or '   2'",
-                          raw=raw, offset=4)
+        raise DecodeError(f"MQTMC2 Version {raw[4:8]!r} is not '   1' or '   2'", raw=raw, offset=4)
     need = MQTMC2_LENGTH_2 if version == 2 else MQTMC2_LENGTH_1
     if len(raw) < need:
-        raise DecodeError(f"MQTMC2 version {version} needs {need} bytes, have {len(raw)}",
-                          raw=raw, offset=len(raw))
+        raise DecodeError(
+            f"MQTMC2 version {version} needs {need} bytes, have {len(raw)}",
+            raw=raw,
+            offset=len(raw),
+        )
     if version == 1:
         head["q_mgr_name"] = ""
     return MQTMC2(version=version, **head)

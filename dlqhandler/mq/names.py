@@ -77,6 +77,8 @@ def validate_channel_name(name: str, what: str = "channel name") -> str:
     ``ValueError`` saying why: IBM's library would truncate or refuse a longer one."""
     if name and len(name) <= MQ_CHANNEL_NAME_LENGTH and all(c in MQ_NAME_CHARS for c in name):
         return name
-    raise ValueError(f"{what} {name!r} {_why(name, MQ_CHANNEL_NAME_LENGTH)}: not a valid MQ "
-                     f"channel name (1-{MQ_CHANNEL_NAME_LENGTH} characters of "
-                     "A-Z a-z 0-9 . / _ %)")
+    raise ValueError(
+        f"{what} {name!r} {_why(name, MQ_CHANNEL_NAME_LENGTH)}: not a valid MQ "
+        f"channel name (1-{MQ_CHANNEL_NAME_LENGTH} characters of "
+        "A-Z a-z 0-9 . / _ %)"
+    )

@@ -99,8 +99,12 @@ class PropertyType(IntEnum):
     STRING = 1024
 
 
-_INT_BITS = {PropertyType.INT8: 8, PropertyType.INT16: 16, PropertyType.INT32: 32,
-             PropertyType.INT64: 64}
+_INT_BITS = {
+    PropertyType.INT8: 8,
+    PropertyType.INT16: 16,
+    PropertyType.INT32: 32,
+    PropertyType.INT64: 64,
+}
 _FLOATS = (PropertyType.FLOAT32, PropertyType.FLOAT64)
 _F32 = struct.Struct("<f")
 
@@ -180,11 +184,17 @@ def _checked_value(name: str, kind: PropertyType, value: PropertyValue) -> Prope
 
 
 # -- names ------------------------------------------------------------------------------
-_KEYWORDS = frozenset({"NULL", "TRUE", "FALSE", "NOT", "AND", "OR", "BETWEEN", "LIKE", "IN",
-                       "IS", "ESCAPE"})
+_KEYWORDS = frozenset(
+    {"NULL", "TRUE", "FALSE", "NOT", "AND", "OR", "BETWEEN", "LIKE", "IN", "IS", "ESCAPE"}
+)
 # The JMS names the MQI may set, and where they live (IBM "Property name restrictions").
-JMS_SYNONYMS = {"JMSCorrelationID": "jms.Cid", "JMSReplyTo": "jms.Rto", "JMSType": "mcd.Type",
-                "JMSXGroupID": "jms.Gid", "JMSXGroupSeq": "jms.Seq"}
+JMS_SYNONYMS = {
+    "JMSCorrelationID": "jms.Cid",
+    "JMSReplyTo": "jms.Rto",
+    "JMSType": "mcd.Type",
+    "JMSXGroupID": "jms.Gid",
+    "JMSXGroupSeq": "jms.Seq",
+}
 
 
 def _identifier_start(c: str) -> bool:
@@ -208,8 +218,9 @@ def check_name(name: str, *, wildcard: bool = False) -> str:
     if not isinstance(name, str) or not name:
         raise mqi_error(MQRC_PROPERTY_NAME_LENGTH_ERR, "empty property name")
     if len(name) > MAX_PROPERTY_NAME_LENGTH:
-        raise mqi_error(MQRC_PROPERTY_NAME_LENGTH_ERR,
-                        f"property name of {len(name)} characters (at most 4095)")
+        raise mqi_error(
+            MQRC_PROPERTY_NAME_LENGTH_ERR, f"property name of {len(name)} characters (at most 4095)"
+        )
     plain = name[:-1] if wildcard and name.endswith("%") else name
     if wildcard and not plain:
         return name
@@ -234,9 +245,14 @@ def check_name(name: str, *, wildcard: bool = False) -> str:
     if plain.startswith("JMS") and plain not in JMS_SYNONYMS and not wildcard:
         raise bad("JMS names other than the MQI's synonyms are reserved")
     if plain.startswith(("Body", "Root")):
-        raise bad("names beginning 'Body' or 'Root' are reserved"
-                  + (" ('Root.MQMD.' names are not supported here)"
-                     if plain.startswith("Root.MQMD.") else ""))
+        raise bad(
+            "names beginning 'Body' or 'Root' are reserved"
+            + (
+                " ('Root.MQMD.' names are not supported here)"
+                if plain.startswith("Root.MQMD.")
+                else ""
+            )
+        )
     if upper.startswith("MQ") and not upper.startswith("MQ_USR") and plain.count(".") > 1:
         raise bad("an 'mq' name may hold one '.' only")
     return name
@@ -266,8 +282,10 @@ def convert(prop: Property, wanted: PropertyType | int) -> Property:
         return prop
 
     def number_error() -> Exception:
-        return mqi_error(MQRC_PROP_NUMBER_FORMAT_ERROR,
-                         f"{prop.name}: {str(value)[:64]!r} is not MQTYPE_{want.name}")
+        return mqi_error(
+            MQRC_PROP_NUMBER_FORMAT_ERROR,
+            f"{prop.name}: {str(value)[:64]!r} is not MQTYPE_{want.name}",
+        )
 
     def out(v: PropertyValue) -> Property:
         try:
@@ -320,8 +338,9 @@ def convert(prop: Property, wanted: PropertyType | int) -> Property:
             if not _HEX.fullmatch(text):
                 raise number_error()
             return out(bytes.fromhex(text))
-    raise mqi_error(MQRC_PROP_CONV_NOT_SUPPORTED,
-                    f"{prop.name}: MQTYPE_{have.name} to MQTYPE_{want.name}")
+    raise mqi_error(
+        MQRC_PROP_CONV_NOT_SUPPORTED, f"{prop.name}: MQTYPE_{have.name} to MQTYPE_{want.name}"
+    )
 
 
 def format_float(value: float) -> str:
@@ -335,8 +354,11 @@ def format_float(value: float) -> str:
 
 def parse_float(text: str) -> float:
     """Text to float: decimal or exponent notation, NaN, [+-]Infinity (ValueError if not)."""
-    if not re.fullmatch(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-                        r"|NaN|nan|[+-]?(?:Infinity|inf)", text):
+    if not re.fullmatch(
+        r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+        r"|NaN|nan|[+-]?(?:Infinity|inf)",
+        text,
+    ):
         raise ValueError(text)
     return float(text)
 
@@ -381,8 +403,9 @@ class MessageHandle:
         self._cursor = None
 
     # MQSETMP
-    def set(self, name: str, value: PropertyValue, type_: PropertyType | int | None = None
-            ) -> Property:
+    def set(
+        self, name: str, value: PropertyValue, type_: PropertyType | int | None = None
+    ) -> Property:
         """MQSETMP: set (or replace) a property. ``type_`` defaults from the value
         (bool, bytes, int as MQTYPE_INT64, float as MQTYPE_FLOAT64, str, None)."""
         self._check()
@@ -391,11 +414,14 @@ class MessageHandle:
         prop = make_property(name, type_, value)
         prefix = prop.name + "."
         for other in self._props:
-            if other != prop.name and (other.startswith(prefix)
-                                       or prop.name.startswith(other + ".")):
-                raise mqi_error(MQRC_PROPERTY_NAME_ERROR,
-                                f"{prop.name!r} and {other!r}: a property cannot also be a"
-                                " group of properties (mixed content)")
+            if other != prop.name and (
+                other.startswith(prefix) or prop.name.startswith(other + ".")
+            ):
+                raise mqi_error(
+                    MQRC_PROPERTY_NAME_ERROR,
+                    f"{prop.name!r} and {other!r}: a property cannot also be a"
+                    " group of properties (mixed content)",
+                )
         self._props[prop.name] = prop
         return prop
 
@@ -410,8 +436,14 @@ class MessageHandle:
         raise mqi_error(MQRC_PROPERTY_NOT_AVAILABLE, name[:64])
 
     # MQINQMP
-    def inquire(self, name: str = "%", *, next: bool = False, under_cursor: bool = False,
-                type_: PropertyType | int | None = None) -> Property:
+    def inquire(
+        self,
+        name: str = "%",
+        *,
+        next: bool = False,
+        under_cursor: bool = False,
+        type_: PropertyType | int | None = None,
+    ) -> Property:
         """MQINQMP: the first property matching ``name`` (``next``: MQIMPO_INQ_NEXT, the
         one after the last returned for the same name; ``under_cursor``:
         MQIMPO_INQ_PROP_UNDER_CURSOR, the one the last inquiry returned, or failed on
@@ -424,12 +456,15 @@ class MessageHandle:
             if current is None:
                 raise mqi_error(MQRC_PROPERTY_NOT_AVAILABLE, "no property under the cursor")
             return current if type_ is None else convert(current, type_)
-        after = (self._cursor[1] if next and self._cursor is not None
-                 and self._cursor[0] == pattern else None)
+        after = (
+            self._cursor[1]
+            if next and self._cursor is not None and self._cursor[0] == pattern
+            else None
+        )
         matches = self._matching(pattern)
         if after is not None:
             names = [p.name for p in matches]
-            matches = matches[names.index(after) + 1:] if after in names else []
+            matches = matches[names.index(after) + 1 :] if after in names else []
         if not matches:
             raise mqi_error(MQRC_PROPERTY_NOT_AVAILABLE, name[:64])
         found = matches[0]
@@ -441,8 +476,11 @@ class MessageHandle:
             stem, usr_only = pattern[:-1], pattern.startswith("usr.")
             if usr_only:
                 stem = stem[4:]
-            return [p for p in self._props.values()
-                    if p.name.startswith(stem) and (not usr_only or _in_usr(p.name))]
+            return [
+                p
+                for p in self._props.values()
+                if p.name.startswith(stem) and (not usr_only or _in_usr(p.name))
+            ]
         wanted = canonical_name(pattern)
         prop = self._props.get(wanted)
         return [] if prop is None else [prop]

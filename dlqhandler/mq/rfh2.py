@@ -63,16 +63,19 @@ MQRFH_STRUC_LENGTH_FIXED_2 = 36
 _UTF16 = frozenset({1200, 13488, 17584})
 _Fail = Callable[[str, int], DecodeError]
 
-LAYOUT = Layout("MQRFH2", (
-    Field("struc_id", "StrucId", "char", 4),
-    Field("version", "Version", "long"),
-    Field("struc_length", "StrucLength", "long"),
-    Field("encoding", "Encoding", "long"),
-    Field("coded_char_set_id", "CodedCharSetId", "long"),
-    Field("format", "Format", "char", 8),
-    Field("flags", "Flags", "long"),
-    Field("name_value_ccsid", "NameValueCCSID", "long"),
-))
+LAYOUT = Layout(
+    "MQRFH2",
+    (
+        Field("struc_id", "StrucId", "char", 4),
+        Field("version", "Version", "long"),
+        Field("struc_length", "StrucLength", "long"),
+        Field("encoding", "Encoding", "long"),
+        Field("coded_char_set_id", "CodedCharSetId", "long"),
+        Field("format", "Format", "char", 8),
+        Field("flags", "Flags", "long"),
+        Field("name_value_ccsid", "NameValueCCSID", "long"),
+    ),
+)
 assert LAYOUT.size == MQRFH_STRUC_LENGTH_FIXED_2
 
 
@@ -105,8 +108,7 @@ def _text_codec(ccsid: int, order: str) -> str:
     return codec_for(ccsid)
 
 
-def decode_rfh2(data: bytes, *, encoding: int, ccsid: int, start: int = 0
-                ) -> tuple[MQRFH2, int]:
+def decode_rfh2(data: bytes, *, encoding: int, ccsid: int, start: int = 0) -> tuple[MQRFH2, int]:
     """Decode the MQRFH2 at ``data[start:]``; returns it and where it ends.
 
     ``encoding``/``ccsid``: of the structure before it (the MQMD's). Raises
@@ -120,21 +122,24 @@ def decode_rfh2(data: bytes, *, encoding: int, ccsid: int, start: int = 0
         return DecodeError(f"MQRFH2 at offset {start}: {why}", raw=raw, offset=offset)
 
     if len(raw) - start < MQRFH_STRUC_LENGTH_FIXED_2:
-        raise fail(f"truncated: {max(0, len(raw) - start)} bytes, the fixed part is 36",
-                   len(raw))
+        raise fail(f"truncated: {max(0, len(raw) - start)} bytes, the fixed part is 36", len(raw))
     try:
-        order = int_order(encoding, version_probe=raw[start + 4:start + 8])
-        (struc_id, version, length, enc, cs, fmt, flags,
-         nv_ccsid) = LAYOUT.values(raw, order, ccsid, start=start)
+        order = int_order(encoding, version_probe=raw[start + 4 : start + 8])
+        (struc_id, version, length, enc, cs, fmt, flags, nv_ccsid) = LAYOUT.values(
+            raw, order, ccsid, start=start
+        )
     except DecodeError as exc:
         raise fail(str(exc), exc.offset) from exc
     if struc_id != MQRFH_STRUC_ID.rstrip():
-        raise fail(f"StrucId is {raw[start:start + 4]!r}, not 'RFH '", start)
+        raise fail(f"StrucId is {raw[start : start + 4]!r}, not 'RFH '", start)
     if version != 2:
         raise fail(f"Version is {version}, not 2", start + 4)
     if length < MQRFH_STRUC_LENGTH_FIXED_2 or length % 4 or start + length > len(raw):
-        raise fail(f"bad StrucLength {length} (at least 36, a multiple of 4, and at most"
-                   f" the {len(raw) - start} bytes there are)", start + 8)
+        raise fail(
+            f"bad StrucLength {length} (at least 36, a multiple of 4, and at most"
+            f" the {len(raw) - start} bytes there are)",
+            start + 8,
+        )
     end = start + length
     try:
         codec = _text_codec(nv_ccsid, order)
@@ -144,19 +149,23 @@ def decode_rfh2(data: bytes, *, encoding: int, ccsid: int, start: int = 0
     pos = start + MQRFH_STRUC_LENGTH_FIXED_2
     while pos < end:
         if end - pos < 4:
-            raise fail(f"{end - pos} bytes left at offset {pos}, too few for a"
-                       " NameValueLength", pos)
-        size = int.from_bytes(raw[pos:pos + 4], "big" if order == ">" else "little",
-                              signed=True)
+            raise fail(
+                f"{end - pos} bytes left at offset {pos}, too few for a NameValueLength", pos
+            )
+        size = int.from_bytes(raw[pos : pos + 4], "big" if order == ">" else "little", signed=True)
         if size < 0 or pos + 4 + size > end:
-            raise fail(f"NameValueLength {size} at offset {pos} runs past the end of the"
-                       f" header (StrucLength {length})", pos)
+            raise fail(
+                f"NameValueLength {size} at offset {pos} runs past the end of the"
+                f" header (StrucLength {length})",
+                pos,
+            )
         pos += 4
         try:
-            text = raw[pos:pos + size].decode(codec)
+            text = raw[pos : pos + size].decode(codec)
         except UnicodeDecodeError as exc:
-            raise fail(f"NameValueData not valid in CCSID {nv_ccsid}: {exc.reason}",
-                       pos + exc.start) from exc
+            raise fail(
+                f"NameValueData not valid in CCSID {nv_ccsid}: {exc.reason}", pos + exc.start
+            ) from exc
         folder = _parse_folder(text, _folder_fail(fail, pos, text, codec))
         if folder is not None:
             folders.append(folder)
@@ -166,8 +175,10 @@ def decode_rfh2(data: bytes, *, encoding: int, ccsid: int, start: int = 0
 
 def _folder_fail(fail: _Fail, pos: int, text: str, codec: str) -> _Fail:
     """A folder's errors: the byte offset of the character they name."""
+
     def folder_fail(why: str, at: int) -> DecodeError:
         return fail(f"folder at offset {pos}: {why}", pos + len(text[:at].encode(codec)))
+
     return folder_fail
 
 
@@ -181,17 +192,29 @@ def encode_rfh2(rfh2: MQRFH2, *, encoding: int, ccsid: int) -> bytes:
         try:
             text = _folder_xml(folder).encode(codec)
         except UnicodeEncodeError as exc:
-            raise DecodeError(f"MQRFH2 folder {folder.name!r}: not writable in CCSID"
-                              f" {rfh2.name_value_ccsid}") from exc
+            raise DecodeError(
+                f"MQRFH2 folder {folder.name!r}: not writable in CCSID {rfh2.name_value_ccsid}"
+            ) from exc
         while len(text) % 4:
             text += pad
-        chunks.append(len(text).to_bytes(4, "big" if order == ">" else "little", signed=True)
-                      + text)
+        chunks.append(
+            len(text).to_bytes(4, "big" if order == ">" else "little", signed=True) + text
+        )
     body = b"".join(chunks)
     fixed = LAYOUT.pack_values(
-        [MQRFH_STRUC_ID, 2, MQRFH_STRUC_LENGTH_FIXED_2 + len(body), rfh2.encoding,
-         rfh2.coded_char_set_id, rfh2.format, rfh2.flags, rfh2.name_value_ccsid],
-        order, ccsid)
+        [
+            MQRFH_STRUC_ID,
+            2,
+            MQRFH_STRUC_LENGTH_FIXED_2 + len(body),
+            rfh2.encoding,
+            rfh2.coded_char_set_id,
+            rfh2.format,
+            rfh2.flags,
+            rfh2.name_value_ccsid,
+        ],
+        order,
+        ccsid,
+    )
     return fixed + body
 
 
@@ -214,8 +237,10 @@ def folders_of(properties: Iterable[Property]) -> tuple[Folder, ...]:
         folder, inner = folder_of(prop.name)
         by_folder.setdefault(folder, []).append(Property(inner, prop.type, prop.value))
     order = {name: i for i, name in enumerate(_FOLDER_ORDER)}
-    return tuple(Folder(name, tuple(props))
-                 for name, props in sorted(by_folder.items(), key=lambda kv: order[kv[0]]))
+    return tuple(
+        Folder(name, tuple(props))
+        for name, props in sorted(by_folder.items(), key=lambda kv: order[kv[0]])
+    )
 
 
 def properties_of(folders: Iterable[Folder]) -> tuple[Property, ...]:
@@ -231,13 +256,24 @@ def properties_of(folders: Iterable[Folder]) -> tuple[Property, ...]:
 
 
 # -- the XML of one folder --------------------------------------------------------------
-_DT = {PropertyType.BOOLEAN: "boolean", PropertyType.BYTE_STRING: "bin.hex",
-       PropertyType.INT8: "i1", PropertyType.INT16: "i2", PropertyType.INT32: "i4",
-       PropertyType.INT64: "i8", PropertyType.FLOAT32: "r4", PropertyType.FLOAT64: "r8",
-       PropertyType.STRING: "string"}
+_DT = {
+    PropertyType.BOOLEAN: "boolean",
+    PropertyType.BYTE_STRING: "bin.hex",
+    PropertyType.INT8: "i1",
+    PropertyType.INT16: "i2",
+    PropertyType.INT32: "i4",
+    PropertyType.INT64: "i8",
+    PropertyType.FLOAT32: "r4",
+    PropertyType.FLOAT64: "r8",
+    PropertyType.STRING: "string",
+}
 _TYPE_OF_DT = {v: k for k, v in _DT.items()} | {"int": PropertyType.INT64}
-_INT_BITS = {PropertyType.INT8: 8, PropertyType.INT16: 16, PropertyType.INT32: 32,
-             PropertyType.INT64: 64}
+_INT_BITS = {
+    PropertyType.INT8: 8,
+    PropertyType.INT16: 16,
+    PropertyType.INT32: 32,
+    PropertyType.INT64: 64,
+}
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
 
 
@@ -329,8 +365,9 @@ class _Reader:
             m = _ATTR.match(self.text, self.pos)
             if m is None:
                 break
-            attrs[m.group(1)] = self.unescape(m.group(2) if m.group(2) is not None
-                                              else m.group(3), m.start(2))
+            attrs[m.group(1)] = self.unescape(
+                m.group(2) if m.group(2) is not None else m.group(3), m.start(2)
+            )
             self.pos = m.end()
         self.skip_ws()
         if self.text.startswith("/>", self.pos):
@@ -356,14 +393,15 @@ class _Reader:
                 return _NAMED[m.group(1)]
             code = int(m.group(2)) if m.group(2) else int(m.group(3), 16)
             if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-                raise self.error(f"character reference {m.group()} is no character",
-                                 at + m.start())
+                raise self.error(f"character reference {m.group()} is no character", at + m.start())
             return chr(code)
 
         out = _ENTITY.sub(one, text)
         if "&" in _ENTITY.sub("", text):
-            raise self.error("'&' that is not one of XML's five entities or a character"
-                             " reference", at + text.index("&"))
+            raise self.error(
+                "'&' that is not one of XML's five entities or a character reference",
+                at + text.index("&"),
+            )
         return out
 
 
@@ -371,13 +409,13 @@ def _parse_folder(text: str, fail: _Fail) -> Folder | None:
     """One folder's NameValueData (None when it holds only blanks)."""
     r = _Reader(text, fail)
     r.skip_ws()
-    if text[r.pos:].strip(_BLANKS) == "":
+    if text[r.pos :].strip(_BLANKS) == "":
         return None
     tag, attrs, empty = r.start_tag()
     props: list[Property] = []
     if not empty:
         _children(r, tag, "", props)
-    rest = text[r.pos:]
+    rest = text[r.pos :]
     if rest.strip(_BLANKS + "\t\r\n"):
         raise r.error("only blanks may follow the folder's end tag")
     return Folder(tag, tuple(props), tuple(attrs.items()))
@@ -402,8 +440,8 @@ def _children(r: _Reader, parent: str, prefix: str, props: list[Property]) -> No
         lt = r.text.find("<", r.pos)
         if lt < 0:
             raise r.error(f"<{tag}> is not closed")
-        if r.text.startswith("</", lt) or r.text[r.pos:lt].strip(" \t\r\n"):
-            value = r.unescape(r.text[r.pos:lt], r.pos)
+        if r.text.startswith("</", lt) or r.text[r.pos : lt].strip(" \t\r\n"):
+            value = r.unescape(r.text[r.pos : lt], r.pos)
             r.pos = lt
             r.end_tag(tag)
             props.append(_property(r, name, attrs, value, value_at))
@@ -413,8 +451,7 @@ def _children(r: _Reader, parent: str, prefix: str, props: list[Property]) -> No
             _children(r, tag, name + ".", props)
 
 
-def _property(r: _Reader, name: str, attrs: dict[str, str], text: str, at: int
-              ) -> Property:
+def _property(r: _Reader, name: str, attrs: dict[str, str], text: str, at: int) -> Property:
     nil = attrs.get("xsi:nil")
     if nil is not None:
         if nil != "true":

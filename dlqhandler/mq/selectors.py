@@ -85,5 +85,7 @@ MQPROP_V6COMPAT: Final = 4
 MQAT_UNIX: Final = 6
 
 SELECTOR_NAMES: Final[dict[int, str]] = {
-    value: name for name, value in sorted(globals().items())
-    if name.startswith(("MQCA_", "MQIA_")) and not name.endswith(("_FIRST", "_LAST"))}
+    value: name
+    for name, value in sorted(globals().items())
+    if name.startswith(("MQCA_", "MQIA_")) and not name.endswith(("_FIRST", "_LAST"))
+}

@@ -50,8 +50,17 @@ from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager, browse_all
 
-__all__ = ["DEFAULT_STATUS_QUEUE", "AttemptRecord", "AttemptStore", "Subject", "group_subject",
-           "message_subject", "put_record", "read_records", "remove_record"]
+__all__ = [
+    "DEFAULT_STATUS_QUEUE",
+    "AttemptRecord",
+    "AttemptStore",
+    "Subject",
+    "group_subject",
+    "message_subject",
+    "put_record",
+    "read_records",
+    "remove_record",
+]
 
 DEFAULT_STATUS_QUEUE = "DLQHANDLER.STATUS"
 R = TypeVar("R")
@@ -104,8 +113,9 @@ class AttemptStore:
     status queue then reads as "no attempts yet".
     """
 
-    def __init__(self, qmgr: QueueManager, queue: str = DEFAULT_STATUS_QUEUE, *,
-                 readonly: bool = False) -> None:
+    def __init__(
+        self, qmgr: QueueManager, queue: str = DEFAULT_STATUS_QUEUE, *, readonly: bool = False
+    ) -> None:
         self._qmgr = qmgr
         self.queue_name = queue
         self.readonly = readonly
@@ -152,8 +162,9 @@ class AttemptStore:
         return self._qmgr.inquire_queue(self.queue_name).curdepth
 
     # -- writes ------------------------------------------------------------------
-    def record_failure(self, subject: Subject, previous: AttemptRecord | None,
-                       now: float) -> AttemptRecord:
+    def record_failure(
+        self, subject: Subject, previous: AttemptRecord | None, now: float
+    ) -> AttemptRecord:
         """Count one more failed attempt, at once (outside any unit of work)."""
         if self._q is None or self.readonly:
             return AttemptRecord((previous.attempts if previous else 0) + 1, now)
@@ -165,11 +176,13 @@ class AttemptStore:
                 # Another instance counted an attempt meanwhile, which the decision did
                 # not see: count nothing; the message is examined again with its record.
                 self._stale = True
-                return AttemptRecord(found.attempts, found.last_attempt, found.status_ids,
-                                     counted=False)
+                return AttemptRecord(
+                    found.attempts, found.last_attempt, found.status_ids, counted=False
+                )
         attempts = (previous.attempts if previous else 0) + 1
-        status_id = put_record(self._q, subject.key,
-                               {"n": attempts, "last": round(now, 3), **subject.describe()})
+        status_id = put_record(
+            self._q, subject.key, {"n": attempts, "last": round(now, 3), **subject.describe()}
+        )
         for old in previous.status_ids if previous else ():
             remove_record(self._q, old, syncpoint=False)
         return AttemptRecord(attempts, now, (status_id,))
@@ -226,8 +239,9 @@ def remove_record(q: Queue, status_id: bytes, *, syncpoint: bool) -> bool:
     return True
 
 
-def read_records(q: Queue, key: bytes, parse: Callable[[bytes], R | None],
-                 rank: Callable[[R], int]) -> tuple[R | None, tuple[bytes, ...]] | None:
+def read_records(
+    q: Queue, key: bytes, parse: Callable[[bytes], R | None], rank: Callable[[R], int]
+) -> tuple[R | None, tuple[bytes, ...]] | None:
     """The status messages under CorrelId ``key``: the highest-ranked record that
     parses (None if none does) and every one's MsgId; None when there are none.
 
@@ -259,8 +273,7 @@ def _subject_of(msg: Message) -> Subject | None:
         if "groupid" in data:
             subject = group_subject(bytes.fromhex(data["groupid"]))
         else:
-            subject = message_subject(bytes.fromhex(data["msgid"]),
-                                      bytes.fromhex(data["correlid"]))
+            subject = message_subject(bytes.fromhex(data["msgid"]), bytes.fromhex(data["correlid"]))
     except (ValueError, KeyError, TypeError):
         return None
     return subject if subject.key == msg.md.correl_id else None

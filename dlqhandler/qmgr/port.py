@@ -87,8 +87,7 @@ class GetOptions:
     group_id: bytes | None = None
     logical_order: bool = False
     all_msgs_available: bool = False
-    properties: Literal["as_q_def", "in_handle", "force_rfh2", "compatibility",
-                        "none"] = "as_q_def"
+    properties: Literal["as_q_def", "in_handle", "force_rfh2", "compatibility", "none"] = "as_q_def"
     msg_handle: bool | MessageHandle = True
 
 
@@ -184,8 +183,7 @@ class QueueManager(Protocol):
         """Attributes and current depth of a local queue (2085 if unknown)."""
         ...
 
-    def inquire_object(self, objtype: ObjectType, name: str,
-                       selectors: Sequence[int]) -> Answers:
+    def inquire_object(self, objtype: ObjectType, name: str, selectors: Sequence[int]) -> Answers:
         """MQOPEN with MQOO_INQUIRE of the queue manager (``name`` ignored), a queue of
         any type or a process, then MQINQ of ``selectors`` (``MQCA_*``/``MQIA_*`` of
         :mod:`dlqhandler.mq.selectors`).
@@ -201,13 +199,15 @@ class QueueManager(Protocol):
         """MQCRTMH: an empty message handle (MQDLTMH is its ``delete``)."""
         ...
 
-    def open(self, queue: str, *, input: bool = True, browse: bool = True,
-             output: bool = False) -> Queue:
+    def open(
+        self, queue: str, *, input: bool = True, browse: bool = True, output: bool = False
+    ) -> Queue:
         """MQOPEN (MQOO_INPUT_AS_Q_DEF / MQOO_BROWSE / MQOO_OUTPUT)."""
         ...
 
-    def put1(self, queue: str, message: Message, options: PutOptions = PutOptions(), *,
-             qmgr: str = "") -> MQMD:
+    def put1(
+        self, queue: str, message: Message, options: PutOptions = PutOptions(), *, qmgr: str = ""
+    ) -> MQMD:
         """MQPUT1 to ``queue`` at ``qmgr`` (blank: this queue manager; another
         name must resolve to a transmission queue, else 2087)."""
         ...
@@ -228,8 +228,9 @@ class QueueManager(Protocol):
 def outgoing_properties(message: Message, options: PutOptions) -> tuple[Property, ...]:
     """The properties a put carries (see :class:`PutOptions`): the message's, or the new
     handle's, over the original handle's for MQACTP_FORWARD/REPORT."""
-    new = (message.properties if options.new_msg_handle is None
-           else options.new_msg_handle.properties)
+    new = (
+        message.properties if options.new_msg_handle is None else options.new_msg_handle.properties
+    )
     original = options.original_msg_handle
     if original is None:
         return new
@@ -241,8 +242,13 @@ def outgoing_properties(message: Message, options: PutOptions) -> tuple[Property
     return (*(p for p in original.properties if p.name not in mine), *new)
 
 
-def browse_all(queue: Queue, *, msg_id: bytes | None = None, correl_id: bytes | None = None,
-               group_id: bytes | None = None) -> Iterator[Message]:
+def browse_all(
+    queue: Queue,
+    *,
+    msg_id: bytes | None = None,
+    correl_id: bytes | None = None,
+    group_id: bytes | None = None,
+) -> Iterator[Message]:
     """Browse every (matching) message from the first, without locks or syncpoint.
 
     The loop every caller would otherwise write: BROWSE_FIRST, then BROWSE_NEXT
@@ -251,8 +257,15 @@ def browse_all(queue: Queue, *, msg_id: bytes | None = None, correl_id: bytes | 
     position: Literal["first", "next"] = "first"
     while True:
         try:
-            msg = queue.get(GetOptions(browse=position, syncpoint=False, msg_id=msg_id,
-                                       correl_id=correl_id, group_id=group_id))
+            msg = queue.get(
+                GetOptions(
+                    browse=position,
+                    syncpoint=False,
+                    msg_id=msg_id,
+                    correl_id=correl_id,
+                    group_id=group_id,
+                )
+            )
         except MQIError as exc:
             if exc.reason == _MQRC_NO_MSG_AVAILABLE:
                 return

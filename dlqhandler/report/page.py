@@ -21,8 +21,12 @@ __all__ = ["AGE_ORDER", "render_html", "transition_label"]
 AGE_ORDER = ("<1h", "1h-1d", "1d-7d", ">7d", "unknown")
 CHART_ROWS = 15
 _CODES = ("reason", "line")
-_ACTION_COLOR = {"RETRY": PALETTE[0], "FWD": PALETTE[2], "DISCARD": PALETTE[3],
-                 "IGNORE": PALETTE[5]}
+_ACTION_COLOR = {
+    "RETRY": PALETTE[0],
+    "FWD": PALETTE[2],
+    "DISCARD": PALETTE[3],
+    "IGNORE": PALETTE[5],
+}
 
 _CSS = """
 :root { color-scheme: light; }
@@ -90,25 +94,37 @@ def _row_cell(key: str, value: Any) -> str:
 
 
 def _table(headers: Sequence[str], rows: Iterable[dict[str, Any]], keys: Sequence[str]) -> str:
-    head = "".join(f'<th class="n">{escape(h)}</th>' if h in ("count", "line", "matched",
-                                                              "chosen", "reason")
-                   else f"<th>{escape(h)}</th>" for h in headers)
+    head = "".join(
+        f'<th class="n">{escape(h)}</th>'
+        if h in ("count", "line", "matched", "chosen", "reason")
+        else f"<th>{escape(h)}</th>"
+        for h in headers
+    )
     body = []
     for r in rows:
         if r.get("other"):
-            cells = [_cell(r["count"]) if k == "count" else
-                     "<td>all other values</td>" if i == 0 else "<td></td>"
-                     for i, k in enumerate(keys)]
+            cells = [
+                _cell(r["count"])
+                if k == "count"
+                else "<td>all other values</td>"
+                if i == 0
+                else "<td></td>"
+                for i, k in enumerate(keys)
+            ]
             body.append(f'<tr class="other">{"".join(cells)}</tr>')
         else:
             body.append("<tr>" + "".join(_row_cell(k, r.get(k)) for k in keys) + "</tr>")
-    return (f'<div class="rows"><table><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table></div>")
+    return (
+        f'<div class="rows"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def _section(title: str, what: str, *parts: str) -> str:
-    return (f'<section><h2>{escape(title)}</h2><p class="what">{escape(what)}</p>'
-            f"{''.join(parts)}</section>")
+    return (
+        f'<section><h2>{escape(title)}</h2><p class="what">{escape(what)}</p>'
+        f"{''.join(parts)}</section>"
+    )
 
 
 def _share(count: int, total: int) -> str:
@@ -135,66 +151,134 @@ def _side(d: dict[str, Any]) -> str:
 
 
 def _overview(report: dict[str, Any]) -> str:
-    cards = [("messages", _n(report["total"])), ("without MQDLH", _n(report["no_dlh"])),
-             ("unreadable", _n(report["unreadable"]["count"])),
-             ("oldest put", (report["oldest"] or "-").replace("T", " ")),
-             ("newest put", (report["newest"] or "-").replace("T", " "))]
+    cards = [
+        ("messages", _n(report["total"])),
+        ("without MQDLH", _n(report["no_dlh"])),
+        ("unreadable", _n(report["unreadable"]["count"])),
+        ("oldest put", (report["oldest"] or "-").replace("T", " ")),
+        ("newest put", (report["newest"] or "-").replace("T", " ")),
+    ]
     if "selection" in report:
-        cards.append((f"left out (not {report['selection']['described']})",
-                      _n(report["selection"]["left_out"])))
+        cards.append(
+            (
+                f"left out (not {report['selection']['described']})",
+                _n(report["selection"]["left_out"]),
+            )
+        )
     if "rules" in report:
         cards.append(("left on the DLQ", _n(report["rules"]["left_on_dlq"])))
     if "compare" in report:
         cards.append(("changed by the new table", _n(report["compare"]["changed"])))
-    return '<div class="cards">' + "".join(
-        f'<div class="card"><span>{escape(k)}</span>'
-        f'<b class="{"time" if "put" in k else "n"}">{escape(v)}</b></div>'
-        for k, v in cards) + "</div>"
+    return (
+        '<div class="cards">'
+        + "".join(
+            f'<div class="card"><span>{escape(k)}</span>'
+            f'<b class="{"time" if "put" in k else "n"}">{escape(v)}</b></div>'
+            for k, v in cards
+        )
+        + "</div>"
+    )
 
 
 def _content(report: dict[str, Any]) -> list[str]:
     total = report["total"]
     reasons = report["by_reason"]
-    parts = [_section(
-        "Reasons", "Why the messages were dead-lettered (MQDLH Reason), by number of messages.",
-        bar_chart("Messages by reason", [Bar(_reason_label(r), r["count"],
-                                             _share(r["count"], total))
-                                         for r in reasons[:CHART_ROWS]]),
-        _table(["reason", "name", "count"], reasons, ["reason", "name", "count"]))]
+    parts = [
+        _section(
+            "Reasons",
+            "Why the messages were dead-lettered (MQDLH Reason), by number of messages.",
+            bar_chart(
+                "Messages by reason",
+                [
+                    Bar(_reason_label(r), r["count"], _share(r["count"], total))
+                    for r in reasons[:CHART_ROWS]
+                ],
+            ),
+            _table(["reason", "name", "count"], reasons, ["reason", "name", "count"]),
+        )
+    ]
     age = {a["bucket"]: a["count"] for a in report["age"]}
-    parts.append(_section(
-        "Age", f"Time from the MQDLH put time (GMT; the MQMD's when the MQDLH's is blank) "
-               f"to {report['as_of']}; unknown when the put date or time is unreadable.",
-        column_chart("Messages by age", [Bar(b, age.get(b, 0), color=PALETTE[5]
-                                             if b == "unknown" else PALETTE[1])
-                                         for b in AGE_ORDER]),
-        _table(["bucket", "count"], report["age"], ["bucket", "count"])))
-    points = [(int(datetime.fromisoformat(a["hour"]).timestamp()), a["count"])
-              for a in report["arrivals"] if not a.get("other")]
-    parts.append(_section(
-        "Arrivals", "Messages put on the dead-letter queue per hour (MQDLH put time).",
-        timeline("Arrivals per hour", points),
-        _table(["hour", "count"], report["arrivals"], ["hour", "count"])))
-    parts.append(_section(
-        "Destinations", "Where the messages were going (MQDLH DestQName, DestQMgrName).",
-        bar_chart("Messages by destination", [
-            Bar("other destinations" if d.get("other") else
-                f"{d['queue']}@{d['qmgr']}" if d["qmgr"] else d["queue"] or "(blank)",
-                d["count"], _share(d["count"], total), PALETTE[2])
-            for d in report["by_destination"][:CHART_ROWS]], label_chars=40),
-        _table(["queue", "qmgr", "count"], report["by_destination"],
-               ["queue", "qmgr", "count"])))
-    parts.append(_section(
-        "Applications", "Who put the message on the dead-letter queue (MQDLH PutApplName).",
-        bar_chart("Messages by putting application", [
-            Bar("other applications" if a.get("other") else a["name"] or "(blank)",
-                a["count"], _share(a["count"], total), PALETTE[4])
-            for a in report["by_application"][:CHART_ROWS]]),
-        _table(["name", "count"], report["by_application"], ["name", "count"])))
+    parts.append(
+        _section(
+            "Age",
+            f"Time from the MQDLH put time (GMT; the MQMD's when the MQDLH's is blank) "
+            f"to {report['as_of']}; unknown when the put date or time is unreadable.",
+            column_chart(
+                "Messages by age",
+                [
+                    Bar(b, age.get(b, 0), color=PALETTE[5] if b == "unknown" else PALETTE[1])
+                    for b in AGE_ORDER
+                ],
+            ),
+            _table(["bucket", "count"], report["age"], ["bucket", "count"]),
+        )
+    )
+    points = [
+        (int(datetime.fromisoformat(a["hour"]).timestamp()), a["count"])
+        for a in report["arrivals"]
+        if not a.get("other")
+    ]
+    parts.append(
+        _section(
+            "Arrivals",
+            "Messages put on the dead-letter queue per hour (MQDLH put time).",
+            timeline("Arrivals per hour", points),
+            _table(["hour", "count"], report["arrivals"], ["hour", "count"]),
+        )
+    )
+    parts.append(
+        _section(
+            "Destinations",
+            "Where the messages were going (MQDLH DestQName, DestQMgrName).",
+            bar_chart(
+                "Messages by destination",
+                [
+                    Bar(
+                        "other destinations"
+                        if d.get("other")
+                        else f"{d['queue']}@{d['qmgr']}"
+                        if d["qmgr"]
+                        else d["queue"] or "(blank)",
+                        d["count"],
+                        _share(d["count"], total),
+                        PALETTE[2],
+                    )
+                    for d in report["by_destination"][:CHART_ROWS]
+                ],
+                label_chars=40,
+            ),
+            _table(
+                ["queue", "qmgr", "count"], report["by_destination"], ["queue", "qmgr", "count"]
+            ),
+        )
+    )
+    parts.append(
+        _section(
+            "Applications",
+            "Who put the message on the dead-letter queue (MQDLH PutApplName).",
+            bar_chart(
+                "Messages by putting application",
+                [
+                    Bar(
+                        "other applications" if a.get("other") else a["name"] or "(blank)",
+                        a["count"],
+                        _share(a["count"], total),
+                        PALETTE[4],
+                    )
+                    for a in report["by_application"][:CHART_ROWS]
+                ],
+            ),
+            _table(["name", "count"], report["by_application"], ["name", "count"]),
+        )
+    )
     if report["unreadable"]["count"]:
-        parts.append(_section(
-            "Unreadable records", "Records of the input that could not be decoded.",
-            _table(["reason", "count"], report["unreadable"]["reasons"], ["reason", "count"])))
+        parts.append(
+            _section(
+                "Unreadable records",
+                "Records of the input that could not be decoded.",
+                _table(["reason", "count"], report["unreadable"]["reasons"], ["reason", "count"]),
+            )
+        )
     if "rules" in report:
         parts.append(_rules(report["rules"]))
     if "compare" in report:
@@ -205,51 +289,89 @@ def _content(report: dict[str, Any]) -> list[str]:
 def _rules(rules: dict[str, Any]) -> str:
     by_rule = rules["by_rule"]
     cause = rules["left_on_dlq_by_cause"]
-    what = (f"matched: messages the rule's patterns match; chosen: messages it decides first "
-            f"(first match, every put assumed to succeed). {_n(rules['left_on_dlq'])} would "
-            f"stay on the DLQ ({_n(cause['ignore_rule'])} by an IGNORE rule, "
-            f"{_n(cause['no_match'])} matching no rule, {_n(cause['no_dlh'])} without MQDLH).")
+    what = (
+        f"matched: messages the rule's patterns match; chosen: messages it decides first "
+        f"(first match, every put assumed to succeed). {_n(rules['left_on_dlq'])} would "
+        f"stay on the DLQ ({_n(cause['ignore_rule'])} by an IGNORE rule, "
+        f"{_n(cause['no_match'])} matching no rule, {_n(cause['no_dlh'])} without MQDLH)."
+    )
     return _section(
-        "What the rules table would do", what,
-        pair_chart("Messages per rule", [
-            (f"line {r['line']}: {r['action']}" + (f" {r['target']}" if r["target"] else ""),
-             r["matched"], r["chosen"]) for r in by_rule], ("matched", "chosen")),
-        bar_chart("Messages by action", [Bar(a["action"], a["count"], "",
-                                             _ACTION_COLOR.get(a["action"], PALETTE[0]))
-                                         for a in rules["by_action"]]),
-        _table(["line", "action", "target", "matched", "chosen"], by_rule,
-               ["line", "action", "target", "matched", "chosen"]))
+        "What the rules table would do",
+        what,
+        pair_chart(
+            "Messages per rule",
+            [
+                (
+                    f"line {r['line']}: {r['action']}" + (f" {r['target']}" if r["target"] else ""),
+                    r["matched"],
+                    r["chosen"],
+                )
+                for r in by_rule
+            ],
+            ("matched", "chosen"),
+        ),
+        bar_chart(
+            "Messages by action",
+            [
+                Bar(a["action"], a["count"], "", _ACTION_COLOR.get(a["action"], PALETTE[0]))
+                for a in rules["by_action"]
+            ],
+        ),
+        _table(
+            ["line", "action", "target", "matched", "chosen"],
+            by_rule,
+            ["line", "action", "target", "matched", "chosen"],
+        ),
+    )
 
 
 def _compare(compare: dict[str, Any]) -> str:
     transitions = compare["transitions"]
-    rows = [{"from": None if t.get("other") else _side(t["old"]),
-             "to": None if t.get("other") else _side(t["new"]),
-             "count": t["count"], "other": t.get("other", False),
-             "samples": t["samples"]} for t in transitions]
+    rows = [
+        {
+            "from": None if t.get("other") else _side(t["old"]),
+            "to": None if t.get("other") else _side(t["new"]),
+            "count": t["count"],
+            "other": t.get("other", False),
+            "samples": t["samples"],
+        }
+        for t in transitions
+    ]
     return _section(
         "What the change would do",
         f"{_n(compare['changed'])} messages get another action or target queue under the new "
         "table. Sample MsgIds (hex) per change.",
-        bar_chart("Changed messages by transition", [
-            Bar(transition_label(t), t["count"], color=PALETTE[3])
-            for t in transitions[:CHART_ROWS]], label_chars=110, width=900),
-        _table(["old", "new", "count", "sample MsgIds"], rows,
-               ["from", "to", "count", "samples"]))
+        bar_chart(
+            "Changed messages by transition",
+            [
+                Bar(transition_label(t), t["count"], color=PALETTE[3])
+                for t in transitions[:CHART_ROWS]
+            ],
+            label_chars=110,
+            width=900,
+        ),
+        _table(["old", "new", "count", "sample MsgIds"], rows, ["from", "to", "count", "samples"]),
+    )
 
 
 def render_html(report: dict[str, Any], *, source: str) -> str:
     """The whole page for ``report``; ``source`` says what was read (files, queue)."""
-    head = ('<meta charset="utf-8">'
-            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-            "style-src 'unsafe-inline'\">"
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            "<title>Dead-letter queue report</title>"
-            f"<style>{_CSS}</style>")
-    header = (f"<header><h1>Dead-letter queue report</h1><p>{escape(source)} &middot; "
-              f"{_n(report['total'])} messages &middot; as of "
-              f"{escape(report['as_of'])}</p></header>")
+    head = (
+        '<meta charset="utf-8">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'\">"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<title>Dead-letter queue report</title>"
+        f"<style>{_CSS}</style>"
+    )
+    header = (
+        f"<header><h1>Dead-letter queue report</h1><p>{escape(source)} &middot; "
+        f"{_n(report['total'])} messages &middot; as of "
+        f"{escape(report['as_of'])}</p></header>"
+    )
     body = _overview(report) + "".join(_content(report))
-    return (f"<!DOCTYPE html><html lang=\"en\"><head>{head}</head><body>{header}"
-            f"<main>{body}</main><footer>dlqhandler report &middot; read-only: no message "
-            "was moved</footer></body></html>\n")
+    return (
+        f'<!DOCTYPE html><html lang="en"><head>{head}</head><body>{header}'
+        f"<main>{body}</main><footer>dlqhandler report &middot; read-only: no message "
+        "was moved</footer></body></html>\n"
+    )

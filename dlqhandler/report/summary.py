@@ -14,18 +14,29 @@ _TOP = 5
 def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
     """Top reasons, the oldest message, what the table and the change would do."""
     total = report["total"]
-    lines = [(f"Report on {source}: {total:,} messages ({report['no_dlh']:,} without MQDLH, "
-             f"{report['unreadable']['count']:,} unreadable) as of {report['as_of']}")]
+    lines = [
+        (
+            f"Report on {source}: {total:,} messages ({report['no_dlh']:,} without MQDLH, "
+            f"{report['unreadable']['count']:,} unreadable) as of {report['as_of']}"
+        )
+    ]
     selection = report.get("selection")
     if selection:
         causes = selection["left_out_by_cause"]
-        why = ", ".join(f"{n:,} {label}" for n, label in (
-            (causes["too_new"], f"dead-lettered under {selection['older_than']} ago"),
-            (causes["too_old"], f"dead-lettered over {selection['newer_than']} ago"),
-            (causes["no_put_time"], "without a readable put time")) if n)
-        lines.append(f"  selected: messages {selection['described']} "
-                     f"({selection['selected']:,}); left out {selection['left_out']:,}"
-                     + (f": {why}" if why else ""))
+        why = ", ".join(
+            f"{n:,} {label}"
+            for n, label in (
+                (causes["too_new"], f"dead-lettered under {selection['older_than']} ago"),
+                (causes["too_old"], f"dead-lettered over {selection['newer_than']} ago"),
+                (causes["no_put_time"], "without a readable put time"),
+            )
+            if n
+        )
+        lines.append(
+            f"  selected: messages {selection['described']} "
+            f"({selection['selected']:,}); left out {selection['left_out']:,}"
+            + (f": {why}" if why else "")
+        )
     if report["by_reason"]:
         lines.append("  top reasons:")
         for r in report["by_reason"][:_TOP]:
@@ -39,8 +50,10 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
         lines.append(f"  {unknown:,} messages without a readable put time")
     rules = report.get("rules")
     if rules:
-        actions = (", ".join(f"{a['action']} {a['count']:,}" for a in rules["by_action"])
-                   or "nothing (no message to act on)")
+        actions = (
+            ", ".join(f"{a['action']} {a['count']:,}" for a in rules["by_action"])
+            or "nothing (no message to act on)"
+        )
         lines.append(f"  the table would: {actions}; {rules['left_on_dlq']:,} left on the DLQ")
         idle = [str(r["line"]) for r in rules["by_rule"] if r["matched"] == 0]
         if idle:
@@ -48,6 +61,7 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
     compare = report.get("compare")
     if compare:
         lines.append(f"  the change would alter {compare['changed']:,} messages:")
-        lines.extend(f"    {t['count']:>12,}  {transition_label(t)}"
-                     for t in compare["transitions"][:_TOP])
+        lines.extend(
+            f"    {t['count']:>12,}  {transition_label(t)}" for t in compare["transitions"][:_TOP]
+        )
     return lines

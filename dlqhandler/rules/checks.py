@@ -66,8 +66,9 @@ def rule_covers(earlier: Rule, later: Rule) -> bool:
 
 
 def _constrained(rule: Rule) -> frozenset[str]:
-    return frozenset(p.keyword for p in rule.predicates
-                     if isinstance(p, IntPredicate) or p.kind != "any")
+    return frozenset(
+        p.keyword for p in rule.predicates if isinstance(p, IntPredicate) or p.kind != "any"
+    )
 
 
 _Key = tuple[str, str, int | str]
@@ -83,9 +84,11 @@ def _anchors(rule: Rule) -> list[_Key]:
         if isinstance(p, IntPredicate):
             out.append((p.keyword, "int", p.value))
         elif p.kind == "exact":
-            out.append((p.keyword, "field", pad(p.pattern, p.length))
-                       if len(p.pattern) <= p.length
-                       else (p.keyword, "raw", p.pattern))  # longer than its field
+            out.append(
+                (p.keyword, "field", pad(p.pattern, p.length))
+                if len(p.pattern) <= p.length
+                else (p.keyword, "raw", p.pattern)
+            )  # longer than its field
         elif p.kind != "any":
             # prefix, generic, nonblank: every field or pattern it covers starts with
             # its literal head (a nonblank pattern's is empty)
@@ -155,8 +158,9 @@ def reachability(rules: Sequence[Rule]) -> list[Reach]:
 
 def is_catch_all(rule: Rule) -> bool:
     """An unconditional FWD to a named queue: nothing falls past it unhandled."""
-    unconditional = all(not isinstance(p, IntPredicate) and p.kind == "any"
-                        for p in rule.predicates)
+    unconditional = all(
+        not isinstance(p, IntPredicate) and p.kind == "any" for p in rule.predicates
+    )
     fwdq = rule.action.fwdq or ""
     return unconditional and rule.action.kind == "FWD" and not fwdq.startswith("&")
 
@@ -169,22 +173,37 @@ def _guarded(rule: Rule, keyword: str) -> bool:
     return False
 
 
-def table_warnings(rules: Sequence[Rule], sites: Sequence[RuleSite], control: ControlData,
-                   *, path: str, input_queue: str | None, triggered: bool,
-                   ) -> list[Diagnostic]:
+def table_warnings(
+    rules: Sequence[Rule],
+    sites: Sequence[RuleSite],
+    control: ControlData,
+    *,
+    path: str,
+    input_queue: str | None,
+    triggered: bool,
+) -> list[Diagnostic]:
     """Warnings about the table as a whole (W501-W505, W507)."""
     out: list[Diagnostic] = []
 
     def at_arg(code: str, site: RuleSite, keyword: str, **fields: Any) -> None:
         a = site.args.get(keyword)
-        line, column, end = (a.line, a.column, a.end_column) if a else (site.line,
-                                                                         site.column, None)
+        line, column, end = (
+            (a.line, a.column, a.end_column) if a else (site.line, site.column, None)
+        )
         out.append(make_diagnostic(code, path, line, column, end_column=end, **fields))
 
     for rule, site, reach in zip(rules, sites, reachability(rules), strict=True):
         if reach.never_by is not None:
-            out.append(make_diagnostic("W501", path, site.line, site.column,
-                                       other=reach.never_by, action=reach.never_action))
+            out.append(
+                make_diagnostic(
+                    "W501",
+                    path,
+                    site.line,
+                    site.column,
+                    other=reach.never_by,
+                    action=reach.never_action,
+                )
+            )
         action = rule.action
         if action.fwdq == "&REPLYQ" and not _guarded(rule, "REPLYQ"):
             at_arg("W502", site, "FWDQ")
@@ -200,6 +219,13 @@ def table_warnings(rules: Sequence[Rule], sites: Sequence[RuleSite], control: Co
         last = sites[-1]
         out.append(make_diagnostic("W505", path, last.line, last.column))
         if triggered:
-            out.append(make_diagnostic("W507", path, last.line, last.column,
-                                       why="the table has no final catch-all ACTION(FWD) rule"))
+            out.append(
+                make_diagnostic(
+                    "W507",
+                    path,
+                    last.line,
+                    last.column,
+                    why="the table has no final catch-all ACTION(FWD) rule",
+                )
+            )
     return out

@@ -51,9 +51,9 @@ class CompileResult:
 
     def count(self, severity: Severity) -> int:
         """Diagnostics of ``severity``, kept and omitted."""
-        return (sum(d.severity == severity for d in self.diagnostics)
-                + sum(n for code, n in self.omitted.items()
-                      if CODES[code].severity == severity))
+        return sum(d.severity == severity for d in self.diagnostics) + sum(
+            n for code, n in self.omitted.items() if CODES[code].severity == severity
+        )
 
     @property
     def ok(self) -> bool:
@@ -68,10 +68,15 @@ class CompileResult:
         return tuple(d for d in self.diagnostics if d.severity == Severity.WARNING)
 
 
-def compile_rules(rules_table: str | bytes, *, source: str = "<stdin>",
-                  input_queue: str | None = None, deadq: str | None = None,
-                  triggered: bool = False,
-                  max_diagnostics: int | None = None) -> CompileResult:
+def compile_rules(
+    rules_table: str | bytes,
+    *,
+    source: str = "<stdin>",
+    input_queue: str | None = None,
+    deadq: str | None = None,
+    triggered: bool = False,
+    max_diagnostics: int | None = None,
+) -> CompileResult:
     """Compile a rules table: its bytes as read (the encoding rule is
     :mod:`~dlqhandler.rules.source`'s), or its text.
 
@@ -100,9 +105,14 @@ def compile_rules(rules_table: str | bytes, *, source: str = "<stdin>",
     ruleset: RuleSet | None = None
     if not diags.errors:
         sites = [RuleSite(v.line, v.column, v.args) for v in table.rules]
-        diags += table_warnings(rules, sites, control, path=source,
-                                input_queue=input_queue or control.inputq or deadq,
-                                triggered=triggered)
+        diags += table_warnings(
+            rules,
+            sites,
+            control,
+            path=source,
+            input_queue=input_queue or control.inputq or deadq,
+            triggered=triggered,
+        )
         digest = hashlib.sha256(_raw(rules_table)).hexdigest()
         ruleset = RuleSet(control, rules, source, digest, _keywords_read(rules))
     return CompileResult(ruleset, diags.kept(), text, dict(diags.omitted))
@@ -118,8 +128,9 @@ def _raw(table: str | bytes) -> bytes:
         return table.encode("utf-8", "surrogatepass")
 
 
-def compile_rules_or_raise(text: str, *, source: str = "<stdin>",
-                           input_queue: str | None = None, triggered: bool = False) -> RuleSet:
+def compile_rules_or_raise(
+    text: str, *, source: str = "<stdin>", input_queue: str | None = None, triggered: bool = False
+) -> RuleSet:
     """Like :func:`compile_rules`, but raise :class:`RulesError` carrying every diagnostic."""
     result = compile_rules(text, source=source, input_queue=input_queue, triggered=triggered)
     if result.ruleset is None:
@@ -144,14 +155,19 @@ def _rule(line: int, text: str, model: RuleModel) -> Rule:
         if spec.kind == "int":
             predicates.append(IntPredicate(keyword, value))
         else:
-            predicates.append(StringPredicate(keyword, spec.length, value, classify(value),
-                                              to_regex(value)))
+            predicates.append(
+                StringPredicate(keyword, spec.length, value, classify(value), to_regex(value))
+            )
     a = model.action
     action = Action(a.kind, a.fwdq, a.fwdqm, a.header, a.putaut)
     return Rule(line, tuple(predicates), action, a.retry, text)
 
 
 def _keywords_read(rules: tuple[Rule, ...]) -> tuple[str, ...]:
-    read = {p.keyword for r in rules for p in r.predicates
-            if isinstance(p, IntPredicate) or p.kind != "any"}
+    read = {
+        p.keyword
+        for r in rules
+        for p in r.predicates
+        if isinstance(p, IntPredicate) or p.kind != "any"
+    }
     return tuple(k for k in PATTERN_FIELDS if k in read)

@@ -30,10 +30,14 @@ class Node:
 
     __slots__ = ("exact", "leaf", "pos", "prefixes", "rest")
 
-    def __init__(self, leaf: tuple[int, ...] | None = None, pos: int = -1,
-                 exact: dict[Any, Node] | None = None,
-                 prefixes: tuple[tuple[int, dict[str, Node]], ...] = (),
-                 rest: Node | None = None) -> None:
+    def __init__(
+        self,
+        leaf: tuple[int, ...] | None = None,
+        pos: int = -1,
+        exact: dict[Any, Node] | None = None,
+        prefixes: tuple[tuple[int, dict[str, Node]], ...] = (),
+        rest: Node | None = None,
+    ) -> None:
         self.leaf = leaf
         self.pos = pos
         self.exact = exact or {}
@@ -60,8 +64,12 @@ class Node:
         return tuple(sorted(i for part in parts for i in part))
 
 
-def build(indices: tuple[int, ...], hints: list[dict[int, Hint]],
-          used: frozenset[int] = frozenset(), depth: int = 0) -> Node:
+def build(
+    indices: tuple[int, ...],
+    hints: list[dict[int, Hint]],
+    used: frozenset[int] = frozenset(),
+    depth: int = 0,
+) -> Node:
     """The index over ``indices`` (in table order); ``hints[i]`` says what rule i tests."""
     if len(indices) <= LEAF or depth >= DEPTH:
         return Node(leaf=indices)
@@ -96,5 +104,7 @@ def build(indices: tuple[int, ...], hints: list[dict[int, Hint]],
         exact={v: build(tuple(g), hints, inner, depth + 1) for v, g in exact.items()},
         prefixes=tuple(
             (length, {h: build(tuple(g), hints, inner, depth + 1) for h, g in heads.items()})
-            for length, heads in sorted(prefix.items())),
-        rest=build(tuple(rest), hints, inner, depth + 1))
+            for length, heads in sorted(prefix.items())
+        ),
+        rest=build(tuple(rest), hints, inner, depth + 1),
+    )

@@ -22,8 +22,9 @@ def _quote(text: str) -> str:
 
 def _predicate(p: Predicate) -> str:
     if isinstance(p, IntPredicate):
-        names = [n for f in NUMERIC_FAMILIES[p.keyword]
-                 if (n := value_to_name(f, p.value)) is not None]
+        names = [
+            n for f in NUMERIC_FAMILIES[p.keyword] if (n := value_to_name(f, p.value)) is not None
+        ]
         return f"{p.keyword}({p.value}{' ' + names[0] if names else ''})"
     return f"{p.keyword}({_quote(p.pattern)} {p.kind})"
 
@@ -40,7 +41,7 @@ def describe_action(action: Action, retry: int) -> str:
         text = "RETRY to MQDLH.DestQName at MQDLH.DestQMgrName"
     elif action.kind == "FWD":
         qm = action.fwdqm or "(local queue manager)"
-        text = (f"FWD to {action.fwdq} at {qm}, HEADER({'YES' if action.header else 'NO'})")
+        text = f"FWD to {action.fwdq} at {qm}, HEADER({'YES' if action.header else 'NO'})"
     else:
         return action.kind
     if action.putaut != "DEF":
@@ -53,8 +54,10 @@ def explain(ruleset: RuleSet) -> str:
     c = ruleset.control
     lines = [
         f"{ruleset.source}: {len(ruleset.rules)} rule(s), sha256 {ruleset.sha256[:12]}",
-        (f"control: INPUTQ({_quote(c.inputq or ' ')}) INPUTQM({_quote(c.inputqm or ' ')}) "
-         f"RETRYINT({c.retryint}) WAIT({c.wait})"),
+        (
+            f"control: INPUTQ({_quote(c.inputq or ' ')}) INPUTQM({_quote(c.inputqm or ' ')}) "
+            f"RETRYINT({c.retryint}) WAIT({c.wait})"
+        ),
         f"fields read: {' '.join(ruleset.keywords_read) or '(none)'}",
     ]
     for rule, reach in zip(ruleset.rules, reachability(ruleset.rules), strict=True):
@@ -63,16 +66,21 @@ def explain(ruleset: RuleSet) -> str:
         lines.append(f"  pattern: {describe_pattern(rule)}")
         lines.append(f"  action:  {describe_action(rule.action, rule.retry)}")
         if reach.never_by is not None:
-            lines.append(f"  reached: never - the rule at line {reach.never_by} "
-                         f"(ACTION({reach.never_action})) matches every message this one does")
+            lines.append(
+                f"  reached: never - the rule at line {reach.never_by} "
+                f"(ACTION({reach.never_action})) matches every message this one does"
+            )
         elif reach.after:
             shown = ", ".join(str(n) for n in reach.after)
-            lines.append(f"  reached: only after at least {reach.attempts} failed attempt(s) "
-                         f"of the rule(s) at line {shown}")
+            lines.append(
+                f"  reached: only after at least {reach.attempts} failed attempt(s) "
+                f"of the rule(s) at line {shown}"
+            )
         else:
             lines.append("  reached: directly, when the pattern matches")
     if ruleset.rules and not is_catch_all(ruleset.rules[-1]):
         lines.append("")
-        lines.append("no final catch-all FWD rule: unmatched messages are ignored "
-                     "(they stay on the DLQ)")
+        lines.append(
+            "no final catch-all FWD rule: unmatched messages are ignored (they stay on the DLQ)"
+        )
     return "\n".join(lines) + "\n"

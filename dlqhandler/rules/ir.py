@@ -125,8 +125,7 @@ class RuleSet:
 
     def to_json(self) -> str:
         """Deterministic JSON (sorted keys, ASCII only): same table, same bytes."""
-        return json.dumps(_dump(self), sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=True)
+        return json.dumps(_dump(self), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
     @classmethod
     def from_json(cls, text: str) -> RuleSet:
@@ -147,16 +146,24 @@ def _dump(rs: RuleSet) -> dict[str, Any]:
         "source": rs.source,
         "sha256": rs.sha256,
         "keywords_read": list(rs.keywords_read),
-        "control": {"inputq": c.inputq, "inputqm": c.inputqm, "retryint": c.retryint,
-                    "wait": c.wait},
+        "control": {
+            "inputq": c.inputq,
+            "inputqm": c.inputqm,
+            "retryint": c.retryint,
+            "wait": c.wait,
+        },
         "rules": [
             {
                 "line": r.line,
                 "text": r.text,
                 "retry": r.retry,
-                "action": {"kind": r.action.kind, "fwdq": r.action.fwdq,
-                           "fwdqm": r.action.fwdqm, "header": r.action.header,
-                           "putaut": r.action.putaut},
+                "action": {
+                    "kind": r.action.kind,
+                    "fwdq": r.action.fwdq,
+                    "fwdqm": r.action.fwdqm,
+                    "header": r.action.header,
+                    "putaut": r.action.putaut,
+                },
                 "predicates": [_dump_predicate(p) for p in r.predicates],
             }
             for r in rs.rules
@@ -167,27 +174,45 @@ def _dump(rs: RuleSet) -> dict[str, Any]:
 def _dump_predicate(p: Predicate) -> dict[str, Any]:
     if isinstance(p, IntPredicate):
         return {"type": "int", "keyword": p.keyword, "value": p.value}
-    return {"type": "str", "keyword": p.keyword, "length": p.length, "pattern": p.pattern,
-            "kind": p.kind, "regex": p.regex}
+    return {
+        "type": "str",
+        "keyword": p.keyword,
+        "length": p.length,
+        "pattern": p.pattern,
+        "kind": p.kind,
+        "regex": p.regex,
+    }
 
 
 def _load(data: dict[str, Any]) -> RuleSet:
     c = data["control"]
     control = ControlData(c["inputq"], c["inputqm"], int(c["retryint"]), c["wait"])
     rules = tuple(
-        Rule(int(r["line"]), tuple(_load_predicate(p) for p in r["predicates"]),
-             Action(r["action"]["kind"], r["action"]["fwdq"], r["action"]["fwdqm"],
-                    bool(r["action"]["header"]), r["action"]["putaut"]),
-             int(r["retry"]), str(r["text"]))
-        for r in data["rules"])
-    return RuleSet(control, rules, str(data["source"]), str(data["sha256"]),
-                   tuple(data["keywords_read"]))
+        Rule(
+            int(r["line"]),
+            tuple(_load_predicate(p) for p in r["predicates"]),
+            Action(
+                r["action"]["kind"],
+                r["action"]["fwdq"],
+                r["action"]["fwdqm"],
+                bool(r["action"]["header"]),
+                r["action"]["putaut"],
+            ),
+            int(r["retry"]),
+            str(r["text"]),
+        )
+        for r in data["rules"]
+    )
+    return RuleSet(
+        control, rules, str(data["source"]), str(data["sha256"]), tuple(data["keywords_read"])
+    )
 
 
 def _load_predicate(p: dict[str, Any]) -> Predicate:
     if p["type"] == "int":
         return IntPredicate(str(p["keyword"]), int(p["value"]))
     if p["type"] == "str":
-        return StringPredicate(str(p["keyword"]), int(p["length"]), str(p["pattern"]),
-                               p["kind"], str(p["regex"]))
+        return StringPredicate(
+            str(p["keyword"]), int(p["length"]), str(p["pattern"]), p["kind"], str(p["regex"])
+        )
     raise ValueError(f"unknown predicate type {p['type']!r}")

@@ -27,7 +27,8 @@ ALL_KEYWORDS: tuple[str, ...] = PATTERN_KEYWORDS + ACTION_KEYWORDS + CONTROL_KEY
 
 # Maximum value length of the string pattern keywords ('*' not counted).
 STRING_LENGTHS: dict[str, int] = {
-    k: spec.length for k, spec in PATTERN_FIELDS.items() if spec.kind == "str"}
+    k: spec.length for k, spec in PATTERN_FIELDS.items() if spec.kind == "str"
+}
 # Queue and queue-manager name keywords (no wildcards; MQ naming rules).
 NAME_LENGTHS: dict[str, int] = {"FWDQ": 48, "FWDQM": 48, "INPUTQ": 48, "INPUTQM": 48}
 

@@ -81,8 +81,11 @@ def source_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
-def lex(text: str, path: str = "<stdin>", diags: list[Diagnostic] | None = None,
-        ) -> tuple[list[LogicalEntry], list[Diagnostic]]:
+def lex(
+    text: str,
+    path: str = "<stdin>",
+    diags: list[Diagnostic] | None = None,
+) -> tuple[list[LogicalEntry], list[Diagnostic]]:
     """Split ``text`` into tokenised logical entries, with lexical diagnostics (appended
     to ``diags`` when given)."""
     diags = [] if diags is None else diags
@@ -101,8 +104,9 @@ def iter_entries(text: str, path: str, diags: list[Diagnostic]) -> Iterator[Logi
     for lineno, line in enumerate(lines, 1):
         significant = line.rstrip(_BLANKS)
         if len(significant) > MAX_SIGNIFICANT:
-            diags.append(make_diagnostic("W102", path, lineno, MAX_SIGNIFICANT + 1,
-                                         length=len(significant)))
+            diags.append(
+                make_diagnostic("W102", path, lineno, MAX_SIGNIFICANT + 1, length=len(significant))
+            )
         if significant.lstrip(_BLANKS).startswith("*"):
             continue  # a comment line, even in the middle of a continued entry
         if pending is None and not significant:
@@ -131,8 +135,13 @@ def iter_entries(text: str, path: str, diags: list[Diagnostic]) -> Iterator[Logi
     yield from entries
 
 
-def _finish(chars: list[str], where: list[tuple[int, int]], entries: list[LogicalEntry],
-            diags: list[Diagnostic], path: str) -> None:
+def _finish(
+    chars: list[str],
+    where: list[tuple[int, int]],
+    entries: list[LogicalEntry],
+    diags: list[Diagnostic],
+    path: str,
+) -> None:
     tokens = _tokenise(chars, where, diags, path)
     if not tokens:
         return
@@ -140,8 +149,9 @@ def _finish(chars: list[str], where: list[tuple[int, int]], entries: list[Logica
     entries.append(LogicalEntry(tokens[0].line, tokens[0].column, joined, tuple(tokens)))
 
 
-def _tokenise(chars: list[str], where: list[tuple[int, int]], diags: list[Diagnostic],
-              path: str) -> list[Token]:
+def _tokenise(
+    chars: list[str], where: list[tuple[int, int]], diags: list[Diagnostic], path: str
+) -> list[Token]:
     tokens: list[Token] = []
     n = len(chars)
     i = 0
@@ -168,18 +178,39 @@ def _tokenise(chars: list[str], where: list[tuple[int, int]], diags: list[Diagno
                 j += 1
             if bad_at >= 0:
                 bline, bcol = where[bad_at]
-                diags.append(make_diagnostic("E108", path, bline, bcol, end_column=bcol + 1,
-                                             char=chars[bad_at]))
+                diags.append(
+                    make_diagnostic(
+                        "E108", path, bline, bcol, end_column=bcol + 1, char=chars[bad_at]
+                    )
+                )
             eline, ecol = where[j - 1]
-            tokens.append(Token(TokenKind.WORD, "".join(chars[i:j]), line, col, eline, ecol + 1,
-                                spaced, bad=bad_at >= 0))
+            tokens.append(
+                Token(
+                    TokenKind.WORD,
+                    "".join(chars[i:j]),
+                    line,
+                    col,
+                    eline,
+                    ecol + 1,
+                    spaced,
+                    bad=bad_at >= 0,
+                )
+            )
             i = j
         spaced = False
     return tokens
 
 
-def _quoted(chars: list[str], where: list[tuple[int, int]], i: int, *, tokens: list[Token],
-            diags: list[Diagnostic], path: str, spaced: bool) -> int:
+def _quoted(
+    chars: list[str],
+    where: list[tuple[int, int]],
+    i: int,
+    *,
+    tokens: list[Token],
+    diags: list[Diagnostic],
+    path: str,
+    spaced: bool,
+) -> int:
     """Scan the quoted string opening at ``i``; return the index after it."""
     n = len(chars)
     line, col = where[i]
@@ -192,13 +223,13 @@ def _quoted(chars: list[str], where: list[tuple[int, int]], i: int, *, tokens: l
                 j += 2
                 continue
             eline, ecol = where[j]
-            tokens.append(Token(TokenKind.STRING, "".join(buf), line, col, eline, ecol + 1,
-                                spaced))
+            tokens.append(Token(TokenKind.STRING, "".join(buf), line, col, eline, ecol + 1, spaced))
             return j + 1
         buf.append(chars[j])
         j += 1
     diags.append(make_diagnostic("E104", path, line, col))
     eline, ecol = where[n - 1]
-    tokens.append(Token(TokenKind.STRING, "".join(buf), line, col, eline, ecol + 1, spaced,
-                        bad=True))
+    tokens.append(
+        Token(TokenKind.STRING, "".join(buf), line, col, eline, ecol + 1, spaced, bad=True)
+    )
     return n

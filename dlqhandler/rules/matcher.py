@@ -102,8 +102,8 @@ class Matcher:
         position = {k: i for i, k in enumerate(self.keywords)}
         self._lengths = tuple(PATTERN_FIELDS[k].length for k in self.keywords)
         self._getter = _tuple_getter(
-            [f"{PATTERN_FIELDS[k].structure}.{PATTERN_FIELDS[k].attribute}"
-             for k in self.keywords])
+            [f"{PATTERN_FIELDS[k].structure}.{PATTERN_FIELDS[k].attribute}" for k in self.keywords]
+        )
         self._checks: list[tuple[Check, ...]] = []
         hints: list[dict[int, Hint]] = []  # per rule: key position -> what it pins down
         for rule in ruleset.rules:
@@ -127,7 +127,8 @@ class Matcher:
         self._cached: Callable[[tuple[Any, ...]], _Matched] | None = None
         if cache_size > 0:
             self._cached = functools.lru_cache(maxsize=cache_size)(
-                lambda raw: _plan(self._find(raw)))
+                lambda raw: _plan(self._find(raw))
+            )
 
     def _find(self, raw: tuple[Any, ...]) -> tuple[Rule, ...]:
         """The matching rules for the values of ``keywords``, in table order."""

@@ -57,8 +57,9 @@ class Env:
     warnings: list[Diagnostic] = field(default_factory=list)
 
     def diagnostic(self, p: Problem) -> Diagnostic:
-        return make_diagnostic(p.code, self.path, p.line, p.column, end_column=p.end_column,
-                               **p.fields)
+        return make_diagnostic(
+            p.code, self.path, p.line, p.column, end_column=p.end_column, **p.fields
+        )
 
 
 def _env(info: ValidationInfo) -> Env:
@@ -76,8 +77,9 @@ def _run(info: ValidationInfo, convert: Callable[[Warn], T]) -> T:
         raise PydanticCustomError("skip", "already reported") from None
     except Problem as p:
         diag = env.diagnostic(p)
-        raise PydanticCustomError(p.code, "{message}",
-                                  {"message": diag.message, "diagnostic": diag}) from None
+        raise PydanticCustomError(
+            p.code, "{message}", {"message": diag.message, "diagnostic": diag}
+        ) from None
 
 
 def _fail(info: ValidationInfo, code: str, arg: Arg | None = None, **fields: Any) -> Problem:
@@ -119,8 +121,17 @@ class PatternModel(BaseModel):
     replyqm: str | None
     userid: str | None
 
-    @field_validator("applidat", "applname", "destq", "destqm", "format", "replyq",
-                     "replyqm", "userid", mode="plain")
+    @field_validator(
+        "applidat",
+        "applname",
+        "destq",
+        "destqm",
+        "format",
+        "replyq",
+        "replyqm",
+        "userid",
+        mode="plain",
+    )
     @classmethod
     def _string(cls, v: Arg | None, info: ValidationInfo) -> str | None:
         if v is None:
@@ -253,8 +264,11 @@ class ControlModel(BaseModel):
         return _run(info, lambda _: wait_value(v))
 
 
-def validate_entry(model: type[M], data: dict[str, Any], env: Env,
-                   ) -> tuple[M | None, list[Diagnostic]]:
+def validate_entry(
+    model: type[M],
+    data: dict[str, Any],
+    env: Env,
+) -> tuple[M | None, list[Diagnostic]]:
     """Validate ``data`` (field -> Arg or None) into ``model``; all diagnostics found."""
     try:
         result: M | None = model.model_validate(data, context=env)

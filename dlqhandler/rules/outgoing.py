@@ -53,8 +53,9 @@ def _usable_user_id(user: str) -> bool:
     return 0 < len(user) <= 12 and user.isprintable() and " " not in user
 
 
-def plan_outgoing(decision: Decision, message: Message, *, input_queue: str,
-                  local_qmgr: str, max_hops: int = 5) -> tuple[Message, ResolvedTarget]:
+def plan_outgoing(
+    decision: Decision, message: Message, *, input_queue: str, local_qmgr: str, max_hops: int = 5
+) -> tuple[Message, ResolvedTarget]:
     """The message a RETRY/FWD decision puts, and where.
 
     Raises :class:`~dlqhandler.rules.targets.InvalidTargetError` for a blank or
@@ -63,15 +64,18 @@ def plan_outgoing(decision: Decision, message: Message, *, input_queue: str,
     """
     action = decision.action
     target = resolve_target(decision.rule if decision.rule is not None else action, message)
-    out = message if action.kind == "FWD" and action.header else (
-        message.strip_dead_letter_header())
+    out = (
+        message if action.kind == "FWD" and action.header else (message.strip_dead_letter_header())
+    )
     if target.queue == input_queue and target.qmgr in ("", local_qmgr):
         raise ForwardLoopError(f"target {target.queue} is the input dead-letter queue (a loop)")
     depth = header_depth(out)
     if depth >= max_hops:
         raise ForwardLoopError(
-            f"message carries {depth} dead-letter headers (max {max_hops}): a forward loop")
+            f"message carries {depth} dead-letter headers (max {max_hops}): a forward loop"
+        )
     if action.putaut == "CTX" and not _usable_user_id(message.md.user_identifier):
         raise ActionError(
-            f"PUTAUT(CTX): UserIdentifier {message.md.user_identifier!r} is not usable")
+            f"PUTAUT(CTX): UserIdentifier {message.md.user_identifier!r} is not usable"
+        )
     return out, target

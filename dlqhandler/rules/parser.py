@@ -72,17 +72,22 @@ def _is_name(word: str) -> bool:
     return word[:1].isalpha() and word.isalnum() and word.isascii()
 
 
-def parse(entries: list[LogicalEntry], path: str = "<stdin>",
-          diags: list[Diagnostic] | None = None,
-          ) -> tuple[list[ParsedEntry], list[Diagnostic]]:
+def parse(
+    entries: list[LogicalEntry],
+    path: str = "<stdin>",
+    diags: list[Diagnostic] | None = None,
+) -> tuple[list[ParsedEntry], list[Diagnostic]]:
     """Parse every entry; return the parsed entries and the syntax diagnostics (appended
     to ``diags`` when given)."""
     diags = [] if diags is None else diags
     return list(iter_parsed(entries, path, diags)), diags
 
 
-def iter_parsed(entries: Iterable[LogicalEntry], path: str, diags: list[Diagnostic],
-                ) -> Iterator[ParsedEntry]:
+def iter_parsed(
+    entries: Iterable[LogicalEntry],
+    path: str,
+    diags: list[Diagnostic],
+) -> Iterator[ParsedEntry]:
     """:func:`parse` one entry at a time, as the lexer yields them."""
     for e in entries:
         yield _parse_entry(e, path, diags)
@@ -111,38 +116,64 @@ def _parse_entry(entry: LogicalEntry, path: str, diags: list[Diagnostic]) -> Par
             i += 1
             continue
         if not tok.spaced and i > 0 and toks[i - 1].kind == TokenKind.RPAREN:
-            diags.append(make_diagnostic("W101", path, tok.line, tok.column,
-                                         keyword=tok.text.upper()))
+            diags.append(
+                make_diagnostic("W101", path, tok.line, tok.column, keyword=tok.text.upper())
+            )
         arg, i = _item(toks, i, path, diags)
         name = arg.keyword
         if name not in ALL_KEYWORDS:
             if _is_name(tok.text):
                 guess = suggest(name, ALL_KEYWORDS)
-                hint = f"did you mean {guess}?" if guess else (
-                    "keywords are " + " ".join(sorted(ALL_KEYWORDS)))
-                diags.append(make_diagnostic("E101", path, tok.line, tok.column,
-                                             end_column=arg.end_column, keyword=name,
-                                             suggestion=hint))
+                hint = (
+                    f"did you mean {guess}?"
+                    if guess
+                    else ("keywords are " + " ".join(sorted(ALL_KEYWORDS)))
+                )
+                diags.append(
+                    make_diagnostic(
+                        "E101",
+                        path,
+                        tok.line,
+                        tok.column,
+                        end_column=arg.end_column,
+                        keyword=name,
+                        suggestion=hint,
+                    )
+                )
                 unknown.append(name)
                 if guess:
                     suggestions.append(guess)
             else:
-                diags.append(make_diagnostic("E106", path, tok.line, tok.column,
-                                             what=repr(tok.text)))
+                diags.append(
+                    make_diagnostic("E106", path, tok.line, tok.column, what=repr(tok.text))
+                )
             continue
         first = args.get(name)
         if first is not None:
-            diags.append(make_diagnostic("E102", path, tok.line, tok.column,
-                                         end_column=arg.end_column, keyword=name,
-                                         first=first.column if first.line == tok.line
-                                         else f"{first.column} of line {first.line}"))
+            diags.append(
+                make_diagnostic(
+                    "E102",
+                    path,
+                    tok.line,
+                    tok.column,
+                    end_column=arg.end_column,
+                    keyword=name,
+                    first=first.column
+                    if first.line == tok.line
+                    else f"{first.column} of line {first.line}",
+                )
+            )
             continue
         if arg.bare:
-            diags.append(make_diagnostic("E103", path, tok.line, tok.column,
-                                         end_column=arg.end_column, keyword=name))
+            diags.append(
+                make_diagnostic(
+                    "E103", path, tok.line, tok.column, end_column=arg.end_column, keyword=name
+                )
+            )
         args[name] = arg
-    return ParsedEntry(entry.line, entry.column, entry.text, args, tuple(unknown),
-                       tuple(suggestions))
+    return ParsedEntry(
+        entry.line, entry.column, entry.text, args, tuple(unknown), tuple(suggestions)
+    )
 
 
 def _skip_group(toks: tuple[Token, ...], i: int) -> int:
@@ -153,8 +184,12 @@ def _skip_group(toks: tuple[Token, ...], i: int) -> int:
     return j + 1 if j < len(toks) and toks[j].kind == TokenKind.RPAREN else j
 
 
-def _item(toks: tuple[Token, ...], i: int, path: str, diags: list[Diagnostic],
-          ) -> tuple[Arg, int]:
+def _item(
+    toks: tuple[Token, ...],
+    i: int,
+    path: str,
+    diags: list[Diagnostic],
+) -> tuple[Arg, int]:
     """Read ``WORD [(value)]`` starting at ``i``; return the item and the next index."""
     kw = toks[i]
     name = kw.text.upper()
@@ -171,18 +206,29 @@ def _item(toks: tuple[Token, ...], i: int, path: str, diags: list[Diagnostic],
     if not closed:
         broken = True
         if not (inner and inner[-1].bad):  # an unterminated string is already reported
-            diags.append(make_diagnostic("E105", path, toks[i + 1].line, toks[i + 1].column,
-                                         keyword=name))
+            diags.append(
+                make_diagnostic("E105", path, toks[i + 1].line, toks[i + 1].column, keyword=name)
+            )
     end_column = toks[j].end_column if closed and toks[j].line == kw.line else kw_end
     value: Value | None = None
     if inner:
         first = inner[0]
         quoted = first.kind == TokenKind.STRING
-        value = Value(first.text if quoted else first.text.upper(), first.text, quoted,
-                      first.line, first.column, first.end_line, first.end_column)
+        value = Value(
+            first.text if quoted else first.text.upper(),
+            first.text,
+            quoted,
+            first.line,
+            first.column,
+            first.end_line,
+            first.end_column,
+        )
         if len(inner) > 1 and not broken:
             extra = inner[1]
-            diags.append(make_diagnostic("E107", path, extra.line, extra.column,
-                                         keyword=name, value=first.text))
+            diags.append(
+                make_diagnostic(
+                    "E107", path, extra.line, extra.column, keyword=name, value=first.text
+                )
+            )
             broken = True
     return Arg(name, kw.line, kw.column, end_column, value, broken=broken), j + 1 if closed else j

@@ -98,8 +98,13 @@ def _needs_nonblank(pattern: str) -> bool:
     return any(c not in "* " for c in pattern)
 
 
-def covers(a: str, b: str, length: int, kind_a: PatternKind | None = None,
-           kind_b: PatternKind | None = None) -> bool:
+def covers(
+    a: str,
+    b: str,
+    length: int,
+    kind_a: PatternKind | None = None,
+    kind_b: PatternKind | None = None,
+) -> bool:
     """Conservatively: does pattern ``a`` match every field that ``b`` matches?
 
     True answers are always right; some true inclusions answer False. The

@@ -51,10 +51,17 @@ def decode_table(source: str | bytes, path: str) -> tuple[str, list[Diagnostic]]
         byte = ord(first.group()) - 0xDC00
         column = first.start() - line_start
         comment = _COMMENT.match(text, line_start) is not None
-        diags.append(make_diagnostic(
-            "W105" if comment else "E109", path, number, column + 1,
-            end_column=column + 2, byte=f"0x{byte:02X}",
-            more=f" (and {count - 1} more on this line)" if count > 1 else ""))
+        diags.append(
+            make_diagnostic(
+                "W105" if comment else "E109",
+                path,
+                number,
+                column + 1,
+                end_column=column + 2,
+                byte=f"0x{byte:02X}",
+                more=f" (and {count - 1} more on this line)" if count > 1 else "",
+            )
+        )
 
     for found in _ESCAPED.finditer(text, base):
         newlines = text.count("\n", scanned, found.start())

@@ -27,8 +27,9 @@ class InvalidTargetError(DLQHandlerError):
     ``value`` is the name as found, ``rule_line`` the rule's line when known.
     """
 
-    def __init__(self, message: str, *, field: str, value: str,
-                 rule_line: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, field: str, value: str, rule_line: int | None = None
+    ) -> None:
         where = f" (rule at line {rule_line})" if rule_line is not None else ""
         super().__init__(message + where)
         self.field = field
@@ -44,18 +45,22 @@ class ResolvedTarget:
     qmgr: str
 
 
-_QUEUE_SOURCES = {"&DESTQ": ("dlh", "dest_q_name", "MQDLH.DestQName"),
-                  "&REPLYQ": ("md", "reply_to_q", "MQMD.ReplyToQ")}
-_QMGR_SOURCES = {"&DESTQM": ("dlh", "dest_q_mgr_name", "MQDLH.DestQMgrName"),
-                 "&REPLYQM": ("md", "reply_to_q_mgr", "MQMD.ReplyToQMgr")}
+_QUEUE_SOURCES = {
+    "&DESTQ": ("dlh", "dest_q_name", "MQDLH.DestQName"),
+    "&REPLYQ": ("md", "reply_to_q", "MQMD.ReplyToQ"),
+}
+_QMGR_SOURCES = {
+    "&DESTQM": ("dlh", "dest_q_mgr_name", "MQDLH.DestQMgrName"),
+    "&REPLYQM": ("md", "reply_to_q_mgr", "MQMD.ReplyToQMgr"),
+}
 
 
-def _field(message: Message, structure: str, attribute: str, label: str,
-           line: int | None) -> str:
+def _field(message: Message, structure: str, attribute: str, label: str, line: int | None) -> str:
     source = message.md if structure == "md" else message.dlh
     if source is None:
-        raise InvalidTargetError(f"{label} is needed but the message has no MQDLH",
-                                 field=label, value="", rule_line=line)
+        raise InvalidTargetError(
+            f"{label} is needed but the message has no MQDLH", field=label, value="", rule_line=line
+        )
     value = getattr(source, attribute)
     assert isinstance(value, str)
     return value
@@ -88,8 +93,9 @@ def resolve_target(rule_or_action: Rule | Action, message: Message) -> ResolvedT
     if action.kind == "RETRY":
         q = _field(message, "dlh", "dest_q_name", "MQDLH.DestQName", line)
         qm = _field(message, "dlh", "dest_q_mgr_name", "MQDLH.DestQMgrName", line)
-        return ResolvedTarget(_queue(q, "MQDLH.DestQName", line),
-                              _qmgr(qm, "MQDLH.DestQMgrName", line))
+        return ResolvedTarget(
+            _queue(q, "MQDLH.DestQName", line), _qmgr(qm, "MQDLH.DestQMgrName", line)
+        )
     if action.kind != "FWD" or action.fwdq is None:
         raise ValueError(f"ACTION({action.kind}) has no target")
     if action.fwdq in _QUEUE_SOURCES:

@@ -19,8 +19,14 @@ from dlqhandler.rules.parser import Arg, ParsedEntry
 
 __all__ = ["ValidRule", "ValidatedTable", "validate"]
 
-_ACTION_FIELDS = {"kind": "ACTION", "retry": "RETRY", "fwdq": "FWDQ", "fwdqm": "FWDQM",
-                  "header": "HEADER", "putaut": "PUTAUT"}
+_ACTION_FIELDS = {
+    "kind": "ACTION",
+    "retry": "RETRY",
+    "fwdq": "FWDQ",
+    "fwdqm": "FWDQM",
+    "header": "HEADER",
+    "putaut": "PUTAUT",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +52,15 @@ class ValidatedTable:
 
 DEFAULT_CONTROL = ControlModel.model_validate(
     {"inputq": None, "inputqm": None, "retryint": None, "wait": None},
-    context=Env("<default>", 1, 1, {}))
+    context=Env("<default>", 1, 1, {}),
+)
 
 
-def validate(entries: Iterable[ParsedEntry], path: str = "<stdin>",
-             diags: list[Diagnostic] | None = None,
-             ) -> tuple[ValidatedTable, list[Diagnostic]]:
+def validate(
+    entries: Iterable[ParsedEntry],
+    path: str = "<stdin>",
+    diags: list[Diagnostic] | None = None,
+) -> tuple[ValidatedTable, list[Diagnostic]]:
     """Validate every entry and the table structure; collect every diagnostic (into
     ``diags`` when given)."""
     diags = [] if diags is None else diags
@@ -73,8 +82,10 @@ def validate(entries: Iterable[ParsedEntry], path: str = "<stdin>",
                     control, control_args = model, ctrl
                 continue
             code = "E201" if not rest else "E202"
-            diags += [make_diagnostic(code, path, a.line, a.column, end_column=a.end_column,
-                                      keyword=k) for k, a in ctrl.items()]
+            diags += [
+                make_diagnostic(code, path, a.line, a.column, end_column=a.end_column, keyword=k)
+                for k, a in ctrl.items()
+            ]
             if not rest:
                 continue
         elif not rest and not entry.unknown:
@@ -90,18 +101,29 @@ def validate(entries: Iterable[ParsedEntry], path: str = "<stdin>",
     return ValidatedTable(control, control_args, tuple(rules), rule_entries), diags
 
 
-def _control(entry: ParsedEntry, args: dict[str, Arg], path: str,
-             ) -> tuple[ControlModel | None, list[Diagnostic]]:
+def _control(
+    entry: ParsedEntry,
+    args: dict[str, Arg],
+    path: str,
+) -> tuple[ControlModel | None, list[Diagnostic]]:
     env = Env(path, entry.line, entry.column, args)
     data = {k.lower(): args.get(k) for k in CONTROL_KEYWORDS}
     return validate_entry(ControlModel, data, env)
 
 
-def _rule(entry: ParsedEntry, args: dict[str, Arg], path: str,
-          ) -> tuple[RuleModel | None, list[Diagnostic]]:
-    env = Env(path, entry.line, entry.column, args,
-              missing_action_reported="ACTION" in entry.suggestions
-              or any(a.broken for a in args.values()))
+def _rule(
+    entry: ParsedEntry,
+    args: dict[str, Arg],
+    path: str,
+) -> tuple[RuleModel | None, list[Diagnostic]]:
+    env = Env(
+        path,
+        entry.line,
+        entry.column,
+        args,
+        missing_action_reported="ACTION" in entry.suggestions
+        or any(a.broken for a in args.values()),
+    )
     data = {
         "pattern": {k.lower(): args.get(k) for k in PATTERN_KEYWORDS},
         "action": {f: args.get(k) for f, k in _ACTION_FIELDS.items()},

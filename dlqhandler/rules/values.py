@@ -43,15 +43,17 @@ _SYMBOL = re.compile(r"MQ[A-Z]+_[A-Z0-9_]+")
 
 FWDQ_TOKENS = ("&DESTQ", "&REPLYQ")
 FWDQM_TOKENS = ("&DESTQM", "&REPLYQM")
-_SUBSTITUTION_PLACES = ("&DESTQ and &REPLYQ are only allowed in FWDQ, "
-                        "&DESTQM and &REPLYQM only in FWDQM")
+_SUBSTITUTION_PLACES = (
+    "&DESTQ and &REPLYQ are only allowed in FWDQ, &DESTQM and &REPLYQM only in FWDQM"
+)
 
 
 class Problem(Exception):  # noqa: N818 - a control-flow signal inside the validator
     """A value error: diagnostic code, position and template fields."""
 
-    def __init__(self, code: str, line: int, column: int, end_column: int | None = None,
-                 **fields: Any) -> None:
+    def __init__(
+        self, code: str, line: int, column: int, end_column: int | None = None, **fields: Any
+    ) -> None:
         super().__init__(code)
         self.code = code
         self.line = line
@@ -100,15 +102,26 @@ def string_pattern(arg: Arg, warn: Warn) -> str:
     value = present(arg)
     text = value.text
     if not value.quoted and text.startswith("&"):
-        raise _at("E312", value, token=text, keyword=arg.keyword,
-                  allowed=_SUBSTITUTION_PLACES + "; quote the value to match a literal '&'")
+        raise _at(
+            "E312",
+            value,
+            token=text,
+            keyword=arg.keyword,
+            allowed=_SUBSTITUTION_PLACES + "; quote the value to match a literal '&'",
+        )
     if arg.keyword == "FORMAT" and not value.quoted and text.startswith("MQFMT_"):
         formats = FAMILIES["MQFMT"]
         if text not in formats:
             guess = suggest(text, list(formats), prefix=False)
-            raise _at("E307", value, name=text, keyword=arg.keyword,
-                      suggestion=f"did you mean {guess}?" if guess else
-                      "write the format name, for example FORMAT(MQSTR)")
+            raise _at(
+                "E307",
+                value,
+                name=text,
+                keyword=arg.keyword,
+                suggestion=f"did you mean {guess}?"
+                if guess
+                else "write the format name, for example FORMAT(MQSTR)",
+            )
         mapped = str(formats[text])
         warn(_at("W301", value, name=text, value=mapped, plain=mapped.rstrip() or "' '"))
         return mapped
@@ -116,8 +129,7 @@ def string_pattern(arg: Arg, warn: Warn) -> str:
     length = len(text) - text.count("*")
     if length > limit:
         note = " not counting '*'" if "*" in text else ""
-        raise _at("E302", value, keyword=arg.keyword, length=length, limit=limit,
-                  star_note=note)
+        raise _at("E302", value, keyword=arg.keyword, length=length, limit=limit, star_note=note)
     _folded(arg, value, warn)
     return text
 
@@ -136,15 +148,25 @@ def numeric_pattern(arg: Arg, warn: Warn) -> int | None:
     allowed = NUMERIC_FAMILIES[keyword]
     names = " or ".join(f"{f}_*" for f in allowed)
     if not _SYMBOL.fullmatch(text):
-        raise _at("E306", value, keyword=keyword, value=text,
-                  expected=f"a number, * or a symbolic name ({names})",
-                  suggestion=f"for example {keyword}(2053) or {keyword}({allowed[0]}_...)")
+        raise _at(
+            "E306",
+            value,
+            keyword=keyword,
+            value=text,
+            expected=f"a number, * or a symbolic name ({names})",
+            suggestion=f"for example {keyword}(2053) or {keyword}({allowed[0]}_...)",
+        )
     family = family_of(text)
     if family is None:
         pool = [n for f in allowed for n in FAMILIES[f]]
         guess = suggest(text, pool, prefix=False)
-        raise _at("E307", value, name=text, keyword=keyword,
-                  suggestion=f"did you mean {guess}?" if guess else f"{keyword} takes {names}")
+        raise _at(
+            "E307",
+            value,
+            name=text,
+            keyword=keyword,
+            suggestion=f"did you mean {guess}?" if guess else f"{keyword} takes {names}",
+        )
     number = FAMILIES[family][text]
     if family not in allowed:
         if family not in FEEDBACK_WARN_FAMILIES.get(keyword, ()):
@@ -167,8 +189,14 @@ def count(arg: Arg, *, low: int) -> int:
     value = present(arg)
     _no_wildcard(arg, value)
     if not _INTEGER.fullmatch(value.text):
-        raise _at("E306", value, keyword=arg.keyword, value=value.text, expected="a number",
-                  suggestion=f"for example {arg.keyword}(5)")
+        raise _at(
+            "E306",
+            value,
+            keyword=arg.keyword,
+            value=value.text,
+            expected="a number",
+            suggestion=f"for example {arg.keyword}(5)",
+        )
     number = int(value.text)
     if arg.keyword == "RETRY" and number == 0:
         raise _at("E311", value)
@@ -183,10 +211,14 @@ def choice(arg: Arg, choices: tuple[str, ...]) -> str:
     if text in choices:
         return text
     guess = suggest(text, choices)
-    raise _at("E310", value, keyword=arg.keyword, value=value.text,
-              choices=", ".join(choices),
-              suggestion=f"did you mean {guess}?" if guess else
-              f"write one of {', '.join(choices)}")
+    raise _at(
+        "E310",
+        value,
+        keyword=arg.keyword,
+        value=value.text,
+        choices=", ".join(choices),
+        suggestion=f"did you mean {guess}?" if guess else f"write one of {', '.join(choices)}",
+    )
 
 
 def wait_value(arg: Arg) -> Literal["YES", "NO"] | int:
@@ -201,13 +233,19 @@ def wait_value(arg: Arg) -> Literal["YES", "NO"] | int:
     if _INTEGER.fullmatch(text):
         return _in_range("WAIT", value, int(text), 0)
     guess = suggest(text, ("YES", "NO"))
-    raise _at("E310", value, keyword="WAIT", value=value.text,
-              choices="YES, NO or a number of seconds",
-              suggestion=f"did you mean {guess}?" if guess else "for example WAIT(NO)")
+    raise _at(
+        "E310",
+        value,
+        keyword="WAIT",
+        value=value.text,
+        choices="YES, NO or a number of seconds",
+        suggestion=f"did you mean {guess}?" if guess else "for example WAIT(NO)",
+    )
 
 
-def queue_name(arg: Arg, warn: Warn, *, tokens: tuple[str, ...] = (),
-               blank_ok: bool = False) -> str | None:
+def queue_name(
+    arg: Arg, warn: Warn, *, tokens: tuple[str, ...] = (), blank_ok: bool = False
+) -> str | None:
     """A queue or queue-manager name (``FWDQ``, ``FWDQM``, ``INPUTQ``, ``INPUTQM``).
 
     ``tokens`` are the substitution tokens this keyword accepts (canonical
@@ -235,7 +273,12 @@ def queue_name(arg: Arg, warn: Warn, *, tokens: tuple[str, ...] = (),
     bad = sorted({c for c in text if c not in MQ_NAME_CHARS})
     if bad:
         shown = ", ".join(repr(c) for c in bad[:5])
-        raise _at("E314", value, keyword=keyword, value=text,
-                  why=f"characters not allowed in MQ names ({shown})")
+        raise _at(
+            "E314",
+            value,
+            keyword=keyword,
+            value=text,
+            why=f"characters not allowed in MQ names ({shown})",
+        )
     _folded(arg, value, warn)
     return text

@@ -18,8 +18,8 @@ from pathlib import Path
 
 JAR_NAME = "dlqhandler-spark.jar"
 STAMP_NAME = "dlqhandler-spark.jar.spark-version"
-SERVICES = {"META-INF/services/org.apache.spark.sql.sources.DataSourceRegister":
-            "dlqhandler.spark.DmpmqmsgFileFormat\n"}
+_REGISTER = "META-INF/services/org.apache.spark.sql.sources.DataSourceRegister"
+SERVICES = {_REGISTER: "dlqhandler.spark.DmpmqmsgFileFormat\n"}
 
 
 def javac() -> str | None:
@@ -40,8 +40,19 @@ def build_jar(sources: list[Path], spark_jars: Path, jar: Path) -> str | None:
     try:
         classes = work / "classes"
         classes.mkdir()
-        cmd = [compiler, "--release", "17", "-nowarn", "-encoding", "UTF-8",
-               "-cp", str(spark_jars / "*"), "-d", str(classes), *map(str, sources)]
+        cmd = [
+            compiler,
+            "--release",
+            "17",
+            "-nowarn",
+            "-encoding",
+            "UTF-8",
+            "-cp",
+            str(spark_jars / "*"),
+            "-d",
+            str(classes),
+            *map(str, sources),
+        ]
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             return "javac failed: " + done.stderr[-2000:]

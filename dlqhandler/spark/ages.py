@@ -41,11 +41,18 @@ def put_epoch(date: Any, when: Any) -> Any:
 
     year, hour, minute, second = part(d, 1, 4), part(t, 1, 2), part(t, 3, 2), part(t, 5, 2)
     # midnight of the date in UTC; null for a month or a day the calendar has not
-    midnight = F.try_make_timestamp(year, part(d, 5, 2), part(d, 7, 2), F.lit(0), F.lit(0),
-                                    F.lit(0), F.lit("UTC"))
-    valid = (well_formed & (year >= 1) & (hour <= 23) & (minute <= 59) & (second <= 61)
-             & midnight.isNotNull())
-    whole = (F.unix_seconds(midnight) + hour * F.lit(3600) + minute * F.lit(60) + second)
+    midnight = F.try_make_timestamp(
+        year, part(d, 5, 2), part(d, 7, 2), F.lit(0), F.lit(0), F.lit(0), F.lit("UTC")
+    )
+    valid = (
+        well_formed
+        & (year >= 1)
+        & (hour <= 23)
+        & (minute <= 59)
+        & (second <= 61)
+        & midnight.isNotNull()
+    )
+    whole = F.unix_seconds(midnight) + hour * F.lit(3600) + minute * F.lit(60) + second
     hundredths = F.when(F.length(t) == 8, part(t, 7, 2) / F.lit(100)).otherwise(F.lit(0.0))
     return F.when(valid, whole.cast("double") + hundredths)
 
@@ -54,10 +61,12 @@ def dead_lettered_epoch() -> Any:
     """The MQDLH's PutDate/PutTime, else (no MQDLH, or a blank PutDate in it) the MQMD's."""
     from pyspark.sql import functions as F
 
-    dlh_dated = ((F.col("has_dlh") == F.lit(True))
-                 & (F.trim(F.coalesce(F.col("dlh_put_date"), F.lit(""))) != F.lit("")))
-    return F.when(dlh_dated, put_epoch(F.col("dlh_put_date"), F.col("dlh_put_time"))
-                  ).otherwise(put_epoch(F.col("md_put_date"), F.col("md_put_time")))
+    dlh_dated = (F.col("has_dlh") == F.lit(True)) & (
+        F.trim(F.coalesce(F.col("dlh_put_date"), F.lit(""))) != F.lit("")
+    )
+    return F.when(dlh_dated, put_epoch(F.col("dlh_put_date"), F.col("dlh_put_time"))).otherwise(
+        put_epoch(F.col("md_put_date"), F.col("md_put_time"))
+    )
 
 
 def age_status(window: AgeWindow, now: float, epoch: Any) -> Any:

@@ -51,11 +51,19 @@ _NO_GROUP = bytes(24)
 Outcome = tuple[str, int | None, str | None, str | None]
 
 
-def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
-                  correl_id: bytes, *, input_queue: str, catch_all: str | None,
-                  max_hops: int = 5, store: AttemptStore | None = None,
-                  clock: Callable[[], float] = time.time,
-                  ) -> tuple[str, int | None, str | None, str | None]:
+def apply_message(
+    qm: QueueManager,
+    q: Queue,
+    matcher: Matcher,
+    msg_id: bytes,
+    correl_id: bytes,
+    *,
+    input_queue: str,
+    catch_all: str | None,
+    max_hops: int = 5,
+    store: AttemptStore | None = None,
+    clock: Callable[[], float] = time.time,
+) -> tuple[str, int | None, str | None, str | None]:
     """Move one message; returns (outcome, rule line, queue, qmgr).
 
     Outcomes: ``ok``, ``discarded``, ``catch_all``, ``skipped`` (gone: taken
@@ -84,8 +92,9 @@ def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
         if decision.action.kind == "IGNORE":
             return _to_catch_all(unit, [got], catch_all, line, record)
         try:
-            out = plan(decision, msg, input_queue=input_queue, local_qmgr=qm.name,
-                       max_hops=max_hops)
+            out = plan(
+                decision, msg, input_queue=input_queue, local_qmgr=qm.name, max_hops=max_hops
+            )
         except PLAN_ERRORS:
             unit.fail(subject, record)
             continue
@@ -99,10 +108,18 @@ def apply_message(qm: QueueManager, q: Queue, matcher: Matcher, msg_id: bytes,
     return "failed", None, None, None
 
 
-def apply_group(qm: QueueManager, q: Queue, matcher: Matcher, ids: list[tuple[bytes, bytes]],
-                *, input_queue: str, catch_all: str | None, max_hops: int = 5,
-                store: AttemptStore | None = None, clock: Callable[[], float] = time.time,
-                ) -> list[Outcome]:
+def apply_group(
+    qm: QueueManager,
+    q: Queue,
+    matcher: Matcher,
+    ids: list[tuple[bytes, bytes]],
+    *,
+    input_queue: str,
+    catch_all: str | None,
+    max_hops: int = 5,
+    store: AttemptStore | None = None,
+    clock: Callable[[], float] = time.time,
+) -> list[Outcome]:
     """Move one group (its members' MsgId/CorrelId) whole; an outcome per member.
 
     Every member is got under syncpoint; a member already gone (taken by a
@@ -139,36 +156,52 @@ def apply_group(qm: QueueManager, q: Queue, matcher: Matcher, ids: list[tuple[by
             line = ignored[0].rule.line if ignored[0].rule is not None else None
             return _group_to_catch_all(unit, got, catch_all, line, record)
         try:
-            outs = [plan(d, m, input_queue=input_queue, local_qmgr=qm.name, max_hops=max_hops)
-                    for m, d in zip(members, decisions, strict=True)]
+            outs = [
+                plan(d, m, input_queue=input_queue, local_qmgr=qm.name, max_hops=max_hops)
+                for m, d in zip(members, decisions, strict=True)
+            ]
         except PLAN_ERRORS:
             unit.fail(subject, record)
             continue
-        if act_on_group(unit, list(zip(members, outs, strict=True)), subject,
-                        record).outcome == "failed":
+        if (
+            act_on_group(unit, list(zip(members, outs, strict=True)), subject, record).outcome
+            == "failed"
+        ):
             continue
         unit.commit()
         results: list[Outcome] = []
         for d, out in zip(decisions, outs, strict=True):
             line = d.rule.line if d.rule is not None else None
-            results.append(("discarded", line, None, None) if out is None
-                           else ("ok", line, out.queue, out.qmgr))
+            results.append(
+                ("discarded", line, None, None)
+                if out is None
+                else ("ok", line, out.queue, out.qmgr)
+            )
         return results
     qm.backout()
     return [("failed", None, None, None)] * n
 
 
-def _group_to_catch_all(unit: UnitOfWork, got: list[Message], catch_all: str | None,
-                        line: int | None, record: AttemptRecord | None = None
-                        ) -> list[Outcome]:
+def _group_to_catch_all(
+    unit: UnitOfWork,
+    got: list[Message],
+    catch_all: str | None,
+    line: int | None,
+    record: AttemptRecord | None = None,
+) -> list[Outcome]:
     """The whole group, headers and all, to the catch-all in one unit, or left."""
     n = len(got)
     outcome = _to_catch_all(unit, logical_order(got), catch_all, line, record)
     return [outcome] * n
 
 
-def _to_catch_all(unit: UnitOfWork, got: list[Message], catch_all: str | None,
-                  line: int | None, record: AttemptRecord | None = None) -> Outcome:
+def _to_catch_all(
+    unit: UnitOfWork,
+    got: list[Message],
+    catch_all: str | None,
+    line: int | None,
+    record: AttemptRecord | None = None,
+) -> Outcome:
     """Messages held (one, or a group in logical order) to the catch-all queue unchanged,
     in the unit of work that holds them (their attempt count goes with them), or left."""
     if catch_all is None:
@@ -187,16 +220,18 @@ def _to_catch_all(unit: UnitOfWork, got: list[Message], catch_all: str | None,
 
 def _row_in_group(row: dict[str, Any]) -> bool:
     """:func:`dlqhandler.mq.groups.in_group` on a row's MQMD columns."""
-    return (row["md_group_id"] not in (None, _NO_GROUP)
-            and bool((row["md_msg_flags"] or 0) & UNIT_FLAGS))
+    return row["md_group_id"] not in (None, _NO_GROUP) and bool(
+        (row["md_msg_flags"] or 0) & UNIT_FLAGS
+    )
 
 
 class _Connection:
     """A task's queue manager connection, opened at its first row (group partitions
     after the shuffle are mostly empty: they never connect)."""
 
-    def __init__(self, connect: Callable[[], QueueManager], input_queue: str,
-                 status_queue: str | None) -> None:
+    def __init__(
+        self, connect: Callable[[], QueueManager], input_queue: str, status_queue: str | None
+    ) -> None:
         self._connect, self._input_queue, self._status_queue = connect, input_queue, status_queue
         self.qm: QueueManager | None = None
         self.q: Queue | None = None
@@ -218,10 +253,15 @@ class _Connection:
             self.qm.disconnect()
 
 
-def apply_partition(ruleset_json: str, connect: Callable[[], QueueManager], input_queue: str,
-                    catch_all: str | None, names: list[str], *,
-                    status_queue: str | None = None) -> Callable[[Iterator[Any]],
-                                                                 Iterator[Any]]:
+def apply_partition(
+    ruleset_json: str,
+    connect: Callable[[], QueueManager],
+    input_queue: str,
+    catch_all: str | None,
+    names: list[str],
+    *,
+    status_queue: str | None = None,
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
     """The mapInArrow function: one connection per task, one UOW per message or group.
 
     Group members arrive together, sorted by GroupId (see :func:`apply_frame`); a
@@ -248,14 +288,24 @@ def apply_partition(ruleset_json: str, connect: Callable[[], QueueManager], inpu
         def flush_group() -> None:
             if group:
                 qm, q, store = conn.open()
-                settle(group, apply_group(
-                    qm, q, matcher, [(r["md_msg_id"], r["md_correl_id"]) for r in group],
-                    input_queue=input_queue, catch_all=catch_all, store=store))
+                settle(
+                    group,
+                    apply_group(
+                        qm,
+                        q,
+                        matcher,
+                        [(r["md_msg_id"], r["md_correl_id"]) for r in group],
+                        input_queue=input_queue,
+                        catch_all=catch_all,
+                        store=store,
+                    ),
+                )
                 group.clear()
 
         def emit() -> Any:
-            out = pa.RecordBatch.from_pylist([{n: r.get(n) for n in names} for r in done],
-                                             schema=schema)
+            out = pa.RecordBatch.from_pylist(
+                [{n: r.get(n) for n in names} for r in done], schema=schema
+            )
             done.clear()
             return out
 
@@ -263,7 +313,8 @@ def apply_partition(ruleset_json: str, connect: Callable[[], QueueManager], inpu
             for batch in batches:
                 if schema is None:
                     schema = batch.schema.append(pa.field("outcome", pa.string())).append(
-                        pa.field("applied_line", pa.int32()))
+                        pa.field("applied_line", pa.int32())
+                    )
                 for row in batch.to_pylist():
                     if _row_in_group(row):
                         if group and group[0]["md_group_id"] != row["md_group_id"]:
@@ -271,9 +322,21 @@ def apply_partition(ruleset_json: str, connect: Callable[[], QueueManager], inpu
                         group.append(row)
                         continue
                     qm, q, store = conn.open()
-                    settle([row], [apply_message(
-                        qm, q, matcher, row["md_msg_id"], row["md_correl_id"],
-                        input_queue=input_queue, catch_all=catch_all, store=store)])
+                    settle(
+                        [row],
+                        [
+                            apply_message(
+                                qm,
+                                q,
+                                matcher,
+                                row["md_msg_id"],
+                                row["md_correl_id"],
+                                input_queue=input_queue,
+                                catch_all=catch_all,
+                                store=store,
+                            )
+                        ],
+                    )
                 if done:
                     yield emit()
             flush_group()
@@ -285,24 +348,38 @@ def apply_partition(ruleset_json: str, connect: Callable[[], QueueManager], inpu
     return run
 
 
-def apply_frame(frame: Any, ruleset: RuleSet, input_queue: str, catch_all: str | None,
-                connect: Callable[[], QueueManager], *, status_queue: str | None = None
-                ) -> Any:
+def apply_frame(
+    frame: Any,
+    ruleset: RuleSet,
+    input_queue: str,
+    catch_all: str | None,
+    connect: Callable[[], QueueManager],
+    *,
+    status_queue: str | None = None,
+) -> Any:
     """The classified frame with ``outcome`` and ``applied_line`` after applying
     (attempt counts on ``status_queue``, shared with the handlers, when given)."""
     names = [*frame.columns, "outcome", "applied_line"]
-    out_schema = ", ".join([f"`{f.name}` {f.dataType.simpleString()}" for f in frame.schema]
-                           + ["outcome string", "applied_line int"])
-    fn = apply_partition(ruleset.to_json(), connect, input_queue, catch_all, names,
-                         status_queue=status_queue)
+    out_schema = ", ".join(
+        [f"`{f.name}` {f.dataType.simpleString()}" for f in frame.schema]
+        + ["outcome string", "applied_line int"]
+    )
+    fn = apply_partition(
+        ruleset.to_json(), connect, input_queue, catch_all, names, status_queue=status_queue
+    )
     from pyspark.sql import functions as F
 
-    grouped = F.coalesce((F.col("md_group_id") != F.lit(_NO_GROUP))
-                         & (F.col("md_msg_flags").bitwiseAND(F.lit(UNIT_FLAGS)) != 0),
-                         F.lit(False))
+    grouped = F.coalesce(
+        (F.col("md_group_id") != F.lit(_NO_GROUP))
+        & (F.col("md_msg_flags").bitwiseAND(F.lit(UNIT_FLAGS)) != 0),
+        F.lit(False),
+    )
     singles = frame.filter(~grouped)
     # Every member of a group in one task, contiguous (a group is rare: the shuffle
     # carries only its rows).
-    groups = (frame.filter(grouped).repartition("md_group_id")
-              .sortWithinPartitions("md_group_id", "md_msg_seq_number", "md_offset"))
+    groups = (
+        frame.filter(grouped)
+        .repartition("md_group_id")
+        .sortWithinPartitions("md_group_id", "md_msg_seq_number", "md_offset")
+    )
     return singles.mapInArrow(fn, out_schema).unionByName(groups.mapInArrow(fn, out_schema))

@@ -78,10 +78,11 @@ def _target_columns(rule: Rule) -> tuple[Any, Any]:
     if action.kind != "FWD":
         return F.lit(None).cast("string"), F.lit(None).cast("string")
     q = {"&DESTQ": F.col("dlh_dest_q_name"), "&REPLYQ": F.col("md_reply_to_q")}.get(
-        action.fwdq or "", F.lit(action.fwdq))
-    qm = {"&DESTQM": F.col("dlh_dest_q_mgr_name"),
-          "&REPLYQM": F.col("md_reply_to_q_mgr")}.get(action.fwdqm or "",
-                                                       F.lit(action.fwdqm or ""))
+        action.fwdq or "", F.lit(action.fwdq)
+    )
+    qm = {"&DESTQM": F.col("dlh_dest_q_mgr_name"), "&REPLYQM": F.col("md_reply_to_q_mgr")}.get(
+        action.fwdqm or "", F.lit(action.fwdqm or "")
+    )
     return q, F.coalesce(qm, F.lit(""))
 
 
@@ -93,14 +94,25 @@ def catch_all_queue(ruleset: RuleSet, explicit: str | None) -> str | None:
     if ruleset.rules:
         last = ruleset.rules[-1]
         a = last.action
-        if (not last.predicates and a.kind == "FWD" and a.fwdq and not a.fwdq.startswith("&")
-                and not a.fwdqm):
+        if (
+            not last.predicates
+            and a.kind == "FWD"
+            and a.fwdq
+            and not a.fwdq.startswith("&")
+            and not a.fwdqm
+        ):
             return a.fwdq
     return None
 
 
-def classify(frame: Any, ruleset: RuleSet, *, input_queue: str | None = None,
-             local_qmgr: str = "", catch_all: str | None = None) -> Any:
+def classify(
+    frame: Any,
+    ruleset: RuleSet,
+    *,
+    input_queue: str | None = None,
+    local_qmgr: str = "",
+    catch_all: str | None = None,
+) -> Any:
     """Add decision columns to a message DataFrame.
 
     Added: ``matched_lines`` (array of rule lines, table order), ``chosen_line``
@@ -117,9 +129,14 @@ def classify(frame: Any, ruleset: RuleSet, *, input_queue: str | None = None,
     frame = frame.withColumns({f"_m{i}": c for i, c in enumerate(conds)})
     m = [F.col(f"_m{i}") for i in range(len(rules))]
     # array_except drops the nulls in generated code (filter's lambda is interpreted).
-    matched = F.array_except(
-        F.array(*[F.when(mi, F.lit(r.line)) for mi, r in zip(m, rules, strict=True)]),
-        F.array(F.lit(None).cast("int"))) if rules else F.array().cast("array<int>")
+    matched = (
+        F.array_except(
+            F.array(*[F.when(mi, F.lit(r.line)) for mi, r in zip(m, rules, strict=True)]),
+            F.array(F.lit(None).cast("int")),
+        )
+        if rules
+        else F.array().cast("array<int>")
+    )
 
     def first(values: list[Any], default: Any) -> Any:
         expr = None
@@ -128,24 +145,28 @@ def classify(frame: Any, ruleset: RuleSet, *, input_queue: str | None = None,
         return default if expr is None else expr.otherwise(default)
 
     targets = [_target_columns(r) for r in rules]
-    frame = frame.withColumns({
-        "matched_lines": matched,
-        "chosen_line": first([F.lit(r.line) for r in rules], F.lit(None).cast("int")),
-        "action": first([F.lit(r.action.kind) for r in rules], F.lit("IGNORE")),
-        "target_q": first([t[0] for t in targets], F.lit(None).cast("string")),
-        "target_qm": first([t[1] for t in targets], F.lit(None).cast("string")),
-        "header": first([F.lit(r.action.header) for r in rules], F.lit(True)),
-    }).drop(*[f"_m{i}" for i in range(len(rules))])
+    frame = frame.withColumns(
+        {
+            "matched_lines": matched,
+            "chosen_line": first([F.lit(r.line) for r in rules], F.lit(None).cast("int")),
+            "action": first([F.lit(r.action.kind) for r in rules], F.lit("IGNORE")),
+            "target_q": first([t[0] for t in targets], F.lit(None).cast("string")),
+            "target_qm": first([t[1] for t in targets], F.lit(None).cast("string")),
+            "header": first([F.lit(r.action.header) for r in rules], F.lit(True)),
+        }
+    ).drop(*[f"_m{i}" for i in range(len(rules))])
     valid_q = F.coalesce(F.col("target_q").rlike(MQ_NAME_REGEX), F.lit(False))
-    valid_qm = F.coalesce((F.col("target_qm") == "") |
-                          F.col("target_qm").rlike(MQ_NAME_REGEX), F.lit(False))
+    valid_qm = F.coalesce(
+        (F.col("target_qm") == "") | F.col("target_qm").rlike(MQ_NAME_REGEX), F.lit(False)
+    )
     loop = F.lit(False)
     if input_queue:
-        loop = (F.col("target_q") == F.lit(input_queue)) & (
-            F.col("target_qm").isin("", local_qmgr))
+        loop = (F.col("target_q") == F.lit(input_queue)) & (F.col("target_qm").isin("", local_qmgr))
     puts = F.col("action").isin("RETRY", "FWD")
-    frame = frame.withColumn("target_valid", F.when(puts, valid_q & valid_qm & ~loop)
-                             .otherwise(F.lit(None).cast("boolean")))
+    frame = frame.withColumn(
+        "target_valid",
+        F.when(puts, valid_q & valid_qm & ~loop).otherwise(F.lit(None).cast("boolean")),
+    )
     placed = (F.col("action") == "DISCARD") | (puts & F.col("target_valid"))
     leftover = F.lit("CATCHALL") if catch_all else F.lit("REMAIN")
     if "error" in frame.columns:  # a malformed record stays, whatever the rules say
@@ -154,14 +175,19 @@ def classify(frame: Any, ruleset: RuleSet, *, input_queue: str | None = None,
         leftover = F.when(malformed, F.lit("REMAIN")).otherwise(leftover)
     else:
         malformed = F.lit(False)
-    return frame.withColumns({
-        "disposition": F.when(placed, F.col("action")).otherwise(leftover),
-        "out_q": F.when(placed & puts & F.col("target_valid"), F.col("target_q"))
-        .when(~placed & ~malformed, F.lit(catch_all).cast("string")),
-        "out_qm": F.when(placed & puts & F.col("target_valid"),
-                         F.when(F.col("target_qm") == F.lit(local_qmgr), F.lit(""))
-                         .otherwise(F.col("target_qm")))
-        .when(~placed & ~malformed & F.lit(catch_all is not None), F.lit("")),
-        "strip_header": placed & ((F.col("action") == "RETRY") |
-                                  ((F.col("action") == "FWD") & ~F.col("header"))),
-    })
+    return frame.withColumns(
+        {
+            "disposition": F.when(placed, F.col("action")).otherwise(leftover),
+            "out_q": F.when(placed & puts & F.col("target_valid"), F.col("target_q")).when(
+                ~placed & ~malformed, F.lit(catch_all).cast("string")
+            ),
+            "out_qm": F.when(
+                placed & puts & F.col("target_valid"),
+                F.when(F.col("target_qm") == F.lit(local_qmgr), F.lit("")).otherwise(
+                    F.col("target_qm")
+                ),
+            ).when(~placed & ~malformed & F.lit(catch_all is not None), F.lit("")),
+            "strip_header": placed
+            & ((F.col("action") == "RETRY") | ((F.col("action") == "FWD") & ~F.col("header"))),
+        }
+    )

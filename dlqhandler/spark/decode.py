@@ -51,8 +51,14 @@ _N_ATTR = len(_COMMON)
 
 # MQDLH fields: offset, length (text) or None (MQLONG).
 _DLH_LONGS = {"reason": 8, "encoding": 108, "coded_char_set_id": 112, "put_appl_type": 124}
-_DLH_TEXT = {"dest_q_name": (12, 48), "dest_q_mgr_name": (60, 48), "format": (116, 8),
-             "put_appl_name": (128, 28), "put_date": (156, 8), "put_time": (164, 8)}
+_DLH_TEXT = {
+    "dest_q_name": (12, 48),
+    "dest_q_mgr_name": (60, 48),
+    "format": (116, 8),
+    "put_appl_name": (128, 28),
+    "put_date": (156, 8),
+    "put_time": (164, 8),
+}
 _DLH_LENGTH = 172
 _PRINTABLE = r"^[\x20-\x7E]*$"
 _INT = r"-?[0-9]{1,9}"
@@ -70,8 +76,9 @@ def _mqlong(body: Any, offset: int, big_endian: Any) -> Any:
     from pyspark.sql import functions as F
 
     h = F.hex(F.substring(body, offset + 1, 4))
-    little = F.concat(F.substring(h, 7, 2), F.substring(h, 5, 2), F.substring(h, 3, 2),
-                      F.substring(h, 1, 2))
+    little = F.concat(
+        F.substring(h, 7, 2), F.substring(h, 5, 2), F.substring(h, 3, 2), F.substring(h, 1, 2)
+    )
     unsigned = F.conv(F.when(big_endian, h).otherwise(little), 16, 10).cast("long")
     return F.when(unsigned > 0x7FFFFFFF, unsigned - (1 << 32)).otherwise(unsigned).cast("int")
 
@@ -80,8 +87,9 @@ def _dlh_text(body: Any, offset: int, length: int) -> Any:
     """An MQCHARn of the MQDLH: cut at the first NUL (trailing blanks are removed later)."""
     from pyspark.sql import functions as F
 
-    return F.substring_index(F.decode(F.substring(body, offset + 1, length), "ISO-8859-1"),
-                             "\x00", 1)
+    return F.substring_index(
+        F.decode(F.substring(body, offset + 1, length), "ISO-8859-1"), "\x00", 1
+    )
 
 
 def decode_records(records: Any, newline: str = "\n") -> Any:
@@ -122,14 +130,23 @@ def decode_records(records: Any, newline: str = "\n") -> Any:
     checks.append(F.concat_ws("|", *longs).rlike(rf"^(?:{_INT}\|){{{len(longs) - 1}}}{_INT}$"))
     checks.append(F.concat(*texts).rlike(_PRINTABLE))
     nl = newline.replace("\r", "\\r").replace("\n", "\\n")
-    xblock = F.substring(F.col("value"), F.instr(F.col("value"), newline + "X ") + len(newline),
-                         1 << 30)
+    xblock = F.substring(
+        F.col("value"), F.instr(F.col("value"), newline + "X ") + len(newline), 1 << 30
+    )
     checks.append(F.startswith(F.get(ln, _N_ATTR), F.lit("X ")))
     checks.append(xblock.rlike(rf"^X (?:[0-9A-Fa-f]{{2}})*(?:{nl}X (?:[0-9A-Fa-f]{{2}})*)*$"))
     frame = frame.withColumns({**md, "_xblock": xblock, "_md_ok": _all(checks)})
     frame = frame.withColumn(
-        "body", F.when(F.col("_md_ok"), F.unhex(F.substring(
-            F.replace(F.col("_xblock"), F.lit(newline + "X "), F.lit("")), 3, 1 << 30))))
+        "body",
+        F.when(
+            F.col("_md_ok"),
+            F.unhex(
+                F.substring(
+                    F.replace(F.col("_xblock"), F.lit(newline + "X "), F.lit("")), 3, 1 << 30
+                )
+            ),
+        ),
+    )
     return _decode_dlh(frame).drop("_lines", "_xblock", "_md_ok")
 
 
@@ -150,13 +167,16 @@ def _decode_dlh(frame: Any) -> Any:
     enc = F.col("md_encoding").bitwiseAND(15)
     big = enc == 1
     data_ccsid = F.when(F.col("md_coded_char_set_id") == 0, F.lit(819)).otherwise(
-        F.col("md_coded_char_set_id"))
-    dlh: dict[str, Any] = {f"dlh_{name}": _mqlong(body, off, big)
-                           for name, off in _DLH_LONGS.items()}
+        F.col("md_coded_char_set_id")
+    )
+    dlh: dict[str, Any] = {
+        f"dlh_{name}": _mqlong(body, off, big) for name, off in _DLH_LONGS.items()
+    }
     ccsid = dlh["dlh_coded_char_set_id"]
     dlh["dlh_coded_char_set_id"] = F.when(ccsid == -2, data_ccsid).otherwise(ccsid)
-    texts = {f"dlh_{name}": _dlh_text(body, off, length)
-             for name, (off, length) in _DLH_TEXT.items()}
+    texts = {
+        f"dlh_{name}": _dlh_text(body, off, length) for name, (off, length) in _DLH_TEXT.items()
+    }
     frame = frame.withColumns(texts)
     checks = [
         F.col("_md_ok"),
@@ -167,9 +187,13 @@ def _decode_dlh(frame: Any) -> Any:
         F.col("md_coded_char_set_id").isin(*ASCII_CCSIDS),
         F.concat(*[F.col(k) for k in texts]).rlike(_PRINTABLE),
     ]
-    return frame.withColumns({
-        **dlh, **{k: F.rtrim(F.col(k)) for k in texts},
-        "has_dlh": F.lit(True), "dlh_error": F.lit(None).cast("string"),
-        "error": F.lit(None).cast("string"),
-        "common": _all(checks),
-    })
+    return frame.withColumns(
+        {
+            **dlh,
+            **{k: F.rtrim(F.col(k)) for k in texts},
+            "has_dlh": F.lit(True),
+            "dlh_error": F.lit(None).cast("string"),
+            "error": F.lit(None).cast("string"),
+            "common": _all(checks),
+        }
+    )

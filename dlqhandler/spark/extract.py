@@ -58,16 +58,18 @@ __all__ = [
 
 _SQL_TYPE = {bytes: "binary", str: "string", int: "int"}
 MD_FIELDS: tuple[tuple[str, str], ...] = tuple(
-    (f.name, _SQL_TYPE[type(f.default)]) for f in dataclasses.fields(MQMD))
+    (f.name, _SQL_TYPE[type(f.default)]) for f in dataclasses.fields(MQMD)
+)
 DLH_FIELDS: tuple[tuple[str, str], ...] = tuple(
-    (f.name, _SQL_TYPE[type(f.default)]) for f in dataclasses.fields(MQDLH)
-    if f.name != "version")
+    (f.name, _SQL_TYPE[type(f.default)]) for f in dataclasses.fields(MQDLH) if f.name != "version"
+)
 
 MESSAGE_SCHEMA = ", ".join(
     ["file_index int", "split_start long", "seq long", "error string"]
     + [f"md_{name} {kind}" for name, kind in MD_FIELDS]
     + ["body binary", "has_dlh boolean", "dlh_error string"]
-    + [f"dlh_{name} {kind}" for name, kind in DLH_FIELDS])
+    + [f"dlh_{name} {kind}" for name, kind in DLH_FIELDS]
+)
 MESSAGE_COLUMNS = [part.split(" ")[0] for part in MESSAGE_SCHEMA.split(", ")]
 
 _PROBE = 1 << 16  # bytes read at each end of a file by the driver
@@ -107,8 +109,9 @@ def _probe(spark: Any, index: int, name: str) -> _File:
     if status.isDirectory():
         raise ConfigError(f"--input {name}: a directory; give its files")
     if size == 0:
-        raise DumpFormatError("empty file: expected a '* DMPMQMSG' or '* QLOAD' header line",
-                              path=name, line=1)
+        raise DumpFormatError(
+            "empty file: expected a '* DMPMQMSG' or '* QLOAD' header line", path=name, line=1
+        )
     stream = fs.open(qualified)
     try:
         head = bytes(jvm.org.apache.commons.io.IOUtils.toByteArray(stream, min(size, _PROBE)))
@@ -138,8 +141,9 @@ def _probe(spark: Any, index: int, name: str) -> _File:
     return _File(index, spelt, name, size, newline, cut_tail, cut_length)
 
 
-def read_records(spark: Any, inputs: Sequence[str | PathLike[str]], *,
-                 split_bytes: int = 128 << 20) -> tuple[Any, list[_File]]:
+def read_records(
+    spark: Any, inputs: Sequence[str | PathLike[str]], *, split_bytes: int = 128 << 20
+) -> tuple[Any, list[_File]]:
     """One row per blank-line separated record of the input files.
 
     Columns: ``file_index``, ``split_start``, ``seq``, ``value`` (the record, leading
@@ -158,10 +162,16 @@ def read_records(spark: Any, inputs: Sequence[str | PathLike[str]], *,
     frames = []
     for newline in sorted({f.newline for f in files}):
         group = [f for f in files if f.newline == newline]
-        raw = (spark.read.option("lineSep", newline * 2).text([f.uri for f in group])
-               .select("value", F.col("_metadata.file_path").alias("_path"),
-                       F.col("_metadata.file_block_start").alias("split_start"),
-                       F.monotonically_increasing_id().alias("_id")))
+        raw = (
+            spark.read.option("lineSep", newline * 2)
+            .text([f.uri for f in group])
+            .select(
+                "value",
+                F.col("_metadata.file_path").alias("_path"),
+                F.col("_metadata.file_block_start").alias("split_start"),
+                F.monotonically_increasing_id().alias("_id"),
+            )
+        )
         value = F.ltrim(F.col("value"), F.lit(newline))
         file_index = (F.array_position(uris, F.col("_path")) - 1).cast("int")
         cut = F.lit(False)
@@ -170,23 +180,31 @@ def read_records(spark: Any, inputs: Sequence[str | PathLike[str]], *,
                 continue
             binary = F.col("value").cast("binary")
             # (not "in the last split": a record belongs to the split it starts in)
-            this = ((file_index == f.index)
-                    & (F.substring(binary, -len(f.cut_tail), len(f.cut_tail))
-                       == F.lit(bytearray(f.cut_tail))))
+            this = (file_index == f.index) & (
+                F.substring(binary, -len(f.cut_tail), len(f.cut_tail))
+                == F.lit(bytearray(f.cut_tail))
+            )
             if f.cut_length is not None:
                 this = this & (F.octet_length(binary) == f.cut_length)
             cut = cut | this
-        frames.append(raw.select(
-            file_index.alias("file_index"), "split_start",
-            F.shiftleft(F.col("_id").bitwiseAND((1 << 33) - 1), SUB_BITS).alias("seq"),
-            value.alias("value"),
-            F.length("value").alias("raw_len"),
-            (F.length("value") - F.length(value)).alias("lead"),
-            (F.length("value") - F.length(F.replace(F.col("value"), F.lit("\n"), F.lit("")))
-             + 2).alias("lines"),
-            _skip(value).alias("skip"),
-            cut.alias("cut"),
-            F.lit(newline).alias("newline")))
+        frames.append(
+            raw.select(
+                file_index.alias("file_index"),
+                "split_start",
+                F.shiftleft(F.col("_id").bitwiseAND((1 << 33) - 1), SUB_BITS).alias("seq"),
+                value.alias("value"),
+                F.length("value").alias("raw_len"),
+                (F.length("value") - F.length(value)).alias("lead"),
+                (
+                    F.length("value")
+                    - F.length(F.replace(F.col("value"), F.lit("\n"), F.lit("")))
+                    + 2
+                ).alias("lines"),
+                _skip(value).alias("skip"),
+                cut.alias("cut"),
+                F.lit(newline).alias("newline"),
+            )
+        )
     records = frames[0]
     for other in frames[1:]:
         records = records.unionByName(other)
@@ -209,11 +227,13 @@ class Messages:
     decoder: str = "jvm"
 
 
-_PY_DDL = ", ".join(["sub int", "error string", "error_line int",
-                     *MESSAGE_SCHEMA.split(", ")[4:]])
+_PY_DDL = ", ".join(["sub int", "error string", "error_line int", *MESSAGE_SCHEMA.split(", ")[4:]])
 # What DumpRecordDecoder.java returns: the MQMD, the body, the MQDLH (no flags).
-_JVM_FIELDS = ([f"md_{name} {kind}" for name, kind in MD_FIELDS] + ["body binary"]
-               + [f"dlh_{name} {kind}" for name, kind in DLH_FIELDS])
+_JVM_FIELDS = (
+    [f"md_{name} {kind}" for name, kind in MD_FIELDS]
+    + ["body binary"]
+    + [f"dlh_{name} {kind}" for name, kind in DLH_FIELDS]
+)
 _JVM_DDL = ", ".join(_JVM_FIELDS)
 
 
@@ -224,16 +244,21 @@ def _jvm_decode(records: Any) -> Any:
     from pyspark.sql import functions as F
 
     frame = records.withColumn("_m", F.call_function(DECODER_FUNCTION, F.col("_record")))
-    columns = {part.split(" ")[0]: F.col("_m").getField(part.split(" ")[0])
-               for part in _JVM_FIELDS}
-    return frame.withColumns({
-        **columns, "has_dlh": F.lit(True), "dlh_error": F.lit(None).cast("string"),
-        "error": F.lit(None).cast("string"), "common": F.col("_m").isNotNull(),
-    }).drop("_m")
+    columns = {part.split(" ")[0]: F.col("_m").getField(part.split(" ")[0]) for part in _JVM_FIELDS}
+    return frame.withColumns(
+        {
+            **columns,
+            "has_dlh": F.lit(True),
+            "dlh_error": F.lit(None).cast("string"),
+            "error": F.lit(None).cast("string"),
+            "common": F.col("_m").isNotNull(),
+        }
+    ).drop("_m")
 
 
-def load_messages(spark: Any, inputs: Sequence[str | PathLike[str]], *,
-                  split_bytes: int = 128 << 20) -> Messages:
+def load_messages(
+    spark: Any, inputs: Sequence[str | PathLike[str]], *, split_bytes: int = 128 << 20
+) -> Messages:
     """Records -> messages: native decode for the common ones, Python for the rest.
 
     One pipeline per task, no shuffle, nothing cached: the native columns, and for
@@ -251,8 +276,12 @@ def load_messages(spark: Any, inputs: Sequence[str | PathLike[str]], *,
     natives = []
     for newline in sorted({f.newline for f in files}):
         group = records.filter(F.col("newline") == newline) if len(files) > 1 else records
-        group = group.withColumn("_record", F.col("value") if newline == "\n" else
-                                 F.replace(F.col("value"), F.lit(newline), F.lit("\n")))
+        group = group.withColumn(
+            "_record",
+            F.col("value")
+            if newline == "\n"
+            else F.replace(F.col("value"), F.lit(newline), F.lit("\n")),
+        )
         natives.append(_jvm_decode(group) if jvm else decode_records(group, newline))
     decoded = natives[0]
     for other in natives[1:]:
@@ -261,24 +290,39 @@ def load_messages(spark: Any, inputs: Sequence[str | PathLike[str]], *,
     md_names = [name for name, _kind in MD_FIELDS]
     dlh_names = [name for name, _kind in DLH_FIELDS]
     py = rare_udf(_PY_DDL, md_names, dlh_names)
-    frame = (decoded.filter(~F.col("skip"))
-             .withColumn("_py", py(F.when(rare, F.col("value").cast("binary")), F.col("cut")))
-             .withColumn("_rare", rare)
-             .select("*", F.inline_outer("_py")
-                     .alias(*[f"_p_{part.split(' ')[0]}" for part in _PY_DDL.split(", ")])))
+    frame = (
+        decoded.filter(~F.col("skip"))
+        .withColumn("_py", py(F.when(rare, F.col("value").cast("binary")), F.col("cut")))
+        .withColumn("_rare", rare)
+        .select(
+            "*",
+            F.inline_outer("_py").alias(
+                *[f"_p_{part.split(' ')[0]}" for part in _PY_DDL.split(", ")]
+            ),
+        )
+    )
     picked = {"seq": F.col("seq") + F.coalesce(F.col("_p_sub").cast("long"), F.lit(0))}
     for name in MESSAGE_COLUMNS[3:]:
         picked[name] = F.when(F.col("_rare"), F.col(f"_p_{name}")).otherwise(F.col(name))
-    frame = frame.select("file_index", "split_start", *[picked[n].alias(n) for n in picked],
-                         F.col("_rare").alias("decoded_in_python"),
-                         F.col("_p_error_line").alias("error_line"),
-                         F.when(~F.col("_rare"), F.col("_record")).alias("record"))
-    return Messages(frame.select(*MESSAGE_COLUMNS, "decoded_in_python", "error_line", "record"),
-                    records, files, "jvm" if jvm else "expressions")
+    frame = frame.select(
+        "file_index",
+        "split_start",
+        *[picked[n].alias(n) for n in picked],
+        F.col("_rare").alias("decoded_in_python"),
+        F.col("_p_error_line").alias("error_line"),
+        F.when(~F.col("_rare"), F.col("_record")).alias("record"),
+    )
+    return Messages(
+        frame.select(*MESSAGE_COLUMNS, "decoded_in_python", "error_line", "record"),
+        records,
+        files,
+        "jvm" if jvm else "expressions",
+    )
 
 
-def locate_errors(spark: Any, records: Any, errors: list[Any], files: list[_File]
-                  ) -> list[tuple[int, int, int, str]]:
+def locate_errors(
+    spark: Any, records: Any, errors: list[Any], files: list[_File]
+) -> list[tuple[int, int, int, str]]:
     """``(file_index, split_start, seq, reason)`` for each error row, the reason
     naming the file, the line and the message number.
 
@@ -289,42 +333,63 @@ def locate_errors(spark: Any, records: Any, errors: list[Any], files: list[_File
 
     wanted = sorted({r["file_index"] for r in errors})
     pos = records.filter(F.col("file_index").isin(wanted)).select(
-        "file_index", "split_start", "seq", "lines", "lead",
-        (~F.col("skip")).cast("int").alias("msg"))
-    per_split = pos.groupBy("file_index", "split_start").agg(
-        F.sum("lines").alias("lines"), F.sum("msg").alias("msgs")).collect()
+        "file_index",
+        "split_start",
+        "seq",
+        "lines",
+        "lead",
+        (~F.col("skip")).cast("int").alias("msg"),
+    )
+    per_split = (
+        pos.groupBy("file_index", "split_start")
+        .agg(F.sum("lines").alias("lines"), F.sum("msg").alias("msgs"))
+        .collect()
+    )
     keys = spark.createDataFrame(
-        sorted({(r["file_index"], r["split_start"], r["seq"] >> SUB_BITS << SUB_BITS)
-                for r in errors}), "e_file int, e_split long, e_seq long")
+        sorted(
+            {(r["file_index"], r["split_start"], r["seq"] >> SUB_BITS << SUB_BITS) for r in errors}
+        ),
+        "e_file int, e_split long, e_seq long",
+    )
     same = (F.col("file_index") == F.col("e_file")) & (F.col("split_start") == F.col("e_split"))
-    before = {(r["e_file"], r["e_split"], r["e_seq"]): (r["lines"], r["msgs"]) for r in
-              pos.join(F.broadcast(keys), same & (F.col("seq") < F.col("e_seq")))
-              .groupBy("e_file", "e_split", "e_seq")
-              .agg(F.sum("lines").alias("lines"), F.sum("msg").alias("msgs")).collect()}
-    leads = {(r["file_index"], r["split_start"], r["seq"]): r["lead"] for r in
-             pos.join(F.broadcast(keys), same & (F.col("seq") == F.col("e_seq")))
-             .select("file_index", "split_start", "seq", "lead").collect()}
+    before = {
+        (r["e_file"], r["e_split"], r["e_seq"]): (r["lines"], r["msgs"])
+        for r in pos.join(F.broadcast(keys), same & (F.col("seq") < F.col("e_seq")))
+        .groupBy("e_file", "e_split", "e_seq")
+        .agg(F.sum("lines").alias("lines"), F.sum("msg").alias("msgs"))
+        .collect()
+    }
+    leads = {
+        (r["file_index"], r["split_start"], r["seq"]): r["lead"]
+        for r in pos.join(F.broadcast(keys), same & (F.col("seq") == F.col("e_seq")))
+        .select("file_index", "split_start", "seq", "lead")
+        .collect()
+    }
     located = []
     for r in errors:
         fi, split, seq = r["file_index"], r["split_start"], r["seq"]
         record = seq >> SUB_BITS << SUB_BITS
-        lines_before = sum(s["lines"] for s in per_split
-                           if s["file_index"] == fi and s["split_start"] < split)
-        msgs_before = sum(s["msgs"] for s in per_split
-                          if s["file_index"] == fi and s["split_start"] < split)
+        lines_before = sum(
+            s["lines"] for s in per_split if s["file_index"] == fi and s["split_start"] < split
+        )
+        msgs_before = sum(
+            s["msgs"] for s in per_split if s["file_index"] == fi and s["split_start"] < split
+        )
         lines_in, msgs_in = before.get((fi, split, record), (0, 0))
         lead = leads.get((fi, split, record), 0) or 0
         if files[fi].newline == "\r\n":
             lead //= 2
         line = lines_before + (lines_in or 0) + lead + (r["error_line"] or 1)
         number = 1 + msgs_before + (msgs_in or 0) + (seq - record)
-        located.append((fi, split, seq,
-                        f"{files[fi].name}, line {line}, message {number}: {r['error']}"))
+        located.append(
+            (fi, split, seq, f"{files[fi].name}, line {line}, message {number}: {r['error']}")
+        )
     return located
 
 
-def read_messages(spark: Any, files: Sequence[str | PathLike[str]], *,
-                  split_bytes: int = 128 << 20) -> Any:
+def read_messages(
+    spark: Any, files: Sequence[str | PathLike[str]], *, split_bytes: int = 128 << 20
+) -> Any:
     """The messages of ``files`` as a DataFrame (see :func:`load_messages`), without
     the record text."""
     return load_messages(spark, files, split_bytes=split_bytes).frame.drop("record")

@@ -51,11 +51,16 @@ def header_problem(head: bytes) -> str | None:
     if first.startswith(HEADER_PREFIXES):
         return None
     shown = first.split(b"\n", 1)[0][:24].decode("latin-1")
-    hint = (" (amqsbcg browse output is not supported; unload the queue with 'dmpmqmsg "
-            "-i QUEUE -f FILE' instead)" if first.startswith(b"AMQSBCG0") else
-            " (files written with -dH have no header)")
-    return (f"not a dmpmqmsg file: expected a '* DMPMQMSG' or '* QLOAD' header line, "
-            f"found {shown!r}{hint}")
+    hint = (
+        " (amqsbcg browse output is not supported; unload the queue with 'dmpmqmsg "
+        "-i QUEUE -f FILE' instead)"
+        if first.startswith(b"AMQSBCG0")
+        else " (files written with -dH have no header)"
+    )
+    return (
+        f"not a dmpmqmsg file: expected a '* DMPMQMSG' or '* QLOAD' header line, "
+        f"found {shown!r}{hint}"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,24 +84,25 @@ class InputSet:
         """List the Hadoop items through ``spark``'s Hadoop configuration."""
         if not self.pending:
             return self
-        acc = _Acc(list(self.files), list(self.named), list(self.repeated),
-                   list(self.left_out))
+        acc = _Acc(list(self.files), list(self.named), list(self.repeated), list(self.left_out))
         for item in self.pending:
             _add_hadoop(acc, spark, item)
         return replace(acc.result(), pending=())
 
     def notes(self) -> list[str]:
         """One line per file read once though given again, and per file left out."""
-        lines = [f"{given}: given more than once, read once (as {file})"
-                 for given, file in self.repeated]
-        lines += [f"{file}: left out of the directory input ({why})"
-                  for file, why in self.left_out]
+        lines = [
+            f"{given}: given more than once, read once (as {file})" for given, file in self.repeated
+        ]
+        lines += [f"{file}: left out of the directory input ({why})" for file, why in self.left_out]
         return lines
 
     def as_json(self) -> dict[str, Any]:
-        return {"files": len(self.files),
-                "repeated": [{"given": g, "file": f} for g, f in self.repeated],
-                "left_out": [{"file": f, "reason": w} for f, w in self.left_out]}
+        return {
+            "files": len(self.files),
+            "repeated": [{"given": g, "file": f} for g, f in self.repeated],
+            "left_out": [{"file": f, "reason": w} for f, w in self.left_out],
+        }
 
 
 @dataclass
@@ -113,8 +119,12 @@ class _Acc:
             self.files.append(file)
 
     def result(self) -> InputSet:
-        return InputSet(tuple(self.files), tuple(dict.fromkeys(self.named)),
-                        tuple(self.repeated), tuple(self.left_out))
+        return InputSet(
+            tuple(self.files),
+            tuple(dict.fromkeys(self.named)),
+            tuple(self.repeated),
+            tuple(self.left_out),
+        )
 
 
 def resolve_inputs(items: list[str] | tuple[str, ...], spark: Any = None) -> InputSet:
@@ -134,9 +144,16 @@ def resolve_inputs(items: list[str] | tuple[str, ...], spark: Any = None) -> Inp
         _add_local(acc, item, str(local_path(uri)))
     found = acc.result()
     if not found.files and not pending:
-        raise ConfigError("no input files" + (
-            ": the directory inputs hold no dmpmqmsg file (" + "; ".join(
-                f"{f}: {w}" for f, w in found.left_out[:5]) + ")" if found.left_out else ""))
+        raise ConfigError(
+            "no input files"
+            + (
+                ": the directory inputs hold no dmpmqmsg file ("
+                + "; ".join(f"{f}: {w}" for f, w in found.left_out[:5])
+                + ")"
+                if found.left_out
+                else ""
+            )
+        )
     return replace(found, pending=tuple(pending))
 
 
@@ -166,8 +183,9 @@ def _check_file(given: str, real: str) -> None:
     try:
         head = _head(real)
     except OSError as exc:
-        raise ConfigError(f"--input {given}: not readable ({exc.strerror}; check its "
-                          "permissions)") from exc
+        raise ConfigError(
+            f"--input {given}: not readable ({exc.strerror}; check its permissions)"
+        ) from exc
     problem = header_problem(head)
     if problem:
         raise DumpFormatError(problem, path=given, line=1)
@@ -177,8 +195,7 @@ def _add_directory(acc: _Acc, given: str, real: str) -> None:
     try:
         entries = sorted(os.scandir(real), key=lambda e: e.name)
     except OSError as exc:
-        raise ConfigError(f"--input {given}: cannot list the directory ({exc.strerror})"
-                          ) from exc
+        raise ConfigError(f"--input {given}: cannot list the directory ({exc.strerror})") from exc
     for entry in entries:
         shown = os.path.join(given, entry.name)
         why = _left_out_why(entry)
@@ -198,8 +215,9 @@ def _left_out_why(entry: os.DirEntry[str]) -> str | None:
     try:
         head = _head(entry.path)
     except OSError as exc:  # it may be a dump: not for the run to guess
-        raise ConfigError(f"--input {entry.path}: not readable ({exc.strerror}; check its "
-                          "permissions)") from exc
+        raise ConfigError(
+            f"--input {entry.path}: not readable ({exc.strerror}; check its permissions)"
+        ) from exc
     return _not_a_dump(head)
 
 
@@ -225,13 +243,18 @@ def _add_hadoop(acc: _Acc, spark: Any, item: str) -> None:
             if not status.isDirectory():
                 acc.add(uri, uri)
                 continue
-            for child in sorted(fs.listStatus(status.getPath()),
-                                key=lambda s: str(s.getPath().toString())):
+            for child in sorted(
+                fs.listStatus(status.getPath()), key=lambda s: str(s.getPath().toString())
+            ):
                 name = str(child.getPath().getName())
                 curi = str(child.getPath().toString())
-                why = ("a hidden file" if name.startswith(".") else
-                       "a subdirectory (directory inputs are not descended)"
-                       if child.isDirectory() else _hadoop_head_why(spark, fs, child))
+                why = (
+                    "a hidden file"
+                    if name.startswith(".")
+                    else "a subdirectory (directory inputs are not descended)"
+                    if child.isDirectory()
+                    else _hadoop_head_why(spark, fs, child)
+                )
                 if why:
                     acc.left_out.append((curi, why))
                 else:
@@ -239,8 +262,9 @@ def _add_hadoop(acc: _Acc, spark: Any, item: str) -> None:
     except ConfigError:
         raise
     except Exception as exc:
-        raise ConfigError(f"--input {item}: cannot list it ({java_message(exc)})"
-                          f"{hadoop_hint(item, exc)}") from exc
+        raise ConfigError(
+            f"--input {item}: cannot list it ({java_message(exc)}){hadoop_hint(item, exc)}"
+        ) from exc
 
 
 def _hadoop_head_why(spark: Any, fs: Any, status: Any) -> str | None:
@@ -249,8 +273,11 @@ def _hadoop_head_why(spark: Any, fs: Any, status: Any) -> str | None:
         return _not_a_dump(b"")
     stream = fs.open(status.getPath())
     try:
-        head = bytes(spark.sparkContext._jvm.org.apache.commons.io.IOUtils.toByteArray(
-            stream, min(size, _HEAD)))
+        head = bytes(
+            spark.sparkContext._jvm.org.apache.commons.io.IOUtils.toByteArray(
+                stream, min(size, _HEAD)
+            )
+        )
     finally:
         stream.close()
     return _not_a_dump(head)

@@ -33,14 +33,22 @@ from typing import Any
 from dlqhandler.logs import get_logger
 from dlqhandler.spark._jarbuild import JAR_NAME, SERVICES, STAMP_NAME, build_jar
 
-__all__ = ["DECODER_FUNCTION", "LOCAL_FS_CLASS", "STRIP_FUNCTION", "compiled_jar",
-           "register_decoder", "shipped_jar"]
+__all__ = [
+    "DECODER_FUNCTION",
+    "LOCAL_FS_CLASS",
+    "STRIP_FUNCTION",
+    "compiled_jar",
+    "register_decoder",
+    "shipped_jar",
+]
 
 DECODER_FUNCTION = "dlqhandler_decode_record"
 STRIP_FUNCTION = "dlqhandler_stripped_record"
 LOCAL_FS_CLASS = "dlqhandler.spark.NioLocalFileSystem"
-_CLASSES = {DECODER_FUNCTION: "dlqhandler.spark.DumpRecordDecoder",
-            STRIP_FUNCTION: "dlqhandler.spark.StrippedRecord"}
+_CLASSES = {
+    DECODER_FUNCTION: "dlqhandler.spark.DumpRecordDecoder",
+    STRIP_FUNCTION: "dlqhandler.spark.StrippedRecord",
+}
 _SOURCES = Path(__file__).with_name("jvm")
 _log = get_logger(__name__)
 
@@ -73,8 +81,11 @@ def shipped_jar() -> Path | None:
     if not jar.is_file() or not stamp.is_file():
         return None
     if _minor(stamp.read_text().strip()) != _minor(pyspark.__version__):
-        _log.warning("shipped_jar_other_spark", built_for=stamp.read_text().strip(),
-                     running=pyspark.__version__)
+        _log.warning(
+            "shipped_jar_other_spark",
+            built_for=stamp.read_text().strip(),
+            running=pyspark.__version__,
+        )
         return None
     return jar
 
@@ -131,8 +142,11 @@ def register_decoder(spark: Any, struct_ddl: str) -> bool:
         # it sets) and the executors, which fetch the jar before their next task.
         if str(jar) not in spark.sparkContext.getConf().get("spark.jars", "").split(","):
             spark.sql(f"ADD JAR '{jar}'")
-        spark.udf.registerJavaFunction(DECODER_FUNCTION, _CLASSES[DECODER_FUNCTION],
-                                       _parse_datatype_string(f"struct<{struct_ddl}>"))
+        spark.udf.registerJavaFunction(
+            DECODER_FUNCTION,
+            _CLASSES[DECODER_FUNCTION],
+            _parse_datatype_string(f"struct<{struct_ddl}>"),
+        )
         spark.udf.registerJavaFunction(STRIP_FUNCTION, _CLASSES[STRIP_FUNCTION], "string")
     except Exception as exc:  # py4j/analysis errors: fall back, logged
         _log.warning("jvm_decoder_unavailable", why=f"{type(exc).__name__}: {exc}"[:500])
@@ -145,6 +159,8 @@ if __name__ == "__main__":  # the spark-submit options that give the drain its j
     built = compiled_jar()
     if built is None:
         raise SystemExit("the drain's jar cannot be built here: install a JDK (javac)")
-    sys.stdout.write(f"--jars {built} --driver-class-path {built} "
-                     f"--conf spark.executor.extraClassPath={built} "
-                     f"--conf spark.hadoop.fs.file.impl={LOCAL_FS_CLASS}\n")
+    sys.stdout.write(
+        f"--jars {built} --driver-class-path {built} "
+        f"--conf spark.executor.extraClassPath={built} "
+        f"--conf spark.hadoop.fs.file.impl={LOCAL_FS_CLASS}\n"
+    )

@@ -62,22 +62,42 @@ class DrainResult:
 _EXAMPLES = 5  # malformed records named in the summary
 
 _AUDIT_COLUMNS = (
-    "hex(md_msg_id) AS msgid", "hex(md_correl_id) AS correlid", "dlh_reason AS reason",
-    "dlh_dest_q_name AS destq", "dlh_dest_q_mgr_name AS destqm", "dlh_format AS format",
-    "md_persistence AS persistence", "has_dlh", "matched_lines", "chosen_line", "action",
-    "target_q", "target_qm", "disposition", "out_q", "out_qm", "outcome",
-    "file_index", "split_start", "seq", "error", "error_line", "decoded_in_python",
+    "hex(md_msg_id) AS msgid",
+    "hex(md_correl_id) AS correlid",
+    "dlh_reason AS reason",
+    "dlh_dest_q_name AS destq",
+    "dlh_dest_q_mgr_name AS destqm",
+    "dlh_format AS format",
+    "md_persistence AS persistence",
+    "has_dlh",
+    "matched_lines",
+    "chosen_line",
+    "action",
+    "target_q",
+    "target_qm",
+    "disposition",
+    "out_q",
+    "out_qm",
+    "outcome",
+    "file_index",
+    "split_start",
+    "seq",
+    "error",
+    "error_line",
+    "decoded_in_python",
 )
 
 
 def _applied_disposition() -> Any:
     from pyspark.sql import functions as F
 
-    return (F.when(F.col("outcome") == "discarded", F.lit("DISCARD"))
-            .when(F.col("outcome") == "catch_all", F.lit("CATCHALL"))
-            .when(F.col("outcome") == "ok", F.col("action"))
-            .when(F.col("outcome") == "skipped", F.lit("SKIPPED"))
-            .otherwise(F.lit("REMAIN")))
+    return (
+        F.when(F.col("outcome") == "discarded", F.lit("DISCARD"))
+        .when(F.col("outcome") == "catch_all", F.lit("CATCHALL"))
+        .when(F.col("outcome") == "ok", F.col("action"))
+        .when(F.col("outcome") == "skipped", F.lit("SKIPPED"))
+        .otherwise(F.lit("REMAIN"))
+    )
 
 
 def _outcome_column(apply: bool) -> Any:
@@ -85,14 +105,20 @@ def _outcome_column(apply: bool) -> Any:
 
     if apply:
         return F.col("outcome")
-    return (F.when(F.col("disposition") == "DISCARD", F.lit("discarded"))
-            .when(F.col("disposition") == "REMAIN", F.lit("remaining"))
-            .when(F.col("disposition") == "CATCHALL", F.lit("catch_all"))
-            .otherwise(F.lit("assumed")))
+    return (
+        F.when(F.col("disposition") == "DISCARD", F.lit("discarded"))
+        .when(F.col("disposition") == "REMAIN", F.lit("remaining"))
+        .when(F.col("disposition") == "CATCHALL", F.lit("catch_all"))
+        .otherwise(F.lit("assumed"))
+    )
 
 
-def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
-              connect: Callable[[], QueueManager] | None = None) -> DrainResult:
+def run_drain(
+    spark: Any,
+    ruleset: RuleSet,
+    config: DrainConfig,
+    connect: Callable[[], QueueManager] | None = None,
+) -> DrainResult:
     """Run the whole drain; returns the manifest and the summary.
 
     ``connect`` (apply mode) is a picklable factory of queue manager connections,
@@ -103,15 +129,23 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
 
     out = output_files(spark, config.output)
     out.mkdirs()
-    files = [str(config.snapshot)] if config.snapshot is not None else expand_inputs(
-        list(config.inputs), spark)
+    files = (
+        [str(config.snapshot)]
+        if config.snapshot is not None
+        else expand_inputs(list(config.inputs), spark)
+    )
     catch_all = catch_all_queue(ruleset, config.catch_all)
 
     step(spark, "read the input")
     loaded = load_messages(spark, [str(f) for f in files], split_bytes=config.split_bytes)
     input_queue = config.queue
-    frame = classify(loaded.frame, ruleset, input_queue=input_queue,
-                     local_qmgr=config.local_qmgr, catch_all=catch_all)
+    frame = classify(
+        loaded.frame,
+        ruleset,
+        input_queue=input_queue,
+        local_qmgr=config.local_qmgr,
+        catch_all=catch_all,
+    )
 
     failures = 0
     if config.apply:
@@ -123,9 +157,14 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
         # The actions run exactly once: an eager local checkpoint cuts the lineage, so
         # no later job (nor an evicted cache block) can run them again - a second run
         # would find the moved messages gone and record them as skipped.
-        frame = apply_frame(frame.drop("body", "record"), ruleset, input_queue, catch_all,
-                            connect, status_queue=config.status_queue
-                            ).localCheckpoint(eager=True)
+        frame = apply_frame(
+            frame.drop("body", "record"),
+            ruleset,
+            input_queue,
+            catch_all,
+            connect,
+            status_queue=config.status_queue,
+        ).localCheckpoint(eager=True)
         frame = frame.withColumn("disposition", _applied_disposition())
         failures = frame.filter(F.col("outcome") == "failed").count()
     frame = frame.withColumn("outcome", _outcome_column(config.apply))
@@ -136,12 +175,20 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
         audit, reasons = _write_audit(spark, frame.selectExpr(*_AUDIT_COLUMNS), out, loaded)
     else:
         step(spark, "classify, write the dmpmqmsg files and the audit")
-        written = write_outputs(frame, out, partitions=config.partitions,
-                                jvm=loaded.decoder == "jvm", audit=_AUDIT_COLUMNS)
+        written = write_outputs(
+            frame,
+            out,
+            partitions=config.partitions,
+            jvm=loaded.decoder == "jvm",
+            audit=_AUDIT_COLUMNS,
+        )
         # One job wrote both; the audit's JSON lines become Parquet here.
         schema = frame.selectExpr(*_AUDIT_COLUMNS).schema
-        audit_json = (spark.read.schema(schema).json(written.audit_json)
-                      if written.audit_json else spark.createDataFrame([], schema))
+        audit_json = (
+            spark.read.schema(schema).json(written.audit_json)
+            if written.audit_json
+            else spark.createDataFrame([], schema)
+        )
         audit, reasons = _write_audit(spark, audit_json, out, loaded)
         written.cleanup()
     # The audit holds every column the summary counts: no second pass over the bodies.
@@ -156,15 +203,23 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
         if r["file"] == REMAINING_FILE:
             remaining = {"file": REMAINING_FILE, "messages": n}
         else:
-            outputs.append({"queue": r["out_q"], "qmgr": r["out_qm"], "file": r["file"],
-                            "messages": n, "bytes": r["bytes"]})
+            outputs.append(
+                {
+                    "queue": r["out_q"],
+                    "qmgr": r["out_qm"],
+                    "file": r["file"],
+                    "messages": n,
+                    "bytes": r["bytes"],
+                }
+            )
     summary.pop("_per_file", None)
     if reasons:  # each names its file, line and message number (see _write_audit)
         summary["malformed_examples"] = reasons[:_EXAMPLES]
     manifest = {
         "rules_sha256": ruleset.sha256,
-        "input": [str(f) for f in files] if config.snapshot is None else
-        {"qmgr": config.qmgr, "queue": config.queue},
+        "input": [str(f) for f in files]
+        if config.snapshot is None
+        else {"qmgr": config.qmgr, "queue": config.queue},
         "mode": "dry-run" if config.dry_run else ("apply" if config.apply else "offline"),
         "catch_all": catch_all,
         "input_notes": list(config.input_notes),
@@ -179,8 +234,7 @@ def run_drain(spark: Any, ruleset: RuleSet, config: DrainConfig,
     return DrainResult(manifest, summary, config.output, failures)
 
 
-def _write_audit(spark: Any, rows: Any, out: OutFiles, loaded: Messages
-                 ) -> tuple[Any, list[str]]:
+def _write_audit(spark: Any, rows: Any, out: OutFiles, loaded: Messages) -> tuple[Any, list[str]]:
     """Write the audit ``rows`` (:data:`_AUDIT_COLUMNS`) to ``audit/`` as Parquet;
     malformed rows then get their file line and message number (a small rewrite, only
     when there are any). Returns the audit as read back and the located reasons of
@@ -190,18 +244,28 @@ def _write_audit(spark: Any, rows: Any, out: OutFiles, loaded: Messages
     path = out.uri("audit")
     rows.write.mode("overwrite").parquet(path)
     audit = spark.read.parquet(path)
-    errors = audit.filter(F.col("error").isNotNull()).select(
-        "file_index", "split_start", "seq", "error", "error_line").collect()
+    errors = (
+        audit.filter(F.col("error").isNotNull())
+        .select("file_index", "split_start", "seq", "error", "error_line")
+        .collect()
+    )
     if not errors:
         return audit, []
     rows = locate_errors(spark, loaded.records, errors, loaded.files)
-    located = spark.createDataFrame(rows,
-                                    "l_file int, l_split long, l_seq long, l_error string")
-    fixed = audit.join(F.broadcast(located), (F.col("file_index") == F.col("l_file"))
-                       & (F.col("split_start") == F.col("l_split"))
-                       & (F.col("seq") == F.col("l_seq")), "left")
-    (fixed.withColumn("error", F.coalesce("l_error", "error"))
-     .select(*audit.columns).write.mode("overwrite").parquet(out.uri("audit.located")))
+    located = spark.createDataFrame(rows, "l_file int, l_split long, l_seq long, l_error string")
+    fixed = audit.join(
+        F.broadcast(located),
+        (F.col("file_index") == F.col("l_file"))
+        & (F.col("split_start") == F.col("l_split"))
+        & (F.col("seq") == F.col("l_seq")),
+        "left",
+    )
+    (
+        fixed.withColumn("error", F.coalesce("l_error", "error"))
+        .select(*audit.columns)
+        .write.mode("overwrite")
+        .parquet(out.uri("audit.located"))
+    )
     out.delete("audit")
     out.rename("audit.located", "audit")
     reasons = [str(r[3]) for r in rows if r[3]] or [str(e["error"]) for e in errors]
@@ -214,8 +278,18 @@ def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
 
     from pyspark.sql import functions as F
 
-    keys = ["disposition", "chosen_line", "action", "dlh_reason", "out_q", "out_qm", "has_dlh",
-            "matched_lines", F.col("error").isNotNull().alias("malformed"), "decoded_in_python"]
+    keys = [
+        "disposition",
+        "chosen_line",
+        "action",
+        "dlh_reason",
+        "out_q",
+        "out_qm",
+        "has_dlh",
+        "matched_lines",
+        F.col("error").isNotNull().alias("malformed"),
+        "decoded_in_python",
+    ]
     groups = [r.asDict() for r in frame.groupBy(*keys).count().collect()]
     per_file: Counter[tuple[str | None, str | None]] = Counter()  # what each output file holds
     malformed = python = 0
@@ -250,8 +324,14 @@ def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
         if g["out_q"] is not None:
             by_target[(g["disposition"], g["out_q"], g["out_qm"] or "")] += n
     rules: list[dict[str, Any]] = [
-        {"line": r.line, "action": r.action.kind, "matched": matched.get(r.line, 0),
-         "chosen": chosen.get(r.line, 0)} for r in ruleset.rules]
+        {
+            "line": r.line,
+            "action": r.action.kind,
+            "matched": matched.get(r.line, 0),
+            "chosen": chosen.get(r.line, 0),
+        }
+        for r in ruleset.rules
+    ]
     return {
         "rules_sha256": ruleset.sha256,
         "totals": {
@@ -269,10 +349,14 @@ def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
         },
         "by_rule": rules,
         "by_action": [{"action": k, "count": v} for k, v in sorted(by_action.items())],
-        "by_reason": [{"reason": k, "count": v} for k, v in
-                      sorted(by_reason.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))],
-        "by_target": [{"disposition": d, "queue": q, "qmgr": qm, "count": v}
-                      for (d, q, qm), v in sorted(by_target.items())],
+        "by_reason": [
+            {"reason": k, "count": v}
+            for k, v in sorted(by_reason.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))
+        ],
+        "by_target": [
+            {"disposition": d, "queue": q, "qmgr": qm, "count": v}
+            for (d, q, qm), v in sorted(by_target.items())
+        ],
         "never_matched": [r["line"] for r in rules if r["matched"] == 0],
         "shadowed": [r["line"] for r in rules if r["matched"] > 0 and r["chosen"] == 0],
         "_per_file": per_file,

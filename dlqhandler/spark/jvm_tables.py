@@ -26,8 +26,16 @@ from dlqhandler.mq.mqmd import MQMD
 __all__ = ["MULTI_BYTE", "render"]
 
 # CCSIDs whose codecs are not one byte per character: the JVM uses its own charset.
-MULTI_BYTE = {1208: "UTF-8", 954: "EUC-JP", 943: "windows-31j", 932: "windows-31j",
-              1200: "UTF-16BE", 1202: "UTF-16LE", 13488: "UTF-16BE", 17584: "UTF-16BE"}
+MULTI_BYTE = {
+    1208: "UTF-8",
+    954: "EUC-JP",
+    943: "windows-31j",
+    932: "windows-31j",
+    1200: "UTF-16BE",
+    1202: "UTF-16LE",
+    13488: "UTF-16BE",
+    17584: "UTF-16BE",
+}
 
 
 def _java_string(text: str) -> str:
@@ -61,8 +69,11 @@ def _code_page(ccsid: int) -> tuple[str, str]:
 
 def _default(value: object) -> str:
     if isinstance(value, bytes):
-        return "new byte[" + str(len(value)) + "]" if not any(value) else (
-            "new byte[] {" + ", ".join(str(b if b < 128 else b - 256) for b in value) + "}")
+        return (
+            "new byte[" + str(len(value)) + "]"
+            if not any(value)
+            else ("new byte[] {" + ", ".join(str(b if b < 128 else b - 256) for b in value) + "}")
+        )
     if isinstance(value, str):
         return _java_string(value)
     return str(value)
@@ -88,12 +99,15 @@ def render() -> str:
         "    static final int LONG = 0, CHAR = 1, BYTE = 2, CHAR_AS_HEX = 3;",
         "    /** MQMD fields, in column order (md_<name>). */",
         "    static final String[] MD_FIELDS = {"
-        + ", ".join(_java_string(n) for n in md_fields) + "};",
+        + ", ".join(_java_string(n) for n in md_fields)
+        + "};",
         "    static final String[] CODES = {"
-        + ", ".join(_java_string(a.code) for a in ATTRIBUTES) + "};",
+        + ", ".join(_java_string(a.code) for a in ATTRIBUTES)
+        + "};",
         "    /** Index into MD_FIELDS of each code's field. */",
         "    static final int[] FIELD = {"
-        + ", ".join(str(md_fields.index(a.attr)) for a in ATTRIBUTES) + "};",
+        + ", ".join(str(md_fields.index(a.attr)) for a in ATTRIBUTES)
+        + "};",
         "    static final int[] KIND = {" + ", ".join(str(int(a.kind)) for a in ATTRIBUTES) + "};",
         "    static final int[] LENGTH = {" + ", ".join(str(a.length) for a in ATTRIBUTES) + "};",
         "",
@@ -107,33 +121,44 @@ def render() -> str:
     lines += [
         "    /** MQDLH fields in layout order: name, IBM name, offset, length (0: MQLONG). */",
         "    static final String[] DLH_NAMES = {"
-        + ", ".join(_java_string(f.attr) for f in dlh) + "};",
+        + ", ".join(_java_string(f.attr) for f in dlh)
+        + "};",
         "    static final String[] DLH_IBM = {"
-        + ", ".join(_java_string(f.ibm) for f in dlh) + "};",
+        + ", ".join(_java_string(f.ibm) for f in dlh)
+        + "};",
         "    static final int[] DLH_OFFSET = {"
-        + ", ".join(str(LAYOUT.offsets[f.attr]) for f in dlh) + "};",
+        + ", ".join(str(LAYOUT.offsets[f.attr]) for f in dlh)
+        + "};",
         "    static final int[] DLH_CHAR_LENGTH = {"
-        + ", ".join(str(f.length if f.kind == "char" else 0) for f in dlh) + "};",
+        + ", ".join(str(f.length if f.kind == "char" else 0) for f in dlh)
+        + "};",
         f"    static final int DLH_LENGTH = {LAYOUT.size};",
         "",
         "    static final int[] SINGLE_BYTE_CCSIDS = {" + ", ".join(map(str, single)) + "};",
         "    static final int[] EBCDIC_CCSIDS = {"
-        + ", ".join(map(str, sorted(_ccsid.EBCDIC_CCSIDS))) + "};",
+        + ", ".join(map(str, sorted(_ccsid.EBCDIC_CCSIDS)))
+        + "};",
         "    static final int[] MULTI_BYTE_CCSIDS = {"
-        + ", ".join(str(c) for c in sorted(MULTI_BYTE)) + "};",
+        + ", ".join(str(c) for c in sorted(MULTI_BYTE))
+        + "};",
         "    static final String[] MULTI_BYTE_CHARSETS = {"
-        + ", ".join(_java_string(MULTI_BYTE[c]) for c in sorted(MULTI_BYTE)) + "};",
+        + ", ".join(_java_string(MULTI_BYTE[c]) for c in sorted(MULTI_BYTE))
+        + "};",
         "    /** The codec's reason for a byte it rejects, per single-byte CCSID. */",
         "    static final String[] REASONS = {",
     ]
     tables = [_code_page(c) for c in single]
     lines += [f"        {_java_string(reason)}," for _chars, reason in tables]
-    lines += ["    };",
-              "    /** 256 characters per single-byte CCSID; U+FFFF: the codec rejects it. */",
-              "    static final String[] PAGES = {"]
+    lines += [
+        "    };",
+        "    /** 256 characters per single-byte CCSID; U+FFFF: the codec rejects it. */",
+        "    static final String[] PAGES = {",
+    ]
     for chars, _reason in tables:
-        lines += [f"        {_java_string(chars[i:i + 64])}" + (" +" if i < 192 else ",")
-                  for i in range(0, 256, 64)]
+        lines += [
+            f"        {_java_string(chars[i : i + 64])}" + (" +" if i < 192 else ",")
+            for i in range(0, 256, 64)
+        ]
     lines += ["    };", "}", ""]
     return "\n".join(lines)
 

@@ -27,8 +27,7 @@ from dlqhandler.errors import ConfigError
 from dlqhandler.formats.dmpmqmsg import DumpWriter
 from dlqhandler.spark.paths import hadoop_fs, is_local, local_path
 
-__all__ = ["HadoopFiles", "LocalFiles", "OutFiles", "output_files", "parts_order",
-           "safe_path"]
+__all__ = ["HadoopFiles", "LocalFiles", "OutFiles", "output_files", "parts_order", "safe_path"]
 
 _PART_GLOB = "file_index=*/split_start=*/part-*"
 
@@ -73,11 +72,9 @@ class OutFiles(Protocol):
         """A URI or path Spark reads or writes."""
         ...
 
-    def mkdirs(self) -> None:
-        ...
+    def mkdirs(self) -> None: ...
 
-    def write_text(self, name: str, text: str) -> None:
-        ...
+    def write_text(self, name: str, text: str) -> None: ...
 
     def children(self, name: str) -> list[str]:
         """The names directly under directory ``name`` (empty when it does not exist)."""
@@ -92,8 +89,7 @@ class OutFiles(Protocol):
         """The dmpmqmsg header and ``parts`` into file ``name`` (atomically); its size."""
         ...
 
-    def rename(self, name: str, new: str) -> None:
-        ...
+    def rename(self, name: str, new: str) -> None: ...
 
     def delete(self, name: str) -> None:
         """Remove file or directory ``name`` (no error when it is not there)."""
@@ -196,8 +192,12 @@ class HadoopFiles(OutFiles):
         return sorted(str(s.getPath().getName()) for s in self._fs.listStatus(path))
 
     def parts(self, *names: str) -> list[str]:
-        found = self._fs.globStatus(self._jvm.org.apache.hadoop.fs.Path(
-            f"{self.uri(*names)}/{_PART_GLOB}")) or []
+        found = (
+            self._fs.globStatus(
+                self._jvm.org.apache.hadoop.fs.Path(f"{self.uri(*names)}/{_PART_GLOB}")
+            )
+            or []
+        )
         return sorted((str(s.getPath().toString()) for s in found), key=parts_order)
 
     def join(self, name: str, parts: list[str]) -> int:
@@ -205,11 +205,12 @@ class HadoopFiles(OutFiles):
 
         dump_files = self._jvm.dlqhandler.spark.DumpFiles
         if not isinstance(dump_files, JavaClass):
-            raise ConfigError(f"--output {self.root}: writing to a Hadoop filesystem needs "
-                              "the drain's JVM code, built with a JDK (javac); install one "
-                              "or write to a local or mounted directory")
-        array = self.spark.sparkContext._gateway.new_array(self._jvm.java.lang.String,
-                                                           len(parts))
+            raise ConfigError(
+                f"--output {self.root}: writing to a Hadoop filesystem needs "
+                "the drain's JVM code, built with a JDK (javac); install one "
+                "or write to a local or mounted directory"
+            )
+        array = self.spark.sparkContext._gateway.new_array(self._jvm.java.lang.String, len(parts))
         for i, part in enumerate(parts):
             array[i] = part
         return int(dump_files.concat(self._conf, _header(), array, self.uri(name)))

@@ -65,7 +65,8 @@ def _target_key() -> Any:
 
     target = F.concat_ws("\x00", "out_q", F.coalesce("out_qm", F.lit("")))
     return F.when(F.col("disposition") == "REMAIN", F.lit(_REMAIN_KEY)).otherwise(
-        F.hex(F.encode(target, "UTF-8")))
+        F.hex(F.encode(target, "UTF-8"))
+    )
 
 
 def _record_column(jvm: bool) -> Any:
@@ -82,12 +83,16 @@ def _record_column(jvm: bool) -> Any:
     md = {name: F.col(f"md_{name}") for name, _kind in MD_FIELDS}
     for name in ("format", "encoding", "coded_char_set_id"):
         md[name] = F.when(strip, F.col(f"dlh_{name}")).otherwise(md[name])
-    body = F.when(strip, F.substring("body", MQDLH_LENGTH_1 + 1, 1 << 30)).otherwise(
-        F.col("body"))
+    body = F.when(strip, F.substring("body", MQDLH_LENGTH_1 + 1, 1 << 30)).otherwise(F.col("body"))
     kept = F.concat(F.col("record"), F.lit("\n"))
     if jvm:
-        stripped = F.call_function(STRIP_FUNCTION, F.col("record"), F.col("dlh_format"),
-                                   F.col("dlh_encoding"), F.col("dlh_coded_char_set_id"))
+        stripped = F.call_function(
+            STRIP_FUNCTION,
+            F.col("record"),
+            F.col("dlh_format"),
+            F.col("dlh_encoding"),
+            F.col("dlh_coded_char_set_id"),
+        )
         kept = F.when(strip, stripped).otherwise(kept)
     else:
         kept = F.when(~strip, kept)
@@ -108,8 +113,14 @@ class Written:
         self.out.delete(self.parts_dir)
 
 
-def write_outputs(frame: Any, out: OutFiles, *, partitions: int | None = None,
-                  jvm: bool = False, audit: tuple[str, ...] = ()) -> Written:
+def write_outputs(
+    frame: Any,
+    out: OutFiles,
+    *,
+    partitions: int | None = None,
+    jvm: bool = False,
+    audit: tuple[str, ...] = (),
+) -> Written:
     """Write the kept rows of a classified frame as one dmpmqmsg file per target, and
     with ``audit`` (SQL expressions) one JSON line per row, in the same job: the input
     is read and classified once.
@@ -130,18 +141,27 @@ def write_outputs(frame: Any, out: OutFiles, *, partitions: int | None = None,
     if partitions:
         frame = frame.coalesce(partitions)
     kept = (F.col("disposition") != "DISCARD") & F.col("error").isNull()
-    outs = [F.struct(_target_key().alias("t"),
-                     F.when(kept, _record_column(jvm)).alias("value"))]
+    outs = [F.struct(_target_key().alias("t"), F.when(kept, _record_column(jvm)).alias("value"))]
     if audit:
-        outs.append(F.struct(F.lit(_AUDIT_KEY).alias("t"),
-                             F.to_json(F.struct(*[F.expr(e) for e in audit])).alias("value")))
+        outs.append(
+            F.struct(
+                F.lit(_AUDIT_KEY).alias("t"),
+                F.to_json(F.struct(*[F.expr(e) for e in audit])).alias("value"),
+            )
+        )
     # explode, then drop the empty values: a filter lambda inside the array would make
     # Spark interpret the record and audit expressions row by row.
-    rows = (frame.select("file_index", "split_start", "seq",
-                         F.explode(F.array(*outs)).alias("o"))
-            .filter(F.col("o.value").isNotNull())
-            .select(F.col("o.t").alias("t"), "file_index", "split_start", "seq",
-                    F.col("o.value").alias("value")))
+    rows = (
+        frame.select("file_index", "split_start", "seq", F.explode(F.array(*outs)).alias("o"))
+        .filter(F.col("o.value").isNotNull())
+        .select(
+            F.col("o.t").alias("t"),
+            "file_index",
+            "split_start",
+            "seq",
+            F.col("o.value").alias("value"),
+        )
+    )
     parts_dir = f".parts-{uuid.uuid4().hex}"
     _write_parts(rows, out.uri(parts_dir), sort=False)
     parts = _listed(out, parts_dir)
@@ -170,8 +190,11 @@ _TASK = re.compile(r"/part-(\d+)-[^/]*$")  # part-<task>-<job uuid>.c000.txt
 
 def _listed(out: OutFiles, parts_dir: str) -> dict[str, list[str]]:
     """The part files of each output key (``t=<key>``), in input order."""
-    return {name[2:]: out.parts(parts_dir, name)
-            for name in out.children(parts_dir) if name.startswith("t=")}
+    return {
+        name[2:]: out.parts(parts_dir, name)
+        for name in out.children(parts_dir)
+        if name.startswith("t=")
+    }
 
 
 def _most_writers(parts: dict[str, list[str]]) -> int:
@@ -190,16 +213,20 @@ def _write_parts(rows: Any, parts_uri: str, *, sort: bool) -> None:
     """One text write partitioned by ``t``, file and split; unsorted writes need
     planned writes off (they would add the sort) and concurrent writers."""
     spark = rows.sparkSession
-    wanted = {"spark.sql.optimizer.plannedWrite.enabled": "true" if sort else "false",
-              "spark.sql.maxConcurrentOutputFileWriters": "0" if sort else str(_MAX_WRITERS)}
+    wanted = {
+        "spark.sql.optimizer.plannedWrite.enabled": "true" if sort else "false",
+        "spark.sql.maxConcurrentOutputFileWriters": "0" if sort else str(_MAX_WRITERS),
+    }
     saved = {k: spark.conf.get(k, None) for k in wanted}
     # Each task moves its own files into place when it commits (algorithm 2): the
     # job commit has no directory tree to merge. The parts directory is private
     # (a hidden sibling of the output until the drain ends), so its partial state
     # is nobody's concern.
     hadoop = spark.sparkContext._jsc.hadoopConfiguration()
-    committer = {"mapreduce.fileoutputcommitter.algorithm.version": "2",
-                 "mapreduce.fileoutputcommitter.marksuccessfuljobs": "false"}
+    committer = {
+        "mapreduce.fileoutputcommitter.algorithm.version": "2",
+        "mapreduce.fileoutputcommitter.marksuccessfuljobs": "false",
+    }
     hadoop_saved = {k: hadoop.get(k) for k in committer}
     for k, v in wanted.items():
         spark.conf.set(k, v)
@@ -208,8 +235,7 @@ def _write_parts(rows: Any, parts_uri: str, *, sort: bool) -> None:
     try:
         if sort:
             rows = rows.sortWithinPartitions("t", "file_index", "split_start", "seq")
-        (rows.drop("seq").write.partitionBy("t", "file_index", "split_start")
-         .text(parts_uri))
+        (rows.drop("seq").write.partitionBy("t", "file_index", "split_start").text(parts_uri))
     finally:
         for k, v in saved.items():
             if v is None:

@@ -63,12 +63,13 @@ def is_local(uri: str) -> bool:
 
 def _file_uri_path(uri: str) -> str:
     """The path part of ``file:/p``, ``file:///p``, ``file://localhost/p``, ``file:p``."""
-    rest = uri[len("file:"):] if uri[:5].lower() == "file:" else uri
+    rest = uri[len("file:") :] if uri[:5].lower() == "file:" else uri
     if rest.startswith("//"):
         authority, _, path = rest[2:].partition("/")
         if authority not in ("", "localhost"):
-            raise ConfigError(f"{uri}: a file: URI names no host (got {authority!r}); "
-                              "use file:///absolute/path")
+            raise ConfigError(
+                f"{uri}: a file: URI names no host (got {authority!r}); use file:///absolute/path"
+            )
         return "/" + path
     return rest
 
@@ -201,14 +202,17 @@ def check_reads_outside(uri: str, reads: Iterable[tuple[str, str]]) -> None:
             how = "is inside"
         else:
             continue
-        raise ConfigError(f"--output {uri}: {out} {how} {what} {r}, which this run reads; "
-                          "the output is replaced whole (--overwrite) and must never hold "
-                          "what the run reads: give an --output outside the inputs and the "
-                          "rules table")
+        raise ConfigError(
+            f"--output {uri}: {out} {how} {what} {r}, which this run reads; "
+            "the output is replaced whole (--overwrite) and must never hold "
+            "what the run reads: give an --output outside the inputs and the "
+            "rules table"
+        )
 
 
-def check_output_dir(uri: str, *, overwrite: bool = False,
-                     reads: Iterable[tuple[str, str]] = ()) -> OutputDir:
+def check_output_dir(
+    uri: str, *, overwrite: bool = False, reads: Iterable[tuple[str, str]] = ()
+) -> OutputDir:
     """Check ``--output`` and create its staging sibling (``file:``), or plan it.
 
     Refused (:class:`ConfigError`, with what to do): an output that is, holds or
@@ -232,20 +236,22 @@ def check_output_dir(uri: str, *, overwrite: bool = False,
     replaces = False
     if final.exists() or final.is_symlink():
         if not final.is_dir():
-            raise ConfigError(f"--output {uri}: {final} exists and is not a directory; "
-                              "give a new or empty directory")
+            raise ConfigError(
+                f"--output {uri}: {final} exists and is not a directory; "
+                "give a new or empty directory"
+            )
         entries = sorted(p.name for p in final.iterdir())
         if entries and not overwrite:
             shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
             raise ConfigError(
                 f"--output {uri}: {final} is not empty ({len(entries)} entries: {shown}); "
                 "the drain never mixes runs: give a new or empty directory, or pass "
-                "--overwrite to replace it whole")
+                "--overwrite to replace it whole"
+            )
         replaces = bool(entries)
     existing = _nearest_existing(final.parent)
     if not existing.is_dir():
-        raise ConfigError(f"--output {uri}: cannot create {final}: {existing} is not a "
-                          "directory")
+        raise ConfigError(f"--output {uri}: cannot create {final}: {existing} is not a directory")
     staging = final.parent / _staging_name(final.name)
     try:
         staging.mkdir(parents=True)
@@ -261,14 +267,18 @@ def check_output_dir(uri: str, *, overwrite: bool = False,
                 f"({exc.strerror}): the run is staged beside the output, in "
                 f"{final.parent}/.{final.name}{_STAGING}<id>.tmp, and moved into place only "
                 "when complete (so a failed run leaves nothing and never mixes with the "
-                "old); give an output in a directory you can write to") from exc
-        raise ConfigError(f"--output {uri}: cannot create {final} ({exc.strerror}: "
-                          f"{exc.filename or existing}); choose a directory you can write "
-                          "to") from exc
+                "old); give an output in a directory you can write to"
+            ) from exc
+        raise ConfigError(
+            f"--output {uri}: cannot create {final} ({exc.strerror}: "
+            f"{exc.filename or existing}); choose a directory you can write "
+            "to"
+        ) from exc
     return OutputDir(target, "file://" + str(staging), replaces=replaces)
 
 
 # -- Hadoop filesystems (hdfs:, s3a:, ...) through the driver's JVM ----------------------
+
 
 def hadoop_fs(spark: Any, uri: str) -> tuple[Any, Any]:
     """The Hadoop FileSystem and Path of ``uri`` in ``spark``'s configuration; a
@@ -282,8 +292,11 @@ def hadoop_fs(spark: Any, uri: str) -> tuple[Any, Any]:
         return path.getFileSystem(conf), path
     except Exception as exc:
         hint = hadoop_hint(uri, exc)
-        what = ("no Hadoop filesystem for this URI" if "connector jar" in hint else
-                "Hadoop cannot open its filesystem")
+        what = (
+            "no Hadoop filesystem for this URI"
+            if "connector jar" in hint
+            else "Hadoop cannot open its filesystem"
+        )
         raise ConfigError(f"{uri}: {what} ({java_message(exc)}){hint}") from exc
 
 
@@ -296,20 +309,25 @@ def hadoop_hint(uri: str, exc: BaseException) -> str:
     host = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://([^/:]*)", uri)
     if "UnknownHostException" in text:
         name = host.group(1) if host and host.group(1) else "in the URI"
-        return (f"; the host {name} is unknown: check the host name in the URI (or the "
-                "nameservice in the cluster's core-site.xml) and DNS")
+        return (
+            f"; the host {name} is unknown: check the host name in the URI (or the "
+            "nameservice in the cluster's core-site.xml) and DNS"
+        )
     if "No FileSystem for scheme" in text or "ClassNotFoundException" in text:
         scheme = scheme_of(uri)
-        package = {"s3a": "org.apache.hadoop:hadoop-aws:<Spark's Hadoop version>",
-                   "abfs": "org.apache.hadoop:hadoop-azure:<Spark's Hadoop version>",
-                   "abfss": "org.apache.hadoop:hadoop-azure:<Spark's Hadoop version>",
-                   "gs": "com.google.cloud.bigdataoss:gcs-connector:<version>"}.get(
-            scheme, f"the Hadoop connector for {scheme}:")
-        return (f"; Spark has no filesystem for {scheme}: put its connector jar ({package})"
-                " on Spark's classpath: "
-                f"export PYSPARK_SUBMIT_ARGS='--packages {package} pyspark-shell' before "
-                "dlqhandler, set spark.jars.packages in $SPARK_HOME/conf/spark-defaults.conf,"
-                " or run ops/spark/drain.py under spark-submit --packages")
+        package = {
+            "s3a": "org.apache.hadoop:hadoop-aws:<Spark's Hadoop version>",
+            "abfs": "org.apache.hadoop:hadoop-azure:<Spark's Hadoop version>",
+            "abfss": "org.apache.hadoop:hadoop-azure:<Spark's Hadoop version>",
+            "gs": "com.google.cloud.bigdataoss:gcs-connector:<version>",
+        }.get(scheme, f"the Hadoop connector for {scheme}:")
+        return (
+            f"; Spark has no filesystem for {scheme}: put its connector jar ({package})"
+            " on Spark's classpath: "
+            f"export PYSPARK_SUBMIT_ARGS='--packages {package} pyspark-shell' before "
+            "dlqhandler, set spark.jars.packages in $SPARK_HOME/conf/spark-defaults.conf,"
+            " or run ops/spark/drain.py under spark-submit --packages"
+        )
     return ""
 
 
@@ -321,8 +339,9 @@ def java_message(exc: BaseException) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def check_output_dir_hadoop(spark: Any, out: OutputDir, *, overwrite: bool = False,
-                            reads: Iterable[tuple[str, str]] = ()) -> OutputDir:
+def check_output_dir_hadoop(
+    spark: Any, out: OutputDir, *, overwrite: bool = False, reads: Iterable[tuple[str, str]] = ()
+) -> OutputDir:
     """The output rule on a Hadoop filesystem (``reads`` qualified URIs, as
     :func:`check_reads_outside`); creates the staging directory."""
     try:
@@ -336,9 +355,11 @@ def check_output_dir_hadoop(spark: Any, out: OutputDir, *, overwrite: bool = Fal
             if not fs.getFileStatus(path).isDirectory():
                 raise ConfigError(f"--output {out.uri}: exists and is not a directory")
             if len(fs.listStatus(path)) and not overwrite:
-                raise ConfigError(f"--output {out.uri}: the directory is not empty; the drain "
-                                  "never mixes runs: give a new or empty directory, or pass "
-                                  "--overwrite to replace it whole")
+                raise ConfigError(
+                    f"--output {out.uri}: the directory is not empty; the drain "
+                    "never mixes runs: give a new or empty directory, or pass "
+                    "--overwrite to replace it whole"
+                )
             replaces = len(fs.listStatus(path)) > 0
         staging = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(out.staging)
         if not fs.mkdirs(staging):
@@ -355,18 +376,21 @@ def _hadoop_commit(spark: Any, out: OutputDir) -> None:
     staging = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(out.staging)
     if fs.exists(final):
         old = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(
-            out.staging.removesuffix(".tmp") + ".old")
+            out.staging.removesuffix(".tmp") + ".old"
+        )
         if not fs.rename(final, old):
             raise ConfigError(f"--output {out.uri}: cannot move the old directory aside")
         if not fs.rename(staging, final):
             fs.rename(old, final)
-            raise ConfigError(f"--output {out.uri}: cannot move the new run into place; "
-                              f"it is in {out.staging}")
+            raise ConfigError(
+                f"--output {out.uri}: cannot move the new run into place; it is in {out.staging}"
+            )
         fs.delete(old, True)
         return
     if not fs.rename(staging, final):
-        raise ConfigError(f"--output {out.uri}: cannot move the run into place; it is in "
-                          f"{out.staging}")
+        raise ConfigError(
+            f"--output {out.uri}: cannot move the run into place; it is in {out.staging}"
+        )
 
 
 def _hadoop_delete(spark: Any, uri: str) -> None:

@@ -50,16 +50,28 @@ def _stage_status(data: Any) -> StageStatus:
     step_name = str(desc.get()) if desc.isDefined() else str(data.name())
     read = int(data.inputRecords()) + int(data.shuffleReadRecords())
     written = int(data.outputRecords()) + int(data.shuffleWriteRecords())
-    return StageStatus(int(data.stageId()), step_name, int(data.numTasks()),
-                       int(data.numCompleteTasks()), read, written,
-                       str(data.status().toString()) == "ACTIVE")
+    return StageStatus(
+        int(data.stageId()),
+        step_name,
+        int(data.numTasks()),
+        int(data.numCompleteTasks()),
+        read,
+        written,
+        str(data.status().toString()) == "ACTIVE",
+    )
 
 
 class Progress:
     """Report the drain's stages on ``stream`` until :meth:`stop`."""
 
-    def __init__(self, spark: Any, stream: TextIO | None = None, *, interval: float = 0.5,
-                 tty: bool | None = None) -> None:
+    def __init__(
+        self,
+        spark: Any,
+        stream: TextIO | None = None,
+        *,
+        interval: float = 0.5,
+        tty: bool | None = None,
+    ) -> None:
         self._sc = spark.sparkContext
         self._stream = stream if stream is not None else sys.stderr
         self._tty = self._stream.isatty() if tty is None else tty
@@ -105,8 +117,9 @@ class Progress:
         live = [_stage_status(active.apply(i)) for i in range(active.size())]
         for s in live:
             self._seen.setdefault(s.stage, now)
-        for stage in [x for x in self._seen if x not in self._done
-                      and x not in {s.stage for s in live}]:
+        for stage in [
+            x for x in self._seen if x not in self._done and x not in {s.stage for s in live}
+        ]:
             with contextlib.suppress(Exception):
                 self._finished(_stage_status(store.lastStageAttempt(stage)), now)
             self._done.add(stage)
@@ -117,10 +130,16 @@ class Progress:
         if self._tty:  # the status line shows running stages only
             return
         seconds = max(now - self._seen[s.stage], 1e-3)
-        event = {"event": "drain_stage", "step": s.step, "stage": s.stage, "tasks": s.tasks,
-                 "records_read": s.records_read, "records_written": s.records_written,
-                 "seconds": round(seconds, 3),
-                 "rate": round(max(s.records_read, s.records_written) / seconds, 1)}
+        event = {
+            "event": "drain_stage",
+            "step": s.step,
+            "stage": s.stage,
+            "tasks": s.tasks,
+            "records_read": s.records_read,
+            "records_written": s.records_written,
+            "seconds": round(seconds, 3),
+            "rate": round(max(s.records_read, s.records_written) / seconds, 1),
+        }
         self._stream.write(json.dumps(event) + "\n")
         self._stream.flush()
 
@@ -131,9 +150,11 @@ class Progress:
             return
         read = sum(s.records_read for s in live)
         written = sum(s.records_written for s in live)
-        parts = [f"drain: {live[0].step[:40]}",
-                 f"tasks {sum(x.done for x in live)}/{sum(x.tasks for x in live)}",
-                 f"{now - min(self._seen[s.stage] for s in live):.0f}s"]
+        parts = [
+            f"drain: {live[0].step[:40]}",
+            f"tasks {sum(x.done for x in live)}/{sum(x.tasks for x in live)}",
+            f"{now - min(self._seen[s.stage] for s in live):.0f}s",
+        ]
         if read:
             parts.append(f"read {read:,}")
         if written:

@@ -35,8 +35,10 @@ from dlqhandler.mq.message import Message, decode_dead_letter
 __all__ = ["SUB_BITS", "arrow_schema", "rare_udf"]
 
 SUB_BITS = 20  # seq = record position << SUB_BITS | message index within the record
-_CUT = ("the file ends inside this message (no blank line after it: the file was cut off); "
-        "nothing of it is delivered")
+_CUT = (
+    "the file ends inside this message (no blank line after it: the file was cut off); "
+    "nothing of it is delivered"
+)
 _FAKE_HEADER = b"* DMPMQMSG Version:9.4 Created:(record)\n"
 
 
@@ -109,8 +111,13 @@ def _record_rows(item: dict[str, Any]) -> Iterator[tuple[int, Message | tuple[st
 def arrow_schema(ddl: str) -> Any:
     """A pyarrow schema from a ``"name type, ..."`` DDL string (int, long, string,
     binary, boolean)."""
-    kinds = {"int": pa.int32(), "long": pa.int64(), "string": pa.string(),
-             "binary": pa.binary(), "boolean": pa.bool_()}
+    kinds = {
+        "int": pa.int32(),
+        "long": pa.int64(),
+        "string": pa.string(),
+        "binary": pa.binary(),
+        "boolean": pa.bool_(),
+    }
     fields = []
     for part in ddl.split(", "):
         name, kind = part.split(" ")

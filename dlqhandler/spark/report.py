@@ -42,11 +42,22 @@ from dlqhandler.spark.classify import classify
 from dlqhandler.spark.report_json import assemble
 from dlqhandler.spark.report_options import ReportOptions
 
-__all__ = ["AGE_BUCKETS", "ReportOptions", "build_report", "dimension_rows", "facts",
-           "read_dumps", "top_counts"]
+__all__ = [
+    "AGE_BUCKETS",
+    "ReportOptions",
+    "build_report",
+    "dimension_rows",
+    "facts",
+    "read_dumps",
+    "top_counts",
+]
 
 AGE_BUCKETS: tuple[tuple[str, int | None], ...] = (
-    ("<1h", 3600), ("1h-1d", 86400), ("1d-7d", 7 * 86400), (">7d", None))
+    ("<1h", 3600),
+    ("1h-1d", 86400),
+    ("1d-7d", 7 * 86400),
+    (">7d", None),
+)
 _SAMPLE_SEEDS = (17, 29, 43)  # three independent hash orders: three sample MsgIds
 SOURCE = "dmpmqmsg"  # the data source's short name (jvm/DmpmqmsgFileFormat.java)
 _log = get_logger(__name__)
@@ -75,22 +86,25 @@ def read_dumps(spark: Any, files: Sequence[str], *, split_bytes: int = 128 << 20
     except Exception as exc:  # py4j: SparkClassNotFoundException, not converted by PySpark
         if "DATA_SOURCE_NOT_FOUND" not in str(exc) or SOURCE not in str(exc):
             raise
-        _log.warning("report_source_unavailable", why=str(exc).splitlines()[0][:300],
-                     using="text records")
+        _log.warning(
+            "report_source_unavailable", why=str(exc).splitlines()[0][:300], using="text records"
+        )
         from dlqhandler.spark.extract import read_messages
 
         return read_messages(spark, list(files), split_bytes=split_bytes)
     # malformed = "<input_file>:<line>: message <n>: <problem>": keep the problem
     problem = F.regexp_replace(
         F.expr("substring(malformed, char_length(input_file) + 2)"),
-        r"^[0-9]+: message [0-9]+: ", "")
+        r"^[0-9]+: message [0-9]+: ",
+        "",
+    )
     headers = [c for c in source.columns if c.startswith(("md_", "dlh_"))]
-    return source.select(F.when(F.col("malformed").isNotNull(), problem).alias("error"),
-                         "has_dlh", *headers)
+    return source.select(
+        F.when(F.col("malformed").isNotNull(), problem).alias("error"), "has_dlh", *headers
+    )
 
 
-def _decision_columns(frame: Any, ruleset: RuleSet, options: ReportOptions,
-                      prefix: str) -> Any:
+def _decision_columns(frame: Any, ruleset: RuleSet, options: ReportOptions, prefix: str) -> Any:
     """The drain's decision for each message under ``ruleset``, as ``prefix``-columns.
 
     ``queue`` is the substituted target of a RETRY or FWD when it is a valid name that
@@ -98,8 +112,9 @@ def _decision_columns(frame: Any, ruleset: RuleSet, options: ReportOptions,
     """
     from pyspark.sql import functions as F
 
-    decided = classify(frame, ruleset, input_queue=options.input_queue,
-                       local_qmgr=options.local_qmgr)
+    decided = classify(
+        frame, ruleset, input_queue=options.input_queue, local_qmgr=options.local_qmgr
+    )
     puts = F.col("action").isin("RETRY", "FWD")
     valid = F.coalesce(F.col("target_valid"), F.lit(False))
     return decided.select(
@@ -108,27 +123,38 @@ def _decision_columns(frame: Any, ruleset: RuleSet, options: ReportOptions,
         F.col("chosen_line").alias(f"{prefix}_line"),
         F.col("action").alias(f"{prefix}_action"),
         F.when(puts & valid, F.col("target_q")).alias(f"{prefix}_queue"),
-        (puts & ~valid).alias(f"{prefix}_unplaceable"))
+        (puts & ~valid).alias(f"{prefix}_unplaceable"),
+    )
 
 
 def facts(messages: Any, options: ReportOptions) -> Any:
     """One row per input record with what the report counts (a pure transform)."""
     from pyspark.sql import functions as F
 
-    state = (F.when(F.col("error").isNotNull(), F.lit("unreadable"))
-             .when(F.col("has_dlh") == F.lit(True), F.lit("dlh"))
-             .otherwise(F.lit("no_dlh")))
+    state = (
+        F.when(F.col("error").isNotNull(), F.lit("unreadable"))
+        .when(F.col("has_dlh") == F.lit(True), F.lit("dlh"))
+        .otherwise(F.lit("no_dlh"))
+    )
     frame = messages.withColumns({"state": state, "put_epoch": dead_lettered_epoch()})
     if options.ages.active:
-        frame = frame.withColumn("age_status", age_status(options.ages,
-                                                          options.as_of.timestamp(),
-                                                          F.col("put_epoch")))
+        frame = frame.withColumn(
+            "age_status", age_status(options.ages, options.as_of.timestamp(), F.col("put_epoch"))
+        )
     if options.ruleset is not None:
         frame = _decision_columns(frame, options.ruleset, options, "new")
     if options.old_ruleset is not None:
         frame = _decision_columns(frame, options.old_ruleset, options, "old")
-    keep = ["state", "error", "md_msg_id", "dlh_reason", "dlh_dest_q_name",
-            "dlh_dest_q_mgr_name", "dlh_put_appl_name", "put_epoch"]
+    keep = [
+        "state",
+        "error",
+        "md_msg_id",
+        "dlh_reason",
+        "dlh_dest_q_name",
+        "dlh_dest_q_mgr_name",
+        "dlh_put_appl_name",
+        "put_epoch",
+    ]
     keep += [c for c in frame.columns if c.startswith(("new_", "old_"))]
     keep += ["age_status"] if options.ages.active else []
     return frame.select(*keep)
@@ -141,13 +167,21 @@ def _row(dim: str, *keys: Any, epoch: Any = None, sample: Any = None) -> Any:
     # string several times faster than an array of strings. A part never holds _SEP
     # (it becomes U+FFFD; MQ names cannot hold it and decoded text hardly does) nor
     # NUL (a null part), so strings sort as their parts do.
-    return F.struct(F.lit(dim).alias("dim"),
-                    F.concat_ws(_SEP, *[F.coalesce(F.translate(k.cast("string"), _SEP,
-                                                               "\ufffd"), F.lit(_NULL))
-                                        for k in keys]).alias("key"),
-                    (epoch if epoch is not None else F.lit(None).cast("long")).alias("epoch"),
-                    *[(part if part is not None else F.lit(None).cast("long")).alias(f"m{j}")
-                      for j, part in enumerate(_msg_id_longs(sample))])
+    return F.struct(
+        F.lit(dim).alias("dim"),
+        F.concat_ws(
+            _SEP,
+            *[
+                F.coalesce(F.translate(k.cast("string"), _SEP, "\ufffd"), F.lit(_NULL))
+                for k in keys
+            ],
+        ).alias("key"),
+        (epoch if epoch is not None else F.lit(None).cast("long")).alias("epoch"),
+        *[
+            (part if part is not None else F.lit(None).cast("long")).alias(f"m{j}")
+            for j, part in enumerate(_msg_id_longs(sample))
+        ],
+    )
 
 
 def _msg_id_longs(msg_id: Any) -> list[Any]:
@@ -160,8 +194,10 @@ def _msg_id_longs(msg_id: Any) -> list[Any]:
     if msg_id is None:
         return [None] * _MSG_ID_LONGS
     whole = F.length(msg_id) == F.lit(8 * _MSG_ID_LONGS)
-    return [F.when(whole, F.conv(F.hex(F.substring(msg_id, 1 + 8 * j, 8)), 16, -10)
-                   .cast("long")) for j in range(_MSG_ID_LONGS)]
+    return [
+        F.when(whole, F.conv(F.hex(F.substring(msg_id, 1 + 8 * j, 8)), 16, -10).cast("long"))
+        for j in range(_MSG_ID_LONGS)
+    ]
 
 
 _MSG_ID_LONGS = 3
@@ -180,8 +216,11 @@ def _age_bucket(as_of: float) -> Any:
     age = F.lit(as_of) - F.col("put_epoch")
     expr = F.when(F.col("put_epoch").isNull(), F.lit("unknown"))
     for name, limit in AGE_BUCKETS:
-        expr = expr.when(age < F.lit(limit), F.lit(name)) if limit is not None else \
-            expr.otherwise(F.lit(name))
+        expr = (
+            expr.when(age < F.lit(limit), F.lit(name))
+            if limit is not None
+            else expr.otherwise(F.lit(name))
+        )
     return expr
 
 
@@ -205,27 +244,45 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
         _row("state", F.col("state")),
         F.when(F.col("state") == F.lit("unreadable"), _row("unreadable", F.col("error"))),
         F.when(dlh, _row("reason", F.col("dlh_reason"))),
-        F.when(dlh, _row("destination", F.col("dlh_dest_q_name"),
-                         F.col("dlh_dest_q_mgr_name"))),
+        F.when(dlh, _row("destination", F.col("dlh_dest_q_name"), F.col("dlh_dest_q_mgr_name"))),
         F.when(dlh, _row("application", F.col("dlh_put_appl_name"))),
         F.when(dlh, _row("age", _age_bucket(as_of), epoch=second)),
-        F.when(dlh & F.col("put_epoch").isNotNull(),
-               _row("hour", F.floor(F.col("put_epoch") / F.lit(3600)) * F.lit(3600))),
+        F.when(
+            dlh & F.col("put_epoch").isNotNull(),
+            _row("hour", F.floor(F.col("put_epoch") / F.lit(3600)) * F.lit(3600)),
+        ),
     ]
     extra = []
     if options.ruleset is not None:
-        rows.append(F.when(F.col("state") != F.lit("unreadable"),
-                           _row("chosen", F.col("new_line"), F.col("new_action"), dlh,
-                                F.col("new_unplaceable"))))
+        rows.append(
+            F.when(
+                F.col("state") != F.lit("unreadable"),
+                _row(
+                    "chosen", F.col("new_line"), F.col("new_action"), dlh, F.col("new_unplaceable")
+                ),
+            )
+        )
         extra.append(F.transform(F.col("new_matched"), lambda line: _row("matched", line)))
     if options.old_ruleset is not None:
         changed = (F.col("state") != F.lit("unreadable")) & (
             (F.col("old_action") != F.col("new_action"))
-            | ~F.col("old_queue").eqNullSafe(F.col("new_queue")))
-        rows.append(F.when(changed, _row(
-            "change", F.col("old_action"), F.col("old_queue"), F.col("old_line"),
-            F.col("new_action"), F.col("new_queue"), F.col("new_line"),
-            sample=F.col("md_msg_id"))))
+            | ~F.col("old_queue").eqNullSafe(F.col("new_queue"))
+        )
+        rows.append(
+            F.when(
+                changed,
+                _row(
+                    "change",
+                    F.col("old_action"),
+                    F.col("old_queue"),
+                    F.col("old_line"),
+                    F.col("new_action"),
+                    F.col("new_queue"),
+                    F.col("new_line"),
+                    sample=F.col("md_msg_id"),
+                ),
+            )
+        )
     # No lambda over the fixed rows: Spark interprets higher-order functions (filter,
     # transform) row by row, while array + explode + a null filter are generated code.
     every = F.array(*rows)
@@ -233,10 +290,10 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
         every = F.concat(every, *extra)
     if options.ages.active:  # a message left out counts in "selection" and nowhere else
         chosen = _row("selection", F.col("age_status"))
-        every = F.when(F.col("age_status") == F.lit("selected"),
-                       F.concat(F.array(chosen), every)).otherwise(F.array(chosen))
-    return (frame.select(F.explode(every).alias("r")).filter(F.col("r").isNotNull())
-            .select("r.*"))
+        every = F.when(
+            F.col("age_status") == F.lit("selected"), F.concat(F.array(chosen), every)
+        ).otherwise(F.array(chosen))
+    return frame.select(F.explode(every).alias("r")).filter(F.col("r").isNotNull()).select("r.*")
 
 
 def top_counts(rows: Any, top: int) -> Any:
@@ -245,8 +302,11 @@ def top_counts(rows: Any, top: int) -> Any:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    aggs = [F.count(F.lit(1)).alias("count"), F.min("epoch").alias("min_epoch"),
-            F.max("epoch").alias("max_epoch")]
+    aggs = [
+        F.count(F.lit(1)).alias("count"),
+        F.min("epoch").alias("min_epoch"),
+        F.max("epoch").alias("max_epoch"),
+    ]
     parts = [f"m{j}" for j in range(_MSG_ID_LONGS)]
     for i, seed in enumerate(_SAMPLE_SEEDS):
         order = F.when(F.col("m0").isNotNull(), F.xxhash64(*parts, F.lit(seed)))
@@ -255,14 +315,15 @@ def top_counts(rows: Any, top: int) -> Any:
     rank = F.row_number().over(Window.partitionBy("dim").orderBy(F.desc("count"), "key"))
     ranked = counted.withColumn("rank", rank)
     kept = (F.col("rank") <= F.lit(top)) | F.col("dim").isin(*_UNBOUNDED)
-    samples = [f"sample{i}_m{j}" for i in range(len(_SAMPLE_SEEDS))
-               for j in range(_MSG_ID_LONGS)]
-    return (ranked.groupBy("dim", F.when(kept, F.col("key")).alias("key"),
-                           (~kept).alias("other"))
-            .agg(F.sum("count").alias("count"), F.min("min_epoch").alias("min_epoch"),
-                 F.max("max_epoch").alias("max_epoch"),
-                 *[F.first(F.when(kept, F.col(s)), ignorenulls=True).alias(s)
-                   for s in samples]))
+    samples = [f"sample{i}_m{j}" for i in range(len(_SAMPLE_SEEDS)) for j in range(_MSG_ID_LONGS)]
+    return ranked.groupBy(
+        "dim", F.when(kept, F.col("key")).alias("key"), (~kept).alias("other")
+    ).agg(
+        F.sum("count").alias("count"),
+        F.min("min_epoch").alias("min_epoch"),
+        F.max("max_epoch").alias("max_epoch"),
+        *[F.first(F.when(kept, F.col(s)), ignorenulls=True).alias(s) for s in samples],
+    )
 
 
 def build_report(messages: Any, options: ReportOptions) -> dict[str, Any]:
@@ -270,8 +331,9 @@ def build_report(messages: Any, options: ReportOptions) -> dict[str, Any]:
     rows = top_counts(dimension_rows(facts(messages, options), options), options.top)
     collected = [r.asDict() for r in rows.collect()]
     for r in collected:
-        r["key"] = None if r["key"] is None else [None if k == _NULL else k
-                                                  for k in r["key"].split(_SEP)]
+        r["key"] = (
+            None if r["key"] is None else [None if k == _NULL else k for k in r["key"].split(_SEP)]
+        )
         found = set()
         for i in range(len(_SAMPLE_SEEDS)):
             parts = [r.pop(f"sample{i}_m{j}") for j in range(_MSG_ID_LONGS)]

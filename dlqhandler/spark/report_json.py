@@ -41,12 +41,15 @@ def _int(text: str | None) -> int | None:
 
 def _sorted(items: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     """By count descending, then by ``key`` (nulls last); the ``other`` row last."""
-    return sorted(items, key=lambda d: (bool(d.get("other")), -d["count"],
-                                        d.get(key) is None, str(d.get(key))))
+    return sorted(
+        items,
+        key=lambda d: (bool(d.get("other")), -d["count"], d.get(key) is None, str(d.get(key))),
+    )
 
 
-def _listing(rows: list[dict[str, Any]], fields: tuple[str, ...],
-             convert: tuple[Any, ...] | None = None) -> list[dict[str, Any]]:
+def _listing(
+    rows: list[dict[str, Any]], fields: tuple[str, ...], convert: tuple[Any, ...] | None = None
+) -> list[dict[str, Any]]:
     out = []
     for r in rows:
         if r["other"]:
@@ -77,8 +80,7 @@ def _rules(rows: dict[str, list[dict[str, Any]]], options: ReportOptions) -> dic
         if bad == "true":
             unplaceable += n
         if action == "IGNORE":
-            kind = "no_dlh" if dlh != "true" else ("no_match" if line is None
-                                                   else "ignore_rule")
+            kind = "no_dlh" if dlh != "true" else ("no_match" if line is None else "ignore_rule")
             left[kind] += n
     by_rule = []
     for rule in options.ruleset.rules:
@@ -88,16 +90,22 @@ def _rules(rows: dict[str, list[dict[str, Any]]], options: ReportOptions) -> dic
             target = a.fwdq if not a.fwdqm else f"{a.fwdq}@{a.fwdqm}"
         elif a.kind == "RETRY":
             target = "&DESTQ@&DESTQM"
-        by_rule.append({"line": rule.line, "matched": matched[rule.line],
-                        "chosen": chosen[rule.line], "action": a.kind, "target": target})
+        by_rule.append(
+            {
+                "line": rule.line,
+                "matched": matched[rule.line],
+                "chosen": chosen[rule.line],
+                "action": a.kind,
+                "target": target,
+            }
+        )
     return {
         "rules_sha256": options.ruleset.sha256,
         "by_rule": by_rule,
         "left_on_dlq": sum(left.values()),
         "left_on_dlq_by_cause": left,
         "unplaceable": unplaceable,
-        "by_action": _sorted([{"action": k, "count": v} for k, v in by_action.items()],
-                             "action"),
+        "by_action": _sorted([{"action": k, "count": v} for k, v in by_action.items()], "action"),
     }
 
 
@@ -107,26 +115,35 @@ def _compare(rows: list[dict[str, Any]], options: ReportOptions) -> dict[str, An
     for r in rows:
         entry: dict[str, Any]
         if r["other"]:
-            entry = {"old": None, "new": None, "count": r["count"], "other": True,
-                     "samples": []}
+            entry = {"old": None, "new": None, "count": r["count"], "other": True, "samples": []}
         else:
             oa, oq, ol, na, nq, nl = r["key"]
-            entry = {"old": {"action": oa, "queue": oq, "line": _int(ol)},
-                     "new": {"action": na, "queue": nq, "line": _int(nl)},
-                     "count": r["count"], "samples": r["samples"]}
+            entry = {
+                "old": {"action": oa, "queue": oq, "line": _int(ol)},
+                "new": {"action": na, "queue": nq, "line": _int(nl)},
+                "count": r["count"],
+                "samples": r["samples"],
+            }
         transitions.append(entry)
-    transitions.sort(key=lambda d: (bool(d.get("other")), -d["count"], repr(d["old"]),
-                                    repr(d["new"])))
-    return {"old_rules_sha256": options.old_ruleset.sha256,
-            "changed": sum(t["count"] for t in transitions), "transitions": transitions}
+    transitions.sort(
+        key=lambda d: (bool(d.get("other")), -d["count"], repr(d["old"]), repr(d["new"]))
+    )
+    return {
+        "old_rules_sha256": options.old_ruleset.sha256,
+        "changed": sum(t["count"] for t in transitions),
+        "transitions": transitions,
+    }
 
 
 def _selection(rows: list[dict[str, Any]], options: ReportOptions) -> dict[str, Any]:
     """Which age selectors were applied, and how many records each cause left out."""
     ages = options.ages
     counts = Counter({r["key"][0]: r["count"] for r in rows})
-    left = {"too_new": counts["too_new"], "too_old": counts["too_old"],
-            "no_put_time": counts["no_put_time"]}
+    left = {
+        "too_new": counts["too_new"],
+        "too_old": counts["too_old"],
+        "no_put_time": counts["no_put_time"],
+    }
     return {
         "older_than": None if ages.older_than is None else duration_text(ages.older_than),
         "newer_than": None if ages.newer_than is None else duration_text(ages.newer_than),
@@ -146,8 +163,10 @@ def assemble(collected: list[dict[str, Any]], options: ReportOptions) -> dict[st
         rows[r["dim"]].append(r)
     states = {r["key"][0]: r["count"] for r in rows["state"]}
     age_rows = {r["key"][0]: r for r in rows["age"]}
-    ages = _sorted([{"bucket": b, "count": age_rows[b]["count"] if b in age_rows else 0}
-                    for b in _BUCKETS], "bucket")
+    ages = _sorted(
+        [{"bucket": b, "count": age_rows[b]["count"] if b in age_rows else 0} for b in _BUCKETS],
+        "bucket",
+    )
     ages.sort(key=lambda d: (-d["count"], _BUCKETS.index(d["bucket"])))
     epochs = [r for r in rows["age"] if r["min_epoch"] is not None]
     unreadable = _listing(rows["unreadable"], ("reason",))
@@ -155,19 +174,27 @@ def assemble(collected: list[dict[str, Any]], options: ReportOptions) -> dict[st
         "as_of": options.as_of.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "total": sum(states.values()),
         "no_dlh": states.get("no_dlh", 0),
-        "unreadable": {"count": states.get("unreadable", 0),
-                       "reasons": unreadable[:UNREADABLE_REASONS]},
-        "by_reason": [{"reason": d["reason"], "name": None if d["reason"] is None
-                       else reason_symbol(d["reason"]), "count": d["count"],
-                       **({"other": True} if d.get("other") else {})}
-                      for d in _listing(rows["reason"], ("reason",), (int,))],
+        "unreadable": {
+            "count": states.get("unreadable", 0),
+            "reasons": unreadable[:UNREADABLE_REASONS],
+        },
+        "by_reason": [
+            {
+                "reason": d["reason"],
+                "name": None if d["reason"] is None else reason_symbol(d["reason"]),
+                "count": d["count"],
+                **({"other": True} if d.get("other") else {}),
+            }
+            for d in _listing(rows["reason"], ("reason",), (int,))
+        ],
         "by_destination": _listing(rows["destination"], ("queue", "qmgr")),
         "by_application": _listing(rows["application"], ("name",)),
         "age": ages,
         "oldest": iso_time(min((r["min_epoch"] for r in epochs), default=None)),
         "newest": iso_time(max((r["max_epoch"] for r in epochs), default=None)),
-        "arrivals": [{**d, "hour": iso_time(d["hour"])} for d in
-                     _listing(rows["hour"], ("hour",), (_int,))],
+        "arrivals": [
+            {**d, "hour": iso_time(d["hour"])} for d in _listing(rows["hour"], ("hour",), (_int,))
+        ],
     }
     if options.ages.active:
         report["selection"] = _selection(rows["selection"], options)

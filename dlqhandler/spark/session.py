@@ -45,9 +45,14 @@ def _stderr_to(path: Path | None) -> Iterator[None]:
         os.close(fd)
 
 
-def get_session(master: str | None = None, *, app_name: str = "dlqhandler-drain",
-                partitions: int | None = None, extra: dict[str, str] | None = None,
-                log_file: Path | None = None) -> Any:
+def get_session(
+    master: str | None = None,
+    *,
+    app_name: str = "dlqhandler-drain",
+    partitions: int | None = None,
+    extra: dict[str, str] | None = None,
+    log_file: Path | None = None,
+) -> Any:
     """Return the active SparkSession or build one (its JVM's stderr to ``log_file``)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -56,12 +61,14 @@ def get_session(master: str | None = None, *, app_name: str = "dlqhandler-drain"
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
         return active
-    builder = (SparkSession.builder.appName(app_name)
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.python.worker.reuse", "true")
-               .config("spark.ui.showConsoleProgress", "false"))
+    builder = (
+        SparkSession.builder.appName(app_name)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.python.worker.reuse", "true")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
     # Under spark-submit the launcher started the JVM (PYSPARK_GATEWAY_PORT is set)
     # and chose the master; only a direct run picks local[*].
     if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
@@ -89,9 +96,12 @@ def jvm_settings(master: str) -> dict[str, str]:
         return {}
     if not master.startswith("local"):
         return {"spark.jars": str(jar)}
-    return {"spark.jars": str(jar), "spark.driver.extraClassPath": str(jar),
-            "spark.executor.extraClassPath": str(jar),
-            "spark.hadoop.fs.file.impl": LOCAL_FS_CLASS}
+    return {
+        "spark.jars": str(jar),
+        "spark.driver.extraClassPath": str(jar),
+        "spark.executor.extraClassPath": str(jar),
+        "spark.hadoop.fs.file.impl": LOCAL_FS_CLASS,
+    }
 
 
 def has_active_session() -> bool:

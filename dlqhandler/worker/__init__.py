@@ -12,6 +12,18 @@ from dlqhandler.worker.handler import DEFAULT_BATCH_SIZE, Handler, HandlerOption
 from dlqhandler.worker.reload import RulesReloader
 from dlqhandler.worker.stats import RunStats
 
-__all__ = ["DEFAULT_BACKOFF_BASE", "DEFAULT_BACKOFF_MAX", "DEFAULT_BATCH_SIZE",
-           "DEFAULT_STATUS_QUEUE", "AttemptStore", "BackoffPolicy", "Handler", "HandlerOptions",
-           "RulesReloader", "RunStats", "StopReason", "TriggerRecords", "TriggeredRun"]
+__all__ = [
+    "DEFAULT_BACKOFF_BASE",
+    "DEFAULT_BACKOFF_MAX",
+    "DEFAULT_BATCH_SIZE",
+    "DEFAULT_STATUS_QUEUE",
+    "AttemptStore",
+    "BackoffPolicy",
+    "Handler",
+    "HandlerOptions",
+    "RulesReloader",
+    "RunStats",
+    "StopReason",
+    "TriggerRecords",
+    "TriggeredRun",
+]

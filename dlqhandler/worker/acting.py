@@ -93,14 +93,24 @@ class Actor:
     the other members of a group.
     """
 
-    def __init__(self, qmgr: QueueManager, options: HandlerOptions, stats: RunStats,
-                 store: AttemptStore, *, dlq: Queue, other: Queue, ruleset: RuleSet,
-                 clock: Callable[[], float], log: Any,
-                 selector: Selector | None = None,
-                 limiter: RateLimiter | None = None,
-                 stop: threading.Event | None = None,
-                 metrics: HandlerMetrics | None = None,
-                 audit: AuditTrail | None = None) -> None:
+    def __init__(
+        self,
+        qmgr: QueueManager,
+        options: HandlerOptions,
+        stats: RunStats,
+        store: AttemptStore,
+        *,
+        dlq: Queue,
+        other: Queue,
+        ruleset: RuleSet,
+        clock: Callable[[], float],
+        log: Any,
+        selector: Selector | None = None,
+        limiter: RateLimiter | None = None,
+        stop: threading.Event | None = None,
+        metrics: HandlerMetrics | None = None,
+        audit: AuditTrail | None = None,
+    ) -> None:
         self.qmgr = qmgr
         self._audit = audit
         self._selector = selector or Selector()
@@ -110,14 +120,20 @@ class Actor:
         self.options = options
         self.stats = stats
         self._store = store
-        self._unit = UnitOfWork(qmgr, store, clock, fatal=QUIET_END,
-                                audit_queue=audit.queue if audit is not None else None)
+        self._unit = UnitOfWork(
+            qmgr,
+            store,
+            clock,
+            fatal=QUIET_END,
+            audit_queue=audit.queue if audit is not None else None,
+        )
         self._dlq, self._other = dlq, other
         self._clock = clock
         self._log = log
         self._qmgr_name = qmgr.name
-        self._no_dlh = ReportLimiter(interval=options.no_dlh_report_interval,
-                                   per_pass=options.no_dlh_reports_per_pass)
+        self._no_dlh = ReportLimiter(
+            interval=options.no_dlh_report_interval, per_pass=options.no_dlh_reports_per_pass
+        )
         self._batch = _Batch()
         # Messages (or groups) whose last action failed: by attempt-record key.
         self._unresolved: dict[bytes, Subject] = {}
@@ -157,8 +173,12 @@ class Actor:
             p.no_dlh += 1
             p.left(put_at(md.put_date, md.put_time))
             if not self._selector.active and self._no_dlh.allow(md.msg_id, self._clock()):
-                self._log.warning("message_without_dlh", msgid=md.msg_id.hex(),
-                                  detail=str(exc), length=len(raw.body))
+                self._log.warning(
+                    "message_without_dlh",
+                    msgid=md.msg_id.hex(),
+                    detail=str(exc),
+                    length=len(raw.body),
+                )
             return
         if not self._examine(msg, p):
             p.left(dead_lettered_at(msg))
@@ -177,10 +197,14 @@ class Actor:
         decision = self._matcher.decide(msg, attempts)
         if decision.action.kind != "IGNORE" and not self._due(record, p):
             return False
-        log = self._log.bind(msgid=md.msg_id.hex(), reason=msg.dlh.reason if msg.dlh else None,
-                             destq=msg.dlh.dest_q_name if msg.dlh else None,
-                             rule_line=decision.rule.line if decision.rule else None,
-                             action=decision.action.kind, attempts=attempts)
+        log = self._log.bind(
+            msgid=md.msg_id.hex(),
+            reason=msg.dlh.reason if msg.dlh else None,
+            destq=msg.dlh.dest_q_name if msg.dlh else None,
+            rule_line=decision.rule.line if decision.rule else None,
+            action=decision.action.kind,
+            attempts=attempts,
+        )
         if decision.action.kind == "IGNORE":
             p.ignored += 1
             log.debug("message_ignored", implicit=decision.implicit, outcome="left")
@@ -245,8 +269,13 @@ class Actor:
         except PLAN_ERRORS as exc:
             self.stats.record_failure(line, refusal(exc))
             self._count(line, decision.action.kind, "would_fail")
-            log.warning("dry_run_decision", target=None, refused=refusal(exc),
-                        detail=str(exc), outcome="would_fail")
+            log.warning(
+                "dry_run_decision",
+                target=None,
+                refused=refusal(exc),
+                detail=str(exc),
+                outcome="would_fail",
+            )
             return False
         target = self._where(out)
         self.stats.record_action(line, decision.action.kind)
@@ -255,14 +284,25 @@ class Actor:
         return True
 
     def _plan(self, decision: Decision, msg: Message) -> Outgoing | None:
-        return plan(decision, msg, input_queue=self.options.input_queue,
-                    local_qmgr=self._qmgr_name, max_hops=self.options.max_hops)
+        return plan(
+            decision,
+            msg,
+            input_queue=self.options.input_queue,
+            local_qmgr=self._qmgr_name,
+            max_hops=self.options.max_hops,
+        )
 
     def _where(self, out: Outgoing | None) -> str | None:
         return None if out is None else out.where(self._qmgr_name)
 
-    def _act(self, msg: Message, decision: Decision, subject: Subject,
-             record: AttemptRecord | None, log: Any) -> bool:
+    def _act(
+        self,
+        msg: Message,
+        decision: Decision,
+        subject: Subject,
+        record: AttemptRecord | None,
+        log: Any,
+    ) -> bool:
         """Carry out one decision inside the current unit of work; True when the
         message was taken (it leaves the DLQ when the unit of work commits)."""
         line = decision.rule.line if decision.rule else None
@@ -270,23 +310,43 @@ class Actor:
         try:
             out = self._plan(decision, msg)
         except PLAN_ERRORS as exc:
-            self._failed(subject, self._unit.count_failure(subject, record), line=line,
-                         action=kind, reason=refusal(exc), detail=str(exc), log=log)
+            self._failed(
+                subject,
+                self._unit.count_failure(subject, record),
+                line=line,
+                action=kind,
+                reason=refusal(exc),
+                detail=str(exc),
+                log=log,
+            )
             return False
         target = self._where(out)
         acted = act_on_message(
-            self._unit, out, subject, record,
+            self._unit,
+            out,
+            subject,
+            record,
             take=lambda: self._unit.take(self._dlq, msg, under_cursor=True),
-            audit=self._audit_record(msg, kind, target))
+            audit=self._audit_record(msg, kind, target),
+        )
         if acted.outcome == "unaudited":
             self._unaudited(acted, subject, [(line, kind)], log)
             return False
         if acted.error is not None and acted.record is not None:  # the put failed
             error = acted.error
             quiet = kind == "RETRY" and msg.dlh is not None and error.reason == msg.dlh.reason
-            self._failed(subject, acted.record, line=line, action=kind,
-                         reason=reason_name(error.reason), detail=error.detail, log=log,
-                         quiet=quiet, target=target, code=error.reason)
+            self._failed(
+                subject,
+                acted.record,
+                line=line,
+                action=kind,
+                reason=reason_name(error.reason),
+                detail=error.detail,
+                log=log,
+                quiet=quiet,
+                target=target,
+                code=error.reason,
+            )
             return False
         if acted.outcome == "vanished":
             # Expired or removed under our lock: the put must not stand alone.
@@ -306,8 +366,9 @@ class Actor:
             return None
         return self._audit.message(msg, kind, target)
 
-    def _unaudited(self, acted: Acted, subject: Subject,
-                   actions: list[tuple[int | None, str]], log: Any) -> None:
+    def _unaudited(
+        self, acted: Acted, subject: Subject, actions: list[tuple[int | None, str]], log: Any
+    ) -> None:
         """The audit record could not be put: the action was backed out with it (never
         done without its record); the message stays, reported as failed."""
         error = acted.error
@@ -317,10 +378,14 @@ class Actor:
         for line, kind in actions:
             self.stats.record_failure(line, reason)
             self._count(line, kind, "backed_out")
-        log.warning("audit_put_failed", audit_queue=self._unit.audit_queue,
-                    reason_code=error.reason if error is not None else None,
-                    reason_name=reason, detail=error.detail if error is not None else None,
-                    outcome="backed_out")
+        log.warning(
+            "audit_put_failed",
+            audit_queue=self._unit.audit_queue,
+            reason_code=error.reason if error is not None else None,
+            reason_name=reason,
+            detail=error.detail if error is not None else None,
+            outcome="backed_out",
+        )
 
     def _taken(self, n: int, effects: list[Callable[[], None]]) -> None:
         """``n`` messages were taken into the unit of work; ``effects`` run at its commit."""
@@ -330,18 +395,37 @@ class Actor:
     def _done(self, line: int | None, kind: str, log: Any, target: str | None) -> None:
         self.stats.record_action(line, kind)
         self._count(line, kind, "ok")
-        event = {"RETRY": "message_retried", "FWD": "message_forwarded",
-                 "DISCARD": "message_discarded"}[kind]
+        event = {
+            "RETRY": "message_retried",
+            "FWD": "message_forwarded",
+            "DISCARD": "message_discarded",
+        }[kind]
         log.info(event, target=target, outcome="ok")
 
-    def _failed(self, subject: Subject, new: AttemptRecord, *, line: int | None,
-                action: str, reason: str, detail: str, log: Any, quiet: bool = False,
-                target: str | None = None, code: int | None = None) -> AttemptRecord:
+    def _failed(
+        self,
+        subject: Subject,
+        new: AttemptRecord,
+        *,
+        line: int | None,
+        action: str,
+        reason: str,
+        detail: str,
+        log: Any,
+        quiet: bool = False,
+        target: str | None = None,
+        code: int | None = None,
+    ) -> AttemptRecord:
         """Report a failed attempt, already counted (``new``) while the message was held."""
         self._unresolved[subject.key] = subject
         if not new.counted:  # another handler counted an attempt this decision missed
-            log.info("put_failed_uncounted", reason_code=code, reason_name=reason,
-                     attempts=new.attempts, outcome="left")
+            log.info(
+                "put_failed_uncounted",
+                reason_code=code,
+                reason_name=reason,
+                attempts=new.attempts,
+                outcome="left",
+            )
             return new
         self.stats.record_failure(line, reason)
         self._count(line, action, "failed")
@@ -350,8 +434,16 @@ class Actor:
         # runmqdlq stays silent when a RETRY fails again for the reason the message was
         # dead-lettered (queue still full...): an info event, not a warning.
         level = log.info if quiet else log.warning
-        level("put_failed", reason_code=code, reason_name=reason, detail=detail,
-              target=target, attempts=new.attempts, quiet=quiet, outcome="failed")
+        level(
+            "put_failed",
+            reason_code=code,
+            reason_name=reason,
+            detail=detail,
+            target=target,
+            attempts=new.attempts,
+            quiet=quiet,
+            outcome="failed",
+        )
         return new
 
     # -- units of work -------------------------------------------------------------
@@ -387,4 +479,3 @@ class Actor:
         batch, self._batch = self._batch, _Batch()
         if batch.size:
             self.stats.backouts += 1
-

@@ -55,8 +55,15 @@ from dlqhandler.qmgr.attempts import put_record, read_records, remove_record
 from dlqhandler.qmgr.port import Queue, QueueManager
 from dlqhandler.worker.stats import RunStats
 
-__all__ = ["DEFAULT_BACKOFF_BASE", "DEFAULT_BACKOFF_MAX", "BackoffPolicy", "TriggerRecord",
-           "TriggerRecords", "TriggeredRun", "hold_seconds"]
+__all__ = [
+    "DEFAULT_BACKOFF_BASE",
+    "DEFAULT_BACKOFF_MAX",
+    "BackoffPolicy",
+    "TriggerRecord",
+    "TriggerRecords",
+    "TriggeredRun",
+    "hold_seconds",
+]
 
 DEFAULT_BACKOFF_BASE = 10.0
 DEFAULT_BACKOFF_MAX = 600.0
@@ -115,12 +122,27 @@ class TriggerRecords:
         base = best or TriggerRecord(0, 0.0)
         return TriggerRecord(base.idle_runs, base.last, base.left, base.hold, ids)
 
-    def write(self, idle_runs: int, *, now: float, left: int | None, hold: float,
-              previous: TriggerRecord | None) -> TriggerRecord:
+    def write(
+        self,
+        idle_runs: int,
+        *,
+        now: float,
+        left: int | None,
+        hold: float,
+        previous: TriggerRecord | None,
+    ) -> TriggerRecord:
         """Replace the record (put the new one first, then remove the old), at once."""
-        status_id = put_record(self._q, self._key, {
-            "trigger": self.input_queue, "idle_runs": idle_runs, "last": round(now, 3),
-            "left": left, "hold": hold})
+        status_id = put_record(
+            self._q,
+            self._key,
+            {
+                "trigger": self.input_queue,
+                "idle_runs": idle_runs,
+                "last": round(now, 3),
+                "left": left,
+                "hold": hold,
+            },
+        )
         self.remove(previous)
         return TriggerRecord(idle_runs, now, left, hold, (status_id,))
 
@@ -137,8 +159,12 @@ def _parse(body: bytes) -> TriggerRecord | None:
     try:
         data = json.loads(body)
         left = data.get("left")
-        return TriggerRecord(int(data["idle_runs"]), float(data["last"]),
-                             None if left is None else int(left), float(data.get("hold", 0)))
+        return TriggerRecord(
+            int(data["idle_runs"]),
+            float(data["last"]),
+            None if left is None else int(left),
+            float(data.get("hold", 0)),
+        )
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -153,9 +179,15 @@ class TriggeredRun:
     injectable for tests.
     """
 
-    def __init__(self, records: TriggerRecords, policy: BackoffPolicy, *,
-                 depth: Callable[[], int], clock: Callable[[], float],
-                 log: Any = None) -> None:
+    def __init__(
+        self,
+        records: TriggerRecords,
+        policy: BackoffPolicy,
+        *,
+        depth: Callable[[], int],
+        clock: Callable[[], float],
+        log: Any = None,
+    ) -> None:
         self._records = records
         self._policy = policy
         self._depth = depth
@@ -178,13 +210,18 @@ class TriggeredRun:
             now = self._clock()
             self.hold = hold_seconds(idle_runs, self._policy)
             self._deadline = now + self.hold
-            self._record = self._records.write(idle_runs + 1, now=now, left=left,
-                                               hold=self.hold, previous=previous)
-            self._log.warning("trigger_loop_backoff", idle_runs=idle_runs + 1,
-                              hold_seconds=self.hold, left_on_queue=left,
-                              detail="a triggered run left messages it cannot process; the"
-                                     " DLQ stays open (and watched) so it is not"
-                                     " re-triggered at once")
+            self._record = self._records.write(
+                idle_runs + 1, now=now, left=left, hold=self.hold, previous=previous
+            )
+            self._log.warning(
+                "trigger_loop_backoff",
+                idle_runs=idle_runs + 1,
+                hold_seconds=self.hold,
+                left_on_queue=left,
+                detail="a triggered run left messages it cannot process; the"
+                " DLQ stays open (and watched) so it is not"
+                " re-triggered at once",
+            )
         return max(0.0, self._deadline - self._clock())
 
     def finish(self, stats: RunStats, left: int | None) -> None:
@@ -196,8 +233,12 @@ class TriggeredRun:
             return
         self._records.remove(record)
         self._record = None
-        self._log.info("trigger_backoff_reset", previous_idle_runs=record.idle_runs,
-                       acted=stats.acted, left_on_queue=left)
+        self._log.info(
+            "trigger_backoff_reset",
+            previous_idle_runs=record.idle_runs,
+            acted=stats.acted,
+            left_on_queue=left,
+        )
 
     def close(self) -> None:
         self._records.close()

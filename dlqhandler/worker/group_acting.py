@@ -61,13 +61,25 @@ class Actor(Protocol):
     def _count(self, line: int | None, action: str, outcome: str) -> None: ...
     def _backed_out(self) -> None: ...
     def _audit_record(self, msg: Message, kind: str, target: str | None) -> Message | None: ...
-    def _unaudited(self, acted: Acted, subject: Subject,
-                   actions: list[tuple[int | None, str]], log: Any) -> None: ...
+    def _unaudited(
+        self, acted: Acted, subject: Subject, actions: list[tuple[int | None, str]], log: Any
+    ) -> None: ...
     def _taken(self, n: int, effects: list[Callable[[], None]]) -> None: ...
     def _done(self, line: int | None, kind: str, log: Any, target: str | None) -> None: ...
-    def _failed(self, subject: Subject, new: AttemptRecord, *, line: int | None,
-                action: str, reason: str, detail: str, log: Any, quiet: bool = False,
-                target: str | None = None, code: int | None = None) -> AttemptRecord: ...
+    def _failed(
+        self,
+        subject: Subject,
+        new: AttemptRecord,
+        *,
+        line: int | None,
+        action: str,
+        reason: str,
+        detail: str,
+        log: Any,
+        quiet: bool = False,
+        target: str | None = None,
+        code: int | None = None,
+    ) -> AttemptRecord: ...
 
 
 def handle_group(actor: Actor, first: Message, p: PassState) -> bool:
@@ -110,42 +122,81 @@ def handle_group(actor: Actor, first: Message, p: PassState) -> bool:
         try:
             plans.append((m, d, actor._plan(d, m)))
         except PLAN_ERRORS as exc:  # nothing got yet: the scan's lock holds the group
-            _group_failed(actor, subject, actor._unit.count_failure(subject, record),
-                               member=m, decision=d, reason=refusal(exc),
-                               detail=str(exc), target=None, log=log)
+            _group_failed(
+                actor,
+                subject,
+                actor._unit.count_failure(subject, record),
+                member=m,
+                decision=d,
+                reason=refusal(exc),
+                detail=str(exc),
+                target=None,
+                log=log,
+            )
             return False
-    gone = take_group(actor._unit, members, lambda m: actor._unit.take(
-        actor._dlq if m is first else actor._other, m, under_cursor=m is first))
+    gone = take_group(
+        actor._unit,
+        members,
+        lambda m: actor._unit.take(
+            actor._dlq if m is first else actor._other, m, under_cursor=m is first
+        ),
+    )
     if gone is not None and gone.member is not None:
         actor.stats.vanished += 1
         for _m, d, _o in plans:
             actor._count(d.rule.line if d.rule else None, d.action.kind, "backed_out")
-        log.warning("group_member_vanished", msgid=gone.member.md.msg_id.hex(),
-                    outcome="backed_out")
+        log.warning(
+            "group_member_vanished", msgid=gone.member.md.msg_id.hex(), outcome="backed_out"
+        )
         actor._backed_out()
         return False
     acted = act_on_group(
-        actor._unit, [(m, out) for m, _d, out in plans], subject, record,
-        [r for m, d, out in plans
-         if (r := actor._audit_record(m, d.action.kind, actor._where(out))) is not None])
+        actor._unit,
+        [(m, out) for m, _d, out in plans],
+        subject,
+        record,
+        [
+            r
+            for m, d, out in plans
+            if (r := actor._audit_record(m, d.action.kind, actor._where(out))) is not None
+        ],
+    )
     if acted.outcome == "unaudited":
-        actor._unaudited(acted, subject, [(d.rule.line if d.rule else None, d.action.kind)
-                                         for _m, d, _o in plans], log)
+        actor._unaudited(
+            acted,
+            subject,
+            [(d.rule.line if d.rule else None, d.action.kind) for _m, d, _o in plans],
+            log,
+        )
         return False
     if acted.error is not None and acted.record is not None:
         # The put failed: counted while the group was held, then backed out.
         actor._backed_out()
         m, d, out = next(plan for plan in plans if plan[0] is acted.member)
-        _group_failed(actor, subject, acted.record, member=m, decision=d,
-                           reason=reason_name(acted.error.reason),
-                           detail=acted.error.detail, target=actor._where(out), log=log,
-                           code=acted.error.reason)
+        _group_failed(
+            actor,
+            subject,
+            acted.record,
+            member=m,
+            decision=d,
+            reason=reason_name(acted.error.reason),
+            detail=acted.error.detail,
+            target=actor._where(out),
+            log=log,
+            code=acted.error.reason,
+        )
         return False
     actor._unresolved.pop(subject.key, None)
     effects: list[Callable[[], None]] = [
-        functools.partial(actor._done, d.rule.line if d.rule else None, d.action.kind,
-                          _member_log(log, m, d), actor._where(out))
-        for m, d, out in plans]
+        functools.partial(
+            actor._done,
+            d.rule.line if d.rule else None,
+            d.action.kind,
+            _member_log(log, m, d),
+            actor._where(out),
+        )
+        for m, d, out in plans
+    ]
     effects.append(functools.partial(_group_done, actor, log))
     actor._taken(len(plans), effects)
     actor.commit()
@@ -167,21 +218,51 @@ def _members(actor: Actor, first: Message, p: PassState, log: Any) -> list[Messa
         return None
     return logical_order(members)
 
+
 def _member_log(log: Any, m: Message, d: Decision) -> Any:
-    return log.bind(msgid=m.md.msg_id.hex(), reason=m.dlh.reason if m.dlh else None,
-                    destq=m.dlh.dest_q_name if m.dlh else None,
-                    rule_line=d.rule.line if d.rule else None, action=d.action.kind)
+    return log.bind(
+        msgid=m.md.msg_id.hex(),
+        reason=m.dlh.reason if m.dlh else None,
+        destq=m.dlh.dest_q_name if m.dlh else None,
+        rule_line=d.rule.line if d.rule else None,
+        action=d.action.kind,
+    )
+
 
 def _group_done(actor: Actor, log: Any) -> None:
     actor.stats.groups_moved += 1
     log.info("group_moved", outcome="ok")
 
-def _group_failed(actor: Actor, subject: Subject, new: AttemptRecord, *,
-                  member: Message, decision: Decision, reason: str, detail: str,
-                  target: str | None, log: Any, code: int | None = None) -> None:
+
+def _group_failed(
+    actor: Actor,
+    subject: Subject,
+    new: AttemptRecord,
+    *,
+    member: Message,
+    decision: Decision,
+    reason: str,
+    detail: str,
+    target: str | None,
+    log: Any,
+    code: int | None = None,
+) -> None:
     line = decision.rule.line if decision.rule else None
-    actor._failed(subject, new, line=line, action=decision.action.kind,
-                 reason=reason, detail=detail,
-                 log=_member_log(log, member, decision), target=target, code=code)
-    log.warning("group_failed", failed_msgid=member.md.msg_id.hex(), reason_name=reason,
-                attempts=new.attempts, outcome="left")
+    actor._failed(
+        subject,
+        new,
+        line=line,
+        action=decision.action.kind,
+        reason=reason,
+        detail=detail,
+        log=_member_log(log, member, decision),
+        target=target,
+        code=code,
+    )
+    log.warning(
+        "group_failed",
+        failed_msgid=member.md.msg_id.hex(),
+        reason_name=reason,
+        attempts=new.attempts,
+        outcome="left",
+    )

@@ -84,11 +84,21 @@ class StopReason:
 class Handler:
     """Applies a compiled rules table to one dead-letter queue."""
 
-    def __init__(self, qmgr: QueueManager, ruleset: RuleSet, options: HandlerOptions, *,
-                 stop: threading.Event | None = None, clock: Callable[[], float] = time.time,
-                 log: Any = None, linger: Callable[[RunStats], float] | None = None,
-                 selector: Selector | None = None, metrics: HandlerMetrics | None = None,
-                 limiter: RateLimiter | None = None, audit: AuditTrail | None = None) -> None:
+    def __init__(
+        self,
+        qmgr: QueueManager,
+        ruleset: RuleSet,
+        options: HandlerOptions,
+        *,
+        stop: threading.Event | None = None,
+        clock: Callable[[], float] = time.time,
+        log: Any = None,
+        linger: Callable[[RunStats], float] | None = None,
+        selector: Selector | None = None,
+        metrics: HandlerMetrics | None = None,
+        limiter: RateLimiter | None = None,
+        audit: AuditTrail | None = None,
+    ) -> None:
         self.qmgr = qmgr
         self.options = options
         self.stats = RunStats(dry_run=options.dry_run)
@@ -108,20 +118,30 @@ class Handler:
         self._rescan = False
         self._lock = threading.Lock()
         self._log = log or get_logger("worker", queue=options.input_queue)
-        self._dlq: Queue = qmgr.open(options.input_queue, input=not options.dry_run,
-                                     browse=True)
-        self._other: Queue = qmgr.open(options.input_queue, input=not options.dry_run,
-                                       browse=True)
+        self._dlq: Queue = qmgr.open(options.input_queue, input=not options.dry_run, browse=True)
+        self._other: Queue = qmgr.open(options.input_queue, input=not options.dry_run, browse=True)
         try:
             self._store = AttemptStore(qmgr, options.status_queue, readonly=options.dry_run)
         except MQIError:
             self._other.close()
             self._dlq.close()
             raise
-        self._actor = Actor(qmgr, options, self.stats, self._store, dlq=self._dlq,
-                            other=self._other, ruleset=ruleset, clock=clock, log=self._log,
-                            selector=self._selector, limiter=limiter, stop=self.stop_event,
-                            metrics=metrics, audit=audit)
+        self._actor = Actor(
+            qmgr,
+            options,
+            self.stats,
+            self._store,
+            dlq=self._dlq,
+            other=self._other,
+            ruleset=ruleset,
+            clock=clock,
+            log=self._log,
+            selector=self._selector,
+            limiter=limiter,
+            stop=self.stop_event,
+            metrics=metrics,
+            audit=audit,
+        )
         self._last_sweep = clock()
         self._no_dlh_logged = 0
 
@@ -155,8 +175,12 @@ class Handler:
                     self.stop_reason = StopReason.SELECTION_DONE
                     return self.stats
                 idle_limit = None if wait == "YES" else (0 if wait == "NO" else int(wait))
-                if (idle_limit is not None and not p.useful and p.pending_due is None
-                        and now - last_useful >= idle_limit):
+                if (
+                    idle_limit is not None
+                    and not p.useful
+                    and p.pending_due is None
+                    and now - last_useful >= idle_limit
+                ):
                     if self._hold():
                         last_useful = self._clock()
                         continue
@@ -182,8 +206,12 @@ class Handler:
             else:
                 self.stop_reason = StopReason.FATAL
                 self.fatal_error = exc
-            self._log.error("handler_mq_error", reason=exc.reason,
-                            reason_name=reason_name(exc.reason), detail=exc.detail)
+            self._log.error(
+                "handler_mq_error",
+                reason=exc.reason,
+                reason_name=reason_name(exc.reason),
+                detail=exc.detail,
+            )
         finally:
             if self.stop_reason == StopReason.FATAL:
                 self._hold_after_error()
@@ -225,14 +253,20 @@ class Handler:
             self.stats.not_selected = p.not_selected
         if p.no_dlh:
             level = self._log.info if p.no_dlh != self._no_dlh_logged else self._log.debug
-            level("pass_messages_without_dlh", count=p.no_dlh,
-                  reports_suppressed=self._actor.reports_suppressed)
+            level(
+                "pass_messages_without_dlh",
+                count=p.no_dlh,
+                reports_suppressed=self._actor.reports_suppressed,
+            )
         self._no_dlh_logged = p.no_dlh
         if p.complete:
             self._oldest = p.oldest
             self._sample(force=True)
-        if (p.complete and not self.options.dry_run
-                and now - self._last_sweep >= self.options.sweep_interval):
+        if (
+            p.complete
+            and not self.options.dry_run
+            and now - self._last_sweep >= self.options.sweep_interval
+        ):
             self._last_sweep = now
             removed = self._store.sweep(self._present)
             self.stats.status_records_collected += removed
@@ -241,10 +275,13 @@ class Handler:
 
     def _present(self, subject: Subject) -> bool:
         """Whether a status record's message (or group) is still on the DLQ."""
-        options = (GetOptions(browse="first", group_id=subject.group_id, syncpoint=False)
-                   if subject.group_id else
-                   GetOptions(browse="first", msg_id=subject.msg_id,
-                              correl_id=subject.correl_id, syncpoint=False))
+        options = (
+            GetOptions(browse="first", group_id=subject.group_id, syncpoint=False)
+            if subject.group_id
+            else GetOptions(
+                browse="first", msg_id=subject.msg_id, correl_id=subject.correl_id, syncpoint=False
+            )
+        )
         try:
             self._other.get(options)
         except MQIError as exc:
@@ -266,11 +303,15 @@ class Handler:
             self._tick()
             self._maybe_swap_rules()
             # While a batch is open, take what is already there, then commit and wait.
-            wait_ms = 0 if self._actor.in_unit else max(
-                1, int(min(remaining * 1000, self.options.poll_ms)))
+            wait_ms = (
+                0
+                if self._actor.in_unit
+                else max(1, int(min(remaining * 1000, self.options.poll_ms)))
+            )
             try:
-                msg = self._dlq.get(GetOptions(browse="next", lock=True, syncpoint=False,
-                                               wait_ms=wait_ms))
+                msg = self._dlq.get(
+                    GetOptions(browse="next", lock=True, syncpoint=False, wait_ms=wait_ms)
+                )
             except MQIError as exc:
                 if exc.reason == MQRC_NO_MSG_AVAILABLE:
                     self._actor.commit()
@@ -312,8 +353,7 @@ class Handler:
         if self._metrics is not None:
             self._metrics.hold_after_error(reason)
         self._log.info("holding_after_error", seconds=round(seconds, 3), reason_name=reason)
-        beat = _BEAT_S if self._metrics is None else min(_BEAT_S,
-                                                         self._metrics.stuck_after_s / 4)
+        beat = _BEAT_S if self._metrics is None else min(_BEAT_S, self._metrics.stuck_after_s / 4)
         try:
             while (left := end - time.monotonic()) > 0 and not self.stop_event.is_set():
                 self.stop_event.wait(min(left, beat))
@@ -339,8 +379,11 @@ class Handler:
         self._log.info("rules_swapped", sha256=ruleset.sha256, rules=len(ruleset.rules))
         inputq = ruleset.control.inputq
         if inputq and inputq != self.options.input_queue:
-            self._log.warning("rules_inputq_ignored", inputq=inputq,
-                              detail="the input queue changes only on restart")
+            self._log.warning(
+                "rules_inputq_ignored",
+                inputq=inputq,
+                detail="the input queue changes only on restart",
+            )
 
     # -- metrics -------------------------------------------------------------------
     def _tick(self) -> None:

@@ -78,42 +78,65 @@ class DecisionRate:
 class HandlerMetrics:
     """The handler's metrics and readiness, in a registry of its own."""
 
-    def __init__(self, *, clock: Callable[[], float] = time.time,
-                 stuck_after_s: float = 120.0) -> None:
+    def __init__(
+        self, *, clock: Callable[[], float] = time.time, stuck_after_s: float = 120.0
+    ) -> None:
         self.clock = clock
         self.stuck_after_s = stuck_after_s
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
-        self.messages = Counter("dlqhandler_messages", "Messages handled, by rule line, "
-                                "action and outcome", ["rule_line", "action", "outcome"],
-                                registry=r)
-        self.put_failures = Counter("dlqhandler_put_failures", "Failed puts by MQ reason",
-                                    ["reason"], registry=r)
-        self.depth = Gauge("dlqhandler_dlq_depth", "Current depth of the dead-letter queue",
-                           registry=r)
-        self.oldest_age = Gauge("dlqhandler_dlq_oldest_message_age_seconds",
-                                "Age of the oldest message on the DLQ (since dead-lettered)",
-                                registry=r)
-        self.decision_rate = Gauge("dlqhandler_decisions_per_second",
-                                   "Decisions per second over the last minute", registry=r)
-        self.reloads = Counter("dlqhandler_rules_reloads", "Rules table reloads by result",
-                               ["result"], registry=r)
+        self.messages = Counter(
+            "dlqhandler_messages",
+            "Messages handled, by rule line, action and outcome",
+            ["rule_line", "action", "outcome"],
+            registry=r,
+        )
+        self.put_failures = Counter(
+            "dlqhandler_put_failures", "Failed puts by MQ reason", ["reason"], registry=r
+        )
+        self.depth = Gauge(
+            "dlqhandler_dlq_depth", "Current depth of the dead-letter queue", registry=r
+        )
+        self.oldest_age = Gauge(
+            "dlqhandler_dlq_oldest_message_age_seconds",
+            "Age of the oldest message on the DLQ (since dead-lettered)",
+            registry=r,
+        )
+        self.decision_rate = Gauge(
+            "dlqhandler_decisions_per_second",
+            "Decisions per second over the last minute",
+            registry=r,
+        )
+        self.reloads = Counter(
+            "dlqhandler_rules_reloads", "Rules table reloads by result", ["result"], registry=r
+        )
         for result in ("success", "failure"):  # at 0 from the start: increase() sees the 1st
             self.reloads.labels(result)
-        self.rules_info = Gauge("dlqhandler_rules_info", "The rules table in force (value 1)",
-                                ["sha256"], registry=r)
-        self.inflow_r4ha = Gauge("dlqhandler_dlq_inflow_r4ha",
-                                 "Rolling 4-hour average of DLQ inflow (messages/s), WLM-style",
-                                 registry=r)
-        self.inflow = Counter("dlqhandler_dlq_inflow_messages",
-                              "Messages that arrived on the DLQ (depth growth plus this "
-                              "handler's removals, counted every 10 s sample)", registry=r)
-        self.ready_gauge = Gauge("dlqhandler_ready", "1 when /readyz answers ready "
-                                 "(connected, rules loaded, not holding after an MQ error)",
-                                 registry=r)
+        self.rules_info = Gauge(
+            "dlqhandler_rules_info", "The rules table in force (value 1)", ["sha256"], registry=r
+        )
+        self.inflow_r4ha = Gauge(
+            "dlqhandler_dlq_inflow_r4ha",
+            "Rolling 4-hour average of DLQ inflow (messages/s), WLM-style",
+            registry=r,
+        )
+        self.inflow = Counter(
+            "dlqhandler_dlq_inflow_messages",
+            "Messages that arrived on the DLQ (depth growth plus this "
+            "handler's removals, counted every 10 s sample)",
+            registry=r,
+        )
+        self.ready_gauge = Gauge(
+            "dlqhandler_ready",
+            "1 when /readyz answers ready (connected, rules loaded, not holding after an MQ error)",
+            registry=r,
+        )
         self.ready_gauge.set_function(lambda: float(self.ready()))
-        self.healthy_gauge = Gauge("dlqhandler_healthy", "1 when /healthz answers 200 "
-                                   "(the handler loop is not stuck)", registry=r)
+        self.healthy_gauge = Gauge(
+            "dlqhandler_healthy",
+            "1 when /healthz answers 200 (the handler loop is not stuck)",
+            registry=r,
+        )
         self.healthy_gauge.set_function(lambda: float(self.alive()))
         self._rate = DecisionRate()
         self._r4ha = R4HA()
@@ -211,8 +234,9 @@ class MetricsServer:
         self._server = ThreadingHTTPServer((host, port), handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
-                                        name="dlqhandler-metrics")
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, daemon=True, name="dlqhandler-metrics"
+        )
 
     def start(self) -> MetricsServer:
         self._thread.start()
@@ -231,14 +255,24 @@ def _make_handler(metrics: HandlerMetrics) -> type[BaseHTTPRequestHandler]:
                 self._send(200, metrics.exposition(), CONTENT_TYPE_LATEST)
             elif self.path.startswith("/healthz"):
                 alive, holding = metrics.alive(), metrics.holding_after
-                body = (b"stuck\n" if not alive else b"ok\n" if holding is None
-                        else f"holding after MQ error {holding}\n".encode())
+                body = (
+                    b"stuck\n"
+                    if not alive
+                    else b"ok\n"
+                    if holding is None
+                    else f"holding after MQ error {holding}\n".encode()
+                )
                 self._send(200 if alive else 503, body, "text/plain")
             elif self.path.startswith("/readyz"):
                 holding = metrics.holding_after
                 ready = metrics.ready()
-                body = (b"ready\n" if ready else b"not ready\n" if holding is None
-                        else f"not ready: holding after MQ error {holding}\n".encode())
+                body = (
+                    b"ready\n"
+                    if ready
+                    else b"not ready\n"
+                    if holding is None
+                    else f"not ready: holding after MQ error {holding}\n".encode()
+                )
                 self._send(200 if ready else 503, body, "text/plain")
             else:
                 self._send(404, b"not found\n", "text/plain")

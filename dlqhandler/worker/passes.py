@@ -44,10 +44,13 @@ def still_on_queue(queue: Queue, subjects: Iterable[Subject]) -> int:
     browse still finds on ``queue``; one that cannot be looked for counts as there."""
     found = 0
     for subject in subjects:
-        match = (GetOptions(browse="first", syncpoint=False, group_id=subject.group_id)
-                 if subject.group_id else
-                 GetOptions(browse="first", syncpoint=False, msg_id=subject.msg_id,
-                            correl_id=subject.correl_id))
+        match = (
+            GetOptions(browse="first", syncpoint=False, group_id=subject.group_id)
+            if subject.group_id
+            else GetOptions(
+                browse="first", syncpoint=False, msg_id=subject.msg_id, correl_id=subject.correl_id
+            )
+        )
         try:
             queue.get(match)
         except MQIError as exc:

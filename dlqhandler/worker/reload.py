@@ -29,10 +29,17 @@ MAX_LOGGED_DIAGNOSTICS = 100
 class RulesReloader:
     """Watches one rules file and feeds good tables to ``install``."""
 
-    def __init__(self, path: Path, install: Callable[[RuleSet], None], *,
-                 current_sha256: str, input_queue: str | None = None,
-                 debounce_s: float = 0.3, log: Any = None,
-                 on_rejected: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        install: Callable[[RuleSet], None],
+        *,
+        current_sha256: str,
+        input_queue: str | None = None,
+        debounce_s: float = 0.3,
+        log: Any = None,
+        on_rejected: Callable[[str], None] | None = None,
+    ) -> None:
         self.path = path.resolve()
         self._install = install
         self._on_rejected = on_rejected
@@ -100,8 +107,9 @@ class RulesReloader:
             table = self.path.read_bytes()  # decoded by compile_rules, as lint and run do
         except OSError as exc:
             self.rejected += 1
-            self._log.error("rules_reload_failed", trigger=trigger, error=str(exc),
-                            kept_sha256=self._sha)
+            self._log.error(
+                "rules_reload_failed", trigger=trigger, error=str(exc), kept_sha256=self._sha
+            )
             self._rejected()
             return False
         text_sha = hashlib.sha256(table).hexdigest()
@@ -110,26 +118,47 @@ class RulesReloader:
             return False
         # A file replaced by garbage has tens of thousands of problems per MB: log the
         # first ones, count the rest (neither the log nor memory may be flooded).
-        result = compile_rules(table, source=str(self.path), input_queue=self._input_queue,
-                               max_diagnostics=MAX_LOGGED_DIAGNOSTICS)
+        result = compile_rules(
+            table,
+            source=str(self.path),
+            input_queue=self._input_queue,
+            max_diagnostics=MAX_LOGGED_DIAGNOSTICS,
+        )
         for d in result.diagnostics:
             level = self._log.error if d.severity == "error" else self._log.warning
-            level("rules_diagnostic", line=d.line, column=d.column, severity=str(d.severity),
-                  code=d.code, message=d.message, hint=d.hint, sha256=text_sha)
+            level(
+                "rules_diagnostic",
+                line=d.line,
+                column=d.column,
+                severity=str(d.severity),
+                code=d.code,
+                message=d.message,
+                hint=d.hint,
+                sha256=text_sha,
+            )
         if result.ruleset is None:
             self.rejected += 1
             self._rejected_sha = text_sha
-            self._log.error("rules_reload_failed", trigger=trigger, rejected_sha256=text_sha,
-                            kept_sha256=self._sha,
-                            errors=result.count(Severity.ERROR),
-                            diagnostics_not_logged=result.omitted_count)
+            self._log.error(
+                "rules_reload_failed",
+                trigger=trigger,
+                rejected_sha256=text_sha,
+                kept_sha256=self._sha,
+                errors=result.count(Severity.ERROR),
+                diagnostics_not_logged=result.omitted_count,
+            )
             self._rejected()
             return False
         previous, self._sha = self._sha, result.ruleset.sha256
         self.accepted += 1
         self._install(result.ruleset)
-        self._log.info("rules_reload_accepted", trigger=trigger, sha256=self._sha,
-                       previous_sha256=previous, rules=len(result.ruleset.rules))
+        self._log.info(
+            "rules_reload_accepted",
+            trigger=trigger,
+            sha256=self._sha,
+            previous_sha256=previous,
+            rules=len(result.ruleset.rules),
+        )
         return True
 
     def _rejected(self) -> None:

@@ -29,9 +29,15 @@ __all__ = ["RateLimiter", "Selector"]
 class Selector:
     """Which DLQ messages this run may act on (all, when empty)."""
 
-    def __init__(self, msg_ids: list[bytes] | None = None, match: str | None = None, *,
-                 older_than: float | None = None, newer_than: float | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        msg_ids: list[bytes] | None = None,
+        match: str | None = None,
+        *,
+        older_than: float | None = None,
+        newer_than: float | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.msg_ids = frozenset(msg_ids or ())
         self.ages = AgeWindow(older_than, newer_than)
         self._clock = clock
@@ -45,8 +51,14 @@ class Selector:
             self._matcher = Matcher(result.ruleset)
 
     @classmethod
-    def parse(cls, msgids: list[str] | None, match: str | None, *,
-              older_than: str | None = None, newer_than: str | None = None) -> Selector:
+    def parse(
+        cls,
+        msgids: list[str] | None,
+        match: str | None,
+        *,
+        older_than: str | None = None,
+        newer_than: str | None = None,
+    ) -> Selector:
         ages = AgeWindow.parse(older_than, newer_than)
         ids = []
         for text in msgids or ():
@@ -67,8 +79,7 @@ class Selector:
         """True when the run may act on this (decoded) message."""
         if self.msg_ids and message.md.msg_id not in self.msg_ids:
             return False
-        if self.ages.active and not self.ages.admits(dead_lettered_at(message),
-                                                     self._clock()):
+        if self.ages.active and not self.ages.admits(dead_lettered_at(message), self._clock()):
             return False
         if self._matcher is not None:
             return bool(self._matcher.decide(message, 0).rule is not None)
@@ -78,9 +89,14 @@ class Selector:
 class RateLimiter:
     """Token bucket: at most ``rate`` acquisitions per second, bursts of ``burst``."""
 
-    def __init__(self, rate: float, *, burst: float | None = None,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        rate: float,
+        *,
+        burst: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         if rate <= 0:
             raise ConfigError("--max-rate must be positive")
         self.rate = rate

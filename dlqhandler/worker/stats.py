@@ -108,28 +108,32 @@ class RunStats:
     def render(self, queue: str) -> list[str]:
         """Human summary lines, printed at the end of a run."""
         verb = "would be " if self.dry_run else ""
-        lines = [f"Summary for INPUTQ({queue})"
-                 + (" - dry run, nothing was changed:" if self.dry_run else ":"),
-                 f"  messages seen          {self.seen:>10}",
-                 f"  {verb + 'retried':<22} {self.retried:>10}",
-                 f"  {verb + 'forwarded':<22} {self.forwarded:>10}",
-                 f"  {verb + 'discarded':<22} {self.discarded:>10}",
-                 f"  ignored                {self.ignored:>10}",
-                 f"  without MQDLH          {self.no_dlh:>10}",
-                 f"  waiting to retry       {self.waiting:>10}",
-                 f"  {'would fail' if self.dry_run else 'failed, left':<22} {self.failed:>10}",
-                 f"  forward loops refused  {self.loops:>10}"]
+        lines = [
+            f"Summary for INPUTQ({queue})"
+            + (" - dry run, nothing was changed:" if self.dry_run else ":"),
+            f"  messages seen          {self.seen:>10}",
+            f"  {verb + 'retried':<22} {self.retried:>10}",
+            f"  {verb + 'forwarded':<22} {self.forwarded:>10}",
+            f"  {verb + 'discarded':<22} {self.discarded:>10}",
+            f"  ignored                {self.ignored:>10}",
+            f"  without MQDLH          {self.no_dlh:>10}",
+            f"  waiting to retry       {self.waiting:>10}",
+            f"  {'would fail' if self.dry_run else 'failed, left':<22} {self.failed:>10}",
+            f"  forward loops refused  {self.loops:>10}",
+        ]
         if self.not_selected:
             lines.append(f"  not selected           {self.not_selected:>10}")
         if self.left_on_queue is not None:
             lines.append(f"  left on the queue      {self.left_on_queue:>10}")
         if self.put_failures:
             lines.append("  failed attempts by reason:")
-            lines += [f"    {reason:<36}{n:>8}"
-                      for reason, n in sorted(self.put_failures.items())]
+            lines += [f"    {reason:<36}{n:>8}" for reason, n in sorted(self.put_failures.items())]
         if self.by_rule:
             lines.append("  by rule line:")
-            lines += [f"    line {line:>5}  {action:<10}{n:>10}" if line else
-                      f"    (no rule)   {action:<10}{n:>10}"
-                      for (line, action), n in sorted(self.by_rule.items())]
+            lines += [
+                f"    line {line:>5}  {action:<10}{n:>10}"
+                if line
+                else f"    (no rule)   {action:<10}{n:>10}"
+                for (line, action), n in sorted(self.by_rule.items())
+            ]
         return lines

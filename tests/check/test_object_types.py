@@ -19,10 +19,17 @@ from dlqhandler.mq.constants import MQRC_UNKNOWN_ALIAS_BASE_Q, mqi_error
 from dlqhandler.qmgr.port import Answers
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
-_LOCAL = {s.MQIA_Q_TYPE: s.MQQT_LOCAL, s.MQIA_MAX_MSG_LENGTH: 4194304,
-          s.MQIA_MAX_Q_DEPTH: 5000, s.MQIA_CURRENT_Q_DEPTH: 0, s.MQIA_INHIBIT_PUT: 0,
-          s.MQIA_INHIBIT_GET: 0, s.MQIA_TRIGGER_CONTROL: s.MQTC_OFF,
-          s.MQIA_HARDEN_GET_BACKOUT: 0, s.MQIA_USAGE: s.MQUS_NORMAL}
+_LOCAL = {
+    s.MQIA_Q_TYPE: s.MQQT_LOCAL,
+    s.MQIA_MAX_MSG_LENGTH: 4194304,
+    s.MQIA_MAX_Q_DEPTH: 5000,
+    s.MQIA_CURRENT_Q_DEPTH: 0,
+    s.MQIA_INHIBIT_PUT: 0,
+    s.MQIA_INHIBIT_GET: 0,
+    s.MQIA_TRIGGER_CONTROL: s.MQTC_OFF,
+    s.MQIA_HARDEN_GET_BACKOUT: 0,
+    s.MQIA_USAGE: s.MQUS_NORMAL,
+}
 
 
 class _Definitions:
@@ -37,8 +44,11 @@ class _Definitions:
 
     def inquire_object(self, objtype: str, name: str, selectors: Sequence[int]) -> Answers:
         if objtype == "qmgr":
-            known: Answers = {s.MQCA_Q_MGR_NAME: "QM1", s.MQCA_DEAD_LETTER_Q_NAME: self.deadq,
-                              s.MQIA_MAX_MSG_LENGTH: 4194304}
+            known: Answers = {
+                s.MQCA_Q_MGR_NAME: "QM1",
+                s.MQCA_DEAD_LETTER_Q_NAME: self.deadq,
+                s.MQIA_MAX_MSG_LENGTH: 4194304,
+            }
         elif name in self.queues:
             known = self.queues[name]
             base = known.get(s.MQCA_BASE_Q_NAME)
@@ -57,35 +67,49 @@ class _Definitions:
 
 
 def _bad(qm: _Definitions, table: str | None = None) -> list[tuple[str, str, str]]:
-    report = check_setup(qm, status_queue="DLQHANDLER.STATUS",  # type: ignore[arg-type]
-                         rules=RulesTable(table, "t.rul") if table else None)
-    return [(f.check, f.severity, f.object) for f in report.findings
-            if f.severity in ("error", "warning")]
+    report = check_setup(
+        qm,
+        status_queue="DLQHANDLER.STATUS",  # type: ignore[arg-type]
+        rules=RulesTable(table, "t.rul") if table else None,
+    )
+    return [
+        (f.check, f.severity, f.object)
+        for f in report.findings
+        if f.severity in ("error", "warning")
+    ]
 
 
 def test_deadq_naming_an_alias_to_nowhere_is_an_error() -> None:
     """DEADQ is an alias whose base queue does not exist: MQOPEN fails with
     MQRC_UNKNOWN_ALIAS_BASE_Q and the DEADQ is reported as not existing."""
-    qm = _Definitions({"DLQ.ALIAS": {s.MQIA_Q_TYPE: s.MQQT_ALIAS,
-                                     s.MQCA_BASE_Q_NAME: "GONE"}}, deadq="DLQ.ALIAS")
+    qm = _Definitions(
+        {"DLQ.ALIAS": {s.MQIA_Q_TYPE: s.MQQT_ALIAS, s.MQCA_BASE_Q_NAME: "GONE"}}, deadq="DLQ.ALIAS"
+    )
     assert _bad(qm) == [("deadq-exists", "error", "QLOCAL(DLQ.ALIAS)")]
 
 
 def test_deadq_naming_an_alias_of_a_local_queue_warns_and_checks_the_base() -> None:
     """DEADQ is an alias of a local queue: a warning, and the base's attributes are the
     ones checked (its PUT(DISABLED) is an error)."""
-    qm = _Definitions({"DLQ.ALIAS": {s.MQIA_Q_TYPE: s.MQQT_ALIAS, s.MQCA_BASE_Q_NAME: DLQ},
-                       DLQ: {**_LOCAL, s.MQIA_INHIBIT_PUT: s.MQQA_PUT_INHIBITED}},
-                      deadq="DLQ.ALIAS")
-    assert _bad(qm) == [("deadq-local", "warning", "QALIAS(DLQ.ALIAS)"),
-                        ("dlq-put", "error", f"QLOCAL({DLQ})")]
+    qm = _Definitions(
+        {
+            "DLQ.ALIAS": {s.MQIA_Q_TYPE: s.MQQT_ALIAS, s.MQCA_BASE_Q_NAME: DLQ},
+            DLQ: {**_LOCAL, s.MQIA_INHIBIT_PUT: s.MQQA_PUT_INHIBITED},
+        },
+        deadq="DLQ.ALIAS",
+    )
+    assert _bad(qm) == [
+        ("deadq-local", "warning", "QALIAS(DLQ.ALIAS)"),
+        ("dlq-put", "error", f"QLOCAL({DLQ})"),
+    ]
 
 
 def test_deadq_naming_a_remote_queue_is_an_error() -> None:
     """DEADQ is a remote queue definition: it cannot hold dead letters; an error whose fix
     makes SYSTEM.DEAD.LETTER.QUEUE the DEADQ."""
-    qm = _Definitions({"DLQ.REMOTE": {s.MQIA_Q_TYPE: s.MQQT_REMOTE}, DLQ: dict(_LOCAL)},
-                      deadq="DLQ.REMOTE")
+    qm = _Definitions(
+        {"DLQ.REMOTE": {s.MQIA_Q_TYPE: s.MQQT_REMOTE}, DLQ: dict(_LOCAL)}, deadq="DLQ.REMOTE"
+    )
     report = check_setup(qm, status_queue="DLQHANDLER.STATUS")  # type: ignore[arg-type]
     errors = [f for f in report.findings if f.severity == "error"]
     assert [(f.check, f.object) for f in errors] == [("deadq-local", "QUEUE(DLQ.REMOTE)")]
@@ -95,19 +119,23 @@ def test_deadq_naming_a_remote_queue_is_an_error() -> None:
 def test_forwarding_to_an_alias_of_the_dlq_is_a_loop() -> None:
     """A FWDQ that is an alias whose base is the DLQ: a forwarding loop W504 cannot see
     from the table alone."""
-    qm = _Definitions({DLQ: dict(_LOCAL), "BACK": {s.MQIA_Q_TYPE: s.MQQT_ALIAS,
-                                                   s.MQCA_BASE_Q_NAME: DLQ}})
+    qm = _Definitions(
+        {DLQ: dict(_LOCAL), "BACK": {s.MQIA_Q_TYPE: s.MQQT_ALIAS, s.MQCA_BASE_Q_NAME: DLQ}}
+    )
     assert _bad(qm, "ACTION(FWD) FWDQ(BACK)\n") == [("rules-loop", "error", "QALIAS(BACK)")]
 
 
 def test_remote_queue_destination_needs_its_transmission_queue() -> None:
     """A FWDQ that is a remote queue definition: its XMITQ must exist and be a
     transmission queue; then it is opened for output (put authority)."""
-    remote = {s.MQIA_Q_TYPE: s.MQQT_REMOTE, s.MQCA_XMIT_Q_NAME: "TO.QM2",
-              s.MQCA_REMOTE_Q_MGR_NAME: "QM2", s.MQIA_INHIBIT_PUT: 0}
+    remote = {
+        s.MQIA_Q_TYPE: s.MQQT_REMOTE,
+        s.MQCA_XMIT_Q_NAME: "TO.QM2",
+        s.MQCA_REMOTE_Q_MGR_NAME: "QM2",
+        s.MQIA_INHIBIT_PUT: 0,
+    }
     qm = _Definitions({DLQ: dict(_LOCAL), "CENTRAL": remote})
-    assert _bad(qm, "ACTION(FWD) FWDQ(CENTRAL)\n") == [
-        ("rules-xmitq", "error", "QREMOTE(CENTRAL)")]
+    assert _bad(qm, "ACTION(FWD) FWDQ(CENTRAL)\n") == [("rules-xmitq", "error", "QREMOTE(CENTRAL)")]
     qm.queues["TO.QM2"] = {**_LOCAL, s.MQIA_USAGE: s.MQUS_TRANSMISSION}
     assert _bad(qm, "ACTION(FWD) FWDQ(CENTRAL)\n") == []
     assert qm.opened == ["TO.QM2"]
@@ -116,9 +144,9 @@ def test_remote_queue_destination_needs_its_transmission_queue() -> None:
 def test_an_error_other_than_unknown_object_is_not_swallowed() -> None:
     """MQRC_NOT_AUTHORIZED on an inquiry is not 'does not exist': it propagates (the
     command reports it with its exit code)."""
+
     class _Refusing(_Definitions):
-        def inquire_object(self, objtype: str, name: str,
-                           selectors: Sequence[int]) -> Answers:
+        def inquire_object(self, objtype: str, name: str, selectors: Sequence[int]) -> Answers:
             if name == "DLQHANDLER.STATUS":
                 raise mqi_error(2035, name)
             return super().inquire_object(objtype, name, selectors)

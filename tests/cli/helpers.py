@@ -7,8 +7,9 @@ import argparse
 __all__ = ["command_parsers"]
 
 
-def command_parsers(parser: argparse.ArgumentParser, path: str = "dlqhandler"
-            ) -> list[tuple[str, argparse.ArgumentParser]]:
+def command_parsers(
+    parser: argparse.ArgumentParser, path: str = "dlqhandler"
+) -> list[tuple[str, argparse.ArgumentParser]]:
     """Every (sub)command's parser, with its command line (``dlqhandler qm create``...)."""
     out = [(path, parser)]
     for action in parser._actions:

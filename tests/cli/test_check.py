@@ -29,8 +29,15 @@ DESTQ(APP.IN) REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(3)
 REASON(MQRC_NOT_AUTHORIZED) ACTION(FWD) FWDQ(DLQ.SECURITY)
 ACTION(FWD) FWDQ(DLQ.CATCHALL) HEADER(YES)
 """
-_MQ_ENV = ("DLQHANDLER_IBMMQ_QMGR", "DLQHANDLER_MQ_TRANSPORT", "DLQHANDLER_MQ_CONN_NAME",
-           "DLQHANDLER_MQ_CHANNEL", "MQSERVER", "DLQHANDLER_MQ_USER", "DLQHANDLER_QMGR")
+_MQ_ENV = (
+    "DLQHANDLER_IBMMQ_QMGR",
+    "DLQHANDLER_MQ_TRANSPORT",
+    "DLQHANDLER_MQ_CONN_NAME",
+    "DLQHANDLER_MQ_CHANNEL",
+    "MQSERVER",
+    "DLQHANDLER_MQ_USER",
+    "DLQHANDLER_QMGR",
+)
 
 
 @pytest.fixture
@@ -72,8 +79,11 @@ def found(report: dict[str, Any], check_id: str) -> list[tuple[str, str]]:
 
 def bad(report: dict[str, Any]) -> list[tuple[str, str]]:
     """(check, severity) of every error and warning."""
-    return [(f["check"], f["severity"]) for f in report["findings"]
-            if f["severity"] in ("error", "warning")]
+    return [
+        (f["check"], f["severity"])
+        for f in report["findings"]
+        if f["severity"] in ("error", "warning")
+    ]
 
 
 def rules(tmp_path: Path, text: str = CLEAN_RULES) -> str:
@@ -93,7 +103,8 @@ def put(home: Path, queue: str, count: int) -> None:
 
 # -- a clean set-up ----------------------------------------------------------------------------
 def test_clean_setup_passes_and_lists_what_it_could_not_check(
-        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The shipped MQSC and a table whose destinations exist: exit 0, no error or warning;
     what the embedded queue manager cannot tell (channels' MAXMSGL, DEFSOPT, SHARE,
     passall; PROPCTL until it keeps it) is 'not checked', never 'ok'."""
@@ -105,11 +116,23 @@ def test_clean_setup_passes_and_lists_what_it_could_not_check(
     assert {"dlq-channel-maxmsgl", "dlq-defsopt", "dlq-share", "auth-passall"} <= not_checked
     # PROPCTL is checked once the embedded queue manager keeps it, and not before.
     assert found(report, "dlq-propctl") == [
-        ("ok" if "PROPCTL" in QUEUE_ATTRS else "not checked", f"QLOCAL({DLQ})")]
+        ("ok" if "PROPCTL" in QUEUE_ATTRS else "not checked", f"QLOCAL({DLQ})")
+    ]
     ok = {f["check"] for f in report["findings"] if f["severity"] == "ok"}
-    assert {"deadq-set", "deadq-local", "dlq-maxmsgl", "dlq-headroom", "dlq-put", "dlq-get",
-            "status-exists", "status-local", "status-hardenbo", "trigger", "rules-inputq",
-            "rules-target"} <= ok
+    assert {
+        "deadq-set",
+        "deadq-local",
+        "dlq-maxmsgl",
+        "dlq-headroom",
+        "dlq-put",
+        "dlq-get",
+        "status-exists",
+        "status-local",
+        "status-hardenbo",
+        "trigger",
+        "rules-inputq",
+        "rules-target",
+    } <= ok
     assert not ok & not_checked
     targets = found(report, "rules-target")
     assert ("ok", "QUEUE(APP.IN)") in targets
@@ -122,8 +145,7 @@ def test_json_shape(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, report = check(capsys)
     assert code == ExitCode.OK
     assert set(report) == {"format", "qmgr", "dlq", "worst", "counts", "findings"}
-    assert (report["format"], report["qmgr"], report["dlq"]) == ("dlqhandler-check/1", "QM1",
-                                                                 DLQ)
+    assert (report["format"], report["qmgr"], report["dlq"]) == ("dlqhandler-check/1", "QM1", DLQ)
     assert set(report["counts"]) == {"error", "warning", "not checked", "ok"}
     assert sum(report["counts"].values()) == len(report["findings"])
     for f in report["findings"]:
@@ -142,25 +164,31 @@ def test_text_output_shows_why_and_fix(home: Path, capsys: pytest.CaptureFixture
     assert out[3].strip() == f"fix: ALTER QLOCAL({DLQ}) GET(ENABLED)"
     assert out[4].startswith("WARNING     status-exists")
     assert out[5].strip().startswith("why: the handler keeps each dead letter's durable")
-    assert out[6].strip() == ("fix: DEFINE QLOCAL(DLQHANDLER.STATUS) DESCR('dlqhandler "
-                              "attempt counts') MAXDEPTH(999999999) DEFPSIST(YES) NOHARDENBO")
+    assert out[6].strip() == (
+        "fix: DEFINE QLOCAL(DLQHANDLER.STATUS) DESCR('dlqhandler "
+        "attempt counts') MAXDEPTH(999999999) DEFPSIST(YES) NOHARDENBO"
+    )
     assert not any(line.startswith("ok ") for line in out)
     assert out[-1].startswith("1 error, 1 warning,")
 
 
 # -- the DEADQ and the dead-letter queue -------------------------------------------------------
-@pytest.mark.parametrize(("commands", "check_id", "severity"), [
-    ("ALTER QMGR DEADQ(' ')", "deadq-set", "error"),
-    ("ALTER QMGR DEADQ(NO.SUCH.QUEUE)", "deadq-exists", "error"),
-    ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) MAXMSGL(65536)", "dlq-maxmsgl", "error"),
-    ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) PUT(DISABLED)", "dlq-put", "error"),
-    ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) GET(DISABLED)", "dlq-get", "error"),
-    ("DELETE QLOCAL(DLQHANDLER.STATUS)", "status-exists", "warning"),
-    ("ALTER QLOCAL(DLQHANDLER.STATUS) HARDENBO", "status-hardenbo", "warning"),
-    ("ALTER QLOCAL(DLQHANDLER.STATUS) PUT(DISABLED)", "status-put", "error"),
-])
-def test_each_misconfiguration_is_found(home: Path, capsys: pytest.CaptureFixture[str],
-                                        commands: str, check_id: str, severity: str) -> None:
+@pytest.mark.parametrize(
+    ("commands", "check_id", "severity"),
+    [
+        ("ALTER QMGR DEADQ(' ')", "deadq-set", "error"),
+        ("ALTER QMGR DEADQ(NO.SUCH.QUEUE)", "deadq-exists", "error"),
+        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) MAXMSGL(65536)", "dlq-maxmsgl", "error"),
+        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) PUT(DISABLED)", "dlq-put", "error"),
+        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) GET(DISABLED)", "dlq-get", "error"),
+        ("DELETE QLOCAL(DLQHANDLER.STATUS)", "status-exists", "warning"),
+        ("ALTER QLOCAL(DLQHANDLER.STATUS) HARDENBO", "status-hardenbo", "warning"),
+        ("ALTER QLOCAL(DLQHANDLER.STATUS) PUT(DISABLED)", "status-put", "error"),
+    ],
+)
+def test_each_misconfiguration_is_found(
+    home: Path, capsys: pytest.CaptureFixture[str], commands: str, check_id: str, severity: str
+) -> None:
     """One misconfiguration made with MQSC gives exactly its finding, and the exit code
     follows its severity (1 for an error, 0 for a warning); its fix, run as MQSC, clears it."""
     mqsc(home, commands)
@@ -174,8 +202,9 @@ def test_each_misconfiguration_is_found(home: Path, capsys: pytest.CaptureFixtur
     assert (code, bad(report)) == (ExitCode.OK, [])
 
 
-@pytest.mark.skipif("PROPCTL" not in QUEUE_ATTRS,
-                    reason="this embedded queue manager does not keep PROPCTL yet")
+@pytest.mark.skipif(
+    "PROPCTL" not in QUEUE_ATTRS, reason="this embedded queue manager does not keep PROPCTL yet"
+)
 def test_propctl_force_is_an_error(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """PROPCTL(FORCE) on the DLQ puts an MQRFH2 before the MQDLH: an error, which its
     fix clears."""
@@ -187,7 +216,8 @@ def test_propctl_force_is_an_error(home: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_maxmsgl_fix_raises_the_dlq_to_the_queue_managers(
-        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """MAXMSGL below the queue manager's: the fix is the ALTER that raises it, and after
     running that MQSC the check passes."""
     mqsc(home, "ALTER QMGR MAXMSGL(8388608)")
@@ -200,7 +230,8 @@ def test_maxmsgl_fix_raises_the_dlq_to_the_queue_managers(
 
 
 def test_headroom_warns_when_nearly_full_and_fails_when_full(
-        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """MAXDEPTH(5): four dead letters are a warning (over 80%), five an error (full)."""
     mqsc(home, f"ALTER QLOCAL({DLQ}) MAXDEPTH(5)")
     put(home, DLQ, 4)
@@ -212,8 +243,7 @@ def test_headroom_warns_when_nearly_full_and_fails_when_full(
 
 
 # -- triggered start ---------------------------------------------------------------------------
-def test_triggered_setup_as_shipped_passes(home: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_triggered_setup_as_shipped_passes(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """ops/mqsc/dlq-triggered.mqsc: TRIGGER TRIGTYPE(FIRST), INITQ and PROCESS exist and
     the process starts dlqhandler run; with no trigger monitor on the initiation queue
     that is the one warning."""
@@ -225,16 +255,19 @@ def test_triggered_setup_as_shipped_passes(home: Path,
     assert found(report, "trigger-initq") == [("ok", "QLOCAL(DLQ.INITQ)")]
 
 
-@pytest.mark.parametrize(("commands", "check_id", "severity"), [
-    ("DELETE QLOCAL(DLQ.INITQ)", "trigger-initq", "error"),
-    ("DELETE PROCESS(DLQ.HANDLER)", "trigger-process", "error"),
-    (f"ALTER QLOCAL({DLQ}) TRIGTYPE(EVERY)", "trigger-type", "warning"),
-    (f"ALTER QLOCAL({DLQ}) TRIGTYPE(NONE)", "trigger-type", "error"),
-    ("ALTER PROCESS(DLQ.HANDLER) APPLICID('/usr/bin/true')", "trigger-process", "warning"),
-])
+@pytest.mark.parametrize(
+    ("commands", "check_id", "severity"),
+    [
+        ("DELETE QLOCAL(DLQ.INITQ)", "trigger-initq", "error"),
+        ("DELETE PROCESS(DLQ.HANDLER)", "trigger-process", "error"),
+        (f"ALTER QLOCAL({DLQ}) TRIGTYPE(EVERY)", "trigger-type", "warning"),
+        (f"ALTER QLOCAL({DLQ}) TRIGTYPE(NONE)", "trigger-type", "error"),
+        ("ALTER PROCESS(DLQ.HANDLER) APPLICID('/usr/bin/true')", "trigger-process", "warning"),
+    ],
+)
 def test_each_trigger_misconfiguration_is_found(
-        home: Path, capsys: pytest.CaptureFixture[str], commands: str, check_id: str,
-        severity: str) -> None:
+    home: Path, capsys: pytest.CaptureFixture[str], commands: str, check_id: str, severity: str
+) -> None:
     """Triggering as shipped, then one thing broken: its finding (besides the missing
     trigger monitor, when the initiation queue exists); its fix, run as MQSC, clears it."""
     mqsc(home, (ROOT / "ops" / "mqsc" / "dlq-triggered.mqsc").read_text(encoding="utf-8"))
@@ -250,24 +283,28 @@ def test_each_trigger_misconfiguration_is_found(
 
 # -- what the rules table needs ----------------------------------------------------------------
 def test_missing_and_put_inhibited_destinations(
-        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A FWDQ that does not exist and a RETRY destination (pinned by DESTQ) that is
     PUT(DISABLED) are errors naming their rule lines; a FWDQ(&REPLYQ) is 'not checked'."""
     mqsc(home, "DELETE QLOCAL(DLQ.SECURITY)\nALTER QLOCAL(APP.IN) PUT(DISABLED)")
-    table = CLEAN_RULES.replace("ACTION(FWD) FWDQ(DLQ.CATCHALL)",
-                                "REPLYQ(?*) ACTION(FWD) FWDQ(&REPLYQ)\n"
-                                "ACTION(FWD) FWDQ(DLQ.CATCHALL)")
+    table = CLEAN_RULES.replace(
+        "ACTION(FWD) FWDQ(DLQ.CATCHALL)",
+        "REPLYQ(?*) ACTION(FWD) FWDQ(&REPLYQ)\nACTION(FWD) FWDQ(DLQ.CATCHALL)",
+    )
     code, report = check(capsys, "--rules", rules(tmp_path, table))
     assert code == ExitCode.FAILURE
-    errors = {(f["object"], f["problem"]) for f in report["findings"]
-              if f["severity"] == "error"}
-    assert errors == {("QLOCAL(DLQ.SECURITY)", "DLQ.SECURITY does not exist (rule at line 3)"),
-                      ("QUEUE(APP.IN)", "APP.IN is PUT(DISABLED) (rule at line 2)")}
+    errors = {(f["object"], f["problem"]) for f in report["findings"] if f["severity"] == "error"}
+    assert errors == {
+        ("QLOCAL(DLQ.SECURITY)", "DLQ.SECURITY does not exist (rule at line 3)"),
+        ("QUEUE(APP.IN)", "APP.IN is PUT(DISABLED) (rule at line 2)"),
+    }
     assert ("not checked", "rule at line 4") in found(report, "rules-target")
 
 
 def test_forwarding_loop_is_w504_against_the_real_deadq(
-        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A table without INPUTQ that forwards to the queue manager's real DEADQ: the linter's
     W504 (a loop) as an error, at its line."""
     table = "REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(APP.DLQ)\nACTION(FWD) FWDQ(DLQ.CATCHALL)\n"
@@ -278,7 +315,8 @@ def test_forwarding_loop_is_w504_against_the_real_deadq(
 
 
 def test_table_reading_another_queue_than_deadq_warns(
-        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """INPUTQ naming a queue other than the DEADQ: the dead letters the queue manager puts
     are not handled by this table (a warning, exit 0)."""
     mqsc(home, "DEFINE QLOCAL(OTHER.DLQ)")
@@ -288,16 +326,20 @@ def test_table_reading_another_queue_than_deadq_warns(
 
 
 def test_remote_destination_needs_its_transmission_queue(
-        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """FWDQM(QM2) with no transmission queue QM2 is an error; a local queue QM2 that is not
     USAGE(XMITQ) too; once it is a transmission queue the check passes."""
-    table = CLEAN_RULES.replace("ACTION(FWD) FWDQ(DLQ.CATCHALL)",
-                                "DESTQ(REMOTE.*) ACTION(FWD) FWDQ(DLQ.CENTRAL) FWDQM(QM2)\n"
-                                "ACTION(FWD) FWDQ(DLQ.CATCHALL)")
+    table = CLEAN_RULES.replace(
+        "ACTION(FWD) FWDQ(DLQ.CATCHALL)",
+        "DESTQ(REMOTE.*) ACTION(FWD) FWDQ(DLQ.CENTRAL) FWDQM(QM2)\nACTION(FWD) FWDQ(DLQ.CATCHALL)",
+    )
     path = rules(tmp_path, table)
     code, report = check(capsys, "--rules", path)
-    assert (code, found(report, "rules-xmitq")) == (ExitCode.FAILURE,
-                                                    [("error", "DLQ.CENTRAL@QM2")])
+    assert (code, found(report, "rules-xmitq")) == (
+        ExitCode.FAILURE,
+        [("error", "DLQ.CENTRAL@QM2")],
+    )
     mqsc(home, "DEFINE QLOCAL(QM2)")
     code, report = check(capsys, "--rules", path)
     assert (code, found(report, "rules-xmitq")) == (ExitCode.FAILURE, [("error", "QLOCAL(QM2)")])
@@ -307,15 +349,18 @@ def test_remote_destination_needs_its_transmission_queue(
 
 
 def test_put_authority_is_checked_by_opening_for_output(
-        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """An authority record that leaves this user without PUT on a destination: the queue
     manager's own MQOPEN check refuses it and the check reports auth-put as an error;
     nothing is put on the queue."""
     qm = connect("QM1", home=home)
     user = qm.user
     qm.disconnect()
-    mqsc(home, f"SET AUTHREC PROFILE(DLQ.CATCHALL) OBJTYPE(QUEUE) PRINCIPAL('{user}') "
-               "AUTHADD(BROWSE)")
+    mqsc(
+        home,
+        f"SET AUTHREC PROFILE(DLQ.CATCHALL) OBJTYPE(QUEUE) PRINCIPAL('{user}') AUTHADD(BROWSE)",
+    )
     code, report = check(capsys, "--rules", rules(tmp_path))
     assert code == ExitCode.FAILURE
     assert found(report, "auth-put") == [("error", "QUEUE(DLQ.CATCHALL)")]
@@ -325,7 +370,8 @@ def test_put_authority_is_checked_by_opening_for_output(
 
 
 def test_putaut_ctx_lists_altusr_as_not_checked(
-        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A PUTAUT(CTX) rule needs altusr, which MQINQ cannot tell: 'not checked', with the
     rule's line."""
     table = CLEAN_RULES.replace("FWDQ(DLQ.SECURITY)", "FWDQ(DLQ.SECURITY) PUTAUT(CTX)")
@@ -345,24 +391,30 @@ def test_missing_queue_manager_is_exit_4(home: Path, capsys: pytest.CaptureFixtu
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("args", [
-    ["--status-queue", "BAD QUEUE NAME"],
-    ["--channel", "SVRCONN"],
-    ["--rules", "/nonexistent/rules.rul"],
-])
-def test_bad_arguments_are_exit_2(home: Path, capsys: pytest.CaptureFixture[str],
-                                  args: list[str]) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--status-queue", "BAD QUEUE NAME"],
+        ["--channel", "SVRCONN"],
+        ["--rules", "/nonexistent/rules.rul"],
+    ],
+)
+def test_bad_arguments_are_exit_2(
+    home: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
     """An invalid status queue name, an IBM MQ option without --backend ibmmq, or a rules
     file that cannot be read: exit 2 with the reason, before connecting."""
     assert main(["check", "QM1", *args]) == ExitCode.USAGE
     assert capsys.readouterr().err.startswith("dlqhandler check: ")
 
 
-def test_rules_that_do_not_compile_are_exit_3(home: Path, tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_rules_that_do_not_compile_are_exit_3(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A table with errors: its diagnostics and exit 3, nothing checked."""
     assert main(["check", "QM1", "--rules", rules(tmp_path, "ACTION(FLY)\n")]) == (
-        ExitCode.RULES_ERROR)
+        ExitCode.RULES_ERROR
+    )
     captured = capsys.readouterr()
     assert "error[" in captured.err
     assert captured.out == ""
@@ -380,7 +432,8 @@ def standin(home: Path) -> Iterator[Any]:
 
 
 def test_standin_gives_the_same_findings_as_the_embedded_queue_manager(
-        home: Path, tmp_path: Path, standin: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, standin: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The same set-up checked through IBM's library (MQOPEN with MQOO_INQUIRE, MQINQ) on
     the stand-in and directly on the embedded queue manager: identical findings, the
     selectors the stand-in does not answer included as 'not checked'."""
@@ -395,7 +448,8 @@ def test_standin_gives_the_same_findings_as_the_embedded_queue_manager(
 
 
 def test_missing_status_queue_is_an_error_through_ibmmq(
-        home: Path, standin: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, standin: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Through IBM's library run does not define the status queue: missing, it is an
     error (exit 1), where the embedded back end, whose run defines it, warns."""
     mqsc(home, "DELETE QLOCAL(DLQHANDLER.STATUS)")
@@ -406,7 +460,8 @@ def test_missing_status_queue_is_an_error_through_ibmmq(
 
 
 def test_missing_queue_manager_through_ibmmq_is_exit_4(
-        home: Path, standin: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, standin: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Through IBM's library, a queue manager MQCONNX cannot reach: exit 4 and the
     reason, no traceback."""
     assert main(["check", "NOSUCHQM", "--backend", "ibmmq"]) == ExitCode.CONNECTION_ERROR
@@ -416,8 +471,12 @@ def test_missing_queue_manager_through_ibmmq_is_exit_4(
 
 
 def test_run_on_the_standin_names_the_missing_status_queue(
-        home: Path, tmp_path: Path, standin: Any, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    home: Path,
+    tmp_path: Path,
+    standin: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """dlqhandler run --backend ibmmq without DLQHANDLER.STATUS: exit 4 and an error that
     names the status queue, why it is needed and the MQSC that defines it, not the bare
     MQOPEN reason; nothing is taken off the DLQ."""
@@ -426,13 +485,14 @@ def test_run_on_the_standin_names_the_missing_status_queue(
     monkeypatch.setattr(run_module, "configure_logging", lambda **_: None)
     mqsc(home, "DELETE QLOCAL(DLQHANDLER.STATUS)")
     put(home, DLQ, 2)
-    code = main(["run", "--backend", "ibmmq", "--rules", rules(tmp_path), "--no-watch",
-                 DLQ, "QM1"])
+    code = main(["run", "--backend", "ibmmq", "--rules", rules(tmp_path), "--no-watch", DLQ, "QM1"])
     err = capsys.readouterr().err
     assert code == ExitCode.CONNECTION_ERROR
-    assert ("the status queue DLQHANDLER.STATUS does not exist on queue manager QM1 (it "
-            "holds the handler's durable attempt counts); define it: DEFINE "
-            "QLOCAL(DLQHANDLER.STATUS)") in err
+    assert (
+        "the status queue DLQHANDLER.STATUS does not exist on queue manager QM1 (it "
+        "holds the handler's durable attempt counts); define it: DEFINE "
+        "QLOCAL(DLQHANDLER.STATUS)"
+    ) in err
     assert "MQOPEN DLQHANDLER.STATUS" not in err
     qm = connect("QM1", home=home)
     assert qm.inquire_queue(DLQ).curdepth == 2
@@ -440,14 +500,27 @@ def test_run_on_the_standin_names_the_missing_status_queue(
 
 
 def test_drain_apply_on_the_standin_names_the_missing_status_queue(
-        home: Path, tmp_path: Path, standin: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, standin: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     """dlqhandler drain -m QM1 --apply --backend ibmmq without DLQHANDLER.STATUS stops
     before Spark starts with the same wording, and writes nothing."""
     mqsc(home, "DELETE QLOCAL(DLQHANDLER.STATUS)")
     put(home, DLQ, 1)
     out = tmp_path / "out"
-    code = main(["drain", "-m", "QM1", "--backend", "ibmmq", "--apply", "--rules",
-                 rules(tmp_path), "--output", str(out)])
+    code = main(
+        [
+            "drain",
+            "-m",
+            "QM1",
+            "--backend",
+            "ibmmq",
+            "--apply",
+            "--rules",
+            rules(tmp_path),
+            "--output",
+            str(out),
+        ]
+    )
     err = capsys.readouterr().err
     assert code != ExitCode.OK
     assert "the status queue DLQHANDLER.STATUS does not exist on queue manager QM1" in err

@@ -32,9 +32,15 @@ def test_apply_without_the_status_queue_is_a_connection_error(tmp_path: Path) ->
     create_qmgr(home, "QM1")
     qm = connect("QM1", home=home)
     md = MQMD(format="MQSTR", persistence=1)
-    msgs = [Message.dead_letter(md.replace(msg_id=f"ST{i:03d}".encode().ljust(24, b"\0")),
-                                f"m{i}".encode(), reason=2053, dest_q_name="APP.ORDERS")
-            for i in range(5)]
+    msgs = [
+        Message.dead_letter(
+            md.replace(msg_id=f"ST{i:03d}".encode().ljust(24, b"\0")),
+            f"m{i}".encode(),
+            reason=2053,
+            dest_q_name="APP.ORDERS",
+        )
+        for i in range(5)
+    ]
     for m in msgs:
         qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
     before = [(m.md.msg_id, m.body) for m in browse(qm, DLQ)]
@@ -43,15 +49,36 @@ def test_apply_without_the_status_queue_is_a_connection_error(tmp_path: Path) ->
     rules = tmp_path / "r.rul"
     rules.write_text("ACTION(RETRY)\n", encoding="utf-8")
     (tmp_path / "no-spark").mkdir()
-    env = {**os.environ, **child_env(), "DLQHANDLER_HOME": str(home),
-           "SPARK_HOME": str(tmp_path / "no-spark"), "PYSPARK_PYTHON": sys.executable}
+    env = {
+        **os.environ,
+        **child_env(),
+        "DLQHANDLER_HOME": str(home),
+        "SPARK_HOME": str(tmp_path / "no-spark"),
+        "PYSPARK_PYTHON": sys.executable,
+    }
     env.pop("PYSPARK_GATEWAY_PORT", None)
     try:
         done = subprocess.run(
-            [str(Path(sys.executable).parent / "dlqhandler"), "drain", "--rules", str(rules),
-             "-m", "QM1", "--backend", "ibmmq", "--apply", "--output",
-             str(tmp_path / "out")], cwd=ROOT, env=env, capture_output=True, text=True,
-            timeout=300, check=False)
+            [
+                str(Path(sys.executable).parent / "dlqhandler"),
+                "drain",
+                "--rules",
+                str(rules),
+                "-m",
+                "QM1",
+                "--backend",
+                "ibmmq",
+                "--apply",
+                "--output",
+                str(tmp_path / "out"),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert done.returncode == ExitCode.CONNECTION_ERROR, done.stderr[-3000:]
         assert "Traceback" not in done.stderr
         assert "AssertionError" not in done.stderr

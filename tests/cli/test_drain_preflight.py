@@ -34,15 +34,18 @@ def shared_tmp() -> Iterator[Path]:
         yield path
 
 
-def drain(*args: str, cwd: Path, unprivileged: bool = False
-          ) -> subprocess.CompletedProcess[str]:
+def drain(*args: str, cwd: Path, unprivileged: bool = False) -> subprocess.CompletedProcess[str]:
     spark_home = cwd / "no-spark-here"
     spark_home.mkdir(exist_ok=True)
     home = cwd / "dlq-home"
     home.mkdir(exist_ok=True)
     home.chmod(0o777)
-    env = {**os.environ, "SPARK_HOME": str(spark_home), "DLQHANDLER_HOME": str(home),
-           "HOME": str(home)}
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(spark_home),
+        "DLQHANDLER_HOME": str(home),
+        "HOME": str(home),
+    }
     env.pop("PYSPARK_GATEWAY_PORT", None)
     prefix: list[str] = []
     if unprivileged and os.geteuid() == 0:
@@ -52,9 +55,15 @@ def drain(*args: str, cwd: Path, unprivileged: bool = False
             pytest.skip("running as root without setpriv: cannot test permissions")
         caps = "-dac_override,-dac_read_search"
         prefix = [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}", "--"]
-    return subprocess.run([*prefix, sys.executable, "-m", "dlqhandler", "drain", *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
-                          check=False)
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "dlqhandler", "drain", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def assert_refused(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
@@ -68,20 +77,29 @@ def assert_refused(proc: subprocess.CompletedProcess[str], *needles: str) -> Non
 def test_output_that_is_an_existing_file(shared_tmp: Path) -> None:
     """--output /etc/passwd: 'exists and is not a directory', the file untouched."""
     before = Path("/etc/passwd").read_bytes()
-    proc = drain("--rules", str(RULES), "--input", str(SAMPLE), "--output", "/etc/passwd",
-                 cwd=shared_tmp)
+    proc = drain(
+        "--rules", str(RULES), "--input", str(SAMPLE), "--output", "/etc/passwd", cwd=shared_tmp
+    )
     assert_refused(proc, "/etc/passwd", "exists and is not a directory")
     assert Path("/etc/passwd").read_bytes() == before
 
 
 def test_output_that_cannot_be_created(shared_tmp: Path) -> None:
     """An uncreatable path (under /proc) and a path through a file are refused."""
-    proc = drain("--rules", str(RULES), "--input", str(SAMPLE), "--output",
-                 "/proc/dlqhandler/out", cwd=shared_tmp)
+    proc = drain(
+        "--rules",
+        str(RULES),
+        "--input",
+        str(SAMPLE),
+        "--output",
+        "/proc/dlqhandler/out",
+        cwd=shared_tmp,
+    )
     assert_refused(proc, "cannot create /proc/dlqhandler/out")
     (shared_tmp / "afile").write_text("x")
-    proc = drain("--rules", str(RULES), "--input", str(SAMPLE), "--output", "afile/out",
-                 cwd=shared_tmp)
+    proc = drain(
+        "--rules", str(RULES), "--input", str(SAMPLE), "--output", "afile/out", cwd=shared_tmp
+    )
     assert_refused(proc, f"{shared_tmp}/afile is not a directory")
 
 
@@ -91,19 +109,25 @@ def test_output_in_a_read_only_directory(shared_tmp: Path) -> None:
     ro = shared_tmp / "readonly"
     ro.mkdir()
     ro.chmod(0o555)
-    proc = drain("--rules", str(RULES), "--input", str(SAMPLE), "--output",
-                 str(ro / "out"), cwd=shared_tmp, unprivileged=True)
+    proc = drain(
+        "--rules",
+        str(RULES),
+        "--input",
+        str(SAMPLE),
+        "--output",
+        str(ro / "out"),
+        cwd=shared_tmp,
+        unprivileged=True,
+    )
     assert_refused(proc, f"cannot create {ro}/out", "Permission denied")
     assert list(ro.iterdir()) == []
 
 
 def test_missing_input(shared_tmp: Path) -> None:
     """A missing --input names it; no output directory is created."""
-    proc = drain("--rules", str(RULES), "--input", "nope.dmp", "--output", "out",
-                 cwd=shared_tmp)
+    proc = drain("--rules", str(RULES), "--input", "nope.dmp", "--output", "out", cwd=shared_tmp)
     assert_refused(proc, f"--input {shared_tmp}/nope.dmp", "not a file or directory")
-    proc = drain("--rules", str(RULES), "--input", "dumps/*.dmp", "--output", "out",
-                 cwd=shared_tmp)
+    proc = drain("--rules", str(RULES), "--input", "dumps/*.dmp", "--output", "out", cwd=shared_tmp)
     assert_refused(proc, "no file matches")
     assert not (shared_tmp / "out").exists()
 
@@ -114,8 +138,7 @@ def test_non_empty_output_is_refused_and_kept(shared_tmp: Path) -> None:
     out = shared_tmp / "out"
     out.mkdir()
     (out / "q-APP.OLD@LOCAL.dmp").write_text("previous run")
-    proc = drain("--rules", str(RULES), "--input", str(SAMPLE), "--output", "out",
-                 cwd=shared_tmp)
+    proc = drain("--rules", str(RULES), "--input", str(SAMPLE), "--output", "out", cwd=shared_tmp)
     assert_refused(proc, "is not empty", "--overwrite")
     assert (out / "q-APP.OLD@LOCAL.dmp").read_text() == "previous run"
     assert sorted(p.name for p in shared_tmp.iterdir() if p.name.startswith(".")) == []

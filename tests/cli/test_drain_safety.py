@@ -30,23 +30,36 @@ SAMPLE = ROOT / "samples" / "backlog-small.dmp"
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 
 
-def dlq(command: str, *args: str, cwd: Path, env: dict[str, str] | None = None
-        ) -> subprocess.CompletedProcess[str]:
+def dlq(
+    command: str, *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `dlqhandler COMMAND ARGS` where Spark cannot start."""
     spark_home = cwd / "no-spark-here"
     spark_home.mkdir(exist_ok=True)
     home = cwd / "dlq-home"
     home.mkdir(exist_ok=True)
-    full = {**os.environ, "SPARK_HOME": str(spark_home), "DLQHANDLER_HOME": str(home),
-            **(env or {})}
+    full = {
+        **os.environ,
+        "SPARK_HOME": str(spark_home),
+        "DLQHANDLER_HOME": str(home),
+        **(env or {}),
+    }
     full.pop("PYSPARK_GATEWAY_PORT", None)
     full.pop("DLQHANDLER_QMGR", None)
-    return subprocess.run([sys.executable, "-m", "dlqhandler", command, *args], cwd=cwd,
-                          env=full, capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "dlqhandler", command, *args],
+        cwd=cwd,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
-def assert_clean(proc: subprocess.CompletedProcess[str], code: int, command: str,
-                 *needles: str) -> None:
+def assert_clean(
+    proc: subprocess.CompletedProcess[str], code: int, command: str, *needles: str
+) -> None:
     assert proc.returncode == code, (proc.returncode, proc.stderr)
     assert "Traceback" not in proc.stderr
     assert "Exception" not in proc.stderr
@@ -57,8 +70,11 @@ def assert_clean(proc: subprocess.CompletedProcess[str], code: int, command: str
 
 def snapshot(top: Path) -> dict[str, str]:
     """Every file below ``top`` (not following symlinks) and its content's hash."""
-    return {str(p.relative_to(top)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(top.rglob("*")) if p.is_file() and not p.is_symlink()}
+    return {
+        str(p.relative_to(top)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(top.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
 
 
 def _setup(tmp_path: Path) -> Path:
@@ -77,8 +93,14 @@ def _plain(t: Path) -> list[str]:
 
 
 def _absolute(t: Path) -> list[str]:
-    return ["--rules", str(t / "x/demo.rul"), "--input", str(t / "x/backlog-small.dmp"),
-            "--output", str(t / "x")]
+    return [
+        "--rules",
+        str(t / "x/demo.rul"),
+        "--input",
+        str(t / "x/backlog-small.dmp"),
+        "--output",
+        str(t / "x"),
+    ]
 
 
 def _rules_only(t: Path) -> list[str]:
@@ -104,8 +126,14 @@ def _input_symlink(t: Path) -> list[str]:
 
 def _file_uris(t: Path) -> list[str]:
     """file: URIs (absolute and relative) for both sides, with .. on the way."""
-    return ["--rules", "x/demo.rul", "--input", f"file://{t}/x/../x/backlog-small.dmp",
-            "--output", "file:x"]
+    return [
+        "--rules",
+        "x/demo.rul",
+        "--input",
+        f"file://{t}/x/../x/backlog-small.dmp",
+        "--output",
+        "file:x",
+    ]
 
 
 def _directory_input(t: Path) -> list[str]:
@@ -126,8 +154,17 @@ def _parent_of_everything(t: Path) -> list[str]:
     return ["--rules", "x/demo.rul", "--input", "x/backlog-small.dmp", "--output", "."]
 
 
-CASES = [_plain, _absolute, _rules_only, _output_symlink, _input_symlink, _file_uris,
-         _directory_input, _output_inside_input_dir, _parent_of_everything]
+CASES = [
+    _plain,
+    _absolute,
+    _rules_only,
+    _output_symlink,
+    _input_symlink,
+    _file_uris,
+    _directory_input,
+    _output_inside_input_dir,
+    _parent_of_everything,
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.__name__.strip("_") for c in CASES])
@@ -140,8 +177,9 @@ def test_overwrite_never_deletes_what_the_drain_reads(tmp_path: Path, case: obje
     argv = case(tmp_path)  # type: ignore[operator]
     before = snapshot(tmp_path)
     proc = dlq("drain", *argv, "--overwrite", cwd=tmp_path)
-    assert_clean(proc, ExitCode.USAGE, "drain", "which this run reads",
-                 "give an --output outside the inputs")
+    assert_clean(
+        proc, ExitCode.USAGE, "drain", "which this run reads", "give an --output outside the inputs"
+    )
     assert snapshot(tmp_path) == before
     assert not list(tmp_path.rglob(".*dlqhandler-*"))
     messages = list(read_dump(tmp_path / "x" / "backlog-small.dmp"))
@@ -158,42 +196,50 @@ def test_report_output_never_holds_what_it_reads(tmp_path: Path) -> None:
     other.mkdir()
     shutil.copy(SAMPLE, other / "in.dmp")
     before = snapshot(tmp_path)
-    for argv, what in ((["--input", "x/backlog-small.dmp"], "--input"),
-                       (["--input", "other/in.dmp", "--rules", "x/demo.rul"], "--rules"),
-                       (["--input", "other/in.dmp", "--rules", "other/../x/../x/demo.rul"],
-                        "--rules"),
-                       (["--input", "other/in.dmp", "--rules", str(RULES), "--compare",
-                         "x/old.rul"], "--compare")):
+    for argv, what in (
+        (["--input", "x/backlog-small.dmp"], "--input"),
+        (["--input", "other/in.dmp", "--rules", "x/demo.rul"], "--rules"),
+        (["--input", "other/in.dmp", "--rules", "other/../x/../x/demo.rul"], "--rules"),
+        (["--input", "other/in.dmp", "--rules", str(RULES), "--compare", "x/old.rul"], "--compare"),
+    ):
         proc = dlq("report", *argv, "--output", "x", "--overwrite", cwd=tmp_path)
         assert_clean(proc, ExitCode.USAGE, "report", what, "which this run reads")
     assert snapshot(tmp_path) == before
 
 
-@pytest.mark.parametrize(("option", "value", "why"), [
-    ("--catch-all", "BAD Q$", "contains characters not allowed"),
-    ("--catch-all", "Q" * 51, "is 51 characters long (at most 48)"),
-    ("--catch-all", "", "is blank"),
-    ("--queue", "BAD Q#", "contains characters not allowed"),
-    ("--status-queue", "A" * 49, "is 49 characters long"),
-    ("-m", "QM 1", "contains characters not allowed"),
-    ("-m", "M" * 49, "is 49 characters long"),
-])
-def test_drain_refuses_names_mq_would_refuse(tmp_path: Path, option: str, value: str,
-                                             why: str) -> None:
+@pytest.mark.parametrize(
+    ("option", "value", "why"),
+    [
+        ("--catch-all", "BAD Q$", "contains characters not allowed"),
+        ("--catch-all", "Q" * 51, "is 51 characters long (at most 48)"),
+        ("--catch-all", "", "is blank"),
+        ("--queue", "BAD Q#", "contains characters not allowed"),
+        ("--status-queue", "A" * 49, "is 49 characters long"),
+        ("-m", "QM 1", "contains characters not allowed"),
+        ("-m", "M" * 49, "is 49 characters long"),
+    ],
+)
+def test_drain_refuses_names_mq_would_refuse(
+    tmp_path: Path, option: str, value: str, why: str
+) -> None:
     """Every queue and queue-manager name given to drain is checked by the MQ-name rule
     `run` applies: exit USAGE with the option, the name and why, before Spark starts
     (and before any queue manager is touched); no output directory is created."""
-    source = ["-m", "QM1"] if option in ("--queue", "--status-queue") else (
-        [] if option == "-m" else ["--input", str(SAMPLE)])
-    proc = dlq("drain", "--rules", str(RULES), *source, option, value, "--output", "out",
-               cwd=tmp_path)
-    assert_clean(proc, ExitCode.USAGE, "drain", f"{option} {value!r} {why}",
-                 "not a valid MQ name")
+    source = (
+        ["-m", "QM1"]
+        if option in ("--queue", "--status-queue")
+        else ([] if option == "-m" else ["--input", str(SAMPLE)])
+    )
+    proc = dlq(
+        "drain", "--rules", str(RULES), *source, option, value, "--output", "out", cwd=tmp_path
+    )
+    assert_clean(proc, ExitCode.USAGE, "drain", f"{option} {value!r} {why}", "not a valid MQ name")
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize(("option", "value"), [("--queue", "BAD Q#"), ("-m", "QM 1"),
-                                               ("--queue", "Q" * 49)])
+@pytest.mark.parametrize(
+    ("option", "value"), [("--queue", "BAD Q#"), ("-m", "QM 1"), ("--queue", "Q" * 49)]
+)
 def test_report_refuses_names_mq_would_refuse(tmp_path: Path, option: str, value: str) -> None:
     """report --queue 'BAD Q#' is USAGE "not a valid MQ name" (it was 4, unknown object),
     before any queue manager is opened."""
@@ -203,25 +249,49 @@ def test_report_refuses_names_mq_would_refuse(tmp_path: Path, option: str, value
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize(("command", "option", "value"), [
-    ("drain", "--partitions", "0"), ("drain", "--partitions", "-3"),
-    ("drain", "--partitions", "99999999999999999999999"),
-    ("drain", "--split-mb", "0"), ("drain", "--split-mb", "-1"),
-    ("drain", "--split-mb", "99999999999999999999999"), ("drain", "--split-mb", "1.5"),
-    ("report", "--top", "99999999999999999999999"), ("report", "--top", "0"),
-    ("report", "--top", "-1"), ("report", "--split-mb", "0"),
-    ("report", "--split-mb", str(1 << 60)),
-])
-def test_numbers_out_of_range_are_usage_errors(tmp_path: Path, command: str, option: str,
-                                               value: str) -> None:
+@pytest.mark.parametrize(
+    ("command", "option", "value"),
+    [
+        ("drain", "--partitions", "0"),
+        ("drain", "--partitions", "-3"),
+        ("drain", "--partitions", "99999999999999999999999"),
+        ("drain", "--split-mb", "0"),
+        ("drain", "--split-mb", "-1"),
+        ("drain", "--split-mb", "99999999999999999999999"),
+        ("drain", "--split-mb", "1.5"),
+        ("report", "--top", "99999999999999999999999"),
+        ("report", "--top", "0"),
+        ("report", "--top", "-1"),
+        ("report", "--split-mb", "0"),
+        ("report", "--split-mb", str(1 << 60)),
+    ],
+)
+def test_numbers_out_of_range_are_usage_errors(
+    tmp_path: Path, command: str, option: str, value: str
+) -> None:
     """Every numeric option of drain and report is range-checked by the parser: exit
     USAGE naming the option and the range, before Spark starts, nothing written."""
     rules = ["--rules", str(RULES)] if command == "drain" else []
     proc = subprocess.run(
-        [sys.executable, "-m", "dlqhandler", command, *rules, "--input", str(SAMPLE),
-         "--output", str(tmp_path / "out"), option, value],
-        env={**os.environ, "SPARK_HOME": str(tmp_path)}, capture_output=True, text=True,
-        timeout=60, check=False)
+        [
+            sys.executable,
+            "-m",
+            "dlqhandler",
+            command,
+            *rules,
+            "--input",
+            str(SAMPLE),
+            "--output",
+            str(tmp_path / "out"),
+            option,
+            value,
+        ],
+        env={**os.environ, "SPARK_HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == ExitCode.USAGE, proc.stderr
     assert "Traceback" not in proc.stderr
     assert f"argument {option}" in proc.stderr
@@ -229,13 +299,13 @@ def test_numbers_out_of_range_are_usage_errors(tmp_path: Path, command: str, opt
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("text", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-00:01",
-                                  "0001-01-01T00:00:00+23:59"])
+@pytest.mark.parametrize(
+    "text", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-00:01", "0001-01-01T00:00:00+23:59"]
+)
 def test_as_of_beyond_the_calendar_is_a_usage_error(tmp_path: Path, text: str) -> None:
     """report --as-of that leaves the calendar once taken to UTC: exit USAGE before
     Spark starts (it was an OverflowError after 25 s of Spark work)."""
-    proc = dlq("report", "--input", str(SAMPLE), "--as-of", text, "--output", "out",
-               cwd=tmp_path)
+    proc = dlq("report", "--input", str(SAMPLE), "--as-of", text, "--output", "out", cwd=tmp_path)
     assert_clean(proc, ExitCode.USAGE, "report", "--as-of", "outside the calendar")
     assert not (tmp_path / "out").exists()
 
@@ -248,8 +318,17 @@ def test_non_dump_input_is_a_usage_error_from_both(tmp_path: Path) -> None:
     empty = tmp_path / "empty.dmp"
     empty.write_bytes(b"")
     for name, why in ((notes, "not a dmpmqmsg file"), (empty, "empty file")):
-        proc = dlq("drain", "--rules", str(RULES), "--input", str(SAMPLE), str(name),
-                   "--output", "out", cwd=tmp_path)
+        proc = dlq(
+            "drain",
+            "--rules",
+            str(RULES),
+            "--input",
+            str(SAMPLE),
+            str(name),
+            "--output",
+            "out",
+            cwd=tmp_path,
+        )
         assert_clean(proc, ExitCode.USAGE, "drain", str(name), why)
         proc = dlq("report", "--input", str(name), "--output", "out", cwd=tmp_path)
         assert_clean(proc, ExitCode.USAGE, "report", str(name), why)
@@ -283,21 +362,24 @@ def _dlq_contents(home: Path) -> list[tuple[bytes, bytes]]:
         qm.disconnect()
 
 
-@pytest.mark.parametrize(("argv", "needle"), [
-    (["-m", "NOSUCHQM"], "NOSUCHQM"),
-    (["-m", "QM1", "--queue", "NO.SUCH.Q"], "NO.SUCH.Q"),
-    (["-m", "QM1", "--queue", "SHUT"], "SHUT"),
-    (["-m", "QM1", "--backend", "ibmmq"], "ibmmq"),
-])
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["-m", "NOSUCHQM"], "NOSUCHQM"),
+        (["-m", "QM1", "--queue", "NO.SUCH.Q"], "NO.SUCH.Q"),
+        (["-m", "QM1", "--queue", "SHUT"], "SHUT"),
+        (["-m", "QM1", "--backend", "ibmmq"], "ibmmq"),
+    ],
+)
 def test_drain_queue_manager_errors_are_connection_errors(
-        tmp_path: Path, home: Path, argv: list[str], needle: str) -> None:
+    tmp_path: Path, home: Path, argv: list[str], needle: str
+) -> None:
     """drain -m on a missing queue manager or queue, a GET(DISABLED) queue, or the IBM
     MQ backend without its client: one clean line and exit CONNECTION_ERROR (as `run`
     says it), before Spark starts; the dead-letter queue is exactly as it was."""
     before = _dlq_contents(home)
     for extra in ([], ["--apply"]):
-        proc = dlq("drain", "--rules", str(RULES), *argv, *extra, "--output", "out",
-                   cwd=tmp_path)
+        proc = dlq("drain", "--rules", str(RULES), *argv, *extra, "--output", "out", cwd=tmp_path)
         assert_clean(proc, ExitCode.CONNECTION_ERROR, "drain", "cannot browse", needle)
         assert not (tmp_path / "out").exists()
     assert _dlq_contents(home) == before
@@ -312,8 +394,14 @@ def test_directory_of_no_dumps_is_a_usage_error_naming_each_file(tmp_path: Path)
     (src / "empty.dmp").write_bytes(b"")
     for command, rules in (("drain", ["--rules", str(RULES)]), ("report", [])):
         proc = dlq(command, *rules, "--input", "in", "--output", "out", cwd=tmp_path)
-        assert_clean(proc, ExitCode.USAGE, command, "no input files",
-                     "in/readme.txt: not a dmpmqmsg file", "in/empty.dmp: empty file")
+        assert_clean(
+            proc,
+            ExitCode.USAGE,
+            command,
+            "no input files",
+            "in/readme.txt: not a dmpmqmsg file",
+            "in/empty.dmp: empty file",
+        )
     assert not (tmp_path / "out").exists()
 
 
@@ -337,12 +425,35 @@ def test_empty_output_whose_parent_is_read_only_says_why(tmp_path: Path) -> None
     env = {**os.environ, "SPARK_HOME": str(tmp_path / "none")}
     env.pop("PYSPARK_GATEWAY_PORT", None)
     try:
-        proc = subprocess.run([*prefix, sys.executable, "-m", "dlqhandler", "drain",
-                               "--rules", str(RULES), "--input", str(SAMPLE), "--output",
-                               str(out)], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=120, check=False)
-        assert_clean(proc, ExitCode.USAGE, "drain", f"{out} is writable but its parent",
-                     "staged beside the output", "a directory you can write to")
+        proc = subprocess.run(
+            [
+                *prefix,
+                sys.executable,
+                "-m",
+                "dlqhandler",
+                "drain",
+                "--rules",
+                str(RULES),
+                "--input",
+                str(SAMPLE),
+                "--output",
+                str(out),
+            ],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert_clean(
+            proc,
+            ExitCode.USAGE,
+            "drain",
+            f"{out} is writable but its parent",
+            "staged beside the output",
+            "a directory you can write to",
+        )
         assert list(out.iterdir()) == []
         assert sorted(p.name for p in parent.iterdir()) == ["out"]
     finally:

@@ -19,10 +19,12 @@ CLI = ROOT / "dlqhandler" / "cli"
 
 def test_readme_table_is_the_exit_code_table() -> None:
     """The README's exit-code table lists exactly the codes, names and meanings defined."""
-    rows = re.findall(r"^\| (\d+) \| `(\w+)` \| (.+) \|$", (ROOT / "README.md").read_text(),
-                      re.MULTILINE)
+    rows = re.findall(
+        r"^\| (\d+) \| `(\w+)` \| (.+) \|$", (ROOT / "README.md").read_text(), re.MULTILINE
+    )
     assert [(int(c), n, t) for c, n, t in rows] == [
-        (int(code), code.name, text) for code, text in MEANINGS.items()]
+        (int(code), code.name, text) for code, text in MEANINGS.items()
+    ]
     assert set(MEANINGS) == set(ExitCode)
 
 
@@ -30,9 +32,15 @@ def test_every_help_ends_with_the_exit_codes(capsys: pytest.CaptureFixture[str])
     """`--help` of the program, of every command and of every qm action ends with the
     table, each code on its own line."""
     parsers = command_parsers(build_parser())
-    assert {"dlqhandler run", "dlqhandler lint", "dlqhandler drain", "dlqhandler decode",
-            "dlqhandler qm mqsc", "dlqhandler qm dmpmqmsg", "dlqhandler samples"} <= {
-        name for name, _ in parsers}
+    assert {
+        "dlqhandler run",
+        "dlqhandler lint",
+        "dlqhandler drain",
+        "dlqhandler decode",
+        "dlqhandler qm mqsc",
+        "dlqhandler qm dmpmqmsg",
+        "dlqhandler samples",
+    } <= {name for name, _ in parsers}
     for name, parser in parsers:
         text = parser.format_help()
         assert text.rstrip().endswith(EPILOG.splitlines()[-1].strip()), name

@@ -56,8 +56,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _messages(n: int) -> list[Message]:
-    return [Message(MQMD(msg_id=f"RANGE{i:03d}".encode().ljust(24, b"\0"), format="MQSTR"),
-                    f"payload of message {i} ".encode() * i) for i in range(1, n + 1)]
+    return [
+        Message(
+            MQMD(msg_id=f"RANGE{i:03d}".encode().ljust(24, b"\0"), format="MQSTR"),
+            f"payload of message {i} ".encode() * i,
+        )
+        for i in range(1, n + 1)
+    ]
 
 
 def _define(queue: str, **attrs: int | str) -> None:
@@ -75,25 +80,28 @@ def _load(path: Path, *extra: str) -> int:
     return main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.IN", "-f", str(path), *extra])
 
 
-@pytest.mark.parametrize(("spec", "expected"), [
-    ("4", [4]),
-    ("3..6", [3, 4, 5, 6]),
-    ("6..3", [3, 4, 5, 6]),
-    ("8..", [8, 9, 10]),
-    ("..3", [1, 2, 3]),
-    ("4#3", [4, 5, 6]),
-    ("#2", [1, 2]),
-    ("1#1", [1]),
-    ("10#1", [10]),
-    ("9#5", [9, 10]),
-    ("10#0", []),
-    ("1#0", []),
-    ("#0", []),
-    ("12", []),
-])
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("4", [4]),
+        ("3..6", [3, 4, 5, 6]),
+        ("6..3", [3, 4, 5, 6]),
+        ("8..", [8, 9, 10]),
+        ("..3", [1, 2, 3]),
+        ("4#3", [4, 5, 6]),
+        ("#2", [1, 2]),
+        ("1#1", [1]),
+        ("10#1", [10]),
+        ("9#5", [9, 10]),
+        ("10#0", []),
+        ("1#0", []),
+        ("#0", []),
+        ("12", []),
+    ],
+)
 def test_each_range_form_loads_exactly_its_messages(
-        home: Path, tmp_path: Path, spec: str, expected: list[int],
-        capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, spec: str, expected: list[int], capsys: pytest.CaptureFixture[str]
+) -> None:
     """Each -r form of IBM's dmpmqmsg loads exactly the messages it names, once, in file
     order; x#0 and #0 ask for zero messages and load none (exit 0, Written 0): never N-1
     and N as before."""
@@ -111,10 +119,12 @@ def test_each_range_form_loads_exactly_its_messages(
     assert source.read_bytes() == before  # the file is only read
 
 
-@pytest.mark.parametrize("spec", ["0", "0#3", "0..4", "..0", "4..0", "#", "..", "3#", "#x",
-                                  "-1", "2..3..4", "1#-1", ""])
+@pytest.mark.parametrize(
+    "spec", ["0", "0#3", "0..4", "..0", "4..0", "#", "..", "3#", "#x", "-1", "2..3..4", "1#-1", ""]
+)
 def test_a_range_that_is_not_a_form_or_starts_at_0_is_refused(
-        home: Path, tmp_path: Path, spec: str, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """An -r that is not one of IBM's forms, or names message index 0 (indexes start at 1),
     is a usage error (exit 2) naming -r, before anything is loaded."""
     _define("APP.IN", MAXDEPTH=100)
@@ -128,15 +138,23 @@ def test_a_range_that_is_not_a_form_or_starts_at_0_is_refused(
     assert _on_queue("APP.IN") == []
 
 
-@pytest.mark.parametrize(("spec", "first_cut", "left"), [
-    ("3..8", [3, 4, 5], "6..8"),
-    ("2#6", [2, 3, 4], "5..7"),
-    ("..7", [1, 2, 3], "4..7"),
-    ("4..", [4, 5, 6], "7.."),
-])
+@pytest.mark.parametrize(
+    ("spec", "first_cut", "left"),
+    [
+        ("3..8", [3, 4, 5], "6..8"),
+        ("2#6", [2, 3, 4], "5..7"),
+        ("..7", [1, 2, 3], "4..7"),
+        ("4..", [4, 5, 6], "7.."),
+    ],
+)
 def test_a_stopped_range_resumes_to_its_end_and_never_loads_twice(
-        home: Path, tmp_path: Path, spec: str, first_cut: list[int], left: str,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path,
+    tmp_path: Path,
+    spec: str,
+    first_cut: list[int],
+    left: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """A ranged load that stops (queue full after 3) commits what it put, exits 6 and names
     the -r that finishes the SAME range; running that -r loads the rest: every message of
     the range exactly once, none outside it."""
@@ -161,13 +179,18 @@ def test_a_stopped_range_resumes_to_its_end_and_never_loads_twice(
 
 def _range_members(spec: str) -> set[int]:
     """The oracle for the resume test's ranges, written out by hand."""
-    return {"3..8": {3, 4, 5, 6, 7, 8}, "2#6": {2, 3, 4, 5, 6, 7},
-            "..7": set(range(1, 8)), "4..": set(range(4, 11))}[spec]
+    return {
+        "3..8": {3, 4, 5, 6, 7, 8},
+        "2#6": {2, 3, 4, 5, 6, 7},
+        "..7": set(range(1, 8)),
+        "4..": set(range(4, 11)),
+    }[spec]
 
 
 @pytest.mark.parametrize("which", ["-i", "-I"])
 def test_a_range_on_an_unload_is_refused_not_ignored(
-        home: Path, tmp_path: Path, which: str, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, which: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """-r with an unload (-i browse, -I destructive) is refused (exit 2) before connecting,
     rather than ignored: no file is written and every message stays on the queue."""
     _define("APP.IN", MAXDEPTH=100)
@@ -177,15 +200,15 @@ def test_a_range_on_an_unload_is_refused_not_ignored(
     assert _load(source) == 0
     capsys.readouterr()
     out = tmp_path / "out.dmp"
-    assert main(["qm", "dmpmqmsg", "-m", "QM1", which, "APP.IN", "-f", str(out),
-                 "-r", "2..3"]) == 2
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", which, "APP.IN", "-f", str(out), "-r", "2..3"]) == 2
     assert "-r selects messages of a load (-o) only" in capsys.readouterr().err
     assert not out.exists()
     assert _on_queue("APP.IN") == [identity(m) for m in messages]
 
 
 def test_a_bad_message_before_the_range_resumes_at_the_range(
-        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A file whose message 2 is damaged, loaded with -r 5..6: nothing is loaded, exit 6,
     and the resume -r is 5..6 (not 2.., which would load messages outside the range)."""
     _define("APP.IN", MAXDEPTH=100)
@@ -211,39 +234,43 @@ def test_a_bad_message_before_the_range_resumes_at_the_range(
 
 # --- names --------------------------------------------------------------------------------
 
+
 def _state(home: Path) -> tuple[list[str], list[tuple[bytes, str]]]:
     """What a refused command must leave as it was: the queue managers and APP.IN's
     messages (by MsgId and payload)."""
     return [q.name for q in list_qmgrs(home)], _on_queue("APP.IN")
 
 
-@pytest.mark.parametrize("argv", [
-    ["qm", "create", "QM 1"],
-    ["qm", "create", LONG],
-    ["qm", "create", "QM2", "--deadq", "BAD Q$"],
-    ["qm", "delete", "QM 1"],
-    ["qm", "mqsc", "QM#1"],
-    ["qm", "dmpmqmsg", "-m", "QM 1", "-i", "APP.IN", "-f", "{out}"],
-    ["qm", "dmpmqmsg", "-m", "QM1", "-i", "BAD Q$", "-f", "{out}"],
-    ["qm", "dmpmqmsg", "-m", "QM1", "-I", LONG, "-f", "{out}"],
-    ["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP IN", "-f", "{dump}"],
-    ["qm", "runmqtrm", "-m", "QM1", "-q", "BAD Q$", "--once"],
-    ["qm", "runmqtrm", "-m", LONG, "--once"],
-    ["qm", "put", "-m", "QM1", "-q", "APP.IN\x1b[2J"],
-    ["qm", "put", "-m", "QM 1", "-q", "APP.IN"],
-    ["qm", "put", "-m", "QM1", "-q", "APP.IN", "--reply-to-q", "RE PLY"],
-    ["qm", "put", "-m", "QM1", "-q", "APP.IN", "--dlq-reason", "2053", "--dest", LONG],
-    ["qm", "put", "-m", "QM1", "-q", "APP.IN", "--dlq-reason", "2053", "--dest-qmgr", "QM 1"],
-    ["qm", "browse", "-m", "QM1", "-q", "BAD Q$"],
-    ["samples", "generate", "--qmgr", "QM 1", "-o", "{out}"],
-    ["samples", "generate", "--qmgr", LONG, "-o", "{out}"],
-    ["samples", "generate", "--queue", "BAD Q$", "-o", "{out}"],
-    ["lint", "--input-queue", "BAD Q$", "{rules}"],
-    ["lint", "--input-queue", LONG, "{rules}"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["qm", "create", "QM 1"],
+        ["qm", "create", LONG],
+        ["qm", "create", "QM2", "--deadq", "BAD Q$"],
+        ["qm", "delete", "QM 1"],
+        ["qm", "mqsc", "QM#1"],
+        ["qm", "dmpmqmsg", "-m", "QM 1", "-i", "APP.IN", "-f", "{out}"],
+        ["qm", "dmpmqmsg", "-m", "QM1", "-i", "BAD Q$", "-f", "{out}"],
+        ["qm", "dmpmqmsg", "-m", "QM1", "-I", LONG, "-f", "{out}"],
+        ["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP IN", "-f", "{dump}"],
+        ["qm", "runmqtrm", "-m", "QM1", "-q", "BAD Q$", "--once"],
+        ["qm", "runmqtrm", "-m", LONG, "--once"],
+        ["qm", "put", "-m", "QM1", "-q", "APP.IN\x1b[2J"],
+        ["qm", "put", "-m", "QM 1", "-q", "APP.IN"],
+        ["qm", "put", "-m", "QM1", "-q", "APP.IN", "--reply-to-q", "RE PLY"],
+        ["qm", "put", "-m", "QM1", "-q", "APP.IN", "--dlq-reason", "2053", "--dest", LONG],
+        ["qm", "put", "-m", "QM1", "-q", "APP.IN", "--dlq-reason", "2053", "--dest-qmgr", "QM 1"],
+        ["qm", "browse", "-m", "QM1", "-q", "BAD Q$"],
+        ["samples", "generate", "--qmgr", "QM 1", "-o", "{out}"],
+        ["samples", "generate", "--qmgr", LONG, "-o", "{out}"],
+        ["samples", "generate", "--queue", "BAD Q$", "-o", "{out}"],
+        ["lint", "--input-queue", "BAD Q$", "{rules}"],
+        ["lint", "--input-queue", LONG, "{rules}"],
+    ],
+)
 def test_a_name_mq_would_refuse_is_a_usage_error_and_changes_nothing(
-        home: Path, tmp_path: Path, argv: list[str],
-        capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     """A queue or queue-manager name MQ would refuse (a blank, a '$', 49 characters, an ESC)
     exits 2 naming the option, the name and the rule (never an internal field such as
     'A RTM'), and leaves everything as it was: no file written, no queue manager created or
@@ -256,8 +283,7 @@ def test_a_name_mq_would_refuse_is_a_usage_error_and_changes_nothing(
     capsys.readouterr()
     before = _state(home)
     out = tmp_path / "out.dmp"
-    argv = [a.format(out=out, dump=dump, rules=DEMO_RULES).replace("\\x1b", "\x1b")
-            for a in argv]
+    argv = [a.format(out=out, dump=dump, rules=DEMO_RULES).replace("\\x1b", "\x1b") for a in argv]
     with pytest.raises(SystemExit) as exc:
         main(argv)
     assert exc.value.code == 2
@@ -274,8 +300,23 @@ def test_generate_header_names_are_the_names_given(tmp_path: Path) -> None:
     """Valid names reach the file header whole: --qmgr QM_1.A and a 48-character --queue."""
     out = tmp_path / "b.dmp"
     queue = "Q" * 48
-    assert main(["samples", "generate", "--count", "2", "--qmgr", "QM_1.A", "--queue", queue,
-                 "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "samples",
+                "generate",
+                "--count",
+                "2",
+                "--qmgr",
+                "QM_1.A",
+                "--queue",
+                queue,
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     lines = out.read_bytes().split(b"\n")
     assert lines[1] == b"* Qmgr  = QM_1.A"
     assert lines[2] == b"* Queue = " + queue.encode()
@@ -286,17 +327,21 @@ def _limit_file_size(limit: int) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
-def test_a_failed_generate_leaves_no_partial_file_and_the_old_one_intact(
-        tmp_path: Path) -> None:
+def test_a_failed_generate_leaves_no_partial_file_and_the_old_one_intact(tmp_path: Path) -> None:
     """samples generate writes aside and renames: when the write fails midway (a 64 KiB file
     size limit, EFBIG), it exits 2 saying so, no partial or temporary file is left, and a
     file already at --output is exactly as it was."""
     out = tmp_path / "b.dmp"
     out.write_bytes(b"the earlier file\n")
     env = {**os.environ, "DLQHANDLER_HOME": str(tmp_path / "home")}
-    proc = subprocess.run([str(CLI), "samples", "generate", "--count", "500", "-o", str(out)],
-                          capture_output=True, text=True, env=env, check=False,
-                          preexec_fn=lambda: _limit_file_size(64 * 1024))
+    proc = subprocess.run(
+        [str(CLI), "samples", "generate", "--count", "500", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        preexec_fn=lambda: _limit_file_size(64 * 1024),
+    )
     assert proc.returncode == 2, proc.stderr
     assert f"cannot write {out}: File too large" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -308,41 +353,49 @@ def test_a_generate_to_a_new_file_that_fails_leaves_nothing(tmp_path: Path) -> N
     """The same failure with no earlier file: exit 2 and no file at all."""
     out = tmp_path / "new.dmp"
     env = {**os.environ, "DLQHANDLER_HOME": str(tmp_path / "home")}
-    proc = subprocess.run([str(CLI), "samples", "generate", "--count", "500", "-o", str(out)],
-                          capture_output=True, text=True, env=env, check=False,
-                          preexec_fn=lambda: _limit_file_size(64 * 1024))
+    proc = subprocess.run(
+        [str(CLI), "samples", "generate", "--count", "500", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        preexec_fn=lambda: _limit_file_size(64 * 1024),
+    )
     assert proc.returncode == 2, proc.stderr
     assert list(tmp_path.iterdir()) == []
 
 
 # --- numbers ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("argv", "option"), [
-    (["decode", "--limit", "-1", "{dump}"], "--limit"),
-    (["decode", "--limit", "x", "{dump}"], "--limit"),
-    (["qm", "browse", "-m", "QM1", "-q", "APP.IN", "--limit", "-1"], "--limit"),
-    (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--count", "0"], "--count"),
-    (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--count", "-3"], "--count"),
-    (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--priority", "10"], "--priority"),
-    (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--priority", "-2"], "--priority"),
-    (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--expiry", "0"], "--expiry"),
-    (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--expiry", "-5"], "--expiry"),
-    (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--expiry", "99999999999"], "--expiry"),
-    (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--dlq-reason", "-1"], "--dlq-reason"),
-    (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--dlq-reason", "2147483648"],
-     "--dlq-reason"),
-    (["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.IN", "-f", "{dump}", "-t", "0"], "-t"),
-    (["qm", "runmqtrm", "-m", "QM1", "--wait", "-1"], "--wait"),
-    (["qm", "runmqtrm", "-m", "QM1", "--wait", "nan"], "--wait"),
-    (["qm", "runmqtrm", "-m", "QM1", "--stop-timeout", "inf"], "--stop-timeout"),
-    (["run", "--trigger-backoff", "-1"], "--trigger-backoff"),
-    (["run", "--trigger-backoff-base", "nan"], "--trigger-backoff-base"),
-    (["run", "--batch-size", "0"], "--batch-size"),
-    (["run", "--status-queue", "BAD Q$"], "--status-queue"),
-])
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["decode", "--limit", "-1", "{dump}"], "--limit"),
+        (["decode", "--limit", "x", "{dump}"], "--limit"),
+        (["qm", "browse", "-m", "QM1", "-q", "APP.IN", "--limit", "-1"], "--limit"),
+        (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--count", "0"], "--count"),
+        (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--count", "-3"], "--count"),
+        (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--priority", "10"], "--priority"),
+        (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--priority", "-2"], "--priority"),
+        (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--expiry", "0"], "--expiry"),
+        (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--expiry", "-5"], "--expiry"),
+        (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--expiry", "99999999999"], "--expiry"),
+        (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--dlq-reason", "-1"], "--dlq-reason"),
+        (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--dlq-reason", "2147483648"], "--dlq-reason"),
+        (["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.IN", "-f", "{dump}", "-t", "0"], "-t"),
+        (["qm", "runmqtrm", "-m", "QM1", "--wait", "-1"], "--wait"),
+        (["qm", "runmqtrm", "-m", "QM1", "--wait", "nan"], "--wait"),
+        (["qm", "runmqtrm", "-m", "QM1", "--stop-timeout", "inf"], "--stop-timeout"),
+        (["run", "--trigger-backoff", "-1"], "--trigger-backoff"),
+        (["run", "--trigger-backoff-base", "nan"], "--trigger-backoff-base"),
+        (["run", "--batch-size", "0"], "--batch-size"),
+        (["run", "--status-queue", "BAD Q$"], "--status-queue"),
+    ],
+)
 def test_an_out_of_range_number_is_a_usage_error_and_changes_nothing(
-        home: Path, tmp_path: Path, argv: list[str], option: str,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    home: Path, tmp_path: Path, argv: list[str], option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A numeric option out of its range (negative counts and limits, a priority past 9,
     an Expiry of 0 or past MQLONG, nan or inf seconds) exits 2 naming the option and the
     range, before anything is read, put or taken."""
@@ -360,7 +413,8 @@ def test_an_out_of_range_number_is_a_usage_error_and_changes_nothing(
 
 
 def test_decode_limit_0_prints_nothing_and_a_limit_prints_that_many(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """decode --limit 0 prints no message line (exit 0); --limit 2 prints messages 1 and 2."""
     dump = tmp_path / "in.dmp"
     write_dump(dump, _messages(4))
@@ -372,9 +426,12 @@ def test_decode_limit_0_prints_nothing_and_a_limit_prints_that_many(
 
 # Options checked in their command's handler rather than by an argparse type (exit 2 too),
 # and --seed, for which every whole number is a seed.
-_CHECKED_IN_HANDLER = {("dlqhandler samples generate", "--count"),
-                       ("dlqhandler run", "--max-rate"), ("dlqhandler run", "--metrics-port"),
-                       ("dlqhandler samples generate", "--seed")}
+_CHECKED_IN_HANDLER = {
+    ("dlqhandler samples generate", "--count"),
+    ("dlqhandler run", "--max-rate"),
+    ("dlqhandler run", "--metrics-port"),
+    ("dlqhandler samples generate", "--seed"),
+}
 
 
 def test_no_numeric_option_of_the_non_spark_commands_takes_any_number() -> None:
@@ -395,25 +452,37 @@ def test_no_numeric_option_of_the_non_spark_commands_takes_any_number() -> None:
 
 # --- IBM MQ client channel ----------------------------------------------------------------
 
-@pytest.mark.parametrize(("argv", "said"), [
-    (["--channel", "C" * 21, "--conn-name", "mq1(1414)"], "is 21 characters long (at most 20)"),
-    (["--channel", "APP SVRCONN", "--conn-name", "mq1(1414)"], "not a valid MQ channel name"),
-    (["--channel", "", "--conn-name", "mq1(1414)"], "not a valid MQ channel name"),
-    (["--channel", "APP.SVRCONN", "--conn-name", "mq1(1414"], "entry 1 'mq1(1414' is not"),
-    (["--channel", "APP.SVRCONN", "--conn-name", "mq1:1414"], "is not host(port)"),
-    (["--channel", "APP.SVRCONN", "--conn-name", "mq1(1414),"], "entry 2 '' is not"),
-    (["--channel", "APP.SVRCONN", "--conn-name", "mq1(0)"], "port 0 is not a TCP port"),
-    (["--channel", "APP.SVRCONN", "--conn-name", "mq1(1414),mq2(70000)"],
-     "entry 2 port 70000 is not a TCP port"),
-    (["--channel", "APP.SVRCONN", "--conn-name", "mq1(port)"], "is not host(port)"),
-    (["--channel", "APP.SVRCONN", "--conn-name", "my host(1414)"], "is not host(port)"),
-    (["--channel", "APP.SVRCONN", "--conn-name", "h" * 265], "265 characters long"),
-])
-@pytest.mark.parametrize("command", [["run"], ["drain", "--rules", "{rules}", "--input",
-                                               "{rules}", "--output", "{out}"]])
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--channel", "C" * 21, "--conn-name", "mq1(1414)"], "is 21 characters long (at most 20)"),
+        (["--channel", "APP SVRCONN", "--conn-name", "mq1(1414)"], "not a valid MQ channel name"),
+        (["--channel", "", "--conn-name", "mq1(1414)"], "not a valid MQ channel name"),
+        (["--channel", "APP.SVRCONN", "--conn-name", "mq1(1414"], "entry 1 'mq1(1414' is not"),
+        (["--channel", "APP.SVRCONN", "--conn-name", "mq1:1414"], "is not host(port)"),
+        (["--channel", "APP.SVRCONN", "--conn-name", "mq1(1414),"], "entry 2 '' is not"),
+        (["--channel", "APP.SVRCONN", "--conn-name", "mq1(0)"], "port 0 is not a TCP port"),
+        (
+            ["--channel", "APP.SVRCONN", "--conn-name", "mq1(1414),mq2(70000)"],
+            "entry 2 port 70000 is not a TCP port",
+        ),
+        (["--channel", "APP.SVRCONN", "--conn-name", "mq1(port)"], "is not host(port)"),
+        (["--channel", "APP.SVRCONN", "--conn-name", "my host(1414)"], "is not host(port)"),
+        (["--channel", "APP.SVRCONN", "--conn-name", "h" * 265], "265 characters long"),
+    ],
+)
+@pytest.mark.parametrize(
+    "command", [["run"], ["drain", "--rules", "{rules}", "--input", "{rules}", "--output", "{out}"]]
+)
 def test_channel_and_conn_name_are_checked_before_ibm_mq(
-        tmp_path: Path, argv: list[str], said: str, command: list[str],
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path,
+    argv: list[str],
+    said: str,
+    command: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """--channel longer than 20 characters or outside the MQ name set, and a --conn-name
     that is not IBM's 'host(port)[,host(port)...]' (a missing parenthesis, a colon, an empty
     entry, a port outside 1-65535, a blank, past 264 characters) exit 2 with what is wrong,
@@ -432,26 +501,42 @@ def test_channel_and_conn_name_are_checked_before_ibm_mq(
     assert not out.exists()
 
 
-@pytest.mark.parametrize("conn_name", ["mq1(1414)", "mq1.example.com(1414),mq2(1415)",
-                                       "10.0.0.1(1414)", "mq1", "2001:db8::1(1414)",
-                                       "mq1(1414), mq2(1414)"])
+@pytest.mark.parametrize(
+    "conn_name",
+    [
+        "mq1(1414)",
+        "mq1.example.com(1414),mq2(1415)",
+        "10.0.0.1(1414)",
+        "mq1",
+        "2001:db8::1(1414)",
+        "mq1(1414), mq2(1414)",
+    ],
+)
 def test_well_formed_conn_names_and_channels_are_accepted(conn_name: str) -> None:
     """IBM's forms pass the same check: host(port), a list, an IPv4 or IPv6 address, a host
     without a port (1414), a space after a comma; a 20-character channel is accepted."""
-    settings = ibmmq_settings_from_env(env={"DLQHANDLER_MQ_CONN_NAME": conn_name,
-                                            "DLQHANDLER_MQ_CHANNEL": "C" * 20})
+    settings = ibmmq_settings_from_env(
+        env={"DLQHANDLER_MQ_CONN_NAME": conn_name, "DLQHANDLER_MQ_CHANNEL": "C" * 20}
+    )
     assert settings.conn_name == conn_name
     assert settings.channel == "C" * 20
 
 
-@pytest.mark.parametrize(("env", "said"), [
-    ({"DLQHANDLER_MQ_CONN_NAME": "mq1(1414)", "DLQHANDLER_MQ_CHANNEL": "C" * 21},
-     "21 characters long"),
-    ({"DLQHANDLER_MQ_CONN_NAME": "mq1(99999)", "DLQHANDLER_MQ_CHANNEL": "APP.SVRCONN"},
-     "port 99999"),
-    ({"MQSERVER": "APP.SVRCONN/TCP/mq1(1414"}, "entry 1 'mq1(1414' is not"),
-    ({"MQSERVER": "APP SVR/TCP/mq1(1414)"}, "not a valid MQ channel name"),
-])
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        (
+            {"DLQHANDLER_MQ_CONN_NAME": "mq1(1414)", "DLQHANDLER_MQ_CHANNEL": "C" * 21},
+            "21 characters long",
+        ),
+        (
+            {"DLQHANDLER_MQ_CONN_NAME": "mq1(99999)", "DLQHANDLER_MQ_CHANNEL": "APP.SVRCONN"},
+            "port 99999",
+        ),
+        ({"MQSERVER": "APP.SVRCONN/TCP/mq1(1414"}, "entry 1 'mq1(1414' is not"),
+        ({"MQSERVER": "APP SVR/TCP/mq1(1414)"}, "not a valid MQ channel name"),
+    ],
+)
 def test_the_environment_gets_the_same_check(env: dict[str, str], said: str) -> None:
     """The same rules apply to DLQHANDLER_MQ_CHANNEL, DLQHANDLER_MQ_CONN_NAME and MQSERVER:
     a ConfigError saying what is wrong, before any MQCONNX."""

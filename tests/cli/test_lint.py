@@ -26,10 +26,12 @@ Out = pytest.CaptureFixture[str]
 @pytest.fixture
 def write(tmp_path: Path) -> Writer:
     """Write a rules file under tmp_path and return its path."""
+
     def _write(name: str, text: str) -> str:
         path = tmp_path / name
         path.write_text(text, encoding="utf-8")
         return str(path)
+
     return _write
 
 
@@ -77,8 +79,13 @@ def test_json_format(write: Writer, capsys: Out) -> None:
     assert data["files"][0] == {"path": good, "rules": 2, "diagnostics": []}
     second = data["files"][1]
     assert second["rules"] is None
-    assert second["diagnostics"][0] == {"line": 1, "column": 14, "severity": "error",
-                                        "code": "E101", "message": "unknown keyword RETRIES"}
+    assert second["diagnostics"][0] == {
+        "line": 1,
+        "column": 14,
+        "severity": "error",
+        "code": "E101",
+        "message": "unknown keyword RETRIES",
+    }
 
 
 def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: Out) -> None:
@@ -120,10 +127,13 @@ def test_input_queue_and_triggered_options(write: Writer, capsys: Out) -> None:
 
 def test_explain(write: Writer, capsys: Out) -> None:
     """--explain prints every rule with its pattern, action and reachability."""
-    path = write("x.rul", "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(5)\n"
-                          "REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(FULL.Q)\n"
-                          "ACTION(IGNORE)\n"
-                          "ACTION(FWD) FWDQ(DLQ.CATCHALL)\n")
+    path = write(
+        "x.rul",
+        "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(5)\n"
+        "REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(FULL.Q)\n"
+        "ACTION(IGNORE)\n"
+        "ACTION(FWD) FWDQ(DLQ.CATCHALL)\n",
+    )
     assert main(["lint", "--explain", path]) == 0
     out = capsys.readouterr().out
     assert "line 1: REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(5)" in out
@@ -141,7 +151,13 @@ def test_shipped_tables_via_the_installed_command() -> None:
     """The console script lints every shipped table without errors (subprocess)."""
     exe = Path(sys.executable).with_name("dlqhandler")
     tables = sorted(str(p) for p in (ROOT / "rules").glob("*.rul"))
-    proc = subprocess.run([str(exe), "lint", *tables], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, check=False)
+    proc = subprocess.run(
+        [str(exe), "lint", *tables],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.splitlines()[-1] == f"0 errors, 2 warnings in {len(tables)} files"

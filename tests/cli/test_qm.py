@@ -30,9 +30,15 @@ def home(empty_home: Path) -> Path:
 
 def run(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "dlqhandler"]
-    return subprocess.run([*command, *args], input=stdin, capture_output=True, text=True,
-                          env={**os.environ, "DLQHANDLER_HOME": str(home)}, timeout=120,
-                          check=False)
+    return subprocess.run(
+        [*command, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DLQHANDLER_HOME": str(home)},
+        timeout=120,
+        check=False,
+    )
 
 
 def without_created(path: Path) -> list[bytes]:
@@ -46,13 +52,19 @@ def test_create_mqsc_list_delete_as_subprocesses(home: Path) -> None:
     created = run(home, "qm", "create", "QM1", "--deadq", "APP.DLQ")
     assert created.returncode == 0, created.stderr
     assert "IBM MQ queue manager 'QM1' created." in created.stdout
-    ok = run(home, "qm", "mqsc", "QM1", stdin="DEFINE QLOCAL(APP.IN) MAXDEPTH(3)\n"
-                                            "DISPLAY QLOCAL(APP.*) CURDEPTH\n")
+    ok = run(
+        home,
+        "qm",
+        "mqsc",
+        "QM1",
+        stdin="DEFINE QLOCAL(APP.IN) MAXDEPTH(3)\nDISPLAY QLOCAL(APP.*) CURDEPTH\n",
+    )
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "   QUEUE(APP.IN)                           CURDEPTH(0)\n" in ok.stdout
     assert "All valid MQSC commands were processed." in ok.stdout
-    bad = run(home, "qm", "mqsc", "QM1", stdin="* two commands\nDISPLAY QMGR\n"
-                                             "DELETE QLOCAL(NO.SUCH)\n")
+    bad = run(
+        home, "qm", "mqsc", "QM1", stdin="* two commands\nDISPLAY QMGR\nDELETE QLOCAL(NO.SUCH)\n"
+    )
     assert bad.returncode != 0
     assert "One valid MQSC command could not be processed." in bad.stdout
     assert "MQSC command 2 at line 3 failed: AMQ8147E" in bad.stderr
@@ -69,8 +81,27 @@ def test_create_mqsc_list_delete_as_subprocesses(home: Path) -> None:
 def test_put_and_browse(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """qm put (plain and as a dead letter) and qm browse list what is on a queue."""
     assert main(["qm", "create", "QM1"]) == 0
-    assert main(["qm", "put", "-m", "QM1", "-q", "SYSTEM.DEAD.LETTER.QUEUE", "--data",
-                 "order 42", "--dlq-reason", "2053", "--dest", "APP.IN", "--count", "2"]) == 0
+    assert (
+        main(
+            [
+                "qm",
+                "put",
+                "-m",
+                "QM1",
+                "-q",
+                "SYSTEM.DEAD.LETTER.QUEUE",
+                "--data",
+                "order 42",
+                "--dlq-reason",
+                "2053",
+                "--dest",
+                "APP.IN",
+                "--count",
+                "2",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["qm", "browse", "-m", "QM1", "-q", "SYSTEM.DEAD.LETTER.QUEUE"]) == 0
     out = capsys.readouterr().out
@@ -80,20 +111,61 @@ def test_put_and_browse(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def _varied_messages() -> list[Message]:
     ctx: dict[str, Any] = {
-        "user_identifier": "origuser", "put_appl_type": 11, "put_appl_name": "orders.exe",
-        "put_date": "20240102", "put_time": "03040506", "appl_identity_data": "ident",
-        "appl_origin_data": "orig", "accounting_token": bytes(range(32))}
+        "user_identifier": "origuser",
+        "put_appl_type": 11,
+        "put_appl_name": "orders.exe",
+        "put_date": "20240102",
+        "put_time": "03040506",
+        "appl_identity_data": "ident",
+        "appl_origin_data": "orig",
+        "accounting_token": bytes(range(32)),
+    }
     return [
-        Message(MQMD(format="MQSTR", priority=5, persistence=1, msg_id=b"M1".ljust(24, b"\0"),
-                     correl_id=b"C1".ljust(24, b"\0"), coded_char_set_id=1208,
-                     reply_to_q="APP.REPLY", reply_to_q_mgr="QM9", report=256, **ctx),
-                b"hello, world"),
-        Message(MQMD(format="", priority=0, persistence=0, msg_id=b"\xff" * 24,
-                     coded_char_set_id=819, encoding=273, msg_type=1, feedback=0, **ctx),
-                bytes(range(256)) * 3),
-        Message(MQMD(format="MQSTR", priority=3, persistence=0, msg_id=b"M3".ljust(24, b"\0"),
-                     coded_char_set_id=37, group_id=b"G".ljust(24, b"\0"), msg_seq_number=2,
-                     offset=0, msg_flags=16, original_length=-1, **ctx), b""),
+        Message(
+            MQMD(
+                format="MQSTR",
+                priority=5,
+                persistence=1,
+                msg_id=b"M1".ljust(24, b"\0"),
+                correl_id=b"C1".ljust(24, b"\0"),
+                coded_char_set_id=1208,
+                reply_to_q="APP.REPLY",
+                reply_to_q_mgr="QM9",
+                report=256,
+                **ctx,
+            ),
+            b"hello, world",
+        ),
+        Message(
+            MQMD(
+                format="",
+                priority=0,
+                persistence=0,
+                msg_id=b"\xff" * 24,
+                coded_char_set_id=819,
+                encoding=273,
+                msg_type=1,
+                feedback=0,
+                **ctx,
+            ),
+            bytes(range(256)) * 3,
+        ),
+        Message(
+            MQMD(
+                format="MQSTR",
+                priority=3,
+                persistence=0,
+                msg_id=b"M3".ljust(24, b"\0"),
+                coded_char_set_id=37,
+                group_id=b"G".ljust(24, b"\0"),
+                msg_seq_number=2,
+                offset=0,
+                msg_flags=16,
+                original_length=-1,
+                **ctx,
+            ),
+            b"",
+        ),
     ]
 
 
@@ -104,8 +176,10 @@ def test_dmpmqmsg_load_then_unload_is_identical(home: Path, tmp_path: Path) -> N
     with connect("QM1") as qm:
         qm.admin().define_queue("APP.IN", {"MSGDLVSQ": "FIFO"})
     source = tmp_path / "in.dmp"
-    with source.open("wb") as f, DumpWriter(f, qmgr="QM1", queue="APP.IN",
-                                            created=datetime(2024, 1, 1)) as writer:
+    with (
+        source.open("wb") as f,
+        DumpWriter(f, qmgr="QM1", queue="APP.IN", created=datetime(2024, 1, 1)) as writer,
+    ):
         for message in _varied_messages():
             writer.write(message)
     assert main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.IN", "-f", str(source)]) == 0
@@ -126,16 +200,21 @@ def test_dmpmqmsg_round_trips_the_shipped_backlog(home: Path, tmp_path: Path) ->
     everything equal but the header time, the Expiry that counted down meanwhile and the
     BackoutCount, which MQPUT ignores (reloaded messages start again at 0)."""
     assert run(home, "qm", "create", "QM1").returncode == 0
-    fifo = run(home, "qm", "mqsc", "QM1",
-               stdin="ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) MSGDLVSQ(FIFO)\n")
+    fifo = run(
+        home, "qm", "mqsc", "QM1", stdin="ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) MSGDLVSQ(FIFO)\n"
+    )
     assert fifo.returncode == 0, fifo.stdout
-    loaded = run(home, "qm", "dmpmqmsg", "-m", "QM1", "-o", "SYSTEM.DEAD.LETTER.QUEUE",
-                 "-f", str(SAMPLE))
+    loaded = run(
+        home, "qm", "dmpmqmsg", "-m", "QM1", "-o", "SYSTEM.DEAD.LETTER.QUEUE", "-f", str(SAMPLE)
+    )
     assert loaded.returncode == 0, loaded.stderr
-    unload = subprocess.run([str(CLI), "qm", "dmpmqmsg", "-m", "QM1", "-i",
-                             "SYSTEM.DEAD.LETTER.QUEUE", "-f", "-"], capture_output=True,
-                            env={**os.environ, "DLQHANDLER_HOME": str(home)}, timeout=120,
-                            check=True)
+    unload = subprocess.run(
+        [str(CLI), "qm", "dmpmqmsg", "-m", "QM1", "-i", "SYSTEM.DEAD.LETTER.QUEUE", "-f", "-"],
+        capture_output=True,
+        env={**os.environ, "DLQHANDLER_HOME": str(home)},
+        timeout=120,
+        check=True,
+    )
     out_path = tmp_path / "out.dmp"
     out_path.write_bytes(unload.stdout)
     before, after = without_created(SAMPLE), without_created(out_path)
@@ -148,24 +227,33 @@ def test_dmpmqmsg_round_trips_the_shipped_backlog(home: Path, tmp_path: Path) ->
             assert new == b"A BOC 0\n"
         else:
             assert old == new
-    depth = run(home, "qm", "mqsc", "QM1",
-                stdin="DISPLAY QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) CURDEPTH\n")
+    depth = run(
+        home, "qm", "mqsc", "QM1", stdin="DISPLAY QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) CURDEPTH\n"
+    )
     assert "CURDEPTH(200)" in depth.stdout
 
 
 def test_dmpmqmsg_loads_from_standard_input(home: Path, tmp_path: Path) -> None:
     """-f - reads the dump from stdin (a pipe), as dmpmqmsg's stdin/stdout names do."""
     assert run(home, "qm", "create", "QM1").returncode == 0
-    loaded = subprocess.run([str(CLI), "qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.MISSING",
-                             "-f", "-"], input=SAMPLE.read_bytes(), capture_output=True,
-                            env={**os.environ, "DLQHANDLER_HOME": str(home)}, timeout=120,
-                            check=False)
+    loaded = subprocess.run(
+        [str(CLI), "qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.MISSING", "-f", "-"],
+        input=SAMPLE.read_bytes(),
+        capture_output=True,
+        env={**os.environ, "DLQHANDLER_HOME": str(home)},
+        timeout=120,
+        check=False,
+    )
     assert loaded.returncode != 0
     assert b"MQRC_UNKNOWN_OBJECT_NAME" in loaded.stderr
-    loaded = subprocess.run([str(CLI), "qm", "dmpmqmsg", "-m", "QM1", "-o",
-                             "SYSTEM.DEAD.LETTER.QUEUE", "-f", "-"], input=SAMPLE.read_bytes(),
-                            capture_output=True, timeout=120, check=True,
-                            env={**os.environ, "DLQHANDLER_HOME": str(home)})
+    loaded = subprocess.run(
+        [str(CLI), "qm", "dmpmqmsg", "-m", "QM1", "-o", "SYSTEM.DEAD.LETTER.QUEUE", "-f", "-"],
+        input=SAMPLE.read_bytes(),
+        capture_output=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, "DLQHANDLER_HOME": str(home)},
+    )
     assert b"Read    - Files:   1  Messages:   200  Bytes:" in loaded.stderr
     with connect("QM1") as qm:
         assert qm.inquire_queue("SYSTEM.DEAD.LETTER.QUEUE").curdepth == 200
@@ -177,8 +265,23 @@ def test_dmpmqmsg_default_context_on_load(home: Path, tmp_path: Path) -> None:
     source = tmp_path / "in.dmp"
     with source.open("wb") as f, DumpWriter(f) as writer:
         writer.write(_varied_messages()[0])
-    assert main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "SYSTEM.DEAD.LETTER.QUEUE", "-C", "d",
-                 "-f", str(source)]) == 0
+    assert (
+        main(
+            [
+                "qm",
+                "dmpmqmsg",
+                "-m",
+                "QM1",
+                "-o",
+                "SYSTEM.DEAD.LETTER.QUEUE",
+                "-C",
+                "d",
+                "-f",
+                str(source),
+            ]
+        )
+        == 0
+    )
     with connect("QM1") as qm:
         got = qm.open("SYSTEM.DEAD.LETTER.QUEUE").get()
         qm.commit()
@@ -187,8 +290,9 @@ def test_dmpmqmsg_default_context_on_load(home: Path, tmp_path: Path) -> None:
     assert got.md.msg_id == b"M1".ljust(24, b"\0")
 
 
-def test_dmpmqmsg_needs_exactly_one_direction(home: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_dmpmqmsg_needs_exactly_one_direction(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """-i, -I and -o are mutually exclusive, and one is required (exit 2, as argparse)."""
     with pytest.raises(SystemExit) as exc:
         main(["qm", "dmpmqmsg", "-m", "QM1", "-i", "A", "-o", "B", "-f", "x"])
@@ -198,28 +302,45 @@ def test_dmpmqmsg_needs_exactly_one_direction(home: Path,
     capsys.readouterr()
 
 
-def test_commands_on_a_missing_queue_manager_fail(home: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_commands_on_a_missing_queue_manager_fail(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Connecting to a queue manager that does not exist reports MQRC_Q_MGR_NAME_ERROR."""
     assert main(["qm", "browse", "-m", "NOPE", "-q", "Q"]) != 0
     assert "MQRC_Q_MGR_NAME_ERROR" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("spec", "problem"), [
-    ("Body.x=1", "MQRC_PROPERTY_NAME_ERROR (2442)"),
-    ("n:i1=300", "'300' is not a valid dt='i1' value"),
-    ("n:int32=1", "unknown property type dt='int32'"),
-    ("n", "expected NAME[:TYPE]=VALUE"),
-    ("n:null=x", "a null property with a value"),
-])
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        ("Body.x=1", "MQRC_PROPERTY_NAME_ERROR (2442)"),
+        ("n:i1=300", "'300' is not a valid dt='i1' value"),
+        ("n:int32=1", "unknown property type dt='int32'"),
+        ("n", "expected NAME[:TYPE]=VALUE"),
+        ("n:null=x", "a null property with a value"),
+    ],
+)
 def test_put_refuses_a_bad_property_before_connecting(
-        home: Path, capsys: pytest.CaptureFixture[str], spec: str, problem: str) -> None:
+    home: Path, capsys: pytest.CaptureFixture[str], spec: str, problem: str
+) -> None:
     """qm put --property: a name IBM forbids, a value that is not its type, an unknown
     type: usage error (exit 2) naming the property and the fault; nothing is put."""
     assert main(["qm", "create", "QM1"]) == 0
     with pytest.raises(SystemExit) as exc:
-        main(["qm", "put", "-m", "QM1", "-q", "SYSTEM.DEAD.LETTER.QUEUE", "--data", "x",
-              "--property", spec])
+        main(
+            [
+                "qm",
+                "put",
+                "-m",
+                "QM1",
+                "-q",
+                "SYSTEM.DEAD.LETTER.QUEUE",
+                "--data",
+                "x",
+                "--property",
+                spec,
+            ]
+        )
     assert exc.value.code == 2
     assert problem in capsys.readouterr().err
     with connect("QM1") as qm:

@@ -28,30 +28,33 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     return code, capsys.readouterr().err
 
 
-def test_compare_without_rules_is_a_usage_error(tmp_path: Path, dump: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_without_rules_is_a_usage_error(
+    tmp_path: Path, dump: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """--compare needs --rules: exit USAGE, the message says what to add."""
     old = tmp_path / "old.rul"
     old.write_text("ACTION(IGNORE)\n")
-    code, err = _run(capsys, "--input", str(dump), "--compare", str(old),
-                     "--output", str(tmp_path / "out"))
+    code, err = _run(
+        capsys, "--input", str(dump), "--compare", str(old), "--output", str(tmp_path / "out")
+    )
     assert code == ExitCode.USAGE
     assert "give --rules" in err
     assert not (tmp_path / "out").exists()
 
 
-def test_missing_input_is_a_usage_error(tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_input_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A path that does not exist: exit USAGE naming the path."""
-    code, err = _run(capsys, "--input", str(tmp_path / "nope.dmp"),
-                     "--output", str(tmp_path / "out"))
+    code, err = _run(
+        capsys, "--input", str(tmp_path / "nope.dmp"), "--output", str(tmp_path / "out")
+    )
     assert code == ExitCode.USAGE
     assert "nope.dmp" in err
     assert not (tmp_path / "out").exists()
 
 
-def test_non_empty_output_directory_is_refused(tmp_path: Path, dump: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_non_empty_output_directory_is_refused(
+    tmp_path: Path, dump: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Like the drain, an output directory that holds files is not overwritten."""
     out = tmp_path / "out"
     out.mkdir()
@@ -63,11 +66,13 @@ def test_non_empty_output_directory_is_refused(tmp_path: Path, dump: Path,
 
 
 @pytest.mark.parametrize("text", ["yesterday", "2024-13-01", "25/11/2024 10:00"])
-def test_unparseable_as_of_is_a_usage_error(tmp_path: Path, dump: Path, text: str,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_unparseable_as_of_is_a_usage_error(
+    tmp_path: Path, dump: Path, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """--as-of must be ISO 8601; the message shows the expected form."""
-    code, err = _run(capsys, "--input", str(dump), "--as-of", text,
-                     "--output", str(tmp_path / "out"))
+    code, err = _run(
+        capsys, "--input", str(dump), "--as-of", text, "--output", str(tmp_path / "out")
+    )
     assert code == ExitCode.USAGE
     assert "2024-11-25T12:00:00Z" in err
 
@@ -79,8 +84,9 @@ def test_as_of_forms() -> None:
     assert parse_as_of("2024-11-25T12:30:00+01:00").utcoffset() is not None
 
 
-def test_rules_error_prints_lint_diagnostics(tmp_path: Path, dump: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_rules_error_prints_lint_diagnostics(
+    tmp_path: Path, dump: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A table that does not compile: exit RULES_ERROR with the lint-style diagnostic
     (file:line:column, the source line and a caret); the old table is checked too."""
     good = tmp_path / "good.rul"
@@ -88,8 +94,7 @@ def test_rules_error_prints_lint_diagnostics(tmp_path: Path, dump: Path,
     bad = tmp_path / "bad.rul"
     bad.write_text("REASON(MQRC_Q_FULL) ACTION(FORWARD)\n")
     for argv in (["--rules", str(bad)], ["--rules", str(good), "--compare", str(bad)]):
-        code, err = _run(capsys, "--input", str(dump), *argv,
-                         "--output", str(tmp_path / "out"))
+        code, err = _run(capsys, "--input", str(dump), *argv, "--output", str(tmp_path / "out"))
         assert code == ExitCode.RULES_ERROR
         assert f"{bad}:1:" in err
         assert "REASON(MQRC_Q_FULL) ACTION(FORWARD)" in err
@@ -98,8 +103,8 @@ def test_rules_error_prints_lint_diagnostics(tmp_path: Path, dump: Path,
 
 
 def test_unknown_queue_manager_is_a_connection_error(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """-m naming a queue manager that does not exist: exit CONNECTION_ERROR."""
     home = tmp_path / "home"
     monkeypatch.setenv("DLQHANDLER_HOME", str(home))
@@ -107,8 +112,7 @@ def test_unknown_queue_manager_is_a_connection_error(
     code, err = _run(capsys, "-m", "QMX", "--output", str(tmp_path / "out"))
     assert code == ExitCode.CONNECTION_ERROR
     assert "QMX" in err
-    code, err = _run(capsys, "-m", "QM1", "--queue", "NO.SUCH.Q", "--output",
-                     str(tmp_path / "out"))
+    code, err = _run(capsys, "-m", "QM1", "--queue", "NO.SUCH.Q", "--output", str(tmp_path / "out"))
     assert code == ExitCode.CONNECTION_ERROR
     assert "NO.SUCH.Q" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]  # no staging left over

@@ -28,8 +28,7 @@ def test_a_table_with_errors_processes_nothing(qm, ledger, run_cli: RunCli) -> N
     book.check([])
 
 
-def test_rules_from_stdin_and_positional_queue_override(qm, ledger, monkeypatch,
-                                                        capsys) -> None:
+def test_rules_from_stdin_and_positional_queue_override(qm, ledger, monkeypatch, capsys) -> None:
     """Without --rules the table is read from stdin (runmqdlq < rules); a positional
     INPUTQ overrides the table's INPUTQ, and ' ' means the queue manager's DEADQ."""
     define(qm, "OTHER.DLQ", "CATCH")
@@ -51,10 +50,13 @@ def test_rules_from_stdin_and_positional_queue_override(qm, ledger, monkeypatch,
     book.check(["CATCH"])
 
 
-@pytest.mark.parametrize(("args", "code", "amq"), [
-    (["NO.SUCH.QUEUE"], ExitCode.CONNECTION_ERROR, "AMQ8745"),
-    ([DLQ, "NO.SUCH.QM"], ExitCode.CONNECTION_ERROR, "AMQ8741"),
-])
+@pytest.mark.parametrize(
+    ("args", "code", "amq"),
+    [
+        (["NO.SUCH.QUEUE"], ExitCode.CONNECTION_ERROR, "AMQ8745"),
+        ([DLQ, "NO.SUCH.QM"], ExitCode.CONNECTION_ERROR, "AMQ8741"),
+    ],
+)
 def test_cannot_open_or_connect(qm, run_cli: RunCli, args, code, amq) -> None:
     """An unknown queue or queue manager ends the run with the connection exit code."""
     run = run_cli("WAIT(NO)\nACTION(DISCARD)\n", *args)
@@ -80,7 +82,8 @@ def test_get_inhibited_dlq_ends_with_a_fatal_mq_error(qm, ledger, run_cli: RunCl
 
 
 def test_started_by_a_trigger_monitor_takes_queue_and_qmgr_from_mqtmc2(
-        qm, ledger, run_cli: RunCli) -> None:
+    qm, ledger, run_cli: RunCli
+) -> None:
     """Like runmqdlq under runmqtrm: the MQTMC2 argument names the DLQ and the queue
     manager (it overrides the table's INPUTQ); the names are validated first."""
     from dlqhandler.mq.mqtm import MQTM
@@ -88,10 +91,12 @@ def test_started_by_a_trigger_monitor_takes_queue_and_qmgr_from_mqtmc2(
     define(qm, "OTHER.DLQ", "CATCH")
     load(qm, [dead_letter("triggered")], queue="OTHER.DLQ")
     book = Ledger.of(qm, "OTHER.DLQ")
-    tmc = MQTM(q_name="OTHER.DLQ", process_name="DLQ.HANDLER", appl_type=6,
-               appl_id="dlqhandler run").to_mqtmc2("QM1")
-    run = run_cli("INPUTQ(SYSTEM.DEAD.LETTER.QUEUE) WAIT(NO)\nACTION(FWD) FWDQ(CATCH)\n",
-                  tmc.to_argv())
+    tmc = MQTM(
+        q_name="OTHER.DLQ", process_name="DLQ.HANDLER", appl_type=6, appl_id="dlqhandler run"
+    ).to_mqtmc2("QM1")
+    run = run_cli(
+        "INPUTQ(SYSTEM.DEAD.LETTER.QUEUE) WAIT(NO)\nACTION(FWD) FWDQ(CATCH)\n", tmc.to_argv()
+    )
     assert run.rc == ExitCode.OK
     assert "INPUTQ(OTHER.DLQ)" in run.out
     assert depth(qm, "CATCH") == 1

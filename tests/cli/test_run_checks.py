@@ -16,10 +16,11 @@ from tests.worker.helpers import DLQ, RunCli, dead_letter, define, depth, load
 FWD_WITH_HEADER = "WAIT(NO)\nACTION(FWD) FWDQ(CATCH) HEADER(YES)\n"
 
 
-@pytest.mark.parametrize("option", [["--max-hops", "0"], ["--max-hops", "-1"],
-                                    ["--batch-size", "0"], ["--batch-size", "-3"]])
-def test_out_of_range_counts_are_refused(qm, ledger, run_cli: RunCli,
-                                         option: list[str]) -> None:
+@pytest.mark.parametrize(
+    "option",
+    [["--max-hops", "0"], ["--max-hops", "-1"], ["--batch-size", "0"], ["--batch-size", "-3"]],
+)
+def test_out_of_range_counts_are_refused(qm, ledger, run_cli: RunCli, option: list[str]) -> None:
     """--max-hops 0, --batch-size 0 and -3 are usage errors (exit 2) naming the option,
     like --max-rate 0; they are no longer silently taken as 1. Nothing is touched."""
     load(qm, [dead_letter("stays")])
@@ -30,8 +31,7 @@ def test_out_of_range_counts_are_refused(qm, ledger, run_cli: RunCli,
     book.check([])
 
 
-def test_dry_run_summary_agrees_with_the_run_on_refused_loops(qm, ledger,
-                                                              run_cli: RunCli) -> None:
+def test_dry_run_summary_agrees_with_the_run_on_refused_loops(qm, ledger, run_cli: RunCli) -> None:
     """--max-hops 1 refuses to forward a message that already carries an MQDLH: the dry
     run's summary says 'would be forwarded 0, forward loops refused 1, would fail 1' as
     the real run then does (forwarded 0, refused 1); both exit 6, nothing moves."""
@@ -75,19 +75,22 @@ def test_a_run_whose_actions_fail_exits_partial(qm, ledger, run_cli: RunCli) -> 
     run = run_cli("WAIT(NO)\nACTION(FWD) FWDQ(NO.SUCH.QUEUE)\n")
     assert run.rc == ExitCode.PARTIAL
     assert run.summary("failed, left") == 2
-    assert "2 message(s) left on SYSTEM.DEAD.LETTER.QUEUE because their action failed" \
-        in run.err
+    assert "2 message(s) left on SYSTEM.DEAD.LETTER.QUEUE because their action failed" in run.err
     assert depth(qm, DLQ) == 2
     book.check([])
 
 
-@pytest.mark.parametrize(("name", "why"), [
-    ("Q" * 49, "is 49 characters long (at most 48)"),
-    ("APP IN", "contains characters not allowed in MQ names (' ')"),
-    ("APP#IN", "contains characters not allowed in MQ names ('#')"),
-])
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("Q" * 49, "is 49 characters long (at most 48)"),
+        ("APP IN", "contains characters not allowed in MQ names (' ')"),
+        ("APP#IN", "contains characters not allowed in MQ names ('#')"),
+    ],
+)
 def test_invalid_input_queue_name_is_reported_before_connecting(
-        home: Path, run_cli: RunCli, name: str, why: str) -> None:
+    home: Path, run_cli: RunCli, name: str, why: str
+) -> None:
     """No queue manager exists at all: an invalid INPUTQ is still reported as an invalid
     name with the reason (exit 2), not as MQRC_UNKNOWN_OBJECT_NAME or a connection error."""
     run = run_cli("ACTION(DISCARD)\n", name)
@@ -98,18 +101,20 @@ def test_invalid_input_queue_name_is_reported_before_connecting(
 
 
 def test_a_missing_queue_manager_is_exit_4_from_every_command(
-        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """run, qm mqsc, qm browse, qm put and qm dmpmqmsg on a queue manager that does not
     exist all exit 4 (CONNECTION_ERROR) naming MQRC_Q_MGR_NAME_ERROR."""
     rules = tmp_path / "r.rul"
     rules.write_text("ACTION(DISCARD)\n")
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    commands = [["run", DLQ, "NOPE", "--rules", str(rules), "--no-watch"],
-                ["qm", "mqsc", "NOPE"],
-                ["qm", "browse", "-m", "NOPE", "-q", DLQ],
-                ["qm", "put", "-m", "NOPE", "-q", DLQ],
-                ["qm", "dmpmqmsg", "-m", "NOPE", "-i", DLQ, "-f", str(tmp_path / "o.dmp")]]
+    commands = [
+        ["run", DLQ, "NOPE", "--rules", str(rules), "--no-watch"],
+        ["qm", "mqsc", "NOPE"],
+        ["qm", "browse", "-m", "NOPE", "-q", DLQ],
+        ["qm", "put", "-m", "NOPE", "-q", DLQ],
+        ["qm", "dmpmqmsg", "-m", "NOPE", "-i", DLQ, "-f", str(tmp_path / "o.dmp")],
+    ]
     for argv in commands:
         assert main(argv) == ExitCode.CONNECTION_ERROR, argv
         assert "Q_MGR_NAME_ERROR" in capsys.readouterr().err or argv[0] == "run"

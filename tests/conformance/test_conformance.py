@@ -35,6 +35,7 @@ from tests.conformance.messages import build_message
 HERE = Path(__file__).resolve().parent
 FILES = sorted(HERE.glob("*.json"))
 
+
 def _text(given: str | list[str]) -> str:
     return given if isinstance(given, str) else "\n".join(given) + "\n"
 
@@ -65,10 +66,18 @@ def _check_diagnostics(result: Any, case: dict[str, Any]) -> None:
     actual = [d for d in result.diagnostics if d.code in listed or d.code != "W505"]
     unmatched = list(actual)
     for e in expected:
-        hit = next((d for d in unmatched if d.code == e["code"] and d.line == e["line"]
-                    and e.get("column", d.column) == d.column
-                    and e.get("severity", d.severity) == d.severity
-                    and e.get("message", "") in d.message), None)
+        hit = next(
+            (
+                d
+                for d in unmatched
+                if d.code == e["code"]
+                and d.line == e["line"]
+                and e.get("column", d.column) == d.column
+                and e.get("severity", d.severity) == d.severity
+                and e.get("message", "") in d.message
+            ),
+            None,
+        )
         assert hit is not None, f"expected {e}, got {[str(d) for d in result.diagnostics]}"
         unmatched.remove(hit)
     if case.get("exact", True):

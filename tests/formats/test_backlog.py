@@ -54,14 +54,14 @@ def test_groups_are_complete_and_flagged() -> None:
     groups: dict[bytes, list[tuple[int, int]]] = defaultdict(list)
     for message in generate_backlog(400, seed=11):
         if message.md.group_id != bytes(24):
-            groups[message.md.group_id].append((message.md.msg_seq_number,
-                                                message.md.msg_flags))
+            groups[message.md.group_id].append((message.md.msg_seq_number, message.md.msg_flags))
     assert groups
     for members in groups.values():
         seqs = [seq for seq, _ in members]
         assert seqs == list(range(1, len(members) + 1))
         assert [flags for _, flags in members] == (
-            [MQMF_MSG_IN_GROUP] * (len(members) - 1) + [MQMF_LAST_MSG_IN_GROUP])
+            [MQMF_MSG_IN_GROUP] * (len(members) - 1) + [MQMF_LAST_MSG_IN_GROUP]
+        )
 
 
 def test_put_dates_and_times_are_gmt_digits() -> None:
@@ -80,8 +80,9 @@ def test_write_backlog_streams_a_readable_dump() -> None:
     """write_backlog writes a dmpmqmsg file that reads back as the generated messages."""
     out = io.BytesIO()
     assert write_backlog(out, 120, seed=4, created=CREATED) == 120
-    assert out.getvalue().startswith(b"* DMPMQMSG Version:9.4 Created:Thu Nov 21 08:00:00 2024\n"
-                                     b"* Qmgr  = QM1\n* Queue = SYSTEM.DEAD.LETTER.QUEUE\n\n")
+    assert out.getvalue().startswith(
+        b"* DMPMQMSG Version:9.4 Created:Thu Nov 21 08:00:00 2024\n"
+        b"* Qmgr  = QM1\n* Queue = SYSTEM.DEAD.LETTER.QUEUE\n\n"
+    )
     read = list(read_dump(io.BytesIO(out.getvalue())))
-    assert [(m.md, m.body) for m in read] == [
-        (m.md, m.body) for m in generate_backlog(120, seed=4)]
+    assert [(m.md, m.body) for m in read] == [(m.md, m.body) for m in generate_backlog(120, seed=4)]

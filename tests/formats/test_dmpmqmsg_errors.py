@@ -112,13 +112,16 @@ def test_bad_byte_range_is_a_value_error() -> None:
         read_dump(io.BytesIO(b""), start=10, end=5)
 
 
-@pytest.mark.parametrize(("md", "words"), [
-    (MQMD(user_identifier="a\nb"), "A USR: 'a\\nb' contains a line break"),
-    (MQMD(put_appl_name="€uro"), "A PAN: '€uro' has characters outside ISO-8859-1"),
-    (MQMD(format="MQSTRINGS"), "A FMT: 'MQSTRINGS' is longer than 8 bytes"),
-    (MQMD(expiry=2**31), "A EXP: 2147483648 is not a 32-bit integer"),
-    (MQMD(version=3), "A VER: MQMD version must be 1 or 2, not 3"),
-])
+@pytest.mark.parametrize(
+    ("md", "words"),
+    [
+        (MQMD(user_identifier="a\nb"), "A USR: 'a\\nb' contains a line break"),
+        (MQMD(put_appl_name="€uro"), "A PAN: '€uro' has characters outside ISO-8859-1"),
+        (MQMD(format="MQSTRINGS"), "A FMT: 'MQSTRINGS' is longer than 8 bytes"),
+        (MQMD(expiry=2**31), "A EXP: 2147483648 is not a 32-bit integer"),
+        (MQMD(version=3), "A VER: MQMD version must be 1 or 2, not 3"),
+    ],
+)
 def test_writer_refuses_what_the_format_cannot_carry(md: MQMD, words: str) -> None:
     """The writer raises DumpFormatError (message number, line) rather than write a bad file."""
     out = io.BytesIO()

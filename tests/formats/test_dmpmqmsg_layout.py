@@ -17,9 +17,16 @@ SPEC_7_1_LINES = [
     "* Qmgr  = QM1",
     "* Queue = APP.IN",
     "",
-    "A VER 2", "A RPT 0", "A MST 8", "A EXP -1", "A FDB 0", "A ENC 546", "A CCS 1208",
+    "A VER 2",
+    "A RPT 0",
+    "A MST 8",
+    "A EXP -1",
+    "A FDB 0",
+    "A ENC 546",
+    "A CCS 1208",
     "A FMT " + "MQSTR".ljust(8),
-    "A PRI 0", "A PER 1",
+    "A PRI 0",
+    "A PER 1",
     "A MSI 414D5120514D312020202020202020206A2F3E6501230040",
     "A COI " + "0" * 48,
     "A BOC 0",
@@ -30,10 +37,14 @@ SPEC_7_1_LINES = [
     "A AIX " + "20" * 32,
     "A PAT 13",
     "A PAN " + "amqsput".ljust(28),
-    "A PTD 20241121", "A PTT 10153412",
+    "A PTD 20241121",
+    "A PTT 10153412",
     "A AOX 20202020",
     "A GRP " + "0" * 48,
-    "A MSQ 1", "A OFF 0", "A MSF 0", "A ORL -1",
+    "A MSQ 1",
+    "A OFF 0",
+    "A MSF 0",
+    "A ORL -1",
     "X 48656C6C6F2066726F6D206120646D706D716D73672D737479",
     "X 6C652064756D702C2074686973206D65737361676520697320",
     "X 36302062797465732E",
@@ -41,22 +52,42 @@ SPEC_7_1_LINES = [
 ]
 SPEC_7_1 = "".join(line + "\n" for line in SPEC_7_1_LINES).encode("ascii")
 SPEC_7_1_MD = MQMD(
-    version=2, msg_type=8, expiry=-1, encoding=546, coded_char_set_id=1208, format="MQSTR",
-    priority=0, persistence=1,
+    version=2,
+    msg_type=8,
+    expiry=-1,
+    encoding=546,
+    coded_char_set_id=1208,
+    format="MQSTR",
+    priority=0,
+    persistence=1,
     msg_id=bytes.fromhex("414D5120514D312020202020202020206A2F3E6501230040"),
-    reply_to_q_mgr="QM1", user_identifier="mqm",
-    accounting_token=bytes.fromhex("16010515") + bytes(28), put_appl_type=13,
-    put_appl_name="amqsput", put_date="20241121", put_time="10153412")
+    reply_to_q_mgr="QM1",
+    user_identifier="mqm",
+    accounting_token=bytes.fromhex("16010515") + bytes(28),
+    put_appl_type=13,
+    put_appl_name="amqsput",
+    put_date="20241121",
+    put_time="10153412",
+)
 SPEC_7_1_BODY = b"Hello from a dmpmqmsg-style dump, this message is 60 bytes."
 CREATED = datetime(2024, 11, 21, 10, 15, 40)
 
 # Section 7.2: the 33-byte message and its body lines in each mode.
 MSG_7_2 = b'Hello, "World"!\r\nline two ~ end\x00\x01'
-DA_LINES = ["X 48656C6C6F2C2022576F726C6422210D0A6C696E652074776F" + "  "
-            + '<Hello, "World"!..line two>',
-            "X 207E20656E640001" + "  " * 18 + "< ~ end..>"]
-DCAP_A_LINES = ['S "Hello, "', "X 22", 'S "World"', "X 22210D0A", 'S "line two "', "X 7E",
-                'S " end"', "X 0001"]
+DA_LINES = [
+    "X 48656C6C6F2C2022576F726C6422210D0A6C696E652074776F" + "  " + '<Hello, "World"!..line two>',
+    "X 207E20656E640001" + "  " * 18 + "< ~ end..>",
+]
+DCAP_A_LINES = [
+    'S "Hello, "',
+    "X 22",
+    'S "World"',
+    "X 22210D0A",
+    'S "line two "',
+    "X 7E",
+    'S " end"',
+    "X 0001",
+]
 DP_LINES = ['S "Hello, ~"World~"!"', "X 0D0A", 'S "line two ~~ end"', "X 0001"]
 
 
@@ -97,8 +128,9 @@ def test_spec_7_1_line_lengths() -> None:
     assert len(next(x for x in lines if x.startswith("X "))) == 52
 
 
-@pytest.mark.parametrize("body_lines", [DA_LINES, DCAP_A_LINES, DP_LINES],
-                         ids=["-da", "-dA", "-dp"])
+@pytest.mark.parametrize(
+    "body_lines", [DA_LINES, DCAP_A_LINES, DP_LINES], ids=["-da", "-dA", "-dp"]
+)
 def test_spec_7_2_body_lines_read_back_the_33_byte_message(body_lines: list[str]) -> None:
     """Each section 7.2 rendering (-da ASCII columns, -dA, -dp) reads as the same 33 bytes."""
     (msg,) = _read(_dump(["A FMT MQSTR", *body_lines]))
@@ -112,7 +144,7 @@ def test_writer_string_modes_match_spec_7_2(mode: str, expected: list[str]) -> N
     out = io.BytesIO()
     DumpWriter(out, mode=mode, created=CREATED).write(Message(MQMD(), MSG_7_2))  # type: ignore[arg-type]
     lines = out.getvalue().decode("latin-1").split("\n")
-    body = lines[lines.index("A ORL -1") + 1:-2]
+    body = lines[lines.index("A ORL -1") + 1 : -2]
     assert body == expected
 
 
@@ -137,10 +169,12 @@ def test_empty_message_lines_in_each_mode() -> None:
 
 def test_text_mode_is_lossy_as_documented() -> None:
     """-dt: LF-terminated text round-trips; CRLF comes back as LF; a final newline is added."""
-    cases = {b"line one\nline two\n": b"line one\nline two\n",
-             b"a\r\nb\n\rc": b"a\nb\nc\n",
-             b"no newline": b"no newline\n",
-             b"a\x01b\n": b"a\n\x01b\n"}
+    cases = {
+        b"line one\nline two\n": b"line one\nline two\n",
+        b"a\r\nb\n\rc": b"a\nb\nc\n",
+        b"no newline": b"no newline\n",
+        b"a\x01b\n": b"a\n\x01b\n",
+    }
     for body, back in cases.items():
         out = io.BytesIO()
         DumpWriter(out, mode="t", created=CREATED).write(Message(MQMD(), body))
@@ -161,9 +195,30 @@ def test_version_1_mqmd_omits_ver_and_group_lines() -> None:
     out = io.BytesIO()
     DumpWriter(out, created=CREATED).write(Message(MQMD(version=1, format="MQSTR"), b"x"))
     codes = [x[2:5] for x in out.getvalue().decode().splitlines() if x.startswith("A ")]
-    assert codes == ["RPT", "MST", "EXP", "FDB", "ENC", "CCS", "FMT", "PRI", "PER", "MSI",
-                     "COI", "BOC", "RTQ", "RTM", "USR", "ACC", "AIX", "PAT", "PAN", "PTD",
-                     "PTT", "AOX"]
+    assert codes == [
+        "RPT",
+        "MST",
+        "EXP",
+        "FDB",
+        "ENC",
+        "CCS",
+        "FMT",
+        "PRI",
+        "PER",
+        "MSI",
+        "COI",
+        "BOC",
+        "RTQ",
+        "RTM",
+        "USR",
+        "ACC",
+        "AIX",
+        "PAT",
+        "PAN",
+        "PTD",
+        "PTT",
+        "AOX",
+    ]
     (msg,) = _read(out.getvalue())
     assert msg.md == MQMD(version=2, format="MQSTR")
 
@@ -210,9 +265,21 @@ def test_header_ctime_is_space_padded_and_names_are_cut() -> None:
 def test_reader_features_ibm_writes_or_accepts() -> None:
     """N lines, A lines after N, value-less A lines, partial hex, lowercase hex, S forms, T."""
     data = _dump(
-        ["N", "A PRI 7", "A EXP", "A RTQ ", "A MSI 4142", "A COI 6162", "T text line",
-         "S unquoted text   ", "S", 'S "q"  ignored after the quote', "X 6869"],
-        header="* QLOAD Version:8.0 Created:Mon Jan  5 10:00:00 2015")
+        [
+            "N",
+            "A PRI 7",
+            "A EXP",
+            "A RTQ ",
+            "A MSI 4142",
+            "A COI 6162",
+            "T text line",
+            "S unquoted text   ",
+            "S",
+            'S "q"  ignored after the quote',
+            "X 6869",
+        ],
+        header="* QLOAD Version:8.0 Created:Mon Jan  5 10:00:00 2015",
+    )
     (msg,) = _read(data)
     assert msg.md == MQMD(priority=7, msg_id=b"AB", correl_id=b"ab")
     assert msg.body == b"text line\nunquoted textqhi"
@@ -227,8 +294,9 @@ def test_aix_hex_partial_value_fills_leading_bytes_only() -> None:
 
 def test_crlf_comments_blank_lines_and_index_lines_are_tolerated() -> None:
     """CRLF line ends, '*' comments, '* Index' lines and blank lines anywhere are skipped."""
-    data = _dump(["* Index 1", "A FMT MQSTR", "", "* a comment", "X 4142", "", "X 43"],
-                 ["A PER 1", "X 44"]).replace(b"\n", b"\r\n")
+    data = _dump(
+        ["* Index 1", "A FMT MQSTR", "", "* a comment", "X 4142", "", "X 43"], ["A PER 1", "X 44"]
+    ).replace(b"\n", b"\r\n")
     first, second = _read(data)
     assert (first.md.format, first.body) == ("MQSTR", b"ABC")
     assert (second.md.persistence, second.body) == (1, b"D")

@@ -16,9 +16,11 @@ from tests.mq.strategies import mqmds
 CREATED = datetime(2024, 11, 21, 10, 15, 40)
 # MQMD text the file can carry: ISO-8859-1 (the dump's bytes), no line breaks.
 FILE_MQMDS = mqmds(819, exclude="\n\r")
-BODIES = st.one_of(st.binary(max_size=300),
-                   st.text(max_size=200).map(lambda s: s.encode("utf-8")),
-                   st.sampled_from((b"", b"~", b'"', b'~"~~""', b"\r\n", b" ", b"X 00\n")))
+BODIES = st.one_of(
+    st.binary(max_size=300),
+    st.text(max_size=200).map(lambda s: s.encode("utf-8")),
+    st.sampled_from((b"", b"~", b'"', b'~"~~""', b"\r\n", b" ", b"X 00\n")),
+)
 MESSAGES = st.builds(Message, FILE_MQMDS, BODIES)
 BYTE_EXACT_MODES = st.sampled_from(("hex", "A", "p"))
 
@@ -39,15 +41,27 @@ def _as_read(message: Message) -> Message:
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
-@given(messages=st.lists(MESSAGES, max_size=6), mode=BYTE_EXACT_MODES,
-       width=st.integers(1, 80), ctx_chars=st.booleans(), index=st.booleans(),
-       qmgr=st.sampled_from((None, "QM1")))
+@given(
+    messages=st.lists(MESSAGES, max_size=6),
+    mode=BYTE_EXACT_MODES,
+    width=st.integers(1, 80),
+    ctx_chars=st.booleans(),
+    index=st.booleans(),
+    qmgr=st.sampled_from((None, "QM1")),
+)
 def test_write_then_read_round_trips_byte_for_byte(
-        messages: list[Message], mode: str, width: int, ctx_chars: bool, index: bool,
-        qmgr: str | None) -> None:
+    messages: list[Message], mode: str, width: int, ctx_chars: bool, index: bool, qmgr: str | None
+) -> None:
     """hex, -dA and -dp files read back the same MQMDs and bodies, byte for byte."""
-    data = _write(messages, mode=mode, width=width, ctx_chars=ctx_chars, index=index,
-                  qmgr=qmgr, queue=qmgr and "SYSTEM.DEAD.LETTER.QUEUE")
+    data = _write(
+        messages,
+        mode=mode,
+        width=width,
+        ctx_chars=ctx_chars,
+        index=index,
+        qmgr=qmgr,
+        queue=qmgr and "SYSTEM.DEAD.LETTER.QUEUE",
+    )
     assert list(read_dump(io.BytesIO(data))) == [_as_read(m) for m in messages]
 
 
@@ -56,11 +70,15 @@ def test_crlf_files_read_the_same(messages: list[Message], mode: str) -> None:
     """A file with Windows line ends (CRLF) reads exactly like the LF file."""
     data = _write(messages, mode=mode)
     assert list(read_dump(io.BytesIO(data.replace(b"\n", b"\r\n")))) == [
-        _as_read(m) for m in messages]
+        _as_read(m) for m in messages
+    ]
 
 
-@given(lines=st.lists(st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E),
-                              max_size=80), max_size=6))
+@given(
+    lines=st.lists(
+        st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=80), max_size=6
+    )
+)
 def test_text_mode_round_trips_newline_terminated_printable_text(lines: list[str]) -> None:
     """-dt is byte-exact only for printable text whose lines all end in LF."""
     body = "".join(line + "\n" for line in lines).encode()
@@ -71,11 +89,22 @@ def test_text_mode_round_trips_newline_terminated_printable_text(lines: list[str
 
 @st.composite
 def _split_case(draw: st.DrawFn) -> tuple[bytes, list[int]]:
-    messages = draw(st.lists(st.builds(Message, st.builds(
-        MQMD, priority=st.integers(0, 9), version=st.sampled_from((1, 2))), BODIES),
-        max_size=8))
-    data = _write(messages, mode=draw(BYTE_EXACT_MODES), index=draw(st.booleans()),
-                  width=draw(st.integers(10, 30)))
+    messages = draw(
+        st.lists(
+            st.builds(
+                Message,
+                st.builds(MQMD, priority=st.integers(0, 9), version=st.sampled_from((1, 2))),
+                BODIES,
+            ),
+            max_size=8,
+        )
+    )
+    data = _write(
+        messages,
+        mode=draw(BYTE_EXACT_MODES),
+        index=draw(st.booleans()),
+        width=draw(st.integers(10, 30)),
+    )
     if draw(st.booleans()):
         data = data.replace(b"\n", b"\r\n")
     if draw(st.booleans()):  # separators are conventional: blank lines may go
@@ -105,17 +134,44 @@ def test_message_offsets_point_at_each_message(case: tuple[bytes, list[int]]) ->
     offsets = list(iter_message_offsets(io.BytesIO(data)))
     assert len(offsets) == len(whole)
     for offset, message in zip(offsets, whole, strict=True):
-        assert data[offset:offset + 1] == b"A"
+        assert data[offset : offset + 1] == b"A"
         assert list(read_dump(io.BytesIO(data), start=offset, end=offset + 1)) == [message]
 
 
 # --- arbitrary input ----------------------------------------------------------------
 
-_LINES = st.lists(st.one_of(
-    st.sampled_from(["", "*", "N", "A", "A VER 2", "A VER 1", "A MSI 41", "A RTQ Q",
-                     "X 0", "X 00", "X 0g", "S", 'S "', 'S "~', 'S "a~~"', "T", "T x",
-                     "A FMT", "A XYZ 1", "A EXP -", "\r", "* Index 1"]),
-    st.text(max_size=30)), max_size=30)
+_LINES = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "",
+                "*",
+                "N",
+                "A",
+                "A VER 2",
+                "A VER 1",
+                "A MSI 41",
+                "A RTQ Q",
+                "X 0",
+                "X 00",
+                "X 0g",
+                "S",
+                'S "',
+                'S "~',
+                'S "a~~"',
+                "T",
+                "T x",
+                "A FMT",
+                "A XYZ 1",
+                "A EXP -",
+                "\r",
+                "* Index 1",
+            ]
+        ),
+        st.text(max_size=30),
+    ),
+    max_size=30,
+)
 
 
 @st.composite
@@ -129,7 +185,7 @@ def _damaged_dump(draw: st.DrawFn) -> bytes:
     data = bytearray(_write(draw(st.lists(MESSAGES, min_size=1, max_size=3))))
     for _ in range(draw(st.integers(1, 6))):
         at = draw(st.integers(0, len(data) - 1))
-        data[at:at + draw(st.integers(0, 3))] = draw(st.binary(max_size=3))
+        data[at : at + draw(st.integers(0, 3))] = draw(st.binary(max_size=3))
     return bytes(data)
 
 

@@ -28,10 +28,16 @@ def _chars(text: str, n: int, *, pad: bytes = b" ", codec: str = "ascii") -> byt
 # after the DLH is little-endian (546) text in code page 850.
 CAPTURE_A_PAYLOAD = "Grüße aus Zürich".encode("cp850")
 CAPTURE_A = (
-    b"DLH " + bytes.fromhex("00000001 00000825")
-    + _chars("ASDF2", 48) + _chars("QMASKED", 48)
-    + bytes.fromhex("00000222 00000352") + b"MQSTR   " + bytes.fromhex("00000006")
-    + _chars("amqsput", 28) + b"20030612" + b"10203040"
+    b"DLH "
+    + bytes.fromhex("00000001 00000825")
+    + _chars("ASDF2", 48)
+    + _chars("QMASKED", 48)
+    + bytes.fromhex("00000222 00000352")
+    + b"MQSTR   "
+    + bytes.fromhex("00000006")
+    + _chars("amqsput", 28)
+    + b"20030612"
+    + b"10203040"
     + CAPTURE_A_PAYLOAD
 )
 CAPTURE_A_MD = MQMD(encoding=273, coded_char_set_id=819, format="MQDEAD")
@@ -40,10 +46,16 @@ CAPTURE_A_MD = MQMD(encoding=273, coded_char_set_id=819, format="MQDEAD")
 # NUL-padded DLH with a 6-character PutTime, and an MQRFH2 follows at 172.
 CAPTURE_B_PAYLOAD = b"RFH " + bytes.fromhex("00000002 000000240000011100000333") + b"MQSTR   "
 CAPTURE_B = (
-    b"DLH " + bytes.fromhex("00000001 000007F3")
-    + _chars("DEST.QUEUE", 48, pad=b"\0") + _chars("DEST.QMGR", 48, pad=b"\0")
-    + bytes.fromhex("00000111 00000333") + b"MQHRF2  " + bytes.fromhex("00000000")
-    + _chars("A Go program", 28, pad=b"\0") + b"20231213" + b"140046\0\0"
+    b"DLH "
+    + bytes.fromhex("00000001 000007F3")
+    + _chars("DEST.QUEUE", 48, pad=b"\0")
+    + _chars("DEST.QMGR", 48, pad=b"\0")
+    + bytes.fromhex("00000111 00000333")
+    + b"MQHRF2  "
+    + bytes.fromhex("00000000")
+    + _chars("A Go program", 28, pad=b"\0")
+    + b"20231213"
+    + b"140046\0\0"
     + CAPTURE_B_PAYLOAD
 )
 CAPTURE_B_MD = MQMD(encoding=273, coded_char_set_id=819, format="MQDEAD")
@@ -52,14 +64,19 @@ CAPTURE_B_MD = MQMD(encoding=273, coded_char_set_id=819, format="MQDEAD")
 # MQMD 546 / 1208, so the DLH is ASCII with little-endian integers.
 CAPTURE_C_MSGID = bytes.fromhex("C3E2D840D8D4E9F14040404040404040") + bytes(range(8))
 CAPTURE_C = (
-    b"DLH " + bytes.fromhex("01000000 05080000")
-    + _chars("CICS.ORDERS", 48) + _chars("QML1", 48)
-    + bytes.fromhex("22020000 B8040000") + b"MQSTR   " + bytes.fromhex("07000000")
-    + _chars("amqrmppa", 28) + b"20160301" + b"09300000"
+    b"DLH "
+    + bytes.fromhex("01000000 05080000")
+    + _chars("CICS.ORDERS", 48)
+    + _chars("QML1", 48)
+    + bytes.fromhex("22020000 B8040000")
+    + b"MQSTR   "
+    + bytes.fromhex("07000000")
+    + _chars("amqrmppa", 28)
+    + b"20160301"
+    + b"09300000"
     + b"order 42"
 )
-CAPTURE_C_MD = MQMD(encoding=546, coded_char_set_id=1208, format="MQDEAD",
-                    msg_id=CAPTURE_C_MSGID)
+CAPTURE_C_MD = MQMD(encoding=546, coded_char_set_id=1208, format="MQDEAD", msg_id=CAPTURE_C_MSGID)
 
 
 def test_capture_a_bytes_match_the_spec_dump() -> None:
@@ -89,10 +106,12 @@ def test_capture_a_strip_restores_the_original_descriptor() -> None:
     original = decode_dead_letter(CAPTURE_A_MD, CAPTURE_A).strip_dead_letter_header()
     assert original.dlh is None
     assert (original.md.encoding, original.md.coded_char_set_id, original.md.format) == (
-        546, 850, "MQSTR")
+        546,
+        850,
+        "MQSTR",
+    )
     assert original.body == CAPTURE_A_PAYLOAD
-    assert original.md.replace(encoding=273, coded_char_set_id=819,
-                               format="MQDEAD") == CAPTURE_A_MD
+    assert original.md.replace(encoding=273, coded_char_set_id=819, format="MQDEAD") == CAPTURE_A_MD
 
 
 def test_capture_b_nul_padded_fields_and_short_put_time() -> None:
@@ -140,8 +159,9 @@ def test_the_mqmd_encoding_not_the_dlh_decides_the_dlh_byte_order() -> None:
 def test_ebcdic_dlh_needs_the_ebcdic_ccsid() -> None:
     """A z/OS DLH (785/500) decodes with its CCSID; read as ASCII it is not an MQDLH."""
     md = MQMD(encoding=785, coded_char_set_id=500, format="MQSTR")
-    dlq = Message.dead_letter(md, "Grüße".encode("cp500"), reason=2053,
-                              dest_q_name="PAYROLL.IN", dest_q_mgr_name="QMZ1")
+    dlq = Message.dead_letter(
+        md, "Grüße".encode("cp500"), reason=2053, dest_q_name="PAYROLL.IN", dest_q_mgr_name="QMZ1"
+    )
     assert dlq.body[:4] == bytes.fromhex("C4D3C840")
     dlh = decode_dead_letter(dlq.md, dlq.body).dlh
     assert dlh is not None

@@ -38,10 +38,15 @@ from tests.mq.strategies import (
 ORDER = {273: ">", 546: "<", 785: ">"}
 
 
-@given(data=st.data(), encoding=st.sampled_from(ENCODINGS), ccsid=st.sampled_from(CCSIDS),
-       version=st.sampled_from((1, 2)))
+@given(
+    data=st.data(),
+    encoding=st.sampled_from(ENCODINGS),
+    ccsid=st.sampled_from(CCSIDS),
+    version=st.sampled_from((1, 2)),
+)
 def test_mqmd_round_trips_in_every_byte_order_and_code_page(
-        data: st.DataObject, encoding: int, ccsid: int, version: int) -> None:
+    data: st.DataObject, encoding: int, ccsid: int, version: int
+) -> None:
     """encode_mqmd -> decode_mqmd gives the same MQMD (v1: 324 bytes, v2: 364 bytes)."""
     md = data.draw(mqmds(ccsid, version))
     raw = encode_mqmd(md, encoding=encoding, ccsid=ccsid)
@@ -53,7 +58,8 @@ def test_mqmd_round_trips_in_every_byte_order_and_code_page(
 
 @given(data=st.data(), encoding=st.sampled_from(ENCODINGS), ccsid=st.sampled_from(CCSIDS))
 def test_mqdlh_round_trips_in_every_byte_order_and_code_page(
-        data: st.DataObject, encoding: int, ccsid: int) -> None:
+    data: st.DataObject, encoding: int, ccsid: int
+) -> None:
     """encode_mqdlh -> decode_mqdlh gives the same MQDLH; integers in the given order."""
     dlh = data.draw(mqdlhs(ccsid))
     raw = encode_mqdlh(dlh, encoding=encoding, ccsid=ccsid)
@@ -62,16 +68,29 @@ def test_mqdlh_round_trips_in_every_byte_order_and_code_page(
     assert decode_mqdlh(raw + b"payload", encoding=encoding, ccsid=ccsid) == dlh
 
 
-@given(data=st.data(), encoding=st.sampled_from(ENCODINGS), ccsid=st.sampled_from(CCSIDS),
-       payload=st.binary(max_size=300))
+@given(
+    data=st.data(),
+    encoding=st.sampled_from(ENCODINGS),
+    ccsid=st.sampled_from(CCSIDS),
+    payload=st.binary(max_size=300),
+)
 def test_dead_letter_then_strip_gives_the_original_back(
-        data: st.DataObject, encoding: int, ccsid: int, payload: bytes) -> None:
+    data: st.DataObject, encoding: int, ccsid: int, payload: bytes
+) -> None:
     """Message.dead_letter + decode_dead_letter + strip restores Format/Encoding/CCSID."""
     original = data.draw(mqmds(819)).replace(
         coded_char_set_id=data.draw(st.sampled_from(CCSIDS)),
-        format=data.draw(st.from_regex(r"[A-Z0-9]{0,8}", fullmatch=True)))
-    dlq = Message.dead_letter(original, payload, reason=2053, dest_q_name="APP.IN",
-                              dest_q_mgr_name="QM1", encoding=encoding, ccsid=ccsid)
+        format=data.draw(st.from_regex(r"[A-Z0-9]{0,8}", fullmatch=True)),
+    )
+    dlq = Message.dead_letter(
+        original,
+        payload,
+        reason=2053,
+        dest_q_name="APP.IN",
+        dest_q_mgr_name="QM1",
+        encoding=encoding,
+        ccsid=ccsid,
+    )
     decoded = decode_dead_letter(dlq.md, dlq.body)
     assert decoded.dlh is not None
     assert decoded.payload == payload
@@ -97,7 +116,8 @@ def test_decode_mqmd_raises_only_decode_error(raw: bytes, encoding: int, ccsid: 
 
 @given(raw=images(DLH_IMAGE), encoding=ANY_ENCODING, ccsid=ANY_CCSID)
 def test_decode_mqdlh_raises_only_malformed_message_error(
-        raw: bytes, encoding: int, ccsid: int) -> None:
+    raw: bytes, encoding: int, ccsid: int
+) -> None:
     """Arbitrary bytes into decode_mqdlh give an MQDLH or MalformedMessageError keeping them."""
     error = raised(lambda: decode_mqdlh(raw, encoding=encoding, ccsid=ccsid))
     if error is not None:
@@ -106,10 +126,15 @@ def test_decode_mqdlh_raises_only_malformed_message_error(
         assert 0 <= error.offset <= len(raw)
 
 
-@given(raw=images(DLH_IMAGE), encoding=ANY_ENCODING, ccsid=ANY_CCSID,
-       fmt=st.sampled_from(("MQDEAD", "MQSTR", "")))
+@given(
+    raw=images(DLH_IMAGE),
+    encoding=ANY_ENCODING,
+    ccsid=ANY_CCSID,
+    fmt=st.sampled_from(("MQDEAD", "MQSTR", "")),
+)
 def test_decode_dead_letter_raises_only_malformed_message_error(
-        raw: bytes, encoding: int, ccsid: int, fmt: str) -> None:
+    raw: bytes, encoding: int, ccsid: int, fmt: str
+) -> None:
     """decode_dead_letter on any data and any MQMD raises only MalformedMessageError."""
     md = MQMD(format=fmt, encoding=encoding, coded_char_set_id=ccsid)
     decoded: list[Message] = []

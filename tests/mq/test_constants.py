@@ -42,8 +42,20 @@ def test_family_of_rejects_unknown_names() -> None:
 
 def test_every_family_is_present() -> None:
     """All twelve families the foundation issue names are generated."""
-    assert set(c.FAMILIES) == {"MQRC", "MQFB", "MQAT", "MQMT", "MQPER", "MQFMT", "MQENC",
-                               "MQCCSI", "MQEI", "MQMF", "MQRO", "MQPRI"}
+    assert set(c.FAMILIES) == {
+        "MQRC",
+        "MQFB",
+        "MQAT",
+        "MQMT",
+        "MQPER",
+        "MQFMT",
+        "MQENC",
+        "MQCCSI",
+        "MQEI",
+        "MQMF",
+        "MQRO",
+        "MQPRI",
+    }
 
 
 def test_generated_module_is_current() -> None:

@@ -24,8 +24,9 @@ def test_message_without_dlh_strips_to_itself() -> None:
 def test_dead_letter_describes_the_dlh_in_the_mqmd() -> None:
     """dead_letter: MQMD Format MQDEAD, Encoding/CCSID those of the DLH; the DLH keeps originals."""
     original = MQMD(format="MQSTR", encoding=546, coded_char_set_id=1208, persistence=1)
-    msg = Message.dead_letter(original, b"data", reason=2053, dest_q_name="APP.IN",
-                              encoding=273, ccsid=500)
+    msg = Message.dead_letter(
+        original, b"data", reason=2053, dest_q_name="APP.IN", encoding=273, ccsid=500
+    )
     assert (msg.md.format, msg.md.encoding, msg.md.coded_char_set_id) == ("MQDEAD", 273, 500)
     assert msg.dlh is not None
     assert (msg.dlh.format, msg.dlh.encoding, msg.dlh.coded_char_set_id) == ("MQSTR", 546, 1208)
@@ -51,22 +52,37 @@ def test_mqmd_byte_fields_are_padded_bytes() -> None:
         MQMD(msg_id=bytes(25))
 
 
-@pytest.mark.parametrize(("encoding", "ccsid", "header_ccsid"),
-                         [(546, 1208, 1208), (273, 500, 500), (546, 819, -2)])
+@pytest.mark.parametrize(
+    ("encoding", "ccsid", "header_ccsid"), [(546, 1208, 1208), (273, 500, 500), (546, 819, -2)]
+)
 def test_a_dead_letter_behind_an_mqrfh2_is_decoded_as_a_handle_get_returns_it(
-        encoding: int, ccsid: int, header_ccsid: int) -> None:
+    encoding: int, ccsid: int, header_ccsid: int
+) -> None:
     """MQMD Format MQHRF2, the MQRFH2's Format MQDEAD (what a PROPCTL(FORCE) DLQ hands
     out): the MQDLH behind the header is decoded in the header's Encoding and CCSID
     (-2, MQCCSI_INHERIT, is the MQMD's), the header's properties become the message's,
     and the message is the one a get with a message handle returns."""
-    props = (Property("jms.Dst", PropertyType.STRING, "queue:///APP.IN"),
-             Property("Items", PropertyType.INT32, 7))
-    original = MQMD(format="MQSTR", encoding=546, coded_char_set_id=1208,
-                    msg_id=b"M".ljust(24, b"\0"))
-    dead = Message.dead_letter(original, b"data", reason=2053, dest_q_name="APP.IN",
-                               encoding=encoding, ccsid=ccsid, properties=props)
-    header = encode_rfh2(MQRFH2(encoding, header_ccsid, "MQDEAD", folders=folders_of(props)),
-                         encoding=encoding, ccsid=ccsid)
+    props = (
+        Property("jms.Dst", PropertyType.STRING, "queue:///APP.IN"),
+        Property("Items", PropertyType.INT32, 7),
+    )
+    original = MQMD(
+        format="MQSTR", encoding=546, coded_char_set_id=1208, msg_id=b"M".ljust(24, b"\0")
+    )
+    dead = Message.dead_letter(
+        original,
+        b"data",
+        reason=2053,
+        dest_q_name="APP.IN",
+        encoding=encoding,
+        ccsid=ccsid,
+        properties=props,
+    )
+    header = encode_rfh2(
+        MQRFH2(encoding, header_ccsid, "MQDEAD", folders=folders_of(props)),
+        encoding=encoding,
+        ccsid=ccsid,
+    )
     md = dead.md.replace(format="MQHRF2")
     got = decode_dead_letter(md, header + dead.body, behind_rfh2=True)
     assert got == dead
@@ -74,8 +90,10 @@ def test_a_dead_letter_behind_an_mqrfh2_is_decoded_as_a_handle_get_returns_it(
     assert got.strip_dead_letter_header().properties == props
     # Without behind_rfh2 (the drain's and the report's reader): not a dead letter, and
     # the reason says why.
-    with pytest.raises(MalformedMessageError,
-                       match=re.escape("MQMD Format is 'MQHRF2', not 'MQDEAD'; data does not")):
+    with pytest.raises(
+        MalformedMessageError,
+        match=re.escape("MQMD Format is 'MQHRF2', not 'MQDEAD'; data does not"),
+    ):
         decode_dead_letter(md, header + dead.body)
 
 
@@ -86,8 +104,11 @@ def test_arbitrary_data_behind_an_mqhrf2_format_raises_only_our_error(data: byte
     for prefix in (b"", encode_rfh2(MQRFH2(546, 1208, "MQDEAD"), encoding=546, ccsid=1208)):
         raised: list[MalformedMessageError] = []
         try:
-            decode_dead_letter(MQMD(format="MQHRF2", encoding=546, coded_char_set_id=1208),
-                               prefix + data, behind_rfh2=True)
+            decode_dead_letter(
+                MQMD(format="MQHRF2", encoding=546, coded_char_set_id=1208),
+                prefix + data,
+                behind_rfh2=True,
+            )
         except MalformedMessageError as exc:
             raised.append(exc)
         for exc in raised:

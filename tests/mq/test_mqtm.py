@@ -27,20 +27,42 @@ from tests.mq.strategies import CCSIDS, ENCODINGS, MQLONG, mq_text
 
 ORDER = {273: ">", 546: "<", 785: ">"}
 # IBM's cmqc.h: (field, offset, length) of MQTM and MQTMC2.
-MQTM_FIELDS = [("StrucId", 0, 4), ("Version", 4, 4), ("QName", 8, 48),
-               ("ProcessName", 56, 48), ("TriggerData", 104, 64), ("ApplType", 168, 4),
-               ("ApplId", 172, 256), ("EnvData", 428, 128), ("UserData", 556, 128)]
-SAMPLE = MQTM(q_name="SYSTEM.DEAD.LETTER.QUEUE", process_name="DLQ.HANDLER",
-              trigger_data="td", appl_type=6, appl_id="dlqhandler run --rules r.rul",
-              env_data="&", user_data="ud")
+MQTM_FIELDS = [
+    ("StrucId", 0, 4),
+    ("Version", 4, 4),
+    ("QName", 8, 48),
+    ("ProcessName", 56, 48),
+    ("TriggerData", 104, 64),
+    ("ApplType", 168, 4),
+    ("ApplId", 172, 256),
+    ("EnvData", 428, 128),
+    ("UserData", 556, 128),
+]
+SAMPLE = MQTM(
+    q_name="SYSTEM.DEAD.LETTER.QUEUE",
+    process_name="DLQ.HANDLER",
+    trigger_data="td",
+    appl_type=6,
+    appl_id="dlqhandler run --rules r.rul",
+    env_data="&",
+    user_data="ud",
+)
 
 
 def _ibm_tmc2(**fields: str) -> str:
     """An MQTMC2 argument built by hand from cmqc.h's layout (not with our codec)."""
-    layout = [("StrucId", 4, "TMC "), ("Version", 4, "   2"), ("QName", 48, ""),
-              ("ProcessName", 48, ""), ("TriggerData", 64, ""), ("ApplType", 4, ""),
-              ("ApplId", 256, ""), ("EnvData", 128, ""), ("UserData", 128, ""),
-              ("QMgrName", 48, "")]
+    layout = [
+        ("StrucId", 4, "TMC "),
+        ("Version", 4, "   2"),
+        ("QName", 48, ""),
+        ("ProcessName", 48, ""),
+        ("TriggerData", 64, ""),
+        ("ApplType", 4, ""),
+        ("ApplId", 256, ""),
+        ("EnvData", 128, ""),
+        ("UserData", 128, ""),
+        ("QMgrName", 48, ""),
+    ]
     return "".join(fields.get(name, default).ljust(length) for name, length, default in layout)
 
 
@@ -50,7 +72,7 @@ def test_mqtm_is_684_bytes_in_ibms_layout() -> None:
     raw = encode_mqtm(SAMPLE, encoding=546, ccsid=819)
     assert len(raw) == MQTM_LENGTH_1 == 684
     assert sum(length for _, _, length in MQTM_FIELDS) == 684
-    at = {name: raw[offset:offset + length] for name, offset, length in MQTM_FIELDS}
+    at = {name: raw[offset : offset + length] for name, offset, length in MQTM_FIELDS}
     assert at["StrucId"] == b"TM  "
     assert at["Version"] == struct.pack("<i", 1)
     assert at["QName"] == b"SYSTEM.DEAD.LETTER.QUEUE".ljust(48)
@@ -70,9 +92,15 @@ def test_mqtmc2_is_732_characters_with_blank_appltype_and_qmgr_name_last() -> No
     tmc2 = SAMPLE.to_mqtmc2("QM1")
     arg = tmc2.to_argv()
     assert len(arg) == MQTMC2_LENGTH_2 == 732
-    assert arg == _ibm_tmc2(QName="SYSTEM.DEAD.LETTER.QUEUE", ProcessName="DLQ.HANDLER",
-                            TriggerData="td", ApplId="dlqhandler run --rules r.rul",
-                            EnvData="&", UserData="ud", QMgrName="QM1")
+    assert arg == _ibm_tmc2(
+        QName="SYSTEM.DEAD.LETTER.QUEUE",
+        ProcessName="DLQ.HANDLER",
+        TriggerData="td",
+        ApplId="dlqhandler run --rules r.rul",
+        EnvData="&",
+        UserData="ud",
+        QMgrName="QM1",
+    )
     assert arg[168:172] == "    "
     assert arg[684:].rstrip() == "QM1"
     v1 = tmc2.replace(version=1).to_argv()
@@ -83,12 +111,21 @@ def test_mqtmc2_is_732_characters_with_blank_appltype_and_qmgr_name_last() -> No
 
 def test_from_argv_reads_a_trigger_monitors_argument() -> None:
     """The argument runmqtrm passes (built by hand here) gives the queue and queue manager."""
-    arg = _ibm_tmc2(QName="APP.Q", ProcessName="P", TriggerData="data with  blanks",
-                    ApplId="/bin/app", UserData="u", QMgrName="QM.ONE")
+    arg = _ibm_tmc2(
+        QName="APP.Q",
+        ProcessName="P",
+        TriggerData="data with  blanks",
+        ApplId="/bin/app",
+        UserData="u",
+        QMgrName="QM.ONE",
+    )
     tmc2 = MQTMC2.from_argv(arg)
     assert (tmc2.q_name, tmc2.q_mgr_name, tmc2.process_name) == ("APP.Q", "QM.ONE", "P")
     assert (tmc2.trigger_data, tmc2.appl_id, tmc2.user_data) == (
-        "data with  blanks", "/bin/app", "u")
+        "data with  blanks",
+        "/bin/app",
+        "u",
+    )
     assert (tmc2.env_data, tmc2.appl_type, tmc2.version) == ("", "", 2)
     assert looks_like_mqtmc2(arg)
 
@@ -103,14 +140,17 @@ def test_from_argv_pads_a_trimmed_argument_and_reads_version_1() -> None:
     assert (v1.version, v1.q_name, v1.q_mgr_name) == (1, "APP.Q", "")
 
 
-@pytest.mark.parametrize(("arg", "problem"), [
-    ("APP.Q", "does not start with 'TMC '"),
-    ("", "does not start with 'TMC '"),
-    ("TMC    3" + " " * 724, "Version"),
-    ("TMC 0002", "Version"),
-    (_ibm_tmc2(QName="Q") + "x", "732 characters"),
-    ("TMC    1" + " " * 677, "684 characters"),
-])
+@pytest.mark.parametrize(
+    ("arg", "problem"),
+    [
+        ("APP.Q", "does not start with 'TMC '"),
+        ("", "does not start with 'TMC '"),
+        ("TMC    3" + " " * 724, "Version"),
+        ("TMC 0002", "Version"),
+        (_ibm_tmc2(QName="Q") + "x", "732 characters"),
+        ("TMC    1" + " " * 677, "684 characters"),
+    ],
+)
 def test_from_argv_rejects_what_is_not_an_mqtmc2(arg: str, problem: str) -> None:
     """Not 'TMC ', an unknown Version or too long: DecodeError saying why, keeping the bytes."""
     with pytest.raises(DecodeError, match=problem) as exc:
@@ -119,11 +159,14 @@ def test_from_argv_rejects_what_is_not_an_mqtmc2(arg: str, problem: str) -> None
     assert not looks_like_mqtmc2(arg) or "characters" in problem
 
 
-@pytest.mark.parametrize(("mutate", "problem"), [
-    (lambda raw: raw[:683], "shorter than an MQTM"),
-    (lambda raw: b"TMX " + raw[4:], "does not start with an MQTM"),
-    (lambda raw: raw[:4] + struct.pack("<i", 2) + raw[8:], "Version 2"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "problem"),
+    [
+        (lambda raw: raw[:683], "shorter than an MQTM"),
+        (lambda raw: b"TMX " + raw[4:], "does not start with an MQTM"),
+        (lambda raw: raw[:4] + struct.pack("<i", 2) + raw[8:], "Version 2"),
+    ],
+)
 def test_decode_mqtm_rejects_bad_structures(mutate: object, problem: str) -> None:
     """Short data, another StrucId or Version: DecodeError keeping the raw bytes."""
     raw = mutate(encode_mqtm(SAMPLE))  # type: ignore[operator]
@@ -140,15 +183,21 @@ def test_decode_mqtm_ignores_data_after_the_structure() -> None:
 @st.composite
 def mqtms(draw: st.DrawFn, ccsid: int) -> MQTM:
     """An arbitrary MQTM whose text fits its fields in ``ccsid``."""
-    return MQTM(q_name=draw(mq_text(ccsid, 48)), process_name=draw(mq_text(ccsid, 48)),
-                trigger_data=draw(mq_text(ccsid, 64)), appl_type=draw(MQLONG),
-                appl_id=draw(mq_text(ccsid, 256)), env_data=draw(mq_text(ccsid, 128)),
-                user_data=draw(mq_text(ccsid, 128)))
+    return MQTM(
+        q_name=draw(mq_text(ccsid, 48)),
+        process_name=draw(mq_text(ccsid, 48)),
+        trigger_data=draw(mq_text(ccsid, 64)),
+        appl_type=draw(MQLONG),
+        appl_id=draw(mq_text(ccsid, 256)),
+        env_data=draw(mq_text(ccsid, 128)),
+        user_data=draw(mq_text(ccsid, 128)),
+    )
 
 
 @given(data=st.data(), encoding=st.sampled_from(ENCODINGS), ccsid=st.sampled_from(CCSIDS))
 def test_mqtm_round_trips_in_every_byte_order_and_code_page(
-        data: st.DataObject, encoding: int, ccsid: int) -> None:
+    data: st.DataObject, encoding: int, ccsid: int
+) -> None:
     """encode_mqtm -> decode_mqtm gives the same MQTM; Version in the given byte order."""
     tm = data.draw(mqtms(ccsid))
     raw = encode_mqtm(tm, encoding=encoding, ccsid=ccsid)
@@ -173,13 +222,28 @@ def _text(length: int) -> st.SearchStrategy[str]:
     return st.text(chars, max_size=length).map(lambda s: s.rstrip(" "))
 
 
-@given(q=_text(48), p=_text(48), td=_text(64), ai=_text(256), ed=_text(128), ud=_text(128),
-       qm=_text(48))
-def test_argv_round_trips_any_text(q: str, p: str, td: str, ai: str, ed: str, ud: str,
-                                   qm: str) -> None:
+@given(
+    q=_text(48),
+    p=_text(48),
+    td=_text(64),
+    ai=_text(256),
+    ed=_text(128),
+    ud=_text(128),
+    qm=_text(48),
+)
+def test_argv_round_trips_any_text(
+    q: str, p: str, td: str, ai: str, ed: str, ud: str, qm: str
+) -> None:
     """to_argv -> from_argv restores every field, whatever characters they hold."""
-    tmc2 = MQTMC2(q_name=q, process_name=p, trigger_data=td, appl_id=ai, env_data=ed,
-                  user_data=ud, q_mgr_name=qm)
+    tmc2 = MQTMC2(
+        q_name=q,
+        process_name=p,
+        trigger_data=td,
+        appl_id=ai,
+        env_data=ed,
+        user_data=ud,
+        q_mgr_name=qm,
+    )
     arg = tmc2.to_argv()
     assert len(arg) == 732
     assert MQTMC2.from_argv(arg) == tmc2
@@ -198,8 +262,10 @@ def test_from_argv_raises_only_decode_error(arg: str) -> None:
 @given(st.binary(max_size=800), st.sampled_from(ENCODINGS), st.sampled_from(CCSIDS))
 def test_decoders_raise_only_decode_error(raw: bytes, encoding: int, ccsid: int) -> None:
     """Arbitrary bytes are decoded or refused with DecodeError, nothing else."""
-    for decode in (lambda: decode_mqtm(raw, encoding=encoding, ccsid=ccsid),
-                   lambda: decode_mqtmc2(raw, ccsid=ccsid)):
+    for decode in (
+        lambda: decode_mqtm(raw, encoding=encoding, ccsid=ccsid),
+        lambda: decode_mqtmc2(raw, ccsid=ccsid),
+    ):
         with contextlib.suppress(DecodeError):
             decode()
 

@@ -23,8 +23,12 @@ from tests.mq.helpers import raised
 from tests.mq.strategies import ENCODINGS, damaged
 
 _IDENT = st.builds("p{}".format, st.text(alphabet="abcXYZé_09$", max_size=6))
-_BOUNDS = {PropertyType.INT8: 8, PropertyType.INT16: 16, PropertyType.INT32: 32,
-           PropertyType.INT64: 64}
+_BOUNDS = {
+    PropertyType.INT8: 8,
+    PropertyType.INT16: 16,
+    PropertyType.INT32: 32,
+    PropertyType.INT64: 64,
+}
 
 
 def _value(kind: PropertyType) -> st.SearchStrategy[object]:
@@ -54,20 +58,24 @@ def properties(draw: st.DrawFn, *, folder: bool = False) -> Property:
 @st.composite
 def rfh2s(draw: st.DrawFn) -> MQRFH2:
     folders = []
-    for name in draw(st.lists(st.sampled_from(["mcd", "jms", "usr", "mqext", "other"]),
-                              max_size=4)):
+    for name in draw(
+        st.lists(st.sampled_from(["mcd", "jms", "usr", "mqext", "other"]), max_size=4)
+    ):
         folders.append(Folder(name, tuple(draw(st.lists(properties(), max_size=5)))))
-    return MQRFH2(encoding=draw(st.sampled_from(ENCODINGS)),
-                  coded_char_set_id=draw(st.sampled_from([-2, 819, 1208])),
-                  format=draw(st.sampled_from(["", "MQSTR", "MQDEAD"])),
-                  flags=draw(st.integers(0, 10)),
-                  name_value_ccsid=draw(st.sampled_from([1208, 1200, 13488, 17584])),
-                  folders=tuple(folders))
+    return MQRFH2(
+        encoding=draw(st.sampled_from(ENCODINGS)),
+        coded_char_set_id=draw(st.sampled_from([-2, 819, 1208])),
+        format=draw(st.sampled_from(["", "MQSTR", "MQDEAD"])),
+        flags=draw(st.integers(0, 10)),
+        name_value_ccsid=draw(st.sampled_from([1208, 1200, 13488, 17584])),
+        folders=tuple(folders),
+    )
 
 
 @given(rfh2=rfh2s(), encoding=st.sampled_from(ENCODINGS), tail=st.binary(max_size=16))
-def test_rfh2_round_trips_in_both_integer_encodings(rfh2: MQRFH2, encoding: int,
-                                                    tail: bytes) -> None:
+def test_rfh2_round_trips_in_both_integer_encodings(
+    rfh2: MQRFH2, encoding: int, tail: bytes
+) -> None:
     """encode -> decode gives the same header (every type, groups, UTF-8 and UTF-16
     NameValueData), ends where the header ends, and StrucLength is a multiple of 4."""
     raw = encode_rfh2(rfh2, encoding=encoding, ccsid=819)
@@ -86,26 +94,33 @@ def test_properties_travel_through_folders(props: list[Property]) -> None:
     type and value, in order within each folder."""
     props = [p for p in props if not p.name.startswith(("mcd.", "jms.", "mq", "mqext."))]
     rfh2 = MQRFH2(folders=folders_of(props))
-    decoded, _ = decode_rfh2(encode_rfh2(rfh2, encoding=546, ccsid=819), encoding=546,
-                             ccsid=819)
+    decoded, _ = decode_rfh2(encode_rfh2(rfh2, encoding=546, ccsid=819), encoding=546, ccsid=819)
     assert list(properties_of(decoded.folders)) == props
 
 
 def test_a_jms_style_header_decodes_with_ibms_types() -> None:
     """Folders as JMS writes them (no dt: string), and each dt IBM maps, null via xsi:nil."""
-    folders = ["<mcd><Msd>jms_text</Msd></mcd>",
-               "<jms><Dst>queue:///APP.IN</Dst><Tms>1764100000000</Tms><Dlv>2</Dlv></jms>",
-               ("<usr><flag dt='boolean'>1</flag><raw dt=\"bin.hex\">0aFF</raw>"
-               "<b dt='i1'>-128</b><s dt='i2'>32767</s><i dt='i4'>-5</i><l dt='i8'>9</l>"
-               "<n dt='int'>7</n><f dt='r4'>1.5</f><d dt='r8'>-2.5E3</d>"
-               "<txt>a &lt;b&gt; &amp; &#233;</txt><gone xsi:nil='true'></gone>"
-               "<empty></empty><grp><inner dt='i4'>1</inner></grp></usr>")]
+    folders = [
+        "<mcd><Msd>jms_text</Msd></mcd>",
+        "<jms><Dst>queue:///APP.IN</Dst><Tms>1764100000000</Tms><Dlv>2</Dlv></jms>",
+        (
+            "<usr><flag dt='boolean'>1</flag><raw dt=\"bin.hex\">0aFF</raw>"
+            "<b dt='i1'>-128</b><s dt='i2'>32767</s><i dt='i4'>-5</i><l dt='i8'>9</l>"
+            "<n dt='int'>7</n><f dt='r4'>1.5</f><d dt='r8'>-2.5E3</d>"
+            "<txt>a &lt;b&gt; &amp; &#233;</txt><gone xsi:nil='true'></gone>"
+            "<empty></empty><grp><inner dt='i4'>1</inner></grp></usr>"
+        ),
+    ]
     data = b""
     for f in folders:
         text = f.encode() + b" " * (-len(f.encode()) % 4)
         data += len(text).to_bytes(4, "little") + text
-    fixed = (b"RFH " + struct.pack("<iiii", 2, 36 + len(data), 546, 1208) + b"MQSTR   "
-             + struct.pack("<ii", 0, 1208))
+    fixed = (
+        b"RFH "
+        + struct.pack("<iiii", 2, 36 + len(data), 546, 1208)
+        + b"MQSTR   "
+        + struct.pack("<ii", 0, 1208)
+    )
     rfh2, end = decode_rfh2(fixed + data + b"body", encoding=546, ccsid=819)
     assert end == 36 + len(data)
     assert rfh2.format == "MQSTR"
@@ -115,20 +130,29 @@ def test_a_jms_style_header_decodes_with_ibms_types() -> None:
         "jms.Dst": (PropertyType.STRING, "queue:///APP.IN"),
         "jms.Tms": (PropertyType.STRING, "1764100000000"),
         "jms.Dlv": (PropertyType.STRING, "2"),
-        "flag": (PropertyType.BOOLEAN, True), "raw": (PropertyType.BYTE_STRING, b"\n\xff"),
-        "b": (PropertyType.INT8, -128), "s": (PropertyType.INT16, 32767),
-        "i": (PropertyType.INT32, -5), "l": (PropertyType.INT64, 9),
-        "n": (PropertyType.INT64, 7), "f": (PropertyType.FLOAT32, 1.5),
-        "d": (PropertyType.FLOAT64, -2500.0), "txt": (PropertyType.STRING, "a <b> & é"),
-        "gone": (PropertyType.NULL, None), "empty": (PropertyType.STRING, ""),
-        "grp.inner": (PropertyType.INT32, 1)}
+        "flag": (PropertyType.BOOLEAN, True),
+        "raw": (PropertyType.BYTE_STRING, b"\n\xff"),
+        "b": (PropertyType.INT8, -128),
+        "s": (PropertyType.INT16, 32767),
+        "i": (PropertyType.INT32, -5),
+        "l": (PropertyType.INT64, 9),
+        "n": (PropertyType.INT64, 7),
+        "f": (PropertyType.FLOAT32, 1.5),
+        "d": (PropertyType.FLOAT64, -2500.0),
+        "txt": (PropertyType.STRING, "a <b> & é"),
+        "gone": (PropertyType.NULL, None),
+        "empty": (PropertyType.STRING, ""),
+        "grp.inner": (PropertyType.INT32, 1),
+    }
 
 
 def test_nan_and_infinities_travel_as_java_writes_them() -> None:
     """r8 NaN / Infinity / -Infinity are written as Java writes them and read back."""
-    props = [Property("a", PropertyType.FLOAT64, math.nan),
-             Property("b", PropertyType.FLOAT32, math.inf),
-             Property("c", PropertyType.FLOAT64, -math.inf)]
+    props = [
+        Property("a", PropertyType.FLOAT64, math.nan),
+        Property("b", PropertyType.FLOAT32, math.inf),
+        Property("c", PropertyType.FLOAT64, -math.inf),
+    ]
     raw = encode_rfh2(MQRFH2(folders=folders_of(props)), encoding=273, ccsid=819)
     for text in (b">NaN<", b">Infinity<", b">-Infinity<"):
         assert text in raw
@@ -140,30 +164,37 @@ def _header(folder: bytes, *, length: int | None = None, nvl: int | None = None)
     folder += b" " * (-len(folder) % 4)
     data = (len(folder) if nvl is None else nvl).to_bytes(4, "little", signed=True) + folder
     total = 36 + len(data) if length is None else length
-    return (b"RFH " + struct.pack("<iiii", 2, total, 546, 1208) + b"MQSTR   "
-            + struct.pack("<ii", 0, 1208) + data)
+    return (
+        b"RFH "
+        + struct.pack("<iiii", 2, total, 546, 1208)
+        + b"MQSTR   "
+        + struct.pack("<ii", 0, 1208)
+        + data
+    )
 
 
-@pytest.mark.parametrize(("raw", "what", "offset"), [
-    (_header(b"<usr></usr>", length=20), "bad StrucLength 20", 8),
-    (_header(b"<usr></usr>", length=50), "bad StrucLength 50", 8),
-    (_header(b"<usr></usr>", length=400), "bad StrucLength 400", 8),
-    (_header(b"<usr></usr>", nvl=40), "NameValueLength 40 at offset 36 runs past", 36),
-    (_header(b"<usr></usr>", nvl=-4), "NameValueLength -4", 36),
-    (_header(b"<usr><a>1</b></usr>"), "end tag does not close <a>", 49),
-    (_header(b"<usr><a dt='x9'>1</a></usr>"), "unknown property type dt='x9'", 56),
-    (_header(b"<usr><a dt='i1'>300</a></usr>"), "'300' is not a valid dt='i1' value", 56),
-    (_header(b"<usr><!DOCTYPE x></usr>"), "expected a name", 46),
-    (_header(b"<usr>&ent;    </usr>"), "text inside <usr>", 45),
-    (_header(b"<usr><a>&ent;</a></usr>"), "'&' that is not one", 48),
-    (_header(b"<usr><a></a>x   </usr>"), "text inside <usr>", 52),
-    (_header(b"<usr></usr>trail "), "only blanks may follow", 51),
-    (b"RFH " + struct.pack("<i", 1) + bytes(28), "Version is 1, not 2", 4),
-    (b"RFX " + struct.pack("<i", 2) + bytes(28), "StrucId", 0),
-    (b"RFH " + struct.pack("<i", 2), "truncated", 8),
-])
-def test_a_bad_header_says_what_is_wrong_and_where(raw: bytes, what: str, offset: int
-                                                   ) -> None:
+@pytest.mark.parametrize(
+    ("raw", "what", "offset"),
+    [
+        (_header(b"<usr></usr>", length=20), "bad StrucLength 20", 8),
+        (_header(b"<usr></usr>", length=50), "bad StrucLength 50", 8),
+        (_header(b"<usr></usr>", length=400), "bad StrucLength 400", 8),
+        (_header(b"<usr></usr>", nvl=40), "NameValueLength 40 at offset 36 runs past", 36),
+        (_header(b"<usr></usr>", nvl=-4), "NameValueLength -4", 36),
+        (_header(b"<usr><a>1</b></usr>"), "end tag does not close <a>", 49),
+        (_header(b"<usr><a dt='x9'>1</a></usr>"), "unknown property type dt='x9'", 56),
+        (_header(b"<usr><a dt='i1'>300</a></usr>"), "'300' is not a valid dt='i1' value", 56),
+        (_header(b"<usr><!DOCTYPE x></usr>"), "expected a name", 46),
+        (_header(b"<usr>&ent;    </usr>"), "text inside <usr>", 45),
+        (_header(b"<usr><a>&ent;</a></usr>"), "'&' that is not one", 48),
+        (_header(b"<usr><a></a>x   </usr>"), "text inside <usr>", 52),
+        (_header(b"<usr></usr>trail "), "only blanks may follow", 51),
+        (b"RFH " + struct.pack("<i", 1) + bytes(28), "Version is 1, not 2", 4),
+        (b"RFX " + struct.pack("<i", 2) + bytes(28), "StrucId", 0),
+        (b"RFH " + struct.pack("<i", 2), "truncated", 8),
+    ],
+)
+def test_a_bad_header_says_what_is_wrong_and_where(raw: bytes, what: str, offset: int) -> None:
     """Each malformation is a DecodeError naming the fault and its byte offset."""
     with pytest.raises(DecodeError, match="MQRFH2") as info:
         decode_rfh2(raw, encoding=546, ccsid=819)
@@ -172,14 +203,27 @@ def test_a_bad_header_says_what_is_wrong_and_where(raw: bytes, what: str, offset
     assert info.value.raw == raw
 
 
-_VALID = encode_rfh2(MQRFH2(folders=folders_of([
-    Property("a.b", PropertyType.INT32, 5), Property("s", PropertyType.STRING, "x<y"),
-    Property("jms.Dst", PropertyType.STRING, "queue:///Q"),
-    Property("n", PropertyType.NULL, None)])), encoding=546, ccsid=819)
+_VALID = encode_rfh2(
+    MQRFH2(
+        folders=folders_of(
+            [
+                Property("a.b", PropertyType.INT32, 5),
+                Property("s", PropertyType.STRING, "x<y"),
+                Property("jms.Dst", PropertyType.STRING, "queue:///Q"),
+                Property("n", PropertyType.NULL, None),
+            ]
+        )
+    ),
+    encoding=546,
+    ccsid=819,
+)
 
 
-@given(raw=st.one_of(st.binary(max_size=200), damaged(_VALID)),
-       encoding=st.sampled_from((*ENCODINGS, 0, 17)), ccsid=st.sampled_from((819, 1047, 0, -1)))
+@given(
+    raw=st.one_of(st.binary(max_size=200), damaged(_VALID)),
+    encoding=st.sampled_from((*ENCODINGS, 0, 17)),
+    ccsid=st.sampled_from((819, 1047, 0, -1)),
+)
 def test_arbitrary_bytes_raise_only_our_errors(raw: bytes, encoding: int, ccsid: int) -> None:
     """Random or damaged headers decode or raise a DecodeError with an offset in range."""
     error = raised(lambda: decode_rfh2(raw, encoding=encoding, ccsid=ccsid))

@@ -20,6 +20,7 @@ def test_selector_names_name_only_selectors() -> None:
     """SELECTOR_NAMES maps each MQCA_/MQIA_ selector (range markers aside) to its name."""
     assert selectors.SELECTOR_NAMES[selectors.MQIA_PROPERTY_CONTROL] == "MQIA_PROPERTY_CONTROL"
     assert selectors.SELECTOR_NAMES[selectors.MQCA_DEAD_LETTER_Q_NAME] == (
-        "MQCA_DEAD_LETTER_Q_NAME")
+        "MQCA_DEAD_LETTER_Q_NAME"
+    )
     assert all(n.startswith(("MQCA_", "MQIA_")) for n in selectors.SELECTOR_NAMES.values())
     assert "MQCA_FIRST" not in selectors.SELECTOR_NAMES.values()

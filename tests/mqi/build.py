@@ -39,13 +39,32 @@ def build() -> Path:
     if target.exists():
         return target
     if shutil.which(shlex.split(cc)[0]) is None:
-        raise RuntimeError(f"no C compiler {cc!r} on PATH: the MQI stand-in needs one "
-                           "(apt-get install gcc, or set CC)")
+        raise RuntimeError(
+            f"no C compiler {cc!r} on PATH: the MQI stand-in needs one "
+            "(apt-get install gcc, or set CC)"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".libmqm_r.so.{os.getpid()}")
-    subprocess.run([*shlex.split(cc), "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
-                    "-Wl,-soname,libmqm_r.so", "-o", str(tmp), str(SOURCE), "-ldl",
-                    "-lpthread"], check=True, capture_output=True, text=True)
+    subprocess.run(
+        [
+            *shlex.split(cc),
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-shared",
+            "-fPIC",
+            "-Wl,-soname,libmqm_r.so",
+            "-o",
+            str(tmp),
+            str(SOURCE),
+            "-ldl",
+            "-lpthread",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     tmp.replace(target)  # atomic: concurrent builders agree
     return target
 
@@ -55,9 +74,11 @@ def child_env(library: Path | None = None) -> dict[str, str]:
     lib = library or build()
     paths = [str(lib.parent), *filter(None, os.environ.get("LD_LIBRARY_PATH", "").split(":"))]
     python_path = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(":"))]
-    return {"LD_LIBRARY_PATH": ":".join(dict.fromkeys(paths)),
-            "MQI_STANDIN_MODULE": MODULE,
-            "PYTHONPATH": ":".join(dict.fromkeys(python_path))}
+    return {
+        "LD_LIBRARY_PATH": ":".join(dict.fromkeys(paths)),
+        "MQI_STANDIN_MODULE": MODULE,
+        "PYTHONPATH": ":".join(dict.fromkeys(python_path)),
+    }
 
 
 def load() -> object:

@@ -46,8 +46,7 @@ class Faults:
     """Scripted and random MQI failures; :attr:`injected` lists those carried out."""
 
     injected: list[Injected] = field(default_factory=list)
-    _scripted: dict[str, deque[tuple[int, int]]] = field(
-        default_factory=lambda: defaultdict(deque))
+    _scripted: dict[str, deque[tuple[int, int]]] = field(default_factory=lambda: defaultdict(deque))
     _random: _Random | None = None
     _calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -64,8 +63,7 @@ class Faults:
     def randomly(self, rate: float, reasons: dict[str, list[int]], seed: int) -> None:
         """A fraction ``rate`` of the calls of each verb in ``reasons`` fail with one of its
         reasons (seeded, so a failing run can be repeated)."""
-        self._random = _Random(rate, {k: list(v) for k, v in reasons.items()},
-                               random.Random(seed))
+        self._random = _Random(rate, {k: list(v) for k, v in reasons.items()}, random.Random(seed))
 
     def clear(self) -> None:
         with self._lock:

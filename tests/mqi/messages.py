@@ -45,10 +45,23 @@ __all__ = ["FORCE_TRUNCATION", "get", "inquire", "put"]
 FORCE_TRUNCATION = threading.local()  # set by an injected 2080 for this thread's next MQGET
 _OK = (CMQC.MQCC_OK, 0)
 _NONE24 = bytes(24)
-_CONTEXT = ("user_identifier", "accounting_token", "appl_identity_data", "put_appl_type",
-            "put_appl_name", "put_date", "put_time", "appl_origin_data")
-_V2_DEFAULTS = {"group_id": _NONE24, "msg_seq_number": 1, "offset": 0, "msg_flags": 0,
-                "original_length": -1}
+_CONTEXT = (
+    "user_identifier",
+    "accounting_token",
+    "appl_identity_data",
+    "put_appl_type",
+    "put_appl_name",
+    "put_date",
+    "put_time",
+    "appl_origin_data",
+)
+_V2_DEFAULTS = {
+    "group_id": _NONE24,
+    "msg_seq_number": 1,
+    "offset": 0,
+    "msg_flags": 0,
+    "original_length": -1,
+}
 _MDE = struct.Struct("<4si i i i 8s i 24s i i i i")  # MQMDE, 72 bytes
 
 
@@ -68,9 +81,20 @@ def _needs_mde(md: MQMD) -> bool:
 
 def _with_mde(md: MQMD, body: bytes) -> tuple[MQMD, bytes]:
     """A version 2 message for a version 1 MQMD: the group fields go in an MQMDE."""
-    mde = _MDE.pack(b"MDE ", 2, 72, md.encoding, md.coded_char_set_id,
-                    md.format.encode("latin-1").ljust(8), 0, md.group_id, md.msg_seq_number,
-                    md.offset, md.msg_flags, md.original_length)
+    mde = _MDE.pack(
+        b"MDE ",
+        2,
+        72,
+        md.encoding,
+        md.coded_char_set_id,
+        md.format.encode("latin-1").ljust(8),
+        0,
+        md.group_id,
+        md.msg_seq_number,
+        md.offset,
+        md.msg_flags,
+        md.original_length,
+    )
     head = md.replace(format="MQHMDE", encoding=546, coded_char_set_id=1208, **_V2_DEFAULTS)
     return head, mde + body
 
@@ -79,11 +103,20 @@ def _without_mde(md: MQMD, body: bytes) -> tuple[MQMD, bytes]:
     """A put with a version 1 MQMD whose data starts with an MQMDE (Format MQHMDE)."""
     if md.format != "MQHMDE" or len(body) < _MDE.size:
         return md, body
-    (_sid, _v, length, enc, ccsid, fmt, _flags, group, seq, offset, flags,
-     original) = _MDE.unpack_from(body)
-    md = md.replace(version=2, encoding=enc, coded_char_set_id=ccsid,
-                    format=fmt.split(b"\0", 1)[0].decode("latin-1").rstrip(), group_id=group,
-                    msg_seq_number=seq, offset=offset, msg_flags=flags, original_length=original)
+    (_sid, _v, length, enc, ccsid, fmt, _flags, group, seq, offset, flags, original) = (
+        _MDE.unpack_from(body)
+    )
+    md = md.replace(
+        version=2,
+        encoding=enc,
+        coded_char_set_id=ccsid,
+        format=fmt.split(b"\0", 1)[0].decode("latin-1").rstrip(),
+        group_id=group,
+        msg_seq_number=seq,
+        offset=offset,
+        msg_flags=flags,
+        original_length=original,
+    )
     return md, body[length:]
 
 
@@ -96,15 +129,20 @@ def _exclusive(options: int, *groups: int) -> None:
             raise MQIError(MQRC_OPTIONS_ERROR, comp=CMQC.MQCC_FAILED)
 
 
-_PROPERTY_OPTIONS: tuple[tuple[int, Literal["in_handle", "force_rfh2", "compatibility",
-                                              "none"]], ...] = (
+_PROPERTY_OPTIONS: tuple[
+    tuple[int, Literal["in_handle", "force_rfh2", "compatibility", "none"]], ...
+] = (
     (CMQC.MQGMO_PROPERTIES_IN_HANDLE, "in_handle"),
     (CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2, "force_rfh2"),
     (CMQC.MQGMO_PROPERTIES_COMPATIBILITY, "compatibility"),
-    (CMQC.MQGMO_NO_PROPERTIES, "none"))
+    (CMQC.MQGMO_NO_PROPERTIES, "none"),
+)
 _ACTIONS: dict[int, Literal["new", "forward", "reply", "report"]] = {
-    CMQC.MQACTP_NEW: "new", CMQC.MQACTP_FORWARD: "forward", CMQC.MQACTP_REPLY: "reply",
-    CMQC.MQACTP_REPORT: "report"}
+    CMQC.MQACTP_NEW: "new",
+    CMQC.MQACTP_FORWARD: "forward",
+    CMQC.MQACTP_REPLY: "reply",
+    CMQC.MQACTP_REPORT: "report",
+}
 
 
 def _handle(conn: Conn, hmsg: int) -> MessageHandle | None:
@@ -114,14 +152,23 @@ def _handle(conn: Conn, hmsg: int) -> MessageHandle | None:
 
 def _get_options(conn: Conn, gmo: MQGMO, md: MQMD) -> GetOptions:
     o = gmo.Options
-    _exclusive(o, CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_SYNCPOINT,
-               CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_MSG_UNDER_CURSOR
-               | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR)
-    if o & CMQC.MQGMO_LOCK and not o & (CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT
-                                         | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR):
+    _exclusive(
+        o,
+        CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_SYNCPOINT,
+        CMQC.MQGMO_BROWSE_FIRST
+        | CMQC.MQGMO_BROWSE_NEXT
+        | CMQC.MQGMO_MSG_UNDER_CURSOR
+        | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR,
+    )
+    if o & CMQC.MQGMO_LOCK and not o & (
+        CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR
+    ):
         raise MQIError(MQRC_OPTIONS_ERROR, "MQGMO_LOCK needs a browse", comp=CMQC.MQCC_FAILED)
-    match = gmo.MatchOptions if gmo.Version >= 2 else (CMQC.MQMO_MATCH_MSG_ID
-                                                       | CMQC.MQMO_MATCH_CORREL_ID)
+    match = (
+        gmo.MatchOptions
+        if gmo.Version >= 2
+        else (CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)
+    )
     browse: Literal["first", "next"] | None = None
     if o & CMQC.MQGMO_BROWSE_FIRST:
         browse = "first"
@@ -139,15 +186,22 @@ def _get_options(conn: Conn, gmo: MQGMO, md: MQMD) -> GetOptions:
     # Message properties: the port delivers them as MQGET does (the handle, an MQRFH2...).
     handle = _handle(conn, gmo.MsgHandle) if gmo.Version >= 4 else None
     properties: Literal["as_q_def", "in_handle", "force_rfh2", "compatibility", "none"] = next(
-        (v for flag, v in _PROPERTY_OPTIONS if o & flag), "as_q_def")
-    return GetOptions(properties=properties, msg_handle=False if handle is None else handle,
-                      browse=browse, under_cursor=bool(o & CMQC.MQGMO_MSG_UNDER_CURSOR),
-                      lock=bool(o & CMQC.MQGMO_LOCK), syncpoint=bool(o & CMQC.MQGMO_SYNCPOINT),
-                      wait_ms=wait, msg_id=wanted(CMQC.MQMO_MATCH_MSG_ID, md.msg_id),
-                      correl_id=wanted(CMQC.MQMO_MATCH_CORREL_ID, md.correl_id),
-                      group_id=wanted(CMQC.MQMO_MATCH_GROUP_ID, md.group_id),
-                      logical_order=bool(o & CMQC.MQGMO_LOGICAL_ORDER),
-                      all_msgs_available=bool(o & CMQC.MQGMO_ALL_MSGS_AVAILABLE))
+        (v for flag, v in _PROPERTY_OPTIONS if o & flag), "as_q_def"
+    )
+    return GetOptions(
+        properties=properties,
+        msg_handle=False if handle is None else handle,
+        browse=browse,
+        under_cursor=bool(o & CMQC.MQGMO_MSG_UNDER_CURSOR),
+        lock=bool(o & CMQC.MQGMO_LOCK),
+        syncpoint=bool(o & CMQC.MQGMO_SYNCPOINT),
+        wait_ms=wait,
+        msg_id=wanted(CMQC.MQMO_MATCH_MSG_ID, md.msg_id),
+        correl_id=wanted(CMQC.MQMO_MATCH_CORREL_ID, md.correl_id),
+        group_id=wanted(CMQC.MQMO_MATCH_GROUP_ID, md.group_id),
+        logical_order=bool(o & CMQC.MQGMO_LOGICAL_ORDER),
+        all_msgs_available=bool(o & CMQC.MQGMO_ALL_MSGS_AVAILABLE),
+    )
 
 
 def _peek(conn: Conn, obj: Obj, options: GetOptions) -> Message | None:
@@ -157,16 +211,24 @@ def _peek(conn: Conn, obj: Obj, options: GetOptions) -> Message | None:
     if obj.peek is None:
         obj.peek = conn.qm.open(obj.name, input=False, browse=True)
     try:
-        return obj.peek.get(GetOptions(browse="first", syncpoint=False, msg_id=options.msg_id,
-                                       correl_id=options.correl_id, group_id=options.group_id))
+        return obj.peek.get(
+            GetOptions(
+                browse="first",
+                syncpoint=False,
+                msg_id=options.msg_id,
+                correl_id=options.correl_id,
+                group_id=options.group_id,
+            )
+        )
     except MQIError as exc:
         if exc.reason == MQRC_NO_MSG_AVAILABLE:
             return None
         raise
 
 
-def _take(conn: Conn, obj: Obj, options: GetOptions, room: int,
-          accept: bool) -> tuple[Message, bool]:
+def _take(
+    conn: Conn, obj: Obj, options: GetOptions, room: int, accept: bool
+) -> tuple[Message, bool]:
     """(message, removed-or-moved): the message this get returns, leaving it in place
     when it does not fit and truncation is not accepted."""
     q = obj.port()
@@ -202,12 +264,19 @@ def _take(conn: Conn, obj: Obj, options: GetOptions, room: int,
 
 def _matches(msg: Message, o: GetOptions) -> bool:
     md = msg.md
-    return all(want is None or want == have for want, have in (
-        (o.msg_id, md.msg_id), (o.correl_id, md.correl_id), (o.group_id, md.group_id)))
+    return all(
+        want is None or want == have
+        for want, have in (
+            (o.msg_id, md.msg_id),
+            (o.correl_id, md.correl_id),
+            (o.group_id, md.group_id),
+        )
+    )
 
 
-def get(conn: Conn, hobj: int, pmd: int, pgmo: int, buflen: int, pbuf: int,
-        pdatalen: int) -> tuple[int, int]:
+def get(
+    conn: Conn, hobj: int, pmd: int, pgmo: int, buflen: int, pbuf: int, pdatalen: int
+) -> tuple[int, int]:
     obj = conn.obj(hobj)
     gmo = MQGMO.from_address(pgmo)
     md_version = ctypes.c_int32.from_address(pmd + 4).value
@@ -231,9 +300,13 @@ def get(conn: Conn, hobj: int, pmd: int, pgmo: int, buflen: int, pbuf: int,
     put_field(gmo, "ResolvedQName", obj.name.encode("latin-1"))
     if gmo.Version >= 2:
         flags = msg.md.msg_flags
-        gmo.GroupStatus[0] = ord(CMQC.MQGS_LAST_MSG_IN_GROUP if flags & CMQC.MQMF_LAST_MSG_IN_GROUP
-                                 else CMQC.MQGS_MSG_IN_GROUP if flags & CMQC.MQMF_MSG_IN_GROUP
-                                 else CMQC.MQGS_NOT_IN_GROUP)
+        gmo.GroupStatus[0] = ord(
+            CMQC.MQGS_LAST_MSG_IN_GROUP
+            if flags & CMQC.MQMF_LAST_MSG_IN_GROUP
+            else CMQC.MQGS_MSG_IN_GROUP
+            if flags & CMQC.MQMF_MSG_IN_GROUP
+            else CMQC.MQGS_NOT_IN_GROUP
+        )
         gmo.SegmentStatus[0] = ord(CMQC.MQSS_NOT_A_SEGMENT)
         gmo.Segmentation[0] = ord(CMQC.MQSEG_INHIBITED)
     if gmo.Version >= 3:
@@ -252,14 +325,21 @@ def get(conn: Conn, hobj: int, pmd: int, pgmo: int, buflen: int, pbuf: int,
 
 
 # -- MQPUT / MQPUT1 -------------------------------------------------------------------------
-def put(conn: Conn, hobj: int | None, pod: int | None, pmd: int, ppmo: int, buflen: int,
-        pbuf: int) -> tuple[int, int]:
+def put(
+    conn: Conn, hobj: int | None, pod: int | None, pmd: int, ppmo: int, buflen: int, pbuf: int
+) -> tuple[int, int]:
     pmo = MQPMO.from_address(ppmo)
     o = pmo.Options
-    _exclusive(o, CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NO_SYNCPOINT,
-               CMQC.MQPMO_DEFAULT_CONTEXT | CMQC.MQPMO_PASS_IDENTITY_CONTEXT
-               | CMQC.MQPMO_PASS_ALL_CONTEXT | CMQC.MQPMO_SET_IDENTITY_CONTEXT
-               | CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_NO_CONTEXT)
+    _exclusive(
+        o,
+        CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NO_SYNCPOINT,
+        CMQC.MQPMO_DEFAULT_CONTEXT
+        | CMQC.MQPMO_PASS_IDENTITY_CONTEXT
+        | CMQC.MQPMO_PASS_ALL_CONTEXT
+        | CMQC.MQPMO_SET_IDENTITY_CONTEXT
+        | CMQC.MQPMO_SET_ALL_CONTEXT
+        | CMQC.MQPMO_NO_CONTEXT,
+    )
     md_version = ctypes.c_int32.from_address(pmd + 4).value
     md, body = _without_mde(read_md(pmd), ctypes.string_at(pbuf, buflen) if buflen > 0 else b"")
     obj = conn.obj(hobj) if hobj is not None else None
@@ -280,14 +360,19 @@ def put(conn: Conn, hobj: int | None, pod: int | None, pmd: int, ppmo: int, bufl
         if obj is not None and not obj.options & CMQC.MQOO_SET_ALL_CONTEXT:
             raise MQIError(MQRC_NOT_OPEN_FOR_SET_ALL, comp=CMQC.MQCC_FAILED)
         context = "set_all"
-    elif o & (CMQC.MQPMO_PASS_IDENTITY_CONTEXT | CMQC.MQPMO_SET_IDENTITY_CONTEXT
-              | CMQC.MQPMO_NO_CONTEXT):
-        raise MQIError(MQRC_OPTIONS_ERROR, "identity-only context is not in the port",
-                       comp=CMQC.MQCC_FAILED)
+    elif o & (
+        CMQC.MQPMO_PASS_IDENTITY_CONTEXT | CMQC.MQPMO_SET_IDENTITY_CONTEXT | CMQC.MQPMO_NO_CONTEXT
+    ):
+        raise MQIError(
+            MQRC_OPTIONS_ERROR, "identity-only context is not in the port", comp=CMQC.MQCC_FAILED
+        )
     alternate = None
     if o & CMQC.MQPMO_ALTERNATE_USER_AUTHORITY:
-        alternate = text(od, "AlternateUserId") if od is not None else (
-            obj.alternate_user if obj is not None else None)
+        alternate = (
+            text(od, "AlternateUserId")
+            if od is not None
+            else (obj.alternate_user if obj is not None else None)
+        )
     original = new = None
     action: Literal["new", "forward", "reply", "report"] = "new"
     if pmo.Version >= 3:  # (MQRC_HMSG_ERROR for a handle that is not one)
@@ -295,9 +380,15 @@ def put(conn: Conn, hobj: int | None, pod: int | None, pmd: int, ppmo: int, bufl
         if pmo.Action not in _ACTIONS:
             raise MQIError(MQRC_ACTION_ERROR, comp=CMQC.MQCC_FAILED)
         action = _ACTIONS[pmo.Action]
-    options = PutOptions(syncpoint=bool(o & CMQC.MQPMO_SYNCPOINT), context=context,
-                         alternate_user=alternate, new_msg_id=bool(o & CMQC.MQPMO_NEW_MSG_ID),
-                         original_msg_handle=original, new_msg_handle=new, action=action)
+    options = PutOptions(
+        syncpoint=bool(o & CMQC.MQPMO_SYNCPOINT),
+        context=context,
+        alternate_user=alternate,
+        new_msg_id=bool(o & CMQC.MQPMO_NEW_MSG_ID),
+        original_msg_handle=original,
+        new_msg_handle=new,
+        action=action,
+    )
     message = Message(md, body)
     if obj is not None:
         out = obj.port().put(message, options)
@@ -316,30 +407,48 @@ def put(conn: Conn, hobj: int | None, pod: int | None, pmd: int, ppmo: int, bufl
 def _queue_values(conn: Conn, obj: Obj) -> dict[int, int | str]:
     info = conn.qm.inquire_queue(obj.name)
     a = info.attributes
-    return {CMQC.MQCA_Q_NAME: info.name, CMQC.MQIA_CURRENT_Q_DEPTH: info.curdepth,
-            CMQC.MQIA_MAX_Q_DEPTH: info.maxdepth, CMQC.MQIA_MAX_MSG_LENGTH: info.maxmsgl,
-            CMQC.MQIA_INHIBIT_PUT: 0 if info.put_enabled else 1,
-            CMQC.MQIA_INHIBIT_GET: 0 if info.get_enabled else 1,
-            CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
-            CMQC.MQIA_BACKOUT_THRESHOLD: int(a.get("BOTHRESH", 0) or 0),
-            CMQC.MQCA_BACKOUT_REQ_Q_NAME: a.get("BOQNAME", ""),
-            CMQC.MQIA_HARDEN_GET_BACKOUT: (CMQC.MQQA_BACKOUT_HARDENED
-                                           if a.get("HARDENBO") == "HARDENBO"
-                                           else CMQC.MQQA_BACKOUT_NOT_HARDENED),
-            CMQC.MQIA_DEF_PERSISTENCE: 1 if a.get("DEFPSIST") == "YES" else 0,
-            CMQC.MQIA_DEF_PRIORITY: int(a.get("DEFPRTY", 0) or 0)}
+    return {
+        CMQC.MQCA_Q_NAME: info.name,
+        CMQC.MQIA_CURRENT_Q_DEPTH: info.curdepth,
+        CMQC.MQIA_MAX_Q_DEPTH: info.maxdepth,
+        CMQC.MQIA_MAX_MSG_LENGTH: info.maxmsgl,
+        CMQC.MQIA_INHIBIT_PUT: 0 if info.put_enabled else 1,
+        CMQC.MQIA_INHIBIT_GET: 0 if info.get_enabled else 1,
+        CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL,
+        CMQC.MQIA_BACKOUT_THRESHOLD: int(a.get("BOTHRESH", 0) or 0),
+        CMQC.MQCA_BACKOUT_REQ_Q_NAME: a.get("BOQNAME", ""),
+        CMQC.MQIA_HARDEN_GET_BACKOUT: (
+            CMQC.MQQA_BACKOUT_HARDENED
+            if a.get("HARDENBO") == "HARDENBO"
+            else CMQC.MQQA_BACKOUT_NOT_HARDENED
+        ),
+        CMQC.MQIA_DEF_PERSISTENCE: 1 if a.get("DEFPSIST") == "YES" else 0,
+        CMQC.MQIA_DEF_PRIORITY: int(a.get("DEFPRTY", 0) or 0),
+    }
 
 
 def _qmgr_values(conn: Conn) -> dict[int, int | str]:
     info = conn.qm.inquire()
-    return {CMQC.MQCA_Q_MGR_NAME: info.name, CMQC.MQCA_DEAD_LETTER_Q_NAME:
-            info.dead_letter_q_name, CMQC.MQIA_CODED_CHAR_SET_ID: info.ccsid,
-            CMQC.MQIA_COMMAND_LEVEL: 940, CMQC.MQIA_PLATFORM: CMQC.MQPL_UNIX,
-            CMQC.MQIA_MAX_MSG_LENGTH: int(info.extra.get("MAXMSGL", 4194304))}
+    return {
+        CMQC.MQCA_Q_MGR_NAME: info.name,
+        CMQC.MQCA_DEAD_LETTER_Q_NAME: info.dead_letter_q_name,
+        CMQC.MQIA_CODED_CHAR_SET_ID: info.ccsid,
+        CMQC.MQIA_COMMAND_LEVEL: 940,
+        CMQC.MQIA_PLATFORM: CMQC.MQPL_UNIX,
+        CMQC.MQIA_MAX_MSG_LENGTH: int(info.extra.get("MAXMSGL", 4194304)),
+    }
 
 
-def inquire(conn: Conn, hobj: int, count: int, psel: int, intcount: int, pints: int,
-            charlen: int, pchars: int) -> tuple[int, int]:
+def inquire(
+    conn: Conn,
+    hobj: int,
+    count: int,
+    psel: int,
+    intcount: int,
+    pints: int,
+    charlen: int,
+    pchars: int,
+) -> tuple[int, int]:
     obj = conn.obj(hobj)
     if not obj.options & CMQC.MQOO_INQUIRE:
         raise MQIError(MQRC_NOT_OPEN_FOR_INQUIRE, comp=CMQC.MQCC_FAILED)
@@ -357,8 +466,9 @@ def inquire(conn: Conn, hobj: int, count: int, psel: int, intcount: int, pints: 
     ints: list[int] = []
     chars = b""
     for s in selectors:
-        if s not in values or (CMQC.MQCA_FIRST <= s <= CMQC.MQCA_LAST
-                               and s not in INQ_CHAR_LENGTHS):
+        if s not in values or (
+            CMQC.MQCA_FIRST <= s <= CMQC.MQCA_LAST and s not in INQ_CHAR_LENGTHS
+        ):
             raise MQIError(MQRC_SELECTOR_ERROR, comp=CMQC.MQCC_FAILED)
         v = values[s]
         if CMQC.MQCA_FIRST <= s <= CMQC.MQCA_LAST:

@@ -57,10 +57,15 @@ _OK = (CMQC.MQCC_OK, 0)
 _MQRC_BUFFER_LENGTH_ERROR = 2005
 _MQVS_NULL_TERMINATED = -1
 T = PropertyType
-_FIXED = {T.BOOLEAN: struct.Struct("=i"), T.INT8: struct.Struct("=b"),
-          T.INT16: struct.Struct("=h"), T.INT32: struct.Struct("=i"),
-          T.INT64: struct.Struct("=q"), T.FLOAT32: struct.Struct("=f"),
-          T.FLOAT64: struct.Struct("=d")}
+_FIXED = {
+    T.BOOLEAN: struct.Struct("=i"),
+    T.INT8: struct.Struct("=b"),
+    T.INT16: struct.Struct("=h"),
+    T.INT32: struct.Struct("=i"),
+    T.INT64: struct.Struct("=q"),
+    T.FLOAT32: struct.Struct("=f"),
+    T.FLOAT64: struct.Struct("=d"),
+}
 
 
 def _codec(ccsid: int, reason: int) -> str:
@@ -77,8 +82,11 @@ def _name(pname: int) -> str:
     charv = MQCHARV.from_address(pname)
     if not charv.VSPtr:
         return ""
-    data = (ctypes.string_at(charv.VSPtr) if charv.VSLength == _MQVS_NULL_TERMINATED
-            else ctypes.string_at(charv.VSPtr, max(charv.VSLength, 0)))
+    data = (
+        ctypes.string_at(charv.VSPtr)
+        if charv.VSLength == _MQVS_NULL_TERMINATED
+        else ctypes.string_at(charv.VSPtr, max(charv.VSLength, 0))
+    )
     try:
         return data.decode(_codec(charv.VSCCSID, MQRC_PROP_NAME_NOT_CONVERTED))
     except UnicodeDecodeError:
@@ -107,8 +115,10 @@ def _value(kind: int, length: int, pvalue: int, ccsid: int) -> PropertyValue:
     if t in _FIXED:
         layout = _FIXED[t]
         if len(data) != layout.size:
-            raise mqi_error(_MQRC_BUFFER_LENGTH_ERROR,
-                            f"ValueLength {length} for MQTYPE_{t.name} ({layout.size})")
+            raise mqi_error(
+                _MQRC_BUFFER_LENGTH_ERROR,
+                f"ValueLength {length} for MQTYPE_{t.name} ({layout.size})",
+            )
         number = layout.unpack(data)[0]
         return bool(number) if t is T.BOOLEAN else number
     if t is T.BYTE_STRING:
@@ -116,8 +126,9 @@ def _value(kind: int, length: int, pvalue: int, ccsid: int) -> PropertyValue:
     try:
         return data.decode(_codec(ccsid, MQRC_PROP_VALUE_NOT_CONVERTED))
     except UnicodeDecodeError:
-        raise mqi_error(MQRC_PROP_VALUE_NOT_CONVERTED,
-                        "the string is not in MQSMPO.ValueCCSID") from None
+        raise mqi_error(
+            MQRC_PROP_VALUE_NOT_CONVERTED, "the string is not in MQSMPO.ValueCCSID"
+        ) from None
 
 
 def _encode(prop: Property) -> bytes:
@@ -132,22 +143,33 @@ def _encode(prop: Property) -> bytes:
     return v.encode("utf-8", "surrogatepass")
 
 
-def setmp(conn: Conn, hmsg: int, psmpo: int, pname: int, ppd: int, kind: int, length: int,
-          pvalue: int) -> tuple[int, int]:
+def setmp(
+    conn: Conn, hmsg: int, psmpo: int, pname: int, ppd: int, kind: int, length: int, pvalue: int
+) -> tuple[int, int]:
     handle = conn.message_handle(hmsg)
     smpo = MQSMPO.from_address(psmpo)
     _check_id(smpo, b"SMPO", MQRC_SMPO_ERROR)
     if ppd:
         _check_id(MQPD.from_address(ppd), b"PD  ", MQRC_PD_ERROR)
     if smpo.Options != CMQC.MQSMPO_SET_FIRST:
-        raise mqi_error(MQRC_FUNCTION_NOT_SUPPORTED,
-                        "MQSMPO cursor and append options are not in the stand-in")
+        raise mqi_error(
+            MQRC_FUNCTION_NOT_SUPPORTED, "MQSMPO cursor and append options are not in the stand-in"
+        )
     handle.set(_name(pname), _value(kind, length, pvalue, smpo.ValueCCSID), kind)
     return _OK
 
 
-def inqmp(conn: Conn, hmsg: int, pimpo: int, pname: int, ppd: int, ptype: int, length: int,
-          pvalue: int, pdatalen: int) -> tuple[int, int]:
+def inqmp(
+    conn: Conn,
+    hmsg: int,
+    pimpo: int,
+    pname: int,
+    ppd: int,
+    ptype: int,
+    length: int,
+    pvalue: int,
+    pdatalen: int,
+) -> tuple[int, int]:
     handle = conn.message_handle(hmsg)
     impo = MQIMPO.from_address(pimpo)
     _check_id(impo, b"IMPO", MQRC_IMPO_ERROR)
@@ -156,9 +178,12 @@ def inqmp(conn: Conn, hmsg: int, pimpo: int, pname: int, ppd: int, ptype: int, l
     o = impo.Options
     wanted = ctypes.c_int32.from_address(ptype).value if ptype else CMQC.MQTYPE_AS_SET
     convert = wanted != CMQC.MQTYPE_AS_SET and bool(o & CMQC.MQIMPO_CONVERT_TYPE)
-    prop = handle.inquire(_name(pname), next=bool(o & CMQC.MQIMPO_INQ_NEXT),
-                          under_cursor=bool(o & CMQC.MQIMPO_INQ_PROP_UNDER_CURSOR),
-                          type_=wanted if convert else None)
+    prop = handle.inquire(
+        _name(pname),
+        next=bool(o & CMQC.MQIMPO_INQ_NEXT),
+        under_cursor=bool(o & CMQC.MQIMPO_INQ_PROP_UNDER_CURSOR),
+        type_=wanted if convert else None,
+    )
     returned = impo.ReturnedName
     if returned.VSPtr and returned.VSBufSize > 0:
         name = prop.name.encode("utf-8")
@@ -177,13 +202,14 @@ def inqmp(conn: Conn, hmsg: int, pimpo: int, pname: int, ppd: int, ptype: int, l
     if len(data) > max(length, 0):
         # The buffer gets the value's first bytes (a string cut at a character, the rest
         # NULs): IBM's ``ibmmqc`` decodes the buffer even when the call failed.
-        head = data[:max(length, 0)]
+        head = data[: max(length, 0)]
         if prop.type is T.STRING:
             head = head.decode("utf-8", "ignore").encode("utf-8").ljust(len(head), b"\0")
         if head:
             ctypes.memmove(pvalue, head, len(head))
-        raise MQIError(MQRC_PROPERTY_VALUE_TOO_BIG, f"{prop.name}: {len(data)} bytes",
-                       comp=CMQC.MQCC_FAILED)
+        raise MQIError(
+            MQRC_PROPERTY_VALUE_TOO_BIG, f"{prop.name}: {len(data)} bytes", comp=CMQC.MQCC_FAILED
+        )
     if data:
         ctypes.memmove(pvalue, data, len(data))
     return _OK
@@ -194,7 +220,8 @@ def dltmp(conn: Conn, hmsg: int, pdmpo: int, pname: int) -> tuple[int, int]:
     dmpo = MQDMPO.from_address(pdmpo)
     _check_id(dmpo, b"DMPO", MQRC_DMPO_ERROR)
     if dmpo.Options & CMQC.MQDMPO_DEL_PROP_UNDER_CURSOR:
-        raise mqi_error(MQRC_FUNCTION_NOT_SUPPORTED,
-                        "MQDMPO_DEL_PROP_UNDER_CURSOR is not in the stand-in")
+        raise mqi_error(
+            MQRC_FUNCTION_NOT_SUPPORTED, "MQDMPO_DEL_PROP_UNDER_CURSOR is not in the stand-in"
+        )
     handle.delete_property(_name(pname))
     return _OK

@@ -95,8 +95,13 @@ class StandIn:
     _ids: Any = field(default_factory=lambda: itertools.count(1))
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
-    def reset(self, *, home: Path | None = None, clock: Callable[[], float] | None = None,
-              passwords: dict[str, str] | None = None) -> None:
+    def reset(
+        self,
+        *,
+        home: Path | None = None,
+        clock: Callable[[], float] | None = None,
+        passwords: dict[str, str] | None = None,
+    ) -> None:
         """Forget everything (connections are disconnected) and use this home and clock."""
         with self._lock:
             for conn in list(self._conns.values()):
@@ -116,8 +121,14 @@ class StandIn:
         return len(self._conns)
 
     # -- plumbing --------------------------------------------------------------------------
-    def call(self, verb: str, pcc: int, prc: int, body: Callable[[], tuple[int, int]],
-             hconn: int | None = None) -> None:
+    def call(
+        self,
+        verb: str,
+        pcc: int,
+        prc: int,
+        body: Callable[[], tuple[int, int]],
+        hconn: int | None = None,
+    ) -> None:
         """Run one verb: faults first, then ``body``; MQIError -> its codes."""
         self.calls[verb] = self.calls.get(verb, 0) + 1
         try:
@@ -168,24 +179,43 @@ class StandIn:
                 channel = _channel(MQCD.from_address(cno.ClientConnPtr))
             if version >= 4 and cno.SSLConfigPtr:
                 s = MQSCO.from_address(cno.SSLConfigPtr)
-                sco = {"Version": s.Version, "KeyRepository": text(s, "KeyRepository"),
-                       "CertificateLabel": text(s, "CertificateLabel") if s.Version >= 5
-                       else ""}
+                sco = {
+                    "Version": s.Version,
+                    "KeyRepository": text(s, "KeyRepository"),
+                    "CertificateLabel": text(s, "CertificateLabel") if s.Version >= 5 else "",
+                }
             if version >= 5 and cno.SecurityParmsPtr:
                 csp = MQCSP.from_address(cno.SecurityParmsPtr)
                 auth = csp.AuthenticationType
                 if auth == CMQC.MQCSP_AUTH_USER_ID_AND_PWD:
                     user = string_at(csp.CSPUserIdPtr, csp.CSPUserIdLength).decode("latin-1")
-                    password = string_at(csp.CSPPasswordPtr,
-                                         csp.CSPPasswordLength).decode("latin-1")
+                    password = string_at(csp.CSPPasswordPtr, csp.CSPPasswordLength).decode(
+                        "latin-1"
+                    )
             if version >= 7:
                 appl = text(cno, "ApplName")
-        self.connects.append(ConnectRecord(name, cno.Options if cno is not None else 0,
-                                           version, appl, channel, sco, auth, user, password))
+        self.connects.append(
+            ConnectRecord(
+                name,
+                cno.Options if cno is not None else 0,
+                version,
+                appl,
+                channel,
+                sco,
+                auth,
+                user,
+                password,
+            )
+        )
         if user is not None and user in self.passwords and self.passwords[user] != password:
             return CMQC.MQCC_FAILED, MQRC_NOT_AUTHORIZED
-        qm = connect(name or None, home=self.home, user=user or None, appl_name=appl or None,
-                     clock=self.clock)
+        qm = connect(
+            name or None,
+            home=self.home,
+            user=user or None,
+            appl_name=appl or None,
+            clock=self.clock,
+        )
         with self._lock:
             hconn = next(self._ids)
             self._conns[hconn] = Conn(hconn, qm)
@@ -219,9 +249,13 @@ class StandIn:
         if od.ObjectType == CMQC.MQOT_Q_MGR:
             obj = Obj(conn.next_hobj(), "qmgr", conn.qm.name, options)
         elif od.ObjectType == CMQC.MQOT_Q:
-            obj = conn.open_queue(text(od, "ObjectName"), options,
-                                  text(od, "AlternateUserId")
-                                  if options & CMQC.MQOO_ALTERNATE_USER_AUTHORITY else None)
+            obj = conn.open_queue(
+                text(od, "ObjectName"),
+                options,
+                text(od, "AlternateUserId")
+                if options & CMQC.MQOO_ALTERNATE_USER_AUTHORITY
+                else None,
+            )
             if od.Version >= 3:
                 put(od, "ResolvedQName", obj.name.encode("latin-1"))
                 put(od, "ResolvedQMgrName", conn.qm.name.encode("latin-1"))
@@ -264,11 +298,16 @@ class StandIn:
 
 def _channel(cd: MQCD) -> dict[str, Any]:
     """The MQCD fields a client connection uses (TLS ones from version 7)."""
-    out: dict[str, Any] = {"Version": cd.Version, "ChannelName": text(cd, "ChannelName"),
-                           "ChannelType": cd.ChannelType, "TransportType": cd.TransportType,
-                           "ConnectionName": text(cd, "ConnectionName")
-                           if cd.Version >= 2 else text(cd, "ShortConnectionName"),
-                           "SSLCipherSpec": ""}
+    out: dict[str, Any] = {
+        "Version": cd.Version,
+        "ChannelName": text(cd, "ChannelName"),
+        "ChannelType": cd.ChannelType,
+        "TransportType": cd.TransportType,
+        "ConnectionName": text(cd, "ConnectionName")
+        if cd.Version >= 2
+        else text(cd, "ShortConnectionName"),
+        "SSLCipherSpec": "",
+    }
     if cd.Version >= 7:
         out["SSLCipherSpec"] = text(cd, "SSLCipherSpec")
         out["SSLPeerName"] = string_at(cd.SSLPeerNamePtr, cd.SSLPeerNameLength).decode("latin-1")
@@ -281,16 +320,57 @@ STANDIN.faults.load_env()
 
 # -- the callbacks ---------------------------------------------------------------------------
 _Fn = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * 12))
-_VERBS = ("MQCONN", "MQCONNX", "MQDISC", "MQOPEN", "MQCLOSE", "MQGET", "MQPUT", "MQPUT1",
-          "MQCMIT", "MQBACK", "MQBEGIN", "MQINQ", "MQSET", "MQSTAT", "MQCRTMH", "MQDLTMH",
-          "MQSETMP", "MQINQMP", "MQDLTMP", "MQSUB", "MQSUBRQ", "MQCB", "MQCTL")
+_VERBS = (
+    "MQCONN",
+    "MQCONNX",
+    "MQDISC",
+    "MQOPEN",
+    "MQCLOSE",
+    "MQGET",
+    "MQPUT",
+    "MQPUT1",
+    "MQCMIT",
+    "MQBACK",
+    "MQBEGIN",
+    "MQINQ",
+    "MQSET",
+    "MQSTAT",
+    "MQCRTMH",
+    "MQDLTMH",
+    "MQSETMP",
+    "MQINQMP",
+    "MQDLTMP",
+    "MQSUB",
+    "MQSUBRQ",
+    "MQCB",
+    "MQCTL",
+)
 # Where each verb's CompCode and Reason pointers are among its arguments.
-_CODES = {"MQCONN": (2, 3), "MQCONNX": (3, 4), "MQDISC": (1, 2), "MQOPEN": (4, 5),
-          "MQCLOSE": (3, 4), "MQGET": (7, 8), "MQPUT": (6, 7), "MQPUT1": (6, 7),
-          "MQCMIT": (1, 2), "MQBACK": (1, 2), "MQBEGIN": (2, 3), "MQINQ": (8, 9),
-          "MQSET": (8, 9), "MQSTAT": (3, 4), "MQCRTMH": (3, 4), "MQDLTMH": (3, 4),
-          "MQSETMP": (8, 9), "MQINQMP": (9, 10), "MQDLTMP": (4, 5), "MQSUB": (4, 5),
-          "MQSUBRQ": (4, 5), "MQCB": (6, 7), "MQCTL": (3, 4)}
+_CODES = {
+    "MQCONN": (2, 3),
+    "MQCONNX": (3, 4),
+    "MQDISC": (1, 2),
+    "MQOPEN": (4, 5),
+    "MQCLOSE": (3, 4),
+    "MQGET": (7, 8),
+    "MQPUT": (6, 7),
+    "MQPUT1": (6, 7),
+    "MQCMIT": (1, 2),
+    "MQBACK": (1, 2),
+    "MQBEGIN": (2, 3),
+    "MQINQ": (8, 9),
+    "MQSET": (8, 9),
+    "MQSTAT": (3, 4),
+    "MQCRTMH": (3, 4),
+    "MQDLTMH": (3, 4),
+    "MQSETMP": (8, 9),
+    "MQINQMP": (9, 10),
+    "MQDLTMP": (4, 5),
+    "MQSUB": (4, 5),
+    "MQSUBRQ": (4, 5),
+    "MQCB": (6, 7),
+    "MQCTL": (3, 4),
+}
 
 
 def _signed(value: int | None) -> int:
@@ -311,22 +391,33 @@ def _dispatch(verb: str, a: list[int]) -> tuple[Callable[[], tuple[int, int]], i
     table: dict[str, Callable[[], tuple[int, int]]] = {
         "MQOPEN": lambda: s.open(hconn, a[1], _signed(a[2]), a[3]),
         "MQCLOSE": lambda: s.close(hconn, a[1]),
-        "MQGET": lambda: messages.get(s.conn(hconn), _signed(a[1]), a[2], a[3], _signed(a[4]),
-                                      a[5], a[6]),
-        "MQPUT": lambda: messages.put(s.conn(hconn), _signed(a[1]), None, a[2], a[3],
-                                      _signed(a[4]), a[5]),
-        "MQPUT1": lambda: messages.put(s.conn(hconn), None, a[1], a[2], a[3], _signed(a[4]),
-                                       a[5]),
+        "MQGET": lambda: messages.get(
+            s.conn(hconn), _signed(a[1]), a[2], a[3], _signed(a[4]), a[5], a[6]
+        ),
+        "MQPUT": lambda: messages.put(
+            s.conn(hconn), _signed(a[1]), None, a[2], a[3], _signed(a[4]), a[5]
+        ),
+        "MQPUT1": lambda: messages.put(s.conn(hconn), None, a[1], a[2], a[3], _signed(a[4]), a[5]),
         "MQCMIT": lambda: s.cmit(hconn),
         "MQBACK": lambda: s.back(hconn),
-        "MQINQ": lambda: messages.inquire(s.conn(hconn), _signed(a[1]), _signed(a[2]), a[3],
-                                          _signed(a[4]), a[5], _signed(a[6]), a[7]),
+        "MQINQ": lambda: messages.inquire(
+            s.conn(hconn),
+            _signed(a[1]),
+            _signed(a[2]),
+            a[3],
+            _signed(a[4]),
+            a[5],
+            _signed(a[6]),
+            a[7],
+        ),
         "MQCRTMH": lambda: s.crtmh(hconn, a[2]),
         "MQDLTMH": lambda: s.dltmh(hconn, a[1]),
-        "MQSETMP": lambda: props.setmp(s.conn(hconn), a[1], a[2], a[3], a[4], _signed(a[5]),
-                                       _signed(a[6]), a[7]),
-        "MQINQMP": lambda: props.inqmp(s.conn(hconn), a[1], a[2], a[3], a[4], a[5],
-                                       _signed(a[6]), a[7], a[8]),
+        "MQSETMP": lambda: props.setmp(
+            s.conn(hconn), a[1], a[2], a[3], a[4], _signed(a[5]), _signed(a[6]), a[7]
+        ),
+        "MQINQMP": lambda: props.inqmp(
+            s.conn(hconn), a[1], a[2], a[3], a[4], a[5], _signed(a[6]), a[7], a[8]
+        ),
         "MQDLTMP": lambda: props.dltmp(s.conn(hconn), a[1], a[2], a[3]),
     }
     body = table.get(verb, lambda: (CMQC.MQCC_FAILED, MQRC_FUNCTION_NOT_SUPPORTED))

@@ -89,12 +89,16 @@ class Conn:
 
     def open_queue(self, name: str, options: int, alternate_user: str | None) -> Obj:
         hobj = self.next_hobj()
-        wanted = {"input": bool(options & _INPUT), "browse": bool(options & CMQC.MQOO_BROWSE),
-                  "output": bool(options & CMQC.MQOO_OUTPUT)}
+        wanted = {
+            "input": bool(options & _INPUT),
+            "browse": bool(options & CMQC.MQOO_BROWSE),
+            "output": bool(options & CMQC.MQOO_OUTPUT),
+        }
         if any(wanted.values()):
             handle = self.qm.open(name, **wanted)
-            return Obj(hobj, "queue", handle.name, options, queue=handle,
-                       alternate_user=alternate_user)
+            return Obj(
+                hobj, "queue", handle.name, options, queue=handle, alternate_user=alternate_user
+            )
         info = self.qm.inquire_queue(name)  # MQOO_INQUIRE only: the queue must exist
         return Obj(hobj, "inquire", info.name, options, alternate_user=alternate_user)
 

@@ -49,8 +49,7 @@ def test_a_version_1_mqmd_receives_the_group_fields_in_an_mqmde(mq: tuple[Any, A
     MQGMO.GroupStatus says 'L' for the last message of the group."""
     ibmmq, qmgr = mq
     gid = b"G1".ljust(24, b"\0")
-    md = ibmmq.MD(Format=b"MQSTR   ", GroupId=gid, MsgSeqNumber=2,
-                  MsgFlags=MQMF_LAST_MSG_IN_GROUP)
+    md = ibmmq.MD(Format=b"MQSTR   ", GroupId=gid, MsgSeqNumber=2, MsgFlags=MQMF_LAST_MSG_IN_GROUP)
     q = ibmmq.Queue(qmgr, "Q1", ibmmq.CMQC.MQOO_OUTPUT | ibmmq.CMQC.MQOO_INPUT_AS_Q_DEF)
     q.put(b"data", md)
     got_md = ibmmq.MD(Version=1)
@@ -68,8 +67,10 @@ def test_a_version_1_put_with_an_mqmde_keeps_the_group(mq: tuple[Any, Any]) -> N
     """The other way: MQMD v1 with an MQMDE in the data puts a grouped message (v2 get)."""
     ibmmq, qmgr = mq
     q = ibmmq.Queue(qmgr, "Q1", ibmmq.CMQC.MQOO_OUTPUT | ibmmq.CMQC.MQOO_INPUT_AS_Q_DEF)
-    q.put(b"first", ibmmq.MD(Format=b"MQSTR   ", GroupId=b"G2".ljust(24, b"\0"),
-                             MsgFlags=MQMF_MSG_IN_GROUP))
+    q.put(
+        b"first",
+        ibmmq.MD(Format=b"MQSTR   ", GroupId=b"G2".ljust(24, b"\0"), MsgFlags=MQMF_MSG_IN_GROUP),
+    )
     first = ibmmq.MD(Version=1)
     data = q.get(None, first, ibmmq.GMO(Options=ibmmq.CMQC.MQGMO_NO_SYNCPOINT))
     q.put(data, first)  # the MQMDE goes back in front of the data
@@ -79,10 +80,13 @@ def test_a_version_1_put_with_an_mqmde_keeps_the_group(mq: tuple[Any, Any]) -> N
     q.close()
 
 
-@pytest.mark.parametrize("options", ["MQGMO_SYNCPOINT|MQGMO_NO_SYNCPOINT",
-                                     "MQGMO_LOCK", "MQGMO_BROWSE_FIRST|MQGMO_SYNCPOINT"])
-def test_contradictory_get_options_are_mqrc_options_error(mq: tuple[Any, Any],
-                                                          options: str) -> None:
+@pytest.mark.parametrize(
+    "options",
+    ["MQGMO_SYNCPOINT|MQGMO_NO_SYNCPOINT", "MQGMO_LOCK", "MQGMO_BROWSE_FIRST|MQGMO_SYNCPOINT"],
+)
+def test_contradictory_get_options_are_mqrc_options_error(
+    mq: tuple[Any, Any], options: str
+) -> None:
     """IBM's option rules: one syncpoint choice; MQGMO_LOCK only with a browse; no
     syncpoint on a browse. MQRC_OPTIONS_ERROR (2046)."""
     ibmmq, qmgr = mq
@@ -113,8 +117,12 @@ def test_mqdisc_commits_the_unit_of_work(mq: tuple[Any, Any], tmp_path: Path) ->
     ibmmq, qmgr = mq
     other = ibmmq.QueueManager(None)
     other.connect_with_options("QM1")
-    other.put1(ibmmq.OD(ObjectName=b"Q1"), b"kept", ibmmq.MD(),
-               ibmmq.PMO(Options=ibmmq.CMQC.MQPMO_SYNCPOINT))
+    other.put1(
+        ibmmq.OD(ObjectName=b"Q1"),
+        b"kept",
+        ibmmq.MD(),
+        ibmmq.PMO(Options=ibmmq.CMQC.MQPMO_SYNCPOINT),
+    )
     other.disconnect()
     q = ibmmq.Queue(qmgr, "Q1", ibmmq.CMQC.MQOO_INPUT_AS_Q_DEF)
     assert q.get(None, ibmmq.MD(), ibmmq.GMO(Options=ibmmq.CMQC.MQGMO_NO_SYNCPOINT)) == b"kept"
@@ -128,20 +136,37 @@ def test_make_mqi_standin_variables_work_in_a_fresh_process(tmp_path: Path) -> N
     home = tmp_path / "home"
     create_qmgr(home, "QM7")
     qm = connect("QM7", home=home)
-    qm.put1("SYSTEM.DEAD.LETTER.QUEUE", Message(MQMD(), b"hello"),
-            PutOptions(syncpoint=False, context="default"))
+    qm.put1(
+        "SYSTEM.DEAD.LETTER.QUEUE",
+        Message(MQMD(), b"hello"),
+        PutOptions(syncpoint=False, context="default"),
+    )
     qm.disconnect()
-    printed = subprocess.run([sys.executable, "-m", "tests.mqi.build"], cwd=ROOT, check=True,
-                             capture_output=True, text=True).stdout
+    printed = subprocess.run(
+        [sys.executable, "-m", "tests.mqi.build"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     exports = dict(line.removeprefix("export ").split("=", 1) for line in printed.splitlines())
     assert exports.keys() == child_env().keys()
-    script = ("import ibmmq\n"
-              "qm = ibmmq.connect('QM7')\n"
-              "q = ibmmq.Queue(qm, 'SYSTEM.DEAD.LETTER.QUEUE')\n"
-              "print(q.inquire(ibmmq.CMQC.MQIA_CURRENT_Q_DEPTH))\n")
+    script = (
+        "import ibmmq\n"
+        "qm = ibmmq.connect('QM7')\n"
+        "q = ibmmq.Queue(qm, 'SYSTEM.DEAD.LETTER.QUEUE')\n"
+        "print(q.inquire(ibmmq.CMQC.MQIA_CURRENT_Q_DEPTH))\n"
+    )
     env = {**os.environ, **child_env(), "DLQHANDLER_HOME": str(home)}
-    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, check=False, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     assert (done.returncode, done.stdout.strip()) == (0, "1"), done.stderr
 
 
@@ -180,17 +205,29 @@ def test_properties_set_through_ibmmq_travel_with_the_message(mq: tuple[Any, Any
     pmo.NewMsgHandle = out.get_handle()
     q.put(b"data", ibmmq.MD(), pmo)
     into = ibmmq.MessageHandle(qmgr)
-    gmo = ibmmq.GMO(Version=c.MQGMO_VERSION_4,
-                    Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_PROPERTIES_IN_HANDLE)
+    gmo = ibmmq.GMO(
+        Version=c.MQGMO_VERSION_4, Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_PROPERTIES_IN_HANDLE
+    )
     gmo.MsgHandle = into.get_handle()
     assert q.get(None, ibmmq.MD(), gmo) == b"data"
     assert into.properties.get("Color") == "red"
     assert into.properties.get("usr.Count") == 7
-    assert into.properties.get("Count", property_type=c.MQTYPE_STRING,
-                               impo_options=c.MQIMPO_CONVERT_TYPE) == "7"
+    assert (
+        into.properties.get(
+            "Count", property_type=c.MQTYPE_STRING, impo_options=c.MQIMPO_CONVERT_TYPE
+        )
+        == "7"
+    )
     assert _every_property(ibmmq, into) == [
-        ("Color", "red"), ("Count", 7), ("Small", -3), ("Big", 2**40), ("Ratio", 0.5),
-        ("Flag", 1), ("Raw", b"\x00\xff"), ("Gone", None)]
+        ("Color", "red"),
+        ("Count", 7),
+        ("Small", -3),
+        ("Big", 2**40),
+        ("Ratio", 0.5),
+        ("Flag", 1),
+        ("Raw", b"\x00\xff"),
+        ("Gone", None),
+    ]
     into.properties.dlt("Color")
     with pytest.raises(ibmmq.MQMIError) as exc:
         into.properties.get("Color")
@@ -216,7 +253,8 @@ def test_a_forbidden_property_name_through_ibmmq_is_2442(mq: tuple[Any, Any]) ->
 
 
 def test_a_value_longer_than_the_buffer_is_2469_then_read_under_the_cursor(
-        mq: tuple[Any, Any]) -> None:
+    mq: tuple[Any, Any],
+) -> None:
     """MQINQMP with a buffer shorter than the value: MQRC_PROPERTY_VALUE_TOO_BIG with the
     length needed; MQIMPO_INQ_PROP_UNDER_CURSOR with that length returns it."""
     ibmmq, qmgr = mq
@@ -226,7 +264,8 @@ def test_a_value_longer_than_the_buffer_is_2469_then_read_under_the_cursor(
     with pytest.raises(ibmmq.MQMIError) as exc:
         handle.properties.get("%", max_value_length=16)
     assert (exc.value.reason, exc.value.data_length) == (c.MQRC_PROPERTY_VALUE_TOO_BIG, 200)
-    value, name = handle.properties.get("%", max_value_length=200,
-                                        impo_options=c.MQIMPO_INQ_PROP_UNDER_CURSOR)
+    value, name = handle.properties.get(
+        "%", max_value_length=200, impo_options=c.MQIMPO_INQ_PROP_UNDER_CURSOR
+    )
     assert (value, name) == ("x" * 200, "Long")
     handle.dlt()

@@ -36,22 +36,49 @@ SPARK_DEFAULTS = OPS / "spark" / "spark-defaults.conf"
 EXEC_START = "/opt/dlqhandler/venv/bin/dlqhandler"
 
 METRICS = {
-    "dlqhandler_messages_total", "dlqhandler_put_failures_total", "dlqhandler_dlq_depth",
-    "dlqhandler_dlq_oldest_message_age_seconds", "dlqhandler_decisions_per_second",
-    "dlqhandler_rules_reloads_total", "dlqhandler_rules_info", "dlqhandler_dlq_inflow_r4ha",
+    "dlqhandler_messages_total",
+    "dlqhandler_put_failures_total",
+    "dlqhandler_dlq_depth",
+    "dlqhandler_dlq_oldest_message_age_seconds",
+    "dlqhandler_decisions_per_second",
+    "dlqhandler_rules_reloads_total",
+    "dlqhandler_rules_info",
+    "dlqhandler_dlq_inflow_r4ha",
 }
 # Exported for the alerts (ops/prometheus/alerts.yml), not drawn on the dashboard.
 ALERT_METRICS = {"dlqhandler_ready", "dlqhandler_healthy", "dlqhandler_dlq_inflow_messages_total"}
 PROMQL_WORDS = {
-    "sum", "max", "min", "avg", "count", "topk", "bottomk", "by", "without", "on", "ignoring",
-    "group_left", "group_right", "rate", "irate", "increase", "delta", "and", "or", "unless",
-    "offset", "bool", "label_values", "instance",
+    "sum",
+    "max",
+    "min",
+    "avg",
+    "count",
+    "topk",
+    "bottomk",
+    "by",
+    "without",
+    "on",
+    "ignoring",
+    "group_left",
+    "group_right",
+    "rate",
+    "irate",
+    "increase",
+    "delta",
+    "and",
+    "or",
+    "unless",
+    "offset",
+    "bool",
+    "label_values",
+    "instance",
 }
 
 
 def unit_config() -> configparser.RawConfigParser:
-    parser = configparser.RawConfigParser(strict=False, interpolation=None, delimiters=("=",),
-                                          comment_prefixes=("#", ";"))
+    parser = configparser.RawConfigParser(
+        strict=False, interpolation=None, delimiters=("=",), comment_prefixes=("#", ";")
+    )
     parser.optionxform = str  # type: ignore[assignment,method-assign]
     parser.read_string(UNIT.read_text(encoding="utf-8"))
     return parser
@@ -101,7 +128,7 @@ def metric_names(expr: str) -> set[str]:
     names = set()
     for match in re.finditer(r"[A-Za-z_:][A-Za-z0-9_:]*", text):
         word = match.group()
-        following = text[match.end():].lstrip()[:1]
+        following = text[match.end() :].lstrip()[:1]
         if word in PROMQL_WORDS or following == "(":
             continue
         names.add(word)
@@ -120,8 +147,9 @@ def test_systemd_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     assert EXEC_START in text
     copy = tmp_path / "dlqhandler.service"
     copy.write_text(text.replace(EXEC_START, sys.executable), encoding="utf-8")
-    done = subprocess.run([tool, "verify", str(copy)], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [tool, "verify", str(copy)], capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "dlqhandler.service" not in done.stderr, done.stderr
 
@@ -150,10 +178,14 @@ def test_systemd_unit_is_hardened_and_can_write_its_home() -> None:
     assert service["ProtectSystem"] == "strict"
     assert service["PrivateTmp"] == "yes"
     writable = {p.lstrip("-") for p in service["ReadWritePaths"].split()}
-    unit_homes = re.findall(r"^Environment=DLQHANDLER_HOME=(\S+)$",
-                            UNIT.read_text(encoding="utf-8"), re.MULTILINE)
-    env_homes = [v for k, v in env_assignments(ENV_EXAMPLE.read_text(encoding="utf-8"),
-                                               commented=False) if k == "DLQHANDLER_HOME"]
+    unit_homes = re.findall(
+        r"^Environment=DLQHANDLER_HOME=(\S+)$", UNIT.read_text(encoding="utf-8"), re.MULTILINE
+    )
+    env_homes = [
+        v
+        for k, v in env_assignments(ENV_EXAMPLE.read_text(encoding="utf-8"), commented=False)
+        if k == "DLQHANDLER_HOME"
+    ]
     assert unit_homes
     assert env_homes
     assert set(unit_homes + env_homes) <= writable
@@ -163,8 +195,9 @@ def test_env_example_has_no_secrets() -> None:
     """No password, token or secret is assigned, even in a comment; credentials go in a
     password file the example only points at."""
     text = ENV_EXAMPLE.read_text(encoding="utf-8")
-    secretive = re.compile(r"PASSWORD|PASSWD|SECRET|TOKEN|PASSPHRASE|CREDENTIAL|APIKEY",
-                           re.IGNORECASE)
+    secretive = re.compile(
+        r"PASSWORD|PASSWD|SECRET|TOKEN|PASSPHRASE|CREDENTIAL|APIKEY", re.IGNORECASE
+    )
     for key, value in env_assignments(text, commented=True):
         if secretive.search(key):
             assert key.endswith("_FILE"), f"{key} would hold a secret"
@@ -179,8 +212,12 @@ def test_env_example_is_a_valid_environment_file() -> None:
     for line in text.splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=\S*(?: \S+)*", line), line
-    known = set(re.findall(r"DLQHANDLER_[A-Z0-9_]+", "".join(
-        p.read_text(encoding="utf-8") for p in (ROOT / "dlqhandler").rglob("*.py"))))
+    known = set(
+        re.findall(
+            r"DLQHANDLER_[A-Z0-9_]+",
+            "".join(p.read_text(encoding="utf-8") for p in (ROOT / "dlqhandler").rglob("*.py")),
+        )
+    )
     known.add("DLQHANDLER_RUN_OPTIONS")  # consumed by the unit's ExecStart
     used = {k for k, _ in env_assignments(text, commented=True) if k.startswith("DLQHANDLER_")}
     assert used <= known, used - known
@@ -216,8 +253,10 @@ def test_grafana_dashboard_uses_only_the_handler_metrics_and_all_of_them() -> No
 
 def test_promql_name_extraction_sees_unknown_metrics() -> None:
     """The check above can fail: a stray series name is reported, functions and labels not."""
-    expr = ('sum by (action) (rate(dlqhandler_messages_total{outcome="ok"}[5m])) '
-            '/ on (instance) up{job="x"}')
+    expr = (
+        'sum by (action) (rate(dlqhandler_messages_total{outcome="ok"}[5m])) '
+        '/ on (instance) up{job="x"}'
+    )
     assert metric_names(expr) == {"dlqhandler_messages_total", "up"}
 
 
@@ -241,8 +280,13 @@ def test_promtool_check_rules_accepts_the_alerts() -> None:
     """``promtool check rules`` (Prometheus's own parser and template checks) accepts
     ops/prometheus/alerts.yml."""
     promtool = require_tool("promtool")
-    done = subprocess.run([promtool, "check", "rules", str(ALERTS)], capture_output=True,
-                          text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [promtool, "check", "rules", str(ALERTS)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"SUCCESS: {len(alert_names())} rules found" in done.stdout
 
@@ -251,9 +295,14 @@ def test_promtool_test_rules_passes_every_alert_test() -> None:
     """``promtool test rules`` runs alerts_test.yml: each rule fires on its input series
     with the expected labels and rendered annotations, and stays silent where it must."""
     promtool = require_tool("promtool")
-    done = subprocess.run([promtool, "test", "rules", ALERTS_TEST.name],
-                          cwd=ALERTS_TEST.parent, capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [promtool, "test", "rules", ALERTS_TEST.name],
+        cwd=ALERTS_TEST.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "SUCCESS" in done.stdout
 
@@ -261,8 +310,9 @@ def test_promtool_test_rules_passes_every_alert_test() -> None:
 def test_every_alert_is_tested_firing_and_silent() -> None:
     """alerts_test.yml has, for every alert, an evaluation where it fires and one where it
     does not (so a rule that never or always fires is caught)."""
-    checks = re.findall(r"^\s+alertname: (\w+)\n\s+exp_alerts:(.*)$",
-                        ALERTS_TEST.read_text(encoding="utf-8"), re.M)
+    checks = re.findall(
+        r"^\s+alertname: (\w+)\n\s+exp_alerts:(.*)$", ALERTS_TEST.read_text(encoding="utf-8"), re.M
+    )
     firing = {name for name, rest in checks if rest.strip() != "[]"}
     silent = {name for name, rest in checks if rest.strip() == "[]"}
     names = set(alert_names())
@@ -275,8 +325,7 @@ def test_every_alert_is_tested_firing_and_silent() -> None:
 # -- Spark --------------------------------------------------------------------------------------
 def test_submit_sh_passes_bash_n() -> None:
     """The spark-submit wrapper is valid bash and executable."""
-    done = subprocess.run(["bash", "-n", str(SUBMIT)], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(["bash", "-n", str(SUBMIT)], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert os.access(SUBMIT, os.X_OK)
 
@@ -287,25 +336,49 @@ def test_submit_sh_builds_the_spark_submit_command(tmp_path: Path) -> None:
     package (sources only)."""
     record, kept = tmp_path / "args", tmp_path / "kept.zip"
     fake = tmp_path / "spark-submit"
-    fake.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {record}\n'
-                    f'prev=""\nfor a in "$@"; do [ "$prev" = --py-files ] && cp "$a" {kept}; '
-                    'prev="$a"; done\n', encoding="utf-8")
+    fake.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$@" > {record}\n'
+        f'prev=""\nfor a in "$@"; do [ "$prev" = --py-files ] && cp "$a" {kept}; '
+        'prev="$a"; done\n',
+        encoding="utf-8",
+    )
     fake.chmod(0o755)
     env = {**os.environ, "SPARK_SUBMIT": str(fake)}
-    for key in ("SPARK_MASTER", "SPARK_PROPERTIES_FILE", "DLQHANDLER_VENV_ARCHIVE",
-                "DLQHANDLER_SHIP_PACKAGE"):
+    for key in (
+        "SPARK_MASTER",
+        "SPARK_PROPERTIES_FILE",
+        "DLQHANDLER_VENV_ARCHIVE",
+        "DLQHANDLER_SHIP_PACKAGE",
+    ):
         env.pop(key, None)
-    subprocess.run([str(SUBMIT), "--rules", "my rules.rul", "--output", "out"], env=env,
-                   check=True, timeout=60)
-    assert record.read_text().splitlines() == [str(OPS / "spark" / "drain.py"), "--rules",
-                                               "my rules.rul", "--output", "out"]
-    env.update(SPARK_MASTER="yarn", SPARK_PROPERTIES_FILE=str(SPARK_DEFAULTS),
-               DLQHANDLER_VENV_ARCHIVE="venv.tar.gz", DLQHANDLER_SHIP_PACKAGE="1")
+    subprocess.run(
+        [str(SUBMIT), "--rules", "my rules.rul", "--output", "out"], env=env, check=True, timeout=60
+    )
+    assert record.read_text().splitlines() == [
+        str(OPS / "spark" / "drain.py"),
+        "--rules",
+        "my rules.rul",
+        "--output",
+        "out",
+    ]
+    env.update(
+        SPARK_MASTER="yarn",
+        SPARK_PROPERTIES_FILE=str(SPARK_DEFAULTS),
+        DLQHANDLER_VENV_ARCHIVE="venv.tar.gz",
+        DLQHANDLER_SHIP_PACKAGE="1",
+    )
     subprocess.run([str(SUBMIT), "--rules", "r.rul"], env=env, check=True, timeout=60)
     args = record.read_text().splitlines()
-    assert args[:8] == ["--master", "yarn", "--properties-file", str(SPARK_DEFAULTS),
-                        "--archives", "venv.tar.gz#environment", "--conf",
-                        "spark.pyspark.python=./environment/bin/python"]
+    assert args[:8] == [
+        "--master",
+        "yarn",
+        "--properties-file",
+        str(SPARK_DEFAULTS),
+        "--archives",
+        "venv.tar.gz#environment",
+        "--conf",
+        "spark.pyspark.python=./environment/bin/python",
+    ]
     assert args[8] == "--py-files"
     assert args[-3:] == [str(OPS / "spark" / "drain.py"), "--rules", "r.rul"]
     with zipfile.ZipFile(kept) as zf:
@@ -352,10 +425,21 @@ def test_paths_named_in_ops_files_and_the_operating_guide_exist() -> None:
 
 def test_every_ops_file_is_checked_here() -> None:
     """A new file in ops/ (outside ops/mqsc) needs a check in this module."""
-    checked = {UNIT, ENV_EXAMPLE, DASHBOARD, SUBMIT, SPARK_DEFAULTS, OPS / "spark" / "drain.py",
-               ALERTS, ALERTS_TEST}
-    present = {p for p in OPS.rglob("*") if p.is_file() and "mqsc" not in p.parts
-               and "__pycache__" not in p.parts}
+    checked = {
+        UNIT,
+        ENV_EXAMPLE,
+        DASHBOARD,
+        SUBMIT,
+        SPARK_DEFAULTS,
+        OPS / "spark" / "drain.py",
+        ALERTS,
+        ALERTS_TEST,
+    }
+    present = {
+        p
+        for p in OPS.rglob("*")
+        if p.is_file() and "mqsc" not in p.parts and "__pycache__" not in p.parts
+    }
     assert present - checked == set()
     drain = OPS / "spark" / "drain.py"
     compile(drain.read_text(encoding="utf-8"), str(drain), "exec")

@@ -39,10 +39,12 @@ from tests.worker.helpers import (
     terminate,
 )
 
-RULES = ("RETRYINT(60) WAIT(YES)\n"
-         "DESTQ(APP.*) ACTION(FWD) FWDQ(CATCH)\n"
-         "DESTQ(BLK.*) ACTION(FWD) FWDQ(BLOCKED)\n"
-         "DESTQ(OLD.*) ACTION(DISCARD)\n")
+RULES = (
+    "RETRYINT(60) WAIT(YES)\n"
+    "DESTQ(APP.*) ACTION(FWD) FWDQ(CATCH)\n"
+    "DESTQ(BLK.*) ACTION(FWD) FWDQ(BLOCKED)\n"
+    "DESTQ(OLD.*) ACTION(DISCARD)\n"
+)
 RELOADED = RULES.replace("FWDQ(CATCH)", "FWDQ(CATCH2)")
 BROKEN = "RETRYINT(60) WAIT(MAYBE)\nACTION(FWDD)\n"
 # Grafana's variables, as Grafana fills them in for one handler over the last 5 minutes.
@@ -92,15 +94,22 @@ class Prom:
     def query(self, expr: str) -> Series:
         data = self.api("query", query=expr)
         assert data["resultType"] == "vector", (expr, data)
-        return {frozenset((k, v) for k, v in r["metric"].items() if k != "__name__"):
-                float(r["value"][1]) for r in data["result"]}
+        return {
+            frozenset((k, v) for k, v in r["metric"].items() if k != "__name__"): float(
+                r["value"][1]
+            )
+            for r in data["result"]
+        }
 
 
 def handler_samples(port: int) -> dict[tuple[str, Labels], float]:
     """What the handler's /metrics says right now, by (series name, labels)."""
     text = _get(f"http://127.0.0.1:{port}/metrics")
-    return {(s.name, frozenset(s.labels.items())): s.value
-            for family in text_string_to_metric_families(text) for s in family.samples}
+    return {
+        (s.name, frozenset(s.labels.items())): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
 
 
 def L(**labels: str) -> Labels:
@@ -124,7 +133,8 @@ def qm(tmp_path: Path) -> Iterator[EmbeddedQueueManager]:
 
 
 def test_real_prometheus_evaluates_the_dashboard_and_the_alerts(
-        prometheus_binary: str, qm: EmbeddedQueueManager, tmp_path: Path) -> None:
+    prometheus_binary: str, qm: EmbeddedQueueManager, tmp_path: Path
+) -> None:
     """A real Prometheus scraping a running handler: every query of the Grafana dashboard
     returns data equal to what the handler's /metrics says at the same moment (gauges and
     counters exactly; rates positive for each series that grew while scraped, increases
@@ -139,62 +149,106 @@ def test_real_prometheus_evaluates_the_dashboard_and_the_alerts(
         define(qm, "CATCH", "CATCH2")
         define(qm, "BLOCKED", put="DISABLED")
         # Batch 1, on the DLQ before the handler starts: 2 forwarded, 1 discarded, 1 blocked.
-        batch1 = load(qm, [dead_letter(f"app{i}", destq="APP.Q") for i in range(2)]
-                      + [dead_letter("old0", destq="OLD.Q"), dead_letter("blk0", destq="BLK.Q")])
+        batch1 = load(
+            qm,
+            [dead_letter(f"app{i}", destq="APP.Q") for i in range(2)]
+            + [dead_letter("old0", destq="OLD.Q"), dead_letter("blk0", destq="BLK.Q")],
+        )
         book = Ledger.of(qm)
         rules = tmp_path / "prod.rul"
         rules.write_text(RULES)
         log = tmp_path / "handler.log"
         handler = start_handler(home, rules, "--no-watch", "--metrics-port", "0", log=log)
-        [started] = _until(lambda: [e for e in json_events(log)
-                                    if e["event"] == "metrics_started"],
-                           "the handler's metrics_started event")
+        [started] = _until(
+            lambda: [e for e in json_events(log) if e["event"] == "metrics_started"],
+            "the handler's metrics_started event",
+        )
         hport = started["port"]
         instance = f"127.0.0.1:{hport}"
 
         pport = _free_port()
         config = tmp_path / "prometheus.yml"
-        config.write_text(json.dumps({  # JSON is YAML
-            "global": {"scrape_interval": "1s", "scrape_timeout": "1s",
-                       "evaluation_interval": "1s"},
-            "rule_files": [str(ALERTS)],
-            "scrape_configs": [{"job_name": "dlqhandler",
-                                "static_configs": [{"targets": [instance]}]}],
-        }))
+        config.write_text(
+            json.dumps(
+                {  # JSON is YAML
+                    "global": {
+                        "scrape_interval": "1s",
+                        "scrape_timeout": "1s",
+                        "evaluation_interval": "1s",
+                    },
+                    "rule_files": [str(ALERTS)],
+                    "scrape_configs": [
+                        {"job_name": "dlqhandler", "static_configs": [{"targets": [instance]}]}
+                    ],
+                }
+            )
+        )
         with (tmp_path / "prometheus.log").open("wb") as plog:
             prom_proc = subprocess.Popen(
-                [prometheus_binary, f"--config.file={config}",
-                 f"--storage.tsdb.path={tmp_path / 'tsdb'}",
-                 f"--web.listen-address=127.0.0.1:{pport}"],
-                cwd=tmp_path, stdout=plog, stderr=subprocess.STDOUT)
+                [
+                    prometheus_binary,
+                    f"--config.file={config}",
+                    f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+                    f"--web.listen-address=127.0.0.1:{pport}",
+                ],
+                cwd=tmp_path,
+                stdout=plog,
+                stderr=subprocess.STDOUT,
+            )
         prom = Prom(pport)
-        _until(lambda: prom_proc.poll() is None and _get(prom.base + "/-/ready"),
-               "Prometheus to be ready")
+        _until(
+            lambda: prom_proc.poll() is None and _get(prom.base + "/-/ready"),
+            "Prometheus to be ready",
+        )
         # Batch 1 done and seen by Prometheus before batch 2, so every counter grows while
         # scraped (a series first scraped at its final value has no rate).
-        _until(lambda: prom.query('dlqhandler_messages_total{action="FWD",outcome="ok"}')
-               .get(L(instance=instance, job="dlqhandler", rule_line="2", action="FWD",
-                      outcome="ok")) == 2, "Prometheus to scrape batch 1")
+        _until(
+            lambda: (
+                prom.query('dlqhandler_messages_total{action="FWD",outcome="ok"}').get(
+                    L(
+                        instance=instance,
+                        job="dlqhandler",
+                        rule_line="2",
+                        action="FWD",
+                        outcome="ok",
+                    )
+                )
+                == 2
+            ),
+            "Prometheus to scrape batch 1",
+        )
         time.sleep(1.5)  # one more scrape at those values
         # Batch 2, while it runs: one message for each rule line and outcome. The ledger
         # takes them as put (priority given, so the stored message is the same).
-        batch2 = load(qm, [dead_letter("app2", destq="APP.Q", priority=0),
-                           dead_letter("old1", destq="OLD.Q", priority=0),
-                           dead_letter("blk1", destq="BLK.Q", priority=0)])
+        batch2 = load(
+            qm,
+            [
+                dead_letter("app2", destq="APP.Q", priority=0),
+                dead_letter("old1", destq="OLD.Q", priority=0),
+                dead_letter("blk1", destq="BLK.Q", priority=0),
+            ],
+        )
         book.original.update({m.md.msg_id: m for m in batch2})
         rules.write_text(RELOADED)
         handler.send_signal(signal.SIGHUP)
-        _until(lambda: handler_samples(hport).get(
-            ("dlqhandler_rules_reloads_total", L(result="success"))) == 1, "the good reload")
+        _until(
+            lambda: (
+                handler_samples(hport).get(("dlqhandler_rules_reloads_total", L(result="success")))
+                == 1
+            ),
+            "the good reload",
+        )
         rules.write_text(BROKEN)
         handler.send_signal(signal.SIGHUP)
 
         def settled() -> bool:
             h = handler_samples(hport)
-            return (h.get(("dlqhandler_rules_reloads_total", L(result="failure"))) == 1
-                    and h.get(("dlqhandler_put_failures_total", L(reason="2051"))) == 2
-                    and h.get(("dlqhandler_dlq_inflow_messages_total", L())) == len(batch2)
-                    and h.get(("dlqhandler_dlq_depth", L())) == 2)
+            return (
+                h.get(("dlqhandler_rules_reloads_total", L(result="failure"))) == 1
+                and h.get(("dlqhandler_put_failures_total", L(reason="2051"))) == 2
+                and h.get(("dlqhandler_dlq_inflow_messages_total", L())) == len(batch2)
+                and h.get(("dlqhandler_dlq_depth", L())) == 2
+            )
 
         # The handler samples the DLQ every 10 s: inflow counts batch 2 at the next sample.
         _until(settled, "the handler to count batch 2, the reloads and the inflow")
@@ -210,8 +264,9 @@ def test_real_prometheus_evaluates_the_dashboard_and_the_alerts(
         out = terminate(handler, timeout=30) if handler is not None else ""
     # PARTIAL: the BLK.Q messages could not be forwarded; nothing lost or duplicated.
     assert handler.returncode == 6, out
-    book.check(["CATCH", "CATCH2", "BLOCKED"],
-               discarded=[batch1[2].md.msg_id, batch2[1].md.msg_id])  # the OLD.Q ones
+    book.check(
+        ["CATCH", "CATCH2", "BLOCKED"], discarded=[batch1[2].md.msg_id, batch2[1].md.msg_id]
+    )  # the OLD.Q ones
 
 
 def check_everything(prom: Prom, hport: int, instance: str) -> None:
@@ -247,15 +302,22 @@ def check_dashboard(prom: Prom, h: dict[tuple[str, Labels], float], instance: st
 
     msgs = {k[1]: v for k, v in h.items() if k[0] == "dlqhandler_messages_total"}
     # The counters behind the rates: the known backlog, in the handler and in Prometheus.
-    assert msgs == {L(rule_line="2", action="FWD", outcome="ok"): 3,
-                    L(rule_line="3", action="FWD", outcome="failed"): 2,
-                    L(rule_line="4", action="DISCARD", outcome="ok"): 2}
-    _near(prom.query("dlqhandler_messages_total"), {labels | inst | {("job", "dlqhandler")}: v
-                                                    for labels, v in msgs.items()})
-    _near(prom.query("dlqhandler_put_failures_total"),
-          {L(reason="2051", instance=instance, job="dlqhandler"): 2})
-    by_action = {frozenset((a, b) for a, b in labels if a in ("action", "outcome"))
-                 for labels in msgs}
+    assert msgs == {
+        L(rule_line="2", action="FWD", outcome="ok"): 3,
+        L(rule_line="3", action="FWD", outcome="failed"): 2,
+        L(rule_line="4", action="DISCARD", outcome="ok"): 2,
+    }
+    _near(
+        prom.query("dlqhandler_messages_total"),
+        {labels | inst | {("job", "dlqhandler")}: v for labels, v in msgs.items()},
+    )
+    _near(
+        prom.query("dlqhandler_put_failures_total"),
+        {L(reason="2051", instance=instance, job="dlqhandler"): 2},
+    )
+    by_action = {
+        frozenset((a, b) for a, b in labels if a in ("action", "outcome")) for labels in msgs
+    }
     by_line = {frozenset((a, b) for a, b in labels if a == "rule_line") for labels in msgs}
     assert len(by_action) == 3
     assert len(by_line) == 3
@@ -274,37 +336,41 @@ def check_dashboard(prom: Prom, h: dict[tuple[str, Labels], float], instance: st
         'sum(dlqhandler_decisions_per_second{instance=~"$instance"})': {L(): rate},
         'sum by (instance) (dlqhandler_dlq_depth{instance=~"$instance"})': {inst: depth},
         'sum by (instance) (dlqhandler_dlq_inflow_r4ha{instance=~"$instance"})': {inst: r4ha},
-        'max by (instance) (dlqhandler_dlq_oldest_message_age_seconds{instance=~"$instance"})':
-            {inst: age},
-        'sum by (instance) (dlqhandler_decisions_per_second{instance=~"$instance"})':
-            {inst: rate},
+        'max by (instance) (dlqhandler_dlq_oldest_message_age_seconds{instance=~"$instance"})': {
+            inst: age
+        },
+        'sum by (instance) (dlqhandler_decisions_per_second{instance=~"$instance"})': {inst: rate},
         'count(count by (sha256) (dlqhandler_rules_info{instance=~"$instance"}))': {L(): 1},
-        'max by (instance, sha256) (dlqhandler_rules_info{instance=~"$instance"})':
-            {L(instance=instance, sha256=sha): 1},
+        'max by (instance, sha256) (dlqhandler_rules_info{instance=~"$instance"})': {
+            L(instance=instance, sha256=sha): 1
+        },
     }
     # Rates: one series per label set the handler has, each positive (every one grew
     # while scraped: batch 2 has a message for each rule line and outcome).
     rates: dict[str, set[Labels]] = {
         'sum by (action, outcome) (rate(dlqhandler_messages_total{instance=~"$instance"}'
-        '[$__rate_interval]))': by_action,
+        "[$__rate_interval]))": by_action,
         'topk(10, sum by (rule_line) (rate(dlqhandler_messages_total{instance=~"$instance"}'
-        '[$__rate_interval])))': by_line,
+        "[$__rate_interval])))": by_line,
         'sum by (reason) (rate(dlqhandler_put_failures_total{instance=~"$instance"}'
-        '[$__rate_interval]))': {L(reason="2051")},
+        "[$__rate_interval]))": {L(reason="2051")},
     }
     # Increases of the reload counters (0 -> 1 each while scraped): Prometheus
     # extrapolates to the window's end, so within a few per cent of the true count.
     increases: dict[str, Series] = {
-        'sum(increase(dlqhandler_rules_reloads_total{instance=~"$instance"}[$__range]))':
-            {L(): g("dlqhandler_rules_reloads_total", result="success")
-             + g("dlqhandler_rules_reloads_total", result="failure")},
+        'sum(increase(dlqhandler_rules_reloads_total{instance=~"$instance"}[$__range]))': {
+            L(): g("dlqhandler_rules_reloads_total", result="success")
+            + g("dlqhandler_rules_reloads_total", result="failure")
+        },
         'sum(increase(dlqhandler_rules_reloads_total{instance=~"$instance", '
-        'result="failure"}[$__range]))':
-            {L(): g("dlqhandler_rules_reloads_total", result="failure")},
+        'result="failure"}[$__range]))': {
+            L(): g("dlqhandler_rules_reloads_total", result="failure")
+        },
         'sum by (result) (increase(dlqhandler_rules_reloads_total{instance=~"$instance"}'
-        '[$__rate_interval]))':
-            {L(result=r): g("dlqhandler_rules_reloads_total", result=r)
-             for r in ("success", "failure")},
+        "[$__rate_interval]))": {
+            L(result=r): g("dlqhandler_rules_reloads_total", result=r)
+            for r in ("success", "failure")
+        },
     }
     dashboard = json.loads(DASHBOARD.read_text(encoding="utf-8"))
     exprs = promql_expressions(dashboard)
@@ -314,8 +380,11 @@ def check_dashboard(prom: Prom, h: dict[tuple[str, Labels], float], instance: st
             values = prom.api("label/instance/values", **{"match[]": "dlqhandler_dlq_depth"})
             assert values == [instance]
             continue
-        promql = (expr.replace("$instance", instance).replace("$__rate_interval", RATE_INTERVAL)
-                  .replace("$__range", RANGE))
+        promql = (
+            expr.replace("$instance", instance)
+            .replace("$__rate_interval", RATE_INTERVAL)
+            .replace("$__range", RANGE)
+        )
         got = prom.query(promql)
         assert got, f"no data: {expr}"
         if expr in exact:
@@ -328,7 +397,8 @@ def check_dashboard(prom: Prom, h: dict[tuple[str, Labels], float], instance: st
         else:
             raise AssertionError(f"the test has no expectation for the dashboard query {expr}")
     assert set(exprs) - {"label_values(dlqhandler_dlq_depth, instance)"} == (
-        set(exact) | set(rates) | set(increases))
+        set(exact) | set(rates) | set(increases)
+    )
 
 
 def check_alerts(prom: Prom, h: dict[tuple[str, Labels], float], instance: str) -> None:
@@ -346,20 +416,28 @@ def check_alerts(prom: Prom, h: dict[tuple[str, Labels], float], instance: str) 
     # Alerts the backlog triggers: their whole expression returns the handler's values.
     firing: dict[str, tuple[str, Series, float]] = {
         "DLQNotEmpty": ("dlqhandler_dlq_depth > 0", {tl: depth}, 1e-9),
-        "DLQOldestMessageTooOld": ("dlqhandler_dlq_oldest_message_age_seconds > 3600",
-                                   {tl: age}, 1e-9),
+        "DLQOldestMessageTooOld": (
+            "dlqhandler_dlq_oldest_message_age_seconds > 3600",
+            {tl: age},
+            1e-9,
+        ),
         "DLQRulesReloadFailed": (
             'increase(dlqhandler_rules_reloads_total{result="failure"}[15m]) > 0',
-            {tl | {("result", "failure")}: 1}, 0.15),
+            {tl | {("result", "failure")}: 1},
+            0.15,
+        ),
     }
     # Silent ones are threshold comparisons: their left-hand side is evaluated instead.
     underlying: dict[str, list[tuple[str, Series]]] = {
-        "DLQHandlerDown": [('up{job="dlqhandler"}', {tl: 1}),
-                           ("dlqhandler_healthy", {tl: h[("dlqhandler_healthy", L())]})],
+        "DLQHandlerDown": [
+            ('up{job="dlqhandler"}', {tl: 1}),
+            ("dlqhandler_healthy", {tl: h[("dlqhandler_healthy", L())]}),
+        ],
         "DLQHandlerMissing": [('up{job="dlqhandler"}', {tl: 1})],
         "DLQHandlerNotReady": [("dlqhandler_ready", {tl: h[("dlqhandler_ready", L())]})],
         "DLQInflowAboveAverage": [
-            ("dlqhandler_dlq_inflow_r4ha", {tl: h[("dlqhandler_dlq_inflow_r4ha", L())]})],
+            ("dlqhandler_dlq_inflow_r4ha", {tl: h[("dlqhandler_dlq_inflow_r4ha", L())]})
+        ],
     }
     assert h[("dlqhandler_healthy", L())] == 1
     assert h[("dlqhandler_ready", L())] == 1
@@ -384,5 +462,9 @@ def check_alerts(prom: Prom, h: dict[tuple[str, Labels], float], instance: str) 
     assert set(firing) | set(underlying) | {"DLQPutFailuresRising"} == set(rules)
     # Prometheus's own view: pending for those with a `for:`, firing for the reload.
     states = {(a["labels"]["alertname"], a["state"]) for a in prom.api("alerts")["alerts"]}
-    assert states == {("DLQNotEmpty", "pending"), ("DLQOldestMessageTooOld", "pending"),
-                      ("DLQPutFailuresRising", "pending"), ("DLQRulesReloadFailed", "firing")}
+    assert states == {
+        ("DLQNotEmpty", "pending"),
+        ("DLQOldestMessageTooOld", "pending"),
+        ("DLQPutFailuresRising", "pending"),
+        ("DLQRulesReloadFailed", "firing"),
+    }

@@ -29,13 +29,17 @@ from tests.mqi.cmqc import CMQC, CMQXC
 MQCC_OK, MQCC_WARNING, MQCC_FAILED = 0, 1, 2
 
 
-
 def flag_names(value: int, prefix: str) -> set[str]:
     """The CMQC names with ``prefix`` whose (non-zero, single-bit) value is set in ``value``."""
     names = set()
     for name, bit in vars(CMQC).items():
-        if (name.startswith(prefix) and isinstance(bit, int) and bit > 0
-                and bit & (bit - 1) == 0 and value & bit):
+        if (
+            name.startswith(prefix)
+            and isinstance(bit, int)
+            and bit > 0
+            and bit & (bit - 1) == 0
+            and value & bit
+        ):
             names.add(name)
     return names
 
@@ -84,13 +88,23 @@ class MD(_Struct):
 
 class GMO(_Struct):
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        "Version": 4, "Options": 0, "WaitInterval": 0, "MatchOptions": 3, "MsgHandle": 0}
+        "Version": 4,
+        "Options": 0,
+        "WaitInterval": 0,
+        "MatchOptions": 3,
+        "MsgHandle": 0,
+    }
 
 
 class PMO(_Struct):
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        "Version": 3, "Options": 0, "Context": 0, "OriginalMsgHandle": 0, "NewMsgHandle": 0,
-        "Action": 0}
+        "Version": 3,
+        "Options": 0,
+        "Context": 0,
+        "OriginalMsgHandle": 0,
+        "NewMsgHandle": 0,
+        "Action": 0,
+    }
 
 
 class IMPO(_Struct):
@@ -107,13 +121,21 @@ class PD(_Struct):
 
 class OD(_Struct):
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        "ObjectType": 1, "ObjectName": b"", "ObjectQMgrName": b"", "AlternateUserId": b""}
+        "ObjectType": 1,
+        "ObjectName": b"",
+        "ObjectQMgrName": b"",
+        "AlternateUserId": b"",
+    }
 
 
 class CD(_Struct):
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        "ChannelName": b"", "ConnectionName": b"", "ChannelType": 0, "TransportType": 0,
-        "SSLCipherSpec": b""}
+        "ChannelName": b"",
+        "ConnectionName": b"",
+        "ChannelType": 0,
+        "TransportType": 0,
+        "SSLCipherSpec": b"",
+    }
 
 
 class CNO(_Struct):
@@ -122,7 +144,10 @@ class CNO(_Struct):
 
 class CSP(_Struct):
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        "AuthenticationType": 0, "CSPUserId": None, "CSPPassword": None}
+        "AuthenticationType": 0,
+        "CSPUserId": None,
+        "CSPPassword": None,
+    }
 
 
 class SCO(_Struct):
@@ -167,8 +192,10 @@ class FakeMQ:
         self.messages: dict[str, deque[Scripted]] = defaultdict(deque)
         self.failures: dict[str, deque[int]] = defaultdict(deque)
         self.qmgr_attrs: dict[int, Any] = {
-            CMQC.MQCA_Q_MGR_NAME: b"QM1".ljust(48), CMQC.MQCA_DEAD_LETTER_Q_NAME:
-            b"SYSTEM.DEAD.LETTER.QUEUE".ljust(48), CMQC.MQIA_CODED_CHAR_SET_ID: 1208}
+            CMQC.MQCA_Q_MGR_NAME: b"QM1".ljust(48),
+            CMQC.MQCA_DEAD_LETTER_Q_NAME: b"SYSTEM.DEAD.LETTER.QUEUE".ljust(48),
+            CMQC.MQIA_CODED_CHAR_SET_ID: 1208,
+        }
         self.queue_attrs: dict[str, dict[int, int]] = {}
         self._hconn = itertools.count(1)
         self._hobj = itertools.count(101)
@@ -208,8 +235,7 @@ class FakeMQ:
                 self.hconn = 0
 
             def connect_with_options(self, name: bytes, **kw: Any) -> None:
-                snap = {k: (v.snapshot() if isinstance(v, _Struct) else v)
-                        for k, v in kw.items()}
+                snap = {k: (v.snapshot() if isinstance(v, _Struct) else v) for k, v in kw.items()}
                 fake._record("MQCONNX", name.decode(), **snap)
                 self.hconn = next(fake._hconn)
 
@@ -226,8 +252,14 @@ class FakeMQ:
                 fake._record("MQDISC")
 
             def put1(self, od: OD, msg: bytes, md: MD, pmo: PMO) -> None:
-                fake._record("MQPUT1", od.ObjectName.decode(), od=od.snapshot(),
-                             md=md.snapshot(), pmo=pmo.snapshot(), body=msg)
+                fake._record(
+                    "MQPUT1",
+                    od.ObjectName.decode(),
+                    od=od.snapshot(),
+                    md=md.snapshot(),
+                    pmo=pmo.snapshot(),
+                    body=msg,
+                )
                 fake._fill_put(md, pmo)
 
             def inquire(self, selectors: list[int]) -> dict[int, Any]:
@@ -244,9 +276,17 @@ class FakeMQ:
                 return self.hobj
 
             def get(self, max_length: int, md: MD, gmo: GMO) -> bytes:
-                fake._record("MQGET", self.name, options=gmo.Options, wait=gmo.WaitInterval,
-                             match=gmo.MatchOptions, msg_handle=gmo.MsgHandle,
-                             length=max_length, md=md.snapshot(), hobj=self.hobj)
+                fake._record(
+                    "MQGET",
+                    self.name,
+                    options=gmo.Options,
+                    wait=gmo.WaitInterval,
+                    match=gmo.MatchOptions,
+                    msg_handle=gmo.MsgHandle,
+                    length=max_length,
+                    md=md.snapshot(),
+                    hobj=self.hobj,
+                )
                 if gmo.Options & CMQC.MQGMO_UNLOCK:
                     return b""
                 pending = fake.messages.get(self.name)
@@ -256,14 +296,24 @@ class FakeMQ:
                 for k, v in ibm_md_fields(msg.md).items():
                     setattr(md, k, v)
                 if len(msg.body) > max_length:
-                    raise MQMIError(MQCC_WARNING, 2080, original_length=len(msg.body),
-                                    message=msg.body[:max_length])
+                    raise MQMIError(
+                        MQCC_WARNING,
+                        2080,
+                        original_length=len(msg.body),
+                        message=msg.body[:max_length],
+                    )
                 pending.popleft()
                 return msg.body
 
             def put(self, msg: bytes, md: MD, pmo: PMO) -> None:
-                fake._record("MQPUT", self.name, md=md.snapshot(), pmo=pmo.snapshot(),
-                             body=msg, hobj=self.hobj)
+                fake._record(
+                    "MQPUT",
+                    self.name,
+                    md=md.snapshot(),
+                    pmo=pmo.snapshot(),
+                    body=msg,
+                    hobj=self.hobj,
+                )
                 fake._fill_put(md, pmo)
 
             def inquire(self, selectors: list[int]) -> dict[int, Any]:
@@ -278,8 +328,9 @@ class FakeMQ:
             def __init__(self, hmsg: int) -> None:
                 self.hmsg = hmsg
 
-            def set(self, name: str, value: Any, property_type: int = 1024,
-                    value_length: int = -1) -> None:
+            def set(
+                self, name: str, value: Any, property_type: int = 1024, value_length: int = -1
+            ) -> None:
                 fake._record("MQSETMP", name, hmsg=self.hmsg, type=property_type, value=value)
 
             def dlt(self, name: str) -> None:
@@ -298,8 +349,9 @@ class FakeMQ:
             def get_queue_manager(self) -> int:
                 return self.hconn
 
-        def inqmp(hconn: int, hmsg: int, impo: IMPO, name: bytes, pd: bytes, kind: int,
-                  length: int) -> tuple[Any, int, Any, int, int]:
+        def inqmp(
+            hconn: int, hmsg: int, impo: IMPO, name: bytes, pd: bytes, kind: int, length: int
+        ) -> tuple[Any, int, Any, int, int]:
             """Every handle holds ``fake.handle_properties`` ((name, value, DataLength)):
             ``%`` with INQ_FIRST/INQ_NEXT walks them; a name gives its value."""
             fake.calls.append(Call("MQINQMP", name.decode(), {"hmsg": hmsg}))
@@ -320,10 +372,23 @@ class FakeMQ:
 
         module = types.ModuleType("ibmmq")
         for name, value in {
-            "CMQC": CMQC, "CMQXC": CMQXC, "MQMIError": MQMIError, "PYIFError": PYIFError,
-            "MD": MD, "GMO": GMO, "PMO": PMO, "OD": OD, "CD": CD, "CNO": CNO, "CSP": CSP,
-            "SCO": SCO, "QueueManager": QueueManager, "Queue": Queue,
-            "MessageHandle": MessageHandle, "IMPO": IMPO, "PD": PD,
+            "CMQC": CMQC,
+            "CMQXC": CMQXC,
+            "MQMIError": MQMIError,
+            "PYIFError": PYIFError,
+            "MD": MD,
+            "GMO": GMO,
+            "PMO": PMO,
+            "OD": OD,
+            "CD": CD,
+            "CNO": CNO,
+            "CSP": CSP,
+            "SCO": SCO,
+            "QueueManager": QueueManager,
+            "Queue": Queue,
+            "MessageHandle": MessageHandle,
+            "IMPO": IMPO,
+            "PD": PD,
             "ibmmqc": types.SimpleNamespace(MQINQMP=inqmp),
         }.items():
             setattr(module, name, value)

@@ -25,8 +25,10 @@ from tests.worker.helpers import browse, identity
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "backlog-small.dmp"
 CLI = ROOT / ".venv" / "bin" / "dlqhandler"
-COUNTS = re.compile(r"Read    - Files:   1  Messages: *(\d+)  Bytes: *\d+\n"
-                    r"Written - Files:   0  Messages: *(\d+)  Bytes: *\d+\n")
+COUNTS = re.compile(
+    r"Read    - Files:   1  Messages: *(\d+)  Bytes: *\d+\n"
+    r"Written - Files:   0  Messages: *(\d+)  Bytes: *\d+\n"
+)
 
 
 def _on_queue(queue: str) -> list[tuple[bytes, str]]:
@@ -43,8 +45,13 @@ def _mqsc(text: str) -> None:
 
 
 def _messages(n: int) -> list[Message]:
-    return [Message(MQMD(msg_id=f"LOAD{i:04d}".encode().ljust(24, b"\0"), format="MQSTR"),
-                    f"message {i} ".encode() * (i % 7 + 1)) for i in range(1, n + 1)]
+    return [
+        Message(
+            MQMD(msg_id=f"LOAD{i:04d}".encode().ljust(24, b"\0"), format="MQSTR"),
+            f"message {i} ".encode() * (i % 7 + 1),
+        )
+        for i in range(1, n + 1)
+    ]
 
 
 def _counts(err: str) -> tuple[str, ...]:
@@ -63,8 +70,9 @@ def qm1(home: Path) -> None:
     assert main(["qm", "create", "QM1"]) == 0
 
 
-def test_decode_refuses_a_file_cut_mid_line(tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_decode_refuses_a_file_cut_mid_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The issue's case: the sample cut at byte 20010 (inside message 15, no final newline)
     exits 2 naming file, line and message 15, after printing messages 1-14 only."""
     cut = tmp_path / "t.dmp"
@@ -82,14 +90,15 @@ def test_a_file_cut_after_a_whole_data_line_is_refused_too(tmp_path: Path) -> No
     write_dump(full, [Message(MQMD(), b"x" * 100), Message(MQMD(), b"y" * 100)])
     data = full.read_bytes()
     cut = tmp_path / "cut.dmp"
-    cut.write_bytes(data[:data.rindex(b"\nX ") + 1 + 52 + 1])  # through one whole X line
+    cut.write_bytes(data[: data.rindex(b"\nX ") + 1 + 52 + 1])  # through one whole X line
     with pytest.raises(Exception, match=r"cut\.dmp:\d+: message 2: the file is cut off after"):
         list(read_dump(cut))
     assert [m.body for m in read_dump(full)] == [b"x" * 100, b"y" * 100]
 
 
 def test_load_of_a_cut_file_loads_nothing_of_the_cut_message(
-        qm1: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qm1: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """qm dmpmqmsg -o of the cut sample puts messages 1-14 whole and nothing of 15: exit 6,
     the counts, and the -r that resumes after the file is copied again."""
     _mqsc("APP.IN MAXDEPTH=1000 MSGDLVSQ=FIFO")
@@ -108,7 +117,8 @@ def test_load_of_a_cut_file_loads_nothing_of_the_cut_message(
 
 
 def test_queue_full_stops_the_load_names_the_first_message_and_resumes(
-        qm1: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qm1: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """MAXDEPTH 5, 20 messages, -t 3: five committed, message 6 named, exit 6; after
     raising MAXDEPTH, -r 6.. loads the rest: all 20 once each, in order."""
     _mqsc("APP.IN MAXDEPTH=5 MSGDLVSQ=FIFO")
@@ -130,7 +140,8 @@ def test_queue_full_stops_the_load_names_the_first_message_and_resumes(
 
 
 def test_bad_hex_line_with_t_commits_before_it_and_resumes(
-        qm1: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qm1: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A bad X line in message 8 with -t 3: messages 1-7 committed (none of 8), exit 6,
     message 8 named; the repaired file loaded with -r 8.. completes it without duplicates."""
     _mqsc("APP.IN MAXDEPTH=100 MSGDLVSQ=FIFO")
@@ -154,12 +165,21 @@ def test_bad_hex_line_with_t_commits_before_it_and_resumes(
     assert _on_queue("APP.IN") == [identity(m) for m in messages]
 
 
-@pytest.mark.parametrize(("spec", "expected"), [
-    ("3", [3]), ("3..5", [3, 4, 5]), ("5..3", [3, 4, 5]), ("3#2", [3, 4]), ("#2", [1, 2]),
-    ("..2", [1, 2]), ("9..", [9, 10])])
-def test_message_range_selects_as_dmpmqmsg_does(qm1: None, tmp_path: Path, spec: str,
-                                               expected: list[int],
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("3", [3]),
+        ("3..5", [3, 4, 5]),
+        ("5..3", [3, 4, 5]),
+        ("3#2", [3, 4]),
+        ("#2", [1, 2]),
+        ("..2", [1, 2]),
+        ("9..", [9, 10]),
+    ],
+)
+def test_message_range_selects_as_dmpmqmsg_does(
+    qm1: None, tmp_path: Path, spec: str, expected: list[int], capsys: pytest.CaptureFixture[str]
+) -> None:
     """-r x, x..y (either order), x#n, #n, ..y and x.. load exactly those message indexes."""
     _mqsc("APP.IN MAXDEPTH=100 MSGDLVSQ=FIFO")
     messages = _messages(10)
@@ -171,8 +191,9 @@ def test_message_range_selects_as_dmpmqmsg_does(qm1: None, tmp_path: Path, spec:
 
 
 @pytest.mark.parametrize("spec", ["0", "x", "3..x", "#", "..", "3#", "-2", "0..0"])
-def test_bad_message_range_is_a_usage_error(qm1: None, spec: str,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_message_range_is_a_usage_error(
+    qm1: None, spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """An -r that is not x, x..y, x.., ..y, x#n or #n is refused by the parser (exit 2)."""
     with pytest.raises(SystemExit) as exc:
         main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.IN", "-f", "x", "-r", spec])
@@ -181,10 +202,24 @@ def test_bad_message_range_is_a_usage_error(qm1: None, spec: str,
 
 
 def test_missing_file_is_a_clear_error_not_a_traceback(
-        qm1: None, capsys: pytest.CaptureFixture[str]) -> None:
+    qm1: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     """-f /nonexistent.dmp: 'cannot open' with the reason, exit 2, counts, no traceback."""
-    assert main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "SYSTEM.DEAD.LETTER.QUEUE",
-                 "-f", "/nonexistent.dmp"]) == 2
+    assert (
+        main(
+            [
+                "qm",
+                "dmpmqmsg",
+                "-m",
+                "QM1",
+                "-o",
+                "SYSTEM.DEAD.LETTER.QUEUE",
+                "-f",
+                "/nonexistent.dmp",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "cannot open /nonexistent.dmp: No such file or directory" in err
     assert "Traceback" not in err
@@ -210,8 +245,9 @@ def test_a_cut_file_on_a_pipe_is_named_as_precisely(home: Path, tmp_path: Path) 
     env = {**os.environ, "DLQHANDLER_HOME": str(home)}
 
     def cli(*args: str, data: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run([*command, *args], input=data, capture_output=True, env=env,
-                              timeout=120, check=False)
+        return subprocess.run(
+            [*command, *args], input=data, capture_output=True, env=env, timeout=120, check=False
+        )
 
     from_file = cli("decode", str(tmp_path / "t.dmp"))
     where = re.search(rb":(\d+): message 15: the file is cut off", from_file.stderr)
@@ -220,8 +256,9 @@ def test_a_cut_file_on_a_pipe_is_named_as_precisely(home: Path, tmp_path: Path) 
     assert piped.returncode == 2
     assert b"-:" + where.group(1) + b": message 15: the file is cut off" in piped.stderr
     assert cli("qm", "create", "QM1").returncode == 0
-    loaded = cli("qm", "dmpmqmsg", "-m", "QM1", "-o", "SYSTEM.DEAD.LETTER.QUEUE", "-f", "-",
-                 data=cut)
+    loaded = cli(
+        "qm", "dmpmqmsg", "-m", "QM1", "-o", "SYSTEM.DEAD.LETTER.QUEUE", "-f", "-", data=cut
+    )
     assert loaded.returncode == 6
     assert b": message 15: the file is cut off" in loaded.stderr
     assert b"Written - Files:   0  Messages:    14" in loaded.stderr

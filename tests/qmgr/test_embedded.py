@@ -24,8 +24,7 @@ def bodies(qm: EmbeddedQueueManager) -> list[str]:
     return out
 
 
-def test_msgdlvsq_change_does_not_reorder_messages_already_there(
-        qm: EmbeddedQueueManager) -> None:
+def test_msgdlvsq_change_does_not_reorder_messages_already_there(qm: EmbeddedQueueManager) -> None:
     """As in MQ: a FIFO queue keeps its messages at DEFPRTY, so switching to PRIORITY
     orders only the messages put afterwards by their own priority."""
     qm.admin().define_queue("APP.Q", {"MSGDLVSQ": "FIFO", "DEFPRTY": 5})
@@ -47,7 +46,8 @@ def test_priority_above_nine_is_kept_in_the_descriptor(qm: EmbeddedQueueManager)
 
 
 def test_browse_next_is_an_index_seek_not_a_scan_from_the_cursors_priority(
-        qm: EmbeddedQueueManager) -> None:
+    qm: EmbeddedQueueManager,
+) -> None:
     """Browse-next reads two index ranges (same priority after the cursor, then lower
     priorities), so a pass over a deep queue stays linear; the order is unchanged."""
     db = sqlite3.connect(":memory:")

@@ -42,7 +42,8 @@ def other_process(home: Path, busy_ms: int = 20_000) -> sqlite3.Connection:
 
 
 def test_puts_of_a_unit_of_work_share_one_transaction_and_a_lock_is_final_at_once(
-        qm: EmbeddedQueueManager, home: Path) -> None:
+    qm: EmbeddedQueueManager, home: Path
+) -> None:
     """Puts under syncpoint join one held transaction that MQCMIT ends; a browse lock is a
     short transaction of its own, so another process sees it (and the handler's decision
     does not hold the write lock)."""
@@ -62,7 +63,8 @@ def test_puts_of_a_unit_of_work_share_one_transaction_and_a_lock_is_final_at_onc
 
 
 def test_a_get_from_a_hardenbo_queue_commits_its_claim_before_it_returns(
-        qm: EmbeddedQueueManager, home: Path) -> None:
+    qm: EmbeddedQueueManager, home: Path
+) -> None:
     """HARDENBO: a got message is claimed in the database when MQGET returns (a kill -9
     then backs it out with BackoutCount + 1): another process already sees it taken."""
     qm.admin().define_queue("APP.HB", {"HARDENBO": "HARDENBO"})
@@ -77,8 +79,7 @@ def test_a_get_from_a_hardenbo_queue_commits_its_claim_before_it_returns(
     qm.backout()
 
 
-def test_a_nohardenbo_unit_of_work_is_one_transaction(qm: EmbeddedQueueManager,
-                                                      home: Path) -> None:
+def test_a_nohardenbo_unit_of_work_is_one_transaction(qm: EmbeddedQueueManager, home: Path) -> None:
     """NOHARDENBO (the default): the handler's unit of work - browse lock, put, get under
     the cursor, for several messages - stays in one held transaction that MQCMIT commits;
     until then another process reads the state before the unit of work, and its write
@@ -97,18 +98,21 @@ def test_a_nohardenbo_unit_of_work_is_one_transaction(qm: EmbeddedQueueManager,
         assert qm._store.holding  # the lock joined the hold
     assert nxt.body == b"c"
     db = other_process(home)
-    assert db.execute("SELECT state, lock_conn FROM messages WHERE queue = 'APP.IN'"
-                      " ORDER BY id").fetchall() == [(0, qm.conn_id), (0, None), (0, None)]
+    assert db.execute(
+        "SELECT state, lock_conn FROM messages WHERE queue = 'APP.IN' ORDER BY id"
+    ).fetchall() == [(0, qm.conn_id), (0, None), (0, None)]
     qm.commit()
     assert not qm._store.holding
-    assert db.execute("SELECT state, lock_conn FROM messages WHERE queue = 'APP.IN'"
-                      " ORDER BY id").fetchall() == [(0, qm.conn_id)]
+    assert db.execute(
+        "SELECT state, lock_conn FROM messages WHERE queue = 'APP.IN' ORDER BY id"
+    ).fetchall() == [(0, qm.conn_id)]
     db.close()
     assert qm.inquire_queue("APP.OUT").curdepth == 2
 
 
-def test_a_nohardenbo_claim_is_committed_when_its_hold_ends(qm: EmbeddedQueueManager,
-                                                            home: Path) -> None:
+def test_a_nohardenbo_claim_is_committed_when_its_hold_ends(
+    qm: EmbeddedQueueManager, home: Path
+) -> None:
     """A claim left in the held transaction becomes MQ state other processes see when the
     hold ends without MQCMIT (here: the watchdog after the hold limit): the message taken,
     the uncommitted put counted; MQBACK then restores it with BackoutCount + 1."""
@@ -119,8 +123,9 @@ def test_a_nohardenbo_claim_is_committed_when_its_hold_ends(qm: EmbeddedQueueMan
     db = other_process(home)
     db.execute("BEGIN IMMEDIATE")  # waits for the watchdog
     states = dict(db.execute("SELECT queue, state FROM messages").fetchall())
-    depths = dict(db.execute("SELECT name, curdepth FROM queues"
-                             " WHERE name LIKE 'APP.%'").fetchall())
+    depths = dict(
+        db.execute("SELECT name, curdepth FROM queues WHERE name LIKE 'APP.%'").fetchall()
+    )
     db.execute("ROLLBACK")
     db.close()
     assert states == {"APP.IN": store_module.TAKEN, "APP.OUT": store_module.PUT_PENDING}
@@ -148,14 +153,16 @@ time.sleep(600)
 
 
 def test_a_process_killed_inside_a_nohardenbo_hold_gives_everything_back_uncounted(
-        qm: EmbeddedQueueManager, home: Path) -> None:
+    qm: EmbeddedQueueManager, home: Path
+) -> None:
     """SIGKILL while a NOHARDENBO unit of work's claims are still in its open transaction:
     SQLite rolls it back - both messages back in order with BackoutCount unchanged (as IBM
     says of NOHARDENBO), the uncommitted put gone, nothing lost or duplicated."""
     for body in (b"a", b"b", b"c"):
         qm.put1("APP.IN", persistent(body), NOW)
-    child = subprocess.Popen([sys.executable, "-c", _KILLED_CHILD, str(home)],
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_CHILD, str(home)], stdout=subprocess.PIPE, text=True
+    )
     with killed_when_done(child):
         pass
     assert qm.recover()  # the dead connection's lock file and browse state
@@ -165,8 +172,7 @@ def test_a_process_killed_inside_a_nohardenbo_hold_gives_everything_back_uncount
     assert qm.inquire_queue("APP.OUT").curdepth == 0
 
 
-def test_an_idle_hold_is_released_for_other_processes(qm: EmbeddedQueueManager,
-                                                      home: Path) -> None:
+def test_an_idle_hold_is_released_for_other_processes(qm: EmbeddedQueueManager, home: Path) -> None:
     """A unit of work left open with nothing to do holds the write lock only until the hold
     limit: another process's write then goes through (and the put stays uncommitted)."""
     qm.put1("APP.OUT", persistent(b"pending"), UOW)
@@ -183,7 +189,8 @@ def test_an_idle_hold_is_released_for_other_processes(qm: EmbeddedQueueManager,
 
 
 def test_a_write_lock_held_too_long_is_mqrc_resource_problem(
-        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """When the write lock stays taken past the busy timeout (a stuck process), MQI calls
     fail with MQRC_RESOURCE_PROBLEM (2102) instead of hanging."""
     monkeypatch.setattr(store_module, "BUSY_TIMEOUT", 0.2)
@@ -205,7 +212,8 @@ def test_a_write_lock_held_too_long_is_mqrc_resource_problem(
 
 
 def test_commit_after_part_of_the_unit_of_work_was_lost_is_mqrc_backed_out(
-        qm: EmbeddedQueueManager) -> None:
+    qm: EmbeddedQueueManager,
+) -> None:
     """If SQLite rolled back part of a unit of work (a failed commit of a hold), MQCMIT backs
     out the rest and returns MQRC_BACKED_OUT (2003): never a get without its put."""
     qm.put1("APP.IN", persistent(b"a"), NOW)
@@ -220,8 +228,9 @@ def test_commit_after_part_of_the_unit_of_work_was_lost_is_mqrc_backed_out(
     assert qm.inquire_queue("APP.OUT").curdepth == 0
 
 
-def test_connections_of_one_process_see_each_other_exactly(qm: EmbeddedQueueManager,
-                                                           home: Path) -> None:
+def test_connections_of_one_process_see_each_other_exactly(
+    qm: EmbeddedQueueManager, home: Path
+) -> None:
     """Another connection in the same process sees a held unit of work as committed MQ
     state: its uncommitted put counted in CURDEPTH, its locked message hidden."""
     qm.put1("APP.IN", persistent(b"a"), NOW)

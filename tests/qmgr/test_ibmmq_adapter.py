@@ -49,10 +49,17 @@ def make(sleeps: list[float], **settings: Any) -> IBMMQQueueManager:
 
 
 def dead_letter(body: bytes = b"payload", **md: Any) -> Message:
-    fields = {"format": "MQDEAD", "msg_id": b"M1".ljust(24, b"\0"),
-              "correl_id": b"C1".ljust(24, b"\0"), "user_identifier": "app1",
-              "put_appl_name": "orders", "put_date": "20240102", "put_time": "03040506",
-              "persistence": 1, **md}
+    fields = {
+        "format": "MQDEAD",
+        "msg_id": b"M1".ljust(24, b"\0"),
+        "correl_id": b"C1".ljust(24, b"\0"),
+        "user_identifier": "app1",
+        "put_appl_name": "orders",
+        "put_date": "20240102",
+        "put_time": "03040506",
+        "persistence": 1,
+        **md,
+    }
     return Message(MQMD(**fields), body)
 
 
@@ -69,19 +76,24 @@ def cno(call: Any) -> set[str]:
 
 
 # -- connecting --------------------------------------------------------------------------------
-def test_bindings_connection_uses_local_binding_and_no_channel(fake: FakeMQ,
-                                                               sleeps: list[float]) -> None:
+def test_bindings_connection_uses_local_binding_and_no_channel(
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """transport=bindings: MQCONNX with MQCNO_LOCAL_BINDING, no MQCD, no MQCSP."""
     make(sleeps, transport="bindings")
     (call,) = fake.calls
     assert (call.verb, call.target) == ("MQCONNX", "QM1")
-    assert cno(call) == {"MQCNO_LOCAL_BINDING", "MQCNO_HANDLE_SHARE_BLOCK",
-                         "MQCNO_RECONNECT_DISABLED"}
+    assert cno(call) == {
+        "MQCNO_LOCAL_BINDING",
+        "MQCNO_HANDLE_SHARE_BLOCK",
+        "MQCNO_RECONNECT_DISABLED",
+    }
     assert set(call.detail) == {"cno"}
 
 
-def test_auto_transport_leaves_the_binding_to_the_mq_library(fake: FakeMQ,
-                                                             sleeps: list[float]) -> None:
+def test_auto_transport_leaves_the_binding_to_the_mq_library(
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """The default: MQCNO_STANDARD_BINDING (neither local nor client forced)."""
     make(sleeps)
     assert cno(fake.calls[0]) == {"MQCNO_HANDLE_SHARE_BLOCK", "MQCNO_RECONNECT_DISABLED"}
@@ -99,8 +111,7 @@ def test_client_connection_from_mqserver_builds_the_channel(fake: FakeMQ) -> Non
     assert cd["SSLCipherSpec"] == b""
 
 
-def test_client_connection_through_a_ccdt_leaves_the_channel_to_the_client(
-        fake: FakeMQ) -> None:
+def test_client_connection_through_a_ccdt_leaves_the_channel_to_the_client(fake: FakeMQ) -> None:
     """MQCHLLIB/MQCHLTAB: client binding with no MQCD (the MQ client reads the CCDT)."""
     env = {"MQCHLLIB": "/var/mqm/ccdt", "MQCHLTAB": "AMQCLCHL.TAB"}
     connect("QM1", settings=ibmmq_settings_from_env("QM1", env))
@@ -111,8 +122,11 @@ def test_client_connection_through_a_ccdt_leaves_the_channel_to_the_client(
 
 def test_explicit_conn_name_and_channel_win_over_mqserver(fake: FakeMQ) -> None:
     """DLQHANDLER_MQ_CONN_NAME + _CHANNEL make the MQCD even when MQSERVER is set."""
-    env = {"MQSERVER": "OTHER/TCP/elsewhere(1)", "DLQHANDLER_MQ_CONN_NAME": "a(1414),b(1414)",
-           "DLQHANDLER_MQ_CHANNEL": "DLQ.SVRCONN"}
+    env = {
+        "MQSERVER": "OTHER/TCP/elsewhere(1)",
+        "DLQHANDLER_MQ_CONN_NAME": "a(1414),b(1414)",
+        "DLQHANDLER_MQ_CHANNEL": "DLQ.SVRCONN",
+    }
     connect(settings=ibmmq_settings_from_env("QM1", env))
     cd = fake.calls[0].detail["cd"]
     assert (cd["ChannelName"], cd["ConnectionName"]) == (b"DLQ.SVRCONN", b"a(1414),b(1414)")
@@ -120,10 +134,13 @@ def test_explicit_conn_name_and_channel_win_over_mqserver(fake: FakeMQ) -> None:
 
 def test_tls_cipher_spec_and_key_repository(fake: FakeMQ) -> None:
     """The CipherSpec goes in MQCD.SSLCipherSpec; key repository and label in the MQSCO."""
-    env = {"DLQHANDLER_MQ_CONN_NAME": "mq1(1414)", "DLQHANDLER_MQ_CHANNEL": "TLS.SVRCONN",
-           "DLQHANDLER_MQ_CIPHER_SPEC": "ANY_TLS13_OR_HIGHER",
-           "DLQHANDLER_MQ_KEY_REPOSITORY": "/etc/dlqhandler/tls/key",
-           "DLQHANDLER_MQ_CERT_LABEL": "dlqhandler"}
+    env = {
+        "DLQHANDLER_MQ_CONN_NAME": "mq1(1414)",
+        "DLQHANDLER_MQ_CHANNEL": "TLS.SVRCONN",
+        "DLQHANDLER_MQ_CIPHER_SPEC": "ANY_TLS13_OR_HIGHER",
+        "DLQHANDLER_MQ_KEY_REPOSITORY": "/etc/dlqhandler/tls/key",
+        "DLQHANDLER_MQ_CERT_LABEL": "dlqhandler",
+    }
     connect(settings=ibmmq_settings_from_env("QM1", env))
     call = fake.calls[0]
     assert call.detail["cd"]["SSLCipherSpec"] == b"ANY_TLS13_OR_HIGHER"
@@ -133,8 +150,11 @@ def test_tls_cipher_spec_and_key_repository(fake: FakeMQ) -> None:
 
 def test_credentials_from_the_environment_go_in_the_mqcsp(fake: FakeMQ) -> None:
     """DLQHANDLER_MQ_USER/_PASSWORD: MQCSP with MQCSP_AUTH_USER_ID_AND_PWD."""
-    env = {"DLQHANDLER_MQ_USER": "dlqsvc", "DLQHANDLER_MQ_PASSWORD": SECRET,
-           "MQSERVER": "DEV.APP.SVRCONN/TCP/mq1(1414)"}
+    env = {
+        "DLQHANDLER_MQ_USER": "dlqsvc",
+        "DLQHANDLER_MQ_PASSWORD": SECRET,
+        "MQSERVER": "DEV.APP.SVRCONN/TCP/mq1(1414)",
+    }
     connect(settings=ibmmq_settings_from_env("QM1", env))
     csp = fake.calls[0].detail["csp"]
     assert csp["AuthenticationType"] == CMQC.MQCSP_AUTH_USER_ID_AND_PWD
@@ -153,8 +173,7 @@ def test_password_file_gives_its_first_line(fake: FakeMQ, tmp_path: Path) -> Non
     assert not [e for e in logs if e["event"] == "mq_password_file_not_private"]
 
 
-def test_password_file_readable_by_others_is_warned_about(fake: FakeMQ,
-                                                          tmp_path: Path) -> None:
+def test_password_file_readable_by_others_is_warned_about(fake: FakeMQ, tmp_path: Path) -> None:
     """A group/world-readable password file still works but logs a warning (no content)."""
     secret_file = tmp_path / "mq.password"
     secret_file.write_text(SECRET, encoding="utf-8")
@@ -168,10 +187,15 @@ def test_password_file_readable_by_others_is_warned_about(fake: FakeMQ,
 
 
 def test_password_never_appears_in_logs_errors_or_other_arguments(
-        fake: FakeMQ, sleeps: list[float]) -> None:
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """The password is only ever in MQCSP.CSPPassword: not in logs, reprs or error text."""
-    env = {"DLQHANDLER_MQ_USER": "dlqsvc", "DLQHANDLER_MQ_PASSWORD": SECRET,
-           "DLQHANDLER_MQ_CONN_NAME": "mq1(1414)", "DLQHANDLER_MQ_CHANNEL": "DEV.APP.SVRCONN"}
+    env = {
+        "DLQHANDLER_MQ_USER": "dlqsvc",
+        "DLQHANDLER_MQ_PASSWORD": SECRET,
+        "DLQHANDLER_MQ_CONN_NAME": "mq1(1414)",
+        "DLQHANDLER_MQ_CHANNEL": "DEV.APP.SVRCONN",
+    }
     settings = ibmmq_settings_from_env("QM1", env)
     assert SECRET not in repr(settings)
     assert SECRET not in str(settings.model_dump())
@@ -196,22 +220,39 @@ def test_password_never_appears_in_logs_errors_or_other_arguments(
     assert SECRET not in " ".join(sys.argv)
 
 
-@pytest.mark.parametrize(("env", "problem"), [
-    ({"DLQHANDLER_MQ_USER": "u", "DLQHANDLER_MQ_PASSWORD": SECRET,
-      "DLQHANDLER_MQ_PASSWORD_FILE": "/nonexistent"}, "not both"),
-    ({"DLQHANDLER_MQ_PASSWORD": SECRET}, "needs a user"),
-    ({"DLQHANDLER_MQ_USER": "u"}, "needs DLQHANDLER_MQ_PASSWORD"),
-    ({"DLQHANDLER_MQ_USER": "u", "DLQHANDLER_MQ_PASSWORD_FILE": "/nonexistent/pw"},
-     "cannot read"),
-    ({"MQSERVER": "JUSTACHANNEL"}, "CHANNEL/TCP/host(port)"),
-    ({"MQSERVER": "CH/LU62/x"}, "not supported"),
-    ({"DLQHANDLER_MQ_CONN_NAME": "h(1)"}, "go together"),
-    ({"MQCHLLIB": "/var/mqm", "DLQHANDLER_MQ_CIPHER_SPEC": "X"}, "channel definition"),
-    ({"DLQHANDLER_MQ_CIPHER_SPEC": "X"}, "needs a client channel"),
-    ({"DLQHANDLER_MQ_TRANSPORT": "bindings", "DLQHANDLER_MQ_CONN_NAME": "h(1)",
-      "DLQHANDLER_MQ_CHANNEL": "C"}, "takes no conn_name"),
-    ({"DLQHANDLER_MQ_RECONNECT_ATTEMPTS": "-1"}, "reconnect_attempts"),
-])
+@pytest.mark.parametrize(
+    ("env", "problem"),
+    [
+        (
+            {
+                "DLQHANDLER_MQ_USER": "u",
+                "DLQHANDLER_MQ_PASSWORD": SECRET,
+                "DLQHANDLER_MQ_PASSWORD_FILE": "/nonexistent",
+            },
+            "not both",
+        ),
+        ({"DLQHANDLER_MQ_PASSWORD": SECRET}, "needs a user"),
+        ({"DLQHANDLER_MQ_USER": "u"}, "needs DLQHANDLER_MQ_PASSWORD"),
+        (
+            {"DLQHANDLER_MQ_USER": "u", "DLQHANDLER_MQ_PASSWORD_FILE": "/nonexistent/pw"},
+            "cannot read",
+        ),
+        ({"MQSERVER": "JUSTACHANNEL"}, "CHANNEL/TCP/host(port)"),
+        ({"MQSERVER": "CH/LU62/x"}, "not supported"),
+        ({"DLQHANDLER_MQ_CONN_NAME": "h(1)"}, "go together"),
+        ({"MQCHLLIB": "/var/mqm", "DLQHANDLER_MQ_CIPHER_SPEC": "X"}, "channel definition"),
+        ({"DLQHANDLER_MQ_CIPHER_SPEC": "X"}, "needs a client channel"),
+        (
+            {
+                "DLQHANDLER_MQ_TRANSPORT": "bindings",
+                "DLQHANDLER_MQ_CONN_NAME": "h(1)",
+                "DLQHANDLER_MQ_CHANNEL": "C",
+            },
+            "takes no conn_name",
+        ),
+        ({"DLQHANDLER_MQ_RECONNECT_ATTEMPTS": "-1"}, "reconnect_attempts"),
+    ],
+)
 def test_inconsistent_settings_are_config_errors(env: dict[str, str], problem: str) -> None:
     """Every contradictory or malformed setting is a ConfigError naming it (never the password)."""
     with pytest.raises(ConfigError) as exc:
@@ -236,15 +277,24 @@ def test_open_options_follow_runmqdlq(fake: FakeMQ, sleeps: list[float]) -> None
     qm.open("APP.PEEK", input=False)
     opens = fake.of("MQOPEN")
     assert flag_names(opens[0].detail["options"], "MQOO_") == {
-        "MQOO_INPUT_AS_Q_DEF", "MQOO_BROWSE", "MQOO_SAVE_ALL_CONTEXT", "MQOO_FAIL_IF_QUIESCING"}
+        "MQOO_INPUT_AS_Q_DEF",
+        "MQOO_BROWSE",
+        "MQOO_SAVE_ALL_CONTEXT",
+        "MQOO_FAIL_IF_QUIESCING",
+    }
     assert flag_names(opens[1].detail["options"], "MQOO_") == {
-        "MQOO_OUTPUT", "MQOO_FAIL_IF_QUIESCING"}
+        "MQOO_OUTPUT",
+        "MQOO_FAIL_IF_QUIESCING",
+    }
     assert flag_names(opens[2].detail["options"], "MQOO_") == {
-        "MQOO_BROWSE", "MQOO_FAIL_IF_QUIESCING"}
+        "MQOO_BROWSE",
+        "MQOO_FAIL_IF_QUIESCING",
+    }
 
 
 def test_browse_with_lock_then_get_under_cursor_under_syncpoint(
-        fake: FakeMQ, sleeps: list[float]) -> None:
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """runmqdlq's per-message flow: locked browse, destructive get under the cursor, MQCMIT."""
     qm = make(sleeps)
     dlq = qm.open(DLQ)
@@ -254,35 +304,73 @@ def test_browse_with_lock_then_get_under_cursor_under_syncpoint(
     browsed = dlq.get(GetOptions(browse="first", lock=True, syncpoint=False, wait_ms=5000))
     got = dlq.get(GetOptions(under_cursor=True, syncpoint=True))
     qm.commit()
-    assert fake.verbs() == ["MQCONNX", "MQOPEN", "MQCRTMH", "MQGET", "MQINQMP", "MQCRTMH",
-                            "MQGET", "MQINQMP", "MQCMIT"]  # (MQINQMP: the handle's properties)
+    assert fake.verbs() == [
+        "MQCONNX",
+        "MQOPEN",
+        "MQCRTMH",
+        "MQGET",
+        "MQINQMP",
+        "MQCRTMH",
+        "MQGET",
+        "MQINQMP",
+        "MQCMIT",
+    ]  # (MQINQMP: the handle's properties)
     browse, take = fake.of("MQGET")
     # MQGMO_PROPERTIES_AS_Q_DEF (0) with a handle: the queue's PROPCTL decides.
-    assert gmo(browse) == {"MQGMO_BROWSE_FIRST", "MQGMO_LOCK", "MQGMO_NO_SYNCPOINT",
-                           "MQGMO_WAIT", "MQGMO_FAIL_IF_QUIESCING"}
+    assert gmo(browse) == {
+        "MQGMO_BROWSE_FIRST",
+        "MQGMO_LOCK",
+        "MQGMO_NO_SYNCPOINT",
+        "MQGMO_WAIT",
+        "MQGMO_FAIL_IF_QUIESCING",
+    }
     assert browse.detail["wait"] == 5000
-    assert gmo(take) == {"MQGMO_MSG_UNDER_CURSOR", "MQGMO_SYNCPOINT",
-                         "MQGMO_FAIL_IF_QUIESCING"}
+    assert gmo(take) == {"MQGMO_MSG_UNDER_CURSOR", "MQGMO_SYNCPOINT", "MQGMO_FAIL_IF_QUIESCING"}
     assert take.detail["match"] == CMQC.MQMO_NONE
     assert browse.detail["msg_handle"] != take.detail["msg_handle"] != 0
     assert browsed.md.msg_id == got.md.msg_id == msg.md.msg_id
     assert got.body == msg.body
 
 
-@pytest.mark.parametrize(("options", "flags", "wait", "match"), [
-    (GetOptions(syncpoint=False), {"MQGMO_NO_SYNCPOINT"}, 0, set()),
-    (GetOptions(wait_ms=250), {"MQGMO_SYNCPOINT", "MQGMO_WAIT"}, 250, set()),
-    (GetOptions(wait_ms=-1), {"MQGMO_SYNCPOINT", "MQGMO_WAIT"}, -1, set()),
-    (GetOptions(browse="next", syncpoint=True), {"MQGMO_BROWSE_NEXT", "MQGMO_NO_SYNCPOINT"},
-     0, set()),
-    (GetOptions(msg_id=b"M1", correl_id=b"C1"), {"MQGMO_SYNCPOINT"}, 0,
-     {"MQMO_MATCH_MSG_ID", "MQMO_MATCH_CORREL_ID"}),
-    (GetOptions(browse="first", group_id=b"G1", logical_order=True, all_msgs_available=True),
-     {"MQGMO_BROWSE_FIRST", "MQGMO_NO_SYNCPOINT", "MQGMO_LOGICAL_ORDER",
-      "MQGMO_ALL_MSGS_AVAILABLE"}, 0, {"MQMO_MATCH_GROUP_ID"}),
-])
-def test_get_options_map_to_gmo_flags(fake: FakeMQ, sleeps: list[float], options: GetOptions,
-                                      flags: set[str], wait: int, match: set[str]) -> None:
+@pytest.mark.parametrize(
+    ("options", "flags", "wait", "match"),
+    [
+        (GetOptions(syncpoint=False), {"MQGMO_NO_SYNCPOINT"}, 0, set()),
+        (GetOptions(wait_ms=250), {"MQGMO_SYNCPOINT", "MQGMO_WAIT"}, 250, set()),
+        (GetOptions(wait_ms=-1), {"MQGMO_SYNCPOINT", "MQGMO_WAIT"}, -1, set()),
+        (
+            GetOptions(browse="next", syncpoint=True),
+            {"MQGMO_BROWSE_NEXT", "MQGMO_NO_SYNCPOINT"},
+            0,
+            set(),
+        ),
+        (
+            GetOptions(msg_id=b"M1", correl_id=b"C1"),
+            {"MQGMO_SYNCPOINT"},
+            0,
+            {"MQMO_MATCH_MSG_ID", "MQMO_MATCH_CORREL_ID"},
+        ),
+        (
+            GetOptions(browse="first", group_id=b"G1", logical_order=True, all_msgs_available=True),
+            {
+                "MQGMO_BROWSE_FIRST",
+                "MQGMO_NO_SYNCPOINT",
+                "MQGMO_LOGICAL_ORDER",
+                "MQGMO_ALL_MSGS_AVAILABLE",
+            },
+            0,
+            {"MQMO_MATCH_GROUP_ID"},
+        ),
+    ],
+)
+def test_get_options_map_to_gmo_flags(
+    fake: FakeMQ,
+    sleeps: list[float],
+    options: GetOptions,
+    flags: set[str],
+    wait: int,
+    match: set[str],
+) -> None:
     """Each GetOptions field becomes its MQGMO/MQMO flag; browses never join a UOW."""
     qm = make(sleeps)
     q = qm.open("APP.IN")
@@ -307,8 +395,9 @@ def test_nothing_to_get_is_mqrc_no_msg_available(fake: FakeMQ, sleeps: list[floa
     assert (exc.value.reason, exc.value.reason_name) == (2033, "MQRC_NO_MSG_AVAILABLE")
 
 
-def test_unlock_is_mqgmo_unlock_and_nothing_locked_is_fine(fake: FakeMQ,
-                                                           sleeps: list[float]) -> None:
+def test_unlock_is_mqgmo_unlock_and_nothing_locked_is_fine(
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """unlock(): MQGET with MQGMO_UNLOCK alone and no buffer; MQRC_NO_MSG_LOCKED is ignored."""
     q = make(sleeps).open(DLQ)
     q.unlock()
@@ -319,8 +408,9 @@ def test_unlock_is_mqgmo_unlock_and_nothing_locked_is_fine(fake: FakeMQ,
     assert first.detail["length"] == 0
 
 
-def test_truncated_message_is_got_again_with_its_exact_length(fake: FakeMQ,
-                                                              sleeps: list[float]) -> None:
+def test_truncated_message_is_got_again_with_its_exact_length(
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """MQRC_TRUNCATED_MSG_FAILED: retry with the reported length, matching that message;
     the handle's buffer stays big enough for the next get."""
     qm = make(sleeps, buffer_size=16)
@@ -333,16 +423,19 @@ def test_truncated_message_is_got_again_with_its_exact_length(fake: FakeMQ,
     first, second = fake.of("MQGET")
     assert (first.detail["length"], second.detail["length"]) == (16, 100)
     assert first.detail["match"] == CMQC.MQMO_NONE
-    assert flag_names(second.detail["match"], "MQMO_") == {"MQMO_MATCH_MSG_ID",
-                                                           "MQMO_MATCH_CORREL_ID"}
+    assert flag_names(second.detail["match"], "MQMO_") == {
+        "MQMO_MATCH_MSG_ID",
+        "MQMO_MATCH_CORREL_ID",
+    }
     assert second.detail["md"]["MsgId"] == big.md.msg_id
     assert first.detail["options"] == second.detail["options"]
     q.get(GetOptions(syncpoint=True))
     assert fake.of("MQGET")[2].detail["length"] == 100
 
 
-def test_truncated_get_under_cursor_repeats_the_same_options(fake: FakeMQ,
-                                                             sleeps: list[float]) -> None:
+def test_truncated_get_under_cursor_repeats_the_same_options(
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """Under the cursor (and for browses) the retry is the same call with a bigger buffer."""
     q = make(sleeps, buffer_size=8).open(DLQ)
     big = dead_letter(b"y" * 40)
@@ -350,14 +443,17 @@ def test_truncated_get_under_cursor_repeats_the_same_options(fake: FakeMQ,
     q.get(GetOptions(under_cursor=True))
     first, second = fake.of("MQGET")
     assert (first.detail["options"], first.detail["match"]) == (
-        second.detail["options"], second.detail["match"])
+        second.detail["options"],
+        second.detail["match"],
+    )
     assert second.detail["md"]["MsgId"] == b""
     assert second.detail["length"] == 40
 
 
 # -- putting ------------------------------------------------------------------------------------
 def test_put1_after_the_get_passes_all_context_from_the_dlq_handle(
-        fake: FakeMQ, sleeps: list[float]) -> None:
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """Get then MQPUT1 (runmqdlq's order): SYNCPOINT + PASS_ALL_CONTEXT, Context = the DLQ
     handle, and the get's message handle forwarded (OriginalMsgHandle, MQACTP_FORWARD)."""
     qm = make(sleeps)
@@ -374,14 +470,17 @@ def test_put1_after_the_get_passes_all_context_from_the_dlq_handle(
     assert put.detail["pmo"]["OriginalMsgHandle"] == get.detail["msg_handle"]
     assert put.detail["pmo"]["Action"] == CMQC.MQACTP_FORWARD
     assert (put.detail["od"]["ObjectName"], put.detail["od"]["ObjectQMgrName"]) == (
-        b"APP.IN", b"QM2")
+        b"APP.IN",
+        b"QM2",
+    )
     assert put.detail["md"]["Format"] == b"MQSTR   "
     assert put.detail["md"]["MsgId"] == msg.md.msg_id
     assert put.detail["body"] == msg.body
 
 
-def test_put1_after_a_browse_sets_context_from_the_descriptor(fake: FakeMQ,
-                                                              sleeps: list[float]) -> None:
+def test_put1_after_a_browse_sets_context_from_the_descriptor(
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """A browse saves no context in MQ, so a pass_all put of a browsed message is
     SET_ALL_CONTEXT from its MQMD (still byte for byte) with its properties forwarded."""
     qm = make(sleeps)
@@ -428,10 +527,13 @@ def test_put_option_flags(fake: FakeMQ, sleeps: list[float]) -> None:
     qm.put1("A", msg, PutOptions(syncpoint=False, context="set_all"))
     qm.put1("A", msg, PutOptions(syncpoint=False, context="default", new_msg_id=True))
     first, second = fake.of("MQPUT1")
-    assert pmo(first) == {"MQPMO_NO_SYNCPOINT", "MQPMO_SET_ALL_CONTEXT",
-                          "MQPMO_FAIL_IF_QUIESCING"}
-    assert pmo(second) == {"MQPMO_NO_SYNCPOINT", "MQPMO_DEFAULT_CONTEXT", "MQPMO_NEW_MSG_ID",
-                           "MQPMO_FAIL_IF_QUIESCING"}
+    assert pmo(first) == {"MQPMO_NO_SYNCPOINT", "MQPMO_SET_ALL_CONTEXT", "MQPMO_FAIL_IF_QUIESCING"}
+    assert pmo(second) == {
+        "MQPMO_NO_SYNCPOINT",
+        "MQPMO_DEFAULT_CONTEXT",
+        "MQPMO_NEW_MSG_ID",
+        "MQPMO_FAIL_IF_QUIESCING",
+    }
 
 
 def test_put_returns_the_descriptor_as_put(fake: FakeMQ, sleeps: list[float]) -> None:
@@ -443,7 +545,8 @@ def test_put_returns_the_descriptor_as_put(fake: FakeMQ, sleeps: list[float]) ->
 
 
 def test_handle_put_uses_mqput_for_default_context_and_mqput1_otherwise(
-        fake: FakeMQ, sleeps: list[float]) -> None:
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """Queue.put: MQPUT on the handle for default context; context or alternate-user puts
     go through MQPUT1 (the handle was not opened with context options); 2039 without
     MQOO_OUTPUT."""
@@ -499,7 +602,8 @@ def test_close_is_mqclose_once(fake: FakeMQ, sleeps: list[float]) -> None:
 
 # -- reconnecting ----------------------------------------------------------------------------------
 def test_broken_connection_between_units_of_work_reconnects_with_backoff(
-        fake: FakeMQ, sleeps: list[float]) -> None:
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """2009 outside a UOW: MQCONNX again (first at once, then 0.5 s, 1 s...), reopen the
     handles, repeat the browse."""
     qm = make(sleeps, reconnect_delay=0.5)
@@ -512,8 +616,18 @@ def test_broken_connection_between_units_of_work_reconnects_with_backoff(
         browsed = dlq.get(GetOptions(browse="first", lock=True))
     assert browsed.md.msg_id == msg.md.msg_id
     assert sleeps == [0.5, 1.0]
-    assert fake.verbs()[2:] == ["MQCRTMH", "MQGET", "MQDISC", "MQCONNX", "MQCONNX", "MQCONNX",
-                                "MQOPEN", "MQCRTMH", "MQGET", "MQINQMP"]
+    assert fake.verbs()[2:] == [
+        "MQCRTMH",
+        "MQGET",
+        "MQDISC",
+        "MQCONNX",
+        "MQCONNX",
+        "MQCONNX",
+        "MQOPEN",
+        "MQCRTMH",
+        "MQGET",
+        "MQINQMP",
+    ]
     old, new = fake.of("MQGET")
     assert new.detail["hobj"] == dlq.hobj != old.detail["hobj"]
     assert fake.of("MQOPEN")[1].detail["options"] == fake.of("MQOPEN")[0].detail["options"]
@@ -524,8 +638,7 @@ def test_broken_connection_between_units_of_work_reconnects_with_backoff(
     assert "mq_reconnected" in events
 
 
-def test_broken_connection_inside_a_unit_of_work_raises(fake: FakeMQ,
-                                                        sleeps: list[float]) -> None:
+def test_broken_connection_inside_a_unit_of_work_raises(fake: FakeMQ, sleeps: list[float]) -> None:
     """2009 mid-UOW: raise 2009 at once (no reconnect, no repeat); commit then says 2003
     MQRC_BACKED_OUT; the next call reconnects."""
     qm = make(sleeps)
@@ -578,8 +691,9 @@ def test_a_put_outside_syncpoint_is_not_repeated(fake: FakeMQ, sleeps: list[floa
     assert fake.verbs() == ["MQCONNX", "MQPUT1", "MQDISC", "MQCONNX"]
 
 
-def test_reconnect_gives_up_after_the_configured_attempts(fake: FakeMQ,
-                                                          sleeps: list[float]) -> None:
+def test_reconnect_gives_up_after_the_configured_attempts(
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """Bounded: N MQCONNX tries with doubling delays capped at the maximum, then 2009."""
     qm = make(sleeps, reconnect_attempts=4, reconnect_delay=1.0, reconnect_max_delay=1.5)
     fake.fail("MQINQ", 2009)
@@ -593,8 +707,7 @@ def test_reconnect_gives_up_after_the_configured_attempts(fake: FakeMQ,
     assert fake.verbs().count("MQCONNX") == 5
 
 
-def test_a_permanent_connect_failure_stops_reconnecting(fake: FakeMQ,
-                                                        sleeps: list[float]) -> None:
+def test_a_permanent_connect_failure_stops_reconnecting(fake: FakeMQ, sleeps: list[float]) -> None:
     """MQRC_NOT_AUTHORIZED on a reconnect is raised at once: retrying cannot help."""
     qm = make(sleeps)
     fake.fail("MQINQ", 2009)
@@ -617,14 +730,35 @@ def test_zero_reconnect_attempts_means_fail_fast(fake: FakeMQ, sleeps: list[floa
 
 # -- descriptors and inquiries ---------------------------------------------------------------------
 FULL_MD = MQMD(
-    version=2, report=0x0700, msg_type=2, expiry=36000, feedback=291, encoding=273,
-    coded_char_set_id=500, format="MQDEAD", priority=7, persistence=1,
-    msg_id=bytes(range(24)), correl_id=bytes(range(100, 124)), backout_count=3,
-    reply_to_q="REPLY.Q", reply_to_q_mgr="QM9", user_identifier="origuser",
-    accounting_token=b"\x16acct".ljust(32, b"\xff"), appl_identity_data="identity data",
-    put_appl_type=11, put_appl_name="C:\\apps\\orders.exe", put_date="20200229",
-    put_time="23595999", appl_origin_data="ORIG", group_id=bytes(range(50, 74)),
-    msg_seq_number=4, offset=8192, msg_flags=0x18, original_length=65536)
+    version=2,
+    report=0x0700,
+    msg_type=2,
+    expiry=36000,
+    feedback=291,
+    encoding=273,
+    coded_char_set_id=500,
+    format="MQDEAD",
+    priority=7,
+    persistence=1,
+    msg_id=bytes(range(24)),
+    correl_id=bytes(range(100, 124)),
+    backout_count=3,
+    reply_to_q="REPLY.Q",
+    reply_to_q_mgr="QM9",
+    user_identifier="origuser",
+    accounting_token=b"\x16acct".ljust(32, b"\xff"),
+    appl_identity_data="identity data",
+    put_appl_type=11,
+    put_appl_name="C:\\apps\\orders.exe",
+    put_date="20200229",
+    put_time="23595999",
+    appl_origin_data="ORIG",
+    group_id=bytes(range(50, 74)),
+    msg_seq_number=4,
+    offset=8192,
+    msg_flags=0x18,
+    original_length=65536,
+)
 
 
 def test_md_mapping_round_trips_every_field(fake: FakeMQ) -> None:
@@ -636,8 +770,7 @@ def test_md_mapping_round_trips_every_field(fake: FakeMQ) -> None:
     assert out.ReplyToQ == b"REPLY.Q".ljust(48)
     assert out.UserIdentifier == b"origuser    "
     assert out.AccountingToken == FULL_MD.accounting_token
-    assert (out.MsgSeqNumber, out.Offset, out.MsgFlags, out.OriginalLength) == (4, 8192, 24,
-                                                                                65536)
+    assert (out.MsgSeqNumber, out.Offset, out.MsgFlags, out.OriginalLength) == (4, 8192, 24, 65536)
     assert md_from_ibmmq(out) == FULL_MD
     assert len(FULL_MD.as_dict()) == 28  # + StrucId = the 29 fields of an MQMD v2
 
@@ -660,8 +793,7 @@ def test_md_text_that_cannot_be_sent_is_mqrc_md_error(fake: FakeMQ) -> None:
         assert exc.value.reason == 2026
 
 
-def test_inquire_reads_name_dead_letter_queue_and_ccsid(fake: FakeMQ,
-                                                        sleeps: list[float]) -> None:
+def test_inquire_reads_name_dead_letter_queue_and_ccsid(fake: FakeMQ, sleeps: list[float]) -> None:
     """inquire(): MQINQ of MQCA_Q_MGR_NAME, MQCA_DEAD_LETTER_Q_NAME, MQIA_CODED_CHAR_SET_ID."""
     qm = IBMMQQueueManager(IBMMQSettings(), sleep=sleeps.append)
     info = qm.inquire()
@@ -681,12 +813,13 @@ def test_inquire_queue_depth_limits_and_inhibits(fake: FakeMQ, sleeps: list[floa
     assert info.attributes["PUT"] == "DISABLED"
     assert fake.verbs().count("MQOPEN") == 1
     assert flag_names(fake.of("MQOPEN")[0].detail["options"], "MQOO_") == {
-        "MQOO_INQUIRE", "MQOO_FAIL_IF_QUIESCING"}
+        "MQOO_INQUIRE",
+        "MQOO_FAIL_IF_QUIESCING",
+    }
     assert fake.of("MQINQ")[0].detail["selectors"] == [3, 15, 13, 10, 9]
 
 
-def test_mqi_errors_become_mqierror_with_reason_and_name(fake: FakeMQ,
-                                                         sleeps: list[float]) -> None:
+def test_mqi_errors_become_mqierror_with_reason_and_name(fake: FakeMQ, sleeps: list[float]) -> None:
     """An MQMIError keeps its reason as our MQIError (2085 for an unknown queue)."""
     qm = make(sleeps)
     fake.fail("MQOPEN", 2085)
@@ -707,7 +840,8 @@ def test_adapter_implements_the_port(fake: FakeMQ, sleeps: list[float]) -> None:
 
 
 def test_settings_from_env_default_to_the_process_environment(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Without an explicit mapping the settings come from os.environ (name included)."""
     monkeypatch.setenv("DLQHANDLER_IBMMQ_QMGR", "QMENV")
     monkeypatch.setenv("DLQHANDLER_MQ_TRANSPORT", "BINDINGS")
@@ -717,8 +851,9 @@ def test_settings_from_env_default_to_the_process_environment(
     assert os.environ["DLQHANDLER_IBMMQ_QMGR"] == "QMENV"
 
 
-def test_a_reused_message_handle_is_emptied_before_its_next_get(fake: FakeMQ,
-                                                                 sleeps: list[float]) -> None:
+def test_a_reused_message_handle_is_emptied_before_its_next_get(
+    fake: FakeMQ, sleeps: list[float]
+) -> None:
     """A pooled message handle that held a message's properties is emptied (MQDLTMP of
     each) before another get uses it, so a get that leaves a handle as it was (a
     PROPCTL(FORCE) queue) never returns another message's properties; the properties
@@ -731,13 +866,19 @@ def test_a_reused_message_handle_is_emptied_before_its_next_get(fake: FakeMQ,
     for n in (1, 2, 3):
         m = dead_letter(msg_id=f"M{n}".encode().ljust(24, b"\0"))
         fake.queue_message(DLQ, m.md, m.body)
-    fake.handle_properties = [("Color", "red", 3), ("Items", 1, 4), ("Urgent", True, 4),
-                              ("Big", 2**40, 8)]
+    fake.handle_properties = [
+        ("Color", "red", 3),
+        ("Items", 1, 4),
+        ("Urgent", True, 4),
+        ("Big", 2**40, 8),
+    ]
     first = dlq.get(GetOptions(syncpoint=False))
-    assert first.properties == (Property("Color", PropertyType.STRING, "red"),
-                                Property("Items", PropertyType.INT32, 1),
-                                Property("Urgent", PropertyType.BOOLEAN, True),
-                                Property("Big", PropertyType.INT64, 2**40))
+    assert first.properties == (
+        Property("Color", PropertyType.STRING, "red"),
+        Property("Items", PropertyType.INT32, 1),
+        Property("Urgent", PropertyType.BOOLEAN, True),
+        Property("Big", PropertyType.INT64, 2**40),
+    )
     dlq.get(GetOptions(syncpoint=False))  # the first handle leaves the pool's memory
     assert fake.of("MQDLTMP") == []
     dlq.get(GetOptions(syncpoint=False))  # ... and is emptied before this get uses it

@@ -29,8 +29,7 @@ pytestmark = pytest.mark.spark
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 STATUS = "DLQHANDLER.STATUS"
-TABLE = ("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(3)\n"
-         "ACTION(FWD) FWDQ(DLQ.CATCHALL) HEADER(YES)\n")
+TABLE = "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(3)\nACTION(FWD) FWDQ(DLQ.CATCHALL) HEADER(YES)\n"
 
 
 def _h(data: bytes) -> str:
@@ -38,7 +37,8 @@ def _h(data: bytes) -> str:
 
 
 def test_drain_snapshots_and_applies_through_ibmmq_with_shared_attempt_counts(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """The snapshot browses the DLQ through IBM's library; --apply retries, forwards and
     continues the attempt count a handler recorded through the same adapter (two failed
     RETRYs: the drain's third fails too, so the message falls through to the catch-all
@@ -47,15 +47,26 @@ def test_drain_snapshots_and_applies_through_ibmmq_with_shared_attempt_counts(
     create_qmgr(home, "QM1")
     qm = connect("QM1", home=home)
     admin = qm.admin()
-    for name, attrs in (("APP.ORDERS", {}), ("APP.STUCK", {"PUT": "DISABLED"}),
-                        ("DLQ.CATCHALL", {}), (STATUS, {})):
+    for name, attrs in (
+        ("APP.ORDERS", {}),
+        ("APP.STUCK", {"PUT": "DISABLED"}),
+        ("DLQ.CATCHALL", {}),
+        (STATUS, {}),
+    ):
         admin.define_queue(name, attrs)
     md = MQMD(format="MQSTR", persistence=1)
-    msgs = [Message.dead_letter(md.replace(msg_id=f"DRAIN{i:03d}".encode().ljust(24, b"\0")),
-                                f"m{i}".encode(), reason=2085 if i % 3 == 0 else 2053,
-                                dest_q_name="APP.ORDERS") for i in range(1, 31)]
-    stuck = Message.dead_letter(md.replace(msg_id=b"STUCK".ljust(24, b"\0")), b"stuck",
-                                reason=2053, dest_q_name="APP.STUCK")
+    msgs = [
+        Message.dead_letter(
+            md.replace(msg_id=f"DRAIN{i:03d}".encode().ljust(24, b"\0")),
+            f"m{i}".encode(),
+            reason=2085 if i % 3 == 0 else 2053,
+            dest_q_name="APP.ORDERS",
+        )
+        for i in range(1, 31)
+    ]
+    stuck = Message.dead_letter(
+        md.replace(msg_id=b"STUCK".ljust(24, b"\0")), b"stuck", reason=2053, dest_q_name="APP.STUCK"
+    )
     for m in [*msgs, stuck]:
         qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
 
@@ -71,13 +82,38 @@ def test_drain_snapshots_and_applies_through_ibmmq_with_shared_attempt_counts(
     rules = tmp_path / "r.rul"
     rules.write_text(TABLE, encoding="utf-8")
     out = tmp_path / "out"
-    env = {**os.environ, **child_env(), "DLQHANDLER_HOME": str(home),
-           "DLQHANDLER_LOG_LEVEL": "INFO", "PYSPARK_PYTHON": sys.executable}
+    env = {
+        **os.environ,
+        **child_env(),
+        "DLQHANDLER_HOME": str(home),
+        "DLQHANDLER_LOG_LEVEL": "INFO",
+        "PYSPARK_PYTHON": sys.executable,
+    }
     done = subprocess.run(
-        [str(Path(sys.executable).parent / "dlqhandler"), "drain", "--rules", str(rules),
-         "-m", "QM1", "--backend", "ibmmq", "--apply", "--output", str(out), "--partitions", "2",
-         "--master", "local[1]"], cwd=ROOT, env=env, capture_output=True, text=True,
-        timeout=600, check=False)
+        [
+            str(Path(sys.executable).parent / "dlqhandler"),
+            "drain",
+            "--rules",
+            str(rules),
+            "-m",
+            "QM1",
+            "--backend",
+            "ibmmq",
+            "--apply",
+            "--output",
+            str(out),
+            "--partitions",
+            "2",
+            "--master",
+            "local[1]",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "mq_connected" in done.stderr  # the IBM MQ adapter did the MQCONNX
 
@@ -94,7 +130,6 @@ def test_drain_snapshots_and_applies_through_ibmmq_with_shared_attempt_counts(
     retried = {m.md.msg_id: _h(m.body) for m in placed["APP.ORDERS"]}
     assert retried == {m.md.msg_id: _h(m.body[172:]) for m in msgs if int(m.body[173:]) % 3}
     caught = {m.md.msg_id: _h(m.body) for m in placed["DLQ.CATCHALL"]}
-    assert caught == {m.md.msg_id: _h(m.body) for m in [*msgs, stuck]
-                      if m.md.msg_id not in retried}
+    assert caught == {m.md.msg_id: _h(m.body) for m in [*msgs, stuck] if m.md.msg_id not in retried}
     assert stuck.md.msg_id in caught
     qm.disconnect()

@@ -17,7 +17,8 @@ AUDIT = "DLQHANDLER.AUDIT"
 
 
 def test_a_one_off_retry_through_ibmmq_is_audited_and_an_inhibited_audit_queue_backs_out(
-        standin_world: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    standin_world: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
     """Through the ibmmq package: with the audit queue put-inhibited, a one-off retry moves
     nothing (exit 6, every message still on the DLQ, no record); once it takes puts, the
     selected messages are retried, each with one audit record whose MQ user id is the
@@ -25,13 +26,26 @@ def test_a_one_off_retry_through_ibmmq_is_audited_and_an_inhibited_audit_queue_b
     qm = standin_world["qm"]
     define(qm, "APP.Q", DEFAULT_STATUS_QUEUE)
     define(qm, AUDIT, put="DISABLED")
-    full = [dead_letter(f"full {i}", reason=MQRC_Q_FULL, destq="APP.Q", tag=f"F{i}")
-            for i in range(3)]
+    full = [
+        dead_letter(f"full {i}", reason=MQRC_Q_FULL, destq="APP.Q", tag=f"F{i}") for i in range(3)
+    ]
     other = [dead_letter("other", reason=2085, destq="GONE.Q", tag="O")]
     put_all(qm, [*full, *other])
     book = Ledger.of(qm, DLQ)
-    argv = ["run", "--backend", "ibmmq", "--match", "REASON(MQRC_Q_FULL)", "--action",
-            "retry", "--reason", "via ibmmq", "--no-watch", DLQ, "QM1"]
+    argv = [
+        "run",
+        "--backend",
+        "ibmmq",
+        "--match",
+        "REASON(MQRC_Q_FULL)",
+        "--action",
+        "retry",
+        "--reason",
+        "via ibmmq",
+        "--no-watch",
+        DLQ,
+        "QM1",
+    ]
 
     assert main(argv) == 6
     assert browse(qm, "APP.Q") == []
@@ -42,7 +56,8 @@ def test_a_one_off_retry_through_ibmmq_is_audited_and_an_inhibited_audit_queue_b
     assert {m.md.msg_id for m in placed["APP.Q"]} == {m.md.msg_id for m in full}
     records = browse(qm, AUDIT)
     assert sorted(json.loads(m.body)["msgid"] for m in records) == sorted(
-        m.md.msg_id.hex() for m in full)
+        m.md.msg_id.hex() for m in full
+    )
     capsys.readouterr()
     assert main(["audit", "QM1", "--backend", "ibmmq", "--format", "json"]) == 0
     shown = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

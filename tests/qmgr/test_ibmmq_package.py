@@ -81,8 +81,9 @@ def test_ibmmqc_is_ibms_compiled_extension_from_the_wheel(standin: StandIn) -> N
     assert entry.hash is not None
     digest = base64.urlsafe_b64encode(hashlib.sha256(path.read_bytes()).digest()).rstrip(b"=")
     assert digest.decode() == entry.hash.value
-    needed = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True,
-                            check=True).stdout
+    needed = subprocess.run(
+        ["readelf", "-d", str(path)], capture_output=True, text=True, check=True
+    ).stdout
     assert "[libmqm_r.so]" in needed
     assert ext.__version__ == importlib.metadata.version("ibmmq")
     before = standin.calls.get("MQCONNX", 0)
@@ -96,23 +97,26 @@ def test_handle_does_not_import_the_adapter() -> None:
     for name in ("handle.py", "mapping.py", "config.py"):
         tree = ast.parse((PACKAGE / name).read_text(encoding="utf-8"))
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-        imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
-                     for a in n.names}
+        imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         assert "dlqhandler.qmgr.ibmmq.adapter" not in imported, name
 
 
 # -- connecting ------------------------------------------------------------------------------
 def test_client_channel_tls_and_credentials_reach_the_mqi_structures_exactly(
-        standin: StandIn) -> None:
+    standin: StandIn,
+) -> None:
     """conn name, channel, CipherSpec, key repository, certificate label, user and
     password arrive in MQCNO -> MQCD / MQSCO / MQCSP as configured; the password is in no
     log event."""
-    env = {"DLQHANDLER_MQ_CONN_NAME": "mq1.example(1414),mq2.example(1415)",
-           "DLQHANDLER_MQ_CHANNEL": "DLQ.SVRCONN",
-           "DLQHANDLER_MQ_CIPHER_SPEC": "TLS_AES_256_GCM_SHA384",
-           "DLQHANDLER_MQ_KEY_REPOSITORY": "/var/mqm/ssl/key",
-           "DLQHANDLER_MQ_CERT_LABEL": "ibmwebspheremqdlq", "DLQHANDLER_MQ_USER": "app",
-           "DLQHANDLER_MQ_PASSWORD": SECRET}
+    env = {
+        "DLQHANDLER_MQ_CONN_NAME": "mq1.example(1414),mq2.example(1415)",
+        "DLQHANDLER_MQ_CHANNEL": "DLQ.SVRCONN",
+        "DLQHANDLER_MQ_CIPHER_SPEC": "TLS_AES_256_GCM_SHA384",
+        "DLQHANDLER_MQ_KEY_REPOSITORY": "/var/mqm/ssl/key",
+        "DLQHANDLER_MQ_CERT_LABEL": "ibmwebspheremqdlq",
+        "DLQHANDLER_MQ_USER": "app",
+        "DLQHANDLER_MQ_PASSWORD": SECRET,
+    }
     with capture_logs() as logs:
         qm = IBMMQQueueManager(ibmmq_settings_from_env("QM1", env))
         qm.inquire()
@@ -122,15 +126,27 @@ def test_client_channel_tls_and_credentials_reach_the_mqi_structures_exactly(
     assert sent.options & CMQC.MQCNO_CLIENT_BINDING
     assert sent.options & CMQC.MQCNO_RECONNECT_DISABLED
     assert sent.channel is not None
-    assert {k: sent.channel[k] for k in ("ChannelName", "ConnectionName", "SSLCipherSpec",
-                                         "ChannelType", "TransportType")} == {
-        "ChannelName": "DLQ.SVRCONN", "ConnectionName": "mq1.example(1414),mq2.example(1415)",
-        "SSLCipherSpec": "TLS_AES_256_GCM_SHA384", "ChannelType": 6, "TransportType": 2}
+    assert {
+        k: sent.channel[k]
+        for k in ("ChannelName", "ConnectionName", "SSLCipherSpec", "ChannelType", "TransportType")
+    } == {
+        "ChannelName": "DLQ.SVRCONN",
+        "ConnectionName": "mq1.example(1414),mq2.example(1415)",
+        "SSLCipherSpec": "TLS_AES_256_GCM_SHA384",
+        "ChannelType": 6,
+        "TransportType": 2,
+    }
     assert sent.channel["Version"] >= 7  # TLS fields exist only from MQCD version 7
-    assert sent.sco == {"Version": 5, "KeyRepository": "/var/mqm/ssl/key",
-                        "CertificateLabel": "ibmwebspheremqdlq"}
+    assert sent.sco == {
+        "Version": 5,
+        "KeyRepository": "/var/mqm/ssl/key",
+        "CertificateLabel": "ibmwebspheremqdlq",
+    }
     assert (sent.auth_type, sent.user, sent.password) == (
-        CMQC.MQCSP_AUTH_USER_ID_AND_PWD, "app", SECRET)
+        CMQC.MQCSP_AUTH_USER_ID_AND_PWD,
+        "app",
+        SECRET,
+    )
     assert SECRET not in repr(logs)
     assert SECRET not in repr(sent)
 
@@ -169,8 +185,9 @@ def test_a_message_longer_than_the_buffer_is_got_whole_after_2080(standin: Stand
 
 
 @pytest.mark.parametrize("browse", [None, "first"])
-def test_injected_truncation_is_retried_and_nothing_is_lost(standin: StandIn,
-                                                            browse: str | None) -> None:
+def test_injected_truncation_is_retried_and_nothing_is_lost(
+    standin: StandIn, browse: str | None
+) -> None:
     """An MQGET that fails with 2080 (gets and browses alike) is repeated with a bigger
     buffer; the message arrives once."""
     qm = open_qm()
@@ -218,8 +235,11 @@ def test_putaut_ctx_is_refused_when_the_alternate_user_may_not_put(standin: Stan
     admin(standin).admin().set_authrec("Q1", "mallory", remove=["PUT"])
     qm = open_qm()
     with pytest.raises(MQIError) as caught:
-        qm.put1("Q1", text("x", user_identifier="mallory"),
-                PutOptions(syncpoint=False, alternate_user="mallory"))
+        qm.put1(
+            "Q1",
+            text("x", user_identifier="mallory"),
+            PutOptions(syncpoint=False, alternate_user="mallory"),
+        )
     assert caught.value.reason == 2035
     qm.disconnect()
 

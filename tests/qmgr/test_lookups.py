@@ -70,8 +70,9 @@ def test_messages_moving_on_other_connections_do_not_reread_definitions(home: Pa
         finally:
             qm._store.db.set_trace_callback(None)
         assert statements, "the put ran no SQL at all?"
-        assert not [s for s in statements if "FROM queues WHERE name" in s
-                    and "SELECT attrs" in s], statements
+        assert not [
+            s for s in statements if "FROM queues WHERE name" in s and "SELECT attrs" in s
+        ], statements
 
 
 def test_an_older_queue_manager_gets_the_counting_triggers_on_connect(home: Path) -> None:
@@ -79,8 +80,12 @@ def test_an_older_queue_manager_gets_the_counting_triggers_on_connect(home: Path
     from then on a change made there is seen by a connection that cached the old one."""
     paths = create_qmgr(home, "QM1")
     raw = sqlite3.connect(QMgrPaths.of(home / "qmgrs", "QM1").db)
-    names = [row[0] for row in raw.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'objects%'")]
+    names = [
+        row[0]
+        for row in raw.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'objects%'"
+        )
+    ]
     assert len(names) == len(OBJECTS_TRIGGERS)
     for name in names:
         raw.execute(f"DROP TRIGGER {name}")
@@ -89,8 +94,9 @@ def test_an_older_queue_manager_gets_the_counting_triggers_on_connect(home: Path
     raw.close()
     with connect("QM1", home=home) as qm, connect("QM1", home=home) as other:
         check = sqlite3.connect(paths.db)
-        assert check.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"
-                             " AND name LIKE 'objects%'").fetchone()[0] == len(OBJECTS_TRIGGERS)
+        assert check.execute(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'objects%'"
+        ).fetchone()[0] == len(OBJECTS_TRIGGERS)
         check.close()
         qm.put1("SYSTEM.DEAD.LETTER.QUEUE", MSG, NOW)
         other.admin().alter_queue("SYSTEM.DEAD.LETTER.QUEUE", {"PUT": "DISABLED"})
@@ -139,6 +145,7 @@ def test_properties_ride_in_the_statements_a_message_already_runs(home: Path) ->
             qm._store.db.set_trace_callback(None)
             assert got.properties == props
             # (the trace shows values bound in: compare the statements' shapes)
-            runs.append([re.sub(r"[xX]?'[^']*'|-?\b[0-9.]+\b|\bNULL\b", "?", s)
-                         for s in statements])
+            runs.append(
+                [re.sub(r"[xX]?'[^']*'|-?\b[0-9.]+\b|\bNULL\b", "?", s) for s in statements]
+            )
     assert runs[0] == runs[1] == runs[2], runs

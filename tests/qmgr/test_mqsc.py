@@ -12,8 +12,7 @@ from dlqhandler.qmgr.embedded.mqsc import MQSCSyntaxError, parse, split_commands
 from dlqhandler.qmgr.embedded.runmqsc import MQSCResult, run_mqsc
 
 
-def mqsc(qm: EmbeddedQueueManager, source: str, *, verify: bool = False
-         ) -> tuple[MQSCResult, str]:
+def mqsc(qm: EmbeddedQueueManager, source: str, *, verify: bool = False) -> tuple[MQSCResult, str]:
     out = io.StringIO()
     result = run_mqsc(source, qm.admin(), out, qmgr_name=qm.name, verify=verify)
     return result, out.getvalue()
@@ -22,11 +21,15 @@ def mqsc(qm: EmbeddedQueueManager, source: str, *, verify: bool = False
 def test_continuations_comments_and_blank_lines() -> None:
     """'+' joins at the next line's first non-blank, '-' at its column 1; '*' lines and
     blank lines are skipped; each command keeps its first line number."""
-    source = ("* comment\n\nDEFINE QLOCAL(A) +\n      MAXDEPTH(5)\n"
-              "ALTER QLOCAL(A) -\n  DESCR('x')\nDISPLAY QMGR\n")
+    source = (
+        "* comment\n\nDEFINE QLOCAL(A) +\n      MAXDEPTH(5)\n"
+        "ALTER QLOCAL(A) -\n  DESCR('x')\nDISPLAY QMGR\n"
+    )
     assert list(split_commands(source)) == [
-        (3, "DEFINE QLOCAL(A) MAXDEPTH(5)"), (5, "ALTER QLOCAL(A)   DESCR('x')"),
-        (7, "DISPLAY QMGR")]
+        (3, "DEFINE QLOCAL(A) MAXDEPTH(5)"),
+        (5, "ALTER QLOCAL(A)   DESCR('x')"),
+        (7, "DISPLAY QMGR"),
+    ]
 
 
 def test_keywords_fold_case_and_quoted_values_do_not() -> None:
@@ -34,7 +37,10 @@ def test_keywords_fold_case_and_quoted_values_do_not() -> None:
     cmd = parse("def ql(app.in) descr('It''s mine') usage(xmitq) , trigger")
     assert (cmd.verb, cmd.objtype, cmd.name) == ("DEFINE", "QLOCAL", "APP.IN")
     assert [(a.keyword, a.values) for a in cmd.attrs] == [
-        ("DESCR", ("It's mine",)), ("USAGE", ("XMITQ",)), ("TRIGGER", None)]
+        ("DESCR", ("It's mine",)),
+        ("USAGE", ("XMITQ",)),
+        ("TRIGGER", None),
+    ]
 
 
 def test_parenthesised_values_may_follow_a_blank_and_hold_lists() -> None:
@@ -44,14 +50,17 @@ def test_parenthesised_values_may_follow_a_blank_and_hold_lists() -> None:
     assert cmd.attrs[2].values == ("PUT", "GET", "BROWSE")
 
 
-@pytest.mark.parametrize(("source", "problem"), [
-    ("FROB QLOCAL(A)", "unknown command"),
-    ("DEFINE QREMOTE(A)", "unsupported object type"),
-    ("DEFINE QLOCAL", "needs a name"),
-    ("DEFINE QLOCAL(A) DESCR('open", "unterminated"),
-    ("DEFINE QLOCAL(A) MAXDEPTH(5", "missing ')'"),
-    ("DEFINE QLOCAL(A) PUT(ENABLED) PUT(DISABLED)", "repeated"),
-])
+@pytest.mark.parametrize(
+    ("source", "problem"),
+    [
+        ("FROB QLOCAL(A)", "unknown command"),
+        ("DEFINE QREMOTE(A)", "unsupported object type"),
+        ("DEFINE QLOCAL", "needs a name"),
+        ("DEFINE QLOCAL(A) DESCR('open", "unterminated"),
+        ("DEFINE QLOCAL(A) MAXDEPTH(5", "missing ')'"),
+        ("DEFINE QLOCAL(A) PUT(ENABLED) PUT(DISABLED)", "repeated"),
+    ],
+)
 def test_syntax_errors_name_the_line_and_segment(source: str, problem: str) -> None:
     """Malformed commands raise MQSCSyntaxError with the line and the text up to the error."""
     with pytest.raises(MQSCSyntaxError) as exc:
@@ -63,11 +72,14 @@ def test_syntax_errors_name_the_line_and_segment(source: str, problem: str) -> N
 
 def test_define_display_in_runmqsc_shape(qm: EmbeddedQueueManager) -> None:
     """The echo, AMQ messages, two 40-character columns and the summary, as runmqsc."""
-    result, out = mqsc(qm, "DEFINE QLOCAL(APP.IN)\nDEFINE QLOCAL(APP.OUT)\n"
-                           "DISPLAY QLOCAL(APP.*) CURDEPTH\n")
+    result, out = mqsc(
+        qm, "DEFINE QLOCAL(APP.IN)\nDEFINE QLOCAL(APP.OUT)\nDISPLAY QLOCAL(APP.*) CURDEPTH\n"
+    )
     assert result.ok
     assert out.splitlines() == [
-        "Starting MQSC for queue manager QM1.", "", "",
+        "Starting MQSC for queue manager QM1.",
+        "",
+        "",
         "     1 : DEFINE QLOCAL(APP.IN)",
         "AMQ8006I: IBM MQ queue created.",
         "     2 : DEFINE QLOCAL(APP.OUT)",
@@ -85,30 +97,49 @@ def test_define_display_in_runmqsc_shape(qm: EmbeddedQueueManager) -> None:
 
 def test_attributes_are_stored_and_displayed(qm: EmbeddedQueueManager) -> None:
     """Every local-queue attribute, trigger ones included, is kept and shown by ALL."""
-    result, out = mqsc(qm, """
+    result, out = mqsc(
+        qm,
+        """
         DEFINE QLOCAL(APP.T) MAXDEPTH(7) MAXMSGL(2048) PUT(DISABLED) GET(ENABLED) +
           DEFPRTY(4) DEFPSIST(YES) MSGDLVSQ(FIFO) USAGE(NORMAL) DESCR('Triggered queue') +
           TRIGGER TRIGTYPE(DEPTH) TRIGDPTH(10) TRIGMPRI(3) TRIGDATA('go') +
           INITQ(SYSTEM.DEFAULT.INITIATION.QUEUE) PROCESS(P1) BOTHRESH(3) BOQNAME(APP.BO) +
           HARDENBO
         DISPLAY QLOCAL(APP.T) ALL
-    """)
+    """,
+    )
     assert result.ok, out
-    for item in ("TYPE(QLOCAL)", "MAXDEPTH(7)", "MAXMSGL(2048)", "PUT(DISABLED)",
-                 "DEFPRTY(4)", "DEFPSIST(YES)", "MSGDLVSQ(FIFO)", "DESCR(Triggered queue)",
-                 "TRIGGER ", "TRIGTYPE(DEPTH)", "TRIGDPTH(10)", "TRIGMPRI(3)", "TRIGDATA(go)",
-                 "INITQ(SYSTEM.DEFAULT.INITIATION.QUEUE)", "PROCESS(P1)", "BOTHRESH(3)",
-                 "BOQNAME(APP.BO)", " HARDENBO", "CURDEPTH(0)", "IPPROCS(0)", "OPPROCS(0)",
-                 "CRDATE("):
+    for item in (
+        "TYPE(QLOCAL)",
+        "MAXDEPTH(7)",
+        "MAXMSGL(2048)",
+        "PUT(DISABLED)",
+        "DEFPRTY(4)",
+        "DEFPSIST(YES)",
+        "MSGDLVSQ(FIFO)",
+        "DESCR(Triggered queue)",
+        "TRIGGER ",
+        "TRIGTYPE(DEPTH)",
+        "TRIGDPTH(10)",
+        "TRIGMPRI(3)",
+        "TRIGDATA(go)",
+        "INITQ(SYSTEM.DEFAULT.INITIATION.QUEUE)",
+        "PROCESS(P1)",
+        "BOTHRESH(3)",
+        "BOQNAME(APP.BO)",
+        " HARDENBO",
+        "CURDEPTH(0)",
+        "IPPROCS(0)",
+        "OPPROCS(0)",
+        "CRDATE(",
+    ):
         assert item in out, item
     info = qm.inquire_queue("APP.T")
-    assert (info.maxdepth, info.put_enabled, info.attributes["TRIGGER"]) == (7, False,
-                                                                             "TRIGGER")
+    assert (info.maxdepth, info.put_enabled, info.attributes["TRIGGER"]) == (7, False, "TRIGGER")
     assert info.attributes["HARDENBO"] == "HARDENBO"
     mqsc(qm, "ALTER QLOCAL(APP.T) NOTRIGGER PUT(ENABLED) NOHARDENBO")
     info = qm.inquire_queue("APP.T")
-    assert (info.put_enabled, info.attributes["TRIGGER"], info.maxdepth) == (True,
-                                                                             "NOTRIGGER", 7)
+    assert (info.put_enabled, info.attributes["TRIGGER"], info.maxdepth) == (True, "NOTRIGGER", 7)
     assert info.attributes["HARDENBO"] == "NOHARDENBO"
     result, out = mqsc(qm, "DEFINE QLOCAL(APP.D)\nDISPLAY QLOCAL(APP.D) HARDENBO")
     assert result.ok, out
@@ -118,15 +149,21 @@ def test_attributes_are_stored_and_displayed(qm: EmbeddedQueueManager) -> None:
 def test_replace_like_purge_and_clear(qm: EmbeddedQueueManager) -> None:
     """DEFINE fails on an existing queue unless REPLACE; LIKE copies; DELETE needs PURGE
     when messages are there; CLEAR empties."""
-    result, out = mqsc(qm, "DEFINE QLOCAL(A) MAXDEPTH(9)\nDEFINE QLOCAL(A)\n"
-                           "DEFINE QLOCAL(A) REPLACE MAXDEPTH(8)\nDEFINE QLOCAL(B) LIKE(A)\n")
+    result, out = mqsc(
+        qm,
+        "DEFINE QLOCAL(A) MAXDEPTH(9)\nDEFINE QLOCAL(A)\n"
+        "DEFINE QLOCAL(A) REPLACE MAXDEPTH(8)\nDEFINE QLOCAL(B) LIKE(A)\n",
+    )
     assert "AMQ8150E: IBM MQ object already exists." in out
     assert [f.number for f in result.failures] == [2]
     assert qm.inquire_queue("B").maxdepth == 8
     for queue in ("A", "B"):
         qm.put1(queue, Message(MQMD(), b"x"), PutOptions(syncpoint=False))
-    result, out = mqsc(qm, "DELETE QLOCAL(A)\nDELETE QLOCAL(A) PURGE\nCLEAR QLOCAL(B)\n"
-                           "DISPLAY QLOCAL(B) CURDEPTH\nDELETE QLOCAL(A)\n")
+    result, out = mqsc(
+        qm,
+        "DELETE QLOCAL(A)\nDELETE QLOCAL(A) PURGE\nCLEAR QLOCAL(B)\n"
+        "DISPLAY QLOCAL(B) CURDEPTH\nDELETE QLOCAL(A)\n",
+    )
     assert "AMQ8143E: IBM MQ queue A not empty." in out
     assert "AMQ8007I: IBM MQ queue deleted." in out
     assert "AMQ8022I: IBM MQ queue cleared." in out
@@ -152,7 +189,9 @@ def test_clear_refuses_an_open_queue_or_uncommitted_messages(qm: EmbeddedQueueMa
 
 def test_qmgr_process_and_authrec_commands(qm: EmbeddedQueueManager) -> None:
     """ALTER/DISPLAY QMGR (DEADQ, TRIGINT), DEFINE PROCESS, SET/DISPLAY/DELETE AUTHREC."""
-    result, out = mqsc(qm, """
+    result, out = mqsc(
+        qm,
+        """
         ALTER QMGR DEADQ(MY.DLQ) TRIGINT(60000)
         DISPLAY QMGR DEADQ TRIGINT
         DEFINE PROCESS(DLQ.HANDLER) APPLICID('/usr/bin/dlqhandler run') USERDATA('rules.tbl')
@@ -162,7 +201,8 @@ def test_qmgr_process_and_authrec_commands(qm: EmbeddedQueueManager) -> None:
         DISPLAY AUTHREC PRINCIPAL('bob')
         DELETE AUTHREC PROFILE(APP.**) OBJTYPE(QUEUE) PRINCIPAL('bob')
         PING QMGR
-    """)
+    """,
+    )
     assert result.ok, out
     assert qm.inquire().dead_letter_q_name == "MY.DLQ"
     assert qm.inquire().extra["TRIGINT"] == "60000"
@@ -177,20 +217,27 @@ def test_qmgr_process_and_authrec_commands(qm: EmbeddedQueueManager) -> None:
 
 def test_failures_make_the_summary_and_name_their_lines(qm: EmbeddedQueueManager) -> None:
     """Syntax errors and failed commands are counted apart, each with its line."""
-    result, out = mqsc(qm, "DEFINE QLOCAL(A)\n\nDEFINE QLOCAL(B) MAXDEPTH(lots)\n"
-                           "ALTER QLOCAL(NOPE) MAXDEPTH(1)\nDEFINE QLOCAL(C) COLOUR(RED)\n")
+    result, out = mqsc(
+        qm,
+        "DEFINE QLOCAL(A)\n\nDEFINE QLOCAL(B) MAXDEPTH(lots)\n"
+        "ALTER QLOCAL(NOPE) MAXDEPTH(1)\nDEFINE QLOCAL(C) COLOUR(RED)\n",
+    )
     assert (result.read, result.syntax_errors, result.failed) == (4, 2, 1)
     assert [(f.number, f.line, f.syntax) for f in result.failures] == [
-        (2, 3, True), (3, 4, False), (4, 5, True)]
+        (2, 3, True),
+        (3, 4, False),
+        (4, 5, True),
+    ]
     assert "AMQ8405I: Syntax error detected at or near end of command segment below:-" in out
-    assert out.endswith("4 MQSC commands read.\n2 commands have a syntax error.\n"
-                        "One valid MQSC command could not be processed.\n")
+    assert out.endswith(
+        "4 MQSC commands read.\n2 commands have a syntax error.\n"
+        "One valid MQSC command could not be processed.\n"
+    )
 
 
 def test_verify_mode_changes_nothing(qm: EmbeddedQueueManager) -> None:
     """runmqsc -v: commands are checked, not run; the summary has two lines."""
-    result, out = mqsc(qm, "DEFINE QLOCAL(NEW.Q)\nDEFINE QLOCAL(X) MAXDEPTH(-1)\n",
-                       verify=True)
+    result, out = mqsc(qm, "DEFINE QLOCAL(NEW.Q)\nDEFINE QLOCAL(X) MAXDEPTH(-1)\n", verify=True)
     assert (result.read, result.syntax_errors) == (2, 1)
     assert out.endswith("2 MQSC commands read.\nOne command has a syntax error.\n")
     assert qm.admin().queues("NEW.*") == []
@@ -208,8 +255,9 @@ def test_display_where_and_generic_names(qm: EmbeddedQueueManager) -> None:
     """DISPLAY QUEUE(*) WHERE(CURDEPTH GT 0) shows only matching queues, with the filter."""
     mqsc(qm, "DEFINE QLOCAL(APP.A)\nDEFINE QLOCAL(APP.B)")
     qm.put1("APP.B", Message(MQMD(), b"x"), PutOptions(syncpoint=False))
-    result, out = mqsc(qm, "DISPLAY QUEUE(APP.*) WHERE(CURDEPTH GT 0)\n"
-                           "DISPLAY QLOCAL(APP.*)\nDISPLAY QLOCAL(ZZZ*)")
+    result, out = mqsc(
+        qm, "DISPLAY QUEUE(APP.*) WHERE(CURDEPTH GT 0)\nDISPLAY QLOCAL(APP.*)\nDISPLAY QLOCAL(ZZZ*)"
+    )
     assert "QUEUE(APP.B)                            TYPE(QLOCAL)" in out
     assert "CURDEPTH(1)" in out
     assert out.count("QUEUE(APP.A)") == 1
@@ -224,8 +272,9 @@ def test_propctl_is_defined_altered_and_displayed(qm: EmbeddedQueueManager) -> N
     assert result.ok, out
     assert "PROPCTL(COMPAT)" in out, out
     for value in ("ALL", "FORCE", "NONE", "V6COMPAT", "COMPAT"):
-        result, out = mqsc(qm, f"ALTER QLOCAL(APP.P) PROPCTL({value.lower()})\n"
-                               "DISPLAY QLOCAL(APP.P) PROPCTL")
+        result, out = mqsc(
+            qm, f"ALTER QLOCAL(APP.P) PROPCTL({value.lower()})\nDISPLAY QLOCAL(APP.P) PROPCTL"
+        )
         assert result.ok, out
         assert f"PROPCTL({value})" in out, out
         assert qm.inquire_queue("APP.P").attributes["PROPCTL"] == value

@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / ".venv" / "bin" / "dlqhandler"
 
 
-def _mqsc(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-          text: str) -> tuple[int, str]:
+def _mqsc(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], text: str
+) -> tuple[int, str]:
     monkeypatch.setattr("sys.stdin", io.StringIO(text))
     capsys.readouterr()
     rc = main(["qm", "mqsc", "QM1"])
@@ -48,8 +49,8 @@ def qm1(home: Path) -> Path:
 
 
 def test_qstatus_queue_counts_open_handles_uncommitted_work_and_age(
-        qm1: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    qm1: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A reader (input handle) and a writer (output handle, one uncommitted put) on the
     DLQ: IPPROCS(1), OPPROCS(1), UNCOM(1), CURDEPTH counts the put, MSGAGE is a number;
     once both disconnect: IPPROCS(0), OPPROCS(0), UNCOM(NO) (the put backed out)."""
@@ -69,8 +70,14 @@ def test_qstatus_queue_counts_open_handles_uncommitted_work_and_age(
         writer.disconnect()
     assert rc == 0, out
     [block] = _blocks(out)
-    for item in (f"QUEUE({DLQ})", "TYPE(QUEUE)", "CURDEPTH(2)", "IPPROCS(1)", "OPPROCS(1)",
-                 "UNCOM(1)"):
+    for item in (
+        f"QUEUE({DLQ})",
+        "TYPE(QUEUE)",
+        "CURDEPTH(2)",
+        "IPPROCS(1)",
+        "OPPROCS(1)",
+        "UNCOM(1)",
+    ):
         assert item in block, block
     assert re.search(r"MSGAGE\(\d+\)", block), block
     rc, out = _mqsc(monkeypatch, capsys, f"DIS QS({DLQ})\n")
@@ -80,15 +87,14 @@ def test_qstatus_queue_counts_open_handles_uncommitted_work_and_age(
 
 
 def test_qstatus_handle_lists_who_holds_the_queue(
-        qm1: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    qm1: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """TYPE(HANDLE): one block per open handle with APPLTAG, PID, USERID, INPUT, OUTPUT;
     an empty queue with no handle gives no block; a generic name covers several queues."""
     holder = connect("QM1", appl_name="runmqdlq", user="mqm")
     try:
         holder.open(DLQ, input=True, browse=True)
-        holder.open("SYSTEM.DEFAULT.INITIATION.QUEUE", input=False, browse=False,
-                    output=True)
+        holder.open("SYSTEM.DEFAULT.INITIATION.QUEUE", input=False, browse=False, output=True)
         rc, out = _mqsc(monkeypatch, capsys, "DISPLAY QSTATUS(SYSTEM.*) TYPE(HANDLE)\n")
     finally:
         holder.disconnect()
@@ -96,8 +102,15 @@ def test_qstatus_handle_lists_who_holds_the_queue(
     blocks = _blocks(out)
     assert len(blocks) == 2
     dlq = next(b for b in blocks if f"QUEUE({DLQ})" in b)
-    for item in ("TYPE(HANDLE)", "APPLTAG(runmqdlq)", "APPLTYPE(USER)", f"PID({os.getpid()})",
-                 "USERID(mqm)", "INPUT(SHARED)", "OUTPUT(NO)"):
+    for item in (
+        "TYPE(HANDLE)",
+        "APPLTAG(runmqdlq)",
+        "APPLTYPE(USER)",
+        f"PID({os.getpid()})",
+        "USERID(mqm)",
+        "INPUT(SHARED)",
+        "OUTPUT(NO)",
+    ):
         assert item in dlq, dlq
     initq = next(b for b in blocks if "INITIATION" in b)
     assert "INPUT(NO)" in initq
@@ -107,17 +120,21 @@ def test_qstatus_handle_lists_who_holds_the_queue(
 
 
 def test_qstatus_shows_a_running_handler_process_by_pid(
-        qm1: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    qm1: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A real `dlqhandler run` (WAIT(YES)) holding the DLQ shows as handles with its PID
     and IPPROCS > 0, and qm list says Running; once it is stopped, no handle is left,
     IPPROCS(0) and qm list says Ended normally."""
     rules = tmp_path / "wait.rul"
     rules.write_text("WAIT(YES)\nACTION(FWD) FWDQ(DLQ.CATCHALL)\n")
     command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "dlqhandler"]
-    child = subprocess.Popen([*command, "run", "--rules", str(rules), "--no-watch"],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                             env={**os.environ, "DLQHANDLER_HOME": str(qm1)})
+    child = subprocess.Popen(
+        [*command, "run", "--rules", str(rules), "--no-watch"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "DLQHANDLER_HOME": str(qm1)},
+    )
     try:
         assert child.stdout is not None
         assert "AMQ8708" in child.stdout.readline()  # started: the DLQ is open
@@ -139,15 +156,25 @@ def test_qstatus_shows_a_running_handler_process_by_pid(
 
 
 def test_qm_list_shows_a_crashed_connection_as_ended_unexpectedly(
-        qm1: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qm1: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """No connection: Ended normally. A process that connects and is killed (SIGKILL)
     leaves its lock file: Ended unexpectedly, until the next connection recovers it."""
     assert re.fullmatch(r"QMNAME\(QM1\) +STATUS\(Ended normally\)\n", _list(capsys))
     child = subprocess.Popen(
-        [sys.executable, "-c", ("import time\nfrom dlqhandler.qmgr import connect\n"
-                                "qm = connect('QM1')\nprint('up', flush=True)\n"
-                                "time.sleep(120)\n")],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "DLQHANDLER_HOME": str(qm1)})
+        [
+            sys.executable,
+            "-c",
+            (
+                "import time\nfrom dlqhandler.qmgr import connect\n"
+                "qm = connect('QM1')\nprint('up', flush=True)\n"
+                "time.sleep(120)\n"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "DLQHANDLER_HOME": str(qm1)},
+    )
     assert child.stdout is not None
     assert child.stdout.readline() == "up\n"
     assert "STATUS(Running)" in _list(capsys)
@@ -158,13 +185,18 @@ def test_qm_list_shows_a_crashed_connection_as_ended_unexpectedly(
     assert "STATUS(Ended normally)" in _list(capsys)
 
 
-def test_qstatus_errors(qm1: Path, monkeypatch: pytest.MonkeyPatch,
-                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_qstatus_errors(
+    qm1: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """TYPE(OTHER) and an unknown attribute are syntax errors; an unknown queue is
     AMQ8147E; the command fails (exit 1) naming the line."""
-    rc, out = _mqsc(monkeypatch, capsys, f"DISPLAY QSTATUS({DLQ}) TYPE(OTHER)\n"
-                                         f"DISPLAY QSTATUS({DLQ}) COLOUR\n"
-                                         "DISPLAY QSTATUS(NO.SUCH.Q)\n")
+    rc, out = _mqsc(
+        monkeypatch,
+        capsys,
+        f"DISPLAY QSTATUS({DLQ}) TYPE(OTHER)\n"
+        f"DISPLAY QSTATUS({DLQ}) COLOUR\n"
+        "DISPLAY QSTATUS(NO.SUCH.Q)\n",
+    )
     assert rc == 1
     assert "TYPE must be QUEUE or HANDLE" in out
     assert "COLOUR is not a QSTATUS attribute" in out

@@ -40,8 +40,12 @@ def test_files_are_owner_only(home: Path, clock: FakeClock) -> None:
         assert mode(home) == 0o755  # not ours to change
         for folder in (home / "qmgrs", paths.root, paths.conns):
             assert mode(folder) == 0o700, folder
-        files = [paths.db, paths.db.with_name("qmgr.db-wal"), paths.db.with_name("qmgr.db-shm"),
-                 paths.lock_file(qm.conn_id)]
+        files = [
+            paths.db,
+            paths.db.with_name("qmgr.db-wal"),
+            paths.db.with_name("qmgr.db-shm"),
+            paths.lock_file(qm.conn_id),
+        ]
         for file in files:
             assert file.exists(), file
             assert mode(file) == 0o600, file
@@ -78,8 +82,9 @@ def test_connect_to_a_missing_queue_manager_is_2058(home: Path) -> None:
         assert exc.value.reason == 2058
 
 
-def test_default_queue_manager_from_the_environment(home: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_queue_manager_from_the_environment(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """connect() with no name uses $DLQHANDLER_QMGR under $DLQHANDLER_HOME."""
     create_qmgr(home, "QMDEF")
     monkeypatch.setenv("DLQHANDLER_QMGR", "QMDEF")
@@ -102,8 +107,7 @@ def test_list_and_delete(home: Path) -> None:
         delete_qmgr(home, "QMB")
 
 
-def test_a_stale_lock_file_is_recovered_and_removed(qm: EmbeddedQueueManager,
-                                                    home: Path) -> None:
+def test_a_stale_lock_file_is_recovered_and_removed(qm: EmbeddedQueueManager, home: Path) -> None:
     """Rows owned by a connection whose lock file nobody holds are backed out; the file goes."""
     paths = QMgrPaths.of(home / "qmgrs", "QM1")
     qm.put1("SYSTEM.DEAD.LETTER.QUEUE", Message(MQMD(), b"x"), PutOptions(syncpoint=False))
@@ -154,8 +158,13 @@ def test_events_for_triggering(home: Path, clock: FakeClock) -> None:
     q.close()
     qm.disconnect()
     assert [(e.kind, e.queue) for e in events] == [
-        ("alter", "APP.IN"), ("open", "APP.IN"), ("put", "APP.IN"), ("commit", "APP.IN"),
-        ("backout", "APP.IN"), ("close", "APP.IN")]
+        ("alter", "APP.IN"),
+        ("open", "APP.IN"),
+        ("put", "APP.IN"),
+        ("commit", "APP.IN"),
+        ("backout", "APP.IN"),
+        ("close", "APP.IN"),
+    ]
     assert {e.conn_id for e in events} == {qm.conn_id}
 
 
@@ -172,8 +181,11 @@ def test_handles_are_counted_as_ipprocs_and_opprocs(qm: EmbeddedQueueManager) ->
 def test_unencodable_descriptor_is_2026(qm: EmbeddedQueueManager) -> None:
     """An MQMD text field that does not fit its MQCHAR field is MQRC_MD_ERROR."""
     with pytest.raises(MQIError) as exc:
-        qm.put1("SYSTEM.DEAD.LETTER.QUEUE", Message(MQMD(reply_to_q="Q" * 49), b"x"),
-                PutOptions(syncpoint=False))
+        qm.put1(
+            "SYSTEM.DEAD.LETTER.QUEUE",
+            Message(MQMD(reply_to_q="Q" * 49), b"x"),
+            PutOptions(syncpoint=False),
+        )
     assert exc.value.reason == 2026
 
 
@@ -185,8 +197,9 @@ def test_lock_file_belongs_to_this_process(qm: EmbeddedQueueManager, home: Path)
     assert connection_alive(QMgrPaths.of(home / "qmgrs", "QM1"), qm.conn_id)
 
 
-def test_a_database_locked_too_long_is_resource_problem(qm: EmbeddedQueueManager,
-                                                        home: Path) -> None:
+def test_a_database_locked_too_long_is_resource_problem(
+    qm: EmbeddedQueueManager, home: Path
+) -> None:
     """SQLite busy beyond the timeout surfaces as MQRC_RESOURCE_PROBLEM (2102)."""
     import sqlite3
 
@@ -195,8 +208,7 @@ def test_a_database_locked_too_long_is_resource_problem(qm: EmbeddedQueueManager
     qm._store.db.execute("PRAGMA busy_timeout = 50")
     try:
         with pytest.raises(MQIError) as exc:
-            qm.put1("SYSTEM.DEAD.LETTER.QUEUE", Message(MQMD(), b"x"),
-                    PutOptions(syncpoint=False))
+            qm.put1("SYSTEM.DEAD.LETTER.QUEUE", Message(MQMD(), b"x"), PutOptions(syncpoint=False))
         assert exc.value.reason == 2102
     finally:
         blocker.execute("ROLLBACK")

@@ -31,8 +31,14 @@ def test_round_trip_keeps_the_payload_apart() -> None:
     assert header.md == md.replace(version=1)
 
 
-@pytest.mark.parametrize("raw", [b"XQH " + b"\0" * 100, b"ABCD" + b"\x01\0\0\0" + b" " * 420,
-                                 b"XQH " + b"\x02\0\0\0" + b" " * 420])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"XQH " + b"\0" * 100,
+        b"ABCD" + b"\x01\0\0\0" + b" " * 420,
+        b"XQH " + b"\x02\0\0\0" + b" " * 420,
+    ],
+)
 def test_bad_headers_raise_decode_error(raw: bytes) -> None:
     """Truncated data, a wrong StrucId or Version raise DecodeError."""
     with pytest.raises(DecodeError):

@@ -27,29 +27,31 @@ from tests.worker.fixtures import empty_home, fresh_structlog, home, ledger, qm,
 __all__ = ["empty_home", "figures", "fresh_structlog", "home", "ledger", "qm", "run_cli"]
 
 
-
 @pytest.fixture(scope="session")
 def _session_figures(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     store: dict[str, Any] = {}
     started = time.time()
     yield store
     wanted = os.environ.get("DLQ_REL_RESULTS")
-    ran_long = any(item.get_closest_marker("reliability") is not None
-                   for item in request.session.items)
+    ran_long = any(
+        item.get_closest_marker("reliability") is not None for item in request.session.items
+    )
     if not store or (not wanted and not ran_long):
         return
     path = Path(wanted) if wanted else DEFAULT_RESULTS
     date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
-    knobs = {k: v for k, v in sorted(os.environ.items())
-             if k.startswith("DLQ_REL_") and k != "DLQ_REL_RESULTS"}
+    knobs = {
+        k: v
+        for k, v in sorted(os.environ.items())
+        if k.startswith("DLQ_REL_") and k != "DLQ_REL_RESULTS"
+    }
     report = merge(path, store, date=date, knobs=knobs)
     if path == DEFAULT_RESULTS:
         PAGE.write_text(page(report), encoding="utf-8")
 
 
 @pytest.fixture
-def figures(request: pytest.FixtureRequest,
-            _session_figures: dict[str, Any]) -> Iterator[Figures]:
+def figures(request: pytest.FixtureRequest, _session_figures: dict[str, Any]) -> Iterator[Figures]:
     """Where a test records the figures of its run (one entry per test)."""
     started = time.monotonic()
     entry: dict[str, Any] = {}

@@ -22,16 +22,18 @@ PAGE = ROOT / "docs" / "reliability-results.md"
 __all__ = ["DEFAULT_RESULTS", "PAGE", "merge", "page"]
 
 
-def merge(path: Path, entries: dict[str, dict[str, Any]], *, date: str,
-          knobs: dict[str, str]) -> dict[str, Any]:
+def merge(
+    path: Path, entries: dict[str, dict[str, Any]], *, date: str, knobs: dict[str, str]
+) -> dict[str, Any]:
     """Write ``entries`` (test name -> figures) into the results file at ``path``, keeping
     the other tests' entries (and their dates); return the whole report."""
     old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     tests = old.get("tests", {})
-    tests.update({name: {"date": date, "knobs": knobs, **entry}
-                  for name, entry in entries.items()})
-    report = {"machine": {"cores": os.cpu_count(), "python": platform.python_version()},
-              "tests": dict(sorted(tests.items()))}
+    tests.update({name: {"date": date, "knobs": knobs, **entry} for name, entry in entries.items()})
+    report = {
+        "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
+        "tests": dict(sorted(tests.items())),
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
@@ -67,8 +69,10 @@ def page(report: dict[str, Any]) -> str:
         figures = {k: v for k, v in entry.items() if k not in {"date", "knobs", "seconds"}}
         knobs = ", ".join(f"{k}={v}" for k, v in entry.get("knobs", {}).items()) or "defaults"
         cells = "; ".join(f"{k}: {_figure(v)}" for k, v in figures.items())
-        lines.append(f"| `{name}` | {entry.get('date', '-')} | {knobs} | "
-                     f"{entry.get('seconds', '-')} | {cells} |")
+        lines.append(
+            f"| `{name}` | {entry.get('date', '-')} | {knobs} | "
+            f"{entry.get('seconds', '-')} | {cells} |"
+        )
     return "\n".join(lines) + "\n"
 
 

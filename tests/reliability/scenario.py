@@ -50,8 +50,19 @@ from tests.worker.helpers import (
     terminate,
 )
 
-__all__ = ["RULES", "Backlog", "KillLog", "check_outcome", "kill_group", "load_backlog",
-           "needs_java", "start_drain", "stuck_attempts", "terminate", "uncommitted"]
+__all__ = [
+    "RULES",
+    "Backlog",
+    "KillLog",
+    "check_outcome",
+    "kill_group",
+    "load_backlog",
+    "needs_java",
+    "start_drain",
+    "stuck_attempts",
+    "terminate",
+    "uncommitted",
+]
 
 RETRY_QUEUES = 4
 RULES = """\
@@ -126,10 +137,13 @@ def check_outcome(book: Ledger, backlog: Backlog) -> dict[str, int]:
     """
     discarded = [k for k, v in backlog.expected.items() if v == DISCARDED]
     book.check(TARGETS, discarded=discarded)
-    wrong = {k.decode(errors="replace"): (book.where(m), backlog.expected[k])
-             for m in backlog.messages
-             if (k := m.md.msg_id) and backlog.expected[k] != DISCARDED
-             and book.where(m) != backlog.expected[k]}
+    wrong = {
+        k.decode(errors="replace"): (book.where(m), backlog.expected[k])
+        for m in backlog.messages
+        if (k := m.md.msg_id)
+        and backlog.expected[k] != DISCARDED
+        and book.where(m) != backlog.expected[k]
+    }
     assert not wrong, f"{len(wrong)} misplaced (found, expected): {list(wrong.items())[:10]}"
     return dict(Counter(backlog.expected.values()))
 
@@ -139,8 +153,9 @@ def uncommitted(db: Path) -> int:
     from the embedded queue manager's database after a kill, before any recovery."""
     conn = sqlite3.connect(db, timeout=30)
     try:
-        return int(conn.execute(
-            "SELECT count(*) FROM messages WHERE state IN (1, 2)").fetchone()[0])
+        return int(
+            conn.execute("SELECT count(*) FROM messages WHERE state IN (1, 2)").fetchone()[0]
+        )
     finally:
         conn.close()
 
@@ -168,16 +183,28 @@ class KillLog:
     finished_early: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {"kills": self.kills, "kills_mid_unit_of_work": self.mid_unit,
-                "uncommitted_rows_backed_out": self.in_flight,
-                "runs_finished_before_their_kill": self.finished_early}
+        return {
+            "kills": self.kills,
+            "kills_mid_unit_of_work": self.mid_unit,
+            "uncommitted_rows_backed_out": self.in_flight,
+            "runs_finished_before_their_kill": self.finished_early,
+        }
 
 
-def kill_at_random(start: Callable[[int], subprocess.Popen[Any]], *, qm: QueueManager,
-                   db: Path, queue: str, kills: int, per_run: int, rng: random.Random,
-                   stop: Callable[[subprocess.Popen[Any]], None] = kill_group,
-                   startup_kills: float = 0.1, floor: int = 0, timeout: float = 300
-                   ) -> KillLog:
+def kill_at_random(
+    start: Callable[[int], subprocess.Popen[Any]],
+    *,
+    qm: QueueManager,
+    db: Path,
+    queue: str,
+    kills: int,
+    per_run: int,
+    rng: random.Random,
+    stop: Callable[[subprocess.Popen[Any]], None] = kill_group,
+    startup_kills: float = 0.1,
+    floor: int = 0,
+    timeout: float = 300,
+) -> KillLog:
     """Start a process and SIGKILL it at a random moment, ``kills`` times (a run that
     ends before its kill is started again, up to ``2 * kills`` starts).
 
@@ -226,14 +253,35 @@ def stuck_attempts(events: Iterable[dict[str, Any]]) -> dict[str, list[int]]:
 def start_drain(home: Path, rules: Path, out: Path, *extra: str) -> subprocess.Popen[str]:
     """`dlqhandler drain --apply -m QM1` in a session of its own (its JVM and Python
     workers die with it when the group is killed)."""
-    env = {**os.environ, "DLQHANDLER_HOME": str(home), "PYSPARK_PYTHON": sys.executable,
-           "PYSPARK_DRIVER_PYTHON": sys.executable}
+    env = {
+        **os.environ,
+        "DLQHANDLER_HOME": str(home),
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+    }
     env.pop("DLQHANDLER_QMGR", None)
     return subprocess.Popen(
-        [str(DLQHANDLER), "drain", "--rules", str(rules), "-m", "QM1", "--apply",
-         "--master", "local[2]", "--output", str(out), *extra],
-        cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        start_new_session=True)
+        [
+            str(DLQHANDLER),
+            "drain",
+            "--rules",
+            str(rules),
+            "-m",
+            "QM1",
+            "--apply",
+            "--master",
+            "local[2]",
+            "--output",
+            str(out),
+            *extra,
+        ],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
 
 def needs_java() -> None:

@@ -65,13 +65,19 @@ def _scaled(test: Any, examples: int, **strategies: Any) -> int:
         ran[0] += 1
         inner(*args, **kwargs)
 
-    given(**strategies)(settings(
-        max_examples=examples, deadline=None, database=None,
-        suppress_health_check=list(HealthCheck))(counted))()
+    given(**strategies)(
+        settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )(counted)
+    )()
     return ran[0]
 
 
 # -- fuzzing at scale ---------------------------------------------------------------
+
 
 @pytest.mark.reliability
 def test_rules_compiler_fuzz_at_scale(figures: Figures) -> None:
@@ -79,10 +85,16 @@ def test_rules_compiler_fuzz_at_scale(figures: Figures) -> None:
     made of the language's own pieces - give diagnostics only, never an exception, and
     every position points into the input (tests/rules/test_properties.py's checks)."""
     total = knob("DLQ_REL_FUZZ", 100_000)
-    ran = _scaled(rules_props.test_arbitrary_text_gives_only_diagnostics, total // 2,
-                  text=st.text(max_size=400))
-    ran += _scaled(rules_props.test_language_like_text_gives_only_diagnostics,
-                   total - total // 2, text=rules_props.language_like)
+    ran = _scaled(
+        rules_props.test_arbitrary_text_gives_only_diagnostics,
+        total // 2,
+        text=st.text(max_size=400),
+    )
+    ran += _scaled(
+        rules_props.test_language_like_text_gives_only_diagnostics,
+        total - total // 2,
+        text=rules_props.language_like,
+    )
     assert ran >= total * 0.9
     figures(rules_cases=ran)
 
@@ -95,14 +107,28 @@ def test_codec_fuzz_at_scale(figures: Figures) -> None:
     n = knob("DLQ_REL_CODEC_FUZZ", 5_000)
     enc, ccsid = ANY_ENCODING, ANY_CCSID
     ran = {
-        "mqmd": _scaled(codecs.test_decode_mqmd_raises_only_decode_error, n,
-                        raw=images(MD_IMAGE), encoding=enc, ccsid=ccsid),
-        "mqdlh": _scaled(codecs.test_decode_mqdlh_raises_only_malformed_message_error, n,
-                         raw=images(DLH_IMAGE), encoding=enc, ccsid=ccsid),
+        "mqmd": _scaled(
+            codecs.test_decode_mqmd_raises_only_decode_error,
+            n,
+            raw=images(MD_IMAGE),
+            encoding=enc,
+            ccsid=ccsid,
+        ),
+        "mqdlh": _scaled(
+            codecs.test_decode_mqdlh_raises_only_malformed_message_error,
+            n,
+            raw=images(DLH_IMAGE),
+            encoding=enc,
+            ccsid=ccsid,
+        ),
         "dead_letter": _scaled(
-            codecs.test_decode_dead_letter_raises_only_malformed_message_error, n,
-            raw=images(DLH_IMAGE), encoding=enc, ccsid=ccsid,
-            fmt=st.sampled_from(("MQDEAD", "MQSTR", ""))),
+            codecs.test_decode_dead_letter_raises_only_malformed_message_error,
+            n,
+            raw=images(DLH_IMAGE),
+            encoding=enc,
+            ccsid=ccsid,
+            fmt=st.sampled_from(("MQDEAD", "MQSTR", "")),
+        ),
     }
     dumps = _scaled(test_dump_reader_raises_only_dump_format_error, n, raw=_dump_images())
     # As for the rules: a generator that silently produces few cases must fail the run.
@@ -113,10 +139,13 @@ def test_codec_fuzz_at_scale(figures: Figures) -> None:
 
 # -- the dmpmqmsg reader --------------------------------------------------------------
 
+
 def _valid_dump() -> bytes:
     out = io.BytesIO()
-    messages = [dead_letter(b"payload \x00\xff" * 7, tag="DUMP"),
-                Message(MQMD(format="MQSTR", msg_id=b"M" * 24, priority=4), b"plain text")]
+    messages = [
+        dead_letter(b"payload \x00\xff" * 7, tag="DUMP"),
+        Message(MQMD(format="MQSTR", msg_id=b"M" * 24, priority=4), b"plain text"),
+    ]
     with DumpWriter(out, qmgr="QM1", queue=DLQ) as writer:
         for m in messages:
             writer.write(m)
@@ -140,7 +169,7 @@ def _damaged_dump(draw: st.DrawFn) -> bytes:
         elif action == "junk":
             lines[i] = draw(st.binary(max_size=40)) + b"\n"
         else:
-            lines[i] = lines[i][:draw(st.integers(0, len(lines[i])))]
+            lines[i] = lines[i][: draw(st.integers(0, len(lines[i])))]
         if not lines:
             break
     raw = bytearray(b"".join(lines))
@@ -151,8 +180,11 @@ def _damaged_dump(draw: st.DrawFn) -> bytes:
 
 
 def _dump_images() -> st.SearchStrategy[bytes]:
-    return st.one_of(st.binary(max_size=400), _damaged_dump(),
-                     st.text(max_size=200).map(lambda t: ("* DMPMQMSG\n" + t).encode()))
+    return st.one_of(
+        st.binary(max_size=400),
+        _damaged_dump(),
+        st.text(max_size=200).map(lambda t: ("* DMPMQMSG\n" + t).encode()),
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -163,8 +195,7 @@ def test_dump_reader_raises_only_dump_format_error(raw: bytes) -> None:
     """Random bytes, damaged dumps and text after a valid header: the reader yields
     messages or raises DumpFormatError naming a line of the file, nothing else."""
     messages: list[Message] = []
-    error = raised(lambda: messages.extend(read_dump(io.BytesIO(raw),
-                                                              name="fuzz.dmp")))
+    error = raised(lambda: messages.extend(read_dump(io.BytesIO(raw), name="fuzz.dmp")))
     if error is not None:
         assert isinstance(error, DumpFormatError), error
         assert error.path == "fuzz.dmp"
@@ -174,18 +205,28 @@ def test_dump_reader_raises_only_dump_format_error(raw: bytes) -> None:
 
 # -- malformed dead letters in the handler ---------------------------------------------
 
+
 def _with_dlh(raw: bytes, tag: str) -> Message:
     """A message claiming Format MQDEAD whose data is ``raw``."""
-    return Message(MQMD(format="MQDEAD", encoding=546, coded_char_set_id=1208,
-                        persistence=1, msg_id=f"BAD {tag:<20}".encode()[:24],
-                        user_identifier="rogue", priority=0), raw)
+    return Message(
+        MQMD(
+            format="MQDEAD",
+            encoding=546,
+            coded_char_set_id=1208,
+            persistence=1,
+            msg_id=f"BAD {tag:<20}".encode()[:24],
+            user_identifier="rogue",
+            priority=0,
+        ),
+        raw,
+    )
 
 
 def _malformed() -> list[Message]:
     good = dead_letter(b"x" * 64).body
     version = struct.pack("<l", 9)
     return [
-        _with_dlh(good[:MQDLH_LENGTH_1 - 1], "truncated"),
+        _with_dlh(good[: MQDLH_LENGTH_1 - 1], "truncated"),
         _with_dlh(good[:10], "short"),
         _with_dlh(b"", "empty"),
         _with_dlh(b"XLH " + good[4:], "strucid"),
@@ -197,7 +238,8 @@ def _malformed() -> list[Message]:
 
 
 def test_malformed_dead_letters_are_left_in_place_and_reported(
-        qm: EmbeddedQueueManager, ledger: Callable[[], Ledger], run_cli: RunCli) -> None:
+    qm: EmbeddedQueueManager, ledger: Callable[[], Ledger], run_cli: RunCli
+) -> None:
     """Truncated MQDLHs, a wrong StrucId, a wrong Version, random bytes: each is left on
     the DLQ byte for byte and reported by MsgId with the decoder's reason, while the
     good messages around them are forwarded."""
@@ -225,10 +267,15 @@ def test_malformed_dead_letters_are_left_in_place_and_reported(
 
 # -- a 100 MB message ------------------------------------------------------------------
 
+
 @pytest.mark.reliability
 def test_a_100_mb_message_is_decoded_dumped_and_moved(
-        qm: EmbeddedQueueManager, ledger: Callable[[], Ledger], run_cli: RunCli,
-        tmp_path: Path, figures: Figures) -> None:
+    qm: EmbeddedQueueManager,
+    ledger: Callable[[], Ledger],
+    run_cli: RunCli,
+    tmp_path: Path,
+    figures: Figures,
+) -> None:
     """A dead letter of DLQ_REL_BIG_MB (default 100) MiB in all: the decoder reads it,
     dmpmqmsg writes and reads it back byte for byte (a copy cut in the middle reads as
     a DumpFormatError or a shorter message, never a crash), and the handler forwards it
@@ -270,18 +317,22 @@ def test_a_100_mb_message_is_decoded_dumped_and_moved(
     assert run.rc == 0, run.err
     placed = book.check(["BIG.OUT"])
     [moved] = placed["BIG.OUT"]
-    assert hashlib.sha256(moved.body).digest() == hashlib.sha256(
-        big.body[MQDLH_LENGTH_1:]).digest()
-    figures(message_bytes=size, decode_and_dump_seconds=round(dump_seconds, 1),
-            handler_seconds=round(time.monotonic() - started, 1))
+    assert hashlib.sha256(moved.body).digest() == hashlib.sha256(big.body[MQDLH_LENGTH_1:]).digest()
+    figures(
+        message_bytes=size,
+        decode_and_dump_seconds=round(dump_seconds, 1),
+        handler_seconds=round(time.monotonic() - started, 1),
+    )
 
 
 # -- the rules file under hot reload -----------------------------------------------------
 
 GOOD_A = "RETRYINT(5) WAIT(YES)\n" + "".join(
-    f"DESTQ(APP.{i}) ACTION(FWD) FWDQ(A.{i})\n" for i in range(40))
+    f"DESTQ(APP.{i}) ACTION(FWD) FWDQ(A.{i})\n" for i in range(40)
+)
 GOOD_B = "RETRYINT(5) WAIT(YES)\n" + "".join(
-    f"DESTQ(APP.{i}) ACTION(FWD) FWDQ(B.{i})\n" for i in range(40))
+    f"DESTQ(APP.{i}) ACTION(FWD) FWDQ(B.{i})\n" for i in range(40)
+)
 GARBAGE = [
     os.urandom(2048),
     b"\x00" * 512,
@@ -343,7 +394,7 @@ def test_a_rules_file_rewritten_while_it_is_read(tmp_path: Path, figures: Figure
                 text = (GOOD_B if i % 2 == 0 else GOOD_A).encode()
                 with path.open("wb") as f:
                     for start in range(0, len(text), 97):
-                        f.write(text[start:start + 97])
+                        f.write(text[start : start + 97])
                         f.flush()
                         time.sleep(0.002)
         except BaseException as exc:  # pragma: no cover - reported below

@@ -31,8 +31,16 @@ from tests.worker.helpers import DLQ, STATUS, Ledger, depth, json_events, start_
 CONCURRENT = RULES.replace("WAIT(NO)", "WAIT(5)")
 
 
-def run_together(home: Path, qm: EmbeddedQueueManager, tmp_path: Path, figures: Figures, *,
-                 messages: int, handlers: int, drain: bool) -> None:
+def run_together(
+    home: Path,
+    qm: EmbeddedQueueManager,
+    tmp_path: Path,
+    figures: Figures,
+    *,
+    messages: int,
+    handlers: int,
+    drain: bool,
+) -> None:
     backlog = load_backlog(qm, messages, seed=knob("DLQ_REL_SEED", 9))
     book = Ledger.of(qm)
     rules = tmp_path / "together.rul"
@@ -46,13 +54,16 @@ def run_together(home: Path, qm: EmbeddedQueueManager, tmp_path: Path, figures: 
             # Spark takes seconds to start: the handlers join once it is moving messages.
             children["drain"] = start_drain(home, rules, tmp_path / "drain-out")
             before = depth(qm, DLQ)
-            until(lambda: depth(qm, DLQ) < before or children["drain"].poll() is not None,
-                   "the drain did not start moving messages", timeout=600)
+            until(
+                lambda: depth(qm, DLQ) < before or children["drain"].poll() is not None,
+                "the drain did not start moving messages",
+                timeout=600,
+            )
         for who in order:
             children[f"h{who}"] = start_handler(
-                home, rules, "--no-watch", "--batch-size", str(10 + 20 * who), log=logs[who])
-        outputs = {name: child.communicate(timeout=1200)[0]
-                   for name, child in children.items()}
+                home, rules, "--no-watch", "--batch-size", str(10 + 20 * who), log=logs[who]
+            )
+        outputs = {name: child.communicate(timeout=1200)[0] for name, child in children.items()}
     finally:
         for child in children.values():
             if child.poll() is None:
@@ -74,14 +85,20 @@ def run_together(home: Path, qm: EmbeddedQueueManager, tmp_path: Path, figures: 
     # status queue, and removes one in the unit of work that moves its message): every
     # STUCK message fell through to the catch-all, so no record is left.
     assert depth(qm, STATUS) == 0
-    figures(messages=messages, handlers=handlers, drain=drain, placed=placed,
-            moved_per_handler=per_handler,
-            moved_by_drain=messages - backlog.count(DLQ) - sum(per_handler),
-            status_records_left=depth(qm, STATUS))
+    figures(
+        messages=messages,
+        handlers=handlers,
+        drain=drain,
+        placed=placed,
+        moved_per_handler=per_handler,
+        moved_by_drain=messages - backlog.count(DLQ) - sum(per_handler),
+        status_records_left=depth(qm, STATUS),
+    )
 
 
-def test_four_handlers_share_a_dlq(home: Path, qm: EmbeddedQueueManager, tmp_path: Path,
-                                   figures: Figures) -> None:
+def test_four_handlers_share_a_dlq(
+    home: Path, qm: EmbeddedQueueManager, tmp_path: Path, figures: Figures
+) -> None:
     """Four handler processes on one DLQ of 1000 messages: each message handled once,
     at its rule's place; RETRY(3) counts shared, never exceeded."""
     run_together(home, qm, tmp_path, figures, messages=1000, handlers=4, drain=False)
@@ -89,11 +106,19 @@ def test_four_handlers_share_a_dlq(home: Path, qm: EmbeddedQueueManager, tmp_pat
 
 @pytest.mark.spark
 @pytest.mark.reliability
-def test_handlers_and_a_drain_share_a_dlq(home: Path, qm: EmbeddedQueueManager,
-                                          tmp_path: Path, figures: Figures) -> None:
+def test_handlers_and_a_drain_share_a_dlq(
+    home: Path, qm: EmbeddedQueueManager, tmp_path: Path, figures: Figures
+) -> None:
     """DLQ_REL_HANDLERS (4) handlers and a `drain --apply` (Spark) on one DLQ of
     DLQ_REL_CONC_MESSAGES (5000) messages at the same time: zero duplicates, zero
     losses, every message at its rule's place."""
     needs_java()
-    run_together(home, qm, tmp_path, figures, messages=knob("DLQ_REL_CONC_MESSAGES", 5000),
-                 handlers=knob("DLQ_REL_HANDLERS", 4), drain=True)
+    run_together(
+        home,
+        qm,
+        tmp_path,
+        figures,
+        messages=knob("DLQ_REL_CONC_MESSAGES", 5000),
+        handlers=knob("DLQ_REL_HANDLERS", 4),
+        drain=True,
+    )

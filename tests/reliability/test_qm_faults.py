@@ -45,8 +45,11 @@ class _Handler:
         self.proc = start_handler(home, rules, "--no-watch", "--batch-size", "10", log=log)
 
     def failures(self, reason: int) -> int:
-        return sum(1 for e in json_events(self.log)
-                   if e.get("event") == "put_failed" and e.get("reason_code") == reason)
+        return sum(
+            1
+            for e in json_events(self.log)
+            if e.get("event") == "put_failed" and e.get("reason_code") == reason
+        )
 
     def stop(self) -> int:
         terminate(self.proc)
@@ -88,7 +91,8 @@ def _move_all(qm: EmbeddedQueueManager, source: str, target: str) -> int:
 
 @pytest.mark.reliability
 def test_target_full_inhibited_deleted_and_redefined_mid_run(
-        qm: EmbeddedQueueManager, handler: Callable[[str], _Handler], figures: Figures) -> None:
+    qm: EmbeddedQueueManager, handler: Callable[[str], _Handler], figures: Figures
+) -> None:
     """One resident handler while its target queue fills up (MAXDEPTH, 2053), is
     PUT(DISABLED) (2051) and re-enabled, and is deleted (2085) and redefined: every
     failure is counted and retried after RETRYINT, and at the end every message is
@@ -101,8 +105,13 @@ def test_target_full_inhibited_deleted_and_redefined_mid_run(
     def inflow(n: int = 100) -> None:
         nonlocal batches
         batches += 1
-        for m in load(qm, [dead_letter(f"b{batches}.{i}", destq="APP.Q", reason=2053, priority=0)
-                           for i in range(n)]):
+        for m in load(
+            qm,
+            [
+                dead_letter(f"b{batches}.{i}", destq="APP.Q", reason=2053, priority=0)
+                for i in range(n)
+            ],
+        ):
             book.original[m.md.msg_id] = m
 
     def fault(reason: int, apply: Callable[[], None], repair: Callable[[], None]) -> int:
@@ -111,16 +120,19 @@ def test_target_full_inhibited_deleted_and_redefined_mid_run(
         inflow()
         until(lambda: h.failures(reason) > before, f"no put failure {reason}", timeout=60)
         repair()
-        until(lambda: depth(qm, DLQ) == 0, f"the DLQ did not drain after {reason}",
-               timeout=120)
+        until(lambda: depth(qm, DLQ) == 0, f"the DLQ did not drain after {reason}", timeout=120)
         return h.failures(reason) - before
 
     inflow()
     until(lambda: depth(qm, DLQ) == 0, "the handler did not start working", timeout=60)
-    full = fault(2053, lambda: alter(qm, "APP.Q", maxdepth=depth(qm, "APP.Q") + 20),
-                 lambda: alter(qm, "APP.Q", maxdepth=100_000))
-    inhibited = fault(2051, lambda: alter(qm, "APP.Q", put="DISABLED"),
-                      lambda: alter(qm, "APP.Q", put="ENABLED"))
+    full = fault(
+        2053,
+        lambda: alter(qm, "APP.Q", maxdepth=depth(qm, "APP.Q") + 20),
+        lambda: alter(qm, "APP.Q", maxdepth=100_000),
+    )
+    inhibited = fault(
+        2051, lambda: alter(qm, "APP.Q", put="DISABLED"), lambda: alter(qm, "APP.Q", put="ENABLED")
+    )
 
     def delete() -> None:
         alter(qm, "APP.Q", put="DISABLED")
@@ -134,12 +146,17 @@ def test_target_full_inhibited_deleted_and_redefined_mid_run(
     placed = book.check(["APP.Q", "APP.HOLD"])
     assert len(placed["APP.Q"]) + len(placed["APP.HOLD"]) == len(book.original)
     assert depth(qm, STATUS) == 0
-    figures(messages=len(book.original), failures_q_full=full,
-            failures_put_inhibited=inhibited, failures_unknown_object=deleted)
+    figures(
+        messages=len(book.original),
+        failures_q_full=full,
+        failures_put_inhibited=inhibited,
+        failures_unknown_object=deleted,
+    )
 
 
 def test_dlq_get_inhibited_mid_run_ends_cleanly(
-        qm: EmbeddedQueueManager, handler: Callable[[str], _Handler]) -> None:
+    qm: EmbeddedQueueManager, handler: Callable[[str], _Handler]
+) -> None:
     """ALTER QLOCAL(DLQ) GET(DISABLED) under a working handler: it backs out its unit of
     work and ends with exit 5 (ExitCode.MQ_ERROR, reason 2016 logged); nothing lost."""
     define(qm, "APP.Q", maxdepth=100_000)
@@ -172,8 +189,11 @@ def _limit_pages(monkeypatch: pytest.MonkeyPatch, extra_pages: int) -> None:
 
 
 def test_disk_full_is_reported_backed_out_and_nothing_is_lost(
-        qm: EmbeddedQueueManager, ledger: Callable[[], Ledger], run_cli: RunCli,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    qm: EmbeddedQueueManager,
+    ledger: Callable[[], Ledger],
+    run_cli: RunCli,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The embedded queue manager's disk fills up under the handler: SQLITE_FULL is
     MQRC_STORAGE_MEDIUM_FULL (2192), the handler reports it, backs out and ends with
     exit 5; after space is freed a new run moves everything, once."""

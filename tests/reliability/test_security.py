@@ -52,18 +52,40 @@ from tests.worker.helpers import DLQ, DLQHANDLER, ROOT, Ledger, dead_letter, def
 # Names an attacker can put in a dead letter's MQDLH or MQMD.
 HOSTILE = st.one_of(
     st.text(max_size=60),
-    st.sampled_from(["../../etc/x", "..", ".", "/etc/passwd", "a/../../b", "%2e%2e%2f",
-                     "Q\x00", "Q\n", "\x1b[2J", " ", "", "A" * 49, "A" * 48, "Q WITH BLANKS",
-                     "~", "q-x@y", "CON", "nul.dmp", "\u202eevil"]),
-    st.lists(st.sampled_from(["..", "/", "%", ".", "A", "~", "\\", "\x7f"]), max_size=30)
-    .map("".join),
+    st.sampled_from(
+        [
+            "../../etc/x",
+            "..",
+            ".",
+            "/etc/passwd",
+            "a/../../b",
+            "%2e%2e%2f",
+            "Q\x00",
+            "Q\n",
+            "\x1b[2J",
+            " ",
+            "",
+            "A" * 49,
+            "A" * 48,
+            "Q WITH BLANKS",
+            "~",
+            "q-x@y",
+            "CON",
+            "nul.dmp",
+            "\u202eevil",
+        ]
+    ),
+    st.lists(st.sampled_from(["..", "/", "%", ".", "A", "~", "\\", "\x7f"]), max_size=30).map(
+        "".join
+    ),
 )
 
 
 @settings(max_examples=500, deadline=None)
 @given(queue=HOSTILE, qmgr=HOSTILE)
-def test_drain_file_names_are_one_plain_name_inside_the_output(queue: str, qmgr: str,
-                                                               tmp_path_factory: Any) -> None:
+def test_drain_file_names_are_one_plain_name_inside_the_output(
+    queue: str, qmgr: str, tmp_path_factory: Any
+) -> None:
     """Any (queue, queue manager) pair becomes one flat file name of safe characters,
     not hidden, always inside the output directory."""
     name = target_file_name(queue, qmgr)
@@ -91,14 +113,18 @@ IN_A_FIELD = HOSTILE.map(lambda s: "".join(c for c in s if ord(c) < 256)[:48])
 
 @settings(max_examples=500, deadline=None)
 @given(destq=IN_A_FIELD, destqm=IN_A_FIELD, replyq=IN_A_FIELD, replyqm=IN_A_FIELD)
-def test_untrusted_names_never_reach_a_put_unvalidated(destq: str, destqm: str, replyq: str,
-                                                       replyqm: str) -> None:
+def test_untrusted_names_never_reach_a_put_unvalidated(
+    destq: str, destqm: str, replyq: str, replyqm: str
+) -> None:
     """RETRY and FWD with &DESTQ/&REPLYQ substitutions: the target is a valid MQ name or
     InvalidTargetError; never anything else."""
-    msg = build_message({"DESTQ": destq, "DESTQM": destqm, "REPLYQ": replyq,
-                         "REPLYQM": replyqm})
-    for action in (Action("RETRY"), Action("FWD", "&DESTQ", "&DESTQM"),
-                   Action("FWD", "&REPLYQ", "&REPLYQM"), Action("FWD", "LIT.Q", "&REPLYQM")):
+    msg = build_message({"DESTQ": destq, "DESTQM": destqm, "REPLYQ": replyq, "REPLYQM": replyqm})
+    for action in (
+        Action("RETRY"),
+        Action("FWD", "&DESTQ", "&DESTQM"),
+        Action("FWD", "&REPLYQ", "&REPLYQM"),
+        Action("FWD", "LIT.Q", "&REPLYQM"),
+    ):
         targets: list[ResolvedTarget] = []
         error = raised(functools.partial(_resolve_into, targets, action, msg))
         if error is not None:
@@ -123,8 +149,10 @@ def test_drain_apply_checks_names_and_put_authority(qm: EmbeddedQueueManager) ->
     user, and 2035 falls through too; nothing is lost or doubled."""
     define(qm, "TARGET", "CATCH", "OK.Q")
     qm.admin().set_authrec("TARGET", "app1", add=["BROWSE", "INQ"])
-    crafted = [dead_letter("c", destq=q, user="mallory")
-               for q in ("../../etc/x", "BAD\x1b[2J\nQ", "", "A" * 48, "Q WITH BLANKS")]
+    crafted = [
+        dead_letter("c", destq=q, user="mallory")
+        for q in ("../../etc/x", "BAD\x1b[2J\nQ", "", "A" * 48, "Q WITH BLANKS")
+    ]
     denied = dead_letter("denied", destq="CTX.Q", user="app1")
     allowed = dead_letter("allowed", destq="CTX.Q", user="ok1")
     fine = dead_letter("fine", destq="OK.Q")
@@ -134,10 +162,18 @@ def test_drain_apply_checks_names_and_put_authority(qm: EmbeddedQueueManager) ->
     assert ruleset is not None
     q = qm.open(DLQ, input=True, browse=False)
     try:
-        outcomes = {m.md.msg_id: apply_message(qm, q, Matcher(ruleset), m.md.msg_id,
-                                                m.md.correl_id, input_queue=DLQ,
-                                                catch_all=None)
-                    for m in book.original.values()}
+        outcomes = {
+            m.md.msg_id: apply_message(
+                qm,
+                q,
+                Matcher(ruleset),
+                m.md.msg_id,
+                m.md.correl_id,
+                input_queue=DLQ,
+                catch_all=None,
+            )
+            for m in book.original.values()
+        }
     finally:
         q.close()
     book.check(["TARGET", "CATCH", "OK.Q"])
@@ -171,6 +207,7 @@ def no_io(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         def call(*args: Any, **kwargs: Any) -> Any:
             calls.append(f"{what}{args[:1]}")
             raise AssertionError(f"the rules compiler called {what}")
+
         return call
 
     monkeypatch.setattr(builtins, "open", refuse("open"))
@@ -184,8 +221,9 @@ def no_io(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.mark.parametrize("text", HOSTILE_TABLES)
-def test_the_rules_language_cannot_run_code_or_read_files(text: str, no_io: list[str],
-                                                          tmp_path: Path) -> None:
+def test_the_rules_language_cannot_run_code_or_read_files(
+    text: str, no_io: list[str], tmp_path: Path
+) -> None:
     """Hostile rules text compiles to diagnostics or to a table of literal strings; the
     compiler and the matcher open no file and start no process."""
     result = compile_rules(text, source="hostile.rul")
@@ -221,20 +259,32 @@ def test_credentials_in_the_environment_never_reach_logs(home: Path, tmp_path: P
     secret = "S3cr3t-Pa55w0rd-" + os.urandom(4).hex()
     rules = tmp_path / "r.rul"
     rules.write_text("WAIT(NO)\nACTION(DISCARD)\n")
-    env = {**os.environ, "DLQHANDLER_HOME": str(home), "DLQHANDLER_MQ_USER": "dlqsvc",
-           "DLQHANDLER_MQ_PASSWORD": secret, "DLQHANDLER_LOG_LEVEL": "DEBUG"}
+    env = {
+        **os.environ,
+        "DLQHANDLER_HOME": str(home),
+        "DLQHANDLER_MQ_USER": "dlqsvc",
+        "DLQHANDLER_MQ_PASSWORD": secret,
+        "DLQHANDLER_LOG_LEVEL": "DEBUG",
+    }
     env.pop("DLQHANDLER_QMGR", None)
-    proc = subprocess.run([str(DLQHANDLER), "run", "--rules", str(rules), "--no-watch",
-                           "--log-level", "DEBUG"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [str(DLQHANDLER), "run", "--rules", str(rules), "--no-watch", "--log-level", "DEBUG"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert secret not in proc.stdout + proc.stderr
     assert "handler_started" in proc.stderr
 
 
 def _modes(root: Path) -> dict[str, int]:
-    return {str(p.relative_to(root)): stat.S_IMODE(p.stat().st_mode)
-            for p in [root, *root.rglob("*")]}
+    return {
+        str(p.relative_to(root)): stat.S_IMODE(p.stat().st_mode) for p in [root, *root.rglob("*")]
+    }
 
 
 def test_queue_manager_files_are_owner_only_under_a_permissive_umask(tmp_path: Path) -> None:
@@ -252,8 +302,7 @@ def test_queue_manager_files_are_owner_only_under_a_permissive_umask(tmp_path: P
             qm.disconnect()
     finally:
         os.umask(old)
-    folders = {k: v for k, v in modes.items()
-               if (home / "qmgrs" / k).is_dir() or k == "."}
+    folders = {k: v for k, v in modes.items() if (home / "qmgrs" / k).is_dir() or k == "."}
     files = {k: v for k, v in modes.items() if k not in folders}
     assert set(folders.values()) == {0o700}, folders
     assert files
@@ -263,8 +312,7 @@ def test_queue_manager_files_are_owner_only_under_a_permissive_umask(tmp_path: P
 
 @settings(max_examples=300, deadline=None)
 @given(value=st.text(max_size=80), fmt=st.sampled_from(["json", "console"]))
-def test_any_logged_text_stays_one_line_without_control_characters(value: str,
-                                                                   fmt: str) -> None:
+def test_any_logged_text_stays_one_line_without_control_characters(value: str, fmt: str) -> None:
     """Whatever a message carries (queue names, user ids), a log event stays one line
     with no raw control character, in both formats."""
     out = io.StringIO()
@@ -287,16 +335,23 @@ def test_a_hostile_message_md_does_not_change_the_put_target(qm: EmbeddedQueueMa
     """A dead letter whose MQMD fields hold path-like text (UserIdentifier, ReplyToQ,
     ApplIdentityData) is forwarded by a literal FWDQ exactly there."""
     define(qm, "CATCH")
-    md = MQMD(format="MQSTR", msg_id=b"H" * 24, user_identifier="../..",
-              reply_to_q="../../etc/x", appl_identity_data="$(id)", priority=0)
+    md = MQMD(
+        format="MQSTR",
+        msg_id=b"H" * 24,
+        user_identifier="../..",
+        reply_to_q="../../etc/x",
+        appl_identity_data="$(id)",
+        priority=0,
+    )
     msg = Message.dead_letter(md, b"x", reason=2053, dest_q_name="APP.Q")
     load(qm, [msg])
     ruleset = compile_rules("ACTION(FWD) FWDQ(CATCH)\n").ruleset
     assert ruleset is not None
     q = qm.open(DLQ, input=True, browse=False)
     try:
-        outcome = apply_message(qm, q, Matcher(ruleset), md.msg_id, md.correl_id,
-                                input_queue=DLQ, catch_all=None)
+        outcome = apply_message(
+            qm, q, Matcher(ruleset), md.msg_id, md.correl_id, input_queue=DLQ, catch_all=None
+        )
     finally:
         q.close()
     assert outcome[:3] == ("ok", 1, "CATCH")

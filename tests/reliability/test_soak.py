@@ -58,7 +58,7 @@ def _status(pid: int) -> tuple[int, int]:
 def _drift(samples: list[tuple[float, int, int]], index: int) -> float:
     """Median of the last fifth minus median of the second fifth (after warm-up)."""
     fifth = max(1, len(samples) // 5)
-    early = [s[index] for s in samples[fifth:2 * fifth]]
+    early = [s[index] for s in samples[fifth : 2 * fifth]]
     late = [s[index] for s in samples[-fifth:]]
     return statistics.median(late) - statistics.median(early)
 
@@ -67,8 +67,9 @@ def _drift(samples: list[tuple[float, int, int]], index: int) -> float:
 # The soak's own length plus time to start, drain and check (pytest-timeout's 600 s default
 # would cut a 30-minute soak short).
 @pytest.mark.timeout(knob("DLQ_REL_SOAK_S", 120) + 600)
-def test_resident_handler_soak(home: Path, qm: EmbeddedQueueManager, tmp_path: Path,
-                               figures: Figures) -> None:
+def test_resident_handler_soak(
+    home: Path, qm: EmbeddedQueueManager, tmp_path: Path, figures: Figures
+) -> None:
     """A resident handler under steady inflow and periodic hot reloads: RSS and open
     fds flat, the status queue bounded by the live messages, no message lost or
     doubled, every reload taken."""
@@ -94,15 +95,20 @@ def test_resident_handler_soak(home: Path, qm: EmbeddedQueueManager, tmp_path: P
     sent = 0
     kind_of: dict[bytes, str] = {}
     try:
-        until(lambda: any(e.get("event") == "rules_watch_started"
-                           for e in json_events(log)), "the handler did not start")
+        until(
+            lambda: any(e.get("event") == "rules_watch_started" for e in json_events(log)),
+            "the handler did not start",
+        )
         started = time.monotonic()
         next_reload = started + reload_every
         next_sample = started
         while (now := time.monotonic()) < started + duration:
-            batch = [dead_letter(rng.randbytes(rng.randint(10, 2000)), destq=kind,
-                                 priority=0, tag="SOAK")
-                     for kind in rng.choices(kinds, k=max(1, rate // 5))]
+            batch = [
+                dead_letter(
+                    rng.randbytes(rng.randint(10, 2000)), destq=kind, priority=0, tag="SOAK"
+                )
+                for kind in rng.choices(kinds, k=max(1, rate // 5))
+            ]
             for m in load(qm, batch):
                 book.original[m.md.msg_id] = m
                 kind_of[m.md.msg_id] = m.dlh.dest_q_name if m.dlh else ""
@@ -125,18 +131,29 @@ def test_resident_handler_soak(home: Path, qm: EmbeddedQueueManager, tmp_path: P
     finally:
         out = terminate(child)
     assert child.returncode == 0, out
-    placed = book.check(["SOAK.A", "SOAK.B", "APP.Q"],
-                        discarded=[k for k, kind in kind_of.items() if kind == "JUNK.X"])
+    placed = book.check(
+        ["SOAK.A", "SOAK.B", "APP.Q"],
+        discarded=[k for k, kind in kind_of.items() if kind == "JUNK.X"],
+    )
     events = json_events(log)
     swapped = sum(1 for e in events if e.get("event") == "rules_swapped")
     rss_drift = _drift(samples, 1)
     fd_drift = _drift(samples, 2)
-    figures(seconds_soaked=duration, messages=sent, reloads_written=reloads,
-            rules_swapped=swapped, samples=len(samples),
-            rss_start_kib=samples[len(samples) // 5][1], rss_end_kib=samples[-1][1],
-            rss_drift_kib=rss_drift, fd_start=samples[len(samples) // 5][2],
-            fd_end=samples[-1][2], fd_drift=fd_drift, status_records_peak=status_peak,
-            placed={q: len(v) for q, v in placed.items()})
+    figures(
+        seconds_soaked=duration,
+        messages=sent,
+        reloads_written=reloads,
+        rules_swapped=swapped,
+        samples=len(samples),
+        rss_start_kib=samples[len(samples) // 5][1],
+        rss_end_kib=samples[-1][1],
+        rss_drift_kib=rss_drift,
+        fd_start=samples[len(samples) // 5][2],
+        fd_end=samples[-1][2],
+        fd_drift=fd_drift,
+        status_records_peak=status_peak,
+        placed={q: len(v) for q, v in placed.items()},
+    )
     assert swapped >= reloads * 0.8, (swapped, reloads)
     assert fd_drift <= 2, samples
     assert rss_drift <= 16 * 1024, samples  # KiB: no growth with messages or reloads

@@ -21,9 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run",
-         "--disable-default-apps", "--mute-audio", "--hide-scrollbars")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--mute-audio",
+    "--hide-scrollbars",
+)
 
 
 def chromium() -> str | None:
@@ -75,8 +84,14 @@ class _Pipe:
         message: dict[str, Any] = json.loads(raw)
         return message
 
-    def call(self, method: str, params: dict[str, Any] | None = None, *,
-             session: str | None = None, timeout: float = 60) -> dict[str, Any]:
+    def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        session: str | None = None,
+        timeout: float = 60,
+    ) -> dict[str, Any]:
         self.next_id += 1
         msg: dict[str, Any] = {"id": self.next_id, "method": method, "params": params or {}}
         if session:
@@ -104,8 +119,9 @@ def _dup_pipes(read_end: int, write_end: int) -> None:  # runs in the child
     os.dup2(high_w, 4)
 
 
-def load_page(url: str, expression: str, *, width: int = 1100, top: int = 0,
-              max_height: int = 20000) -> PageLoad:
+def load_page(
+    url: str, expression: str, *, width: int = 1100, top: int = 0, max_height: int = 20000
+) -> PageLoad:
     """Load ``url`` in a fresh headless Chromium profile and report what happened; the
     screenshot shows the page from ``top`` down, at most ``max_height`` pixels."""
     exe = chromium()
@@ -114,11 +130,13 @@ def load_page(url: str, expression: str, *, width: int = 1100, top: int = 0,
     from_child_r, from_child_w = os.pipe()
     with tempfile.TemporaryDirectory(prefix="cdp-profile-") as profile:
         proc = subprocess.Popen(
-            [exe, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe",
-             "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [exe, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
             close_fds=False,
-            preexec_fn=lambda: _dup_pipes(to_child_r, from_child_w))  # noqa: PLW1509
+            preexec_fn=lambda: _dup_pipes(to_child_r, from_child_w),  # noqa: PLW1509
+        )
         os.close(to_child_r)
         os.close(from_child_w)
         pipe = _Pipe(proc, to_child_w, from_child_r)
@@ -137,36 +155,50 @@ def load_page(url: str, expression: str, *, width: int = 1100, top: int = 0,
 def _drive(pipe: _Pipe, url: str, expression: str, box: tuple[int, int, int]) -> PageLoad:
     width, top, max_height = box
     target = pipe.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session = pipe.call("Target.attachToTarget", {"targetId": target,
-                                                  "flatten": True})["sessionId"]
+    session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for domain in ("Page", "Runtime", "Log", "Network"):
         pipe.call(f"{domain}.enable", session=session)
-    pipe.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": 900,
-                                                     "deviceScaleFactor": 1,
-                                                     "mobile": False}, session=session)
+    pipe.call(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+        session=session,
+    )
     pipe.events.clear()
     pipe.call("Page.navigate", {"url": url}, session=session)
     pipe.wait_for("Page.loadEventFired")
     load = PageLoad()
-    load.value = pipe.call("Runtime.evaluate", {"expression": expression,
-                                                "returnByValue": True},
-                           session=session)["result"].get("value")
+    load.value = pipe.call(
+        "Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session
+    )["result"].get("value")
     size = pipe.call("Page.getLayoutMetrics", session=session)["cssContentSize"]
-    shot = pipe.call("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": top, "width": width,
-                 "height": min(size["height"] - top, max_height),
-                 "scale": 1}},
-        session=session)
+    shot = pipe.call(
+        "Page.captureScreenshot",
+        {
+            "format": "png",
+            "captureBeyondViewport": True,
+            "clip": {
+                "x": 0,
+                "y": top,
+                "width": width,
+                "height": min(size["height"] - top, max_height),
+                "scale": 1,
+            },
+        },
+        session=session,
+    )
     load.screenshot = base64.b64decode(shot["data"])
     for e in pipe.events:
         method, params = e.get("method"), e.get("params", {})
         if method == "Network.requestWillBeSent":
             load.requests.append(params["request"]["url"])
-        elif method == "Runtime.consoleAPICalled" and params["type"] in ("error", "warning",
-                                                                          "assert"):
-            load.console.append(" ".join(str(a.get("value", a.get("description", "")))
-                                         for a in params["args"]))
+        elif method == "Runtime.consoleAPICalled" and params["type"] in (
+            "error",
+            "warning",
+            "assert",
+        ):
+            load.console.append(
+                " ".join(str(a.get("value", a.get("description", ""))) for a in params["args"])
+            )
         elif method == "Runtime.exceptionThrown":
             load.errors.append(json.dumps(params["exceptionDetails"])[:500])
         elif method == "Log.entryAdded" and params["entry"]["level"] in ("error", "warning"):

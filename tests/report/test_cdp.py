@@ -12,9 +12,12 @@ def test_probe_sees_requests_console_errors_and_exceptions(tmp_path: Path) -> No
     a clean result on the report page means something."""
     require_chromium()
     page = tmp_path / "bad.html"
-    page.write_text("<!DOCTYPE html><html><body><img src='http://127.0.0.1:9/x.png'>"
-                    "<script>console.error('boom'); throw new Error('bad');</script>"
-                    "<svg></svg></body></html>", encoding="utf-8")
+    page.write_text(
+        "<!DOCTYPE html><html><body><img src='http://127.0.0.1:9/x.png'>"
+        "<script>console.error('boom'); throw new Error('bad');</script>"
+        "<svg></svg></body></html>",
+        encoding="utf-8",
+    )
     load = load_page(page.as_uri(), "document.querySelectorAll('svg').length")
     assert load.value == 1
     assert "http://127.0.0.1:9/x.png" in load.requests

@@ -10,34 +10,58 @@ from dlqhandler.report import render_html, summary_lines
 
 def _report(**extra: Any) -> dict[str, Any]:
     return {
-        "as_of": "2024-11-25T00:00:00Z", "total": 12, "no_dlh": 1,
+        "as_of": "2024-11-25T00:00:00Z",
+        "total": 12,
+        "no_dlh": 1,
         "unreadable": {"count": 1, "reasons": [{"reason": "bad <record>", "count": 1}]},
-        "by_reason": [{"reason": 2053, "name": "MQRC_Q_FULL", "count": 7},
-                      {"reason": 9999, "name": None, "count": 3},
-                      {"reason": None, "name": None, "count": 1, "other": True}],
+        "by_reason": [
+            {"reason": 2053, "name": "MQRC_Q_FULL", "count": 7},
+            {"reason": 9999, "name": None, "count": 3},
+            {"reason": None, "name": None, "count": 1, "other": True},
+        ],
         "by_destination": [{"queue": "<script>alert(1)</script>", "qmgr": "QM1", "count": 11}],
-        "by_application": [{"name": "a&b \"x\"", "count": 11}],
-        "age": [{"bucket": "1d-7d", "count": 10}, {"bucket": "unknown", "count": 1},
-                {"bucket": "<1h", "count": 0}, {"bucket": "1h-1d", "count": 0},
-                {"bucket": ">7d", "count": 0}],
-        "oldest": "2024-11-21T06:00:10Z", "newest": "2024-11-21T15:33:02Z",
-        "arrivals": [{"hour": "2024-11-21T06:00:00Z", "count": 6},
-                     {"hour": "2024-11-21T15:00:00Z", "count": 4},
-                     {"hour": None, "count": 1, "other": True}],
+        "by_application": [{"name": 'a&b "x"', "count": 11}],
+        "age": [
+            {"bucket": "1d-7d", "count": 10},
+            {"bucket": "unknown", "count": 1},
+            {"bucket": "<1h", "count": 0},
+            {"bucket": "1h-1d", "count": 0},
+            {"bucket": ">7d", "count": 0},
+        ],
+        "oldest": "2024-11-21T06:00:10Z",
+        "newest": "2024-11-21T15:33:02Z",
+        "arrivals": [
+            {"hour": "2024-11-21T06:00:00Z", "count": 6},
+            {"hour": "2024-11-21T15:00:00Z", "count": 4},
+            {"hour": None, "count": 1, "other": True},
+        ],
         **extra,
     }
 
 
-RULES = {"rules_sha256": "0" * 64, "left_on_dlq": 2, "unplaceable": 0,
-         "left_on_dlq_by_cause": {"ignore_rule": 0, "no_match": 1, "no_dlh": 1},
-         "by_rule": [{"line": 3, "matched": 9, "chosen": 7, "action": "RETRY",
-                      "target": "&DESTQ@&DESTQM"},
-                     {"line": 5, "matched": 0, "chosen": 0, "action": "DISCARD", "target": None}],
-         "by_action": [{"action": "RETRY", "count": 7}, {"action": "IGNORE", "count": 2}]}
-COMPARE = {"old_rules_sha256": "1" * 64, "changed": 7, "transitions": [
-    {"old": {"action": "IGNORE", "queue": None, "line": None},
-     "new": {"action": "RETRY", "queue": "APP.<Q>", "line": 3}, "count": 7,
-     "samples": ["41" * 24]}]}
+RULES = {
+    "rules_sha256": "0" * 64,
+    "left_on_dlq": 2,
+    "unplaceable": 0,
+    "left_on_dlq_by_cause": {"ignore_rule": 0, "no_match": 1, "no_dlh": 1},
+    "by_rule": [
+        {"line": 3, "matched": 9, "chosen": 7, "action": "RETRY", "target": "&DESTQ@&DESTQM"},
+        {"line": 5, "matched": 0, "chosen": 0, "action": "DISCARD", "target": None},
+    ],
+    "by_action": [{"action": "RETRY", "count": 7}, {"action": "IGNORE", "count": 2}],
+}
+COMPARE = {
+    "old_rules_sha256": "1" * 64,
+    "changed": 7,
+    "transitions": [
+        {
+            "old": {"action": "IGNORE", "queue": None, "line": None},
+            "new": {"action": "RETRY", "queue": "APP.<Q>", "line": 3},
+            "count": 7,
+            "samples": ["41" * 24],
+        }
+    ],
+}
 
 
 def test_untrusted_values_are_escaped_and_nothing_is_fetched() -> None:

@@ -46,8 +46,11 @@ def reference_matches(rule: Rule, fields: dict[str, Any]) -> bool:
     return True
 
 
-def reference_decide(ruleset: RuleSet, fields: dict[str, Any], n: int,
-                     ) -> tuple[int | None, str]:
+def reference_decide(
+    ruleset: RuleSet,
+    fields: dict[str, Any],
+    n: int,
+) -> tuple[int | None, str]:
     """The §5.5 walk: (chosen rule line or None, action kind)."""
     total = 0
     for rule in ruleset.rules:

@@ -10,11 +10,18 @@ from hypothesis import strategies as st
 STRING_PATTERNS = ["*", "?*", "A", "A*", "AB", "A?", "*B", "'A '", "B*"]
 STRING_VALUES = ["", "A", "AB", "ABC", "B", "A B", " A"]
 KEYWORD_VALUES: dict[str, list[Any]] = {
-    "REASON": [2053, 2051, 2035], "PERSIST": [0, 1], "MSGTYPE": [1, 8],
+    "REASON": [2053, 2051, 2035],
+    "PERSIST": [0, 1],
+    "MSGTYPE": [1, 8],
 }
 STRING_KEYWORDS = ["DESTQ", "REPLYQM", "FORMAT", "USERID"]
-ACTIONS = ["ACTION(RETRY) RETRY(2)", "ACTION(RETRY)", "ACTION(FWD) FWDQ(X) RETRY(3)",
-           "ACTION(DISCARD)", "ACTION(IGNORE)"]
+ACTIONS = [
+    "ACTION(RETRY) RETRY(2)",
+    "ACTION(RETRY)",
+    "ACTION(FWD) FWDQ(X) RETRY(3)",
+    "ACTION(DISCARD)",
+    "ACTION(IGNORE)",
+]
 
 
 @st.composite

@@ -22,9 +22,11 @@ from dlqhandler.rules import (
 )
 from tests.rules.strategies import tables
 
-IBM_R3 = ("MSGTYPE(MQMT_REQUEST) REPLYQM(AAAA.*) +\n"
-          "  ACTION(FWD) FWDQ(DEADQ) FWDQM(&REPLYQM)\n"
-          "ACTION(FWD) FWDQ(DEADQ.MANUAL.INTERVENTION)\n")
+IBM_R3 = (
+    "MSGTYPE(MQMT_REQUEST) REPLYQM(AAAA.*) +\n"
+    "  ACTION(FWD) FWDQ(DEADQ) FWDQM(&REPLYQM)\n"
+    "ACTION(FWD) FWDQ(DEADQ.MANUAL.INTERVENTION)\n"
+)
 
 
 def test_compiled_ir_shape() -> None:
@@ -34,11 +36,14 @@ def test_compiled_ir_shape() -> None:
     first = rs.rules[0]
     assert first == Rule(
         line=1,
-        predicates=(IntPredicate("MSGTYPE", 1),
-                    StringPredicate("REPLYQM", 48, "AAAA.*", "prefix", "(?s:AAAA\\..*) *")),
+        predicates=(
+            IntPredicate("MSGTYPE", 1),
+            StringPredicate("REPLYQM", 48, "AAAA.*", "prefix", "(?s:AAAA\\..*) *"),
+        ),
         action=Action("FWD", "DEADQ", "&REPLYQM", True, "DEF"),
         retry=1,
-        text="MSGTYPE(MQMT_REQUEST) REPLYQM(AAAA.*) ACTION(FWD) FWDQ(DEADQ) FWDQM(&REPLYQM)")
+        text="MSGTYPE(MQMT_REQUEST) REPLYQM(AAAA.*) ACTION(FWD) FWDQ(DEADQ) FWDQM(&REPLYQM)",
+    )
     assert rs.rules[1].predicates == ()
     assert rs.source == "r3.rul"
     assert rs.sha256 == hashlib.sha256(IBM_R3.encode()).hexdigest()
@@ -90,7 +95,10 @@ def test_compile_result_on_errors() -> None:
     assert result.ruleset is None
     assert not result.ok
     assert [(d.line, d.column, d.code) for d in result.diagnostics] == [
-        (1, 1, "E401"), (2, 14, "E101"), (2, 32, "E310")]
+        (1, 1, "E401"),
+        (2, 14, "E101"),
+        (2, 32, "E310"),
+    ]
     assert len(result.errors) == 3
     assert result.warnings == ()
 
@@ -115,6 +123,5 @@ def test_options_reach_the_checks() -> None:
     """input_queue and triggered switch on the loop and triggering warnings."""
     text = "REASON(1) ACTION(IGNORE)\nACTION(FWD) FWDQ(MY.DLQ)\n"
     assert {d.code for d in compile_rules(text).diagnostics} == set()
-    codes = {d.code for d in compile_rules(text, input_queue="MY.DLQ",
-                                           triggered=True).diagnostics}
+    codes = {d.code for d in compile_rules(text, input_queue="MY.DLQ", triggered=True).diagnostics}
     assert codes == {"W504", "W507"}

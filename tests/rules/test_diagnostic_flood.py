@@ -46,8 +46,11 @@ def test_bounded_collector_keeps_the_first_by_position_in_bounded_space() -> Non
     """Fed 20,000 diagnostics in random order, the collector never holds more than
     2 x limit + 16, keeps exactly the first 100 by position and counts the rest by code."""
     rng = random.Random(5)
-    every = [Diagnostic("t.rul", line, col, Severity.ERROR, f"E10{line % 9 + 1}", "m")
-             for line in range(1, 2001) for col in range(1, 11)]
+    every = [
+        Diagnostic("t.rul", line, col, Severity.ERROR, f"E10{line % 9 + 1}", "m")
+        for line in range(1, 2001)
+        for col in range(1, 11)
+    ]
     shuffled = every[:]
     rng.shuffle(shuffled)
     bounded = BoundedDiagnostics(100)
@@ -79,8 +82,10 @@ def test_a_capped_compile_is_the_start_of_the_full_one(junk: Path) -> None:
 def test_a_table_under_the_limit_is_compiled_exactly_as_before() -> None:
     """A table with fewer diagnostics than the limit: the same diagnostics, none omitted,
     and the same compiled rules."""
-    table = ("REASON(2053)ACTION(DISCARD)\nDESTQ(lower) ACTION(IGNORE)\n"
-             "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(5)\nACTION(FWD) FWDQ(DLQ.CATCHALL)\n")
+    table = (
+        "REASON(2053)ACTION(DISCARD)\nDESTQ(lower) ACTION(IGNORE)\n"
+        "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(5)\nACTION(FWD) FWDQ(DLQ.CATCHALL)\n"
+    )
     full = compile_rules(table)
     capped = compile_rules(table, max_diagnostics=100)
     assert capped.diagnostics == full.diagnostics
@@ -89,8 +94,9 @@ def test_a_table_under_the_limit_is_compiled_exactly_as_before() -> None:
     assert capped.ruleset == full.ruleset
 
 
-def test_lint_of_junk_shows_100_then_a_count(junk: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_lint_of_junk_shows_100_then_a_count(
+    junk: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """lint of junk prints 100 diagnostics, one line counting the rest by code, and the
     summary of the uncapped compile (--error-limit 0 shows every one); exit 1."""
     assert main(["lint", str(junk)]) == 1
@@ -122,8 +128,9 @@ def test_error_limit_and_json(junk: Path, capsys: pytest.CaptureFixture[str]) ->
     assert 100 + sum(data["omitted"].values()) == len(full.diagnostics)
 
 
-def test_error_limit_refuses_a_negative_number(junk: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_error_limit_refuses_a_negative_number(
+    junk: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """--error-limit -1 is a usage error (exit 2)."""
     with pytest.raises(SystemExit) as exc:
         main(["lint", "--error-limit", "-1", str(junk)])
@@ -132,11 +139,13 @@ def test_error_limit_refuses_a_negative_number(junk: Path,
 
 
 def test_require_catch_all_counts_a_missing_catch_all_beyond_the_cap(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """150 rules, each with a long-line warning, and no catch-all: W505 is on the last line,
     beyond the first 100 shown, and --require-catch-all still makes it an error (exit 1)."""
-    rules = "".join(f"DESTQ(Q{i:03d}.{'A' * 38}) APPLNAME({'B' * 20}) ACTION(DISCARD)\n"
-                    for i in range(150))
+    rules = "".join(
+        f"DESTQ(Q{i:03d}.{'A' * 38}) APPLNAME({'B' * 20}) ACTION(DISCARD)\n" for i in range(150)
+    )
     path = tmp_path / "long.rul"
     path.write_text(rules)
     assert main(["lint", str(path)]) == 0
@@ -149,7 +158,8 @@ def test_require_catch_all_counts_a_missing_catch_all_beyond_the_cap(
 
 
 def test_control_characters_in_echoed_lines_are_escaped(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """An ESC (and a CR) in a table reaches neither lint's nor run's output raw: shown as
     \\x1b, with the caret still under it; JSON output escapes it too."""
     path = tmp_path / "esc.rul"
@@ -162,7 +172,7 @@ def test_control_characters_in_echoed_lines_are_escaped(
     echoed = next(i for i, line in enumerate(lines) if line.startswith("  REASON"))
     assert lines[echoed] == "  REASON(2053) ACTION(IGNORE) APPLNAME(\\x1b[2J\\x0dX)"
     caret = lines[echoed + 1].index("^")
-    assert lines[echoed][caret:caret + 4] == "\\x1b"
+    assert lines[echoed][caret : caret + 4] == "\\x1b"
     assert main(["lint", "--format", "json", str(path)]) == 1
     out = capsys.readouterr().out
     assert "\x1b" not in out
@@ -174,8 +184,8 @@ def test_control_characters_in_echoed_lines_are_escaped(
 
 
 def test_run_on_junk_prints_100_then_a_count(
-        junk: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    junk: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """run with a junk table: 100 diagnostics on stderr, a count of the rest (pointing at
     lint --error-limit 0), AMQ8758 with the full error count, exit 3, nothing connected."""
     monkeypatch.setenv("DLQHANDLER_HOME", str(tmp_path / "home"))

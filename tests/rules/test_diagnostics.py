@@ -17,8 +17,9 @@ PKG = Path(__file__).resolve().parents[2] / "dlqhandler" / "rules"
 def test_each_code_is_produced_by_its_example(code: str) -> None:
     """Compiling the example of a code reports that code, with that code's severity."""
     info = CODES[code]
-    result = compile_rules(info.example, source="example", triggered=info.triggered,
-                           input_queue=info.input_queue)
+    result = compile_rules(
+        info.example, source="example", triggered=info.triggered, input_queue=info.input_queue
+    )
     found = [d for d in result.diagnostics if d.code == code]
     assert found, [str(d) for d in result.diagnostics]
     assert all(d.severity == info.severity for d in found)
@@ -56,9 +57,11 @@ def test_make_diagnostic_fills_templates() -> None:
 
 def test_did_you_mean() -> None:
     """Unknown keywords and values come with the most likely intended spelling."""
-    result = compile_rules("REASON(2053) RETRIES(3) ACTION(RETRY)\nACT(IGNORE)\n"
-                           "ACTION(FORWARD) FWDQ(X)\nACTION(FWD) FWDQ(X) HEADER(Y)\n"
-                           "RETRYI(5)\n")
+    result = compile_rules(
+        "REASON(2053) RETRIES(3) ACTION(RETRY)\nACT(IGNORE)\n"
+        "ACTION(FORWARD) FWDQ(X)\nACTION(FWD) FWDQ(X) HEADER(Y)\n"
+        "RETRYI(5)\n"
+    )
     hints = {(d.line, d.code): d.hint for d in result.diagnostics}
     assert hints[(1, "E101")] == "did you mean RETRY?"
     assert hints[(2, "E101")] == "did you mean ACTION?"

@@ -14,8 +14,13 @@ def test_tokens_carry_physical_positions_across_continuations() -> None:
     assert entry.line == 1
     assert entry.text == "DESTQ(A) ACTION(FWD) FWDQ('X''Y')"
     words = [(t.text, t.line, t.column) for t in entry.tokens if t.kind == TokenKind.WORD]
-    assert words == [("DESTQ", 1, 1), ("A", 1, 7), ("ACTION", 2, 4), ("FWD", 2, 11),
-                     ("FWDQ", 2, 16)]
+    assert words == [
+        ("DESTQ", 1, 1),
+        ("A", 1, 7),
+        ("ACTION", 2, 4),
+        ("FWD", 2, 11),
+        ("FWDQ", 2, 16),
+    ]
     string = next(t for t in entry.tokens if t.kind == TokenKind.STRING)
     assert (string.text, string.line, string.column, string.end_column) == ("X'Y", 2, 21, 27)
 

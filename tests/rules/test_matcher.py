@@ -30,8 +30,9 @@ def _compile(text: str) -> RuleSet:
 
 @settings(max_examples=150, deadline=None)
 @given(tables, st.lists(messages(), min_size=1, max_size=6), st.integers(0, 12))
-def test_matcher_agrees_with_reference_walk(text: str, descs: list[dict[str, Any]],
-                                            attempts: int) -> None:
+def test_matcher_agrees_with_reference_walk(
+    text: str, descs: list[dict[str, Any]], attempts: int
+) -> None:
     """Dispatch tree, closures and cache choose exactly what the naive §5.5 walk chooses."""
     ruleset = _compile(text)
     cached, uncached = Matcher(ruleset), Matcher(ruleset, cache_size=0)
@@ -110,15 +111,36 @@ def test_message_without_dlh_is_rejected() -> None:
 
 def test_message_fields_follow_spec_field_map() -> None:
     """APPLNAME is MQMD.PutApplName, FORMAT is MQDLH.Format, REASON is MQDLH.Reason (§3.1)."""
-    md = MQMD(put_appl_name="orig.exe", format="MQSTR", put_appl_type=6, msg_type=1,
-              persistence=1, feedback=0, reply_to_q="R", reply_to_q_mgr="RQM",
-              user_identifier="bob", appl_identity_data="id")
-    msg = Message.dead_letter(md, b"x", reason=2053, dest_q_name="D", dest_q_mgr_name="DQM",
-                              put_appl_name="dlq.putter")
+    md = MQMD(
+        put_appl_name="orig.exe",
+        format="MQSTR",
+        put_appl_type=6,
+        msg_type=1,
+        persistence=1,
+        feedback=0,
+        reply_to_q="R",
+        reply_to_q_mgr="RQM",
+        user_identifier="bob",
+        appl_identity_data="id",
+    )
+    msg = Message.dead_letter(
+        md, b"x", reason=2053, dest_q_name="D", dest_q_mgr_name="DQM", put_appl_name="dlq.putter"
+    )
     assert message_fields(msg) == {
-        "APPLIDAT": "id", "APPLNAME": "orig.exe", "APPLTYPE": 6, "DESTQ": "D",
-        "DESTQM": "DQM", "FEEDBACK": 0, "FORMAT": "MQSTR", "MSGTYPE": 1, "PERSIST": 1,
-        "REASON": 2053, "REPLYQ": "R", "REPLYQM": "RQM", "USERID": "bob"}
+        "APPLIDAT": "id",
+        "APPLNAME": "orig.exe",
+        "APPLTYPE": 6,
+        "DESTQ": "D",
+        "DESTQM": "DQM",
+        "FEEDBACK": 0,
+        "FORMAT": "MQSTR",
+        "MSGTYPE": 1,
+        "PERSIST": 1,
+        "REASON": 2053,
+        "REPLYQ": "R",
+        "REPLYQM": "RQM",
+        "USERID": "bob",
+    }
     assert msg.md.format == "MQDEAD"
 
 
@@ -128,14 +150,21 @@ def test_pattern_fields_table() -> None:
     assert PATTERN_FIELDS["FORMAT"] == ("dlh", "format", "str", 8)
     assert PATTERN_FIELDS["REASON"] == ("dlh", "reason", "int", 0)
     assert {k for k, v in PATTERN_FIELDS.items() if v.kind == "str"} == {
-        "APPLIDAT", "APPLNAME", "DESTQ", "DESTQM", "FORMAT", "REPLYQ", "REPLYQM", "USERID"}
+        "APPLIDAT",
+        "APPLNAME",
+        "DESTQ",
+        "DESTQM",
+        "FORMAT",
+        "REPLYQ",
+        "REPLYQM",
+        "USERID",
+    }
     assert {v.length for v in PATTERN_FIELDS.values() if v.kind == "str"} == {8, 12, 28, 32, 48}
 
 
 def test_matching_rules_from_field_values() -> None:
     """matching_rules() takes keyword -> value, as a Spark row or a test would give them."""
-    ruleset = _compile("DESTQ(A*) ACTION(DISCARD)\nREASON(1) ACTION(IGNORE)\n"
-                       "ACTION(FWD) FWDQ(Z)\n")
+    ruleset = _compile("DESTQ(A*) ACTION(DISCARD)\nREASON(1) ACTION(IGNORE)\nACTION(FWD) FWDQ(Z)\n")
     m = Matcher(ruleset)
     got = m.matching_rules({"DESTQ": "AB", "REASON": 1})
     assert [r.line for r in got] == [1, 2, 3]

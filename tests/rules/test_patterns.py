@@ -18,8 +18,10 @@ fields = st.text(FIELD_CHARS, max_size=10)
 lengths = st.integers(min_value=1, max_value=12)
 
 # The only constructs the regex may use (Python re and Java regex both accept them).
-_TOKEN = re.compile(r"\(\?s:|\)|\.\*|\(\?=\.\*\[\^ \]\)\.|\\u[0-9a-f]{4}|\\[\\^$.|?*+()\[\]{}]"
-                    r"|[^\\^$.|?*+()\[\]{}]")
+_TOKEN = re.compile(
+    r"\(\?s:|\)|\.\*|\(\?=\.\*\[\^ \]\)\.|\\u[0-9a-f]{4}|\\[\\^$.|?*+()\[\]{}]"
+    r"|[^\\^$.|?*+()\[\]{}]"
+)
 
 
 @settings(max_examples=600, deadline=None)
@@ -39,7 +41,7 @@ def test_regex_uses_only_shared_python_java_syntax(pattern: str) -> None:
     rx = to_regex(pattern)
     assert rx.startswith("(?s:")
     assert rx.endswith(") *")
-    body = rx[len("(?s:"):-len(") *")]
+    body = rx[len("(?s:") : -len(") *")]
     pos = 0
     while pos < len(body):
         m = _TOKEN.match(body, pos)
@@ -48,11 +50,24 @@ def test_regex_uses_only_shared_python_java_syntax(pattern: str) -> None:
     re.compile(rx)
 
 
-@pytest.mark.parametrize(("pattern", "kind"), [
-    ("*", "any"), ("***", "any"), ("?*", "nonblank"), ("?**", "nonblank"), ("ABC", "exact"),
-    ("AB ", "exact"), ("AB*", "prefix"), ("AB**", "prefix"), ("A*B", "generic"),
-    ("?", "generic"), ("A?", "generic"), ("*A", "generic"), ("??*", "generic"),
-])
+@pytest.mark.parametrize(
+    ("pattern", "kind"),
+    [
+        ("*", "any"),
+        ("***", "any"),
+        ("?*", "nonblank"),
+        ("?**", "nonblank"),
+        ("ABC", "exact"),
+        ("AB ", "exact"),
+        ("AB*", "prefix"),
+        ("AB**", "prefix"),
+        ("A*B", "generic"),
+        ("?", "generic"),
+        ("A?", "generic"),
+        ("*A", "generic"),
+        ("??*", "generic"),
+    ],
+)
 def test_classify(pattern: str, kind: str) -> None:
     """Patterns are sorted into the specialised kinds back ends can use."""
     assert classify(pattern) == kind

@@ -19,13 +19,42 @@ from dlqhandler.rules import checks, compile_rules
 from dlqhandler.rules.checks import Reach, reachability, rule_covers
 from dlqhandler.rules.ir import Rule
 
-STRING_PATTERNS = ["*", "?*", "A", "A*", "AB", "AB*", "A?", "A?C*", "*B", "'A '", "B*", "ABC",
-                   "'A B'", "A*B", "??*", "'AB*'", "QQQQQQQQ", "Q*", "'?*'", "'A  '"]
-INT_KEYWORDS = {"REASON": ["2053", "2051", "MQRC_Q_FULL", "*"], "PERSIST": ["0", "1"],
-                "MSGTYPE": ["1", "8"]}
+STRING_PATTERNS = [
+    "*",
+    "?*",
+    "A",
+    "A*",
+    "AB",
+    "AB*",
+    "A?",
+    "A?C*",
+    "*B",
+    "'A '",
+    "B*",
+    "ABC",
+    "'A B'",
+    "A*B",
+    "??*",
+    "'AB*'",
+    "QQQQQQQQ",
+    "Q*",
+    "'?*'",
+    "'A  '",
+]
+INT_KEYWORDS = {
+    "REASON": ["2053", "2051", "MQRC_Q_FULL", "*"],
+    "PERSIST": ["0", "1"],
+    "MSGTYPE": ["1", "8"],
+}
 STRING_KEYWORDS = ["DESTQ", "REPLYQ", "APPLNAME", "FORMAT", "USERID"]
-ACTIONS = ["ACTION(RETRY) RETRY(2)", "ACTION(RETRY)", "ACTION(FWD) FWDQ(X) RETRY(3)",
-           "ACTION(FWD) FWDQ(Y)", "ACTION(DISCARD)", "ACTION(IGNORE)"]
+ACTIONS = [
+    "ACTION(RETRY) RETRY(2)",
+    "ACTION(RETRY)",
+    "ACTION(FWD) FWDQ(X) RETRY(3)",
+    "ACTION(FWD) FWDQ(Y)",
+    "ACTION(DISCARD)",
+    "ACTION(IGNORE)",
+]
 
 
 def brute_force(rules: list[Rule] | tuple[Rule, ...]) -> list[Reach]:
@@ -76,8 +105,7 @@ def test_indexed_walk_equals_brute_force(seed: int) -> None:
     assert any(r.never_by or r.after for r in expected)  # the table exercises coverage
 
 
-def test_the_same_diagnostics_as_with_the_brute_force_walk(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_same_diagnostics_as_with_the_brute_force_walk(monkeypatch: pytest.MonkeyPatch) -> None:
     """compile_rules gives the same diagnostics (W501 included) with the indexed walk as
     with the brute-force one, on a 1,500-rule table of wildcard rules that cover each
     other (prefixes of prefixes, shared REASON values, generic patterns)."""
@@ -107,8 +135,10 @@ def test_the_same_diagnostics_as_with_the_brute_force_walk(
 def test_rules_without_conditions_cover_everything_after_them() -> None:
     """An unconditional RETRY rule is indexed apart (it has no key) and still listed in the
     'after' of every later rule; an unconditional IGNORE hides every later rule."""
-    table = ("ACTION(RETRY) RETRY(2)\nDESTQ(A*) ACTION(FWD) FWDQ(X)\nACTION(IGNORE)\n"
-             "REASON(2053) ACTION(DISCARD)\n")
+    table = (
+        "ACTION(RETRY) RETRY(2)\nDESTQ(A*) ACTION(FWD) FWDQ(X)\nACTION(IGNORE)\n"
+        "REASON(2053) ACTION(DISCARD)\n"
+    )
     result = compile_rules(table)
     assert result.ruleset is not None
     rules = result.ruleset.rules

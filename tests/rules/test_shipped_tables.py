@@ -46,25 +46,33 @@ def test_ibm_example_layout_compiles_to_the_canonical_rules() -> None:
     rs = compile_rules((RULES_DIR / "ibm-example.rul").read_text(encoding="utf-8")).ruleset
     assert rs is not None
     texts = [r.text for r in rs.rules]
-    assert texts[2] == ("MSGTYPE(MQMT_REQUEST) REPLYQM(AAAA.*) ACTION(FWD) FWDQ(DEADQ) "
-                        "FWDQM(&REPLYQM)")
+    assert texts[2] == (
+        "MSGTYPE(MQMT_REQUEST) REPLYQM(AAAA.*) ACTION(FWD) FWDQ(DEADQ) FWDQM(&REPLYQM)"
+    )
     r4 = rs.rules[3]
     assert [(p.keyword, getattr(p, "pattern", None)) for p in r4.predicates] == [
-        ("DESTQM", "BBBB.1")]
+        ("DESTQM", "BBBB.1")
+    ]
     assert (r4.action.fwdq, r4.action.fwdqm, r4.action.header) == ("&DESTQ", "BBBB.2", False)
     assert len(rs.rules) == 8
 
 
 def test_demo_table_targets_stay_on_qm1() -> None:
     """The demo forwards only to local queues; retries, discards and catch-all as described."""
-    rs = compile_rules((RULES_DIR / "demo.rul").read_text(encoding="utf-8"),
-                       input_queue="SYSTEM.DEAD.LETTER.QUEUE").ruleset
+    rs = compile_rules(
+        (RULES_DIR / "demo.rul").read_text(encoding="utf-8"), input_queue="SYSTEM.DEAD.LETTER.QUEUE"
+    ).ruleset
     assert rs is not None
     assert (rs.control.inputq, rs.control.inputqm) == ("SYSTEM.DEAD.LETTER.QUEUE", "QM1")
     assert all(r.action.fwdqm is None for r in rs.rules)
     full = build_message({"REASON": 2053})
     assert [decide(rs, full, n).action.kind for n in range(5)] == [
-        "RETRY", "RETRY", "RETRY", "FWD", "IGNORE"]
+        "RETRY",
+        "RETRY",
+        "RETRY",
+        "FWD",
+        "IGNORE",
+    ]
     assert decide(rs, full, 3).action.fwdq == "DLQ.CATCHALL"
     report = build_message({"REASON": 2085, "MSGTYPE": 4, "PERSIST": 0})
     assert decide(rs, report, 0).action.kind == "DISCARD"

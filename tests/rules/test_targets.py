@@ -52,14 +52,20 @@ def test_rule_or_action_accepted_and_line_reported() -> None:
     assert "blank" in str(err)
 
 
-@pytest.mark.parametrize(("fields", "action", "field"), [
-    ({"DESTQ": ""}, Action("RETRY"), "MQDLH.DestQName"),
-    ({"DESTQ": "BAD Q"}, Action("RETRY"), "MQDLH.DestQName"),
-    ({"DESTQ": "Q", "DESTQM": "QM#1"}, Action("RETRY"), "MQDLH.DestQMgrName"),
-    ({"REPLYQ": "R", "REPLYQM": "qm with blanks"}, Action("FWD", "&REPLYQ", "&REPLYQM"),
-     "MQMD.ReplyToQMgr"),
-    ({"DESTQ": "Q*"}, Action("FWD", "&DESTQ"), "MQDLH.DestQName"),
-])
+@pytest.mark.parametrize(
+    ("fields", "action", "field"),
+    [
+        ({"DESTQ": ""}, Action("RETRY"), "MQDLH.DestQName"),
+        ({"DESTQ": "BAD Q"}, Action("RETRY"), "MQDLH.DestQName"),
+        ({"DESTQ": "Q", "DESTQM": "QM#1"}, Action("RETRY"), "MQDLH.DestQMgrName"),
+        (
+            {"REPLYQ": "R", "REPLYQM": "qm with blanks"},
+            Action("FWD", "&REPLYQ", "&REPLYQM"),
+            "MQMD.ReplyToQMgr",
+        ),
+        ({"DESTQ": "Q*"}, Action("FWD", "&DESTQ"), "MQDLH.DestQName"),
+    ],
+)
 def test_untrusted_names_are_checked(fields: dict[str, str], action: Action, field: str) -> None:
     """Blank or invalid names from the message raise InvalidTargetError naming the field."""
     with pytest.raises(InvalidTargetError) as info:

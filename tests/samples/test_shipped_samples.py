@@ -50,7 +50,17 @@ def test_generate_script_writes_the_same_file(tmp_path: Path) -> None:
     """samples/generate.py (the thin CLI wrapper) reproduces the shipped file exactly."""
     module = runpy.run_path(str(SAMPLES / "generate.py"))
     target = tmp_path / "again.dmp"
-    code = module["main"](["--count", "200", "--seed", "1", "--output", str(target),
-                           "--created", "2024-11-21T08:00:00"])
+    code = module["main"](
+        [
+            "--count",
+            "200",
+            "--seed",
+            "1",
+            "--output",
+            str(target),
+            "--created",
+            "2024-11-21T08:00:00",
+        ]
+    )
     assert code == 0
     assert target.read_bytes() == BACKLOG.read_bytes()

@@ -22,9 +22,11 @@ def spark() -> Iterator[Any]:
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     from dlqhandler.spark.session import get_session
 
-    session = get_session("local[2]", partitions=4,
-                          extra={"spark.driver.memory": "2g",
-                                 "spark.sql.adaptive.enabled": "false"})
+    session = get_session(
+        "local[2]",
+        partitions=4,
+        extra={"spark.driver.memory": "2g", "spark.sql.adaptive.enabled": "false"},
+    )
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

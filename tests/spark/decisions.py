@@ -16,8 +16,20 @@ def random_tables(n: int, seed: int) -> list[str]:
     """Tables over the values the backlog uses, with wildcards, % and _ in names."""
     rnd = random.Random(seed)
     strings = {
-        "DESTQ": ["APP.ORDERS", "APP.*", "*.IN", "PAYROLL.?N", "A%B_C", "A*_*", "?*", "*",
-                  "'APP.ORDERS  '", "APP.??????", "'pay*'", "*AUDIT*"],
+        "DESTQ": [
+            "APP.ORDERS",
+            "APP.*",
+            "*.IN",
+            "PAYROLL.?N",
+            "A%B_C",
+            "A*_*",
+            "?*",
+            "*",
+            "'APP.ORDERS  '",
+            "APP.??????",
+            "'pay*'",
+            "*AUDIT*",
+        ],
         "DESTQM": ["QM1", "AAAA.*", "BBBB.1", "?*", "'?*'", "*.QM?", "CCCC.QM2"],
         "REPLYQ": ["?*", "*.REPLY", "'?*'", "APP.NOTIFY.REPLY"],
         "REPLYQM": ["?*", "QM1", "AAAA.*"],
@@ -25,14 +37,32 @@ def random_tables(n: int, seed: int) -> list[str]:
         "APPLNAME": ["'OrderService'", "'com.acme*'", "*", "'amqsput'"],
         "FORMAT": ["MQSTR", "MQHRF2", "' '", "MQ*", "'MQSTR   '"],
     }
-    ints = {"REASON": ["MQRC_Q_FULL", "2051", "MQRC_UNKNOWN_OBJECT_NAME", "MQRC_NOT_AUTHORIZED",
-                       "MQFB_EXPIRATION", "2087", "*"],
-            "PERSIST": ["MQPER_PERSISTENT", "0"], "MSGTYPE": ["MQMT_REPORT", "8", "1"],
-            "FEEDBACK": ["MQFB_COA", "0"], "APPLTYPE": ["MQAT_JAVA", "6"]}
-    actions = ["ACTION(DISCARD)", "ACTION(IGNORE)", "ACTION(RETRY) RETRY(2)",
-               "ACTION(FWD) FWDQ(&DESTQ) FWDQM(&DESTQM)", "ACTION(FWD) FWDQ(&REPLYQ)",
-               "ACTION(FWD) FWDQ(FWD.A) HEADER(NO)", "ACTION(FWD) FWDQ(FWD%B_1) FWDQM(AAAA.QM1)",
-               "ACTION(FWD) FWDQ(SYSTEM.DEAD.LETTER.QUEUE)", "ACTION(FWD) FWDQ(X) FWDQM(&REPLYQM)"]
+    ints = {
+        "REASON": [
+            "MQRC_Q_FULL",
+            "2051",
+            "MQRC_UNKNOWN_OBJECT_NAME",
+            "MQRC_NOT_AUTHORIZED",
+            "MQFB_EXPIRATION",
+            "2087",
+            "*",
+        ],
+        "PERSIST": ["MQPER_PERSISTENT", "0"],
+        "MSGTYPE": ["MQMT_REPORT", "8", "1"],
+        "FEEDBACK": ["MQFB_COA", "0"],
+        "APPLTYPE": ["MQAT_JAVA", "6"],
+    }
+    actions = [
+        "ACTION(DISCARD)",
+        "ACTION(IGNORE)",
+        "ACTION(RETRY) RETRY(2)",
+        "ACTION(FWD) FWDQ(&DESTQ) FWDQM(&DESTQM)",
+        "ACTION(FWD) FWDQ(&REPLYQ)",
+        "ACTION(FWD) FWDQ(FWD.A) HEADER(NO)",
+        "ACTION(FWD) FWDQ(FWD%B_1) FWDQM(AAAA.QM1)",
+        "ACTION(FWD) FWDQ(SYSTEM.DEAD.LETTER.QUEUE)",
+        "ACTION(FWD) FWDQ(X) FWDQM(&REPLYQM)",
+    ]
     tables = []
     for _ in range(n):
         lines = []

@@ -22,17 +22,28 @@ DEMO_RULES = ROOT / "rules" / "demo.rul"
 
 
 def drain_env(**extra: str) -> dict[str, str]:
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable,
-           "PYSPARK_DRIVER_PYTHON": sys.executable, **extra}
+    env = {
+        **os.environ,
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+        **extra,
+    }
     env.pop("PYSPARK_GATEWAY_PORT", None)
     return env
 
 
-def run_drain(*args: str, cwd: Path, env: dict[str, str] | None = None,
-              timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "dlqhandler", "drain", *args], cwd=cwd,
-                          env=env or drain_env(), capture_output=True, text=True,
-                          timeout=timeout, check=False)
+def run_drain(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 900
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dlqhandler", "drain", *args],
+        cwd=cwd,
+        env=env or drain_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def payload_hash(m: Message) -> str:
@@ -62,8 +73,9 @@ def assert_conserved(messages: list[Message], out: Path) -> dict[str, Any]:
         for m in read_dump(out / name):
             seen[m.md.msg_id] += 1
             assert payload_hash(m) == original[m.md.msg_id], name
-    discarded = {bytes.fromhex(r["msgid"]) for r in audit_rows(out)
-                 if r["disposition"] == "DISCARD"}
+    discarded = {
+        bytes.fromhex(r["msgid"]) for r in audit_rows(out) if r["disposition"] == "DISCARD"
+    }
     assert set(seen.values()) == {1}
     assert not discarded & set(seen)
     assert set(seen) | discarded == set(original)
@@ -79,5 +91,8 @@ def log_file_of(stdout: str) -> Path:
 
 
 def stage_events(stderr: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stderr.splitlines()
-            if line.startswith('{"event": "drain_stage"')]
+    return [
+        json.loads(line)
+        for line in stderr.splitlines()
+        if line.startswith('{"event": "drain_stage"')
+    ]

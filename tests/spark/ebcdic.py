@@ -27,20 +27,35 @@ def ebcdic_letters() -> list[Message]:
     28-byte slices), in both integer byte orders."""
     alike = bytes(b for b in range(1, 256) if same_everywhere(b))
     every = bytes(range(1, 256))
-    names = [part[i:i + 28].ljust(28, b"\x40") for part in (every, alike)
-             for i in range(0, len(part), 28)]
+    names = [
+        part[i : i + 28].ljust(28, b"\x40")
+        for part in (every, alike)
+        for i in range(0, len(part), 28)
+    ]
     out = []
     n = 0
     for ccsid in LATIN_EBCDIC:
         for encoding in (785, 273):
             for chunk in names:
                 n += 1
-                md = MQMD(format=MQFMT_DEAD_LETTER_HEADER, encoding=encoding,
-                          coded_char_set_id=ccsid, msg_id=b"EBC" + n.to_bytes(21, "big"))
-                dlh = MQDLH(reason=2053, dest_q_name="APP.Q", dest_q_mgr_name="QMZ",
-                            encoding=encoding, coded_char_set_id=ccsid, format="MQSTR",
-                            put_appl_type=1, put_appl_name="X", put_date="20261125",
-                            put_time="12000000")
+                md = MQMD(
+                    format=MQFMT_DEAD_LETTER_HEADER,
+                    encoding=encoding,
+                    coded_char_set_id=ccsid,
+                    msg_id=b"EBC" + n.to_bytes(21, "big"),
+                )
+                dlh = MQDLH(
+                    reason=2053,
+                    dest_q_name="APP.Q",
+                    dest_q_mgr_name="QMZ",
+                    encoding=encoding,
+                    coded_char_set_id=ccsid,
+                    format="MQSTR",
+                    put_appl_type=1,
+                    put_appl_name="X",
+                    put_date="20261125",
+                    put_time="12000000",
+                )
                 image = bytearray(encode_mqdlh(dlh, encoding=encoding, ccsid=ccsid))
                 image[APPL_NAME] = chunk
                 out.append(Message(md, bytes(image) + b"\xc8\xc9"))

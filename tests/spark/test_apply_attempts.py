@@ -19,9 +19,11 @@ from dlqhandler.spark.apply import apply_message
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 STATUS = "DLQHANDLER.STATUS"
-TABLE = ("INPUTQ(' ') RETRYINT(1)\n"
-         "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(3)\n"
-         "ACTION(FWD) FWDQ(DLQ.CATCHALL) HEADER(YES)\n")
+TABLE = (
+    "INPUTQ(' ') RETRYINT(1)\n"
+    "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(3)\n"
+    "ACTION(FWD) FWDQ(DLQ.CATCHALL) HEADER(YES)\n"
+)
 
 
 def _setup(tmp_path: Path) -> tuple[EmbeddedQueueManager, Message]:
@@ -32,8 +34,9 @@ def _setup(tmp_path: Path) -> tuple[EmbeddedQueueManager, Message]:
     admin.define_queue("APP.ORDERS", {"PUT": "DISABLED"})
     admin.define_queue("DLQ.CATCHALL", {})
     admin.define_queue(STATUS, {})
-    msg = Message.dead_letter(MQMD(format="MQSTR", msg_id=b"\x05" * 24), b"order-1",
-                              reason=2053, dest_q_name="APP.ORDERS")
+    msg = Message.dead_letter(
+        MQMD(format="MQSTR", msg_id=b"\x05" * 24), b"order-1", reason=2053, dest_q_name="APP.ORDERS"
+    )
     qm.put1(DLQ, msg, PutOptions(syncpoint=False, context="set_all"))
     return qm, msg
 
@@ -52,8 +55,17 @@ def test_a_drain_continues_the_count_a_handler_left(tmp_path: Path) -> None:
     assert ruleset is not None
     store = AttemptStore(qm, STATUS)
     q = qm.open(DLQ)
-    outcome = apply_message(qm, q, Matcher(ruleset), msg.md.msg_id, msg.md.correl_id,
-                            input_queue=DLQ, catch_all=None, store=store, clock=lambda: 200.0)
+    outcome = apply_message(
+        qm,
+        q,
+        Matcher(ruleset),
+        msg.md.msg_id,
+        msg.md.correl_id,
+        input_queue=DLQ,
+        catch_all=None,
+        store=store,
+        clock=lambda: 200.0,
+    )
     assert outcome == ("ok", 3, "DLQ.CATCHALL", "")
     assert qm.inquire_queue("DLQ.CATCHALL").curdepth == 1
     assert qm.inquire_queue(DLQ).curdepth == 0
@@ -78,8 +90,17 @@ def _retries_spent(qm: EmbeddedQueueManager, msg: Message, retries: int) -> None
     assert ruleset is not None
     store = AttemptStore(qm, STATUS)
     q = qm.open(DLQ)
-    outcome = apply_message(qm, q, Matcher(ruleset), msg.md.msg_id, msg.md.correl_id,
-                            input_queue=DLQ, catch_all=None, store=store, clock=lambda: 50.0)
+    outcome = apply_message(
+        qm,
+        q,
+        Matcher(ruleset),
+        msg.md.msg_id,
+        msg.md.correl_id,
+        input_queue=DLQ,
+        catch_all=None,
+        store=store,
+        clock=lambda: 50.0,
+    )
     assert outcome[0] == "remaining"
     assert qm.inquire_queue(DLQ).curdepth == 1
     found = store.lookup(message_subject(msg.md.msg_id, msg.md.correl_id))
@@ -90,7 +111,8 @@ def _retries_spent(qm: EmbeddedQueueManager, msg: Message, retries: int) -> None
 
 
 def test_a_drain_counts_a_failure_while_it_still_holds_the_message(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """When the drain's put fails, its attempt is written before the message is given back:
     at that moment another connection cannot see the message. (Given back first, a handler
     could take it, move it and clear the records it read before this count landed, which

@@ -28,16 +28,22 @@ STATUS = "DLQHANDLER.STATUS"
 def _member(tag: str, seq: int, of: int, *, destq: str = "APP.ORDERS") -> Message:
     gid = f"GROUP {tag}".encode().ljust(24, b"\x00")
     flags = MQMF_LAST_MSG_IN_GROUP if seq == of else MQMF_MSG_IN_GROUP
-    md = MQMD(format="MQSTR", msg_id=f"{tag}-{seq}".encode().ljust(24, b"\x00"),
-              group_id=gid, msg_seq_number=seq, msg_flags=flags, persistence=1)
-    return Message.dead_letter(md, f"{tag} member {seq} of {of}".encode(), reason=2053,
-                               dest_q_name=destq)
+    md = MQMD(
+        format="MQSTR",
+        msg_id=f"{tag}-{seq}".encode().ljust(24, b"\x00"),
+        group_id=gid,
+        msg_seq_number=seq,
+        msg_flags=flags,
+        persistence=1,
+    )
+    return Message.dead_letter(
+        md, f"{tag} member {seq} of {of}".encode(), reason=2053, dest_q_name=destq
+    )
 
 
 def _single(i: int) -> Message:
     md = MQMD(format="MQSTR", msg_id=f"single-{i}".encode().ljust(24, b"\x00"))
-    return Message.dead_letter(md, f"single {i}".encode(), reason=2053,
-                               dest_q_name="APP.ORDERS")
+    return Message.dead_letter(md, f"single {i}".encode(), reason=2053, dest_q_name="APP.ORDERS")
 
 
 def _qm(tmp_path: Path, *queues: str) -> EmbeddedQueueManager:
@@ -62,8 +68,9 @@ def _payload(m: Message) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
-def test_apply_moves_a_group_whole_in_logical_order(spark: Any, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_apply_moves_a_group_whole_in_logical_order(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A complete group put on the DLQ out of order, between single messages, arrives
     on its target contiguous and in logical order; a group missing a member stays on
     the DLQ whole; every message is in exactly one place with its payload."""
@@ -72,21 +79,34 @@ def test_apply_moves_a_group_whole_in_logical_order(spark: Any, tmp_path: Path,
     whole = [_member("A", s, 3) for s in (1, 2, 3)]
     half = [_member("B", s, 3) for s in (1, 3)]  # member 2 never reached the DLQ
     singles = [_single(i) for i in range(6)]
-    order = [singles[0], whole[1], singles[1], half[1], whole[2], singles[2], singles[3],
-             half[0], whole[0], singles[4], singles[5]]
+    order = [
+        singles[0],
+        whole[1],
+        singles[1],
+        half[1],
+        whole[2],
+        singles[2],
+        singles[3],
+        half[0],
+        whole[0],
+        singles[4],
+        singles[5],
+    ]
     for m in order:
         qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
     rules = tmp_path / "r.rul"
     rules.write_text("ACTION(FWD) FWDQ(APP.ORDERS) HEADER(NO)\n")
     out = tmp_path / "out"
-    assert cli_main(["drain", "--rules", str(rules), "-m", "QM1", "--apply",
-                     "--output", str(out)]) == 0
+    assert (
+        cli_main(["drain", "--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)])
+        == 0
+    )
     target = _browse(qm, "APP.ORDERS")
     left = _browse(qm, DLQ)
     group_ids = [m.md.msg_id for m in target if m.md.group_id == whole[0].md.group_id]
     assert group_ids == [m.md.msg_id for m in whole]
     first = next(i for i, m in enumerate(target) if m.md.msg_id == whole[0].md.msg_id)
-    assert [m.md.msg_seq_number for m in target[first:first + 3]] == [1, 2, 3]
+    assert [m.md.msg_seq_number for m in target[first : first + 3]] == [1, 2, 3]
     assert {m.md.msg_id for m in left} == {m.md.msg_id for m in half}
     original = {m.md.msg_id: _payload(m) for m in order}
     placed = [*target, *left]
@@ -110,9 +130,16 @@ def test_a_failed_member_put_leaves_the_whole_group(tmp_path: Path) -> None:
     assert ruleset is not None
     store = AttemptStore(qm, STATUS)
     q = qm.open(DLQ)
-    outcomes = apply_group(qm, q, Matcher(ruleset),
-                           [(m.md.msg_id, m.md.correl_id) for m in group],
-                           input_queue=DLQ, catch_all=None, store=store, clock=lambda: 9.0)
+    outcomes = apply_group(
+        qm,
+        q,
+        Matcher(ruleset),
+        [(m.md.msg_id, m.md.correl_id) for m in group],
+        input_queue=DLQ,
+        catch_all=None,
+        store=store,
+        clock=lambda: 9.0,
+    )
     assert [o[0] for o in outcomes] == ["remaining"] * 3
     assert qm.inquire_queue("APP.ORDERS").curdepth == 0
     assert {m.md.msg_id for m in _browse(qm, DLQ)} == {m.md.msg_id for m in group}
@@ -138,9 +165,14 @@ def test_a_group_taken_by_a_handler_is_skipped_whole(tmp_path: Path) -> None:
     ruleset = compile_rules("ACTION(FWD) FWDQ(APP.ORDERS)\n").ruleset
     assert ruleset is not None
     q = qm.open(DLQ)
-    outcomes = apply_group(qm, q, Matcher(ruleset),
-                           [(m.md.msg_id, m.md.correl_id) for m in group],
-                           input_queue=DLQ, catch_all="DLQ.CATCHALL")
+    outcomes = apply_group(
+        qm,
+        q,
+        Matcher(ruleset),
+        [(m.md.msg_id, m.md.correl_id) for m in group],
+        input_queue=DLQ,
+        catch_all="DLQ.CATCHALL",
+    )
     assert [o[0] for o in outcomes] == ["skipped", "skipped"]
     assert qm.inquire_queue("APP.ORDERS").curdepth == 0
     daemon.backout()

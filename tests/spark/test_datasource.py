@@ -56,8 +56,14 @@ def _write_back(spark: Any, path: Path, out: Path) -> bytes:
     df = _read(spark, path)
     first = df.agg(F.min("offset")).first()[0]
     header = _header(path.read_bytes(), first)
-    (df.withColumn("target", F.lit("ALL")).coalesce(1).write.format("dmpmqmsg")
-     .option("header", header).partitionBy("target").save(str(out)))
+    (
+        df.withColumn("target", F.lit("ALL"))
+        .coalesce(1)
+        .write.format("dmpmqmsg")
+        .option("header", header)
+        .partitionBy("target")
+        .save(str(out))
+    )
     parts = sorted((out / "target=ALL").glob("part-*.dmp"))
     assert len(parts) == 1
     return parts[0].read_bytes()
@@ -85,23 +91,34 @@ def _python_rows(path: Path) -> list[dict[str, Any]]:
         try:
             dlh = decode_dead_letter(m.md, m.body).dlh
         except MalformedMessageError as exc:
-            row.update({"has_dlh": False, "dlh_error": str(exc)}
-                       | {f"dlh_{n}": None for n in DLH_NAMES})
+            row.update(
+                {"has_dlh": False, "dlh_error": str(exc)} | {f"dlh_{n}": None for n in DLH_NAMES}
+            )
         else:
             assert dlh is not None
-            row.update({"has_dlh": True, "dlh_error": None}
-                       | {f"dlh_{n}": getattr(dlh, n) for n in DLH_NAMES})
+            row.update(
+                {"has_dlh": True, "dlh_error": None}
+                | {f"dlh_{n}": getattr(dlh, n) for n in DLH_NAMES}
+            )
         row["malformed"] = None
         rows.append(row)
     return rows
 
 
 def _spark_rows(spark: Any, path: Path) -> list[dict[str, Any]]:
-    columns = [*[f"md_{n}" for n in MD_NAMES], "body", "has_dlh", "dlh_error",
-               *[f"dlh_{n}" for n in DLH_NAMES], "malformed"]
+    columns = [
+        *[f"md_{n}" for n in MD_NAMES],
+        "body",
+        "has_dlh",
+        "dlh_error",
+        *[f"dlh_{n}" for n in DLH_NAMES],
+        "malformed",
+    ]
     rows = _read(spark, path).orderBy("offset").select(*columns).collect()
-    return [{k: bytes(v) if isinstance(v, bytearray) else v for k, v in r.asDict().items()}
-            for r in rows]
+    return [
+        {k: bytes(v) if isinstance(v, bytearray) else v for k, v in r.asDict().items()}
+        for r in rows
+    ]
 
 
 def test_generated_tables_are_current() -> None:
@@ -164,8 +181,7 @@ def test_splits_of_any_size_keep_every_message_once(spark: Any, tmp_path: Path) 
     crlf = tmp_path / "small-crlf.dmp"
     crlf.write_bytes(small.read_bytes().replace(b"\n", b"\r\n"))
     try:
-        for path, sizes in ((small, (3, 17, 101, 999)), (crlf, (5, 333)),
-                            (SAMPLE, (4096, 50_000))):
+        for path, sizes in ((small, (3, 17, 101, 999)), (crlf, (5, 333)), (SAMPLE, (4096, 50_000))):
             data = path.read_bytes()
             for size in sizes:
                 spark.conf.set("spark.sql.files.maxPartitionBytes", str(size))
@@ -175,16 +191,16 @@ def test_splits_of_any_size_keep_every_message_once(spark: Any, tmp_path: Path) 
                 rows.sort(key=lambda r: r["offset"])
                 assert [r["message_number"] for r in rows] == list(range(1, len(rows) + 1))
                 joined = b"".join(bytes(r["record"]) for r in rows)
-                assert data[rows[0]["offset"]:] == joined, (path.name, size)
+                assert data[rows[0]["offset"] :] == joined, (path.name, size)
     finally:
         spark.conf.unset("spark.sql.files.maxPartitionBytes")
 
 
 def test_header_columns_do_not_read_the_record(spark: Any) -> None:
     """A query of header columns scans only those: its ReadSchema has no record or body."""
-    df = (_read(spark, SAMPLE).groupBy("dlh_reason", "md_format").count())
+    df = _read(spark, SAMPLE).groupBy("dlh_reason", "md_format").count()
     plan = df._jdf.queryExecution().executedPlan().toString()
-    schema = plan[plan.index("ReadSchema:"):].split("\n")[0]
+    schema = plan[plan.index("ReadSchema:") :].split("\n")[0]
     assert "dlh_reason" in schema
     assert "md_format" in schema
     assert "record" not in schema
@@ -199,16 +215,26 @@ def test_partitioned_write_one_loadable_dump_per_target(spark: Any, tmp_path: Pa
     from pyspark.sql import functions as F
 
     df = _read(spark, SAMPLE).filter(F.col("malformed").isNull())
-    target = F.when(F.col("has_dlh"), F.concat(F.lit("R"), F.col("dlh_reason").cast("string"))
-                    ).otherwise(F.lit("NODLH"))
+    target = F.when(
+        F.col("has_dlh"), F.concat(F.lit("R"), F.col("dlh_reason").cast("string"))
+    ).otherwise(F.lit("NODLH"))
     out = tmp_path / "targets"
-    (df.withColumn("target", target).withColumn("strip_dlh", F.col("dlh_reason") == 2053)
-     .repartition(1).sortWithinPartitions("target", "offset")
-     .write.format("dmpmqmsg").partitionBy("target").save(str(out)))
+    (
+        df.withColumn("target", target)
+        .withColumn("strip_dlh", F.col("dlh_reason") == 2053)
+        .repartition(1)
+        .sortWithinPartitions("target", "offset")
+        .write.format("dmpmqmsg")
+        .partitionBy("target")
+        .save(str(out))
+    )
     headers = {p.read_bytes().split(b"\n\n", 1)[0] for p in out.glob("target=*/part-*.dmp")}
     for header in headers:  # dmpmqmsg's own: its ctime() text
-        assert re.fullmatch(rb"\* DMPMQMSG Version:9\.4 Created:[A-Z][a-z]{2} [A-Z][a-z]{2} "
-                            rb"[ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [0-9]{4}", header), header
+        assert re.fullmatch(
+            rb"\* DMPMQMSG Version:9\.4 Created:[A-Z][a-z]{2} [A-Z][a-z]{2} "
+            rb"[ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [0-9]{4}",
+            header,
+        ), header
     originals = list(read_dump(SAMPLE))
     expected: dict[str, list[Any]] = {}
     for m in originals:
@@ -232,7 +258,10 @@ def test_partitioned_write_one_loadable_dump_per_target(spark: Any, tmp_path: Pa
             if name == "R2053":
                 assert m.body == original.body[172:]
                 assert (m.md.format, m.md.encoding, m.md.coded_char_set_id) == (
-                    dlh.format, dlh.encoding, dlh.coded_char_set_id)
+                    dlh.format,
+                    dlh.encoding,
+                    dlh.coded_char_set_id,
+                )
                 assert m.md.msg_id == original.md.msg_id
             else:
                 assert m == original
@@ -252,7 +281,7 @@ def test_bad_input(spark: Any, tmp_path: Path) -> None:
     data = SAMPLE.read_bytes()
     at = data.index(b"\nX ", len(data) // 2) + 3
     bad = tmp_path / "bad-hex.dmp"
-    bad.write_bytes(data[:at] + b"ZZ" + data[at + 2:])
+    bad.write_bytes(data[:at] + b"ZZ" + data[at + 2 :])
     rows = _read(spark, bad).filter("malformed is not null").collect()
     with pytest.raises(DumpFormatError) as reference:
         list(read_dump(bad))
@@ -264,12 +293,18 @@ def test_bad_input(spark: Any, tmp_path: Path) -> None:
 def test_over_long_message_is_a_row_and_the_rest_is_read(spark: Any) -> None:
     """A message longer than maxRecordBytes is a malformed row (no record) naming file,
     line and message; every other message of the file is read as usual."""
-    full = {r["offset"]: len(r["record"]) for r in
-            _read(spark, SAMPLE).select("offset", "record").collect()}
+    full = {
+        r["offset"]: len(r["record"])
+        for r in _read(spark, SAMPLE).select("offset", "record").collect()
+    }
     limit = sorted(full.values())[len(full) // 2]
-    rows = (spark.read.format("dmpmqmsg").option("maxRecordBytes", str(limit))
-            .load(str(SAMPLE)).select("offset", "message_number", "line", "record",
-                                      "malformed", "md_msg_id").collect())
+    rows = (
+        spark.read.format("dmpmqmsg")
+        .option("maxRecordBytes", str(limit))
+        .load(str(SAMPLE))
+        .select("offset", "message_number", "line", "record", "malformed", "md_msg_id")
+        .collect()
+    )
     assert {r["offset"] for r in rows} == set(full)
     for r in rows:
         if full[r["offset"]] > limit:
@@ -278,7 +313,8 @@ def test_over_long_message_is_a_row_and_the_rest_is_read(spark: Any) -> None:
             assert r["malformed"].endswith(
                 f":{r['line']}: message {r['message_number']}: the message is "
                 f"{full[r['offset']]} bytes, longer than maxRecordBytes ({limit}): it was "
-                "not read; raise the option to read it")
+                "not read; raise the option to read it"
+            )
         else:
             assert r["malformed"] is None
             assert len(r["record"]) == full[r["offset"]]
@@ -290,8 +326,9 @@ def test_several_files_are_numbered_each_from_one(spark: Any, tmp_path: Path) ->
     (mixed, *_rest) = _mixed(tmp_path)
     rows = _read(spark, SAMPLE, mixed).select("input_file", "message_number", "line").collect()
     for path in (SAMPLE, mixed):
-        mine = sorted((r["message_number"], r["line"]) for r in rows
-                      if r["input_file"].endswith(path.name))
+        mine = sorted(
+            (r["message_number"], r["line"]) for r in rows if r["input_file"].endswith(path.name)
+        )
         assert [n for n, _line in mine] == list(range(1, len(list(read_dump(path))) + 1))
         lines = path.read_bytes().split(b"\n")
         assert all(lines[line - 1][:1] in (b"A", b"N") for _n, line in mine)
@@ -309,10 +346,16 @@ def test_read_and_write_through_a_hadoop_filesystem(spark: Any, tmp_path: Path) 
     conf.set("fs.viewfs.mounttable.i24.link./data", f"file://{data}")
     df = spark.read.format("dmpmqmsg").load("viewfs://i24/data/in.dmp")
     assert {r["input_file"] for r in df.select("input_file").distinct().collect()} == {
-        "viewfs://i24/data/in.dmp"}
+        "viewfs://i24/data/in.dmp"
+    }
     first = df.agg(F.min("offset")).first()[0]
-    (df.withColumn("target", F.lit("Q1")).coalesce(1).write.format("dmpmqmsg")
-     .option("header", _header(SAMPLE.read_bytes(), first)).partitionBy("target")
-     .save("viewfs://i24/data/out"))
+    (
+        df.withColumn("target", F.lit("Q1"))
+        .coalesce(1)
+        .write.format("dmpmqmsg")
+        .option("header", _header(SAMPLE.read_bytes(), first))
+        .partitionBy("target")
+        .save("viewfs://i24/data/out")
+    )
     (part,) = (data / "out" / "target=Q1").glob("part-*.dmp")
     assert part.read_bytes() == SAMPLE.read_bytes()

@@ -37,22 +37,36 @@ def test_malformed_records_stay_with_a_located_reason(spark: Any, tmp_path: Path
     good messages are all delivered, and nothing of the cut-off message is."""
     good = [_dl(i) for i in range(1, 5)]
     bad_hex = _record(_dl(90)).replace(b"X 444C48", b"X 4Z4C48")
-    no_data = b"".join(line for line in _record(_dl(91)).splitlines(keepends=True)
-                       if not line.startswith(b"X "))
+    no_data = b"".join(
+        line for line in _record(_dl(91)).splitlines(keepends=True) if not line.startswith(b"X ")
+    )
     head = io.BytesIO()
     DumpWriter(head).close()
-    text = (head.getvalue() + _record(good[0]) + bad_hex + _record(good[1]) + no_data
-            + _record(good[2]) + _record(good[3]) + _record(_dl(92))[:-40])
+    text = (
+        head.getvalue()
+        + _record(good[0])
+        + bad_hex
+        + _record(good[1])
+        + no_data
+        + _record(good[2])
+        + _record(good[3])
+        + _record(_dl(92))[:-40]
+    )
     src = tmp_path / "in.dmp"
     src.write_bytes(text)
     ruleset = compile_rules("ACTION(FWD) FWDQ(OUT.Q) HEADER(YES)\n").ruleset
     assert ruleset is not None
     out = tmp_path / "out"
-    result = run_drain(spark, ruleset, DrainConfig(output=out, inputs=(str(src),),
-                                                   split_bytes=1 << 10))
+    result = run_drain(
+        spark, ruleset, DrainConfig(output=out, inputs=(str(src),), split_bytes=1 << 10)
+    )
     totals = result.summary["totals"]
-    assert (totals["messages"], totals["malformed"], totals["remaining"],
-            totals["forwarded"]) == (7, 3, 3, 4)
+    assert (totals["messages"], totals["malformed"], totals["remaining"], totals["forwarded"]) == (
+        7,
+        3,
+        3,
+        4,
+    )
     delivered = list(read_dump(out / "q-OUT.Q@LOCAL.dmp"))
     assert [m.md.msg_id for m in delivered] == [m.md.msg_id for m in good]
     assert [m.body for m in delivered] == [m.body for m in good]
@@ -73,7 +87,8 @@ def test_malformed_records_stay_with_a_located_reason(spark: Any, tmp_path: Path
 
 
 def test_only_no_mqdlh_rows_take_the_python_path_and_outputs_match_dumpwriter(
-        spark: Any, tmp_path: Path) -> None:
+    spark: Any, tmp_path: Path
+) -> None:
     """A generated backlog (EBCDIC, big-endian and no-MQDLH messages among them): the
     JVM decodes the EBCDIC and big-endian headers too; only the rows without an MQDLH
     take the Python path, and they are counted; every output message written by Spark
@@ -84,8 +99,9 @@ def test_only_no_mqdlh_rows_take_the_python_path_and_outputs_match_dumpwriter(
     ruleset = compile_rules("ACTION(FWD) FWDQ(ALL.Q) HEADER(YES)\n").ruleset
     assert ruleset is not None
     out = tmp_path / "out"
-    result = run_drain(spark, ruleset, DrainConfig(output=out, inputs=(str(src),),
-                                                   catch_all="CATCH"))
+    result = run_drain(
+        spark, ruleset, DrainConfig(output=out, inputs=(str(src),), catch_all="CATCH")
+    )
     python_rows = result.summary["totals"]["decoded_in_python"]
     ebcdic = sum(1 for m in messages if m.md.coded_char_set_id in (37, 500, 1047))
     no_dlh = sum(1 for m in messages if not m.body.startswith((b"DLH ", b"\xc4\xd3\xc8\x40")))
@@ -108,7 +124,8 @@ def test_only_no_mqdlh_rows_take_the_python_path_and_outputs_match_dumpwriter(
 
 
 def test_cli_drain_of_a_cut_off_dump_names_the_message_and_exits_partial(
-        spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`dlqhandler drain` of the shipped sample cut off mid-line (`head -c 20010`): exit 6
     (PARTIAL), stderr names the file, the line and the message number of the cut-off
     message, and no output file holds any of it - only the 14 whole messages before it."""
@@ -122,8 +139,19 @@ def test_cli_drain_of_a_cut_off_dump_names_the_message_and_exits_partial(
     rules = tmp_path / "r.rul"
     rules.write_text("ACTION(FWD) FWDQ(ALL.Q) HEADER(YES)\n", encoding="utf-8")
     out = tmp_path / "out"
-    code = cli_main(["drain", "--rules", str(rules), "--input", str(src), "--output", str(out),
-                     "--catch-all", "CATCH"])
+    code = cli_main(
+        [
+            "drain",
+            "--rules",
+            str(rules),
+            "--input",
+            str(src),
+            "--output",
+            str(out),
+            "--catch-all",
+            "CATCH",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 6
     assert str(src) in err

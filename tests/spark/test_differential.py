@@ -37,14 +37,33 @@ def _conformance_tables() -> list[str]:
 def _crafted() -> list[Message]:
     """Names that stress the translation: % and _, blanks, bad substitutions."""
     out = []
-    specs = [("A%B_C", "QM1", "R.Q"), ("AXB_C", "QM1", ""), ("A*_*", "AAAA.QM1", "../../etc/x"),
-             ("APP.ORDERS", "", "bad\x01name"), ("PAYROLL.IN", "BBBB.1", "X" * 48),
-             ("pay.low", "aaaa.qm1", "APP.NOTIFY.REPLY"), ("A B", "QM1", " LEADING")]
+    specs = [
+        ("A%B_C", "QM1", "R.Q"),
+        ("AXB_C", "QM1", ""),
+        ("A*_*", "AAAA.QM1", "../../etc/x"),
+        ("APP.ORDERS", "", "bad\x01name"),
+        ("PAYROLL.IN", "BBBB.1", "X" * 48),
+        ("pay.low", "aaaa.qm1", "APP.NOTIFY.REPLY"),
+        ("A B", "QM1", " LEADING"),
+    ]
     for i, (dest, destqm, reply) in enumerate(specs):
-        md = MQMD(format="MQSTR", persistence=i % 2, reply_to_q=reply, reply_to_q_mgr=destqm,
-                  user_identifier="app1" if i % 2 else "svc_ship", msg_id=bytes([i + 1]) * 24)
-        out.append(Message.dead_letter(md, b"crafted", reason=(2053, 2085, 2051)[i % 3],
-                                       dest_q_name=dest, dest_q_mgr_name=destqm))
+        md = MQMD(
+            format="MQSTR",
+            persistence=i % 2,
+            reply_to_q=reply,
+            reply_to_q_mgr=destqm,
+            user_identifier="app1" if i % 2 else "svc_ship",
+            msg_id=bytes([i + 1]) * 24,
+        )
+        out.append(
+            Message.dead_letter(
+                md,
+                b"crafted",
+                reason=(2053, 2085, 2051)[i % 3],
+                dest_q_name=dest,
+                dest_q_mgr_name=destqm,
+            )
+        )
     return out
 
 
@@ -64,7 +83,8 @@ def _compare(spark_frame: Any, messages: list[Message], tables: list[str]) -> No
         assert rs is not None
         frame = classify(frame, rs, input_queue="SYSTEM.DEAD.LETTER.QUEUE", local_qmgr="QM1")
         frame = frame.withColumnsRenamed({k: f"{k}_{i}" for k in _KEYS}).drop(
-            "matched_lines", "header", "disposition", "out_q", "out_qm", "strip_header")
+            "matched_lines", "header", "disposition", "out_q", "out_qm", "strip_header"
+        )
     cols = ["md_msg_id"] + [f"{k}_{i}" for i in range(len(rulesets)) for k in _KEYS]
     rows = {bytes(r["md_msg_id"]): r for r in frame.select(*cols).collect()}
     assert len(rows) == len(messages)
@@ -92,7 +112,7 @@ def test_conformance_tables_classify_identically(backlog: tuple[Any, list[Messag
     tables = _conformance_tables()
     assert len(tables) > 40
     for start in range(0, len(tables), 25):
-        _compare(frame, messages, tables[start:start + 25])
+        _compare(frame, messages, tables[start : start + 25])
 
 
 def test_random_tables_classify_identically(backlog: tuple[Any, list[Message]]) -> None:
@@ -100,7 +120,7 @@ def test_random_tables_classify_identically(backlog: tuple[Any, list[Message]]) 
     frame, messages = backlog
     tables = random_tables(60, seed=11)
     for start in range(0, len(tables), 30):
-        _compare(frame, messages, tables[start:start + 30])
+        _compare(frame, messages, tables[start : start + 30])
 
 
 def test_shipped_tables_classify_identically(backlog: tuple[Any, list[Message]]) -> None:

@@ -54,14 +54,17 @@ def _audit(spark: Any, out: Path) -> dict[str, dict[str, Any]]:
     return {r["msgid"]: r.asDict() for r in rows}
 
 
-def test_offline_drain_conserves_every_message(spark: Any, tmp_path: Path,
-                                               backlog_file: tuple[Path, list[Message]]) -> None:
+def test_offline_drain_conserves_every_message(
+    spark: Any, tmp_path: Path, backlog_file: tuple[Path, list[Message]]
+) -> None:
     """Every input message is in exactly one output file, or discarded, or remaining;
     headers are stripped exactly for RETRY/HEADER(NO), bytes identical otherwise."""
     src, messages = backlog_file
     out = tmp_path / "out"
-    assert cli_main(["drain", "--rules", str(DEMO_RULES), "--input", str(src),
-                     "--output", str(out)]) == 0
+    assert (
+        cli_main(["drain", "--rules", str(DEMO_RULES), "--input", str(src), "--output", str(out)])
+        == 0
+    )
     manifest = json.loads((out / "manifest.json").read_text())
     audit = _audit(spark, out)
     assert len(audit) == len(messages)
@@ -71,9 +74,9 @@ def test_offline_drain_conserves_every_message(spark: Any, tmp_path: Path,
             seen[m.md.msg_id] += 1
             row = audit[m.md.msg_id.hex().upper()]
             original = next(x for x in messages if x.md.msg_id == m.md.msg_id)
-            if row["disposition"] == "RETRY" or (row["disposition"] == "FWD"
-                                                 and file.startswith("q-") and
-                                                 m.md.format != "MQDEAD"):
+            if row["disposition"] == "RETRY" or (
+                row["disposition"] == "FWD" and file.startswith("q-") and m.md.format != "MQDEAD"
+            ):
                 assert m.body == original.body[MQDLH_LENGTH_1:], file
             else:
                 assert _h(m.body) == _h(original.body), file
@@ -88,15 +91,32 @@ def test_offline_drain_conserves_every_message(spark: Any, tmp_path: Path,
     assert summary["totals"] == manifest["totals"]
 
 
-def test_outputs_load_into_an_embedded_queue_manager(spark: Any, tmp_path: Path,
-                                                     backlog_file: tuple[Path, list[Message]],
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_outputs_load_into_an_embedded_queue_manager(
+    spark: Any,
+    tmp_path: Path,
+    backlog_file: tuple[Path, list[Message]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Each output file loads with `dlqhandler qm dmpmqmsg -o`; queue depths equal the
     manifest counts and the loaded MQMDs keep MsgId and context."""
     src, _messages = backlog_file
     out = tmp_path / "out"
-    assert cli_main(["drain", "--rules", str(DEMO_RULES), "--input", str(src),
-                     "--output", str(out), "--catch-all", "DLQ.CATCHALL"]) == 0
+    assert (
+        cli_main(
+            [
+                "drain",
+                "--rules",
+                str(DEMO_RULES),
+                "--input",
+                str(src),
+                "--output",
+                str(out),
+                "--catch-all",
+                "DLQ.CATCHALL",
+            ]
+        )
+        == 0
+    )
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["remaining"]["messages"] == 0
     assert manifest["remaining"]["file"] is None
@@ -111,12 +131,17 @@ def test_outputs_load_into_an_embedded_queue_manager(spark: Any, tmp_path: Path,
     for o in manifest["outputs"]:
         if o["qmgr"]:
             continue  # remote targets: loaded by the administrator on that queue manager
-        assert cli_main(["qm", "dmpmqmsg", "-m", "QM1", "-o", o["queue"], "-f",
-                         str(out / o["file"])]) == 0
+        assert (
+            cli_main(["qm", "dmpmqmsg", "-m", "QM1", "-o", o["queue"], "-f", str(out / o["file"])])
+            == 0
+        )
     for o in manifest["outputs"]:
         if not o["qmgr"]:
-            expected = sum(x["messages"] for x in manifest["outputs"]
-                           if x["queue"] == o["queue"] and not x["qmgr"])
+            expected = sum(
+                x["messages"]
+                for x in manifest["outputs"]
+                if x["queue"] == o["queue"] and not x["qmgr"]
+            )
             assert qm.inquire_queue(o["queue"]).curdepth == expected
     qm.disconnect()
 
@@ -127,15 +152,30 @@ def test_catch_all_takes_what_would_stay(spark: Any, tmp_path: Path) -> None:
     md = MQMD(format="MQSTR", msg_id=b"\x01" * 24)
     plain = Message(md.replace(msg_id=b"\x02" * 24), b"no header at all")
     dl = Message.dead_letter(md, b"payload", reason=2053, dest_q_name="APP.X")
-    ignored = Message.dead_letter(md.replace(msg_id=b"\x03" * 24), b"p2", reason=2085,
-                                  dest_q_name="APP.Y")
+    ignored = Message.dead_letter(
+        md.replace(msg_id=b"\x03" * 24), b"p2", reason=2085, dest_q_name="APP.Y"
+    )
     src = tmp_path / "in.dmp"
     write_dump(src, [dl, plain, ignored])
     rules = tmp_path / "r.rul"
     rules.write_text("REASON(MQRC_Q_FULL) ACTION(RETRY)\nREASON(2085) ACTION(IGNORE)\n")
     out = tmp_path / "out"
-    assert cli_main(["drain", "--rules", str(rules), "--input", str(src), "--output", str(out),
-                     "--catch-all", "DLQ.CATCHALL"]) == 0
+    assert (
+        cli_main(
+            [
+                "drain",
+                "--rules",
+                str(rules),
+                "--input",
+                str(src),
+                "--output",
+                str(out),
+                "--catch-all",
+                "DLQ.CATCHALL",
+            ]
+        )
+        == 0
+    )
     files = _outputs(out)
     catch = files["q-DLQ.CATCHALL@LOCAL.dmp"]
     assert {m.md.msg_id for m in catch} == {b"\x02" * 24, b"\x03" * 24}
@@ -143,33 +183,53 @@ def test_catch_all_takes_what_would_stay(spark: Any, tmp_path: Path) -> None:
     assert [m.body for m in files["q-APP.X@LOCAL.dmp"]] == [b"payload"]
 
 
-def test_dry_run_writes_only_audit_and_summary(spark: Any, tmp_path: Path,
-                                               backlog_file: tuple[Path, list[Message]]) -> None:
+def test_dry_run_writes_only_audit_and_summary(
+    spark: Any, tmp_path: Path, backlog_file: tuple[Path, list[Message]]
+) -> None:
     """--dry-run simulates rule coverage: audit, summary and manifest, no dump files."""
     src, messages = backlog_file
     out = tmp_path / "out"
-    assert cli_main(["drain", "--rules", str(DEMO_RULES), "--input", str(src),
-                     "--output", str(out), "--dry-run"]) == 0
+    assert (
+        cli_main(
+            [
+                "drain",
+                "--rules",
+                str(DEMO_RULES),
+                "--input",
+                str(src),
+                "--output",
+                str(out),
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
     assert not list(out.glob("*.dmp"))
     summary = json.loads((out / "summary.json").read_text())
     assert summary["totals"]["messages"] == len(messages)
-    assert sum(r["chosen"] for r in summary["by_rule"]) + summary["totals"]["unmatched"] + \
-        summary["totals"]["no_dlh"] == len(messages)
+    assert sum(r["chosen"] for r in summary["by_rule"]) + summary["totals"]["unmatched"] + summary[
+        "totals"
+    ]["no_dlh"] == len(messages)
 
 
 def test_file_names_from_queue_names_stay_inside_the_output(spark: Any, tmp_path: Path) -> None:
     """Queue names with '/', '%', '..' become escaped flat file names inside DIR."""
     md = MQMD(format="MQSTR")
     names = ["A/B%C", "..", "../X", "DLQ/../../etc"]
-    msgs = [Message.dead_letter(md.replace(msg_id=bytes([i + 1]) * 24), b"x", reason=2053,
-                                dest_q_name=n) for i, n in enumerate(names)]
+    msgs = [
+        Message.dead_letter(
+            md.replace(msg_id=bytes([i + 1]) * 24), b"x", reason=2053, dest_q_name=n
+        )
+        for i, n in enumerate(names)
+    ]
     src = tmp_path / "in.dmp"
     write_dump(src, msgs)
     rules = tmp_path / "r.rul"
     rules.write_text("ACTION(RETRY)\n")
     out = tmp_path / "out"
-    assert cli_main(["drain", "--rules", str(rules), "--input", str(src),
-                     "--output", str(out)]) == 0
+    assert (
+        cli_main(["drain", "--rules", str(rules), "--input", str(src), "--output", str(out)]) == 0
+    )
     produced = sorted(p.name for p in out.iterdir() if p.suffix == ".dmp")
     assert all(p.parent == out for p in out.glob("*.dmp"))
     assert not (tmp_path / "X").exists()
@@ -180,8 +240,9 @@ def test_file_names_from_queue_names_stay_inside_the_output(spark: Any, tmp_path
     assert sorted(o["queue"] for o in manifest["outputs"]) == sorted(names)
 
 
-def test_apply_moves_messages_on_the_queue_manager(spark: Any, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_apply_moves_messages_on_the_queue_manager(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """--apply -m QM moves each message in its own unit of work; a message another
     process holds in an open unit of work is skipped, never duplicated."""
     home = tmp_path / "home"
@@ -191,10 +252,15 @@ def test_apply_moves_messages_on_the_queue_manager(spark: Any, tmp_path: Path,
     for q in ("APP.ORDERS", "DLQ.CATCHALL"):
         qm.admin().define_queue(q, {"MAXDEPTH": 10000})
     md = MQMD(format="MQSTR", persistence=1)
-    msgs = [Message.dead_letter(md.replace(msg_id=i.to_bytes(24, "big")), f"m{i}".encode(),
-                                reason=2053 if i % 3 else 2085,
-                                dest_q_name="APP.ORDERS" if i % 4 else "APP.MISSING")
-            for i in range(1, 41)]
+    msgs = [
+        Message.dead_letter(
+            md.replace(msg_id=i.to_bytes(24, "big")),
+            f"m{i}".encode(),
+            reason=2053 if i % 3 else 2085,
+            dest_q_name="APP.ORDERS" if i % 4 else "APP.MISSING",
+        )
+        for i in range(1, 41)
+    ]
     for m in msgs:
         qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
     other = connect("QM1", home=home)  # a "daemon" holding one message in its UOW
@@ -202,15 +268,31 @@ def test_apply_moves_messages_on_the_queue_manager(spark: Any, tmp_path: Path,
     rules = tmp_path / "r.rul"
     rules.write_text("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(2)\n")
     out = tmp_path / "out"
-    code = cli_main(["drain", "--rules", str(rules), "-m", "QM1", "--apply",
-                     "--catch-all", "DLQ.CATCHALL", "--output", str(out)])
+    code = cli_main(
+        [
+            "drain",
+            "--rules",
+            str(rules),
+            "-m",
+            "QM1",
+            "--apply",
+            "--catch-all",
+            "DLQ.CATCHALL",
+            "--output",
+            str(out),
+        ]
+    )
     assert code == 0
     other.backout()
     other.disconnect()
     depth = {q: qm.inquire_queue(q).curdepth for q in (DLQ, "APP.ORDERS", "DLQ.CATCHALL")}
-    to_orders = [m for m in msgs[1:] if m.md.msg_id != held.md.msg_id
-                 and int.from_bytes(m.md.msg_id, "big") % 3 and
-                 int.from_bytes(m.md.msg_id, "big") % 4]
+    to_orders = [
+        m
+        for m in msgs[1:]
+        if m.md.msg_id != held.md.msg_id
+        and int.from_bytes(m.md.msg_id, "big") % 3
+        and int.from_bytes(m.md.msg_id, "big") % 4
+    ]
     assert depth[DLQ] == 1  # only the held message
     assert depth["APP.ORDERS"] == len(to_orders)
     assert depth["DLQ.CATCHALL"] == len(msgs) - 1 - len(to_orders)
@@ -235,16 +317,18 @@ def test_apply_skips_a_message_taken_after_the_snapshot(tmp_path: Path) -> None:
     create_qmgr(home, "QM1")
     qm = connect("QM1", home=home)
     qm.admin().define_queue("APP.ORDERS", {})
-    msg = Message.dead_letter(MQMD(format="MQSTR", msg_id=b"\x07" * 24), b"x", reason=2053,
-                              dest_q_name="APP.ORDERS")
+    msg = Message.dead_letter(
+        MQMD(format="MQSTR", msg_id=b"\x07" * 24), b"x", reason=2053, dest_q_name="APP.ORDERS"
+    )
     qm.put1(DLQ, msg, PutOptions(syncpoint=False, context="set_all"))
     daemon = connect("QM1", home=home)
     daemon.open(DLQ).get(GetOptions(msg_id=msg.md.msg_id, syncpoint=True))
     ruleset = compile_rules("ACTION(RETRY)\n").ruleset
     assert ruleset is not None
     q = qm.open(DLQ)
-    outcome = apply_message(qm, q, Matcher(ruleset), msg.md.msg_id, msg.md.correl_id,
-                            input_queue=DLQ, catch_all=None)
+    outcome = apply_message(
+        qm, q, Matcher(ruleset), msg.md.msg_id, msg.md.correl_id, input_queue=DLQ, catch_all=None
+    )
     assert outcome[0] == "skipped"
     assert qm.inquire_queue("APP.ORDERS").curdepth == 0
     daemon.commit()  # the daemon's own move wins; the DLQ is empty, no duplicate
@@ -253,9 +337,9 @@ def test_apply_skips_a_message_taken_after_the_snapshot(tmp_path: Path) -> None:
     qm.disconnect()
 
 
-def test_outputs_keep_input_order_across_many_splits(spark: Any, tmp_path: Path,
-                                                     backlog_file: tuple[Path, list[Message]]
-                                                     ) -> None:
+def test_outputs_keep_input_order_across_many_splits(
+    spark: Any, tmp_path: Path, backlog_file: tuple[Path, list[Message]]
+) -> None:
     """Tasks write part files per target and split; the driver joins them in input
     order: within every output file the messages are in the order of the input, and
     no part file is left behind."""
@@ -266,8 +350,9 @@ def test_outputs_keep_input_order_across_many_splits(spark: Any, tmp_path: Path,
     ruleset = compile_rules(DEMO_RULES.read_text()).ruleset
     assert ruleset is not None
     out = tmp_path / "out"
-    result = run_drain(spark, ruleset, DrainConfig(output=out, inputs=(str(src),),
-                                                   split_bytes=32 << 10))
+    result = run_drain(
+        spark, ruleset, DrainConfig(output=out, inputs=(str(src),), split_bytes=32 << 10)
+    )
     position = {m.md.msg_id: i for i, m in enumerate(messages)}
     files = _outputs(out)
     assert len(files) >= 2
@@ -278,4 +363,5 @@ def test_outputs_keep_input_order_across_many_splits(spark: Any, tmp_path: Path,
         total += len(msgs)
     assert total + result.manifest["discarded"] == len(messages)
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        ["audit", "manifest.json", "summary.json", *files])
+        ["audit", "manifest.json", "summary.json", *files]
+    )

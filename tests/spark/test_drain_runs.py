@@ -75,9 +75,19 @@ def test_local_cluster_with_relative_paths(tmp_path: Path) -> None:
     messages = list(generate_backlog(1000, seed=5))
     (tmp_path / "in").mkdir()
     write_dump(tmp_path / "in" / "backlog.dmp", messages)
-    proc = run_drain("--rules", str(DEMO_RULES), "--input", "in/backlog.dmp",
-                     "--output", "out", "--master", "local-cluster[2,1,1024]",
-                     "--split-mb", "1", cwd=tmp_path)
+    proc = run_drain(
+        "--rules",
+        str(DEMO_RULES),
+        "--input",
+        "in/backlog.dmp",
+        "--output",
+        "out",
+        "--master",
+        "local-cluster[2,1,1024]",
+        "--split-mb",
+        "1",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "FileNotFoundError" not in proc.stderr
     assert_conserved(messages, tmp_path / "out")
@@ -99,10 +109,27 @@ def test_ctrl_c_during_an_offline_drain(tmp_path: Path) -> None:
     staging directory either), and no java or Python worker left behind."""
     write_dump(tmp_path / "in.dmp", generate_backlog(3000, seed=6))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dlqhandler", "drain", "--rules", str(DEMO_RULES),
-         "--input", "in.dmp", "--output", "out", "--split-mb", "1"],
-        cwd=tmp_path, env=drain_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "dlqhandler",
+            "drain",
+            "--rules",
+            str(DEMO_RULES),
+            "--input",
+            "in.dmp",
+            "--output",
+            "out",
+            "--split-mb",
+            "1",
+        ],
+        cwd=tmp_path,
+        env=drain_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     assert proc.stderr is not None
     seen = ""
     for line in proc.stderr:
@@ -133,16 +160,33 @@ def test_spark_submit_with_relative_paths_on_local_cluster(tmp_path: Path) -> No
     submit = Path(sys.executable).parent / "spark-submit"
     drain_py = Path(__file__).resolve().parents[2] / "ops" / "spark" / "drain.py"
     proc = subprocess.run(
-        [str(submit), "--master", "local-cluster[2,1,1024]",
-         "--conf", "spark.ui.enabled=false", str(drain_py), "--rules", str(DEMO_RULES),
-         "--input", "backlog.dmp", "--output", "out"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=900, env=drain_env(),
-        check=False)
+        [
+            str(submit),
+            "--master",
+            "local-cluster[2,1,1024]",
+            "--conf",
+            "spark.ui.enabled=false",
+            str(drain_py),
+            "--rules",
+            str(DEMO_RULES),
+            "--input",
+            "backlog.dmp",
+            "--output",
+            "out",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=drain_env(),
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Drain (offline)" in proc.stdout
     manifest = assert_conserved(messages, tmp_path / "out")
-    assert json.loads((tmp_path / "out" / "summary.json").read_text())["totals"] == \
-        manifest["totals"]
+    assert (
+        json.loads((tmp_path / "out" / "summary.json").read_text())["totals"] == manifest["totals"]
+    )
 
 
 def test_ctrl_c_during_drain_apply(tmp_path: Path) -> None:
@@ -167,10 +211,26 @@ def test_ctrl_c_during_drain_apply(tmp_path: Path) -> None:
     rules = tmp_path / "r.rul"
     rules.write_text("ACTION(FWD) FWDQ(APP.TARGET) HEADER(NO)\n")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dlqhandler", "drain", "--rules", str(rules), "-m", "QM1",
-         "--apply", "--output", "out"],
-        cwd=tmp_path, env=drain_env(DLQHANDLER_HOME=str(home)), stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "dlqhandler",
+            "drain",
+            "--rules",
+            str(rules),
+            "-m",
+            "QM1",
+            "--apply",
+            "--output",
+            "out",
+        ],
+        cwd=tmp_path,
+        env=drain_env(DLQHANDLER_HOME=str(home)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         while qm.inquire_queue(dlq).curdepth == len(messages) and proc.poll() is None:
             time.sleep(0.05)  # until the first unit of work is committed
@@ -203,8 +263,17 @@ def test_a_spark_failure_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
     saying what failed, Spark's reason, and where the details are (the traceback
     goes to the log file); no partial output, no staging directory."""
     write_dump(tmp_path / "in.dmp", generate_backlog(10, seed=9))
-    proc = run_drain("--rules", str(DEMO_RULES), "--input", "in.dmp", "--output", "out",
-                     "--master", "nosuch://master", cwd=tmp_path)
+    proc = run_drain(
+        "--rules",
+        str(DEMO_RULES),
+        "--input",
+        "in.dmp",
+        "--output",
+        "out",
+        "--master",
+        "nosuch://master",
+        cwd=tmp_path,
+    )
     assert proc.returncode == ExitCode.FAILURE, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     assert "dlqhandler drain: failed:" in proc.stderr

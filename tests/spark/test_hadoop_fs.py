@@ -29,7 +29,8 @@ def _viewfs(tmp_path: Path) -> dict[str, str]:
     conf = tmp_path / "spark-conf"
     conf.mkdir()
     (conf / "spark-defaults.conf").write_text(
-        f"spark.hadoop.fs.viewfs.mounttable.dlq.link./data file://{tmp_path}/data\n")
+        f"spark.hadoop.fs.viewfs.mounttable.dlq.link./data file://{tmp_path}/data\n"
+    )
     return drain_env(SPARK_CONF_DIR=str(conf))
 
 
@@ -40,8 +41,16 @@ def test_drain_and_report_through_a_hadoop_filesystem(tmp_path: Path) -> None:
     write_dump(tmp_path / "data" / "in" / "a.dmp", first)
     write_dump(tmp_path / "data" / "in" / "b.dmp", second)
     env = _viewfs(tmp_path)
-    args = ("--rules", str(DEMO_RULES), "--input", "viewfs://dlq/data/in",
-            "--output", "viewfs://dlq/data/out", "--master", "local[2]")
+    args = (
+        "--rules",
+        str(DEMO_RULES),
+        "--input",
+        "viewfs://dlq/data/in",
+        "--output",
+        "viewfs://dlq/data/out",
+        "--master",
+        "local[2]",
+    )
 
     proc = run_drain(*args, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -60,10 +69,27 @@ def test_drain_and_report_through_a_hadoop_filesystem(tmp_path: Path) -> None:
     assert_conserved(first + second, tmp_path / "data" / "out")
 
     report = subprocess.run(
-        [sys.executable, "-m", "dlqhandler", "report", "--input", "viewfs://dlq/data/in/*.dmp",
-         "--rules", str(DEMO_RULES), "--output", str(tmp_path / "report"),
-         "--master", "local[2]"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
+        [
+            sys.executable,
+            "-m",
+            "dlqhandler",
+            "report",
+            "--input",
+            "viewfs://dlq/data/in/*.dmp",
+            "--rules",
+            str(DEMO_RULES),
+            "--output",
+            str(tmp_path / "report"),
+            "--master",
+            "local[2]",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert report.returncode == 0, report.stderr[-3000:]
     figures = json.loads((tmp_path / "report" / "report.json").read_text())
     assert figures["total"] == len(first) + len(second)
@@ -73,12 +99,13 @@ def test_filesystems_hadoop_does_not_know_are_refused(tmp_path: Path) -> None:
     sample = tmp_path / "in.dmp"
     write_dump(sample, list(generate_backlog(20, seed=1)))
     for args, needle in (
-            (("--input", "nosuchfs://host/dlq/x.dmp", "--output", "out"),
-             "--input nosuchfs://host/dlq/x.dmp"),
-            (("--input", str(sample), "--output", "s3a://bucket/drain"),
-             "--output s3a://bucket/drain")):
-        proc = run_drain("--rules", str(DEMO_RULES), *args, "--master", "local[1]",
-                         cwd=tmp_path)
+        (
+            ("--input", "nosuchfs://host/dlq/x.dmp", "--output", "out"),
+            "--input nosuchfs://host/dlq/x.dmp",
+        ),
+        (("--input", str(sample), "--output", "s3a://bucket/drain"), "--output s3a://bucket/drain"),
+    ):
+        proc = run_drain("--rules", str(DEMO_RULES), *args, "--master", "local[1]", cwd=tmp_path)
         assert proc.returncode == ExitCode.USAGE, proc.stderr[-3000:]
         assert needle in proc.stderr
         assert "connector jar" in proc.stderr

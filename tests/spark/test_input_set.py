@@ -29,8 +29,11 @@ pytestmark = pytest.mark.spark
 
 
 def _tree(top: Path) -> dict[str, str]:
-    return {str(p.relative_to(top)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(top.rglob("*")) if p.is_file() and not p.is_symlink()}
+    return {
+        str(p.relative_to(top)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(top.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
 
 
 def _inputs(tmp_path: Path) -> tuple[list[str], list[Message]]:
@@ -48,8 +51,7 @@ def _inputs(tmp_path: Path) -> tuple[list[str], list[Message]]:
     write_dump(src / ".a.dmp.partial", messages[:10])
     write_dump(src / "sub" / "old.dmp", list(generate_backlog(5, seed=9)))
     (tmp_path / "a-link.dmp").symlink_to(src / "a.dmp")
-    argv = [str(src), str(src / "*.dmp"), "a-link.dmp", f"file://{src}/B.DMP",
-            "in/../in/a.dmp"]
+    argv = [str(src), str(src / "*.dmp"), "a-link.dmp", f"file://{src}/B.DMP", "in/../in/a.dmp"]
     return argv, messages
 
 
@@ -64,8 +66,8 @@ def _assert_named(text: str) -> None:
 
 
 def test_drain_reads_each_file_once_and_names_what_it_leaves_out(
-        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """drain over the five spellings: exit 0, each of the 300 messages in exactly one
     output file or discarded (by MsgId and payload), the notes on stderr, in the
     summary and in manifest.json; every input file still on disk, unchanged."""
@@ -73,8 +75,10 @@ def test_drain_reads_each_file_once_and_names_what_it_leaves_out(
     argv, messages = _inputs(tmp_path)
     before = _tree(tmp_path / "in")
     out = tmp_path / "out"
-    assert cli_main(["drain", "--rules", str(DEMO_RULES), "--input", *argv,
-                     "--output", str(out)]) == ExitCode.OK
+    assert (
+        cli_main(["drain", "--rules", str(DEMO_RULES), "--input", *argv, "--output", str(out)])
+        == ExitCode.OK
+    )
     captured = capsys.readouterr()
     _assert_named(captured.err)
     _assert_named(captured.out)
@@ -86,16 +90,34 @@ def test_drain_reads_each_file_once_and_names_what_it_leaves_out(
 
 
 def test_report_reads_each_file_once_names_what_it_leaves_out_and_keeps_spark_quiet(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """report (its own process, its own Spark) over the same spellings: 300 messages,
     not 500; the notes on stderr and stdout; Spark's WARN lines go to the log file the
     summary names, none reach stderr."""
     argv, _messages = _inputs(tmp_path)
     proc = subprocess.run(
-        [sys.executable, "-m", "dlqhandler", "report", "--input", *argv,
-         "--rules", str(DEMO_RULES), "--output", "report", "--master", "local[2]"],
-        cwd=tmp_path, env=drain_env(), capture_output=True, text=True, timeout=600,
-        check=False)
+        [
+            sys.executable,
+            "-m",
+            "dlqhandler",
+            "report",
+            "--input",
+            *argv,
+            "--rules",
+            str(DEMO_RULES),
+            "--output",
+            "report",
+            "--master",
+            "local[2]",
+        ],
+        cwd=tmp_path,
+        env=drain_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert proc.returncode == ExitCode.OK, proc.stderr[-3000:]
     figures = json.loads((tmp_path / "report" / "report.json").read_text())
     assert figures["total"] == 300
@@ -104,19 +126,33 @@ def test_report_reads_each_file_once_names_what_it_leaves_out_and_keeps_spark_qu
     _assert_named(proc.stdout)
     assert "WARN" not in proc.stderr
     assert "Traceback" not in proc.stderr
-    assert [ln for ln in proc.stderr.splitlines()
-            if not ln.startswith("dlqhandler report: note: ")] == []
+    assert [
+        ln for ln in proc.stderr.splitlines() if not ln.startswith("dlqhandler report: note: ")
+    ] == []
     assert "Spark log: " in proc.stdout
 
 
 def test_report_on_an_empty_dump_says_the_table_would_do_nothing(
-        spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A dump holding no message with --rules: the summary says the table would do
     nothing, never "the table would: ;"."""
     empty = tmp_path / "empty.dmp"
     write_dump(empty, [])
-    assert cli_main(["report", "--input", str(empty), "--rules", str(DEMO_RULES),
-                     "--output", str(tmp_path / "r")]) == ExitCode.OK
+    assert (
+        cli_main(
+            [
+                "report",
+                "--input",
+                str(empty),
+                "--rules",
+                str(DEMO_RULES),
+                "--output",
+                str(tmp_path / "r"),
+            ]
+        )
+        == ExitCode.OK
+    )
     out = capsys.readouterr().out
     assert "the table would: nothing (no message to act on)" in out
     assert "would: ;" not in out
@@ -128,14 +164,31 @@ def test_hadoop_hints_name_the_cause(tmp_path: Path) -> None:
     drain does not have). Both exit USAGE with no traceback."""
     sample = tmp_path / "in.dmp"
     write_dump(sample, list(generate_backlog(5, seed=1)))
-    proc = run_drain("--rules", str(DEMO_RULES), "--input",
-                     "hdfs://no-such-namenode.invalid:8020/dlq/x.dmp", "--output", "out",
-                     "--master", "local[1]", cwd=tmp_path)
+    proc = run_drain(
+        "--rules",
+        str(DEMO_RULES),
+        "--input",
+        "hdfs://no-such-namenode.invalid:8020/dlq/x.dmp",
+        "--output",
+        "out",
+        "--master",
+        "local[1]",
+        cwd=tmp_path,
+    )
     assert proc.returncode == ExitCode.USAGE, proc.stderr[-3000:]
     assert "the host no-such-namenode.invalid is unknown" in proc.stderr
     assert "connector" not in proc.stderr
-    proc = run_drain("--rules", str(DEMO_RULES), "--input", str(sample), "--output",
-                     "s3a://bucket/drain", "--master", "local[1]", cwd=tmp_path)
+    proc = run_drain(
+        "--rules",
+        str(DEMO_RULES),
+        "--input",
+        str(sample),
+        "--output",
+        "s3a://bucket/drain",
+        "--master",
+        "local[1]",
+        cwd=tmp_path,
+    )
     assert proc.returncode == ExitCode.USAGE, proc.stderr[-3000:]
     assert "org.apache.hadoop:hadoop-aws" in proc.stderr
     assert "PYSPARK_SUBMIT_ARGS" in proc.stderr

@@ -28,6 +28,7 @@ from tests.spark.ebcdic import APPL_NAME, LATIN_EBCDIC, ebcdic_letters, same_eve
 
 pytestmark = pytest.mark.spark
 
+
 def _rows(frame: Any) -> dict[bytes, dict[str, Any]]:
     columns = [c for c in extract.MESSAGE_COLUMNS if c not in ("split_start", "seq")]
     return {bytes(r["md_msg_id"]): r.asDict() for r in frame.select(*columns).collect()}
@@ -37,8 +38,9 @@ def _no_jvm(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(extract, "register_decoder", lambda spark, ddl: False)
 
 
-def test_jvm_decode_equals_the_fallback_for_every_row(spark: Any, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_jvm_decode_equals_the_fallback_for_every_row(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     backlog = list(generate_backlog(300, seed=21))
     ebcdic = ebcdic_letters()
     src = tmp_path / "in.dmp"
@@ -47,8 +49,10 @@ def test_jvm_decode_equals_the_fallback_for_every_row(spark: Any, tmp_path: Path
     loaded = extract.load_messages(spark, [str(src)])
     assert loaded.decoder == "jvm"
     jvm = _rows(loaded.frame)
-    took_python = {bytes(r["md_msg_id"]) for r in
-                   loaded.frame.filter("decoded_in_python").select("md_msg_id").collect()}
+    took_python = {
+        bytes(r["md_msg_id"])
+        for r in loaded.frame.filter("decoded_in_python").select("md_msg_id").collect()
+    }
     with monkeypatch.context() as m:
         _no_jvm(m)
         fallback = extract.load_messages(spark, [str(src)])
@@ -65,24 +69,27 @@ def test_jvm_decode_equals_the_fallback_for_every_row(spark: Any, tmp_path: Path
         alike = all(same_everywhere(b) for b in msg.body[APPL_NAME])
         assert (msg.md.msg_id in took_python) == (not alike), msg.body[APPL_NAME]
     assert sum(1 for m in ebcdic if m.md.msg_id not in took_python) >= len(LATIN_EBCDIC) * 2
-    no_dlh = {m.md.msg_id for m in backlog
-              if not m.body.startswith((b"DLH ", b"\xc4\xd3\xc8\x40"))}
+    no_dlh = {m.md.msg_id for m in backlog if not m.body.startswith((b"DLH ", b"\xc4\xd3\xc8\x40"))}
     assert took_python - {m.md.msg_id for m in ebcdic} == no_dlh
 
 
-def test_without_a_jdk_the_drain_writes_the_same_files(spark: Any, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_jdk_the_drain_writes_the_same_files(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     messages = list(generate_backlog(200, seed=5))
     src = tmp_path / "in.dmp"
     write_dump(src, messages)
-    table = ("REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(NOHDR.Q) HEADER(NO)\n"
-             "ACTION(FWD) FWDQ(ALL.Q) HEADER(YES)\n")
+    table = (
+        "REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(NOHDR.Q) HEADER(NO)\n"
+        "ACTION(FWD) FWDQ(ALL.Q) HEADER(YES)\n"
+    )
     ruleset = compile_rules(table).ruleset
     assert ruleset is not None
 
     def drain(out: Path) -> dict[str, bytes]:
-        result = run_drain(spark, ruleset, DrainConfig(output=out, inputs=(str(src),),
-                                                       catch_all="CATCH"))
+        result = run_drain(
+            spark, ruleset, DrainConfig(output=out, inputs=(str(src),), catch_all="CATCH")
+        )
         # The files without their first line (its Created: time differs).
         files = {p.name: p.read_bytes().split(b"\n", 1)[1] for p in sorted(out.glob("*.dmp"))}
         return {"decoder": result.summary["decoder"].encode(), **files}
@@ -109,19 +116,28 @@ def test_stripped_record_is_what_dumpwriter_writes_without_the_header(spark: Any
         for text, want in ((msg, msg.strip_dead_letter_header()),):
             buf = io.BytesIO()
             DumpWriter(buf, header=False).write(text)
-            records.append((buf.getvalue().decode("latin-1").rstrip("\n") + "\n",
-                            text.dlh.format, text.dlh.encoding, text.dlh.coded_char_set_id))
+            records.append(
+                (
+                    buf.getvalue().decode("latin-1").rstrip("\n") + "\n",
+                    text.dlh.format,
+                    text.dlh.encoding,
+                    text.dlh.coded_char_set_id,
+                )
+            )
             out = io.BytesIO()
             DumpWriter(out, header=False).write(want)
             expected.append(out.getvalue().decode("latin-1").rstrip("\n") + "\n")
     frame = spark.createDataFrame(records, "record string, fmt string, enc int, ccs int")
-    got = [r[0] for r in frame.select(F.call_function(
-        STRIP_FUNCTION, "record", "fmt", "enc", "ccs")).collect()]
+    got = [
+        r[0]
+        for r in frame.select(
+            F.call_function(STRIP_FUNCTION, "record", "fmt", "enc", "ccs")
+        ).collect()
+    ]
     assert got == expected
 
 
-def test_local_file_system_sets_the_permissions_hadoop_asks_for(spark: Any,
-                                                                 tmp_path: Path) -> None:
+def test_local_file_system_sets_the_permissions_hadoop_asks_for(spark: Any, tmp_path: Path) -> None:
     from dlqhandler.spark.jar import LOCAL_FS_CLASS
 
     jvm = spark.sparkContext._jvm
@@ -140,7 +156,8 @@ def test_local_file_system_sets_the_permissions_hadoop_asks_for(spark: Any,
 
 
 def test_a_task_past_the_writer_limit_is_written_again_in_input_order(
-        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """When a task wrote into more directories than Spark keeps writers open for, Spark
     sorted its remaining rows by directory only: the drain sees it from the part files
     and writes again, sorted; the files are those of a run within the limit."""
@@ -149,8 +166,7 @@ def test_a_task_past_the_writer_limit_is_written_again_in_input_order(
     messages = list(generate_backlog(200, seed=6))
     src = tmp_path / "in.dmp"
     write_dump(src, messages)
-    ruleset = compile_rules((Path(__file__).parents[2] / "rules" / "demo.rul").read_text()
-                            ).ruleset
+    ruleset = compile_rules((Path(__file__).parents[2] / "rules" / "demo.rul").read_text()).ruleset
     assert ruleset is not None
     sorts: list[bool] = []
     write_parts = outputs._write_parts

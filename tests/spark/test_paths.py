@@ -17,18 +17,21 @@ from dlqhandler.spark.paths import (
 )
 
 
-@pytest.mark.parametrize(("typed", "expected"), [
-    ("backlog.dmp", "file:///srv/dir/backlog.dmp"),
-    ("./in/../backlog.dmp", "file:///srv/dir/backlog.dmp"),
-    ("/data/x.dmp", "file:///data/x.dmp"),
-    ("file:rel/x.dmp", "file:///srv/dir/rel/x.dmp"),
-    ("file:/abs/x.dmp", "file:///abs/x.dmp"),
-    ("file:///abs/x.dmp", "file:///abs/x.dmp"),
-    ("file://localhost/abs/x.dmp", "file:///abs/x.dmp"),
-    ("dir with space/x*.dmp", "file:///srv/dir/dir with space/x*.dmp"),
-    ("hdfs://nn:8020/dlq/x.dmp", "hdfs://nn:8020/dlq/x.dmp"),
-    ("s3a://bucket/dlq/", "s3a://bucket/dlq/"),
-])
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("backlog.dmp", "file:///srv/dir/backlog.dmp"),
+        ("./in/../backlog.dmp", "file:///srv/dir/backlog.dmp"),
+        ("/data/x.dmp", "file:///data/x.dmp"),
+        ("file:rel/x.dmp", "file:///srv/dir/rel/x.dmp"),
+        ("file:/abs/x.dmp", "file:///abs/x.dmp"),
+        ("file:///abs/x.dmp", "file:///abs/x.dmp"),
+        ("file://localhost/abs/x.dmp", "file:///abs/x.dmp"),
+        ("dir with space/x*.dmp", "file:///srv/dir/dir with space/x*.dmp"),
+        ("hdfs://nn:8020/dlq/x.dmp", "hdfs://nn:8020/dlq/x.dmp"),
+        ("s3a://bucket/dlq/", "s3a://bucket/dlq/"),
+    ],
+)
 def test_resolve_uri_makes_paths_absolute_on_the_driver(typed: str, expected: str) -> None:
     """Relative paths and file: URIs become absolute file:/// URIs against the driver's
     working directory (executors elsewhere see the same file); other schemes pass."""

@@ -24,8 +24,7 @@ class _Tty(io.StringIO):
 
 def _job(spark: Any) -> None:
     step(spark, "count test rows")
-    spark.range(0, 20000, numPartitions=4).selectExpr("id % 7 AS k").groupBy("k").count() \
-        .collect()
+    spark.range(0, 20000, numPartitions=4).selectExpr("id % 7 AS k").groupBy("k").count().collect()
     step(spark, "")
 
 
@@ -80,8 +79,9 @@ def test_output_rule_through_the_hadoop_filesystem(spark: Any, tmp_path: Path) -
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     (tmp_path / "f").write_text("x")
     with pytest.raises(ConfigError, match="not a directory"):
-        check_output_dir_hadoop(spark, OutputDir(f"file://{tmp_path}/f",
-                                                 f"file://{tmp_path}/.f.tmp", False))
+        check_output_dir_hadoop(
+            spark, OutputDir(f"file://{tmp_path}/f", f"file://{tmp_path}/.f.tmp", False)
+        )
     hadoop_delete(spark, f"file://{tmp_path}/out")
     assert not (tmp_path / "out").exists()
     with pytest.raises(ConfigError, match="no Hadoop filesystem"):

@@ -32,16 +32,31 @@ DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 def _crafted() -> list[Message]:
     """Blank and invalid put dates, reasons without a name, recent puts, NUL-free odd names."""
     out = []
-    cases = [("", "", 2053), ("20241301", "10000000", 2053), ("2024112", "1000", 2085),
-             ("20241128", "11300000", 9999), ("20241127", "12000000", 2053),
-             ("20241121", "00000000", 300), ("20240101", "23595999", 2035),
-             ("20241128", "99999999", 2051), ("        ", "        ", 2087)]
+    cases = [
+        ("", "", 2053),
+        ("20241301", "10000000", 2053),
+        ("2024112", "1000", 2085),
+        ("20241128", "11300000", 9999),
+        ("20241127", "12000000", 2053),
+        ("20241121", "00000000", 300),
+        ("20240101", "23595999", 2035),
+        ("20241128", "99999999", 2051),
+        ("        ", "        ", 2087),
+    ]
     for i, (date, time, reason) in enumerate(cases):
         md = MQMD(format="MQSTR", msg_id=bytes([0xC0 + i]) * 24, put_appl_name="crafted")
-        out.append(Message.dead_letter(md, b"x" * i, reason=reason, dest_q_name=f"Q.<{i}>&",
-                                       dest_q_mgr_name="QM1" if i % 2 else "",
-                                       put_appl_name="<b>app</b>" if i % 3 else "",
-                                       put_date=date, put_time=time))
+        out.append(
+            Message.dead_letter(
+                md,
+                b"x" * i,
+                reason=reason,
+                dest_q_name=f"Q.<{i}>&",
+                dest_q_mgr_name="QM1" if i % 2 else "",
+                put_appl_name="<b>app</b>" if i % 3 else "",
+                put_date=date,
+                put_time=time,
+            )
+        )
     return out
 
 
@@ -100,10 +115,13 @@ def _independent(messages: list[Message]) -> dict[str, Any]:
             hours[datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:00:00Z")] += 1
     iso = "%Y-%m-%dT%H:%M:%SZ"
     return {
-        "total": len(messages), "no_dlh": no_dlh,
-        "by_reason": {(r, PREFERRED["MQRC"].get(r) or PREFERRED["MQFB"].get(r)): n
-                      for r, n in reasons.items()},
-        "by_destination": dict(dests), "by_application": dict(apps),
+        "total": len(messages),
+        "no_dlh": no_dlh,
+        "by_reason": {
+            (r, PREFERRED["MQRC"].get(r) or PREFERRED["MQFB"].get(r)): n for r, n in reasons.items()
+        },
+        "by_destination": dict(dests),
+        "by_application": dict(apps),
         "age": {b: ages.get(b, 0) for b in ("<1h", "1h-1d", "1d-7d", ">7d", "unknown")},
         "arrivals": dict(hours),
         "oldest": datetime.fromtimestamp(min(epochs), UTC).strftime(iso),
@@ -116,23 +134,40 @@ def _assert_sorted(rows: list[dict[str, Any]]) -> None:
     assert counts == sorted(counts, reverse=True)
 
 
-def test_report_matches_an_independent_count(spark: Any, tmp_path: Path,
-                                             backlog: tuple[Path, list[Message]]) -> None:
+def test_report_matches_an_independent_count(
+    spark: Any, tmp_path: Path, backlog: tuple[Path, list[Message]]
+) -> None:
     """`dlqhandler report --input` counts totals, reasons (with their MQRC/MQFB name or
     null), destinations, putting applications, age buckets, hourly arrivals and the
     oldest/newest put time exactly as a plain Python count of the same messages does
     (mixed encodings, blank and invalid put dates, messages without MQDLH)."""
     path, messages = backlog
     out = tmp_path / "out"
-    assert cli_main(["report", "--input", str(path), "--as-of", "2024-11-28T12:00:00Z",
-                     "--output", str(out)]) == 0
+    assert (
+        cli_main(
+            [
+                "report",
+                "--input",
+                str(path),
+                "--as-of",
+                "2024-11-28T12:00:00Z",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     got = json.loads((out / "report.json").read_text())
     want = _independent(messages)
     assert (got["total"], got["no_dlh"], got["unreadable"]) == (
-        want["total"], want["no_dlh"], {"count": 0, "reasons": []})
+        want["total"],
+        want["no_dlh"],
+        {"count": 0, "reasons": []},
+    )
     assert {(r["reason"], r["name"]): r["count"] for r in got["by_reason"]} == want["by_reason"]
-    assert {(r["queue"], r["qmgr"]): r["count"] for r in got["by_destination"]} == \
-        want["by_destination"]
+    assert {(r["queue"], r["qmgr"]): r["count"] for r in got["by_destination"]} == want[
+        "by_destination"
+    ]
     assert {r["name"]: r["count"] for r in got["by_application"]} == want["by_application"]
     assert {r["bucket"]: r["count"] for r in got["age"]} == want["age"]
     assert {r["hour"]: r["count"] for r in got["arrivals"]} == want["arrivals"]
@@ -147,7 +182,8 @@ def test_report_matches_an_independent_count(spark: Any, tmp_path: Path,
 
 
 def test_long_lists_keep_the_top_values_and_one_other_row(
-        spark: Any, backlog: tuple[Path, list[Message]]) -> None:
+    spark: Any, backlog: tuple[Path, list[Message]]
+) -> None:
     """With top=3 every list holds the 3 biggest values and one `other` row whose count
     is the rest, so the sum is unchanged."""
     path, messages = backlog
@@ -182,12 +218,16 @@ def _python_rules(ruleset: RuleSet, messages: list[Message]) -> dict[str, Any]:
         left += d.action.kind == "IGNORE"
         if d.rule is not None:
             chosen[d.rule.line] += 1
-    return {"by_rule": [(r.line, matched[r.line], chosen[r.line]) for r in ruleset.rules],
-            "by_action": dict(actions), "left_on_dlq": left}
+    return {
+        "by_rule": [(r.line, matched[r.line], chosen[r.line]) for r in ruleset.rules],
+        "by_action": dict(actions),
+        "left_on_dlq": left,
+    }
 
 
 def test_rules_section_matches_the_python_matcher(
-        spark: Any, backlog: tuple[Path, list[Message]]) -> None:
+    spark: Any, backlog: tuple[Path, list[Message]]
+) -> None:
     """Per rule, `matched` is how many messages its patterns match and `chosen` how many
     it decides first; by_action and left_on_dlq (IGNORE, no match, no MQDLH) agree with
     the Python matcher on every shipped table."""
@@ -198,16 +238,18 @@ def test_rules_section_matches_the_python_matcher(
         assert ruleset is not None
         got = build_report(frame, ReportOptions(as_of=AS_OF, ruleset=ruleset))["rules"]
         want = _python_rules(ruleset, messages)
-        assert [(r["line"], r["matched"], r["chosen"]) for r in got["by_rule"]] == \
-            want["by_rule"], table.name
+        assert [(r["line"], r["matched"], r["chosen"]) for r in got["by_rule"]] == want[
+            "by_rule"
+        ], table.name
         assert {a["action"]: a["count"] for a in got["by_action"]} == want["by_action"]
         assert got["left_on_dlq"] == want["left_on_dlq"]
         assert sum(got["left_on_dlq_by_cause"].values()) == got["left_on_dlq"]
     frame.unpersist()
 
 
-def _expected_transitions(old: RuleSet, new: RuleSet,
-                          messages: list[Message]) -> dict[Any, set[str]]:
+def _expected_transitions(
+    old: RuleSet, new: RuleSet, messages: list[Message]
+) -> dict[Any, set[str]]:
     """(old action, queue, line, new action, queue, line) -> MsgIds, per message."""
     out: dict[Any, set[str]] = {}
     for m in messages:
@@ -220,7 +262,8 @@ def _expected_transitions(old: RuleSet, new: RuleSet,
 
 
 def test_compare_transitions_match_python_decisions_per_message(
-        spark: Any, backlog: tuple[Path, list[Message]]) -> None:
+    spark: Any, backlog: tuple[Path, list[Message]]
+) -> None:
     """For pairs of tables (random ones from the differential test, and the shipped
     default -> demo), each transition's count is the number of messages whose Python
     decisions (action, target queue, rule line) move that way, and every sample MsgId is
@@ -229,19 +272,36 @@ def test_compare_transitions_match_python_decisions_per_message(
     frame = read_messages(spark, [path]).cache()
     tables = random_tables(8, seed=23)
     pairs = [(tables[i], tables[i + 1]) for i in range(0, 8, 2)]
-    pairs.append(((ROOT / "rules" / "default.rul").read_text(encoding="utf-8"),
-                  (ROOT / "rules" / "demo.rul").read_text(encoding="utf-8")))
+    pairs.append(
+        (
+            (ROOT / "rules" / "default.rul").read_text(encoding="utf-8"),
+            (ROOT / "rules" / "demo.rul").read_text(encoding="utf-8"),
+        )
+    )
     checked = 0
     for old_text, new_text in pairs:
         old = compile_rules(old_text, input_queue=DLQ).ruleset
         new = compile_rules(new_text, input_queue=DLQ).ruleset
         assert old is not None
         assert new is not None
-        report = build_report(frame, ReportOptions(as_of=AS_OF, ruleset=new, old_ruleset=old,
-                                                   input_queue=DLQ, local_qmgr="QM1"))
+        report = build_report(
+            frame,
+            ReportOptions(
+                as_of=AS_OF, ruleset=new, old_ruleset=old, input_queue=DLQ, local_qmgr="QM1"
+            ),
+        )
         want = _expected_transitions(old, new, messages)
-        got = {(t["old"]["action"], t["old"]["queue"], t["old"]["line"], t["new"]["action"],
-                t["new"]["queue"], t["new"]["line"]): t for t in report["compare"]["transitions"]}
+        got = {
+            (
+                t["old"]["action"],
+                t["old"]["queue"],
+                t["old"]["line"],
+                t["new"]["action"],
+                t["new"]["queue"],
+                t["new"]["line"],
+            ): t
+            for t in report["compare"]["transitions"]
+        }
         assert {k: t["count"] for k, t in got.items()} == {k: len(v) for k, v in want.items()}
         assert report["compare"]["changed"] == sum(len(v) for v in want.values())
         for key, t in got.items():
@@ -252,8 +312,9 @@ def test_compare_transitions_match_python_decisions_per_message(
     frame.unpersist()
 
 
-def test_unreadable_input_is_counted_not_fatal(spark: Any, tmp_path: Path,
-                                               backlog: tuple[Path, list[Message]]) -> None:
+def test_unreadable_input_is_counted_not_fatal(
+    spark: Any, tmp_path: Path, backlog: tuple[Path, list[Message]]
+) -> None:
     """A dump whose record is damaged next to a good one: its records are counted as
     unreadable with the reason, the good file's messages are all counted, exit 0. A file
     that is no dmpmqmsg dump at all is refused up front (exit 2). A second run into the
@@ -263,8 +324,11 @@ def test_unreadable_input_is_counted_not_fatal(spark: Any, tmp_path: Path,
     bad.write_text("A VER 2\nthis is not a dump\nX 0G\n\n", encoding="ascii")
     assert cli_main(["report", "--input", str(bad), "--output", str(tmp_path / "x")]) == 2
     assert not (tmp_path / "x").exists()
-    bad.write_text("* DMPMQMSG Version:9.4 Created:Mon Nov 23 10:00:00 2026\n"
-                   "A VER 2\nthis is not a dump\nX 0G\n\n", encoding="ascii")
+    bad.write_text(
+        "* DMPMQMSG Version:9.4 Created:Mon Nov 23 10:00:00 2026\n"
+        "A VER 2\nthis is not a dump\nX 0G\n\n",
+        encoding="ascii",
+    )
     out = tmp_path / "out"
     assert cli_main(["report", "--input", str(path), str(bad), "--output", str(out)]) == 0
     got = json.loads((out / "report.json").read_text())

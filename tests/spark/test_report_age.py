@@ -59,13 +59,21 @@ _CASES: dict[str, tuple[str, str, str, str]] = {
 def _messages() -> list[Message]:
     out = []
     for i, (tag, (date, time, md_date, md_time)) in enumerate(_CASES.items()):
-        md = MQMD(format="MQSTR", msg_id=f"AGE{i:02d}".encode().ljust(24, b"\x00"),
-                  put_date=md_date, put_time=md_time, put_appl_name="aged")
+        md = MQMD(
+            format="MQSTR",
+            msg_id=f"AGE{i:02d}".encode().ljust(24, b"\x00"),
+            put_date=md_date,
+            put_time=md_time,
+            put_appl_name="aged",
+        )
         if tag.startswith("no MQDLH"):
             out.append(Message(md, tag.encode()))
         else:
-            out.append(Message.dead_letter(md, tag.encode(), reason=2053, dest_q_name="APP.Q",
-                                           put_date=date, put_time=time))
+            out.append(
+                Message.dead_letter(
+                    md, tag.encode(), reason=2053, dest_q_name="APP.Q", put_date=date, put_time=time
+                )
+            )
     return out
 
 
@@ -88,8 +96,14 @@ def backlog(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Messag
 
 
 # window -> the tags it selects (by hand, from the cases above)
-_OLD = {"30d", "8d", "7d exactly", "blank MQDLH date, MQMD 10d",
-        "second 60 (= 21 Nov 00:00:00)", "no MQDLH, MQMD 12d"}
+_OLD = {
+    "30d",
+    "8d",
+    "7d exactly",
+    "blank MQDLH date, MQMD 10d",
+    "second 60 (= 21 Nov 00:00:00)",
+    "no MQDLH, MQMD 12d",
+}
 _NEW = {"2h exactly", "1h", "10m", "no MQDLH, MQMD 1h"}
 _WINDOWS: list[tuple[str | None, str | None, set[str]]] = [
     ("7d", None, _OLD),
@@ -102,8 +116,12 @@ _NO_TIME = 4  # blank everywhere, month 13, 30 February, 7-digit time
 
 @pytest.mark.parametrize(("older", "newer", "tags"), _WINDOWS)
 def test_the_report_selects_what_run_selects_and_counts_what_it_left_out(
-        spark: Any, backlog: tuple[Path, list[Message]], older: str | None,
-        newer: str | None, tags: set[str]) -> None:
+    spark: Any,
+    backlog: tuple[Path, list[Message]],
+    older: str | None,
+    newer: str | None,
+    tags: set[str],
+) -> None:
     """With --older-than, --newer-than or both, the Spark selection picks exactly the
     messages run's Selector picks at the same reference time (bounds inclusive, to the
     hundredth; a blank MQDLH PutDate falls back to the MQMD's; no readable time: left
@@ -116,8 +134,9 @@ def test_the_report_selects_what_run_selects_and_counts_what_it_left_out(
     statuses = {bytes(r.md_msg_id): r.age_status for r in frame.collect()}
     spark_selected = {_tag(k) for k, s in statuses.items() if s == "selected"}
 
-    run = Selector(older_than=window.older_than, newer_than=window.newer_than,
-                   clock=AS_OF.timestamp)
+    run = Selector(
+        older_than=window.older_than, newer_than=window.newer_than, clock=AS_OF.timestamp
+    )
     assert spark_selected == {_tag(m.md.msg_id) for m in read if run.selects(m)} == tags
 
     report = build_report(read_messages(spark, [str(path)]), options)
@@ -139,18 +158,36 @@ def _random_field(rng: random.Random, width: int) -> str:
     """A PutDate (width 8) or PutTime-like text: mostly plausible, often just wrong."""
     kind = rng.randrange(10)
     if kind == 0:
-        return rng.choice(["", " " * width, "2024-11-2", "12:00:00", "\t20241120",
-                           "20241120\n", "２０２４１１２０", "1e+05000", "00000000",
-                           "99991231", "00010101", " 120000 ", "1200000", "120000\n"])
-    digits = "".join(rng.choice("0123456789") for _ in range(rng.choice([width, width,
-                                                                         6, 7, 9])))
+        return rng.choice(
+            [
+                "",
+                " " * width,
+                "2024-11-2",
+                "12:00:00",
+                "\t20241120",
+                "20241120\n",
+                "２０２４１１２０",
+                "1e+05000",
+                "00000000",
+                "99991231",
+                "00010101",
+                " 120000 ",
+                "1200000",
+                "120000\n",
+            ]
+        )
+    digits = "".join(rng.choice("0123456789") for _ in range(rng.choice([width, width, 6, 7, 9])))
     if kind < 5:  # a real date or time, sometimes blank-padded
         if width == 8:
-            digits = (f"{rng.choice([1, 1969, 1970, 2000, 2023, 2024, 2100, 9999]):04d}"
-                      f"{rng.randint(1, 12):02d}{rng.randint(1, 31):02d}")
+            digits = (
+                f"{rng.choice([1, 1969, 1970, 2000, 2023, 2024, 2100, 9999]):04d}"
+                f"{rng.randint(1, 12):02d}{rng.randint(1, 31):02d}"
+            )
         else:
-            digits = (f"{rng.randint(0, 24):02d}{rng.randint(0, 60):02d}"
-                      f"{rng.randint(0, 62):02d}" + rng.choice(["", f"{rng.randint(0, 99):02d}"]))
+            digits = (
+                f"{rng.randint(0, 24):02d}{rng.randint(0, 60):02d}"
+                f"{rng.randint(0, 62):02d}" + rng.choice(["", f"{rng.randint(0, 99):02d}"])
+            )
         return rng.choice(["", " ", "  "]) + digits + rng.choice(["", " "])
     return digits
 
@@ -162,9 +199,16 @@ def test_the_put_time_column_equals_the_python_rule_to_the_bit(spark: Any) -> No
     same double as mq.ages.put_at, or null where it gives None."""
     rng = random.Random(26)
     pairs = [(_random_field(rng, 8), _random_field(rng, 8)) for _ in range(3000)]
-    pairs += [("20240229", "23595999"), ("20230229", "12000000"), ("20241120", "23596100"),
-              ("20241120", "23596200"), ("00000101", "000000"), ("99991231", "235959"),
-              ("20241120", "240000"), ("20241120", "006000")]
+    pairs += [
+        ("20240229", "23595999"),
+        ("20230229", "12000000"),
+        ("20241120", "23596100"),
+        ("20241120", "23596200"),
+        ("00000101", "000000"),
+        ("99991231", "235959"),
+        ("20241120", "240000"),
+        ("20241120", "006000"),
+    ]
     frame = spark.createDataFrame(pairs, "d string, t string")
     got = [r.e for r in frame.select(put_epoch(frame.d, frame.t).alias("e")).collect()]
     want = [put_at(d, t) for d, t in pairs]
@@ -174,42 +218,79 @@ def test_the_put_time_column_equals_the_python_rule_to_the_bit(spark: Any) -> No
 
 
 def test_report_cli_applies_the_selector_and_says_so(
-        spark: Any, tmp_path: Path, backlog: tuple[Path, list[Message]],
-        capsys: pytest.CaptureFixture[str]) -> None:
+    spark: Any,
+    tmp_path: Path,
+    backlog: tuple[Path, list[Message]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """`dlqhandler report --older-than 7d --as-of T` measures ages at T: report.json's
     `selection` names the selector and the left-out counts, the summary says it, the
     page shows it, and every other count is of the selected messages."""
     path, _read = backlog
     out = tmp_path / "out"
-    assert cli_main(["report", "--input", str(path), "--as-of", "2024-11-28T12:00:00Z",
-                     "--older-than", "7d", "--output", str(out)]) == 0
+    assert (
+        cli_main(
+            [
+                "report",
+                "--input",
+                str(path),
+                "--as-of",
+                "2024-11-28T12:00:00Z",
+                "--older-than",
+                "7d",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     got = json.loads((out / "report.json").read_text())
     assert got["selection"] == {
-        "older_than": "7d", "newer_than": None, "older_than_seconds": 7 * DAY,
-        "newer_than_seconds": None, "described": "dead-lettered at least 7d ago",
-        "selected": len(_OLD), "left_out": len(_CASES) - len(_OLD),
-        "left_out_by_cause": {"too_new": len(_CASES) - len(_OLD) - _NO_TIME, "too_old": 0,
-                              "no_put_time": _NO_TIME}}
+        "older_than": "7d",
+        "newer_than": None,
+        "older_than_seconds": 7 * DAY,
+        "newer_than_seconds": None,
+        "described": "dead-lettered at least 7d ago",
+        "selected": len(_OLD),
+        "left_out": len(_CASES) - len(_OLD),
+        "left_out_by_cause": {
+            "too_new": len(_CASES) - len(_OLD) - _NO_TIME,
+            "too_old": 0,
+            "no_put_time": _NO_TIME,
+        },
+    }
     assert got["total"] == len(_OLD)
     assert got["newest"] == "2024-11-21T12:00:00Z"
     printed = capsys.readouterr().out
-    assert ("selected: messages dead-lettered at least 7d ago (6); left out 11: 7 "
-            "dead-lettered under 7d ago, 4 without a readable put time") in printed
+    assert (
+        "selected: messages dead-lettered at least 7d ago (6); left out 11: 7 "
+        "dead-lettered under 7d ago, 4 without a readable put time"
+    ) in printed
     assert "left out (not dead-lettered at least 7d ago)" in (out / "report.html").read_text()
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["--older-than", "a week"], "--older-than 'a week' is not a duration"),
-    (["--newer-than", "2"], "--newer-than '2' is not a duration"),
-    (["--older-than", "7d", "--newer-than", "2h"],
-     "--newer-than 2h is shorter than --older-than 7d"),
-])
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--older-than", "a week"], "--older-than 'a week' is not a duration"),
+        (["--newer-than", "2"], "--newer-than '2' is not a duration"),
+        (
+            ["--older-than", "7d", "--newer-than", "2h"],
+            "--newer-than 2h is shorter than --older-than 7d",
+        ),
+    ],
+)
 def test_bad_age_options_are_refused_before_spark_starts(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        args: list[str], says: str) -> None:
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    says: str,
+) -> None:
     """A malformed duration, or a --newer-than shorter than --older-than (a window no
     message can be in: refused rather than reported empty), exits 2 with the problem
     and a fix, before any Spark session is asked for; nothing is written."""
+
     def no_spark(*_a: Any, **_k: Any) -> None:
         raise AssertionError("Spark was started")
 

@@ -47,17 +47,20 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     data = files[0].read_bytes()
     at = data.index(b"\nX ", len(data) // 2) + 3
     bad = root / "bad-hex.dmp"
-    bad.write_bytes(data[:at] + b"ZZ" + data[at + 2:])
+    bad.write_bytes(data[:at] + b"ZZ" + data[at + 2 :])
     return [*files, crlf, bad]
 
 
 def _tables() -> ReportOptions:
-    new = compile_rules((ROOT / "rules" / "demo.rul").read_text(encoding="utf-8"),
-                        input_queue=DLQ).ruleset
-    old = compile_rules((ROOT / "rules" / "default.rul").read_text(encoding="utf-8"),
-                        input_queue=DLQ).ruleset
-    return ReportOptions(as_of=AS_OF, ruleset=new, old_ruleset=old, input_queue=DLQ,
-                         local_qmgr="QM1")
+    new = compile_rules(
+        (ROOT / "rules" / "demo.rul").read_text(encoding="utf-8"), input_queue=DLQ
+    ).ruleset
+    old = compile_rules(
+        (ROOT / "rules" / "default.rul").read_text(encoding="utf-8"), input_queue=DLQ
+    ).ruleset
+    return ReportOptions(
+        as_of=AS_OF, ruleset=new, old_ruleset=old, input_queue=DLQ, local_qmgr="QM1"
+    )
 
 
 def test_same_report_as_the_text_path(spark: Any, inputs: list[Path]) -> None:
@@ -88,7 +91,7 @@ def test_plan_reads_header_columns_and_runs_no_python(spark: Any, inputs: list[P
     scans = [line for line in plan.splitlines() if "FileScan dmpmqmsg" in line]
     assert scans, plan
     for scan in scans:
-        schema = scan[scan.index("ReadSchema: struct<") + 19:].split(">")[0]
+        schema = scan[scan.index("ReadSchema: struct<") + 19 :].split(">")[0]
         read = {field.split(":")[0] for field in schema.split(",")}
         assert {"dlh_reason", "dlh_put_date", "md_msg_id", "has_dlh", "malformed"} <= read
         assert not read & {"record", "body"}, schema
@@ -96,15 +99,24 @@ def test_plan_reads_header_columns_and_runs_no_python(spark: Any, inputs: list[P
     assert "ArrowEvalPython" not in plan
 
 
-def test_cli_report_reads_the_data_source(spark: Any, tmp_path: Path, inputs: list[Path],
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_report_reads_the_data_source(
+    spark: Any, tmp_path: Path, inputs: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`dlqhandler report --rules --compare` reads through the data source and writes
     the same report.json as the text path; where the session has no dmpmqmsg source,
     the report falls back to the text path with the same figures. A file found in a
     directory whose name holds glob characters is read as named."""
-    args = ["report", "--input", *[str(p) for p in inputs], "--rules",
-            str(ROOT / "rules" / "demo.rul"), "--compare", str(ROOT / "rules" / "default.rul"),
-            "--as-of", "2024-11-28T12:00:00Z"]
+    args = [
+        "report",
+        "--input",
+        *[str(p) for p in inputs],
+        "--rules",
+        str(ROOT / "rules" / "demo.rul"),
+        "--compare",
+        str(ROOT / "rules" / "default.rul"),
+        "--as-of",
+        "2024-11-28T12:00:00Z",
+    ]
     assert cli_main([*args, "--output", str(tmp_path / "source")]) == 0
     monkeypatch.setattr(spark_report, "SOURCE", "dmpmqmsg_not_on_this_class_path")
     assert cli_main([*args, "--output", str(tmp_path / "text")]) == 0
@@ -116,6 +128,5 @@ def test_cli_report_reads_the_data_source(spark: Any, tmp_path: Path, inputs: li
     odd.parent.mkdir()
     odd.write_bytes(inputs[0].read_bytes())
     monkeypatch.undo()
-    assert cli_main(["report", "--input", str(odd.parent), "--output",
-                     str(tmp_path / "odd")]) == 0
+    assert cli_main(["report", "--input", str(odd.parent), "--output", str(tmp_path / "odd")]) == 0
     assert json.loads((tmp_path / "odd" / "report.json").read_text())["total"] == 300

@@ -31,17 +31,32 @@ def test_wheel_contains_the_jar(tmp_path: Path) -> None:
     if javac() is None:
         pytest.skip("no JDK (javac) to build the jar")
     listed = ["git", "ls-files", "--cached", "--others", "--exclude-standard"]
-    tracked = subprocess.run(listed, cwd=ROOT, capture_output=True, text=True,
-                             check=True).stdout.split()
+    tracked = subprocess.run(
+        listed, cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     src = tmp_path / "src"
     for name in tracked:
         if (ROOT / name).is_file():
             (src / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, src / name)
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-q",
-         "-w", str(tmp_path / "dist"), str(src)],
-        capture_output=True, text=True, check=False, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-build-isolation",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     (wheel,) = (tmp_path / "dist").glob("dlqhandler-*.whl")
     with zipfile.ZipFile(wheel) as z:
@@ -58,8 +73,9 @@ def test_wheel_contains_the_jar(tmp_path: Path) -> None:
     assert "dlqhandler/spark/DumpRecordDecoder.class" in inside
 
 
-def test_shipped_jar_is_used_for_its_spark_line(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_shipped_jar_is_used_for_its_spark_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An installed jar is taken without compiling when it was built for this PySpark's
     major.minor, and not for another Spark line (then compile-on-first-use)."""
     pyspark = pytest.importorskip("pyspark")

@@ -55,8 +55,9 @@ def qm(home: Path) -> Iterator[EmbeddedQueueManager]:
 
 
 @pytest.fixture
-def run_cli(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-            monkeypatch: pytest.MonkeyPatch) -> RunCli:
+def run_cli(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> RunCli:
     """``dlqhandler run`` in-process: rules text in, a :class:`Run` out.
 
     Logs are captured as events (structlog's ``capture_logs``) unless

@@ -42,8 +42,16 @@ DLQHANDLER = Path(sys.executable).parent / "dlqhandler"
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 STATUS = "DLQHANDLER.STATUS"
 _ids = itertools.count(1)
-CONTEXT = ("user_identifier", "accounting_token", "appl_identity_data", "put_appl_type",
-           "put_appl_name", "put_date", "put_time", "appl_origin_data")
+CONTEXT = (
+    "user_identifier",
+    "accounting_token",
+    "appl_identity_data",
+    "put_appl_type",
+    "put_appl_name",
+    "put_date",
+    "put_time",
+    "appl_origin_data",
+)
 
 
 def msg_id(tag: str = "T") -> bytes:
@@ -51,33 +59,75 @@ def msg_id(tag: str = "T") -> bytes:
     return f"TEST {tag:<10.10}{next(_ids):09d}".encode("ascii")
 
 
-def dead_letter(payload: bytes | str = b"hello", *, reason: int = 2053, destq: str = "APP.Q",
-                destqm: str = "QM1", user: str = "app1", reply_to_q: str = "",
-                reply_to_q_mgr: str = "", expiry: int = -1, persistence: int = 1,
-                msg_type: int = 8, fmt: str = "MQSTR", encoding: int = 546,
-                ccsid: int = 1208, tag: str = "T", properties: tuple[Property, ...] = (),
-                **md: Any) -> Message:
+def dead_letter(
+    payload: bytes | str = b"hello",
+    *,
+    reason: int = 2053,
+    destq: str = "APP.Q",
+    destqm: str = "QM1",
+    user: str = "app1",
+    reply_to_q: str = "",
+    reply_to_q_mgr: str = "",
+    expiry: int = -1,
+    persistence: int = 1,
+    msg_type: int = 8,
+    fmt: str = "MQSTR",
+    encoding: int = 546,
+    ccsid: int = 1208,
+    tag: str = "T",
+    properties: tuple[Property, ...] = (),
+    **md: Any,
+) -> Message:
     """A message as a queue manager dead-letters it (MQDLH in front, Format MQDEAD),
     with its message properties."""
     data = payload.encode() if isinstance(payload, str) else payload
-    original = MQMD(format=fmt, encoding=encoding, coded_char_set_id=ccsid,
-                    persistence=persistence, msg_type=msg_type, msg_id=msg_id(tag),
-                    correl_id=b"CORREL".ljust(24, b"\x00"), user_identifier=user,
-                    accounting_token=b"\x05acct1".ljust(32, b"\x00"),
-                    appl_identity_data="identity", put_appl_type=6,
-                    put_appl_name="OrderService", put_date="20241121", put_time="06000000",
-                    appl_origin_data="orig", reply_to_q=reply_to_q,
-                    reply_to_q_mgr=reply_to_q_mgr, expiry=expiry, **md)
-    return Message.dead_letter(original, data, reason=reason, dest_q_name=destq,
-                               dest_q_mgr_name=destqm, put_appl_type=7,
-                               put_appl_name="amqrmppa", put_date="20241121",
-                               put_time="06000100", properties=properties)
+    original = MQMD(
+        format=fmt,
+        encoding=encoding,
+        coded_char_set_id=ccsid,
+        persistence=persistence,
+        msg_type=msg_type,
+        msg_id=msg_id(tag),
+        correl_id=b"CORREL".ljust(24, b"\x00"),
+        user_identifier=user,
+        accounting_token=b"\x05acct1".ljust(32, b"\x00"),
+        appl_identity_data="identity",
+        put_appl_type=6,
+        put_appl_name="OrderService",
+        put_date="20241121",
+        put_time="06000000",
+        appl_origin_data="orig",
+        reply_to_q=reply_to_q,
+        reply_to_q_mgr=reply_to_q_mgr,
+        expiry=expiry,
+        **md,
+    )
+    return Message.dead_letter(
+        original,
+        data,
+        reason=reason,
+        dest_q_name=destq,
+        dest_q_mgr_name=destqm,
+        put_appl_type=7,
+        put_appl_name="amqrmppa",
+        put_date="20241121",
+        put_time="06000100",
+        properties=properties,
+    )
 
 
 def plain(payload: bytes = b'{"type": "orphan"}', tag: str = "PLAIN") -> Message:
     """A message without an MQDLH, put straight onto the DLQ by some application."""
-    return Message(MQMD(format="MQSTR", coded_char_set_id=1208, persistence=1,
-                        msg_id=msg_id(tag), user_identifier="rogue"), payload)
+    return Message(
+        MQMD(
+            format="MQSTR",
+            coded_char_set_id=1208,
+            persistence=1,
+            msg_id=msg_id(tag),
+            user_identifier="rogue",
+        ),
+        payload,
+    )
 
 
 def load(qm: QueueManager, messages: Iterable[Message], queue: str = DLQ) -> list[Message]:
@@ -155,9 +205,14 @@ class Ledger:
         assert len(set(ids)) == len(ids), "test data must have unique MsgIds"
         return cls(qm, dlq, {m.md.msg_id: m for m in messages})
 
-    def check(self, targets: Iterable[str], *, discarded: Iterable[bytes] = (),
-              may_discard: Iterable[bytes] = (), discard_count: int | None = None
-              ) -> dict[str, list[Message]]:
+    def check(
+        self,
+        targets: Iterable[str],
+        *,
+        discarded: Iterable[bytes] = (),
+        may_discard: Iterable[bytes] = (),
+        discard_count: int | None = None,
+    ) -> dict[str, list[Message]]:
         """Assert conservation; returns the messages found per queue (DLQ included).
 
         ``discarded``: must be gone. ``may_discard`` with ``discard_count``:
@@ -175,8 +230,9 @@ class Ledger:
                 found.setdefault(placed.message.md.msg_id, []).append(placed)
         unknown = set(found) - set(self.original)
         assert not unknown, f"messages from nowhere: {sorted(unknown)}"
-        dupes = {k.decode(errors="replace"): [p.queue for p in v]
-                 for k, v in found.items() if len(v) > 1}
+        dupes = {
+            k.decode(errors="replace"): [p.queue for p in v] for k, v in found.items() if len(v) > 1
+        }
         assert not dupes, f"duplicated: {dupes}"
         gone = {k for k in self.original if k not in found}
         lost = sorted(k.decode(errors="replace") for k in gone - allowed)
@@ -197,9 +253,22 @@ class Ledger:
         got = after.message
         b, a = before.md, got.md
         name = b.msg_id.decode(errors="replace")
-        for attr in (*CONTEXT, "msg_id", "correl_id", "msg_type", "persistence", "report",
-                     "reply_to_q", "reply_to_q_mgr", "group_id", "msg_seq_number",
-                     "msg_flags", "offset", "priority", "feedback"):
+        for attr in (
+            *CONTEXT,
+            "msg_id",
+            "correl_id",
+            "msg_type",
+            "persistence",
+            "report",
+            "reply_to_q",
+            "reply_to_q_mgr",
+            "group_id",
+            "msg_seq_number",
+            "msg_flags",
+            "offset",
+            "priority",
+            "feedback",
+        ):
             assert getattr(a, attr) == getattr(b, attr), (name, after.queue, attr)
         assert _props(got) == _props(before), (name, after.queue, "properties")
         if b.expiry == -1:
@@ -209,13 +278,19 @@ class Ledger:
         if after.queue == self.dlq or a.format == "MQDEAD":
             assert digest(got.body) == digest(before.body), (name, after.queue, "body")
             assert (a.format, a.encoding, a.coded_char_set_id) == (
-                b.format, b.encoding, b.coded_char_set_id), (name, after.queue)
+                b.format,
+                b.encoding,
+                b.coded_char_set_id,
+            ), (name, after.queue)
             return
         dlh = decode_dead_letter(b, before.body).dlh
         assert dlh is not None
         assert digest(got.body) == digest(before.body[MQDLH_LENGTH_1:]), (name, "stripped body")
         assert (a.format, a.encoding, a.coded_char_set_id) == (
-            dlh.format, dlh.encoding, dlh.coded_char_set_id), (name, "restored MQMD")
+            dlh.format,
+            dlh.encoding,
+            dlh.coded_char_set_id,
+        ), (name, "restored MQMD")
 
 
 def _props(m: Message) -> dict[str, tuple[int, object]]:
@@ -228,8 +303,11 @@ def _unwrap(queue: str, m: Message) -> Placed:
     if m.md.format != MQFMT_XMIT_Q_HEADER:
         return Placed(queue, m)
     xqh, data = decode_xqh(m.body)
-    return Placed(queue, Message(xqh.md.replace(version=2), data, None, m.properties),
-                  remote=f"{xqh.remote_q_name}@{xqh.remote_q_mgr_name}")
+    return Placed(
+        queue,
+        Message(xqh.md.replace(version=2), data, None, m.properties),
+        remote=f"{xqh.remote_q_name}@{xqh.remote_q_mgr_name}",
+    )
 
 
 def has_dlh(m: Message) -> bool:
@@ -287,8 +365,11 @@ class Run:
     logs: list[dict[str, Any]] = field(default_factory=list)
 
     def events(self, name: str, **match: Any) -> list[dict[str, Any]]:
-        return [e for e in self.logs if e.get("event") == name
-                and all(e.get(k) == v for k, v in match.items())]
+        return [
+            e
+            for e in self.logs
+            if e.get("event") == name and all(e.get(k) == v for k, v in match.items())
+        ]
 
     def summary(self, label: str) -> int:
         """A count from the printed summary (``label`` as printed, e.g. 'forwarded')."""
@@ -301,17 +382,22 @@ class Run:
 RunCli = Callable[..., Run]
 
 
-def start_handler(home: Path, rules: Path, *args: str,
-                  log: Path | None = None) -> subprocess.Popen[str]:
+def start_handler(
+    home: Path, rules: Path, *args: str, log: Path | None = None
+) -> subprocess.Popen[str]:
     """``dlqhandler run`` as a child process (JSON logs to ``log``)."""
     env = {**os.environ, "DLQHANDLER_HOME": str(home), "PYTHONUNBUFFERED": "1"}
     env.pop("DLQHANDLER_QMGR", None)
     stderr = log.open("w") if log is not None else subprocess.DEVNULL
     try:
-        return subprocess.Popen([str(DLQHANDLER), "run", "--rules", str(rules),
-                                 "--log-format", "json", *args],
-                                cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE,
-                                stderr=stderr)
+        return subprocess.Popen(
+            [str(DLQHANDLER), "run", "--rules", str(rules), "--log-format", "json", *args],
+            cwd=ROOT,
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
     finally:
         if log is not None:
             stderr.close()  # type: ignore[union-attr]

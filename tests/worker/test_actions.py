@@ -40,13 +40,21 @@ def test_every_action_moves_each_message_to_its_one_place(qm, ledger, run_cli: R
     assert book.where(fwd_yes) == "TARGET.YES"
     assert book.where(fwd_no) == "TARGET.NO"
     assert book.where(keep) == book.where(nomatch) == "SYSTEM.DEAD.LETTER.QUEUE"
-    assert (run.summary("retried"), run.summary("forwarded"), run.summary("discarded"),
-            run.summary("ignored"), run.summary("left on the queue")) == (1, 2, 1, 2, 2)
+    assert (
+        run.summary("retried"),
+        run.summary("forwarded"),
+        run.summary("discarded"),
+        run.summary("ignored"),
+        run.summary("left on the queue"),
+    ) == (1, 2, 1, 2, 2)
     assert "AMQ8708: Dead-letter queue handler started to process" in run.out
     assert "AMQ8709: Dead-letter queue handler ending." in run.out
     [retried] = run.events("message_retried")
     assert (retried["rule_line"], retried["target"], retried["outcome"]) == (
-        2, "RETRY.OK@QM1", "ok")
+        2,
+        "RETRY.OK@QM1",
+        "ok",
+    )
     assert retried["msgid"] == retry.md.msg_id.hex()
     assert retried["destq"] == "RETRY.OK"
     implicit = run.events("message_ignored", implicit=True)
@@ -70,8 +78,7 @@ def test_substitutions_resolve_from_the_message(qm, ledger, run_cli: RunCli) -> 
     define(qm, "QM2", usage="XMITQ")
     destq = dead_letter("a", destq="SUB.DEST", user="destq")
     reply_local = dead_letter("b", user="replyq", reply_to_q="SUB.REPLY", reply_to_q_mgr="QM1")
-    reply_remote = dead_letter("c", user="replyq", reply_to_q="THEIR.REPLY",
-                               reply_to_q_mgr="QM2")
+    reply_remote = dead_letter("c", user="replyq", reply_to_q="THEIR.REPLY", reply_to_q_mgr="QM2")
     destqm = dead_letter("d", user="destqm", destqm="QM2")
     load(qm, [destq, reply_local, reply_remote, destqm])
     book = ledger()
@@ -115,8 +122,9 @@ def test_untrusted_names_fail_the_put_and_fall_through(qm, ledger, run_cli: RunC
     failures = run.events("put_failed")
     assert len(failures) == len(crafted)
     reasons = sorted(e["reason_name"] for e in failures)
-    assert reasons == sorted(["MQRC_UNKNOWN_OBJECT_NAME"] * 2 + ["INVALID_TARGET"] * 6
-                             + ["MQRC_UNKNOWN_REMOTE_Q_MGR"])
+    assert reasons == sorted(
+        ["MQRC_UNKNOWN_OBJECT_NAME"] * 2 + ["INVALID_TARGET"] * 6 + ["MQRC_UNKNOWN_REMOTE_Q_MGR"]
+    )
     blank = next(e for e in failures if e["msgid"] == crafted[2].md.msg_id.hex())
     assert "blank" in blank["detail"]
     assert run.summary("forwarded") == len(crafted)
@@ -174,7 +182,10 @@ def test_putaut_ctx_puts_with_the_message_users_authority(qm, ledger, run_cli: R
     assert book.where(allowed) == book.where(own) == "TARGET"
     [failed] = run.events("put_failed")
     assert (failed["msgid"], failed["reason_code"], failed["rule_line"]) == (
-        denied.md.msg_id.hex(), 2035, 2)
+        denied.md.msg_id.hex(),
+        2035,
+        2,
+    )
     assert "MQRC_NOT_AUTHORIZED" in run.out
 
 
@@ -185,9 +196,11 @@ def test_a_forward_to_the_input_dlq_is_refused_as_a_loop(qm, ledger, run_cli: Ru
     load(qm, [dead_letter(f"m{i}") for i in range(3)])
     book = ledger()
 
-    run = run_cli("RETRYINT(0) WAIT(NO)\n"
-                  "ACTION(FWD) FWDQ(SYSTEM.DEAD.LETTER.QUEUE)\n"
-                  "ACTION(FWD) FWDQ(CATCH)\n")
+    run = run_cli(
+        "RETRYINT(0) WAIT(NO)\n"
+        "ACTION(FWD) FWDQ(SYSTEM.DEAD.LETTER.QUEUE)\n"
+        "ACTION(FWD) FWDQ(CATCH)\n"
+    )
 
     assert run.rc == 0, run.err
     assert len(book.check(["CATCH"])["CATCH"]) == 3
@@ -201,14 +214,16 @@ def test_a_message_that_keeps_coming_back_is_left(qm, ledger, run_cli: RunCli) -
     header and dead-lettered again, round and round) is not forwarded again."""
     define(qm, "ELSEWHERE")
     once = dead_letter("payload", destq="APP.Q")
-    twice = Message.dead_letter(once.md, once.body, reason=2053, dest_q_name="ELSEWHERE",
-                                dest_q_mgr_name="QM1")
+    twice = Message.dead_letter(
+        once.md, once.body, reason=2053, dest_q_name="ELSEWHERE", dest_q_mgr_name="QM1"
+    )
     fresh = dead_letter("fresh")
     load(qm, [twice, fresh])
     book = ledger()
 
-    run = run_cli("RETRYINT(0) WAIT(NO)\nACTION(FWD) FWDQ(ELSEWHERE) HEADER(YES)\n",
-                  "--max-hops", "2")
+    run = run_cli(
+        "RETRYINT(0) WAIT(NO)\nACTION(FWD) FWDQ(ELSEWHERE) HEADER(YES)\n", "--max-hops", "2"
+    )
 
     assert run.rc == ExitCode.PARTIAL, run.err  # the looping message could not be acted on
     book.check(["ELSEWHERE"])
@@ -221,8 +236,13 @@ def test_dry_run_changes_nothing(qm, ledger, run_cli: RunCli) -> None:
     """--dry-run browses once and reports what each rule would do; no message moves,
     no attempt is recorded, no status queue is created, even with WAIT(YES)."""
     define(qm, "RETRY.OK", "TARGET.YES", "TARGET.NO")
-    messages = load(qm, [dead_letter(destq=q) for q in
-                         ("RETRY.OK", "FWD.YES", "FWD.NO", "GONE", "KEEP", "NOWHERE")])
+    messages = load(
+        qm,
+        [
+            dead_letter(destq=q)
+            for q in ("RETRY.OK", "FWD.YES", "FWD.NO", "GONE", "KEEP", "NOWHERE")
+        ],
+    )
     book = ledger()
     table = ACTIONS.replace("WAIT(NO)", "WAIT(YES)")
 
@@ -234,11 +254,18 @@ def test_dry_run_changes_nothing(qm, ledger, run_cli: RunCli) -> None:
     assert all(m.md.backout_count == 0 for m in placed["SYSTEM.DEAD.LETTER.QUEUE"])
     assert not qm.admin().queues(STATUS, generic=False)
     assert "dry run, nothing was changed" in run.out
-    assert (run.summary("would be retried"), run.summary("would be forwarded"),
-            run.summary("would be discarded")) == (1, 2, 1)
+    assert (
+        run.summary("would be retried"),
+        run.summary("would be forwarded"),
+        run.summary("would be discarded"),
+    ) == (1, 2, 1)
     decisions = run.events("dry_run_decision")
-    assert {e["target"] for e in decisions} == {"RETRY.OK@QM1", "TARGET.YES@QM1",
-                                                "TARGET.NO@QM1", None}
+    assert {e["target"] for e in decisions} == {
+        "RETRY.OK@QM1",
+        "TARGET.YES@QM1",
+        "TARGET.NO@QM1",
+        None,
+    }
     assert run.events("handler_ended")[0]["reason"] == "dry_run_done"
 
 
@@ -247,8 +274,7 @@ def test_batches_keep_failures_isolated(qm, ledger, run_cli: RunCli) -> None:
     DLQ (with its attempt counted); the others in the same unit of work are delivered."""
     define(qm, "GOOD")
     define(qm, "BAD", put="DISABLED")
-    messages = [dead_letter(f"m{i}", destq="BAD" if i % 3 == 0 else "GOOD")
-                for i in range(25)]
+    messages = [dead_letter(f"m{i}", destq="BAD" if i % 3 == 0 else "GOOD") for i in range(25)]
     load(qm, messages)
     book = ledger()
 
@@ -266,19 +292,37 @@ def test_batches_keep_failures_isolated(qm, ledger, run_cli: RunCli) -> None:
     assert ended["backouts"] == 0
 
 
-def test_context_survives_a_retry_with_an_mqmd_from_elsewhere(qm, ledger, run_cli: RunCli
-                                                                ) -> None:
+def test_context_survives_a_retry_with_an_mqmd_from_elsewhere(qm, ledger, run_cli: RunCli) -> None:
     """A message dead-lettered with its own ReplyToQ, Report and Priority is retried with
     all of them (and all context) unchanged (PASS_ALL_CONTEXT)."""
     define(qm, "APP.Q")
-    original = MQMD(format="MQSTR", coded_char_set_id=819, persistence=0, priority=7,
-                    report=0x0100, reply_to_q="MY.REPLY", reply_to_q_mgr="QM9",
-                    msg_id=b"CONTEXT".ljust(24, b"\x00"), correl_id=b"C" * 24,
-                    user_identifier="ctxuser", put_appl_name="ctx-app", put_appl_type=28,
-                    put_date="20240101", put_time="12345678", appl_identity_data="id",
-                    appl_origin_data="o", accounting_token=b"\x01" * 32)
-    load(qm, [Message.dead_letter(original, b"body", reason=2053, dest_q_name="APP.Q",
-                                  dest_q_mgr_name="")])
+    original = MQMD(
+        format="MQSTR",
+        coded_char_set_id=819,
+        persistence=0,
+        priority=7,
+        report=0x0100,
+        reply_to_q="MY.REPLY",
+        reply_to_q_mgr="QM9",
+        msg_id=b"CONTEXT".ljust(24, b"\x00"),
+        correl_id=b"C" * 24,
+        user_identifier="ctxuser",
+        put_appl_name="ctx-app",
+        put_appl_type=28,
+        put_date="20240101",
+        put_time="12345678",
+        appl_identity_data="id",
+        appl_origin_data="o",
+        accounting_token=b"\x01" * 32,
+    )
+    load(
+        qm,
+        [
+            Message.dead_letter(
+                original, b"body", reason=2053, dest_q_name="APP.Q", dest_q_mgr_name=""
+            )
+        ],
+    )
     book = ledger()
 
     run = run_cli("RETRYINT(0) WAIT(NO)\nACTION(RETRY)\n")
@@ -287,4 +331,8 @@ def test_context_survives_a_retry_with_an_mqmd_from_elsewhere(qm, ledger, run_cl
     placed = book.check(["APP.Q"])
     [m] = placed["APP.Q"]
     assert (m.md.priority, m.md.report, m.md.reply_to_q, m.md.user_identifier) == (
-        7, 0x0100, "MY.REPLY", "ctxuser")
+        7,
+        0x0100,
+        "MY.REPLY",
+        "ctxuser",
+    )

@@ -45,15 +45,19 @@ def test_duplicate_records_read_as_the_highest_and_are_all_replaced(qm) -> None:
     assert subject.key != message_subject(b"G" * 24, b"").key
     for n in (3, 5):
         body = f'{{"n": {n}, "last": 1.0, "groupid": "{"47" * 24}"}}'.encode()
-        qm.put1(STATUS, Message(MQMD(correl_id=subject.key, format="MQSTR"), body),
-                PutOptions(syncpoint=False))
+        qm.put1(
+            STATUS,
+            Message(MQMD(correl_id=subject.key, format="MQSTR"), body),
+            PutOptions(syncpoint=False),
+        )
     record = store.lookup(subject)
     assert record is not None
     assert record.attempts == 5
     assert len(record.status_ids) == 2
     store.record_failure(subject, record, 2.0)
     assert [m.body for m in browse(qm, STATUS)] == [
-        f'{{"n": 6, "last": 2.0, "groupid": "{"47" * 24}"}}'.encode()]
+        f'{{"n": 6, "last": 2.0, "groupid": "{"47" * 24}"}}'.encode()
+    ]
     store.close()
 
 
@@ -85,8 +89,7 @@ def test_the_handler_collects_orphan_records_between_passes(qm) -> None:
     [live] = load(qm, [dead_letter("live", destq="APP.Q", reason=2051)])
     ruleset = compile_rules("RETRYINT(0) WAIT(NO)\nACTION(RETRY) RETRY(3)\n").ruleset
     assert ruleset is not None
-    handler = Handler(qm, ruleset, HandlerOptions(DLQ, sweep_interval=0),
-                      stop=threading.Event())
+    handler = Handler(qm, ruleset, HandlerOptions(DLQ, sweep_interval=0), stop=threading.Event())
 
     stats = handler.run()
 
@@ -158,8 +161,7 @@ def test_own_failure_after_skipped_look_ups_keeps_the_unit_valid(qm) -> None:
     store.close()
 
 
-def test_a_failure_after_a_skipped_look_up_does_not_count_over_another_handlers_record(
-        qm) -> None:
+def test_a_failure_after_a_skipped_look_up_does_not_count_over_another_handlers_record(qm) -> None:
     """If another handler counted an attempt after this unit skipped the look-up, a failure
     here reads the record and counts nothing (its decision did not see the count), and the
     unit is not valid: never two records of the same attempt number."""

@@ -38,8 +38,11 @@ FAST = ("--trigger-backoff-base", "0.05", "--trigger-backoff", "0.2")
 
 def trigger_argument(queue: str = DLQ) -> str:
     """The MQTMC2 a trigger monitor passes for ``queue`` on QM1."""
-    return MQTM(q_name=queue, process_name="DLQ.HANDLER", appl_type=6,
-                appl_id="dlqhandler run").to_mqtmc2("QM1").to_argv()
+    return (
+        MQTM(q_name=queue, process_name="DLQ.HANDLER", appl_type=6, appl_id="dlqhandler run")
+        .to_mqtmc2("QM1")
+        .to_argv()
+    )
 
 
 def trigger_records(qm: EmbeddedQueueManager) -> list[dict[str, object]]:
@@ -64,7 +67,8 @@ def test_hold_doubles_from_base_up_to_the_cap_and_zero_turns_it_off() -> None:
 
 
 def test_triggered_runs_without_progress_hold_longer_each_time(
-        qm: EmbeddedQueueManager, run_cli: RunCli) -> None:
+    qm: EmbeddedQueueManager, run_cli: RunCli
+) -> None:
     """Each triggered run that leaves the same messages holds the DLQ open for twice the
     previous time (capped), records the count on the status queue, and leaves the
     messages untouched."""
@@ -107,7 +111,8 @@ def test_progress_resets_the_count(qm: EmbeddedQueueManager, run_cli: RunCli) ->
 
 
 def test_a_message_arriving_during_the_hold_is_processed_and_ends_the_hold(
-        qm: EmbeddedQueueManager, home: Path, run_cli: RunCli) -> None:
+    qm: EmbeddedQueueManager, home: Path, run_cli: RunCli
+) -> None:
     """During the hold the handler still watches the DLQ: a new message it can act on is
     forwarded at once, which is progress, so the run ends well before the (long) hold is
     over and the count is reset."""
@@ -145,7 +150,8 @@ def test_a_message_arriving_during_the_hold_is_processed_and_ends_the_hold(
 
 
 def test_a_triggered_run_that_fails_holds_before_it_closes_the_dlq(
-        qm: EmbeddedQueueManager, run_cli: RunCli) -> None:
+    qm: EmbeddedQueueManager, run_cli: RunCli
+) -> None:
     """GET(DISABLED) makes the handler fail (exit 5); closing the DLQ would trigger it
     again at once (the abend of condition 12, note 2), so it too holds and counts."""
     load(qm, [dead_letter("stays", reason=2053)])
@@ -160,7 +166,8 @@ def test_a_triggered_run_that_fails_holds_before_it_closes_the_dlq(
 
 
 def test_no_hold_when_not_triggered_or_turned_off_or_the_queue_is_empty(
-        qm: EmbeddedQueueManager, run_cli: RunCli) -> None:
+    qm: EmbeddedQueueManager, run_cli: RunCli
+) -> None:
     """Only a triggered run holds: a run started by hand, a triggered run with
     --trigger-backoff 0, and a triggered run that empties the DLQ all end at once."""
     define(qm, "CATCH")

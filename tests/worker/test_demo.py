@@ -25,8 +25,15 @@ def test_demo_replaces_qm1_loads_the_backlog_and_conserves_it(tmp_path: Path) ->
     env = {**os.environ, "DLQHANDLER_HOME": str(home)}
     env.pop("DLQHANDLER_QMGR", None)
 
-    done = subprocess.run([sys.executable, "samples/demo.py"], cwd=ROOT, env=env, text=True,
-                          capture_output=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "samples/demo.py"],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
 
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
@@ -37,6 +44,7 @@ def test_demo_replaces_qm1_loads_the_backlog_and_conserves_it(tmp_path: Path) ->
     assert "Summary for INPUTQ(" in out
     assert f"QUEUE({DLQ})" in out
     assert "CURDEPTH(7)" in out
-    assert "Conservation: 200 in = 187 on target queues + 6 discarded + 7 left on the DLQ: OK" \
-        in out
+    assert (
+        "Conservation: 200 in = 187 on target queues + 6 discarded + 7 left on the DLQ: OK" in out
+    )
     assert (home / "handler.log").stat().st_size > 0

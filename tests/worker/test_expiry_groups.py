@@ -13,8 +13,9 @@ from dlqhandler.mq.constants import (
 from tests.worker.helpers import DLQ, RunCli, browse, dead_letter, define, load
 
 
-def test_expired_messages_are_not_forwarded_and_expiry_keeps_counting(qm, ledger,
-                                                                      run_cli: RunCli) -> None:
+def test_expired_messages_are_not_forwarded_and_expiry_keeps_counting(
+    qm, ledger, run_cli: RunCli
+) -> None:
     """A message that expired on the DLQ is never forwarded (the queue manager discards
     it); a forwarded or retried one carries its remaining Expiry, smaller than the
     original, which keeps counting down at the target (seed 001, note 7)."""
@@ -27,8 +28,9 @@ def test_expired_messages_are_not_forwarded_and_expiry_keeps_counting(qm, ledger
     book = ledger()
     time.sleep(0.8)
 
-    run = run_cli("RETRYINT(0) WAIT(NO)\nREASON(MQRC_Q_FULL) ACTION(RETRY)\n"
-                  "ACTION(FWD) FWDQ(CATCH)\n")
+    run = run_cli(
+        "RETRYINT(0) WAIT(NO)\nREASON(MQRC_Q_FULL) ACTION(RETRY)\nACTION(FWD) FWDQ(CATCH)\n"
+    )
 
     assert run.rc == 0, run.err
     placed = book.check(["CATCH", "APP.Q"], discarded=[expiring.md.msg_id])
@@ -43,16 +45,25 @@ def test_expired_messages_are_not_forwarded_and_expiry_keeps_counting(qm, ledger
     assert later.md.expiry < expiry[lasting.md.msg_id]
 
 
-def _group(tag: str, destqs: list[str], *, reason: int = 2053, present: list[int] | None = None
-           ) -> list:
+def _group(
+    tag: str, destqs: list[str], *, reason: int = 2053, present: list[int] | None = None
+) -> list:
     gid = f"GROUP {tag}".encode().ljust(24, b"\x00")
     out = []
     for seq, destq in enumerate(destqs, start=1):
         flags = MQMF_LAST_MSG_IN_GROUP if seq == len(destqs) else MQMF_MSG_IN_GROUP
         if present is None or seq in present:
-            out.append(dead_letter(f"{tag} member {seq}", reason=reason, destq=destq,
-                                   tag=f"{tag}{seq}", group_id=gid, msg_seq_number=seq,
-                                   msg_flags=flags))
+            out.append(
+                dead_letter(
+                    f"{tag} member {seq}",
+                    reason=reason,
+                    destq=destq,
+                    tag=f"{tag}{seq}",
+                    group_id=gid,
+                    msg_seq_number=seq,
+                    msg_flags=flags,
+                )
+            )
     return out
 
 
@@ -77,14 +88,45 @@ def test_groups_move_whole_in_logical_order_or_not_at_all(qm, ledger, run_cli: R
     partial = _group("PARTIAL", ["APP.GRP"] * 3, present=[1, 3])
     ignored = _group("IGNORED", ["APP.GRP", "KEEP"])
     seg_gid = b"SEGMENTED".ljust(24, b"\x00")
-    segments = [dead_letter(b"A" * 10, destq="APP.GRP", tag="SEG1", group_id=seg_gid,
-                            msg_flags=MQMF_SEGMENT, offset=0),
-                dead_letter(b"B" * 5, destq="APP.GRP", tag="SEG2", group_id=seg_gid,
-                            msg_flags=MQMF_LAST_SEGMENT, offset=10)]
+    segments = [
+        dead_letter(
+            b"A" * 10,
+            destq="APP.GRP",
+            tag="SEG1",
+            group_id=seg_gid,
+            msg_flags=MQMF_SEGMENT,
+            offset=0,
+        ),
+        dead_letter(
+            b"B" * 5,
+            destq="APP.GRP",
+            tag="SEG2",
+            group_id=seg_gid,
+            msg_flags=MQMF_LAST_SEGMENT,
+            offset=10,
+        ),
+    ]
     single = dead_letter("single", reason=2085, tag="SINGLE")
     # physical order differs from logical order
-    load(qm, [good[2], failing[2], single, good[0], ignored[1], segments[1], partial[1],
-              good[3], failing[0], ignored[0], partial[0], segments[0], good[1], failing[1]])
+    load(
+        qm,
+        [
+            good[2],
+            failing[2],
+            single,
+            good[0],
+            ignored[1],
+            segments[1],
+            partial[1],
+            good[3],
+            failing[0],
+            ignored[0],
+            partial[0],
+            segments[0],
+            good[1],
+            failing[1],
+        ],
+    )
     book = ledger()
 
     run = run_cli(GROUPS)

@@ -17,8 +17,7 @@ from tests.worker.test_properties_run import JMS, RULES
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 
 
-def test_force_dlq_messages_are_acted_on_with_their_properties(qm, ledger,
-                                                              run_cli: RunCli) -> None:
+def test_force_dlq_messages_are_acted_on_with_their_properties(qm, ledger, run_cli: RunCli) -> None:
     """RETRY, FWD HEADER(YES), FWD HEADER(NO) and a forward through a transmission queue
     of dead letters the FORCE queue hands over as MQRFH2 + MQDLH + data: each arrives
     once with its data and context, the Format chain restored (MQDEAD + MQDLH for
@@ -29,10 +28,12 @@ def test_force_dlq_messages_are_acted_on_with_their_properties(qm, ledger,
     messages = [
         dead_letter("retry me", destq="RETRY.OK", properties=JMS),
         dead_letter("forward whole", destq="FWD.YES", properties=JMS[:5]),
-        dead_letter("forward stripped", destq="FWD.NO", properties=JMS[5:],
-                    encoding=273, ccsid=37),  # big-endian, EBCDIC: the header follows suit
+        dead_letter(
+            "forward stripped", destq="FWD.NO", properties=JMS[5:], encoding=273, ccsid=37
+        ),  # big-endian, EBCDIC: the header follows suit
         dead_letter("forward far", destq="REMOTE", properties=JMS),
-        dead_letter("no properties", destq="FWD.NO")]
+        dead_letter("no properties", destq="FWD.NO"),
+    ]
     load(qm, messages)
     book = ledger()  # the originals, properties in the handle (PROPCTL(COMPAT))
     qm.admin().alter_queue(DLQ, {"PROPCTL": "FORCE"})
@@ -47,7 +48,12 @@ def test_force_dlq_messages_are_acted_on_with_their_properties(qm, ledger,
     qm.admin().alter_queue(DLQ, {"PROPCTL": "COMPAT"})
     book.check(["RETRY.OK", "TARGET.YES", "TARGET.NO", "QM2"])  # MsgId, body, properties
     assert [book.where(m) for m in messages] == [
-        "RETRY.OK", "TARGET.YES", "TARGET.NO", "APP.IN@QM2", "TARGET.NO"]
+        "RETRY.OK",
+        "TARGET.YES",
+        "TARGET.NO",
+        "APP.IN@QM2",
+        "TARGET.NO",
+    ]
     [retried] = browse(qm, "RETRY.OK")
     assert (retried.md.format, retried.body, retried.properties) == ("MQSTR", b"retry me", JMS)
     [whole] = browse(qm, "TARGET.YES")
@@ -56,7 +62,10 @@ def test_force_dlq_messages_are_acted_on_with_their_properties(qm, ledger,
     assert whole.properties == JMS[:5]
     stripped, bare = browse(qm, "TARGET.NO")
     assert (stripped.md.format, stripped.md.encoding, stripped.md.coded_char_set_id) == (
-        "MQSTR", 273, 37)
+        "MQSTR",
+        273,
+        37,
+    )
     assert stripped.body == b"forward stripped"
     assert stripped.properties == JMS[5:]
     assert bare.properties == ()
@@ -71,8 +80,7 @@ def _in_front(rfh2: bytes, tag: str) -> Message:
     return Message(md, rfh2 + inner.body)
 
 
-def test_a_damaged_mqrfh2_in_front_is_reported_and_left(qm, ledger,
-                                                        run_cli: RunCli) -> None:
+def test_a_damaged_mqrfh2_in_front_is_reported_and_left(qm, ledger, run_cli: RunCli) -> None:
     """On a PROPCTL(FORCE) DLQ, messages whose MQRFH2 in front cannot be read (a
     StrucLength past the end, a Format that is not MQDEAD, a folder that is not message
     properties, a truncated MQDLH behind it) are each reported once by MsgId, saying
@@ -82,14 +90,15 @@ def test_a_damaged_mqrfh2_in_front_is_reported_and_left(qm, ledger,
     fixed = "<4siiii8sii"
     long_ = struct.pack(fixed, b"RFH ", 2, 4000, 546, 1208, b"MQDEAD  ", 0, 1208)
     not_dead = encode_rfh2(MQRFH2(546, 1208, "MQSTR"), encoding=546, ccsid=1208)
-    foreign = encode_rfh2(MQRFH2(546, 1208, "MQDEAD", folders=(Folder("psc"),)),
-                          encoding=546, ccsid=1208)
-    bad = [_in_front(long_, "LONG"), _in_front(not_dead, "NOTDEAD"),
-           _in_front(foreign, "PSC")]
-    truncated = Message(MQMD(format="MQHRF2", encoding=546, coded_char_set_id=1208,
-                             msg_id=msg_id("SHORTDLH")),
-                        encode_rfh2(MQRFH2(546, 1208, "MQDEAD"), encoding=546, ccsid=1208)
-                        + b"DLH \x01\x00\x00\x00")
+    foreign = encode_rfh2(
+        MQRFH2(546, 1208, "MQDEAD", folders=(Folder("psc"),)), encoding=546, ccsid=1208
+    )
+    bad = [_in_front(long_, "LONG"), _in_front(not_dead, "NOTDEAD"), _in_front(foreign, "PSC")]
+    truncated = Message(
+        MQMD(format="MQHRF2", encoding=546, coded_char_set_id=1208, msg_id=msg_id("SHORTDLH")),
+        encode_rfh2(MQRFH2(546, 1208, "MQDEAD"), encoding=546, ccsid=1208)
+        + b"DLH \x01\x00\x00\x00",
+    )
     good = dead_letter("good", destq="APP.Q", properties=JMS[:3])
     load(qm, [*bad, truncated, good])
     book = ledger()
@@ -113,17 +122,26 @@ def test_a_damaged_mqrfh2_in_front_is_reported_and_left(qm, ledger,
     assert (forwarded.body, forwarded.properties) == (b"good", JMS[:3])
 
 
-def test_a_group_on_a_force_dlq_moves_whole_with_its_properties(qm, ledger,
-                                                               run_cli: RunCli) -> None:
+def test_a_group_on_a_force_dlq_moves_whole_with_its_properties(
+    qm, ledger, run_cli: RunCli
+) -> None:
     """A message group whose members the PROPCTL(FORCE) DLQ hands over with an MQRFH2
     in front: the group path finds each member's MQDLH and moves the group whole, in
     order, each member with its own properties as properties."""
     define(qm, "APP.GRP")
     gid = b"GROUP FORCED".ljust(24, b"\x00")
-    members = [dead_letter(f"member {seq}", destq="APP.GRP", tag=f"GRP{seq}", group_id=gid,
-                           msg_seq_number=seq, properties=JMS[seq:seq + 2],
-                           msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == 3 else MQMF_MSG_IN_GROUP)
-               for seq in (1, 2, 3)]
+    members = [
+        dead_letter(
+            f"member {seq}",
+            destq="APP.GRP",
+            tag=f"GRP{seq}",
+            group_id=gid,
+            msg_seq_number=seq,
+            properties=JMS[seq : seq + 2],
+            msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == 3 else MQMF_MSG_IN_GROUP,
+        )
+        for seq in (1, 2, 3)
+    ]
     load(qm, members)
     book = ledger()
     qm.admin().alter_queue(DLQ, {"PROPCTL": "FORCE"})
@@ -135,4 +153,5 @@ def test_a_group_on_a_force_dlq_moves_whole_with_its_properties(qm, ledger,
     qm.admin().alter_queue(DLQ, {"PROPCTL": "COMPAT"})
     placed = book.check(["APP.GRP"])
     assert [(m.body, m.properties) for m in placed["APP.GRP"]] == [
-        (f"member {seq}".encode(), JMS[seq:seq + 2]) for seq in (1, 2, 3)]
+        (f"member {seq}".encode(), JMS[seq : seq + 2]) for seq in (1, 2, 3)
+    ]

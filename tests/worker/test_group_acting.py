@@ -17,7 +17,8 @@ from tests.worker.helpers import DLQ, STATUS, RunCli, browse, dead_letter, defin
 
 
 def test_the_handler_counts_a_group_failure_while_it_still_holds_the_group(
-        qm, ledger, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch) -> None:
+    qm, ledger, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """When a member's put fails, the group's attempt is written before the group is
     given back: at that moment another connection sees none of its members. (Given back
     first, another handler could take the group, move it and clear the records it read
@@ -26,10 +27,17 @@ def test_the_handler_counts_a_group_failure_while_it_still_holds_the_group(
     define(qm, "APP.GRP")
     define(qm, "APP.BAD", put="DISABLED")
     gid = b"GROUP HELD".ljust(24, b"\x00")
-    members = [dead_letter(f"member {seq}", destq=destq, tag=f"HELD{seq}", group_id=gid,
-                           msg_seq_number=seq,
-                           msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == 3 else MQMF_MSG_IN_GROUP)
-               for seq, destq in enumerate(["APP.GRP", "APP.BAD", "APP.GRP"], start=1)]
+    members = [
+        dead_letter(
+            f"member {seq}",
+            destq=destq,
+            tag=f"HELD{seq}",
+            group_id=gid,
+            msg_seq_number=seq,
+            msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == 3 else MQMF_MSG_IN_GROUP,
+        )
+        for seq, destq in enumerate(["APP.GRP", "APP.BAD", "APP.GRP"], start=1)
+    ]
     load(qm, members)
     book = ledger()
     watcher = qm.open(DLQ, input=False)

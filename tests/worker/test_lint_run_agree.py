@@ -19,8 +19,9 @@ def _found(text: str) -> set[tuple[str, int, int]]:
     return {(code, int(line), int(col)) for line, col, code in _DIAG.findall(text)}
 
 
-def _lint_and_run(path: Path, capsys: pytest.CaptureFixture[str]
-                  ) -> tuple[int, set[tuple[str, int, int]], int, set[tuple[str, int, int]]]:
+def _lint_and_run(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, set[tuple[str, int, int]], int, set[tuple[str, int, int]]]:
     capsys.readouterr()
     lint_rc = main(["lint", str(path)])
     lint_out = capsys.readouterr().out
@@ -30,7 +31,8 @@ def _lint_and_run(path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_latin1_comment_byte_is_the_same_warning_in_lint_and_run(
-        qm, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`* caf\\xe9` (a Latin-1 comment from AIX or Windows): lint no longer fails without a
     position; both report W105 at 1:6 and accept the table; run then processes."""
     define(qm, "CATCH")
@@ -45,7 +47,8 @@ def test_latin1_comment_byte_is_the_same_warning_in_lint_and_run(
 
 
 def test_undecodable_byte_in_a_value_is_the_same_error_in_lint_and_run(
-        qm, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A Latin-1 byte inside a value is E109 at its line:column for both; lint exits 1,
     run exits 3 and touches nothing."""
     load(qm, [dead_letter("stays")])
@@ -58,7 +61,8 @@ def test_undecodable_byte_in_a_value_is_the_same_error_in_lint_and_run(
 
 
 def test_forward_to_the_dead_letter_queue_warns_w504_in_lint_as_in_run(
-        qm, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """ACTION(FWD) FWDQ(SYSTEM.DEAD.LETTER.QUEUE) without INPUTQ: lint assumes the usual
     DEADQ, as run resolves it from the queue manager, so both warn W504 (a loop)."""
     rules = tmp_path / "loop.rul"

@@ -130,15 +130,18 @@ def test_endpoints_serve_metrics_health_and_readiness() -> None:
         m.rules("cd" * 32, reloaded=True)
         m.rules("ef" * 32, reloaded=False)
         text = _get(base + "/metrics")[1]
-        assert 'dlqhandler_messages_total{action="RETRY",outcome="ok",rule_line="12"} 1.0' \
-            in text
+        assert 'dlqhandler_messages_total{action="RETRY",outcome="ok",rule_line="12"} 1.0' in text
         assert 'dlqhandler_put_failures_total{reason="2053"} 1.0' in text
         assert 'dlqhandler_rules_reloads_total{result="success"} 1.0' in text
         assert 'dlqhandler_rules_reloads_total{result="failure"} 1.0' in text
         assert f'dlqhandler_rules_info{{sha256="{"cd" * 32}"}} 1.0' in text
         assert "ab" * 32 not in text  # the replaced table's series is gone
-        for name in ("dlqhandler_dlq_depth", "dlqhandler_dlq_oldest_message_age_seconds",
-                     "dlqhandler_decisions_per_second", "dlqhandler_dlq_inflow_r4ha"):
+        for name in (
+            "dlqhandler_dlq_depth",
+            "dlqhandler_dlq_oldest_message_age_seconds",
+            "dlqhandler_decisions_per_second",
+            "dlqhandler_dlq_inflow_r4ha",
+        ):
             assert name in text
     finally:
         server.stop()

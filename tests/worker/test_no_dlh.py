@@ -6,8 +6,9 @@ from dlqhandler.cli.exitcodes import ExitCode
 from tests.worker.helpers import RunCli, dead_letter, define, load, plain
 
 
-def test_messages_without_dlh_are_left_and_reported_rate_limited(qm, ledger,
-                                                                 run_cli: RunCli) -> None:
+def test_messages_without_dlh_are_left_and_reported_rate_limited(
+    qm, ledger, run_cli: RunCli
+) -> None:
     """Each message without a valid MQDLH stays on the DLQ untouched. It is reported by
     MsgId once (again only after 10 minutes), with at most 20 such warnings per pass;
     each pass logs the total (at info only when it changed), and the summary counts them."""

@@ -48,16 +48,20 @@ def _records(qm) -> list[dict[str, Any]]:
 
 
 def _backlog(qm) -> tuple[list, list]:
-    full = [dead_letter(f"full {i}", reason=MQRC_Q_FULL, destq="APP.Q", tag=f"FULL{i}")
-            for i in range(3)]
-    other = [dead_letter(f"other {i}", reason=2085, destq="GONE.Q", tag=f"OTHER{i}")
-             for i in range(2)]
+    full = [
+        dead_letter(f"full {i}", reason=MQRC_Q_FULL, destq="APP.Q", tag=f"FULL{i}")
+        for i in range(3)
+    ]
+    other = [
+        dead_letter(f"other {i}", reason=2085, destq="GONE.Q", tag=f"OTHER{i}") for i in range(2)
+    ]
     load(qm, [full[0], other[0], full[1], other[1], full[2]])
     return full, other
 
 
 def test_a_one_off_retry_moves_the_selected_messages_each_with_its_audit_record(
-        qm, ledger, cli) -> None:
+    qm, ledger, cli
+) -> None:
     """`run --match 'REASON(MQRC_Q_FULL)' --action retry --reason ...` needs no table: it
     retries exactly the selected messages (conservation by MsgId and payload), leaves the
     others, says how many moved, and puts one audit record per action, whose fields say
@@ -68,8 +72,16 @@ def test_a_one_off_retry_moves_the_selected_messages_each_with_its_audit_record(
     full, other = _backlog(qm)
     book = ledger()
 
-    run = cli("run", "--match", "REASON(MQRC_Q_FULL)", "--action", "retry",
-              "--reason", "APP.Q has room again (INC-42)", "--no-watch")
+    run = cli(
+        "run",
+        "--match",
+        "REASON(MQRC_Q_FULL)",
+        "--action",
+        "retry",
+        "--reason",
+        "APP.Q has room again (INC-42)",
+        "--no-watch",
+    )
 
     assert run.rc == 0, run.err
     placed = book.check(["APP.Q"])
@@ -114,15 +126,27 @@ def test_a_one_off_forward_without_header_and_a_discard_by_age(qm, ledger, cli) 
     full, other = _backlog(qm)
     book = ledger()
 
-    fwd = cli("run", "--match", "DESTQ(GONE.Q)", "--action", "fwd:ARCHIVE.Q", "--header",
-              "no", "--reason", "keep a copy", "--no-watch")
+    fwd = cli(
+        "run",
+        "--match",
+        "DESTQ(GONE.Q)",
+        "--action",
+        "fwd:ARCHIVE.Q",
+        "--header",
+        "no",
+        "--reason",
+        "keep a copy",
+        "--no-watch",
+    )
     assert fwd.rc == 0, fwd.err
-    none = cli("run", "--newer-than", "2h", "--action", "discard", "--reason", "new ones",
-               "--no-watch")
+    none = cli(
+        "run", "--newer-than", "2h", "--action", "discard", "--reason", "new ones", "--no-watch"
+    )
     assert none.rc == 0, none.err
     assert "0 message(s) moved" in none.err
-    old = cli("run", "--older-than", "7d", "--action", "discard", "--reason", "expired data",
-              "--no-watch")
+    old = cli(
+        "run", "--older-than", "7d", "--action", "discard", "--reason", "expired data", "--no-watch"
+    )
     assert old.rc == 0, old.err
 
     placed = book.check(["ARCHIVE.Q"], discarded=[m.md.msg_id for m in full])
@@ -130,7 +154,8 @@ def test_a_one_off_forward_without_header_and_a_discard_by_age(qm, ledger, cli) 
     assert all(m.md.format.strip() != "MQDEAD" for m in browse(qm, "ARCHIVE.Q"))
     records = _records(qm)
     assert [(r["action"], r["target"]) for r in records] == (
-        [("FWD", "ARCHIVE.Q@QM1")] * 2 + [("DISCARD", None)] * 3)
+        [("FWD", "ARCHIVE.Q@QM1")] * 2 + [("DISCARD", None)] * 3
+    )
     assert [r["msgid"] for r in records[2:]] == [m.md.msg_id.hex() for m in full]
 
 
@@ -150,31 +175,69 @@ def test_a_dry_run_needs_no_reason_and_changes_nothing(qm, ledger, cli) -> None:
     assert len(browse(qm, DLQ)) == 5
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["--match", "REASON(MQRC_Q_FULL)", "--action", "retry"], "needs --reason"),
-    (["--match", "REASON(MQRC_Q_FULL)", "--action", "requeue", "--reason", "x"],
-     "is not an action"),
-    (["--match", "REASON(MQRC_Q_FULL)", "--action", "fwd:BAD QUEUE!", "--reason", "x"],
-     "fwd:QUEUE@QMGR"),
-    (["--match", "REASON(MQRC_Q_FULL)", "--action", "fwd:OK.Q@", "--reason", "x"],
-     "queue manager after '@' is empty"),
-    (["--match", "REASON(MQRC_Q_FULL)", "--action", "fwd:" + "Q" * 49, "--reason", "x"],
-     "fwd:QUEUE"),
-    (["--older-than", "seven days", "--action", "discard", "--reason", "x"],
-     "--older-than 'seven days' is not a duration"),
-    (["--newer-than", "2", "--action", "discard", "--reason", "x"], "is not a duration"),
-    (["--older-than", "7d", "--newer-than", "2h", "--action", "discard", "--reason", "x"],
-     "--newer-than 2h is shorter than --older-than 7d"),
-    (["--action", "discard", "--reason", "x"], "needs a selector"),
-    (["--match", "REASON(MQRC_Q_FULL)", "--action", "retry", "--header", "no",
-      "--reason", "x"], "--header goes with --action fwd"),
-    (["--match", "REASON(MQRC_Q_FULL)", "--action", "discard", "--reason", " "],
-     "--reason is empty"),
-    (["--match", "REASON(MQRC_Q_FULL)", "--action", "retry", "--reason", "x",
-      "--audit-queue", "AUDIT;Q"], "--audit-queue"),
-])
-def test_bad_one_off_options_are_refused_before_anything_moves(qm, ledger, cli, args,
-                                                               says) -> None:
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--match", "REASON(MQRC_Q_FULL)", "--action", "retry"], "needs --reason"),
+        (
+            ["--match", "REASON(MQRC_Q_FULL)", "--action", "requeue", "--reason", "x"],
+            "is not an action",
+        ),
+        (
+            ["--match", "REASON(MQRC_Q_FULL)", "--action", "fwd:BAD QUEUE!", "--reason", "x"],
+            "fwd:QUEUE@QMGR",
+        ),
+        (
+            ["--match", "REASON(MQRC_Q_FULL)", "--action", "fwd:OK.Q@", "--reason", "x"],
+            "queue manager after '@' is empty",
+        ),
+        (
+            ["--match", "REASON(MQRC_Q_FULL)", "--action", "fwd:" + "Q" * 49, "--reason", "x"],
+            "fwd:QUEUE",
+        ),
+        (
+            ["--older-than", "seven days", "--action", "discard", "--reason", "x"],
+            "--older-than 'seven days' is not a duration",
+        ),
+        (["--newer-than", "2", "--action", "discard", "--reason", "x"], "is not a duration"),
+        (
+            ["--older-than", "7d", "--newer-than", "2h", "--action", "discard", "--reason", "x"],
+            "--newer-than 2h is shorter than --older-than 7d",
+        ),
+        (["--action", "discard", "--reason", "x"], "needs a selector"),
+        (
+            [
+                "--match",
+                "REASON(MQRC_Q_FULL)",
+                "--action",
+                "retry",
+                "--header",
+                "no",
+                "--reason",
+                "x",
+            ],
+            "--header goes with --action fwd",
+        ),
+        (
+            ["--match", "REASON(MQRC_Q_FULL)", "--action", "discard", "--reason", " "],
+            "--reason is empty",
+        ),
+        (
+            [
+                "--match",
+                "REASON(MQRC_Q_FULL)",
+                "--action",
+                "retry",
+                "--reason",
+                "x",
+                "--audit-queue",
+                "AUDIT;Q",
+            ],
+            "--audit-queue",
+        ),
+    ],
+)
+def test_bad_one_off_options_are_refused_before_anything_moves(qm, ledger, cli, args, says) -> None:
     """An unknown --action, a malformed fwd: target (MQ name rules), an age that is not a
     duration or a --newer-than shorter than --older-than (an empty window), an action
     without a selector or without --reason (not a dry run), --header without fwd:, an
@@ -193,10 +256,12 @@ def test_bad_one_off_options_are_refused_before_anything_moves(qm, ledger, cli, 
     assert len(browse(qm, DLQ)) == 5
 
 
-@pytest.mark.parametrize("audit_attrs", [{"put": "DISABLED"}, {"maxdepth": 1}],
-                         ids=["put-inhibited", "full"])
-def test_an_action_whose_audit_record_cannot_be_put_is_backed_out(qm, ledger, cli,
-                                                                  audit_attrs) -> None:
+@pytest.mark.parametrize(
+    "audit_attrs", [{"put": "DISABLED"}, {"maxdepth": 1}], ids=["put-inhibited", "full"]
+)
+def test_an_action_whose_audit_record_cannot_be_put_is_backed_out(
+    qm, ledger, cli, audit_attrs
+) -> None:
     """An audit queue that is put-inhibited (or full) takes no record: the action is
     backed out with it, never done without its record; the message stays on the DLQ, the
     failure is reported (exit 6, the reason counted as AUDIT_MQRC_...). With room for one
@@ -206,8 +271,16 @@ def test_an_action_whose_audit_record_cannot_be_put_is_backed_out(qm, ledger, cl
     _full, _other = _backlog(qm)
     book = ledger()
 
-    run = cli("run", "--match", "REASON(MQRC_Q_FULL)", "--action", "retry", "--reason",
-              "audited or not at all", "--no-watch")
+    run = cli(
+        "run",
+        "--match",
+        "REASON(MQRC_Q_FULL)",
+        "--action",
+        "retry",
+        "--reason",
+        "audited or not at all",
+        "--no-watch",
+    )
 
     assert run.rc == 6, run.err
     placed = book.check(["APP.Q"])
@@ -237,8 +310,8 @@ def test_a_run_with_a_table_given_a_reason_is_audited(qm, ledger, cli, tmp_path)
     book.check(["APP.Q", "CATCH"])
     records = _records(qm)
     assert sorted((r["msgid"], r["action"]) for r in records) == sorted(
-        [(m.md.msg_id.hex(), "RETRY") for m in full]
-        + [(m.md.msg_id.hex(), "FWD") for m in other])
+        [(m.md.msg_id.hex(), "RETRY") for m in full] + [(m.md.msg_id.hex(), "FWD") for m in other]
+    )
     assert {r["reason"] for r in records} == {"weekly clean-up"}
 
 
@@ -254,20 +327,42 @@ def test_audit_refuses_bad_input(cli) -> None:
 
 
 def test_ctrl_c_stops_a_one_off_run_between_units_of_work_and_says_how_many_moved(
-        home, qm, ledger) -> None:
+    home, qm, ledger
+) -> None:
     """SIGINT (Ctrl-C) stops a paced one-off run between units of work: it exits 0, says
     how many messages moved, loses and duplicates nothing, and every message moved has
     its audit record (and only those)."""
     define(qm, "APP.Q")
-    load(qm, [dead_letter(f"paced {i}", reason=MQRC_Q_FULL, destq="APP.Q", tag=f"P{i}")
-              for i in range(40)])
+    load(
+        qm,
+        [
+            dead_letter(f"paced {i}", reason=MQRC_Q_FULL, destq="APP.Q", tag=f"P{i}")
+            for i in range(40)
+        ],
+    )
     book = ledger()
     env = {**os.environ, "DLQHANDLER_HOME": str(home), "PYTHONUNBUFFERED": "1"}
     env.pop("DLQHANDLER_QMGR", None)
-    proc = subprocess.Popen([str(DLQHANDLER), "run", "--match", "REASON(MQRC_Q_FULL)",
-                             "--action", "retry", "--reason", "paced", "--max-rate", "10",
-                             "--log-format", "json"], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            str(DLQHANDLER),
+            "run",
+            "--match",
+            "REASON(MQRC_Q_FULL)",
+            "--action",
+            "retry",
+            "--reason",
+            "paced",
+            "--max-rate",
+            "10",
+            "--log-format",
+            "json",
+        ],
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while len(browse(qm, "APP.Q")) < 5 and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -281,12 +376,14 @@ def test_ctrl_c_stops_a_one_off_run_between_units_of_work_and_says_how_many_move
     assert f"{moved} message(s) moved" in err
     assert "stopped between units of work, nothing lost" in err
     assert sorted(r["msgid"] for r in _records(qm)) == sorted(
-        m.md.msg_id.hex() for m in placed["APP.Q"])
+        m.md.msg_id.hex() for m in placed["APP.Q"]
+    )
 
 
 def test_progress_is_shown_only_on_a_terminal() -> None:
     """The progress line is written only when the stream is a terminal, and ends with the
     final counts."""
+
     class Tty(io.StringIO):
         def isatty(self) -> bool:
             return True
@@ -321,27 +418,52 @@ def test_age_selectors_use_the_time_the_message_was_dead_lettered() -> None:
 
 
 def test_a_one_off_action_on_a_group_moves_it_whole_with_a_record_per_member(
-        qm, ledger, cli) -> None:
+    qm, ledger, cli
+) -> None:
     """A group selected by a one-off action moves whole, in logical order, in one unit of
     work with one audit record per member; with its audit queue put-inhibited the whole
     group stays (no member moved, no record)."""
     define(qm, "APP.Q")
     gid = b"GROUP AUDITED".ljust(24, b"\x00")
-    members = [dead_letter(f"member {seq}", reason=MQRC_Q_FULL, destq="APP.Q",
-                           tag=f"GRP{seq}", group_id=gid, msg_seq_number=seq,
-                           msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == 3 else MQMF_MSG_IN_GROUP)
-               for seq in (1, 2, 3)]
+    members = [
+        dead_letter(
+            f"member {seq}",
+            reason=MQRC_Q_FULL,
+            destq="APP.Q",
+            tag=f"GRP{seq}",
+            group_id=gid,
+            msg_seq_number=seq,
+            msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == 3 else MQMF_MSG_IN_GROUP,
+        )
+        for seq in (1, 2, 3)
+    ]
     load(qm, [members[2], members[0], members[1]])
     book = ledger()
     define(qm, AUDIT, put="DISABLED")
 
-    held = cli("run", "--match", "REASON(MQRC_Q_FULL)", "--action", "retry", "--reason",
-               "group", "--no-watch")
+    held = cli(
+        "run",
+        "--match",
+        "REASON(MQRC_Q_FULL)",
+        "--action",
+        "retry",
+        "--reason",
+        "group",
+        "--no-watch",
+    )
     assert held.rc == 6, held.err
     assert browse(qm, "APP.Q") == []
     define(qm, AUDIT)
-    moved = cli("run", "--match", "REASON(MQRC_Q_FULL)", "--action", "retry", "--reason",
-                "group", "--no-watch")
+    moved = cli(
+        "run",
+        "--match",
+        "REASON(MQRC_Q_FULL)",
+        "--action",
+        "retry",
+        "--reason",
+        "group",
+        "--no-watch",
+    )
 
     assert moved.rc == 0, moved.err
     placed = book.check(["APP.Q"])

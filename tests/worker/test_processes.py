@@ -71,8 +71,9 @@ def test_two_handlers_share_a_dlq_without_duplicates(home: Path, qm, tmp_path: P
     rules = tmp_path / "two.rul"
     rules.write_text(TWO)
     logs = [tmp_path / "a.log", tmp_path / "b.log"]
-    children = [start_handler(home, rules, "--no-watch", "--batch-size", "10", log=log)
-                for log in logs]
+    children = [
+        start_handler(home, rules, "--no-watch", "--batch-size", "10", log=log) for log in logs
+    ]
     outs = []
     try:
         for child in children:
@@ -97,8 +98,7 @@ def test_two_handlers_share_a_dlq_without_duplicates(home: Path, qm, tmp_path: P
     print(f"forwarded per handler: {shares}")  # both usually take part; not guaranteed
 
 
-def test_a_second_handler_started_later_sees_the_counts(home: Path, qm, tmp_path: Path
-                                                         ) -> None:
+def test_a_second_handler_started_later_sees_the_counts(home: Path, qm, tmp_path: Path) -> None:
     """Attempts recorded by one process are seen by the next (a restart with the same
     table makes no new attempt once RETRY is spent)."""
     define(qm, "APP.Q", put="DISABLED")

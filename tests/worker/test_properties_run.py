@@ -27,12 +27,18 @@ JMS = (
     Property("mcd.Msd", T.STRING, "jms_text"),
     Property("jms.Dst", T.STRING, "queue:///APP.IN"),
     Property("jms.Cid", T.STRING, "ID:414d5120"),
-    Property("OrderType", T.STRING, "express"), Property("Urgent", T.BOOLEAN, True),
-    Property("Checksum", T.BYTE_STRING, b"\x00\x10\xff"), Property("Tries", T.INT8, 3),
-    Property("Region", T.INT16, -2), Property("Items", T.INT32, 70000),
-    Property("OrderNo", T.INT64, 2**40 + 1), Property("Weight", T.FLOAT32, 2.5),
-    Property("Price", T.FLOAT64, math.pi), Property("Coupon", T.NULL, None),
-    Property("trace.span", T.STRING, "abc"))
+    Property("OrderType", T.STRING, "express"),
+    Property("Urgent", T.BOOLEAN, True),
+    Property("Checksum", T.BYTE_STRING, b"\x00\x10\xff"),
+    Property("Tries", T.INT8, 3),
+    Property("Region", T.INT16, -2),
+    Property("Items", T.INT32, 70000),
+    Property("OrderNo", T.INT64, 2**40 + 1),
+    Property("Weight", T.FLOAT32, 2.5),
+    Property("Price", T.FLOAT64, math.pi),
+    Property("Coupon", T.NULL, None),
+    Property("trace.span", T.STRING, "abc"),
+)
 
 
 def test_forward_and_retry_keep_every_property(qm, ledger, run_cli: RunCli) -> None:
@@ -46,18 +52,23 @@ def test_forward_and_retry_keep_every_property(qm, ledger, run_cli: RunCli) -> N
         dead_letter("forward whole", destq="FWD.YES", properties=JMS[:5]),
         dead_letter("forward stripped", destq="FWD.NO", properties=JMS[5:]),
         dead_letter("forward far", destq="REMOTE", properties=JMS),
-        dead_letter("no properties", destq="FWD.NO")]
+        dead_letter("no properties", destq="FWD.NO"),
+    ]
     load(qm, messages)
     book = ledger()
-    assert [len(m.properties) for m in browse(qm, "SYSTEM.DEAD.LETTER.QUEUE")] == [
-        14, 5, 9, 14, 0]
+    assert [len(m.properties) for m in browse(qm, "SYSTEM.DEAD.LETTER.QUEUE")] == [14, 5, 9, 14, 0]
 
     run = run_cli(RULES)
 
     assert run.rc == 0, run.err
     book.check(["RETRY.OK", "TARGET.YES", "TARGET.NO", "QM2"])  # (compares properties)
     assert [book.where(m) for m in messages] == [
-        "RETRY.OK", "TARGET.YES", "TARGET.NO", "APP.IN@QM2", "TARGET.NO"]
+        "RETRY.OK",
+        "TARGET.YES",
+        "TARGET.NO",
+        "APP.IN@QM2",
+        "TARGET.NO",
+    ]
     [retried] = browse(qm, "RETRY.OK")
     assert retried.properties == JMS
     assert retried.body == b"retry me"
@@ -69,22 +80,58 @@ def test_forward_and_retry_keep_every_property(qm, ledger, run_cli: RunCli) -> N
     assert run.summary("forwarded") == 4
 
 
-def test_properties_from_the_command_line_through_run(home: Path,
-                                                     capsys: pytest.CaptureFixture[str]
-                                                     ) -> None:
+def test_properties_from_the_command_line_through_run(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`qm put --property` puts a dead letter with typed properties, `dlqhandler run`
     forwards it, and `qm browse` shows the target message's properties, escaped."""
     assert main(["qm", "create", "QM2"]) == 0
     with connect("QM2") as qm:
         define(qm, "TARGET")
-    assert main(["qm", "put", "-m", "QM2", "-q", "SYSTEM.DEAD.LETTER.QUEUE", "--data", "x",
-                 "--dlq-reason", "2053", "--dest", "APP.IN",
-                 "--property", "OrderType=express\n", "--property", "Items:i4=7",
-                 "--property", "Urgent:boolean=1", "--property", "Coupon:null"]) == 0
+    assert (
+        main(
+            [
+                "qm",
+                "put",
+                "-m",
+                "QM2",
+                "-q",
+                "SYSTEM.DEAD.LETTER.QUEUE",
+                "--data",
+                "x",
+                "--dlq-reason",
+                "2053",
+                "--dest",
+                "APP.IN",
+                "--property",
+                "OrderType=express\n",
+                "--property",
+                "Items:i4=7",
+                "--property",
+                "Urgent:boolean=1",
+                "--property",
+                "Coupon:null",
+            ]
+        )
+        == 0
+    )
     rules = home / "fwd.rul"
     rules.write_text("WAIT(NO)\nACTION(FWD) FWDQ(TARGET) HEADER(NO)\n")
-    assert main(["run", "--rules", str(rules), "SYSTEM.DEAD.LETTER.QUEUE", "QM2",
-                 "--no-watch", "--log-format", "json"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--rules",
+                str(rules),
+                "SYSTEM.DEAD.LETTER.QUEUE",
+                "QM2",
+                "--no-watch",
+                "--log-format",
+                "json",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["qm", "browse", "-m", "QM2", "-q", "TARGET"]) == 0
     out = capsys.readouterr().out

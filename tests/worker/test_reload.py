@@ -18,8 +18,10 @@ from tests.worker.helpers import (
 )
 
 OLD = "RETRYINT(1) WAIT(YES)\nDESTQ(APP.*) ACTION(FWD) FWDQ(OLD.T)\n"
-NEW = ("RETRYINT(1) WAIT(YES)\nDESTQ(APP.*) ACTION(FWD) FWDQ(NEW.T)\n"
-       "DESTQ(HELD.Q) ACTION(FWD) FWDQ(NEW.T)\n")
+NEW = (
+    "RETRYINT(1) WAIT(YES)\nDESTQ(APP.*) ACTION(FWD) FWDQ(NEW.T)\n"
+    "DESTQ(HELD.Q) ACTION(FWD) FWDQ(NEW.T)\n"
+)
 BAD = "RETRYINT(1) WAIT(MAYBE)\nDESTQ(APP.*) ACTION(FWD)\nREASON(NO_SUCH_REASON) ACTION(RETRY)\n"
 
 
@@ -60,8 +62,11 @@ def test_hot_reload_uses_a_good_table_and_keeps_the_last_good_one(home, qm, tmp_
     with errors is rejected with every diagnostic logged, and the old table keeps
     running."""
     define(qm, "OLD.T", "NEW.T")
-    load(qm, [dead_letter(f"held{i}", destq="HELD.Q") for i in range(2)]
-         + [dead_letter(f"app{i}", destq="APP.Q") for i in range(2)])
+    load(
+        qm,
+        [dead_letter(f"held{i}", destq="HELD.Q") for i in range(2)]
+        + [dead_letter(f"app{i}", destq="APP.Q") for i in range(2)],
+    )
     book = Ledger.of(qm)
     rules = tmp_path / "live.rul"
     rules.write_text(OLD)

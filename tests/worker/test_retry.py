@@ -44,8 +44,9 @@ class _Helper(threading.Thread):
         assert self.acted
 
 
-def test_retry_succeeds_once_the_queue_is_put_enabled_again(home, qm, ledger,
-                                                             run_cli: RunCli) -> None:
+def test_retry_succeeds_once_the_queue_is_put_enabled_again(
+    home, qm, ledger, run_cli: RunCli
+) -> None:
     """A RETRY to a PUT(DISABLED) queue fails (quietly: same reason as the MQDLH) and is
     tried again every RETRYINT; re-enabled during the run, the message goes through."""
     define(qm, "APP.Q", put="DISABLED")
@@ -68,8 +69,7 @@ def test_retry_succeeds_once_the_queue_is_put_enabled_again(home, qm, ledger,
     assert depth(qm, STATUS) == 0
 
 
-def test_retry_succeeds_once_the_full_queue_is_drained(home, qm, ledger,
-                                                        run_cli: RunCli) -> None:
+def test_retry_succeeds_once_the_full_queue_is_drained(home, qm, ledger, run_cli: RunCli) -> None:
     """A RETRY to a queue at MAXDEPTH fails with 2053 until a consumer makes room."""
     define(qm, "APP.Q", maxdepth=1)
     load(qm, [dead_letter("blocker", destq="ELSEWHERE")], queue="APP.Q")
@@ -115,8 +115,9 @@ def test_spent_retries_fall_through_rule_by_rule(qm, ledger, run_cli: RunCli) ->
     placed = book.check(["APP.Q", "HOLD.Q", "FINAL"])
     assert len(placed["FINAL"]) == 3
     for m in messages:
-        lines = Counter(e["rule_line"] for e in run.events("put_failed")
-                        if e["msgid"] == m.md.msg_id.hex())
+        lines = Counter(
+            e["rule_line"] for e in run.events("put_failed") if e["msgid"] == m.md.msg_id.hex()
+        )
         assert lines == {2: 2, 3: 3}
     assert {e["rule_line"] for e in run.events("message_forwarded")} == {4}
     assert "line     2  FAILED             6" in run.out

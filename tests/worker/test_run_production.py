@@ -72,10 +72,12 @@ class FakeClock:
 
 
 # -- metrics from a real handler process ---------------------------------------------------
-RULES = ("RETRYINT(60) WAIT(YES)\n"
-         "DESTQ(APP.*) ACTION(FWD) FWDQ(CATCH)\n"
-         "DESTQ(BLK.*) ACTION(FWD) FWDQ(BLOCKED)\n"
-         "DESTQ(OLD.*) ACTION(DISCARD)\n")
+RULES = (
+    "RETRYINT(60) WAIT(YES)\n"
+    "DESTQ(APP.*) ACTION(FWD) FWDQ(CATCH)\n"
+    "DESTQ(BLK.*) ACTION(FWD) FWDQ(BLOCKED)\n"
+    "DESTQ(OLD.*) ACTION(DISCARD)\n"
+)
 RELOADED = RULES.replace("FWDQ(CATCH)", "FWDQ(CATCH2)")
 BROKEN = "RETRYINT(60) WAIT(MAYBE)\nACTION(FWDD)\n"
 
@@ -88,8 +90,11 @@ def test_metrics_health_and_reloads_of_a_running_handler(home, qm, tmp_path: Pat
     the table hash in force follows the good one."""
     define(qm, "CATCH", "CATCH2")
     define(qm, "BLOCKED", put="DISABLED")
-    load(qm, [dead_letter(f"app{i}", destq="APP.Q") for i in range(3)]
-         + [dead_letter("blocked", destq="BLK.Q")])
+    load(
+        qm,
+        [dead_letter(f"app{i}", destq="APP.Q") for i in range(3)]
+        + [dead_letter("blocked", destq="BLK.Q")],
+    )
     old = load(qm, [dead_letter(f"old{i}", destq="OLD.Q") for i in range(2)])
     book = Ledger.of(qm)
     rules = tmp_path / "prod.rul"
@@ -97,8 +102,10 @@ def test_metrics_health_and_reloads_of_a_running_handler(home, qm, tmp_path: Pat
     log = tmp_path / "handler.log"
     child = start_handler(home, rules, "--no-watch", "--metrics-port", "0", log=log)
     try:
-        until(lambda: [e for e in json_events(log) if e["event"] == "metrics_started"],
-               "the metrics server did not start")
+        until(
+            lambda: [e for e in json_events(log) if e["event"] == "metrics_started"],
+            "the metrics server did not start",
+        )
         [started] = [e for e in json_events(log) if e["event"] == "metrics_started"]
         assert started["port"] > 0
         base = f"http://127.0.0.1:{started['port']}"
@@ -110,13 +117,18 @@ def test_metrics_health_and_reloads_of_a_running_handler(home, qm, tmp_path: Pat
             "dlqhandler_dlq_depth 1.0",
             f'dlqhandler_rules_info{{sha256="{_sha(RULES)}"}} 1.0',
         ]
-        until(lambda: all(line in _get(base + "/metrics")[1] for line in expected),
-               "the counters do not match what was processed")
+        until(
+            lambda: all(line in _get(base + "/metrics")[1] for line in expected),
+            "the counters do not match what was processed",
+        )
         assert _get(base + "/readyz") == (200, "ready\n")
         assert _get(base + "/healthz") == (200, "ok\n")
         text = _get(base + "/metrics")[1]
-        [age] = [line for line in text.splitlines()
-                 if line.startswith("dlqhandler_dlq_oldest_message_age_seconds ")]
+        [age] = [
+            line
+            for line in text.splitlines()
+            if line.startswith("dlqhandler_dlq_oldest_message_age_seconds ")
+        ]
         dead_lettered = put_at("20241121", "06000100")
         assert dead_lettered is not None
         assert float(age.split()[1]) >= time.time() - dead_lettered - 3600
@@ -125,12 +137,20 @@ def test_metrics_health_and_reloads_of_a_running_handler(home, qm, tmp_path: Pat
 
         rules.write_text(RELOADED)
         child.send_signal(signal.SIGHUP)
-        until(lambda: 'dlqhandler_rules_reloads_total{result="success"} 1.0'
-               in _get(base + "/metrics")[1], "the good reload was not counted")
+        until(
+            lambda: (
+                'dlqhandler_rules_reloads_total{result="success"} 1.0' in _get(base + "/metrics")[1]
+            ),
+            "the good reload was not counted",
+        )
         rules.write_text(BROKEN)
         child.send_signal(signal.SIGHUP)
-        until(lambda: 'dlqhandler_rules_reloads_total{result="failure"} 1.0'
-               in _get(base + "/metrics")[1], "the refused reload was not counted")
+        until(
+            lambda: (
+                'dlqhandler_rules_reloads_total{result="failure"} 1.0' in _get(base + "/metrics")[1]
+            ),
+            "the refused reload was not counted",
+        )
         text = _get(base + "/metrics")[1]
         assert f'dlqhandler_rules_info{{sha256="{_sha(RELOADED)}"}} 1.0' in text
         assert _sha(RULES) not in text
@@ -191,8 +211,9 @@ def test_msgid_moves_exactly_that_message_in_one_pass(qm, run_cli: RunCli) -> No
     book = Ledger.of(qm)
     chosen = messages[1]
 
-    run = run_cli("RETRYINT(5) WAIT(30)\nACTION(FWD) FWDQ(CATCH)\n",
-                  "--msgid", chosen.md.msg_id.hex())
+    run = run_cli(
+        "RETRYINT(5) WAIT(30)\nACTION(FWD) FWDQ(CATCH)\n", "--msgid", chosen.md.msg_id.hex()
+    )
 
     assert run.rc == ExitCode.OK
     [ended] = run.events("handler_ended")
@@ -201,16 +222,14 @@ def test_msgid_moves_exactly_that_message_in_one_pass(qm, run_cli: RunCli) -> No
     assert run.summary("not selected") == 2
     assert depth(qm, STATUS) == 0
     per_queue = book.check(["CATCH"])
-    assert [m.md.msg_id for m in per_queue[DLQ]] == [messages[0].md.msg_id,
-                                                    messages[2].md.msg_id]
+    assert [m.md.msg_id for m in per_queue[DLQ]] == [messages[0].md.msg_id, messages[2].md.msg_id]
 
 
 def test_match_selects_by_the_rules_language(qm, run_cli: RunCli) -> None:
     """--match 'REASON(MQRC_Q_FULL)' moves the queue-full messages and leaves the others."""
     define(qm, "CATCH")
     full = load(qm, [dead_letter(f"full{i}", reason=2053) for i in range(2)])
-    others = load(qm, [dead_letter("inhibited", reason=2051),
-                       dead_letter("unknown", reason=2085)])
+    others = load(qm, [dead_letter("inhibited", reason=2051), dead_letter("unknown", reason=2085)])
     book = Ledger.of(qm)
 
     run = run_cli("WAIT(NO)\nACTION(FWD) FWDQ(CATCH)\n", "--match", "REASON(MQRC_Q_FULL)")
@@ -221,13 +240,17 @@ def test_match_selects_by_the_rules_language(qm, run_cli: RunCli) -> None:
     assert {m.md.msg_id for m in per_queue[DLQ]} == {m.md.msg_id for m in others}
 
 
-@pytest.mark.parametrize(("args", "word"), [
-    (["--msgid", "zz"], "--msgid"),
-    (["--match", "ACTION(FWD)"], "--match"),
-    (["--max-rate", "0"], "--max-rate"),
-])
-def test_bad_selection_or_rate_is_a_usage_error(qm, run_cli: RunCli, args: list[str],
-                                                word: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "word"),
+    [
+        (["--msgid", "zz"], "--msgid"),
+        (["--match", "ACTION(FWD)"], "--match"),
+        (["--max-rate", "0"], "--max-rate"),
+    ],
+)
+def test_bad_selection_or_rate_is_a_usage_error(
+    qm, run_cli: RunCli, args: list[str], word: str
+) -> None:
     """An unusable selector or rate ends the run with exit 2, naming the option."""
     load(qm, [dead_letter("stays")])
     run = run_cli("WAIT(NO)\nACTION(DISCARD)\n", *args)
@@ -260,8 +283,13 @@ def test_max_rate_never_waits_with_a_unit_of_work_open(home, qm) -> None:
     assert ruleset is not None
     conn = connect("QM1", home=home)
     try:
-        handler = Handler(conn, ruleset, HandlerOptions(DLQ, batch_size=50), limiter=limiter,
-                          stop=threading.Event())
+        handler = Handler(
+            conn,
+            ruleset,
+            HandlerOptions(DLQ, batch_size=50),
+            limiter=limiter,
+            stop=threading.Event(),
+        )
         stats = handler.run()
     finally:
         conn.disconnect()
@@ -288,8 +316,9 @@ def test_healthz_and_readyz_during_a_hold_after_an_mq_error(home, qm) -> None:
     qm.admin().alter_queue(DLQ, {"GET": "DISABLED"})  # the first MQGET fails: fatal
     stop = threading.Event()
     answers: list[tuple[int, str]] = []
-    handler = Handler(conn, ruleset, HandlerOptions(DLQ), stop=stop, metrics=metrics,
-                      linger=lambda stats: 2.0)
+    handler = Handler(
+        conn, ruleset, HandlerOptions(DLQ), stop=stop, metrics=metrics, linger=lambda stats: 2.0
+    )
     runner = threading.Thread(target=handler.run)
     try:
         metrics.connected = True
@@ -327,8 +356,11 @@ def test_max_rate_option_reaches_the_handler(qm, run_cli: RunCli, monkeypatch) -
 
     monkeypatch.setattr(handler_module, "RateLimiter", Recording)
     define(qm, "CATCH")
-    load(qm, [dead_letter(f"go{i}", destq="APP.Q") for i in range(3)]
-         + [dead_letter("stay", destq="KEEP.Q")])
+    load(
+        qm,
+        [dead_letter(f"go{i}", destq="APP.Q") for i in range(3)]
+        + [dead_letter("stay", destq="KEEP.Q")],
+    )
 
     run = run_cli("WAIT(NO)\nDESTQ(APP.Q) ACTION(FWD) FWDQ(CATCH)\n", "--max-rate", "250")
 
@@ -339,10 +371,21 @@ def test_max_rate_option_reaches_the_handler(qm, run_cli: RunCli, monkeypatch) -
 
 
 # -- the IBM MQ backend --------------------------------------------------------------------
-_MQ_ENV = ("DLQHANDLER_IBMMQ_QMGR", "DLQHANDLER_MQ_TRANSPORT", "DLQHANDLER_MQ_CONN_NAME",
-           "DLQHANDLER_MQ_CHANNEL", "DLQHANDLER_MQ_CIPHER_SPEC", "DLQHANDLER_MQ_USER",
-           "DLQHANDLER_MQ_PASSWORD", "DLQHANDLER_MQ_PASSWORD_FILE", "MQSERVER", "MQCHLLIB",
-           "MQCHLTAB", "DLQHANDLER_MQ_KEY_REPOSITORY", "DLQHANDLER_MQ_CERT_LABEL")
+_MQ_ENV = (
+    "DLQHANDLER_IBMMQ_QMGR",
+    "DLQHANDLER_MQ_TRANSPORT",
+    "DLQHANDLER_MQ_CONN_NAME",
+    "DLQHANDLER_MQ_CHANNEL",
+    "DLQHANDLER_MQ_CIPHER_SPEC",
+    "DLQHANDLER_MQ_USER",
+    "DLQHANDLER_MQ_PASSWORD",
+    "DLQHANDLER_MQ_PASSWORD_FILE",
+    "MQSERVER",
+    "MQCHLLIB",
+    "MQCHLTAB",
+    "DLQHANDLER_MQ_KEY_REPOSITORY",
+    "DLQHANDLER_MQ_CERT_LABEL",
+)
 
 
 @pytest.fixture
@@ -353,7 +396,8 @@ def mq_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_ibmmq_backend_without_the_package_says_how_to_install_it(
-        qm, run_cli: RunCli, monkeypatch, mq_env) -> None:
+    qm, run_cli: RunCli, monkeypatch, mq_env
+) -> None:
     """--backend ibmmq where the ibmmq package cannot be imported: the connect exit code
     and an error naming pip install 'dlqhandler[ibmmq]'."""
     monkeypatch.setitem(sys.modules, "ibmmq", None)  # import ibmmq raises ImportError
@@ -375,7 +419,8 @@ def test_ibmmq_options_need_the_ibmmq_backend(qm, run_cli: RunCli) -> None:
 
 
 def test_ibmmq_backend_connects_with_the_command_line_channel(
-        home, run_cli: RunCli, monkeypatch, mq_env) -> None:
+    home, run_cli: RunCli, monkeypatch, mq_env
+) -> None:
     """Against a recorder of the ibmmq module: --conn-name/--channel make the MQCD,
     credentials come only from the environment, the DLQ (the QM's DEADQ) is opened, one
     empty pass ends a WAIT(NO) run, and MQBACK comes before MQDISC."""
@@ -386,15 +431,23 @@ def test_ibmmq_backend_connects_with_the_command_line_channel(
     monkeypatch.setenv("DLQHANDLER_MQ_USER", "dlqsvc")
     monkeypatch.setenv("DLQHANDLER_MQ_PASSWORD", "s3cr3t-Pa55w0rd!")
 
-    run = run_cli("WAIT(NO)\nACTION(DISCARD)\n", "--backend", "ibmmq", " ", "QM1",
-                  "--conn-name", "mq1(1414),mq2(1414)", "--channel", "DLQ.SVRCONN")
+    run = run_cli(
+        "WAIT(NO)\nACTION(DISCARD)\n",
+        "--backend",
+        "ibmmq",
+        " ",
+        "QM1",
+        "--conn-name",
+        "mq1(1414),mq2(1414)",
+        "--channel",
+        "DLQ.SVRCONN",
+    )
 
     assert run.rc == ExitCode.OK, run.err
     connect_call = fake.of("MQCONNX")[0]
     assert connect_call.target == "QM1"
     cd = connect_call.detail["cd"]
-    assert (cd["ChannelName"], cd["ConnectionName"]) == (b"DLQ.SVRCONN",
-                                                          b"mq1(1414),mq2(1414)")
+    assert (cd["ChannelName"], cd["ConnectionName"]) == (b"DLQ.SVRCONN", b"mq1(1414),mq2(1414)")
     assert connect_call.detail["csp"]["CSPUserId"] == b"dlqsvc"
     assert DLQ in {c.target for c in fake.of("MQOPEN")}
     verbs = fake.verbs()
@@ -405,9 +458,17 @@ def test_ibmmq_backend_connects_with_the_command_line_channel(
 
 def test_nothing_imports_ibm_mq_code_at_start_up() -> None:
     """Building the whole command line imports neither ibmmq nor the adapter."""
-    code = ("import sys\nfrom dlqhandler.cli import build_parser\nbuild_parser()\n"
-            "import dlqhandler.cli.run, dlqhandler.cli._connect\n"
-            "print(sorted(m for m in sys.modules if 'ibmmq' in m))\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import sys\nfrom dlqhandler.cli import build_parser\nbuild_parser()\n"
+        "import dlqhandler.cli.run, dlqhandler.cli._connect\n"
+        "print(sorted(m for m in sys.modules if 'ibmmq' in m))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert out.stdout.strip() == "[]"

@@ -12,8 +12,9 @@ from dlqhandler.worker.selection import RateLimiter, Selector
 
 
 def _msg(msg_id: bytes, reason: int, dest: str) -> Message:
-    return Message.dead_letter(MQMD(format="MQSTR", msg_id=msg_id, persistence=1), b"x",
-                               reason=reason, dest_q_name=dest)
+    return Message.dead_letter(
+        MQMD(format="MQSTR", msg_id=msg_id, persistence=1), b"x", reason=reason, dest_q_name=dest
+    )
 
 
 def test_match_uses_the_rules_language() -> None:
@@ -33,8 +34,10 @@ def test_msgid_selects_exactly_that_message() -> None:
     assert not s.selects(_msg(b"\x02" * 24, 2053, "Q"))
 
 
-@pytest.mark.parametrize(("ids", "match"), [(["zz"], None), (["00" * 25], None),
-                                            (None, "REASON(NOPE)"), (None, "ACTION(FWD)")])
+@pytest.mark.parametrize(
+    ("ids", "match"),
+    [(["zz"], None), (["00" * 25], None), (None, "REASON(NOPE)"), (None, "ACTION(FWD)")],
+)
 def test_bad_selectors_are_clear_errors(ids: list[str] | None, match: str | None) -> None:
     """Bad hex, over-long ids and invalid patterns raise ConfigError naming the option."""
     with pytest.raises(ConfigError) as info:

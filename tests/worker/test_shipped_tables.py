@@ -51,13 +51,15 @@ def _expected(ruleset: RuleSet, book: Ledger) -> tuple[dict[bytes, str], set[byt
         else:
             assert decision.rule is not None
             target = resolve_target(decision.rule, msg)
-            where[key] = target.queue if target.qmgr in ("", "QM1") else (
-                f"{target.queue}@{target.qmgr}")
+            where[key] = (
+                target.queue if target.qmgr in ("", "QM1") else (f"{target.queue}@{target.qmgr}")
+            )
     return where, discard
 
 
-def _load_backlog(qm: EmbeddedQueueManager, ruleset: RuleSet, extra: tuple[str, ...]
-                  ) -> tuple[Ledger, dict[bytes, str], set[bytes]]:
+def _load_backlog(
+    qm: EmbeddedQueueManager, ruleset: RuleSet, extra: tuple[str, ...]
+) -> tuple[Ledger, dict[bytes, str], set[bytes]]:
     load(qm, read_dump(BACKLOG))
     book = Ledger.of(qm)
     where, discard = _expected(ruleset, book)
@@ -68,8 +70,11 @@ def _load_backlog(qm: EmbeddedQueueManager, ruleset: RuleSet, extra: tuple[str, 
 def _assert_placed(book: Ledger, where: dict[bytes, str], discard: set[bytes]) -> None:
     targets = sorted({q for q in where.values() if q != DLQ})
     book.check(targets, discarded=discard)
-    wrong = {k.hex(): (book.where(m), where[k]) for k, m in book.original.items()
-             if k not in discard and book.where(m) != where[k]}
+    wrong = {
+        k.hex(): (book.where(m), where[k])
+        for k, m in book.original.items()
+        if k not in discard and book.where(m) != where[k]
+    }
     assert not wrong
 
 
@@ -78,8 +83,9 @@ def test_demo_table_on_the_sample_backlog(qm, run_cli: RunCli) -> None:
     retried, forwarded or discarded as its first matching rule says; the 7 without an
     MQDLH stay; nothing is lost or doubled."""
     text, ruleset = _table("demo.rul")
-    book, where, discard = _load_backlog(qm, ruleset, ("DLQ.SECURITY", "DLQ.TOOBIG",
-                                                       "DLQ.CATCHALL"))
+    book, where, discard = _load_backlog(
+        qm, ruleset, ("DLQ.SECURITY", "DLQ.TOOBIG", "DLQ.CATCHALL")
+    )
 
     run = run_cli(text)
 
@@ -98,8 +104,9 @@ def test_default_table_on_the_sample_backlog(home: Path, qm, tmp_path: Path) -> 
     oversized messages to DLQ.MANUAL, transient reasons retried, the rest to the
     catch-all; nothing is left but the messages without an MQDLH."""
     _text, ruleset = _table("default.rul")
-    book, where, discard = _load_backlog(qm, ruleset, ("DLQ.SECURITY", "DLQ.MANUAL",
-                                                       "DLQ.CATCHALL"))
+    book, where, discard = _load_backlog(
+        qm, ruleset, ("DLQ.SECURITY", "DLQ.MANUAL", "DLQ.CATCHALL")
+    )
     log = tmp_path / "handler.log"
     child = start_handler(home, ROOT / "rules" / "default.rul", "--no-watch", log=log)
     try:
@@ -116,9 +123,23 @@ def test_every_shipped_table_starts(home: Path, qm) -> None:
     """Each table in rules/ is accepted by `dlqhandler run --dry-run` (positional INPUTQ
     and INPUTQM given, as the IBM examples leave them blank)."""
     for table in sorted((ROOT / "rules").glob("*.rul")):
-        done = subprocess.run([str(Path(ROOT / ".venv/bin/dlqhandler")), "run", DLQ, "QM1",
-                               "--rules", str(table), "--dry-run", "--log-format", "json"],
-                              env={"DLQHANDLER_HOME": str(home), "PATH": "/usr/bin:/bin"},
-                              capture_output=True, text=True, timeout=60, check=False)
+        done = subprocess.run(
+            [
+                str(Path(ROOT / ".venv/bin/dlqhandler")),
+                "run",
+                DLQ,
+                "QM1",
+                "--rules",
+                str(table),
+                "--dry-run",
+                "--log-format",
+                "json",
+            ],
+            env={"DLQHANDLER_HOME": str(home), "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert done.returncode == 0, (table.name, done.stderr)
         assert "AMQ8708" in done.stdout, table.name

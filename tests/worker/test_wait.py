@@ -92,5 +92,3 @@ def test_wait_yes_runs_until_sigterm(home: Path, qm, tmp_path: Path) -> None:
     book.check(["CATCH"])
     ended = [e for e in json_events(log) if e["event"] == "handler_ended"]
     assert ended[0]["reason"] == "stopped"
-
-

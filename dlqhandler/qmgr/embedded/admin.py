@@ -85,8 +85,10 @@ class AuthRecord:
 
 def authorised(db: sqlite3.Connection, principal: str, queue: str, authority: str) -> bool:
     """Whether ``principal`` may do ``authority`` on ``queue`` (no record: yes)."""
-    rows = db.execute("SELECT profile, auths FROM authrecs WHERE objtype = 'QUEUE'"
-                      " AND principal = ?", (principal.lower(),)).fetchall()
+    rows = db.execute(
+        "SELECT profile, auths FROM authrecs WHERE objtype = 'QUEUE' AND principal = ?",
+        (principal.lower(),),
+    ).fetchall()
     granted: set[str] = set()
     matched = False
     for profile, auths in rows:
@@ -99,10 +101,16 @@ def authorised(db: sqlite3.Connection, principal: str, queue: str, authority: st
 class Admin:
     """Admin operations on one queue manager's store."""
 
-    def __init__(self, store: Store, qmgr_name: str, clock: Callable[[], float], *,
-                 on_alter: Callable[[str], None] | None = None,
-                 recover: Callable[[], object] | None = None,
-                 triggers: Triggers | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        qmgr_name: str,
+        clock: Callable[[], float],
+        *,
+        on_alter: Callable[[str], None] | None = None,
+        recover: Callable[[], object] | None = None,
+        triggers: Triggers | None = None,
+    ) -> None:
         self._store = store
         self.qmgr_name = qmgr_name
         self._clock = clock
@@ -121,16 +129,17 @@ class Admin:
 
     def alter_qmgr(self, changes: dict[str, Value]) -> None:
         with self._store.write(durable=True) as db:
-            db.executemany("INSERT OR REPLACE INTO qmgr_attrs VALUES (?, ?)",
-                           [(k, str(v)) for k, v in changes.items()])
+            db.executemany(
+                "INSERT OR REPLACE INTO qmgr_attrs VALUES (?, ?)",
+                [(k, str(v)) for k, v in changes.items()],
+            )
 
     # -- local queues ---------------------------------------------------------------
     def _queue_row(self, name: str) -> tuple[str, float, float, int] | None:
         row = self._store.db.execute(
-            "SELECT attrs, created, altered, curdepth FROM queues WHERE name = ?",
-            (name,)).fetchone()
-        return None if row is None else (str(row[0]), float(row[1]), float(row[2]),
-                                         int(row[3]))
+            "SELECT attrs, created, altered, curdepth FROM queues WHERE name = ?", (name,)
+        ).fetchone()
+        return None if row is None else (str(row[0]), float(row[1]), float(row[2]), int(row[3]))
 
     def queue(self, name: str) -> ObjectRecord:
         """One local queue (raises AdminError AMQ8147E if unknown)."""
@@ -152,26 +161,45 @@ class Admin:
         """Local queues matching an MQSC generic name (``APP.*``), sorted by name."""
         db = self._store.db
         if generic and pattern.endswith("*"):
-            rows = db.execute("SELECT name, attrs, created, altered, curdepth FROM queues"
-                              " WHERE substr(name, 1, ?) = ? ORDER BY name",
-                              (len(pattern) - 1, pattern[:-1])).fetchall()
+            rows = db.execute(
+                "SELECT name, attrs, created, altered, curdepth FROM queues"
+                " WHERE substr(name, 1, ?) = ? ORDER BY name",
+                (len(pattern) - 1, pattern[:-1]),
+            ).fetchall()
         else:
-            rows = db.execute("SELECT name, attrs, created, altered, curdepth FROM queues"
-                              " WHERE name = ?", (pattern,)).fetchall()
-        procs = {(q, kind): n for q, kind, n in db.execute(
-            "SELECT queue, 'IPPROCS', count(*) FROM handles WHERE input GROUP BY queue"
-            " UNION ALL SELECT queue, 'OPPROCS', count(*) FROM handles WHERE output"
-            " GROUP BY queue")}
+            rows = db.execute(
+                "SELECT name, attrs, created, altered, curdepth FROM queues WHERE name = ?",
+                (pattern,),
+            ).fetchall()
+        procs = {
+            (q, kind): n
+            for q, kind, n in db.execute(
+                "SELECT queue, 'IPPROCS', count(*) FROM handles WHERE input GROUP BY queue"
+                " UNION ALL SELECT queue, 'OPPROCS', count(*) FROM handles WHERE output"
+                " GROUP BY queue"
+            )
+        }
         out = []
         for name, attrs, created, altered, depth in rows:
-            status = {"CURDEPTH": int(depth), "IPPROCS": procs.get((name, "IPPROCS"), 0),
-                      "OPPROCS": procs.get((name, "OPPROCS"), 0)}
-            out.append(ObjectRecord(name, {**defaults(QUEUE_ATTRS), **json.loads(attrs)},
-                                    float(created), float(altered), status))
+            status = {
+                "CURDEPTH": int(depth),
+                "IPPROCS": procs.get((name, "IPPROCS"), 0),
+                "OPPROCS": procs.get((name, "OPPROCS"), 0),
+            }
+            out.append(
+                ObjectRecord(
+                    name,
+                    {**defaults(QUEUE_ATTRS), **json.loads(attrs)},
+                    float(created),
+                    float(altered),
+                    status,
+                )
+            )
         return out
 
-    def define_queue(self, name: str, values: dict[str, Value], *, replace: bool = False,
-                     like: str | None = None) -> None:
+    def define_queue(
+        self, name: str, values: dict[str, Value], *, replace: bool = False, like: str | None = None
+    ) -> None:
         """DEFINE QLOCAL (REPLACE keeps the messages; LIKE copies another's attributes)."""
         if not valid_name(name):
             raise AdminError("AMQ8405I", f"invalid queue name {name!r}")
@@ -189,13 +217,17 @@ class Admin:
             if exists and not replace:
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
             if exists:
-                db.execute("UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
-                           (attrs, now, name))
+                db.execute(
+                    "UPDATE queues SET attrs = ?, altered = ? WHERE name = ?", (attrs, now, name)
+                )
                 if self._triggers is not None:
                     self._triggers.queue_altered(db, name, json.loads(exists[0]), new)
             else:
-                db.execute("INSERT INTO queues (name, attrs, curdepth, created, altered)"
-                           " VALUES (?, ?, 0, ?, ?)", (name, attrs, now, now))
+                db.execute(
+                    "INSERT INTO queues (name, attrs, curdepth, created, altered)"
+                    " VALUES (?, ?, 0, ?, ?)",
+                    (name, attrs, now, now),
+                )
         self._altered(name)
 
     def alter_queue(self, name: str, changes: dict[str, Value]) -> None:
@@ -205,8 +237,10 @@ class Admin:
                 raise _not_found(name)
             old = json.loads(row[0])
             attrs = {**old, **changes}
-            db.execute("UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
-                       (json.dumps(attrs, sort_keys=True), self._clock(), name))
+            db.execute(
+                "UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
+                (json.dumps(attrs, sort_keys=True), self._clock(), name),
+            )
             if self._triggers is not None:
                 self._triggers.queue_altered(db, name, old, attrs)
         self._altered(name)
@@ -218,8 +252,9 @@ class Admin:
         db = self._store.db
         if db.execute("SELECT 1 FROM handles WHERE queue = ? LIMIT 1", (name,)).fetchone():
             raise _in_use()
-        if db.execute("SELECT 1 FROM messages WHERE queue = ? AND state != ? LIMIT 1",
-                      (name, AVAILABLE)).fetchone():
+        if db.execute(
+            "SELECT 1 FROM messages WHERE queue = ? AND state != ? LIMIT 1", (name, AVAILABLE)
+        ).fetchone():
             raise _in_use()
 
     def delete_queue(self, name: str, *, purge: bool = False) -> None:
@@ -250,12 +285,15 @@ class Admin:
     # -- process definitions -----------------------------------------------------------
     def processes(self, pattern: str = "*") -> list[ObjectRecord]:
         rows = self._store.db.execute(
-            "SELECT name, attrs, created, altered FROM processes ORDER BY name").fetchall()
-        return [ObjectRecord(n, {**defaults(PROCESS_ATTRS), **json.loads(a)}, c, m, {})
-                for n, a, c, m in rows if generic_match(pattern, n)]
+            "SELECT name, attrs, created, altered FROM processes ORDER BY name"
+        ).fetchall()
+        return [
+            ObjectRecord(n, {**defaults(PROCESS_ATTRS), **json.loads(a)}, c, m, {})
+            for n, a, c, m in rows
+            if generic_match(pattern, n)
+        ]
 
-    def define_process(self, name: str, values: dict[str, Value], *,
-                       replace: bool = False) -> None:
+    def define_process(self, name: str, values: dict[str, Value], *, replace: bool = False) -> None:
         if not valid_name(name):
             raise AdminError("AMQ8405I", f"invalid process name {name!r}")
         now = self._clock()
@@ -264,9 +302,11 @@ class Admin:
             exists = db.execute("SELECT 1 FROM processes WHERE name = ?", (name,)).fetchone()
             if exists and not replace:
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
-            db.execute("INSERT OR REPLACE INTO processes VALUES (?, ?,"
-                       " coalesce((SELECT created FROM processes WHERE name = ?), ?), ?)",
-                       (name, attrs, name, now, now))
+            db.execute(
+                "INSERT OR REPLACE INTO processes VALUES (?, ?,"
+                " coalesce((SELECT created FROM processes WHERE name = ?), ?), ?)",
+                (name, attrs, name, now, now),
+            )
 
     def alter_process(self, name: str, changes: dict[str, Value]) -> None:
         with self._store.write(durable=True) as db:
@@ -274,8 +314,10 @@ class Admin:
             if row is None:
                 raise _not_found(name)
             attrs = json.dumps({**json.loads(row[0]), **changes}, sort_keys=True)
-            db.execute("UPDATE processes SET attrs = ?, altered = ? WHERE name = ?",
-                       (attrs, self._clock(), name))
+            db.execute(
+                "UPDATE processes SET attrs = ?, altered = ? WHERE name = ?",
+                (attrs, self._clock(), name),
+            )
 
     def delete_process(self, name: str) -> None:
         with self._store.write(durable=True) as db:
@@ -283,32 +325,51 @@ class Admin:
                 raise _not_found(name)
 
     # -- authority records -------------------------------------------------------------
-    def set_authrec(self, profile: str, principal: str, *, add: Iterable[str] = (),
-                    remove: Iterable[str] = (), objtype: str = "QUEUE") -> AuthRecord:
+    def set_authrec(
+        self,
+        profile: str,
+        principal: str,
+        *,
+        add: Iterable[str] = (),
+        remove: Iterable[str] = (),
+        objtype: str = "QUEUE",
+    ) -> AuthRecord:
         """SET AUTHREC: add then remove authorities (a record with none still denies)."""
         key = (profile, principal.lower(), objtype)
         with self._store.write(durable=True) as db:
-            row = db.execute("SELECT auths FROM authrecs WHERE profile = ? AND principal = ?"
-                             " AND objtype = ?", key).fetchone()
+            row = db.execute(
+                "SELECT auths FROM authrecs WHERE profile = ? AND principal = ? AND objtype = ?",
+                key,
+            ).fetchone()
             current = set(json.loads(row[0])) if row else set()
             current |= set(add)
             current -= set(remove)
-            db.execute("INSERT OR REPLACE INTO authrecs VALUES (?, ?, ?, ?)",
-                       (*key, json.dumps(sorted(current))))
+            db.execute(
+                "INSERT OR REPLACE INTO authrecs VALUES (?, ?, ?, ?)",
+                (*key, json.dumps(sorted(current))),
+            )
         return AuthRecord(profile, principal.lower(), objtype, frozenset(current))
 
     def delete_authrec(self, profile: str, principal: str, *, objtype: str = "QUEUE") -> None:
         with self._store.write(durable=True) as db:
-            if db.execute("DELETE FROM authrecs WHERE profile = ? AND principal = ?"
-                          " AND objtype = ?", (profile, principal.lower(), objtype)
-                          ).rowcount == 0:
+            if (
+                db.execute(
+                    "DELETE FROM authrecs WHERE profile = ? AND principal = ? AND objtype = ?",
+                    (profile, principal.lower(), objtype),
+                ).rowcount
+                == 0
+            ):
                 raise _not_found(profile)
 
-    def authrecs(self, profile: str | None = None,
-                 principal: str | None = None) -> list[AuthRecord]:
+    def authrecs(
+        self, profile: str | None = None, principal: str | None = None
+    ) -> list[AuthRecord]:
         rows = self._store.db.execute(
-            "SELECT profile, principal, objtype, auths FROM authrecs"
-            " ORDER BY profile, principal").fetchall()
-        return [AuthRecord(p, u, o, frozenset(json.loads(a))) for p, u, o, a in rows
-                if (profile is None or generic_match(profile, p))
-                and (principal is None or u == principal.lower())]
+            "SELECT profile, principal, objtype, auths FROM authrecs ORDER BY profile, principal"
+        ).fetchall()
+        return [
+            AuthRecord(p, u, o, frozenset(json.loads(a)))
+            for p, u, o, a in rows
+            if (profile is None or generic_match(profile, p))
+            and (principal is None or u == principal.lower())
+        ]

@@ -54,30 +54,41 @@ StoredRow = tuple[bytes, bytes, int, float | None, bytes | None]
 # "Mine to take": available (state 0) and not locked by another handle.
 # A stored message as _message reads it (props: NULL for a message without properties).
 _ROW = "md, body, backout_count, expires_at, props"
-_LOCK = ("UPDATE messages SET lock_conn = ?, lock_handle = ? WHERE id = ? AND state = 0"
-         " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
-         " RETURNING md, body, backout_count, expires_at, props")
-_PEEK = ("SELECT md, body, backout_count, expires_at, props FROM messages WHERE id = ?"
-         " AND state = 0 AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))")
-_TAKE = ("UPDATE messages SET state = 2, owner = ?, lock_conn = NULL, lock_handle = NULL"
-         " WHERE id = ? AND state = 0"
-         " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
-         " RETURNING md, body, backout_count, expires_at, props")
-_REMOVE = ("DELETE FROM messages WHERE id = ? AND state = 0"
-           " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
-           " RETURNING md, body, backout_count, expires_at, props")
+_LOCK = (
+    "UPDATE messages SET lock_conn = ?, lock_handle = ? WHERE id = ? AND state = 0"
+    " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
+    " RETURNING md, body, backout_count, expires_at, props"
+)
+_PEEK = (
+    "SELECT md, body, backout_count, expires_at, props FROM messages WHERE id = ?"
+    " AND state = 0 AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
+)
+_TAKE = (
+    "UPDATE messages SET state = 2, owner = ?, lock_conn = NULL, lock_handle = NULL"
+    " WHERE id = ? AND state = 0"
+    " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
+    " RETURNING md, body, backout_count, expires_at, props"
+)
+_REMOVE = (
+    "DELETE FROM messages WHERE id = ? AND state = 0"
+    " AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
+    " RETURNING md, body, backout_count, expires_at, props"
+)
 # The same, for the message this handle has locked and already read (only what can change).
 _TAKE_LOCKED = _TAKE.replace(_ROW, "backout_count, expires_at")
 _REMOVE_LOCKED = _REMOVE.replace(_ROW, "backout_count, expires_at")
 # The first match in one statement; the subquery is candidate_query's (bound values only).
-_TAKE_FIRST = ("UPDATE messages SET state = 2, owner = :me, lock_conn = NULL,"
-               " lock_handle = NULL WHERE id =")
+_TAKE_FIRST = (
+    "UPDATE messages SET state = 2, owner = :me, lock_conn = NULL, lock_handle = NULL WHERE id ="
+)
 _REMOVE_FIRST = "DELETE FROM messages WHERE id ="
 _RETURN_ALL = "RETURNING md, body, backout_count, expires_at, persistent, id, props"
 _LOCK_FIRST = "UPDATE messages SET lock_conn = :conn, lock_handle = :handle WHERE id ="
-_RETURN_CANDIDATE = ("RETURNING md, body, backout_count, expires_at, props, id, priority,"
-                     " expires_at,"
-                     " persistent, msg_flags, group_id, msg_seq_number, seg_offset")
+_RETURN_CANDIDATE = (
+    "RETURNING md, body, backout_count, expires_at, props, id, priority,"
+    " expires_at,"
+    " persistent, msg_flags, group_id, msg_seq_number, seg_offset"
+)
 _DEFAULT_GET = GetOptions()
 _DEFAULT_PUT = PutOptions()
 _FIRST_POLL, _MAX_POLL = 0.002, 0.05
@@ -98,21 +109,30 @@ class Connection(Protocol):
     def _emit(self, kind: EventKind, queue: str) -> None: ...
     def _queue_view(self, queue: str, *, missing: int = ...) -> QueueView: ...
     def _maybe_recover(self) -> bool: ...
-    def _put(self, target: str, message: Message, options: PutOptions, *,
-             remote: tuple[str, str] | None, missing: int = ...) -> MQMD: ...
+    def _put(
+        self,
+        target: str,
+        message: Message,
+        options: PutOptions,
+        *,
+        remote: tuple[str, str] | None,
+        missing: int = ...,
+    ) -> MQMD: ...
     def _joined_get(self, queue: str, message_id: int, persistent: bool) -> None: ...
     def _message(self, row: StoredRow) -> Message: ...
     def _discard_expired(self, message_id: int, handle: int, persistent: bool) -> None: ...
-    def _discard_taken(self, message_id: int, image: bytes, body: bytes, *,
-                       persistent: bool, deleted: bool) -> None: ...
+    def _discard_taken(
+        self, message_id: int, image: bytes, body: bytes, *, persistent: bool, deleted: bool
+    ) -> None: ...
     def _forget_handle(self, number: int) -> None: ...
 
 
 class EmbeddedQueue:
     """An MQOPEN handle: browse cursor, browse lock, group positions."""
 
-    def __init__(self, qm: Connection, name: str, number: int, *,
-                 input: bool, browse: bool, output: bool) -> None:
+    def __init__(
+        self, qm: Connection, name: str, number: int, *, input: bool, browse: bool, output: bool
+    ) -> None:
         self._qm = qm
         self._name = name
         self._number = number
@@ -221,7 +241,8 @@ class EmbeddedQueue:
             self._qm._store.mark(
                 "UPDATE messages SET lock_conn = NULL, lock_handle = NULL"
                 " WHERE id = ? AND lock_conn = ? AND lock_handle = ?",
-                (self._locked, self._qm.conn_id, self._number))
+                (self._locked, self._qm.conn_id, self._number),
+            )
             self._locked = None
 
     def _attempt(self, o: GetOptions) -> Message | None:
@@ -236,13 +257,27 @@ class EmbeddedQueue:
             return self._browse_one(o)
         return self._get_one(o)
 
-    def _query(self, o: GetOptions, *, after: tuple[int, int] | None,
-               in_group: GroupState | None, limit: int = BATCH) -> Query:
+    def _query(
+        self,
+        o: GetOptions,
+        *,
+        after: tuple[int, int] | None,
+        in_group: GroupState | None,
+        limit: int = BATCH,
+    ) -> Query:
         return candidate_query(
-            queue=self._name, conn=self._qm.conn_id, handle=self._number, after=after,
-            msg_id=o.msg_id, correl_id=o.correl_id, group_id=o.group_id,
-            logical=o.logical_order, in_group=in_group,
-            all_available=o.all_msgs_available and in_group is None, limit=limit)
+            queue=self._name,
+            conn=self._qm.conn_id,
+            handle=self._number,
+            after=after,
+            msg_id=o.msg_id,
+            correl_id=o.correl_id,
+            group_id=o.group_id,
+            logical=o.logical_order,
+            in_group=in_group,
+            all_available=o.all_msgs_available and in_group is None,
+            limit=limit,
+        )
 
     def _candidates(self, query: Query) -> list[Candidate]:
         rows = self._qm._store.db.execute(query.sql, query.params).fetchall()
@@ -323,23 +358,33 @@ class EmbeddedQueue:
         """
         qm = self._qm
         query = candidate_query(
-            queue=self._name, conn=qm.conn_id, handle=self._number, msg_id=o.msg_id,
-            correl_id=o.correl_id, group_id=o.group_id, columns="m.id",
-            limit=1)
+            queue=self._name,
+            conn=qm.conn_id,
+            handle=self._number,
+            msg_id=o.msg_id,
+            correl_id=o.correl_id,
+            group_id=o.group_id,
+            columns="m.id",
+            limit=1,
+        )
         if o.syncpoint:
             sql = f"{_TAKE_FIRST} ({query.sql}) {_RETURN_ALL}"
         else:
             sql = f"{_REMOVE_FIRST} ({query.sql}) {_RETURN_ALL}"
         params = {**query.params, "me": qm.conn_id}
         while True:
-            row = (qm._store.run(sql, params) if o.syncpoint
-                   else qm._store.execute(sql, params, durable=True)).fetchone()
+            row = (
+                qm._store.run(sql, params)
+                if o.syncpoint
+                else qm._store.execute(sql, params, durable=True)
+            ).fetchone()
             if row is None:
                 return None
             image, body, backout_count, expires_at, persistent, message_id, props = row
             if expires_at is not None and expires_at <= qm._clock():
-                qm._discard_taken(message_id, image, body, persistent=bool(persistent),
-                                  deleted=not o.syncpoint)
+                qm._discard_taken(
+                    message_id, image, body, persistent=bool(persistent), deleted=not o.syncpoint
+                )
                 continue
             if o.syncpoint:
                 self._claimed(message_id, bool(persistent))
@@ -358,8 +403,7 @@ class EmbeddedQueue:
             for c in batch:
                 if self._expired(c):
                     continue
-                message = self._take(c.id, persistent=bool(c.persistent),
-                                     syncpoint=o.syncpoint)
+                message = self._take(c.id, persistent=bool(c.persistent), syncpoint=o.syncpoint)
                 if message is None:
                     continue
                 self._get_group = group_state_after(c)

@@ -51,8 +51,17 @@ import weakref
 from pathlib import Path
 from typing import Protocol
 
-__all__ = ["BUSY_TIMEOUT", "HOLDERS", "HOLD_LIMIT", "POLL", "STARVED", "YIELD", "Holder", "Holders",
-           "WriteTurns"]
+__all__ = [
+    "BUSY_TIMEOUT",
+    "HOLDERS",
+    "HOLD_LIMIT",
+    "POLL",
+    "STARVED",
+    "YIELD",
+    "Holder",
+    "Holders",
+    "WriteTurns",
+]
 
 HOLD_LIMIT = 0.25  # seconds a unit of work's transaction may stay open
 BUSY_TIMEOUT = 30.0  # seconds a write waits for the lock before MQRC_RESOURCE_PROBLEM
@@ -172,8 +181,9 @@ class Holders:
         with self._cond:
             self._holding.add(store)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._watch, name="qmgr-hold-watch",
-                                                daemon=True)
+                self._thread = threading.Thread(
+                    target=self._watch, name="qmgr-hold-watch", daemon=True
+                )
                 self._thread.start()
 
     def released(self, store: Holder) -> None:
@@ -190,8 +200,11 @@ class Holders:
             return
         key = str(getattr(store.paths, "db", store.paths))
         with self._cond:
-            peers = [s for s in self._holding if s is not store
-                     and str(getattr(s.paths, "db", s.paths)) == key]
+            peers = [
+                s
+                for s in self._holding
+                if s is not store and str(getattr(s.paths, "db", s.paths)) == key
+            ]
         for peer in peers:
             _release_if_free(peer)
 
@@ -202,8 +215,11 @@ class Holders:
             time.sleep(HOLD_LIMIT / 2)
             with self._cond:
                 now = time.monotonic()
-                due = [s for s in self._holding
-                       if (since := s.held_since) is not None and now - since >= HOLD_LIMIT]
+                due = [
+                    s
+                    for s in self._holding
+                    if (since := s.held_since) is not None and now - since >= HOLD_LIMIT
+                ]
             for store in due:
                 _release_if_free(store)
 

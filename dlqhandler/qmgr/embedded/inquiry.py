@@ -42,30 +42,44 @@ _QUEUE: dict[int, tuple[str, Reader]] = {
     s.MQIA_OPEN_INPUT_COUNT: _int("IPPROCS"),
     s.MQIA_MAX_Q_DEPTH: _int("MAXDEPTH"),
     s.MQIA_MAX_MSG_LENGTH: _int("MAXMSGL"),
-    s.MQIA_INHIBIT_PUT: _enum("PUT", {"ENABLED": s.MQQA_PUT_ALLOWED,
-                                      "DISABLED": s.MQQA_PUT_INHIBITED}),
-    s.MQIA_INHIBIT_GET: _enum("GET", {"ENABLED": s.MQQA_GET_ALLOWED,
-                                      "DISABLED": s.MQQA_GET_INHIBITED}),
+    s.MQIA_INHIBIT_PUT: _enum(
+        "PUT", {"ENABLED": s.MQQA_PUT_ALLOWED, "DISABLED": s.MQQA_PUT_INHIBITED}
+    ),
+    s.MQIA_INHIBIT_GET: _enum(
+        "GET", {"ENABLED": s.MQQA_GET_ALLOWED, "DISABLED": s.MQQA_GET_INHIBITED}
+    ),
     s.MQIA_USAGE: _enum("USAGE", {"NORMAL": s.MQUS_NORMAL, "XMITQ": s.MQUS_TRANSMISSION}),
-    s.MQIA_HARDEN_GET_BACKOUT: _enum("HARDENBO", {"HARDENBO": s.MQQA_BACKOUT_HARDENED,
-                                                  "NOHARDENBO": s.MQQA_BACKOUT_NOT_HARDENED}),
+    s.MQIA_HARDEN_GET_BACKOUT: _enum(
+        "HARDENBO", {"HARDENBO": s.MQQA_BACKOUT_HARDENED, "NOHARDENBO": s.MQQA_BACKOUT_NOT_HARDENED}
+    ),
     s.MQCA_BACKOUT_REQ_Q_NAME: _str("BOQNAME"),
     s.MQIA_TRIGGER_CONTROL: _enum("TRIGGER", {"TRIGGER": s.MQTC_ON, "NOTRIGGER": s.MQTC_OFF}),
-    s.MQIA_TRIGGER_TYPE: _enum("TRIGTYPE", {"NONE": s.MQTT_NONE, "FIRST": s.MQTT_FIRST,
-                                            "EVERY": s.MQTT_EVERY, "DEPTH": s.MQTT_DEPTH}),
+    s.MQIA_TRIGGER_TYPE: _enum(
+        "TRIGTYPE",
+        {"NONE": s.MQTT_NONE, "FIRST": s.MQTT_FIRST, "EVERY": s.MQTT_EVERY, "DEPTH": s.MQTT_DEPTH},
+    ),
     s.MQIA_TRIGGER_DEPTH: _int("TRIGDPTH"),
     s.MQIA_TRIGGER_MSG_PRIORITY: _int("TRIGMPRI"),
     s.MQCA_TRIGGER_DATA: _str("TRIGDATA"),
     s.MQCA_INITIATION_Q_NAME: _str("INITQ"),
     s.MQCA_PROCESS_NAME: _str("PROCESS"),
     # Answered once the queue manager keeps them (MQSC PROPCTL, DEFSOPT, SHARE/NOSHARE).
-    s.MQIA_PROPERTY_CONTROL: _enum("PROPCTL", {
-        "COMPAT": s.MQPROP_COMPATIBILITY, "NONE": s.MQPROP_NONE, "ALL": s.MQPROP_ALL,
-        "FORCE": s.MQPROP_FORCE_MQRFH2, "V6COMPAT": s.MQPROP_V6COMPAT}),
-    s.MQIA_DEF_INPUT_OPEN_OPTION: _enum("DEFSOPT", {"SHARED": s.MQOO_INPUT_SHARED,
-                                                    "EXCL": s.MQOO_INPUT_EXCLUSIVE}),
-    s.MQIA_SHAREABILITY: _enum("SHARE", {"SHARE": s.MQQA_SHAREABLE,
-                                         "NOSHARE": s.MQQA_NOT_SHAREABLE}),
+    s.MQIA_PROPERTY_CONTROL: _enum(
+        "PROPCTL",
+        {
+            "COMPAT": s.MQPROP_COMPATIBILITY,
+            "NONE": s.MQPROP_NONE,
+            "ALL": s.MQPROP_ALL,
+            "FORCE": s.MQPROP_FORCE_MQRFH2,
+            "V6COMPAT": s.MQPROP_V6COMPAT,
+        },
+    ),
+    s.MQIA_DEF_INPUT_OPEN_OPTION: _enum(
+        "DEFSOPT", {"SHARED": s.MQOO_INPUT_SHARED, "EXCL": s.MQOO_INPUT_EXCLUSIVE}
+    ),
+    s.MQIA_SHAREABILITY: _enum(
+        "SHARE", {"SHARE": s.MQQA_SHAREABLE, "NOSHARE": s.MQQA_NOT_SHAREABLE}
+    ),
 }
 
 _QMGR: dict[int, tuple[str, Reader]] = {
@@ -82,8 +96,9 @@ _PROCESS: dict[int, tuple[str, Reader]] = {
 }
 
 
-def _answer(table: dict[int, tuple[str, Reader]], attrs: Mapping[str, Value],
-            selectors: Sequence[int]) -> dict[int, int | str]:
+def _answer(
+    table: dict[int, tuple[str, Reader]], attrs: Mapping[str, Value], selectors: Sequence[int]
+) -> dict[int, int | str]:
     out: dict[int, int | str] = {}
     for selector in selectors:
         how = table.get(selector)
@@ -96,15 +111,15 @@ def _answer(table: dict[int, tuple[str, Reader]], attrs: Mapping[str, Value],
     return out
 
 
-def inquire_object(admin: Admin, objtype: ObjectType, name: str,
-                   selectors: Sequence[int]) -> dict[int, int | str]:
+def inquire_object(
+    admin: Admin, objtype: ObjectType, name: str, selectors: Sequence[int]
+) -> dict[int, int | str]:
     """The port's ``inquire_object`` on this queue manager's definitions."""
     if objtype == "qmgr":
         return _answer(_QMGR, admin.qmgr_attributes(), selectors)
     if objtype == "queue":
         record = admin.queue(name.strip())
-        return _answer(_QUEUE, {**record.attrs, **record.status, "NAME": record.name},
-                       selectors)
+        return _answer(_QUEUE, {**record.attrs, **record.status, "NAME": record.name}, selectors)
     found = [p for p in admin.processes(name.strip()) if p.name == name.strip()]
     if not found:
         raise mqi_error(MQRC_UNKNOWN_OBJECT_NAME, f"process {name.strip()}")

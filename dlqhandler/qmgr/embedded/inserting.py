@@ -28,7 +28,8 @@ _PUT_UNARMED = INSERT_MESSAGE_PROPS + (  # noqa: S608 - constant fragments, boun
     " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
     " WHERE (SELECT curdepth < ? AND NOT (coalesce(json_extract(attrs, '$.TRIGGER'),"
     " 'NOTRIGGER') = 'TRIGGER' AND coalesce(json_extract(attrs, '$.TRIGTYPE'), 'FIRST')"
-    " != 'NONE') FROM queues WHERE name = ?)")
+    " != 'NONE') FROM queues WHERE name = ?)"
+)
 
 
 class MessageRow(NamedTuple):
@@ -53,41 +54,79 @@ class MessageRow(NamedTuple):
     props: bytes | None
 
     @classmethod
-    def of(cls, queue: QueueView, md: MQMD, image: bytes, data: bytes, props: bytes | None, *,
-           now: float, owner: str | None) -> MessageRow:
+    def of(
+        cls,
+        queue: QueueView,
+        md: MQMD,
+        image: bytes,
+        data: bytes,
+        props: bytes | None,
+        *,
+        now: float,
+        owner: str | None,
+    ) -> MessageRow:
         """The row of a message put at ``now``; ``owner``: the unit of work's connection."""
         # A FIFO queue queues everything at DEFPRTY, so arrival decides (as in MQ).
         order = queue.defprty if queue.fifo else effective_priority(md.priority)
         expires_at = now + md.expiry / 10 if md.expiry > 0 else None
         state = AVAILABLE if owner is None else PUT_PENDING
-        return cls(queue.name, order, state, owner, md.msg_id, md.correl_id, md.group_id,
-                   md.msg_seq_number, md.offset, md.msg_flags, int(md.persistence == 1), now,
-                   md.expiry, expires_at, image, data, props)
+        return cls(
+            queue.name,
+            order,
+            state,
+            owner,
+            md.msg_id,
+            md.correl_id,
+            md.group_id,
+            md.msg_seq_number,
+            md.offset,
+            md.msg_flags,
+            int(md.persistence == 1),
+            now,
+            md.expiry,
+            expires_at,
+            image,
+            data,
+            props,
+        )
 
 
-def insert_unarmed(store: Store, row: MessageRow, maxdepth: int, *, syncpoint: bool,
-                   durable: bool) -> int | None:
+def insert_unarmed(
+    store: Store, row: MessageRow, maxdepth: int, *, syncpoint: bool, durable: bool
+) -> int | None:
     """Insert on a queue below ``maxdepth`` and not armed; the row's id, or None if not."""
     params = (*row, maxdepth, row.queue)
-    cursor = (store.run(_PUT_UNARMED, params) if syncpoint
-              else store.execute(_PUT_UNARMED, params, durable=durable))
+    cursor = (
+        store.run(_PUT_UNARMED, params)
+        if syncpoint
+        else store.execute(_PUT_UNARMED, params, durable=durable)
+    )
     return int(cursor.lastrowid or 0) if cursor.rowcount == 1 else None
 
 
-def insert_triggered(store: Store, triggers: Triggers, row: MessageRow, *, durable: bool,
-                     syncpoint: bool, missing: int) -> tuple[int, Written]:
+def insert_triggered(
+    store: Store,
+    triggers: Triggers,
+    row: MessageRow,
+    *,
+    durable: bool,
+    syncpoint: bool,
+    missing: int,
+) -> tuple[int, Written]:
     """Insert on a triggered queue, trigger evaluation in the same transaction."""
     target = row.queue
-    with (store.join() if syncpoint else store.write(durable=durable)) as db:
-        found = db.execute("SELECT attrs, curdepth FROM queues WHERE name = ?",
-                           (target,)).fetchone()
+    with store.join() if syncpoint else store.write(durable=durable) as db:
+        found = db.execute(
+            "SELECT attrs, curdepth FROM queues WHERE name = ?", (target,)
+        ).fetchone()
         if found is None:
             raise mqi_error(missing, target)
         qv = queue_view(target, found[0])
         if int(found[1]) >= qv.maxdepth:
             raise mqi_error(MQRC_Q_FULL, f"{target} is at MAXDEPTH({qv.maxdepth})")
-        written = triggers.message_arrived(db, target, json.loads(found[0]), row.priority,
-                                           syncpoint=syncpoint)
+        written = triggers.message_arrived(
+            db, target, json.loads(found[0]), row.priority, syncpoint=syncpoint
+        )
         cursor = db.execute(INSERT_MESSAGE_PROPS + _VALUES, row)
     if syncpoint:
         # Trigger evaluation counts committed and uncommitted messages, and a FIRST

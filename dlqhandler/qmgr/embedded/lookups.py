@@ -34,8 +34,9 @@ class Lookups:
         self._check()
         view = self._views.get(queue)
         if view is None:
-            row = self._store.db.execute("SELECT attrs FROM queues WHERE name = ?",
-                                         (queue,)).fetchone()
+            row = self._store.db.execute(
+                "SELECT attrs FROM queues WHERE name = ?", (queue,)
+            ).fetchone()
             if row is None:
                 raise mqi_error(missing, queue)
             view = self._views[queue] = queue_view(queue, row[0])
@@ -46,8 +47,9 @@ class Lookups:
         key = (principal, queue, authority)
         allowed = self._authorities.get(key)
         if allowed is None:
-            allowed = self._authorities[key] = authorised(self._store.db, principal, queue,
-                                                          authority)
+            allowed = self._authorities[key] = authorised(
+                self._store.db, principal, queue, authority
+            )
         return allowed
 
     def _check(self) -> None:

@@ -90,10 +90,16 @@ class QueueEvent:
 Observer = Callable[[QueueEvent], None]
 
 
-def connect(name: str | None = None, *, settings: Settings | None = None,
-            home: Path | None = None, user: str | None = None,
-            appl_name: str | None = None, clock: Clock | None = None,
-            observer: Observer | None = None) -> EmbeddedQueueManager:
+def connect(
+    name: str | None = None,
+    *,
+    settings: Settings | None = None,
+    home: Path | None = None,
+    user: str | None = None,
+    appl_name: str | None = None,
+    clock: Clock | None = None,
+    observer: Observer | None = None,
+) -> EmbeddedQueueManager:
     """MQCONN to the embedded queue manager ``name`` (default: ``$DLQHANDLER_QMGR``).
 
     Raises MQIError 2058 (MQRC_Q_MGR_NAME_ERROR) when it does not exist.
@@ -107,23 +113,33 @@ def connect(name: str | None = None, *, settings: Settings | None = None,
         paths = QMgrPaths.of(qmgrs_dir, qm_name)
     except ConfigError as exc:
         raise mqi_error(MQRC_Q_MGR_NAME_ERROR, str(exc)) from exc
-    return EmbeddedQueueManager(paths, user=user, appl_name=appl_name, clock=clock,
-                                observer=observer)
+    return EmbeddedQueueManager(
+        paths, user=user, appl_name=appl_name, clock=clock, observer=observer
+    )
 
 
 class EmbeddedQueueManager:
     """One connection to an embedded queue manager (implements ``QueueManager``)."""
 
-    def __init__(self, paths: QMgrPaths, *, user: str | None = None,
-                 appl_name: str | None = None, clock: Clock | None = None,
-                 observer: Observer | None = None) -> None:
+    def __init__(
+        self,
+        paths: QMgrPaths,
+        *,
+        user: str | None = None,
+        appl_name: str | None = None,
+        clock: Clock | None = None,
+        observer: Observer | None = None,
+    ) -> None:
         if not paths.exists():
             raise mqi_error(MQRC_Q_MGR_NAME_ERROR, f"queue manager {paths.name} does not exist")
         self.conn_id = f"{os.getpid()}-{secrets.token_hex(4)}"
         self._paths = paths
         self._putter = Putter.current(user, appl_name)
-        self._lock_fd = hold_lock_file(paths, self.conn_id, {
-            "pid": os.getpid(), "user": self._putter.user, "appl": self._putter.appl_name})
+        self._lock_fd = hold_lock_file(
+            paths,
+            self.conn_id,
+            {"pid": os.getpid(), "user": self._putter.user, "appl": self._putter.appl_name},
+        )
         try:
             self._store = Store(paths)
         except BaseException:
@@ -141,12 +157,18 @@ class EmbeddedQueueManager:
         self._ids = (0, 0)
         self._connected = True
         self._log = get_logger("qmgr", qmgr=self._name, conn=self.conn_id)
-        self._triggers = Triggers(qmgr_name=self._name, conn_id=self.conn_id,
-                                  user=self._putter.user, clock=self._clock,
-                                  make_id=self._new_id, log=self._log)
+        self._triggers = Triggers(
+            qmgr_name=self._name,
+            conn_id=self.conn_id,
+            user=self._putter.user,
+            clock=self._clock,
+            make_id=self._new_id,
+            log=self._log,
+        )
         self._recovered_at = time.monotonic()
-        recover_dead_connections(self._store, self.conn_id, scan_db=True,
-                                 on_closed=self._triggers.inputs_closed)
+        recover_dead_connections(
+            self._store, self.conn_id, scan_db=True, on_closed=self._triggers.inputs_closed
+        )
 
     # -- the port ---------------------------------------------------------------
     @property
@@ -163,8 +185,12 @@ class EmbeddedQueueManager:
             self._check_connected()
             attrs = self.admin().qmgr_attributes()
             extra = {k: str(v) for k, v in attrs.items() if k not in ("DEADQ", "CCSID")}
-            return QMgrInfo(name=self._name, dead_letter_q_name=str(attrs["DEADQ"]),
-                            ccsid=int(attrs["CCSID"]), extra=extra)
+            return QMgrInfo(
+                name=self._name,
+                dead_letter_q_name=str(attrs["DEADQ"]),
+                ccsid=int(attrs["CCSID"]),
+                extra=extra,
+            )
 
     def inquire_queue(self, queue: str) -> QueueInfo:
         with self._mutex:
@@ -173,10 +199,15 @@ class EmbeddedQueueManager:
             a = record.attrs
             attributes = {k: str(v) for k, v in a.items()}
             attributes.update({k: str(v) for k, v in record.status.items()})
-            return QueueInfo(name=record.name, curdepth=record.status["CURDEPTH"],
-                             maxdepth=int(a["MAXDEPTH"]), maxmsgl=int(a["MAXMSGL"]),
-                             put_enabled=a["PUT"] == "ENABLED",
-                             get_enabled=a["GET"] == "ENABLED", attributes=attributes)
+            return QueueInfo(
+                name=record.name,
+                curdepth=record.status["CURDEPTH"],
+                maxdepth=int(a["MAXDEPTH"]),
+                maxmsgl=int(a["MAXMSGL"]),
+                put_enabled=a["PUT"] == "ENABLED",
+                get_enabled=a["GET"] == "ENABLED",
+                attributes=attributes,
+            )
 
     def inquire_object(self, objtype: ObjectType, name: str, selectors: Sequence[int]) -> Answers:
         with self._mutex:  # admin() checks the connection
@@ -185,41 +216,46 @@ class EmbeddedQueueManager:
     def create_message_handle(self) -> MessageHandle:
         return MessageHandle()  # (a value of this process, bound to no connection)
 
-    def open(self, queue: str, *, input: bool = True, browse: bool = True,
-             output: bool = False) -> EmbeddedQueue:
+    def open(
+        self, queue: str, *, input: bool = True, browse: bool = True, output: bool = False
+    ) -> EmbeddedQueue:
         with self._mutex:
             self._check_connected()
             self._queue_view(queue)
             for wanted, authority in ((input, "GET"), (browse, "BROWSE"), (output, "PUT")):
                 if wanted and not self._lookups.authorised(self.user, queue, authority):
-                    raise mqi_error(MQRC_NOT_AUTHORIZED,
-                                    f"{self.user} has no {authority} authority on {queue}")
+                    raise mqi_error(
+                        MQRC_NOT_AUTHORIZED, f"{self.user} has no {authority} authority on {queue}"
+                    )
             number = self._next_handle
             self._next_handle += 1
             row = (self.conn_id, number, queue, int(input), int(output))
             if input:  # the first input handle on an initiation queue: condition 13.3
                 with self._store.write(durable=False) as db:
-                    first = db.execute("SELECT NOT EXISTS (SELECT 1 FROM handles"
-                                       " WHERE queue = ? AND input)", (queue,)).fetchone()[0]
+                    first = db.execute(
+                        "SELECT NOT EXISTS (SELECT 1 FROM handles WHERE queue = ? AND input)",
+                        (queue,),
+                    ).fetchone()[0]
                     db.execute("INSERT INTO handles VALUES (?, ?, ?, ?, ?)", row)
                     if first:
                         self._triggers.initq_opened(db, queue)
             else:
                 self._store.execute("INSERT INTO handles VALUES (?, ?, ?, ?, ?)", row)
-            handle = EmbeddedQueue(self, queue, number, input=input, browse=browse,
-                                   output=output)
+            handle = EmbeddedQueue(self, queue, number, input=input, browse=browse, output=output)
             self._handles[number] = handle
             self._emit("open", queue)
             return handle
 
-    def put1(self, queue: str, message: Message, options: PutOptions = _DEFAULT_PUT, *,
-             qmgr: str = "") -> MQMD:
+    def put1(
+        self, queue: str, message: Message, options: PutOptions = _DEFAULT_PUT, *, qmgr: str = ""
+    ) -> MQMD:
         with self._mutex:
             self._check_connected()
             target, remote = self._resolve(queue, qmgr)
             if not self._lookups.authorised(self.user, target, "PUT"):
-                raise mqi_error(MQRC_NOT_AUTHORIZED,
-                                f"{self.user} has no PUT authority on {target}")
+                raise mqi_error(
+                    MQRC_NOT_AUTHORIZED, f"{self.user} has no PUT authority on {target}"
+                )
             return self._put(target, message, options, remote=remote)
 
     def commit(self) -> None:
@@ -263,8 +299,9 @@ class EmbeddedQueueManager:
                         # Disk full: what could not be undone stays this connection's;
                         # once the lock file is released below, the next connection
                         # backs it out (as for a killed process).
-                        self._log.warning("disconnect_cleanup_failed", reason=exc.reason,
-                                          detail=exc.detail)
+                        self._log.warning(
+                            "disconnect_cleanup_failed", reason=exc.reason, detail=exc.detail
+                        )
             finally:
                 self._connected = False
                 self._store.close()
@@ -273,24 +310,34 @@ class EmbeddedQueueManager:
     def __enter__(self) -> EmbeddedQueueManager:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.disconnect()
 
     # -- administration -----------------------------------------------------------
     def admin(self) -> Admin:
         """Admin commands (MQSC's DEFINE/ALTER/DELETE...) on this queue manager."""
         self._check_connected()
-        return Admin(self._store, self._name, self._clock,
-                     on_alter=lambda queue: self._emit("alter", queue),
-                     recover=self.recover, triggers=self._triggers)
+        return Admin(
+            self._store,
+            self._name,
+            self._clock,
+            on_alter=lambda queue: self._emit("alter", queue),
+            recover=self.recover,
+            triggers=self._triggers,
+        )
 
     def recover(self) -> list[str]:
         """Back out the units of work of dead connections now; returns their ids."""
         with self._mutex:
             self._recovered_at = time.monotonic()
-            return recover_dead_connections(self._store, self.conn_id, scan_db=True,
-                                            on_closed=self._triggers.inputs_closed)
+            return recover_dead_connections(
+                self._store, self.conn_id, scan_db=True, on_closed=self._triggers.inputs_closed
+            )
 
     # -- internals shared with EmbeddedQueue ----------------------------------------
     def _check_connected(self) -> None:
@@ -315,16 +362,22 @@ class EmbeddedQueueManager:
         if time.monotonic() - self._recovered_at < _RECOVERY_INTERVAL:
             return False
         self._recovered_at = time.monotonic()
-        return bool(recover_dead_connections(self._store, self.conn_id, scan_db=False,
-                                             on_closed=self._triggers.inputs_closed))
+        return bool(
+            recover_dead_connections(
+                self._store, self.conn_id, scan_db=False, on_closed=self._triggers.inputs_closed
+            )
+        )
 
     def _new_id(self, db: sqlite3.Connection | None = None) -> bytes:
         """A new MsgId; ``db``: the open transaction to draw a new block of ids in."""
         low, high = self._ids
         if low >= high:
             sql = "UPDATE sequences SET value = value + ? WHERE name = 'msgid' RETURNING value"
-            row = (db.execute(sql, (_ID_BLOCK,)) if db is not None
-                   else self._store.run(sql, (_ID_BLOCK,))).fetchone()
+            row = (
+                db.execute(sql, (_ID_BLOCK,))
+                if db is not None
+                else self._store.run(sql, (_ID_BLOCK,))
+            ).fetchone()
             high = int(row[0])
             low = high - _ID_BLOCK
         self._ids = (low + 1, high)
@@ -336,15 +389,23 @@ class EmbeddedQueueManager:
         qmgr = qmgr.strip()
         if not qmgr or qmgr == self._name:
             return queue, None
-        row = self._store.db.execute("SELECT attrs FROM queues WHERE name = ?",
-                                     (qmgr,)).fetchone()
+        row = self._store.db.execute("SELECT attrs FROM queues WHERE name = ?", (qmgr,)).fetchone()
         if row is not None and queue_view(qmgr, row[0]).xmitq:
             return qmgr, (queue, qmgr)
-        raise mqi_error(MQRC_UNKNOWN_REMOTE_Q_MGR,
-                        f"{qmgr} is neither this queue manager nor a transmission queue")
+        raise mqi_error(
+            MQRC_UNKNOWN_REMOTE_Q_MGR,
+            f"{qmgr} is neither this queue manager nor a transmission queue",
+        )
 
-    def _put(self, target: str, message: Message, options: PutOptions, *,
-             remote: tuple[str, str] | None, missing: int = MQRC_UNKNOWN_OBJECT_NAME) -> MQMD:
+    def _put(
+        self,
+        target: str,
+        message: Message,
+        options: PutOptions,
+        *,
+        remote: tuple[str, str] | None,
+        missing: int = MQRC_UNKNOWN_OBJECT_NAME,
+    ) -> MQMD:
         """MQPUT: check, resolve the MQMD (:mod:`.putting`), wrap it for a remote queue
         manager (:mod:`.xqh`), insert the row (:mod:`.inserting`, triggering included),
         and join the unit of work (:mod:`.uow`) or tell the observer."""
@@ -355,9 +416,17 @@ class EmbeddedQueueManager:
         if alt is not None and not self._lookups.authorised(alt, target, "PUT"):
             raise mqi_error(MQRC_NOT_AUTHORIZED, f"{alt} has no PUT authority on {target}")
         now = self._clock()
-        md = resolve_md(message.md, queue=qv, context=options.context, putter=self._putter,
-                        alternate_user=alt, now=now, new_msg_id=options.new_msg_id,
-                        make_id=self._new_id, qmgr_name=self._name)
+        md = resolve_md(
+            message.md,
+            queue=qv,
+            context=options.context,
+            putter=self._putter,
+            alternate_user=alt,
+            now=now,
+            new_msg_id=options.new_msg_id,
+            make_id=self._new_id,
+            qmgr_name=self._name,
+        )
         stored, data = md, message.body
         try:
             blob = put_properties(message, options)  # (None: the message has none)
@@ -365,30 +434,37 @@ class EmbeddedQueueManager:
                 stored, data = for_transmission(remote[0], remote[1], md, data)
             length = len(data) + len(blob or b"")  # (IBM counts properties in)
             if length > qv.maxmsgl:
-                raise mqi_error(MQRC_MSG_TOO_BIG_FOR_Q,
-                                f"{length} bytes > MAXMSGL({qv.maxmsgl}) of {target}")
+                raise mqi_error(
+                    MQRC_MSG_TOO_BIG_FOR_Q, f"{length} bytes > MAXMSGL({qv.maxmsgl}) of {target}"
+                )
             image = encode_image(stored)
         except DecodeError as exc:
             raise mqi_error(MQRC_MD_ERROR, str(exc)) from exc
         syncpoint = options.syncpoint
-        row = MessageRow.of(qv, stored, image, data, blob, now=now,
-                            owner=self.conn_id if syncpoint else None)
+        row = MessageRow.of(
+            qv, stored, image, data, blob, now=now, owner=self.conn_id if syncpoint else None
+        )
         durable = bool(row.persistent) and not syncpoint
         row_id = None
         if not qv.triggered:
-            row_id = insert_unarmed(self._store, row, qv.maxdepth, syncpoint=syncpoint,
-                                    durable=durable)
+            row_id = insert_unarmed(
+                self._store, row, qv.maxdepth, syncpoint=syncpoint, durable=durable
+            )
             if row_id is None and not self._queue_view(target, missing=missing).triggered:
                 raise mqi_error(MQRC_Q_FULL, f"{target} is at MAXDEPTH({qv.maxdepth})")
         if row_id is None:  # armed for triggering (or just now)
-            row_id, written = insert_triggered(self._store, self._triggers, row,
-                                               durable=durable, syncpoint=syncpoint,
-                                               missing=missing)
+            row_id, written = insert_triggered(
+                self._store,
+                self._triggers,
+                row,
+                durable=durable,
+                syncpoint=syncpoint,
+                missing=missing,
+            )
             if syncpoint:
                 self._uow.joined_triggers(self._store, written.pending, written.put)
         if syncpoint:
-            self._uow.joined_put(self._store, row_id, queue=target,
-                                 persistent=bool(row.persistent))
+            self._uow.joined_put(self._store, row_id, queue=target, persistent=bool(row.persistent))
         else:
             self._emit("put", target)
         return md
@@ -406,16 +482,22 @@ class EmbeddedQueueManager:
         row = self._store.execute(
             "DELETE FROM messages WHERE id = ? AND state = ? AND (lock_conn IS NULL"
             " OR (lock_conn = ? AND lock_handle = ?)) RETURNING md, body",
-            (message_id, AVAILABLE, self.conn_id, handle), durable=persistent).fetchone()
+            (message_id, AVAILABLE, self.conn_id, handle),
+            durable=persistent,
+        ).fetchone()
         if row is not None:  # else someone else discarded (and reported) it
             self._report_expiry(row[0], row[1])
 
-    def _discard_taken(self, message_id: int, image: bytes, body: bytes, *, persistent: bool,
-                       deleted: bool) -> None:
+    def _discard_taken(
+        self, message_id: int, image: bytes, body: bytes, *, persistent: bool, deleted: bool
+    ) -> None:
         """Discard an expired message a get just claimed (or deleted), outside the UOW."""
         if not deleted:
-            self._store.execute("DELETE FROM messages WHERE id = ? AND owner = ? AND state = ?",
-                                (message_id, self.conn_id, TAKEN), durable=persistent)
+            self._store.execute(
+                "DELETE FROM messages WHERE id = ? AND owner = ? AND state = ?",
+                (message_id, self.conn_id, TAKEN),
+                durable=persistent,
+            )
         self._report_expiry(image, body)
 
     def _report_expiry(self, image: bytes, body: bytes) -> None:
@@ -426,12 +508,14 @@ class EmbeddedQueueManager:
             return
         try:
             target, remote = self._resolve(md.reply_to_q, md.reply_to_q_mgr)
-            self._put(target, report, PutOptions(syncpoint=False, context="set_all"),
-                      remote=remote)
+            self._put(target, report, PutOptions(syncpoint=False, context="set_all"), remote=remote)
         except MQIError as exc:
-            self._log.warning("expiration_report_failed", reply_to_q=md.reply_to_q,
-                              reply_to_q_mgr=md.reply_to_q_mgr, reason=exc.reason)
+            self._log.warning(
+                "expiration_report_failed",
+                reply_to_q=md.reply_to_q,
+                reply_to_q_mgr=md.reply_to_q_mgr,
+                reason=exc.reason,
+            )
 
     def _forget_handle(self, number: int) -> None:
         self._handles.pop(number, None)
-

@@ -24,12 +24,31 @@ from dlqhandler.errors import DLQHandlerError
 
 __all__ = ["Attr", "Command", "MQSCSyntaxError", "parse", "split_commands"]
 
-VERBS = {"DEFINE": "DEFINE", "DEF": "DEFINE", "ALTER": "ALTER", "ALT": "ALTER",
-         "DELETE": "DELETE", "CLEAR": "CLEAR", "DISPLAY": "DISPLAY", "DIS": "DISPLAY",
-         "SET": "SET", "PING": "PING", "END": "END"}
-OBJECTS = {"QLOCAL": "QLOCAL", "QL": "QLOCAL", "QUEUE": "QUEUE", "Q": "QUEUE",
-           "QMGR": "QMGR", "PROCESS": "PROCESS", "PRO": "PROCESS", "AUTHREC": "AUTHREC",
-           "QSTATUS": "QSTATUS", "QS": "QSTATUS"}
+VERBS = {
+    "DEFINE": "DEFINE",
+    "DEF": "DEFINE",
+    "ALTER": "ALTER",
+    "ALT": "ALTER",
+    "DELETE": "DELETE",
+    "CLEAR": "CLEAR",
+    "DISPLAY": "DISPLAY",
+    "DIS": "DISPLAY",
+    "SET": "SET",
+    "PING": "PING",
+    "END": "END",
+}
+OBJECTS = {
+    "QLOCAL": "QLOCAL",
+    "QL": "QLOCAL",
+    "QUEUE": "QUEUE",
+    "Q": "QUEUE",
+    "QMGR": "QMGR",
+    "PROCESS": "PROCESS",
+    "PRO": "PROCESS",
+    "AUTHREC": "AUTHREC",
+    "QSTATUS": "QSTATUS",
+    "QS": "QSTATUS",
+}
 _UNNAMED = {"QMGR", "AUTHREC"}
 _SEPARATORS = " \t,"
 
@@ -116,10 +135,11 @@ def _tokens(text: str, line: int) -> list[_Token]:
             j, chars = i + 1, []
             while True:
                 if j >= len(text):
-                    raise MQSCSyntaxError("unterminated quoted string", line=line, column=i,
-                                          segment=text)
+                    raise MQSCSyntaxError(
+                        "unterminated quoted string", line=line, column=i, segment=text
+                    )
                 if text[j] == "'":
-                    if text[j + 1:j + 2] == "'":
+                    if text[j + 1 : j + 2] == "'":
                         chars.append("'")
                         j += 2
                         continue
@@ -176,8 +196,10 @@ def parse(text: str, line: int = 1) -> Command:
     obj_tok = tokens[pos]
     objtype = OBJECTS.get(obj_tok.text.upper())
     if objtype is None:
-        raise fail(f"unknown or unsupported object type {obj_tok.text!r}",
-                   obj_tok.column + len(obj_tok.text))
+        raise fail(
+            f"unknown or unsupported object type {obj_tok.text!r}",
+            obj_tok.column + len(obj_tok.text),
+        )
     pos += 1
     name: str | None = None
     if objtype not in _UNNAMED:

@@ -50,15 +50,17 @@ Planner = Callable[[Command, AdminOf], Action]
 
 _TIMES = ("ALTDATE", "ALTTIME", "CRDATE", "CRTIME")
 _WIDTH = 40
-_VALUED = frozenset({"LIKE", "PROFILE", "PRINCIPAL", "GROUP", "OBJTYPE", "AUTHADD", "AUTHRMV",
-                     "WHERE", "TYPE"})
+_VALUED = frozenset(
+    {"LIKE", "PROFILE", "PRINCIPAL", "GROUP", "OBJTYPE", "AUTHADD", "AUTHRMV", "WHERE", "TYPE"}
+)
 _BARE = frozenset({"REPLACE", "NOREPLACE", "PURGE", "NOPURGE", "ALL"})
 
 
 def syntax(cmd: Command, attr: Attr | None, message: str) -> MQSCSyntaxError:
     column = len(cmd.text) if attr is None else attr.column + len(attr.keyword)
-    return MQSCSyntaxError(message, line=cmd.line, column=column,
-                           segment=cmd.text[:column].rstrip())
+    return MQSCSyntaxError(
+        message, line=cmd.line, column=column, segment=cmd.text[:column].rstrip()
+    )
 
 
 def columns(items: list[str]) -> list[str]:
@@ -82,28 +84,37 @@ def _stamp(seconds: float) -> dict[str, str]:
 
 def then(change: Callable[[], object], message: str) -> Action:
     """An action that makes a change, then reports ``message``."""
+
     def run() -> list[str]:
         change()
         return [message]
+
     return run
 
 
-def alter(table: dict[str, AttrSpec], change: Callable[[Admin, str, dict[str, Value]], object],
-          message: str) -> Planner:
+def alter(
+    table: dict[str, AttrSpec],
+    change: Callable[[Admin, str, dict[str, Value]], object],
+    message: str,
+) -> Planner:
     """The planner of an ALTER: attributes of ``table``; ``change(admin, name, values)``."""
+
     def plan(cmd: Command, adm: AdminOf) -> Action:
         values, _ = read_attrs(cmd, table)
         name = str(cmd.name)
         return then(lambda: change(adm(), name, values), message)
+
     return plan
 
 
 def on_name(change: Callable[[Admin, str], object], message: str) -> Planner:
     """The planner of a command that takes the object's name and nothing else."""
+
     def plan(cmd: Command, adm: AdminOf) -> Action:
         read_attrs(cmd, {})
         name = str(cmd.name)
         return then(lambda: change(adm(), name), message)
+
     return plan
 
 
@@ -130,8 +141,9 @@ def all_keywords(cmd: Command) -> tuple[str, ...]:
     return tuple(a.keyword for a in cmd.attrs)
 
 
-def read_attrs(cmd: Command, table: dict[str, AttrSpec], *, extra: tuple[str, ...] = (),
-               altering: bool = False) -> tuple[dict[str, Value], dict[str, Attr]]:
+def read_attrs(
+    cmd: Command, table: dict[str, AttrSpec], *, extra: tuple[str, ...] = (), altering: bool = False
+) -> tuple[dict[str, Value], dict[str, Attr]]:
     """The attribute values of ``cmd`` (by ``table``) and the ``extra`` keywords given."""
     values: dict[str, Value] = {}
     others: dict[str, Attr] = {}
@@ -147,8 +159,12 @@ def read_attrs(cmd: Command, table: dict[str, AttrSpec], *, extra: tuple[str, ..
             continue
         spec = table.get(a.keyword)
         if spec is None or (altering and not spec.alter):
-            raise syntax(cmd, a, f"{a.keyword} is not an attribute of {cmd.objtype}"
-                         + (" that can be changed" if spec is not None else ""))
+            raise syntax(
+                cmd,
+                a,
+                f"{a.keyword} is not an attribute of {cmd.objtype}"
+                + (" that can be changed" if spec is not None else ""),
+            )
         if a.values is None or len(a.values) != 1:
             raise syntax(cmd, a, f"{a.keyword} needs one value in parentheses")
         try:
@@ -165,8 +181,9 @@ def read_attrs(cmd: Command, table: dict[str, AttrSpec], *, extra: tuple[str, ..
     return values, others
 
 
-def wanted(cmd: Command, table: dict[str, AttrSpec], others: dict[str, Attr],
-           status: tuple[str, ...]) -> set[str] | None:
+def wanted(
+    cmd: Command, table: dict[str, AttrSpec], others: dict[str, Attr], status: tuple[str, ...]
+) -> set[str] | None:
     """The attributes a DISPLAY asks for (None: ALL)."""
     if "ALL" in others:
         return None
@@ -186,8 +203,9 @@ def wanted(cmd: Command, table: dict[str, AttrSpec], others: dict[str, Attr],
     return names
 
 
-def where(cmd: Command, a: Attr, table: dict[str, AttrSpec],
-          status: tuple[str, ...]) -> tuple[str, str, str]:
+def where(
+    cmd: Command, a: Attr, table: dict[str, AttrSpec], status: tuple[str, ...]
+) -> tuple[str, str, str]:
     """A DISPLAY's WHERE(attribute operator value), checked."""
     values = a.values or ()
     if len(values) != 3:
@@ -219,8 +237,12 @@ def matches(actual: Value, op: str, expected_text: str) -> bool:
     return {"GT": a > b, "LT": a < b, "GE": a >= b, "LE": a <= b}[op]  # type: ignore[operator]
 
 
-def display_items(record: ObjectRecord, table: dict[str, AttrSpec], names: set[str] | None,
-                  status: tuple[str, ...]) -> list[str]:
+def display_items(
+    record: ObjectRecord,
+    table: dict[str, AttrSpec],
+    names: set[str] | None,
+    status: tuple[str, ...],
+) -> list[str]:
     """The ``KEYWORD(value)`` items of ``record`` a DISPLAY shows (``names`` None: ALL)."""
     items: list[str] = []
     stamps = {f"CR{k}": v for k, v in _stamp(record.created).items()}

@@ -22,8 +22,9 @@ __all__ = ["AUTHREC_COMMANDS"]
 _AUTHREC_KEYS = ("PROFILE", "OBJTYPE", "PRINCIPAL", "GROUP", "AUTHADD", "AUTHRMV")
 
 
-def _authrec_keys(cmd: Command, others: dict[str, Attr], *,
-                  need: bool) -> tuple[str | None, str | None]:
+def _authrec_keys(
+    cmd: Command, others: dict[str, Attr], *, need: bool
+) -> tuple[str | None, str | None]:
     if "GROUP" in others:
         raise syntax(cmd, others["GROUP"], "GROUP is not supported: use PRINCIPAL")
     objtype = others["OBJTYPE"].single() if "OBJTYPE" in others else None
@@ -52,16 +53,19 @@ def _set_authrec(cmd: Command, adm: AdminOf) -> Action:
     profile, principal = _authrec_keys(cmd, others, need=True)
     add = _auth_list(cmd, others.get("AUTHADD"))
     remove = _auth_list(cmd, others.get("AUTHRMV"))
-    return then(lambda: adm().set_authrec(str(profile), str(principal), add=add,
-                                          remove=remove),
-                "AMQ8862I: IBM MQ authority record set.")
+    return then(
+        lambda: adm().set_authrec(str(profile), str(principal), add=add, remove=remove),
+        "AMQ8862I: IBM MQ authority record set.",
+    )
 
 
 def _delete_authrec(cmd: Command, adm: AdminOf) -> Action:
     _, others = read_attrs(cmd, {}, extra=_AUTHREC_KEYS[:4])
     profile, principal = _authrec_keys(cmd, others, need=True)
-    return then(lambda: adm().delete_authrec(str(profile), str(principal)),
-                "AMQ8863I: IBM MQ authority record deleted.")
+    return then(
+        lambda: adm().delete_authrec(str(profile), str(principal)),
+        "AMQ8863I: IBM MQ authority record deleted.",
+    )
 
 
 def _display_authrecs(cmd: Command, adm: AdminOf) -> Action:
@@ -71,13 +75,19 @@ def _display_authrecs(cmd: Command, adm: AdminOf) -> Action:
     def objects() -> Iterator[list[str]]:
         for rec in adm().authrecs(profile, principal):
             auths = ",".join(sorted(rec.authorities)) or "NONE"
-            yield [f"PROFILE({rec.profile})", f"ENTITY({rec.principal})",
-                   "ENTTYPE(PRINCIPAL)", f"OBJTYPE({rec.objtype})", f"AUTHLIST({auths})"]
-    return lambda: shown("AMQ8864I: Display authority record details.", objects(),
-                         profile or "*")
+            yield [
+                f"PROFILE({rec.profile})",
+                f"ENTITY({rec.principal})",
+                "ENTTYPE(PRINCIPAL)",
+                f"OBJTYPE({rec.objtype})",
+                f"AUTHLIST({auths})",
+            ]
+
+    return lambda: shown("AMQ8864I: Display authority record details.", objects(), profile or "*")
 
 
 AUTHREC_COMMANDS: dict[tuple[str, str], Planner] = {
-    ("SET", "AUTHREC"): _set_authrec, ("DELETE", "AUTHREC"): _delete_authrec,
+    ("SET", "AUTHREC"): _set_authrec,
+    ("DELETE", "AUTHREC"): _delete_authrec,
     ("DISPLAY", "AUTHREC"): _display_authrecs,
 }

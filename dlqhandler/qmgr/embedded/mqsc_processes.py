@@ -25,8 +25,10 @@ __all__ = ["PROCESS_COMMANDS"]
 def _define_process(cmd: Command, adm: AdminOf) -> Action:
     values, others = read_attrs(cmd, PROCESS_ATTRS, extra=("REPLACE", "NOREPLACE"))
     name = str(cmd.name)
-    return then(lambda: adm().define_process(name, values, replace="REPLACE" in others),
-                "AMQ8010I: IBM MQ process created.")
+    return then(
+        lambda: adm().define_process(name, values, replace="REPLACE" in others),
+        "AMQ8010I: IBM MQ process created.",
+    )
 
 
 def _display_processes(cmd: Command, adm: AdminOf) -> Action:
@@ -36,15 +38,21 @@ def _display_processes(cmd: Command, adm: AdminOf) -> Action:
     if names is not None and not names and not pattern.endswith("*"):
         names = None
 
-    return lambda: shown("AMQ8407I: Display Process details.",
-                         ([f"PROCESS({rec.name})", *display_items(rec, PROCESS_ATTRS, names, ())]
-                          for rec in adm().processes(pattern)), pattern)
+    return lambda: shown(
+        "AMQ8407I: Display Process details.",
+        (
+            [f"PROCESS({rec.name})", *display_items(rec, PROCESS_ATTRS, names, ())]
+            for rec in adm().processes(pattern)
+        ),
+        pattern,
+    )
 
 
 PROCESS_COMMANDS: dict[tuple[str, str], Planner] = {
     ("DEFINE", "PROCESS"): _define_process,
-    ("ALTER", "PROCESS"): alter(PROCESS_ATTRS, Admin.alter_process,
-                                "AMQ8011I: IBM MQ process changed."),
+    ("ALTER", "PROCESS"): alter(
+        PROCESS_ATTRS, Admin.alter_process, "AMQ8011I: IBM MQ process changed."
+    ),
     ("DELETE", "PROCESS"): on_name(Admin.delete_process, "AMQ8012I: IBM MQ process deleted."),
     ("DISPLAY", "PROCESS"): _display_processes,
 }

@@ -34,6 +34,7 @@ def _display_qmgr(cmd: Command, adm: AdminOf) -> Action:
         items = [f"QMNAME({attrs['QMNAME']})"]
         items += [render_value(QMGR_ATTRS[n], attrs[n]) for n in shown if n in QMGR_ATTRS]
         return ["AMQ8408I: Display Queue Manager details.", *columns(items)]
+
     return run
 
 
@@ -43,6 +44,7 @@ def _ping(cmd: Command, adm: AdminOf) -> Action:
 
 
 QMGR_COMMANDS: dict[tuple[str, str], Planner] = {
-    ("ALTER", "QMGR"): _alter_qmgr, ("DISPLAY", "QMGR"): _display_qmgr,
+    ("ALTER", "QMGR"): _alter_qmgr,
+    ("DISPLAY", "QMGR"): _display_qmgr,
     ("PING", "QMGR"): _ping,
 }

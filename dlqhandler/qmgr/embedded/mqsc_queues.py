@@ -28,25 +28,42 @@ from dlqhandler.qmgr.embedded.objects import QUEUE_ATTRS
 __all__ = ["QUEUE_COMMANDS"]
 
 _QUEUE_STATUS = ("CURDEPTH", "IPPROCS", "OPPROCS")
-_QSTATUS_KEYWORDS = frozenset({"TYPE", "ALL", "CURDEPTH", "IPPROCS", "OPPROCS", "UNCOM",
-                               "MSGAGE", "APPLTAG", "APPLTYPE", "INPUT", "OUTPUT", "PID",
-                               "USERID", "CONNID"})
+_QSTATUS_KEYWORDS = frozenset(
+    {
+        "TYPE",
+        "ALL",
+        "CURDEPTH",
+        "IPPROCS",
+        "OPPROCS",
+        "UNCOM",
+        "MSGAGE",
+        "APPLTAG",
+        "APPLTYPE",
+        "INPUT",
+        "OUTPUT",
+        "PID",
+        "USERID",
+        "CONNID",
+    }
+)
 
 
 def _define_queue(cmd: Command, adm: AdminOf) -> Action:
     values, others = read_attrs(cmd, QUEUE_ATTRS, extra=("LIKE", "REPLACE", "NOREPLACE"))
     like = others["LIKE"].single() if "LIKE" in others else None
     name = str(cmd.name)
-    return then(lambda: adm().define_queue(name, values, like=like,
-                                           replace="REPLACE" in others),
-                "AMQ8006I: IBM MQ queue created.")
+    return then(
+        lambda: adm().define_queue(name, values, like=like, replace="REPLACE" in others),
+        "AMQ8006I: IBM MQ queue created.",
+    )
 
 
 def _delete_queue(cmd: Command, adm: AdminOf) -> Action:
     _, others = read_attrs(cmd, {}, extra=("PURGE", "NOPURGE"))
     name = str(cmd.name)
-    return then(lambda: adm().delete_queue(name, purge="PURGE" in others),
-                "AMQ8007I: IBM MQ queue deleted.")
+    return then(
+        lambda: adm().delete_queue(name, purge="PURGE" in others), "AMQ8007I: IBM MQ queue deleted."
+    )
 
 
 def _display_queues(cmd: Command, adm: AdminOf) -> Action:
@@ -58,8 +75,7 @@ def _display_queues(cmd: Command, adm: AdminOf) -> Action:
     names = wanted(cmd, QUEUE_ATTRS, others, _QUEUE_STATUS)
     if names is not None and not names and not generic and "TYPE" not in others:
         names = None  # a single queue and no attributes: ALL
-    filter_ = (where(cmd, others["WHERE"], QUEUE_ATTRS, _QUEUE_STATUS)
-               if "WHERE" in others else None)
+    filter_ = where(cmd, others["WHERE"], QUEUE_ATTRS, _QUEUE_STATUS) if "WHERE" in others else None
     show_type = names is None or "TYPE" in others or not names
 
     def objects() -> Iterator[list[str]]:
@@ -70,8 +86,10 @@ def _display_queues(cmd: Command, adm: AdminOf) -> Action:
                     continue
             head = [f"QUEUE({rec.name})"] + (["TYPE(QLOCAL)"] if show_type else [])
             yield head + display_items(rec, QUEUE_ATTRS, names, _QUEUE_STATUS)
-    return lambda: shown("AMQ8409I: Display Queue details.", objects(),
-                         pattern if filter_ is None else None)
+
+    return lambda: shown(
+        "AMQ8409I: Display Queue details.", objects(), pattern if filter_ is None else None
+    )
 
 
 def _display_qstatus(cmd: Command, adm: AdminOf) -> Action:
@@ -89,10 +107,11 @@ def _display_qstatus(cmd: Command, adm: AdminOf) -> Action:
         admin = adm()
         if not admin.queues(pattern):
             raise AdminError("AMQ8147E", f"IBM MQ object {pattern} not found.")
-        found = (admin.handle_status(pattern) if kind == "HANDLE"
-                 else admin.queue_status(pattern))
-        return shown("AMQ8450I: Display queue status details.",
-                     (status.items() for status in found), None)
+        found = admin.handle_status(pattern) if kind == "HANDLE" else admin.queue_status(pattern)
+        return shown(
+            "AMQ8450I: Display queue status details.", (status.items() for status in found), None
+        )
+
     return run
 
 
@@ -101,6 +120,7 @@ QUEUE_COMMANDS: dict[tuple[str, str], Planner] = {
     ("ALTER", "QLOCAL"): alter(QUEUE_ATTRS, Admin.alter_queue, "AMQ8008I: IBM MQ queue changed."),
     ("DELETE", "QLOCAL"): _delete_queue,
     ("CLEAR", "QLOCAL"): on_name(Admin.clear_queue, "AMQ8022I: IBM MQ queue cleared."),
-    ("DISPLAY", "QLOCAL"): _display_queues, ("DISPLAY", "QUEUE"): _display_queues,
+    ("DISPLAY", "QLOCAL"): _display_queues,
+    ("DISPLAY", "QUEUE"): _display_queues,
     ("DISPLAY", "QSTATUS"): _display_qstatus,
 }

@@ -105,9 +105,26 @@ QMGR_ATTRS = _table(
 PROCESS_ATTRS = _table(
     AttrSpec("DESCR", "str", "", length=64),
     AttrSpec("APPLICID", "str", "", length=256),
-    AttrSpec("APPLTYPE", "enum", "UNIX",
-             choices=("UNIX", "CICS", "DEF", "DOS", "IMS", "MVS", "OS2", "OS400", "NSK",
-                      "WINDOWS", "WINDOWSNT", "SYSTEM", "USER")),
+    AttrSpec(
+        "APPLTYPE",
+        "enum",
+        "UNIX",
+        choices=(
+            "UNIX",
+            "CICS",
+            "DEF",
+            "DOS",
+            "IMS",
+            "MVS",
+            "OS2",
+            "OS400",
+            "NSK",
+            "WINDOWS",
+            "WINDOWSNT",
+            "SYSTEM",
+            "USER",
+        ),
+    ),
     AttrSpec("USERDATA", "str", "", length=128),
     AttrSpec("ENVRDATA", "str", "", length=128),
 )
@@ -116,8 +133,12 @@ PROCESS_ATTRS = _table(
 _MQI = ("BROWSE", "GET", "INQ", "PASSALL", "PASSID", "PUT", "SET", "SETALL", "SETID", "ALTUSR")
 _ADMIN = ("CHG", "CLR", "DLT", "DSP", "CRT")
 AUTHORITIES = frozenset((*_MQI, *_ADMIN))
-_UMBRELLAS = {"ALL": AUTHORITIES, "ALLMQI": frozenset(_MQI), "ALLADM": frozenset(_ADMIN),
-              "NONE": frozenset()}
+_UMBRELLAS = {
+    "ALL": AUTHORITIES,
+    "ALLMQI": frozenset(_MQI),
+    "ALLADM": frozenset(_ADMIN),
+    "NONE": frozenset(),
+}
 
 
 def defaults(table: dict[str, AttrSpec]) -> dict[str, Value]:
@@ -228,10 +249,17 @@ def queue_view(name: str, attrs_json: str) -> QueueView:
     import json
 
     a = {**defaults(QUEUE_ATTRS), **json.loads(attrs_json)}
-    return QueueView(name=name, put_enabled=a["PUT"] == "ENABLED",
-                     get_enabled=a["GET"] == "ENABLED", maxdepth=int(a["MAXDEPTH"]),
-                     maxmsgl=int(a["MAXMSGL"]), defprty=int(a["DEFPRTY"]),
-                     defpsist=1 if a["DEFPSIST"] == "YES" else 0,
-                     fifo=a["MSGDLVSQ"] == "FIFO", xmitq=a["USAGE"] == "XMITQ",
-                     triggered=a["TRIGGER"] == "TRIGGER" and a["TRIGTYPE"] != "NONE",
-                     hardenbo=a["HARDENBO"] == "HARDENBO", propctl=str(a["PROPCTL"]))
+    return QueueView(
+        name=name,
+        put_enabled=a["PUT"] == "ENABLED",
+        get_enabled=a["GET"] == "ENABLED",
+        maxdepth=int(a["MAXDEPTH"]),
+        maxmsgl=int(a["MAXMSGL"]),
+        defprty=int(a["DEFPRTY"]),
+        defpsist=1 if a["DEFPSIST"] == "YES" else 0,
+        fifo=a["MSGDLVSQ"] == "FIFO",
+        xmitq=a["USAGE"] == "XMITQ",
+        triggered=a["TRIGGER"] == "TRIGGER" and a["TRIGTYPE"] != "NONE",
+        hardenbo=a["HARDENBO"] == "HARDENBO",
+        propctl=str(a["PROPCTL"]),
+    )

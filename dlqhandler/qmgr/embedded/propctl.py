@@ -62,8 +62,9 @@ def encode_stored(properties: tuple[Property, ...]) -> bytes | None:
     """The ``props`` column of a message (None when it has none)."""
     if not properties:
         return None
-    return encode_rfh2(MQRFH2(folders=folders_of(properties)), encoding=_STORED_ENCODING,
-                       ccsid=_STORED_CCSID)
+    return encode_rfh2(
+        MQRFH2(folders=folders_of(properties)), encoding=_STORED_ENCODING, ccsid=_STORED_CCSID
+    )
 
 
 def put_properties(message: Message, options: PutOptions) -> bytes | None:
@@ -76,8 +77,9 @@ def decode_stored(blob: bytes) -> tuple[Property, ...]:
     try:
         rfh2, _ = decode_rfh2(blob, encoding=_STORED_ENCODING, ccsid=_STORED_CCSID)
     except DecodeError as exc:  # only a damaged database file gets here
-        raise DecodeError(f"stored message properties: {exc}", raw=exc.raw,
-                          offset=exc.offset) from exc
+        raise DecodeError(
+            f"stored message properties: {exc}", raw=exc.raw, offset=exc.offset
+        ) from exc
     return properties_of(rfh2.folders)
 
 
@@ -97,11 +99,14 @@ def deliver(message: Message, options: GetOptions, propctl: str) -> Message:
         else:
             where = {"ALL": "rfh2", "V6COMPAT": "rfh2", "NONE": "none"}.get(propctl, "compat")
     else:
-        where = {"in_handle": "handle", "force_rfh2": "rfh2", "compatibility": "compat",
-                 "none": "none"}[mode]
+        where = {
+            "in_handle": "handle",
+            "force_rfh2": "rfh2",
+            "compatibility": "compat",
+            "none": "none",
+        }[mode]
     if where == "compat":
-        where = "rfh2" if any(folder_of(p.name)[0] in _COMPAT_FOLDERS for p in props) \
-            else "none"
+        where = "rfh2" if any(folder_of(p.name)[0] in _COMPAT_FOLDERS for p in props) else "none"
     out = message
     if where == "rfh2" and props:
         out = _in_rfh2(message)
@@ -118,8 +123,12 @@ def _in_rfh2(message: Message) -> Message:
     1200, an encoding without an integer order), the MQMD takes 546 and 1208 for it:
     the header's own Encoding and CodedCharSetId still describe the data after it."""
     md = message.md
-    rfh2 = MQRFH2(encoding=md.encoding, coded_char_set_id=md.coded_char_set_id,
-                  format=md.format, folders=folders_of(message.properties))
+    rfh2 = MQRFH2(
+        encoding=md.encoding,
+        coded_char_set_id=md.coded_char_set_id,
+        format=md.format,
+        folders=folders_of(message.properties),
+    )
     try:
         header = encode_rfh2(rfh2, encoding=md.encoding, ccsid=md.coded_char_set_id or 819)
     except DecodeError:

@@ -101,9 +101,18 @@ def effective_priority(priority: int) -> int:
     return min(max(priority, 0), MAX_PRIORITY)
 
 
-def resolve_md(md: MQMD, *, queue: QueueView, context: str, putter: Putter,
-               alternate_user: str | None, now: float, new_msg_id: bool,
-               make_id: Callable[[], bytes], qmgr_name: str) -> MQMD:
+def resolve_md(
+    md: MQMD,
+    *,
+    queue: QueueView,
+    context: str,
+    putter: Putter,
+    alternate_user: str | None,
+    now: float,
+    new_msg_id: bool,
+    make_id: Callable[[], bytes],
+    qmgr_name: str,
+) -> MQMD:
     """The MQMD as MQPUT leaves it (raises MQIError 2013/2047/2050 for bad fields)."""
     if md.expiry == 0 or md.expiry < -1:
         raise mqi_error(MQRC_EXPIRY_ERROR, f"Expiry {md.expiry}")
@@ -126,9 +135,14 @@ def resolve_md(md: MQMD, *, queue: QueueView, context: str, putter: Putter,
         date, time_ = put_timestamp(now)
         changes.update(
             user_identifier=(alternate_user or putter.user)[:12],
-            accounting_token=putter.accounting_token, appl_identity_data="",
-            put_appl_type=MQAT_UNIX, put_appl_name=putter.appl_name,
-            put_date=date, put_time=time_, appl_origin_data="")
+            accounting_token=putter.accounting_token,
+            appl_identity_data="",
+            put_appl_type=MQAT_UNIX,
+            put_appl_name=putter.appl_name,
+            put_date=date,
+            put_time=time_,
+            appl_origin_data="",
+        )
         if md.reply_to_q and not md.reply_to_q_mgr:
             changes["reply_to_q_mgr"] = qmgr_name
     return md.replace(**changes) if changes else md
@@ -154,14 +168,27 @@ def expiration_report(md: MQMD, body: bytes, *, qmgr_name: str, now: float) -> M
         return None
     date, time_ = put_timestamp(now)
     out = MQMD(
-        version=md.version, msg_type=MQMT_REPORT, feedback=MQFB_EXPIRATION,
-        encoding=md.encoding, coded_char_set_id=md.coded_char_set_id,
-        format=md.format if data else "", priority=md.priority, persistence=md.persistence,
+        version=md.version,
+        msg_type=MQMT_REPORT,
+        feedback=MQFB_EXPIRATION,
+        encoding=md.encoding,
+        coded_char_set_id=md.coded_char_set_id,
+        format=md.format if data else "",
+        priority=md.priority,
+        persistence=md.persistence,
         msg_id=md.msg_id if report & MQRO_PASS_MSG_ID else NO_ID,
         correl_id=md.correl_id if report & MQRO_PASS_CORREL_ID else md.msg_id,
-        reply_to_q_mgr=qmgr_name, user_identifier=md.user_identifier,
-        accounting_token=md.accounting_token, appl_identity_data=md.appl_identity_data,
-        put_appl_type=MQAT_QMGR, put_appl_name=qmgr_name[:28], put_date=date,
-        put_time=time_, group_id=md.group_id, msg_seq_number=md.msg_seq_number,
-        offset=md.offset, msg_flags=md.msg_flags)
+        reply_to_q_mgr=qmgr_name,
+        user_identifier=md.user_identifier,
+        accounting_token=md.accounting_token,
+        appl_identity_data=md.appl_identity_data,
+        put_appl_type=MQAT_QMGR,
+        put_appl_name=qmgr_name[:28],
+        put_date=date,
+        put_time=time_,
+        group_id=md.group_id,
+        msg_seq_number=md.msg_seq_number,
+        offset=md.offset,
+        msg_flags=md.msg_flags,
+    )
     return Message(out, data)

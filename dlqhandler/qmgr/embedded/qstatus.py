@@ -35,11 +35,15 @@ class QueueStatus:
 
     def items(self) -> list[str]:
         """The MQSC attribute items, in runmqsc's order."""
-        return [f"QUEUE({self.queue})", "TYPE(QUEUE)", f"CURDEPTH({self.curdepth})",
-                f"IPPROCS({self.ipprocs})",
-                f"MSGAGE({'' if self.msgage is None else self.msgage})",
-                f"OPPROCS({self.opprocs})",
-                f"UNCOM({self.uncommitted or 'NO'})"]
+        return [
+            f"QUEUE({self.queue})",
+            "TYPE(QUEUE)",
+            f"CURDEPTH({self.curdepth})",
+            f"IPPROCS({self.ipprocs})",
+            f"MSGAGE({'' if self.msgage is None else self.msgage})",
+            f"OPPROCS({self.opprocs})",
+            f"UNCOM({self.uncommitted or 'NO'})",
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +60,17 @@ class HandleStatus:
 
     def items(self) -> list[str]:
         """The MQSC attribute items, in runmqsc's order."""
-        return [f"QUEUE({self.queue})", "TYPE(HANDLE)", f"APPLTAG({self.appl_tag})",
-                "APPLTYPE(USER)", f"CONNID({self.conn_id})",
-                f"INPUT({'SHARED' if self.input else 'NO'})",
-                f"OUTPUT({'YES' if self.output else 'NO'})",
-                f"PID({'' if self.pid is None else self.pid})", f"USERID({self.user})"]
+        return [
+            f"QUEUE({self.queue})",
+            "TYPE(HANDLE)",
+            f"APPLTAG({self.appl_tag})",
+            "APPLTYPE(USER)",
+            f"CONNID({self.conn_id})",
+            f"INPUT({'SHARED' if self.input else 'NO'})",
+            f"OUTPUT({'YES' if self.output else 'NO'})",
+            f"PID({'' if self.pid is None else self.pid})",
+            f"USERID({self.user})",
+        ]
 
 
 def _live(store: Store, conn_ids: set[str]) -> dict[str, dict[str, object]]:
@@ -83,9 +93,13 @@ def _in(queues: list[str]) -> str:
 
 
 def _handles(store: Store, queues: list[str]) -> list[tuple[str, int, str, int, int]]:
-    return list(store.db.execute(
-        "SELECT conn, handle, queue, input, output FROM handles WHERE queue "  # noqa: S608
-        f"{_in(queues)} ORDER BY queue, conn, handle", queues))
+    return list(
+        store.db.execute(
+            "SELECT conn, handle, queue, input, output FROM handles WHERE queue "  # noqa: S608
+            f"{_in(queues)} ORDER BY queue, conn, handle",
+            queues,
+        )
+    )
 
 
 def queue_status(store: Store, queues: list[str], now: float) -> list[QueueStatus]:
@@ -95,21 +109,35 @@ def queue_status(store: Store, queues: list[str], now: float) -> list[QueueStatu
     rows = _handles(store, queues)
     live = _live(store, {conn for conn, *_ in rows})
     where = _in(queues)
-    depth = dict(store.db.execute(
-        f"SELECT name, curdepth FROM queues WHERE name {where}", queues))  # noqa: S608
-    pending = dict(store.db.execute(
-        f"SELECT queue, count(*) FROM messages WHERE queue {where}"  # noqa: S608
-        " AND state IN (?, ?) GROUP BY queue", [*queues, PUT_PENDING, TAKEN]))
-    oldest = dict(store.db.execute(
-        f"SELECT queue, min(put_clock) FROM messages WHERE queue {where}"  # noqa: S608
-        " AND state != ? GROUP BY queue", [*queues, TAKEN]))
+    depth = dict(store.db.execute(f"SELECT name, curdepth FROM queues WHERE name {where}", queues))  # noqa: S608
+    pending = dict(
+        store.db.execute(
+            f"SELECT queue, count(*) FROM messages WHERE queue {where}"  # noqa: S608
+            " AND state IN (?, ?) GROUP BY queue",
+            [*queues, PUT_PENDING, TAKEN],
+        )
+    )
+    oldest = dict(
+        store.db.execute(
+            f"SELECT queue, min(put_clock) FROM messages WHERE queue {where}"  # noqa: S608
+            " AND state != ? GROUP BY queue",
+            [*queues, TAKEN],
+        )
+    )
     out = []
     for q in queues:
         mine = [r for r in rows if r[2] == q and r[0] in live]
         first = oldest.get(q)
-        out.append(QueueStatus(
-            q, int(depth.get(q, 0)), sum(1 for r in mine if r[3]), sum(1 for r in mine if r[4]),
-            int(pending.get(q, 0)), None if first is None else max(0, int(now - first))))
+        out.append(
+            QueueStatus(
+                q,
+                int(depth.get(q, 0)),
+                sum(1 for r in mine if r[3]),
+                sum(1 for r in mine if r[4]),
+                int(pending.get(q, 0)),
+                None if first is None else max(0, int(now - first)),
+            )
+        )
     return out
 
 
@@ -125,7 +153,15 @@ def handle_status(store: Store, queues: list[str]) -> list[HandleStatus]:
         if info is None:
             continue
         pid = info.get("pid")
-        out.append(HandleStatus(queue, conn, pid if isinstance(pid, int) else None,
-                                str(info.get("user", "")), str(info.get("appl", "")),
-                                bool(input_), bool(output)))
+        out.append(
+            HandleStatus(
+                queue,
+                conn,
+                pid if isinstance(pid, int) else None,
+                str(info.get("user", "")),
+                str(info.get("appl", "")),
+                bool(input_),
+                bool(output),
+            )
+        )
     return out

@@ -61,8 +61,9 @@ def connection_alive(paths: QMgrPaths, conn_id: str) -> bool:
     return False
 
 
-def backout_owner(store: Store, conn_id: str, *, on_closed: OnClosed | None = None
-                  ) -> tuple[int, int]:
+def backout_owner(
+    store: Store, conn_id: str, *, on_closed: OnClosed | None = None
+) -> tuple[int, int]:
     """Back out ``conn_id``'s unit of work; drop its locks and handles.
 
     Its pending trigger messages become available (a backout does that too).
@@ -74,24 +75,35 @@ def backout_owner(store: Store, conn_id: str, *, on_closed: OnClosed | None = No
         restored = db.execute(
             "UPDATE messages SET state = ?, owner = NULL, backout_count = backout_count + 1,"
             " lock_conn = NULL, lock_handle = NULL WHERE owner = ? AND state = ?",
-            (AVAILABLE, conn_id, TAKEN)).rowcount
-        removed = db.execute("DELETE FROM messages WHERE owner = ? AND state = ?",
-                             (conn_id, PUT_PENDING)).rowcount
-        db.execute("UPDATE messages SET state = ?, owner = NULL WHERE owner = ? AND state = ?",
-                   (AVAILABLE, conn_id, TRIGGER_PENDING))
-        db.execute("UPDATE messages SET lock_conn = NULL, lock_handle = NULL"
-                   " WHERE lock_conn = ?", (conn_id,))
-        closed = [r[0] for r in db.execute(
-            "SELECT DISTINCT queue FROM handles WHERE conn = ? AND input ORDER BY queue",
-            (conn_id,))]
+            (AVAILABLE, conn_id, TAKEN),
+        ).rowcount
+        removed = db.execute(
+            "DELETE FROM messages WHERE owner = ? AND state = ?", (conn_id, PUT_PENDING)
+        ).rowcount
+        db.execute(
+            "UPDATE messages SET state = ?, owner = NULL WHERE owner = ? AND state = ?",
+            (AVAILABLE, conn_id, TRIGGER_PENDING),
+        )
+        db.execute(
+            "UPDATE messages SET lock_conn = NULL, lock_handle = NULL WHERE lock_conn = ?",
+            (conn_id,),
+        )
+        closed = [
+            r[0]
+            for r in db.execute(
+                "SELECT DISTINCT queue FROM handles WHERE conn = ? AND input ORDER BY queue",
+                (conn_id,),
+            )
+        ]
         db.execute("DELETE FROM handles WHERE conn = ?", (conn_id,))
         if closed and on_closed is not None:
             on_closed(db, closed)
     return restored, removed
 
 
-def recover_dead_connections(store: Store, self_id: str, *, scan_db: bool,
-                             on_closed: OnClosed | None = None) -> list[str]:
+def recover_dead_connections(
+    store: Store, self_id: str, *, scan_db: bool, on_closed: OnClosed | None = None
+) -> list[str]:
     """Back out the units of work of every dead connection; returns their ids.
 
     Dead connections are found by their lock files in ``conns/`` (a killed
@@ -106,10 +118,14 @@ def recover_dead_connections(store: Store, self_id: str, *, scan_db: bool,
         owners.update(p.stem for p in store.paths.conns.glob("*.lock"))
     if scan_db:
         _remove_stale_temporaries(store.paths)
-        owners.update(r[0] for r in store.db.execute(
-            "SELECT owner FROM messages WHERE owner IS NOT NULL"
-            " UNION SELECT lock_conn FROM messages WHERE lock_conn IS NOT NULL"
-            " UNION SELECT conn FROM handles"))
+        owners.update(
+            r[0]
+            for r in store.db.execute(
+                "SELECT owner FROM messages WHERE owner IS NOT NULL"
+                " UNION SELECT lock_conn FROM messages WHERE lock_conn IS NOT NULL"
+                " UNION SELECT conn FROM handles"
+            )
+        )
     owners.discard(self_id)
     dead: list[str] = []
     for conn_id in sorted(owners):

@@ -67,7 +67,10 @@ class MQSCResult:
 
 
 _PLANNERS: dict[tuple[str, str], Planner] = {
-    **QUEUE_COMMANDS, **PROCESS_COMMANDS, **QMGR_COMMANDS, **AUTHREC_COMMANDS,
+    **QUEUE_COMMANDS,
+    **PROCESS_COMMANDS,
+    **QMGR_COMMANDS,
+    **AUTHREC_COMMANDS,
 }
 
 
@@ -84,6 +87,7 @@ def _plan(cmd: Command, admin: Admin | None) -> Action:
     def adm() -> Admin:
         assert admin is not None
         return admin
+
     return planner(cmd, adm)
 
 
@@ -91,14 +95,22 @@ def _summary(result: MQSCResult, *, verify: bool) -> list[str]:
     n = result.read
     lines = ["One MQSC command read." if n == 1 else f"{n} MQSC commands read."]
     s = result.syntax_errors
-    lines.append("No commands have a syntax error." if s == 0 else
-                 "One command has a syntax error." if s == 1 else
-                 f"{s} commands have a syntax error.")
+    lines.append(
+        "No commands have a syntax error."
+        if s == 0
+        else "One command has a syntax error."
+        if s == 1
+        else f"{s} commands have a syntax error."
+    )
     if not verify:
         f = result.failed
-        lines.append("All valid MQSC commands were processed." if f == 0 else
-                     "One valid MQSC command could not be processed." if f == 1 else
-                     f"{f} valid MQSC commands could not be processed.")
+        lines.append(
+            "All valid MQSC commands were processed."
+            if f == 0
+            else "One valid MQSC command could not be processed."
+            if f == 1
+            else f"{f} valid MQSC commands could not be processed."
+        )
     return lines
 
 
@@ -107,8 +119,9 @@ def _one(admin: Admin | None, cmd: Command, *, verify: bool) -> list[str]:
     return [] if verify else action()
 
 
-def run_mqsc(source: str, admin: Admin | None, out: TextIO, *, qmgr_name: str,
-             verify: bool = False) -> MQSCResult:
+def run_mqsc(
+    source: str, admin: Admin | None, out: TextIO, *, qmgr_name: str, verify: bool = False
+) -> MQSCResult:
     """Run (or with ``verify``, only check) MQSC text; write runmqsc's output to ``out``."""
     admin = None if verify else admin
     result = MQSCResult()

@@ -67,8 +67,14 @@ from dlqhandler.qmgr.embedded.qmgrs import INITIATION_QUEUE
 from dlqhandler.qmgr.embedded.trigger import APPL_TYPES
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 
-__all__ = ["Launch", "MonitorOptions", "MonitorStats", "TriggerMessageError", "TriggerMonitor",
-           "plan_launch"]
+__all__ = [
+    "Launch",
+    "MonitorOptions",
+    "MonitorStats",
+    "TriggerMessageError",
+    "TriggerMonitor",
+    "plan_launch",
+]
 
 _POLL_MS = 250
 _CHILD_POLL = 0.2
@@ -117,8 +123,7 @@ def _split(text: str, what: str) -> list[str]:
     try:
         return shlex.split(text)
     except ValueError as exc:
-        raise TriggerMessageError(MQFB_APPL_CANNOT_BE_STARTED,
-                                  f"{what} {text!r}: {exc}") from exc
+        raise TriggerMessageError(MQFB_APPL_CANNOT_BE_STARTED, f"{what} {text!r}: {exc}") from exc
 
 
 def plan_launch(qm: EmbeddedQueueManager, message: Message) -> tuple[MQTM, Launch]:
@@ -134,28 +139,41 @@ def plan_launch(qm: EmbeddedQueueManager, message: Message) -> tuple[MQTM, Launc
     except DecodeError as exc:
         raise TriggerMessageError(MQFB_TM_ERROR, f"not a valid MQTM: {exc}") from exc
     admin = qm.admin()
-    process = next((p for p in admin.processes(tm.process_name) if p.name == tm.process_name),
-                   None) if tm.process_name else None
+    process = (
+        next((p for p in admin.processes(tm.process_name) if p.name == tm.process_name), None)
+        if tm.process_name
+        else None
+    )
     if process is None:
-        raise TriggerMessageError(MQFB_APPL_CANNOT_BE_STARTED,
-                                  f"process {tm.process_name!r} is not defined")
+        raise TriggerMessageError(
+            MQFB_APPL_CANNOT_BE_STARTED, f"process {tm.process_name!r} is not defined"
+        )
     queues = admin.queues(tm.q_name, generic=False) if tm.q_name else []
     if not queues or queues[0].attrs["PROCESS"] != tm.process_name:
-        raise TriggerMessageError(MQFB_TM_ERROR, f"queue {tm.q_name!r} does not exist or"
-                                                 f" does not name process {tm.process_name!r}")
+        raise TriggerMessageError(
+            MQFB_TM_ERROR,
+            f"queue {tm.q_name!r} does not exist or does not name process {tm.process_name!r}",
+        )
     p, q = process.attrs, queues[0].attrs
     appl_type = APPL_TYPES.get(str(p["APPLTYPE"]), 0)
     if appl_type != MQAT_UNIX:
-        raise TriggerMessageError(MQFB_APPL_TYPE_ERROR, f"process {process.name} has"
-                                                        f" APPLTYPE({p['APPLTYPE']}), not UNIX")
-    tmc2 = MQTMC2(q_name=tm.q_name, process_name=tm.process_name,
-                  trigger_data=str(q["TRIGDATA"]), appl_id=str(p["APPLICID"]),
-                  env_data=str(p["ENVRDATA"]), user_data=str(p["USERDATA"]),
-                  q_mgr_name=qm.name)
+        raise TriggerMessageError(
+            MQFB_APPL_TYPE_ERROR, f"process {process.name} has APPLTYPE({p['APPLTYPE']}), not UNIX"
+        )
+    tmc2 = MQTMC2(
+        q_name=tm.q_name,
+        process_name=tm.process_name,
+        trigger_data=str(q["TRIGDATA"]),
+        appl_id=str(p["APPLICID"]),
+        env_data=str(p["ENVRDATA"]),
+        user_data=str(p["USERDATA"]),
+        q_mgr_name=qm.name,
+    )
     args = _split(tmc2.appl_id, "APPLICID")
     if not args:
-        raise TriggerMessageError(MQFB_APPL_CANNOT_BE_STARTED,
-                                  f"process {process.name} has no APPLICID")
+        raise TriggerMessageError(
+            MQFB_APPL_CANNOT_BE_STARTED, f"process {process.name} has no APPLICID"
+        )
     extra = _split(tmc2.env_data, "ENVRDATA")
     background = bool(extra) and extra[-1].endswith("&")
     if background:  # "... &" or "...&": drop the ampersand, run in the background
@@ -168,9 +186,15 @@ def plan_launch(qm: EmbeddedQueueManager, message: Message) -> tuple[MQTM, Launc
 class TriggerMonitor:
     """Serve one initiation queue until stopped (see the module docstring)."""
 
-    def __init__(self, qm: EmbeddedQueueManager, options: MonitorOptions, *,
-                 stop: threading.Event | None = None, spawn: Spawn | None = None,
-                 log: Any = None) -> None:
+    def __init__(
+        self,
+        qm: EmbeddedQueueManager,
+        options: MonitorOptions,
+        *,
+        stop: threading.Event | None = None,
+        spawn: Spawn | None = None,
+        log: Any = None,
+    ) -> None:
         self._qm = qm
         self._options = options
         self._stop = stop or threading.Event()
@@ -184,17 +208,20 @@ class TriggerMonitor:
         """Open the initiation queue and process trigger messages; MQIError if it cannot."""
         queue = self._qm.open(self._options.initq, input=True, browse=False)
         self.opened = True
-        self._log.info("trigger_monitor_started", wait=self._options.wait,
-                       once=self._options.once)
+        self._log.info("trigger_monitor_started", wait=self._options.wait, once=self._options.once)
         reason = "stopped"
         try:
             reason = self._loop(queue)
         finally:
             queue.close()
             self._finish()
-            self._log.info("trigger_monitor_stopped", reason=reason,
-                           received=self.stats.received, started=self.stats.started,
-                           rejected=self.stats.rejected)
+            self._log.info(
+                "trigger_monitor_stopped",
+                reason=reason,
+                received=self.stats.received,
+                started=self.stats.started,
+                rejected=self.stats.rejected,
+            )
         return self.stats
 
     def _loop(self, queue: Any) -> str:
@@ -235,21 +262,36 @@ class TriggerMonitor:
             self._reject(message, MQFB_APPL_CANNOT_BE_STARTED, str(exc))
             return
         self.stats.started += 1
-        log.info("application_started", pid=child.pid, applid=launch.tmc2.appl_id,
-                 envdata=launch.tmc2.env_data, background=launch.background)
+        log.info(
+            "application_started",
+            pid=child.pid,
+            applid=launch.tmc2.appl_id,
+            envdata=launch.tmc2.env_data,
+            background=launch.background,
+        )
         if launch.background:
             self._children.append(child)
         else:
             self._wait_for(child)
 
     def _note_differences(self, tm: MQTM, tmc2: MQTMC2) -> None:
-        differ = [name for name, got, defined in (
-            ("ApplId", tm.appl_id, tmc2.appl_id), ("EnvData", tm.env_data, tmc2.env_data),
-            ("UserData", tm.user_data, tmc2.user_data),
-            ("TriggerData", tm.trigger_data, tmc2.trigger_data)) if got != defined]
+        differ = [
+            name
+            for name, got, defined in (
+                ("ApplId", tm.appl_id, tmc2.appl_id),
+                ("EnvData", tm.env_data, tmc2.env_data),
+                ("UserData", tm.user_data, tmc2.user_data),
+                ("TriggerData", tm.trigger_data, tmc2.trigger_data),
+            )
+            if got != defined
+        ]
         if differ:
-            self._log.warning("trigger_message_differs_from_definitions", queue=tm.q_name,
-                              process=tm.process_name, fields=differ)
+            self._log.warning(
+                "trigger_message_differs_from_definitions",
+                queue=tm.q_name,
+                process=tm.process_name,
+                fields=differ,
+            )
 
     def _reject(self, message: Message, feedback: int, why: str) -> None:
         """Put a trigger message that cannot be acted on on the dead-letter queue."""
@@ -257,18 +299,25 @@ class TriggerMonitor:
         self._log.warning("trigger_message_rejected", feedback=feedback, reason=why)
         deadq = self._qm.inquire().dead_letter_q_name
         date, time_ = put_timestamp(time.time())
-        dead = Message.dead_letter(message.md, message.body, reason=feedback,
-                                   dest_q_name=self._options.initq,
-                                   dest_q_mgr_name=self._qm.name, put_appl_type=MQAT_UNIX,
-                                   put_appl_name="dlqhandler runmqtrm", put_date=date,
-                                   put_time=time_)
+        dead = Message.dead_letter(
+            message.md,
+            message.body,
+            reason=feedback,
+            dest_q_name=self._options.initq,
+            dest_q_mgr_name=self._qm.name,
+            put_appl_type=MQAT_UNIX,
+            put_appl_name="dlqhandler runmqtrm",
+            put_date=date,
+            put_time=time_,
+        )
         try:
             if not deadq:
                 raise mqi_error(MQRC_UNKNOWN_OBJECT_NAME, "the queue manager has no DEADQ")
             self._qm.put1(deadq, dead, PutOptions(syncpoint=False, context="pass_all"))
         except MQIError as exc:
-            self._log.error("trigger_message_discarded", feedback=feedback, deadq=deadq,
-                            error=str(exc))
+            self._log.error(
+                "trigger_message_discarded", feedback=feedback, deadq=deadq, error=str(exc)
+            )
 
     def _wait_for(self, child: subprocess.Popen[bytes]) -> None:
         """Wait for a foreground application (runmqtrm's one-at-a-time), or until stopped."""

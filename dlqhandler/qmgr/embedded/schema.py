@@ -109,8 +109,9 @@ def _split_sql(script: str) -> list[str]:
             continue
         current.append(line)
         text = "\n".join(current).strip()
-        if text.endswith(";") and (not text.upper().startswith("CREATE TRIGGER")
-                                   or text.upper().endswith("END;")):
+        if text.endswith(";") and (
+            not text.upper().startswith("CREATE TRIGGER") or text.upper().endswith("END;")
+        ):
             out.append(text)
             current = []
     return out

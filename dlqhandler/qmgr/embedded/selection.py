@@ -37,8 +37,10 @@ COLUMNS = "id, priority, expires_at, persistent, msg_flags, group_id, msg_seq_nu
 _GROUP_OR_SEGMENT = MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP | MQMF_SEGMENT | MQMF_LAST_SEGMENT
 BATCH = 8
 
-VISIBLE = (f"m.state = {AVAILABLE} AND (m.lock_conn IS NULL"
-           " OR (m.lock_conn = :conn AND m.lock_handle = :handle))")
+VISIBLE = (
+    f"m.state = {AVAILABLE} AND (m.lock_conn IS NULL"
+    " OR (m.lock_conn = :conn AND m.lock_handle = :handle))"
+)
 
 # 24 = MSG_IN_GROUP | LAST_MSG_IN_GROUP, 16 = LAST_MSG_IN_GROUP, state 0 = AVAILABLE.
 _ALL_AVAILABLE = """(m.msg_flags & 24 = 0 OR EXISTS (
@@ -99,12 +101,21 @@ class Query:
     params: dict[str, object]
 
 
-def candidate_query(*, queue: str, conn: str, handle: int,
-                    after: tuple[int, int] | None = None, msg_id: bytes | None = None,
-                    correl_id: bytes | None = None, group_id: bytes | None = None,
-                    logical: bool = False, in_group: GroupState | None = None,
-                    all_available: bool = False, columns: str = "",
-                    limit: int = BATCH) -> Query:
+def candidate_query(
+    *,
+    queue: str,
+    conn: str,
+    handle: int,
+    after: tuple[int, int] | None = None,
+    msg_id: bytes | None = None,
+    correl_id: bytes | None = None,
+    group_id: bytes | None = None,
+    logical: bool = False,
+    in_group: GroupState | None = None,
+    all_available: bool = False,
+    columns: str = "",
+    limit: int = BATCH,
+) -> Query:
     """The first few visible messages an MQGET with these options may return, in order.
 
     ``columns``/``limit`` narrow the SELECT (a subquery wants ``m.id`` and 1). The
@@ -118,9 +129,9 @@ def candidate_query(*, queue: str, conn: str, handle: int,
     # specifying" the match option, IBM says: any identifier matches.
     msg_id, correl_id, group_id = (
         None if value is None or not any(value) else bytes(value).ljust(24, b"\x00")
-        for value in (msg_id, correl_id, group_id))
-    for column, value in (("msg_id", msg_id), ("correl_id", correl_id),
-                          ("group_id", group_id)):
+        for value in (msg_id, correl_id, group_id)
+    )
+    for column, value in (("msg_id", msg_id), ("correl_id", correl_id), ("group_id", group_id)):
         if value is not None:
             params[column] = value
     if in_group is not None:
@@ -131,22 +142,40 @@ def candidate_query(*, queue: str, conn: str, handle: int,
             params.update(seq=in_group.seq, offset=in_group.offset)
     elif after is not None:
         params.update(after_priority=after[0], after_id=after[1])
-    sql = _candidate_sql(by_msg_id=msg_id is not None, by_correl_id=correl_id is not None,
-                         by_group_id=group_id is not None,
-                         segment_done=None if in_group is None else in_group.segment_done,
-                         after=after is not None, logical=logical,
-                         all_available=all_available, columns=columns, limit=limit)
+    sql = _candidate_sql(
+        by_msg_id=msg_id is not None,
+        by_correl_id=correl_id is not None,
+        by_group_id=group_id is not None,
+        segment_done=None if in_group is None else in_group.segment_done,
+        after=after is not None,
+        logical=logical,
+        all_available=all_available,
+        columns=columns,
+        limit=limit,
+    )
     return Query(sql, params)
 
 
 @lru_cache(maxsize=256)
-def _candidate_sql(*, by_msg_id: bool, by_correl_id: bool, by_group_id: bool,
-                   segment_done: bool | None, after: bool, logical: bool,
-                   all_available: bool, columns: str, limit: int) -> str:
+def _candidate_sql(
+    *,
+    by_msg_id: bool,
+    by_correl_id: bool,
+    by_group_id: bool,
+    segment_done: bool | None,
+    after: bool,
+    logical: bool,
+    all_available: bool,
+    columns: str,
+    limit: int,
+) -> str:
     """:func:`candidate_query`'s SQL for one shape (``segment_done`` None: not in a group)."""
     where = ["m.queue = :queue", VISIBLE]
-    for column, given in (("msg_id", by_msg_id), ("correl_id", by_correl_id),
-                          ("group_id", by_group_id)):
+    for column, given in (
+        ("msg_id", by_msg_id),
+        ("correl_id", by_correl_id),
+        ("group_id", by_group_id),
+    ):
         if given:
             where.append(f"m.{column} = :{column}")
     if by_correl_id:  # (given only when not MQCI_NONE): what the partial index covers
@@ -162,8 +191,10 @@ def _candidate_sql(*, by_msg_id: bool, by_correl_id: bool, by_group_id: bool,
         order = "m.seg_offset"
     else:
         if logical:
-            where.append(f"(m.msg_flags & {_GROUP_OR_SEGMENT} = 0"
-                         " OR (m.msg_seq_number = 1 AND m.seg_offset = 0))")
+            where.append(
+                f"(m.msg_flags & {_GROUP_OR_SEGMENT} = 0"
+                " OR (m.msg_seq_number = 1 AND m.seg_offset = 0))"
+            )
         if all_available:
             where.append(_ALL_AVAILABLE)
         order = "m.priority DESC, m.id"
@@ -171,9 +202,11 @@ def _candidate_sql(*, by_msg_id: bool, by_correl_id: bool, by_group_id: bool,
     # match on an id should look the id up and sort the few rows it finds instead.
     index = ""
     if segment_done is None:
-        for given, name in ((by_msg_id, "messages_by_msg_id"),
-                            (by_correl_id, "messages_by_correl_id"),
-                            (by_group_id, "messages_in_groups")):
+        for given, name in (
+            (by_msg_id, "messages_by_msg_id"),
+            (by_correl_id, "messages_by_correl_id"),
+            (by_group_id, "messages_in_groups"),
+        ):
             if given:
                 index = f" INDEXED BY {name}"
                 break
@@ -187,10 +220,14 @@ def _candidate_sql(*, by_msg_id: bool, by_correl_id: bool, by_group_id: bool,
         # sort is of at most 2 x limit rows (columns 1 and 2 are id and priority).
         same = " AND ".join([*where, "m.priority = :after_priority", "m.id > :after_id"])
         lower = " AND ".join([*where, "m.priority < :after_priority"])
-        return (f"SELECT * FROM (SELECT {columns} FROM messages m{index} WHERE {same}"  # noqa: S608
-                f" ORDER BY m.id LIMIT {int(limit)})"
-                f" UNION ALL SELECT * FROM (SELECT {columns} FROM messages m{index}"
-                f" WHERE {lower} ORDER BY {order} LIMIT {int(limit)}) ORDER BY 2 DESC, 1"
-                f" LIMIT {int(limit)}")
-    return (f"SELECT {columns} FROM messages m{index} WHERE {' AND '.join(where)}"  # noqa: S608
-            f" ORDER BY {order} LIMIT {int(limit)}")
+        return (
+            f"SELECT * FROM (SELECT {columns} FROM messages m{index} WHERE {same}"  # noqa: S608
+            f" ORDER BY m.id LIMIT {int(limit)})"
+            f" UNION ALL SELECT * FROM (SELECT {columns} FROM messages m{index}"
+            f" WHERE {lower} ORDER BY {order} LIMIT {int(limit)}) ORDER BY 2 DESC, 1"
+            f" LIMIT {int(limit)}"
+        )
+    return (
+        f"SELECT {columns} FROM messages m{index} WHERE {' AND '.join(where)}"  # noqa: S608
+        f" ORDER BY {order} LIMIT {int(limit)}"
+    )

@@ -122,8 +122,10 @@ __all__ = [
 SCHEMA_VERSION = 1
 AVAILABLE, PUT_PENDING, TAKEN = 0, 1, 2  # messages.state (the schema spells TAKEN as 2)
 TRIGGER_PENDING = 3  # a FIRST/DEPTH trigger message waiting for its unit of work to end
-_COLUMNS = ("queue, priority, state, owner, msg_id, correl_id, group_id, msg_seq_number,"
-            " seg_offset, msg_flags, persistent, put_clock, expiry, expires_at, md, body")
+_COLUMNS = (
+    "queue, priority, state, owner, msg_id, correl_id, group_id, msg_seq_number,"
+    " seg_offset, msg_flags, persistent, put_clock, expiry, expires_at, md, body"
+)
 INSERT_MESSAGE = f"INSERT INTO messages ({_COLUMNS})"
 # A message with its properties (see dlqhandler.qmgr.embedded.propctl): one more value.
 INSERT_MESSAGE_PROPS = f"INSERT INTO messages ({_COLUMNS}, props)"
@@ -133,19 +135,23 @@ OnClosed = Callable[[sqlite3.Connection, list[str]], None]
 
 _QMGR_NAME = re.compile(r"[A-Za-z0-9._]{1,48}")
 
-_TRIGGER_STATE = ("CREATE TABLE IF NOT EXISTS trigger_state (queue TEXT PRIMARY KEY,"
-                  " last_trigger REAL NOT NULL, triggers INTEGER NOT NULL)")
+_TRIGGER_STATE = (
+    "CREATE TABLE IF NOT EXISTS trigger_state (queue TEXT PRIMARY KEY,"
+    " last_trigger REAL NOT NULL, triggers INTEGER NOT NULL)"
+)
 # Every change of a queue definition or an authority record counts up meta('objects'):
 # what connections cache of them stays valid while the count does (messages moving on
 # other connections do not touch it). Added to schema 1 later: created when missing.
-_BUMP = ("INSERT INTO meta VALUES ('objects', 1)"
-         " ON CONFLICT (key) DO UPDATE SET value = value + 1")
+_BUMP = "INSERT INTO meta VALUES ('objects', 1) ON CONFLICT (key) DO UPDATE SET value = value + 1"
 OBJECTS_TRIGGERS = tuple(
     f"CREATE TRIGGER IF NOT EXISTS objects_{table}_{event.split()[0].lower()} AFTER {event}"
     f" ON {table} BEGIN {_BUMP}; END"
-    for table, events in (("queues", ("INSERT", "UPDATE OF attrs", "DELETE")),
-                          ("authrecs", ("INSERT", "UPDATE", "DELETE")))
-    for event in events)
+    for table, events in (
+        ("queues", ("INSERT", "UPDATE OF attrs", "DELETE")),
+        ("authrecs", ("INSERT", "UPDATE", "DELETE")),
+    )
+    for event in events
+)
 
 
 def valid_qmgr_name(name: str) -> bool:
@@ -219,8 +225,9 @@ class Store:
         # keep the umask tight in case a platform differs.
         old_umask = os.umask(0o077)
         try:
-            self.db = sqlite3.connect(paths.db, timeout=BUSY_TIMEOUT, isolation_level=None,
-                                      check_same_thread=False)
+            self.db = sqlite3.connect(
+                paths.db, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+            )
         finally:
             os.umask(old_umask)
         self._synchronous = ""
@@ -244,8 +251,9 @@ class Store:
             raise ConfigError(f"{paths.db}: not a dlqhandler queue manager ({exc})") from exc
         self._turns = WriteTurns(paths.root / "turns")  # fair turns at the write lock
         if not create and self.db.execute(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE"
-                " 'objects\\_%' ESCAPE '\\'").fetchone()[0] < len(OBJECTS_TRIGGERS):
+            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE"
+            " 'objects\\_%' ESCAPE '\\'"
+        ).fetchone()[0] < len(OBJECTS_TRIGGERS):
             with self.write(durable=True) as db:
                 for ddl in OBJECTS_TRIGGERS:
                     db.execute(ddl)
@@ -264,8 +272,10 @@ class Store:
         except sqlite3.OperationalError:
             row = None
         if row is None or int(row[0]) != SCHEMA_VERSION:
-            raise ConfigError(f"{self.paths.db}: not a dlqhandler queue manager "
-                              f"(schema {row[0] if row else 'missing'})")
+            raise ConfigError(
+                f"{self.paths.db}: not a dlqhandler queue manager "
+                f"(schema {row[0] if row else 'missing'})"
+            )
 
     def _set_sync(self, *, durable: bool) -> None:
         level = "FULL" if durable else "NORMAL"
@@ -388,8 +398,13 @@ class Store:
                 self.db.execute("COMMIT")
                 self._turns.let_go()
 
-    def execute(self, sql: str, params: tuple[object, ...] | dict[str, object] = (), *,
-                durable: bool = False) -> Rows:
+    def execute(
+        self,
+        sql: str,
+        params: tuple[object, ...] | dict[str, object] = (),
+        *,
+        durable: bool = False,
+    ) -> Rows:
         """One statement that writes, final when it returns (a transaction of its own,
         taking its turn, or the held one's commit)."""
         with self.mutex:
@@ -486,5 +501,4 @@ def _as_mqi_error() -> Iterator[None]:
 
 def _mqi_error(exc: sqlite3.OperationalError) -> MQIError:
     full = "full" in str(exc)
-    return mqi_error(MQRC_STORAGE_MEDIUM_FULL if full else MQRC_RESOURCE_PROBLEM,
-                     f"SQLite: {exc}")
+    return mqi_error(MQRC_STORAGE_MEDIUM_FULL if full else MQRC_RESOURCE_PROBLEM, f"SQLite: {exc}")

@@ -109,17 +109,32 @@ Condition = str  # "3", "11", "13.1"... as the document numbers them
 
 # MQSC APPLTYPE -> MQAT_* (DEF is the platform default: UNIX here).
 APPL_TYPES: dict[str, int] = {
-    "CICS": 1, "MVS": 2, "IMS": 3, "OS2": 4, "DOS": 5, "UNIX": 6, "DEF": 6, "OS400": 8,
-    "WINDOWS": 9, "WINDOWSNT": 11, "NSK": 13, "USER": 25, "SYSTEM": 35,
+    "CICS": 1,
+    "MVS": 2,
+    "IMS": 3,
+    "OS2": 4,
+    "DOS": 5,
+    "UNIX": 6,
+    "DEF": 6,
+    "OS400": 8,
+    "WINDOWS": 9,
+    "WINDOWSNT": 11,
+    "NSK": 13,
+    "USER": 25,
+    "SYSTEM": 35,
 }
 _QUEUE_DEFAULTS = defaults(QUEUE_ATTRS)
 _PROCESS_DEFAULTS = defaults(PROCESS_ATTRS)
 # Messages on the queue (not got under syncpoint: state 2 = TAKEN) of enough priority.
-_DEPTH_SQL = ("SELECT count(*) FROM (SELECT 1 FROM messages WHERE queue = ? AND state != 2"
-              " AND priority >= ? LIMIT ?)")
+_DEPTH_SQL = (
+    "SELECT count(*) FROM (SELECT 1 FROM messages WHERE queue = ? AND state != 2"
+    " AND priority >= ? LIMIT ?)"
+)
 _INSERT = INSERT_MESSAGE + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-_RECORD = ("INSERT INTO trigger_state VALUES (?, ?, 1) ON CONFLICT (queue) DO UPDATE"
-           " SET last_trigger = excluded.last_trigger, triggers = triggers + 1")
+_RECORD = (
+    "INSERT INTO trigger_state VALUES (?, ?, 1) ON CONFLICT (queue) DO UPDATE"
+    " SET last_trigger = excluded.last_trigger, triggers = triggers + 1"
+)
 _NOTRIGGER = "UPDATE queues SET attrs = json_set(attrs, '$.TRIGGER', 'NOTRIGGER') WHERE name = ?"
 
 
@@ -140,11 +155,17 @@ class TriggerSpec:
     @classmethod
     def of(cls, queue: str, attrs: Mapping[str, Value]) -> TriggerSpec:
         a = {**_QUEUE_DEFAULTS, **attrs}
-        return cls(queue=queue, control=a["TRIGGER"] == "TRIGGER",
-                   type=_TYPES.get(str(a["TRIGTYPE"]), "NONE"),
-                   depth=int(a["TRIGDPTH"]), msg_priority=int(a["TRIGMPRI"]),
-                   data=str(a["TRIGDATA"]), initq=str(a["INITQ"]),
-                   process=str(a["PROCESS"]), xmitq=a["USAGE"] == "XMITQ")
+        return cls(
+            queue=queue,
+            control=a["TRIGGER"] == "TRIGGER",
+            type=_TYPES.get(str(a["TRIGTYPE"]), "NONE"),
+            depth=int(a["TRIGDPTH"]),
+            msg_priority=int(a["TRIGMPRI"]),
+            data=str(a["TRIGDATA"]),
+            initq=str(a["INITQ"]),
+            process=str(a["PROCESS"]),
+            xmitq=a["USAGE"] == "XMITQ",
+        )
 
     @property
     def armed(self) -> bool:
@@ -213,14 +234,17 @@ def _qualifying(db: sqlite3.Connection, queue: str, priority: int, cap: int) -> 
 
 
 def _input_count(db: sqlite3.Connection, queue: str) -> int:
-    return int(db.execute("SELECT count(*) FROM handles WHERE queue = ? AND input",
-                          (queue,)).fetchone()[0])
+    return int(
+        db.execute("SELECT count(*) FROM handles WHERE queue = ? AND input", (queue,)).fetchone()[0]
+    )
 
 
 def served_queues(db: sqlite3.Connection, initq: str) -> list[tuple[str, dict[str, Value]]]:
     """(name, attributes) of every queue whose INITQ is ``initq``, by name."""
-    rows = db.execute("SELECT name, attrs FROM queues WHERE json_extract(attrs, '$.INITQ') = ?"
-                      " ORDER BY name", (initq,)).fetchall()
+    rows = db.execute(
+        "SELECT name, attrs FROM queues WHERE json_extract(attrs, '$.INITQ') = ? ORDER BY name",
+        (initq,),
+    ).fetchall()
     return [(str(name), json.loads(attrs)) for name, attrs in rows]
 
 
@@ -236,9 +260,16 @@ class Triggers:
     reacts to and writes trigger messages in it.
     """
 
-    def __init__(self, *, qmgr_name: str, conn_id: str, user: str,
-                 clock: Callable[[], float], make_id: Callable[[sqlite3.Connection], bytes],
-                 log: Any) -> None:
+    def __init__(
+        self,
+        *,
+        qmgr_name: str,
+        conn_id: str,
+        user: str,
+        clock: Callable[[], float],
+        make_id: Callable[[sqlite3.Connection], bytes],
+        log: Any,
+    ) -> None:
         self._qmgr = qmgr_name
         self._conn = conn_id
         self._user = user
@@ -247,11 +278,19 @@ class Triggers:
         self._log = log
 
     # -- the events --------------------------------------------------------------------
-    def message_arrived(self, db: sqlite3.Connection, queue: str, attrs: Mapping[str, Value],
-                        priority: int, *, syncpoint: bool) -> Written:
+    def message_arrived(
+        self,
+        db: sqlite3.Connection,
+        queue: str,
+        attrs: Mapping[str, Value],
+        priority: int,
+        *,
+        syncpoint: bool,
+    ) -> Written:
         """Conditions 1-11, before the message (stored ``priority``) is inserted."""
-        return self._arrival(db, TriggerSpec.of(queue, attrs), priority, syncpoint=syncpoint,
-                             dead_letter=True)
+        return self._arrival(
+            db, TriggerSpec.of(queue, attrs), priority, syncpoint=syncpoint, dead_letter=True
+        )
 
     def inputs_closed(self, db: sqlite3.Connection, queues: Iterable[str]) -> None:
         """Condition 12, after input handles on ``queues`` went (close, disconnect, death)."""
@@ -270,37 +309,51 @@ class Triggers:
         for name, attrs in served_queues(db, initq):
             self._maybe(db, TriggerSpec.of(name, attrs), "13.3", skip=(8,), check_depth=True)
 
-    def queue_altered(self, db: sqlite3.Connection, name: str,
-                      old: Mapping[str, Value] | None, new: Mapping[str, Value]) -> None:
+    def queue_altered(
+        self,
+        db: sqlite3.Connection,
+        name: str,
+        old: Mapping[str, Value] | None,
+        new: Mapping[str, Value],
+    ) -> None:
         """Conditions 13, 13.1 and 13.2, after ``new`` replaced ``old`` in this transaction."""
         if old is None:
             return  # a new queue holds no messages and serves nobody yet
         old, new = {**_QUEUE_DEFAULTS, **old}, {**_QUEUE_DEFAULTS, **new}
         before, after = TriggerSpec.of(name, old), TriggerSpec.of(name, new)
         changed = after.control and (
-            not before.control or before.type != after.type
+            not before.control
+            or before.type != after.type
             or before.msg_priority != after.msg_priority
-            or (after.type == "DEPTH" and before.depth != after.depth))
+            or (after.type == "DEPTH" and before.depth != after.depth)
+        )
         written = changed and self._maybe(db, after, "13", skip=(8,), check_depth=True)
         get_enabled = old.get("GET") == "DISABLED" and new.get("GET") == "ENABLED"
         if get_enabled and not written:
             self._maybe(db, after, "13.2", skip=(5,), check_depth=True)
         if old.get("PUT") == "DISABLED" and new.get("PUT") == "ENABLED":
             for served, attrs in served_queues(db, name):
-                self._maybe(db, TriggerSpec.of(served, attrs), "13.1", skip=(),
-                            check_depth=True)
+                self._maybe(db, TriggerSpec.of(served, attrs), "13.1", skip=(), check_depth=True)
 
     # -- evaluation --------------------------------------------------------------------
-    def _arrival(self, db: sqlite3.Connection, spec: TriggerSpec, priority: int, *,
-                 syncpoint: bool, dead_letter: bool) -> Written:
+    def _arrival(
+        self,
+        db: sqlite3.Connection,
+        spec: TriggerSpec,
+        priority: int,
+        *,
+        syncpoint: bool,
+        dead_letter: bool,
+    ) -> Written:
         if not spec.armed or priority < spec.msg_priority:
             return Written()  # 9, 10; 2 (and 14: a FIFO queue stores DEFPRTY)
         condition: Condition | None = "3"
         if spec.type != "EVERY":  # 3, note 1: committed and uncommitted messages count
             before = _qualifying(db, spec.queue, spec.msg_priority, spec.needed)
             if before >= spec.needed:
-                condition = "11" if spec.type == "DEPTH" or self._interval_passed(db, spec) \
-                    else None
+                condition = (
+                    "11" if spec.type == "DEPTH" or self._interval_passed(db, spec) else None
+                )
             elif before != spec.needed - 1:
                 condition = None
         if condition is None:
@@ -314,13 +367,22 @@ class Triggers:
             state = PUT_PENDING if spec.type == "EVERY" else TRIGGER_PENDING
         return self._write(db, spec, target, condition, state=state, dead_letter=dead_letter)
 
-    def _maybe(self, db: sqlite3.Connection, spec: TriggerSpec, condition: Condition, *,
-               skip: tuple[int, ...], check_depth: bool) -> bool:
+    def _maybe(
+        self,
+        db: sqlite3.Connection,
+        spec: TriggerSpec,
+        condition: Condition,
+        *,
+        skip: tuple[int, ...],
+        check_depth: bool,
+    ) -> bool:
         """An event other than an arrival: enough messages and the other conditions."""
         if not spec.armed:
             return False
-        if check_depth and _qualifying(db, spec.queue, spec.msg_priority,
-                                       spec.needed) < spec.needed:
+        if (
+            check_depth
+            and _qualifying(db, spec.queue, spec.msg_priority, spec.needed) < spec.needed
+        ):
             return False
         target = self._target(db, spec, skip=skip)
         if isinstance(target, str):
@@ -331,86 +393,156 @@ class Triggers:
 
     def _interval_passed(self, db: sqlite3.Connection, spec: TriggerSpec) -> bool:
         """Condition 11 for FIRST: TRIGINT ms since this queue's last trigger message."""
-        row = db.execute("SELECT last_trigger FROM trigger_state WHERE queue = ?",
-                         (spec.queue,)).fetchone()
+        row = db.execute(
+            "SELECT last_trigger FROM trigger_state WHERE queue = ?", (spec.queue,)
+        ).fetchone()
         if row is None:
             return True
         interval = int(_qmgr_attr(db, "TRIGINT") or MAX_INT) / 1000
         return self._clock() - float(row[0]) >= interval
 
-    def _target(self, db: sqlite3.Connection, spec: TriggerSpec, *,
-                skip: tuple[int, ...]) -> _Target | str:
+    def _target(
+        self, db: sqlite3.Connection, spec: TriggerSpec, *, skip: tuple[int, ...]
+    ) -> _Target | str:
         """Conditions 4 and 6-8 (minus ``skip``): the target, or why there is none."""
         if 4 not in skip and spec.blocked_by_servers and _input_count(db, spec.queue) > 0:
             return "4"
         process: dict[str, Value] | None = None
         if spec.process or not spec.xmitq:
-            row = db.execute("SELECT attrs FROM processes WHERE name = ?",
-                             (spec.process,)).fetchone() if spec.process else None
+            row = (
+                db.execute("SELECT attrs FROM processes WHERE name = ?", (spec.process,)).fetchone()
+                if spec.process
+                else None
+            )
             if row is None:
                 return "6"
             process = {**_PROCESS_DEFAULTS, **json.loads(row[0])}
         initq = _load_queue(db, spec.initq) if spec.initq else None
-        if initq is None or initq.attrs["PUT"] != "ENABLED" or initq.attrs["GET"] != "ENABLED" \
-                or initq.attrs["USAGE"] != "NORMAL":
+        if (
+            initq is None
+            or initq.attrs["PUT"] != "ENABLED"
+            or initq.attrs["GET"] != "ENABLED"
+            or initq.attrs["USAGE"] != "NORMAL"
+        ):
             return "7"
         if 8 not in skip and _input_count(db, initq.name) == 0:
             return "8"
         return _Target(initq, process)
 
     def _not_written(self, spec: TriggerSpec, condition: Condition, failed: str) -> None:
-        self._log.debug("trigger_not_written", queue=spec.queue, condition=condition,
-                        failed_condition=failed)
+        self._log.debug(
+            "trigger_not_written", queue=spec.queue, condition=condition, failed_condition=failed
+        )
 
     # -- writing -----------------------------------------------------------------------
-    def _write(self, db: sqlite3.Connection, spec: TriggerSpec, target: _Target,
-               condition: Condition, *, state: int, dead_letter: bool) -> Written:
+    def _write(
+        self,
+        db: sqlite3.Connection,
+        spec: TriggerSpec,
+        target: _Target,
+        condition: Condition,
+        *,
+        state: int,
+        dead_letter: bool,
+    ) -> Written:
         process = target.process or {}
-        tm = MQTM(q_name=spec.queue, process_name=spec.process, trigger_data=spec.data,
-                  appl_type=APPL_TYPES.get(str(process.get("APPLTYPE", "")), 0),
-                  appl_id=str(process.get("APPLICID", "")),
-                  env_data=str(process.get("ENVRDATA", "")),
-                  user_data=str(process.get("USERDATA", "")))
+        tm = MQTM(
+            q_name=spec.queue,
+            process_name=spec.process,
+            trigger_data=spec.data,
+            appl_type=APPL_TYPES.get(str(process.get("APPLTYPE", "")), 0),
+            appl_id=str(process.get("APPLICID", "")),
+            env_data=str(process.get("ENVRDATA", "")),
+            user_data=str(process.get("USERDATA", "")),
+        )
         now = self._clock()
         date, time_ = put_timestamp(now)
-        md = MQMD(format=MQFMT_TRIGGER, msg_type=MQMT_DATAGRAM, persistence=0, expiry=-1,
-                  priority=target.initq.defprty, coded_char_set_id=819,
-                  msg_id=self._make_id(db), user_identifier=self._user[:12],
-                  put_appl_type=MQAT_QMGR, put_appl_name=self._qmgr[:28], put_date=date,
-                  put_time=time_)
+        md = MQMD(
+            format=MQFMT_TRIGGER,
+            msg_type=MQMT_DATAGRAM,
+            persistence=0,
+            expiry=-1,
+            priority=target.initq.defprty,
+            coded_char_set_id=819,
+            msg_id=self._make_id(db),
+            user_identifier=self._user[:12],
+            put_appl_type=MQAT_QMGR,
+            put_appl_name=self._qmgr[:28],
+            put_date=date,
+            put_time=time_,
+        )
         try:
             body = encode_mqtm(tm)
         except DecodeError as exc:  # a process text that is not Latin-1
             self._log.warning("trigger_message_dropped", queue=spec.queue, error=str(exc))
             return Written()
         initq = target.initq
-        reason = (MQRC_Q_FULL if initq.curdepth >= int(initq.attrs["MAXDEPTH"])
-                  else MQRC_MSG_TOO_BIG_FOR_Q if len(body) > int(initq.attrs["MAXMSGL"])
-                  else 0)
+        reason = (
+            MQRC_Q_FULL
+            if initq.curdepth >= int(initq.attrs["MAXDEPTH"])
+            else MQRC_MSG_TOO_BIG_FOR_Q
+            if len(body) > int(initq.attrs["MAXMSGL"])
+            else 0
+        )
         if reason == 0:
-            written = self._insert(db, initq.name, order=initq.defprty, state=state, md=md,
-                                   body=body, now=now)
-            self._log.debug("trigger_message_written", queue=spec.queue, initq=initq.name,
-                            process=spec.process, trigtype=spec.type, condition=condition)
+            written = self._insert(
+                db, initq.name, order=initq.defprty, state=state, md=md, body=body, now=now
+            )
+            self._log.debug(
+                "trigger_message_written",
+                queue=spec.queue,
+                initq=initq.name,
+                process=spec.process,
+                trigtype=spec.type,
+                condition=condition,
+            )
         elif dead_letter:
-            written = self._dead_letter(db, md, body, reason=reason, initq=initq.name,
-                                        state=state, now=now)
+            written = self._dead_letter(
+                db, md, body, reason=reason, initq=initq.name, state=state, now=now
+            )
         else:
             written = Written()
-            self._log.warning("trigger_message_dropped", queue=spec.queue, initq=initq.name,
-                              reason=reason)
+            self._log.warning(
+                "trigger_message_dropped", queue=spec.queue, initq=initq.name, reason=reason
+            )
         db.execute(_RECORD, (spec.queue, now))
         if spec.type == "DEPTH":
             db.execute(_NOTRIGGER, (spec.queue,))
         return written
 
-    def _insert(self, db: sqlite3.Connection, queue: str, *, order: int, state: int,
-                md: MQMD, body: bytes, now: float) -> Written:
+    def _insert(
+        self,
+        db: sqlite3.Connection,
+        queue: str,
+        *,
+        order: int,
+        state: int,
+        md: MQMD,
+        body: bytes,
+        now: float,
+    ) -> Written:
         owner = None if state == AVAILABLE else self._conn
-        cursor = db.execute(_INSERT, (
-            queue, order, state, owner, md.msg_id, md.correl_id, md.group_id,
-            md.msg_seq_number, md.offset, md.msg_flags, 0, now, md.expiry, None,
-            encode_mqmd(md), body))
+        cursor = db.execute(
+            _INSERT,
+            (
+                queue,
+                order,
+                state,
+                owner,
+                md.msg_id,
+                md.correl_id,
+                md.group_id,
+                md.msg_seq_number,
+                md.offset,
+                md.msg_flags,
+                0,
+                now,
+                md.expiry,
+                None,
+                encode_mqmd(md),
+                body,
+            ),
+        )
         row_id = int(cursor.lastrowid or 0)
         if state == TRIGGER_PENDING:
             return Written(pending=(row_id,))
@@ -418,28 +550,57 @@ class Triggers:
             return Written(put=(row_id,))
         return Written()
 
-    def _dead_letter(self, db: sqlite3.Connection, md: MQMD, body: bytes, *, reason: int,
-                     initq: str, state: int, now: float) -> Written:
+    def _dead_letter(
+        self,
+        db: sqlite3.Connection,
+        md: MQMD,
+        body: bytes,
+        *,
+        reason: int,
+        initq: str,
+        state: int,
+        now: float,
+    ) -> Written:
         """Put a trigger message the initiation queue refused on the dead-letter queue."""
         deadq = _qmgr_attr(db, "DEADQ") or ""
         dlq = _load_queue(db, deadq) if deadq else None
         date, time_ = put_timestamp(now)
-        message = Message.dead_letter(md, body, reason=reason, dest_q_name=initq,
-                                      dest_q_mgr_name=self._qmgr, put_appl_type=MQAT_QMGR,
-                                      put_appl_name=self._qmgr[:28], put_date=date,
-                                      put_time=time_)
-        if (dlq is None or dlq.attrs["PUT"] != "ENABLED"
-                or dlq.curdepth >= int(dlq.attrs["MAXDEPTH"])
-                or len(message.body) > int(dlq.attrs["MAXMSGL"])):
-            self._log.warning("trigger_message_dropped", initq=initq, reason=reason,
-                              deadq=deadq or None)
+        message = Message.dead_letter(
+            md,
+            body,
+            reason=reason,
+            dest_q_name=initq,
+            dest_q_mgr_name=self._qmgr,
+            put_appl_type=MQAT_QMGR,
+            put_appl_name=self._qmgr[:28],
+            put_date=date,
+            put_time=time_,
+        )
+        if (
+            dlq is None
+            or dlq.attrs["PUT"] != "ENABLED"
+            or dlq.curdepth >= int(dlq.attrs["MAXDEPTH"])
+            or len(message.body) > int(dlq.attrs["MAXMSGL"])
+        ):
+            self._log.warning(
+                "trigger_message_dropped", initq=initq, reason=reason, deadq=deadq or None
+            )
             return Written()
-        order = dlq.defprty if dlq.attrs["MSGDLVSQ"] == "FIFO" else effective_priority(
-            md.priority)
+        order = dlq.defprty if dlq.attrs["MSGDLVSQ"] == "FIFO" else effective_priority(md.priority)
         # The dead letter is an arrival on the DLQ; what that writes is not dead-lettered.
-        nested = self._arrival(db, TriggerSpec.of(dlq.name, dlq.attrs), order,
-                               syncpoint=state != AVAILABLE, dead_letter=False)
-        self._log.warning("trigger_message_dead_lettered", initq=initq, reason=reason,
-                          deadq=dlq.name)
-        return self._insert(db, dlq.name, order=order, state=state, md=message.md,
-                            body=message.body, now=now) + nested
+        nested = self._arrival(
+            db,
+            TriggerSpec.of(dlq.name, dlq.attrs),
+            order,
+            syncpoint=state != AVAILABLE,
+            dead_letter=False,
+        )
+        self._log.warning(
+            "trigger_message_dead_lettered", initq=initq, reason=reason, deadq=dlq.name
+        )
+        return (
+            self._insert(
+                db, dlq.name, order=order, state=state, md=message.md, body=message.body, now=now
+            )
+            + nested
+        )

@@ -24,13 +24,18 @@ from dlqhandler.qmgr.embedded.store import PUT_PENDING, TAKEN, TRIGGER_PENDING, 
 __all__ = ["UnitOfWork", "back_out", "commit"]
 
 # The rows of a unit of work: their ids (a JSON array), checked against owner and state.
-_DELETE_OWNED = ("DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))"
-                 " AND owner = ? AND state = ?")
-_PUBLISH_OWNED = ("UPDATE messages SET state = 0, owner = NULL"
-                  " WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND state = ?")
-_RESTORE_OWNED = ("UPDATE messages SET state = 0, owner = NULL,"
-                  " backout_count = backout_count + 1"
-                  " WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND state = ?")
+_DELETE_OWNED = (
+    "DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND state = ?"
+)
+_PUBLISH_OWNED = (
+    "UPDATE messages SET state = 0, owner = NULL"
+    " WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND state = ?"
+)
+_RESTORE_OWNED = (
+    "UPDATE messages SET state = 0, owner = NULL,"
+    " backout_count = backout_count + 1"
+    " WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND state = ?"
+)
 
 
 @dataclass(slots=True)
@@ -68,8 +73,7 @@ class UnitOfWork:
         self.persistent |= persistent
         self.got_queues.add(queue)
 
-    def joined_triggers(self, store: Store, pending: tuple[int, ...],
-                        put: tuple[int, ...]) -> None:
+    def joined_triggers(self, store: Store, pending: tuple[int, ...], put: tuple[int, ...]) -> None:
         """Trigger messages a put under syncpoint wrote join: ``pending`` ones are
         published when the unit of work ends, ``put`` ones at commit only."""
         self.begin(store)
@@ -81,8 +85,10 @@ def commit(store: Store, uow: UnitOfWork, conn_id: str) -> None:
     """MQCMIT (MQIError 2003 when part of the unit of work was lost)."""
     if store.losses != uow.losses:
         back_out(store, uow, conn_id)
-        raise mqi_error(MQRC_BACKED_OUT, "part of the unit of work was lost (disk full?)"
-                        " and the rest was backed out")
+        raise mqi_error(
+            MQRC_BACKED_OUT,
+            "part of the unit of work was lost (disk full?) and the rest was backed out",
+        )
     with store.join() as db:
         db.execute(_DELETE_OWNED, (json.dumps(uow.taken), conn_id, TAKEN))
         db.execute(_PUBLISH_OWNED, (json.dumps(uow.put), conn_id, PUT_PENDING))

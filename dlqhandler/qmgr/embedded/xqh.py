@@ -42,33 +42,48 @@ class MQXQH:
     md: MQMD
 
 
-def encode_xqh(remote_q_name: str, remote_q_mgr_name: str, md: MQMD, *,
-               encoding: int = MQENC_NATIVE, ccsid: int = QMGR_CCSID) -> bytes:
+def encode_xqh(
+    remote_q_name: str,
+    remote_q_mgr_name: str,
+    md: MQMD,
+    *,
+    encoding: int = MQENC_NATIVE,
+    ccsid: int = QMGR_CCSID,
+) -> bytes:
     """The 428-byte MQXQH for a message bound for ``remote_q_name`` at ``remote_q_mgr_name``."""
     order = int_order(encoding)
-    head = struct.pack(f"{order}4si48s48s", encode_text(MQXQH_STRUC_ID, 4, ccsid),
-                       1, encode_text(remote_q_name, 48, ccsid, field="MQXQH.RemoteQName"),
-                       encode_text(remote_q_mgr_name, 48, ccsid,
-                                   field="MQXQH.RemoteQMgrName"))
+    head = struct.pack(
+        f"{order}4si48s48s",
+        encode_text(MQXQH_STRUC_ID, 4, ccsid),
+        1,
+        encode_text(remote_q_name, 48, ccsid, field="MQXQH.RemoteQName"),
+        encode_text(remote_q_mgr_name, 48, ccsid, field="MQXQH.RemoteQMgrName"),
+    )
     return head + encode_mqmd(md.replace(version=1), encoding=encoding, ccsid=ccsid)
 
 
-def for_transmission(remote_q_name: str, remote_q_mgr_name: str, md: MQMD,
-                     data: bytes) -> tuple[MQMD, bytes]:
+def for_transmission(
+    remote_q_name: str, remote_q_mgr_name: str, md: MQMD, data: bytes
+) -> tuple[MQMD, bytes]:
     """The outer MQMD and the data of a message put on a transmission queue: Format
     ``MQXMIT`` (native encoding, CCSID 819) and an MQXQH carrying ``md`` in front."""
     header = encode_xqh(remote_q_name, remote_q_mgr_name, md)
-    outer = md.replace(format=MQFMT_XMIT_Q_HEADER, encoding=MQENC_NATIVE,
-                       coded_char_set_id=QMGR_CCSID)
+    outer = md.replace(
+        format=MQFMT_XMIT_Q_HEADER, encoding=MQENC_NATIVE, coded_char_set_id=QMGR_CCSID
+    )
     return outer, header + data
 
 
-def decode_xqh(raw: bytes, *, encoding: int = MQENC_NATIVE,
-               ccsid: int = QMGR_CCSID) -> tuple[MQXQH, bytes]:
+def decode_xqh(
+    raw: bytes, *, encoding: int = MQENC_NATIVE, ccsid: int = QMGR_CCSID
+) -> tuple[MQXQH, bytes]:
     """Split a transmission-queue message's data into its MQXQH and the payload."""
     if len(raw) < MQXQH_LENGTH_1:
-        raise DecodeError(f"MQXQH truncated: need {MQXQH_LENGTH_1} bytes, have {len(raw)}",
-                          raw=bytes(raw), offset=len(raw))
+        raise DecodeError(
+            f"MQXQH truncated: need {MQXQH_LENGTH_1} bytes, have {len(raw)}",
+            raw=bytes(raw),
+            offset=len(raw),
+        )
     order = int_order(encoding, version_probe=bytes(raw[4:8]))
     struc_id, version, rq, rqm = struct.unpack_from(f"{order}4si48s48s", raw)
     if decode_text(struc_id, ccsid) != MQXQH_STRUC_ID.rstrip():

@@ -111,11 +111,21 @@ T = TypeVar("T")
 Sleep = Callable[[float], None]
 _DEFAULT_PUT = PutOptions()
 # MQCONNX failures worth another try while a queue manager or channel comes back.
-_TRANSIENT_CONNECT = frozenset({
-    MQRC_CONNECTION_BROKEN, MQRC_Q_MGR_NOT_AVAILABLE, MQRC_HOST_NOT_AVAILABLE,
-    MQRC_CHANNEL_NOT_AVAILABLE, MQRC_Q_MGR_QUIESCING, MQRC_Q_MGR_STOPPING,
-    MQRC_CONNECTION_QUIESCING, MQRC_CONNECTION_STOPPING, MQRC_Q_MGR_NOT_ACTIVE,
-    MQRC_CONNECTION_ERROR, MQRC_RECONNECT_FAILED})
+_TRANSIENT_CONNECT = frozenset(
+    {
+        MQRC_CONNECTION_BROKEN,
+        MQRC_Q_MGR_NOT_AVAILABLE,
+        MQRC_HOST_NOT_AVAILABLE,
+        MQRC_CHANNEL_NOT_AVAILABLE,
+        MQRC_Q_MGR_QUIESCING,
+        MQRC_Q_MGR_STOPPING,
+        MQRC_CONNECTION_QUIESCING,
+        MQRC_CONNECTION_STOPPING,
+        MQRC_Q_MGR_NOT_ACTIVE,
+        MQRC_CONNECTION_ERROR,
+        MQRC_RECONNECT_FAILED,
+    }
+)
 _NO_ID = bytes(24)
 
 
@@ -131,7 +141,8 @@ def _load_ibmmq() -> Any:
         raise ConfigError(
             "the IBM MQ adapter needs the ibmmq package and the IBM MQ C client "
             "(libmqm_r): pip install 'dlqhandler[ibmmq]' on a machine with the MQ client "
-            f"installed ({exc})") from exc
+            f"installed ({exc})"
+        ) from exc
     return ibmmq
 
 
@@ -152,9 +163,11 @@ class IBMMQQueueManager:
         self._log = get_logger("qmgr.ibmmq", qmgr=settings.qmgr or "(default)")
         self._queues: list[IBMMQQueue] = []
         self._inquiry: dict[str, Any] = {}
-        self._props = PropertyHandles(self._new_message_handle, settings.property_handles,
-                                      lambda handle, props: clear_properties(self.mq, handle,
-                                                                             props))
+        self._props = PropertyHandles(
+            self._new_message_handle,
+            settings.property_handles,
+            lambda handle, props: clear_properties(self.mq, handle, props),
+        )
         self._outgoing: list[tuple[Any, tuple[Property, ...]]] = []
         self._name = settings.qmgr
         self._qmo: Any = None
@@ -175,9 +188,11 @@ class IBMMQQueueManager:
         c = self.mq.CMQC
         selectors = [c.MQCA_Q_MGR_NAME, c.MQCA_DEAD_LETTER_Q_NAME, c.MQIA_CODED_CHAR_SET_ID]
         attrs = self._mqi("MQINQ qmgr", lambda: self._qmo.inquire(selectors), retry=True)
-        return QMgrInfo(name=_text(attrs[c.MQCA_Q_MGR_NAME]),
-                        dead_letter_q_name=_text(attrs[c.MQCA_DEAD_LETTER_Q_NAME]),
-                        ccsid=int(attrs[c.MQIA_CODED_CHAR_SET_ID]))
+        return QMgrInfo(
+            name=_text(attrs[c.MQCA_Q_MGR_NAME]),
+            dead_letter_q_name=_text(attrs[c.MQCA_DEAD_LETTER_Q_NAME]),
+            ccsid=int(attrs[c.MQIA_CODED_CHAR_SET_ID]),
+        )
 
     def create_message_handle(self) -> MessageHandle:
         """MQCRTMH: a handle whose properties a put sets (see ``_put_structs``)."""
@@ -186,8 +201,13 @@ class IBMMQQueueManager:
     def inquire_queue(self, queue: str) -> QueueInfo:
         c = self.mq.CMQC
         name = queue.strip()
-        selectors = [c.MQIA_CURRENT_Q_DEPTH, c.MQIA_MAX_Q_DEPTH, c.MQIA_MAX_MSG_LENGTH,
-                     c.MQIA_INHIBIT_PUT, c.MQIA_INHIBIT_GET]
+        selectors = [
+            c.MQIA_CURRENT_Q_DEPTH,
+            c.MQIA_MAX_Q_DEPTH,
+            c.MQIA_MAX_MSG_LENGTH,
+            c.MQIA_INHIBIT_PUT,
+            c.MQIA_INHIBIT_GET,
+        ]
 
         def call() -> Any:
             obj = self._inquiry.get(name)
@@ -203,31 +223,41 @@ class IBMMQQueueManager:
         a = self._mqi(f"MQINQ {name}", call, retry=True)
         put_ok = int(a[c.MQIA_INHIBIT_PUT]) == c.MQQA_PUT_ALLOWED
         get_ok = int(a[c.MQIA_INHIBIT_GET]) == c.MQQA_GET_ALLOWED
-        attributes = {"CURDEPTH": str(int(a[c.MQIA_CURRENT_Q_DEPTH])),
-                      "MAXDEPTH": str(int(a[c.MQIA_MAX_Q_DEPTH])),
-                      "MAXMSGL": str(int(a[c.MQIA_MAX_MSG_LENGTH])),
-                      "PUT": "ENABLED" if put_ok else "DISABLED",
-                      "GET": "ENABLED" if get_ok else "DISABLED"}
-        return QueueInfo(name=name, curdepth=int(a[c.MQIA_CURRENT_Q_DEPTH]),
-                         maxdepth=int(a[c.MQIA_MAX_Q_DEPTH]),
-                         maxmsgl=int(a[c.MQIA_MAX_MSG_LENGTH]), put_enabled=put_ok,
-                         get_enabled=get_ok, attributes=attributes)
+        attributes = {
+            "CURDEPTH": str(int(a[c.MQIA_CURRENT_Q_DEPTH])),
+            "MAXDEPTH": str(int(a[c.MQIA_MAX_Q_DEPTH])),
+            "MAXMSGL": str(int(a[c.MQIA_MAX_MSG_LENGTH])),
+            "PUT": "ENABLED" if put_ok else "DISABLED",
+            "GET": "ENABLED" if get_ok else "DISABLED",
+        }
+        return QueueInfo(
+            name=name,
+            curdepth=int(a[c.MQIA_CURRENT_Q_DEPTH]),
+            maxdepth=int(a[c.MQIA_MAX_Q_DEPTH]),
+            maxmsgl=int(a[c.MQIA_MAX_MSG_LENGTH]),
+            put_enabled=put_ok,
+            get_enabled=get_ok,
+            attributes=attributes,
+        )
 
     def inquire_object(self, objtype: ObjectType, name: str, selectors: Sequence[int]) -> Answers:
         what = "MQINQ qmgr" if objtype == "qmgr" else f"MQINQ {objtype} {name.strip()}"
-        return self._mqi(what, lambda: inquire_object(self.mq, self._qmo, objtype, name,
-                                                      selectors), retry=True)
+        return self._mqi(
+            what, lambda: inquire_object(self.mq, self._qmo, objtype, name, selectors), retry=True
+        )
 
-    def open(self, queue: str, *, input: bool = True, browse: bool = True,
-             output: bool = False) -> IBMMQQueue:
+    def open(
+        self, queue: str, *, input: bool = True, browse: bool = True, output: bool = False
+    ) -> IBMMQQueue:
         with self._mutex:
             handle = IBMMQQueue(self, queue, input=input, browse=browse, output=output)
             self._mqi(f"MQOPEN {handle.name}", handle._reopen, retry=True)
             self._queues.append(handle)
             return handle
 
-    def put1(self, queue: str, message: Message, options: PutOptions = _DEFAULT_PUT, *,
-             qmgr: str = "") -> MQMD:
+    def put1(
+        self, queue: str, message: Message, options: PutOptions = _DEFAULT_PUT, *, qmgr: str = ""
+    ) -> MQMD:
         mq = self.mq
 
         def call() -> Any:
@@ -256,8 +286,11 @@ class IBMMQQueueManager:
                 self._uow_active = False
                 if not self._broken:
                     self._mqi("MQBACK", self._call_backout, retry=False)
-                raise mqi_error(MQRC_BACKED_OUT, "the unit of work was backed out when the "
-                                                 "connection to the queue manager broke")
+                raise mqi_error(
+                    MQRC_BACKED_OUT,
+                    "the unit of work was backed out when the "
+                    "connection to the queue manager broke",
+                )
             self._mqi("MQCMIT", self._call_commit, retry=not self._uow_active)
             self._uow_active = False
 
@@ -303,8 +336,12 @@ class IBMMQQueueManager:
     def __enter__(self) -> IBMMQQueueManager:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.disconnect()
 
     # -- MQI plumbing -------------------------------------------------------------------
@@ -331,8 +368,10 @@ class IBMMQQueueManager:
             except mq.PYIFError as exc:
                 raise mqi_error(MQRC_UNEXPECTED_ERROR, f"{what}: {exc}") from exc
             if not retry:
-                raise mqi_error(MQRC_CONNECTION_BROKEN, f"{what}: the connection broke; "
-                                "reconnected, but the call was not repeated")
+                raise mqi_error(
+                    MQRC_CONNECTION_BROKEN,
+                    f"{what}: the connection broke; reconnected, but the call was not repeated",
+                )
             try:
                 return call()
             except mq.MQMIError as exc:
@@ -344,16 +383,21 @@ class IBMMQQueueManager:
         """2009: raise if a unit of work was in flight, else reconnect (or raise)."""
         in_uow = self._uow_active
         self._drop_connection()
-        self._log.warning("mq_connection_broken", during=what,
-                          unit_of_work="backed_out" if in_uow else "none")
+        self._log.warning(
+            "mq_connection_broken", during=what, unit_of_work="backed_out" if in_uow else "none"
+        )
         if in_uow:
             self._uow_active = False
             self._uow_lost = not what.startswith("MQCMIT")
-            detail = ("the outcome of the commit is unknown" if what.startswith("MQCMIT")
-                      else "the queue manager backed the unit of work out")
-            raise mqi_error(MQRC_CONNECTION_BROKEN,
-                            f"{what}: the connection broke during a unit of work; {detail}"
-                            ) from exc
+            detail = (
+                "the outcome of the commit is unknown"
+                if what.startswith("MQCMIT")
+                else "the queue manager backed the unit of work out"
+            )
+            raise mqi_error(
+                MQRC_CONNECTION_BROKEN,
+                f"{what}: the connection broke during a unit of work; {detail}",
+            ) from exc
         self._reconnect()
 
     def _error(self, exc: Any, what: str) -> MQIError:
@@ -367,8 +411,7 @@ class IBMMQQueueManager:
         try:
             call()
         except (self.mq.MQMIError, self.mq.PYIFError) as exc:
-            self._log.warning("mq_call_failed", call=what,
-                              reason=getattr(exc, "reason", None))
+            self._log.warning("mq_call_failed", call=what, reason=getattr(exc, "reason", None))
 
     def _forget(self, handle: IBMMQQueue) -> None:
         if handle in self._queues:
@@ -424,8 +467,11 @@ class IBMMQQueueManager:
     def _connect(self) -> None:
         """MQCONNX as the settings say; MQIError with the reason if it fails."""
         mq, c, s, plan = self.mq, self.mq.CMQC, self.settings, self._plan
-        binding = {"local": c.MQCNO_LOCAL_BINDING, "client": c.MQCNO_CLIENT_BINDING,
-                   "standard": c.MQCNO_STANDARD_BINDING}[plan.binding]
+        binding = {
+            "local": c.MQCNO_LOCAL_BINDING,
+            "client": c.MQCNO_CLIENT_BINDING,
+            "standard": c.MQCNO_STANDARD_BINDING,
+        }[plan.binding]
         cno = mq.CNO()
         cno.Options = binding | c.MQCNO_HANDLE_SHARE_BLOCK | c.MQCNO_RECONNECT_DISABLED
         kwargs: dict[str, Any] = {"cno": cno}
@@ -457,8 +503,9 @@ class IBMMQQueueManager:
         try:
             qmo.connect_with_options(mq_name(s.qmgr), **kwargs)
         except mq.MQMIError as exc:
-            raise mqi_error(int(exc.reason), f"MQCONNX to {where} ({plan.source}) failed",
-                            comp=int(exc.comp)) from None
+            raise mqi_error(
+                int(exc.reason), f"MQCONNX to {where} ({plan.source}) failed", comp=int(exc.comp)
+            ) from None
         finally:
             if csp is not None:
                 csp.CSPPassword = b""
@@ -466,10 +513,14 @@ class IBMMQQueueManager:
         self._qmo = qmo
         self._connected = True
         self._broken = False
-        self._log.info("mq_connected", source=plan.source, tls=plan.tls,
-                       authenticated=plan.authenticate,
-                       channel=plan.channel.channel if plan.channel else None,
-                       conn_name=plan.channel.conn_name if plan.channel else None)
+        self._log.info(
+            "mq_connected",
+            source=plan.source,
+            tls=plan.tls,
+            authenticated=plan.authenticate,
+            channel=plan.channel.channel if plan.channel else None,
+            conn_name=plan.channel.conn_name if plan.channel else None,
+        )
 
     def _reopen_all(self) -> None:
         """Reopen every open handle on the new connection.
@@ -518,15 +569,21 @@ class IBMMQQueueManager:
                 continue
             self._log.info("mq_reconnected", attempts=attempt)
             return
-        self._log.error("mq_reconnect_failed", attempts=s.reconnect_attempts,
-                        reason=last.reason if last else None)
-        raise mqi_error(MQRC_CONNECTION_BROKEN,
-                        f"could not reconnect after {s.reconnect_attempts} attempts"
-                        + (f" (last: {last.reason_name})" if last else "")) from last
+        self._log.error(
+            "mq_reconnect_failed",
+            attempts=s.reconnect_attempts,
+            reason=last.reason if last else None,
+        )
+        raise mqi_error(
+            MQRC_CONNECTION_BROKEN,
+            f"could not reconnect after {s.reconnect_attempts} attempts"
+            + (f" (last: {last.reason_name})" if last else ""),
+        ) from last
 
 
-def connect(qmgr: str | None = None, *, settings: IBMMQSettings | None = None,
-            sleep: Sleep = time.sleep) -> IBMMQQueueManager:
+def connect(
+    qmgr: str | None = None, *, settings: IBMMQSettings | None = None, sleep: Sleep = time.sleep
+) -> IBMMQQueueManager:
     """MQCONNX to IBM MQ queue manager ``qmgr`` (settings from the environment).
 
     ``settings`` (default :func:`~dlqhandler.qmgr.ibmmq.config.ibmmq_settings_from_env`)

@@ -84,21 +84,25 @@ def check_conn_name(value: str, what: str = "connection name") -> str:
     if not value.strip():
         raise ValueError(f"{what} is blank: use host(port)[,host(port)...]")
     if len(value) > MQ_CONN_NAME_LENGTH:
-        raise ValueError(f"{what} is {len(value)} characters long (at most "
-                         f"{MQ_CONN_NAME_LENGTH})")
+        raise ValueError(f"{what} is {len(value)} characters long (at most {MQ_CONN_NAME_LENGTH})")
     for number, entry in enumerate(value.split(","), 1):
         m = _CONN_ENTRY.fullmatch(entry.strip())
         if m is None:
-            raise ValueError(f"{what} {value!r}: entry {number} {entry.strip()!r} is not "
-                             "host(port): use host(port)[,host(port)...], e.g. "
-                             "mq1.example.com(1414),mq2.example.com(1414)")
+            raise ValueError(
+                f"{what} {value!r}: entry {number} {entry.strip()!r} is not "
+                "host(port): use host(port)[,host(port)...], e.g. "
+                "mq1.example.com(1414),mq2.example.com(1414)"
+            )
         if ":" in m["host"] and not _is_ipv6(m["host"]):
-            raise ValueError(f"{what} {value!r}: entry {number} {entry.strip()!r} is not "
-                             "host(port): a ':' belongs only in an IPv6 address; the port "
-                             "goes in parentheses, e.g. mq1.example.com(1414)")
+            raise ValueError(
+                f"{what} {value!r}: entry {number} {entry.strip()!r} is not "
+                "host(port): a ':' belongs only in an IPv6 address; the port "
+                "goes in parentheses, e.g. mq1.example.com(1414)"
+            )
         if m["port"] is not None and not 1 <= int(m["port"]) <= 65535:
-            raise ValueError(f"{what} {value!r}: entry {number} port {m['port']} is not a "
-                             "TCP port (1-65535)")
+            raise ValueError(
+                f"{what} {value!r}: entry {number} port {m['port']} is not a TCP port (1-65535)"
+            )
     return value
 
 
@@ -121,10 +125,12 @@ class IBMMQSettings(BaseModel):
     reconnect_attempts: int = Field(default=5, ge=0, le=1000)
     reconnect_delay: float = Field(default=0.5, ge=0, le=3600)
     reconnect_max_delay: float = Field(default=30.0, ge=0, le=3600)
-    buffer_size: int = Field(default=65536, ge=1, le=104_857_600,
-                             description="first MQGET buffer; grows on 2080")
-    property_handles: int = Field(default=64, ge=1, le=4096,
-                                  description="message handles kept for forwarding")
+    buffer_size: int = Field(
+        default=65536, ge=1, le=104_857_600, description="first MQGET buffer; grows on 2080"
+    )
+    property_handles: int = Field(
+        default=64, ge=1, le=4096, description="message handles kept for forwarding"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> IBMMQSettings:
@@ -142,8 +148,9 @@ class IBMMQSettings(BaseModel):
         if self.password is not None and not self.user:
             raise ValueError("a password needs a user (DLQHANDLER_MQ_USER)")
         if self.user and self.password is None:
-            raise ValueError("DLQHANDLER_MQ_USER needs DLQHANDLER_MQ_PASSWORD or "
-                             "DLQHANDLER_MQ_PASSWORD_FILE")
+            raise ValueError(
+                "DLQHANDLER_MQ_USER needs DLQHANDLER_MQ_PASSWORD or DLQHANDLER_MQ_PASSWORD_FILE"
+            )
         if self.mqserver is not None:
             try:
                 parse_mqserver(self.mqserver)
@@ -151,13 +158,16 @@ class IBMMQSettings(BaseModel):
                 raise ValueError(str(exc)) from None
         if self.transport == "bindings" and (self.conn_name or self.cipher_spec):
             raise ValueError("transport 'bindings' takes no conn_name, channel or cipher_spec")
-        if (self.cipher_spec and self.conn_name is None and self.mqserver is None
-                and self.ccdt):
-            raise ValueError("with a CCDT (MQCHLLIB/MQCHLTAB) the CipherSpec comes from the "
-                             "channel definition (SSLCIPH); unset DLQHANDLER_MQ_CIPHER_SPEC")
+        if self.cipher_spec and self.conn_name is None and self.mqserver is None and self.ccdt:
+            raise ValueError(
+                "with a CCDT (MQCHLLIB/MQCHLTAB) the CipherSpec comes from the "
+                "channel definition (SSLCIPH); unset DLQHANDLER_MQ_CIPHER_SPEC"
+            )
         if self.cipher_spec and self.conn_name is None and self.mqserver is None:
-            raise ValueError("cipher_spec needs a client channel: DLQHANDLER_MQ_CONN_NAME and "
-                             "DLQHANDLER_MQ_CHANNEL, or MQSERVER")
+            raise ValueError(
+                "cipher_spec needs a client channel: DLQHANDLER_MQ_CONN_NAME and "
+                "DLQHANDLER_MQ_CHANNEL, or MQSERVER"
+            )
         return self
 
 
@@ -208,13 +218,15 @@ def plan_connection(settings: IBMMQSettings) -> ConnectPlan:
         return ConnectPlan("local", "bindings", None, tls=False, authenticate=auth)
     if settings.conn_name is not None and settings.channel is not None:
         channel = ClientChannel(settings.channel, settings.conn_name, settings.cipher_spec)
-        return ConnectPlan("client", "conn_name", channel, tls=bool(settings.cipher_spec),
-                           authenticate=auth)
+        return ConnectPlan(
+            "client", "conn_name", channel, tls=bool(settings.cipher_spec), authenticate=auth
+        )
     if settings.mqserver is not None:
         parsed = parse_mqserver(settings.mqserver)
         channel = ClientChannel(parsed.channel, parsed.conn_name, settings.cipher_spec)
-        return ConnectPlan("client", "mqserver", channel, tls=bool(settings.cipher_spec),
-                           authenticate=auth)
+        return ConnectPlan(
+            "client", "mqserver", channel, tls=bool(settings.cipher_spec), authenticate=auth
+        )
     if settings.ccdt:
         return ConnectPlan("client", "ccdt", None, tls=False, authenticate=auth)
     if settings.transport == "client":
@@ -228,13 +240,15 @@ def _read_password_file(path: Path) -> SecretStr:
         info = path.stat()
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read DLQHANDLER_MQ_PASSWORD_FILE {path}: "
-                          f"{exc.strerror or type(exc).__name__}") from None
+        raise ConfigError(
+            f"cannot read DLQHANDLER_MQ_PASSWORD_FILE {path}: {exc.strerror or type(exc).__name__}"
+        ) from None
     except UnicodeDecodeError:
         raise ConfigError(f"DLQHANDLER_MQ_PASSWORD_FILE {path} is not UTF-8 text") from None
     if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-        get_logger("qmgr.ibmmq").warning("mq_password_file_not_private", path=str(path),
-                                         mode=oct(stat.S_IMODE(info.st_mode)))
+        get_logger("qmgr.ibmmq").warning(
+            "mq_password_file_not_private", path=str(path), mode=oct(stat.S_IMODE(info.st_mode))
+        )
     first = text.splitlines()[0] if text else ""
     return SecretStr(first)
 
@@ -244,8 +258,9 @@ def _env_number(env: Mapping[str, str], name: str) -> str | None:
     return value.strip() if value and value.strip() else None
 
 
-def ibmmq_settings_from_env(qmgr: str | None = None, env: Mapping[str, str] | None = None,
-                            **overrides: object) -> IBMMQSettings:
+def ibmmq_settings_from_env(
+    qmgr: str | None = None, env: Mapping[str, str] | None = None, **overrides: object
+) -> IBMMQSettings:
     """Settings from ``env`` (default ``os.environ``); ``overrides`` win (None ignored).
 
     ``qmgr`` defaults to ``$DLQHANDLER_IBMMQ_QMGR``. Raises
@@ -280,9 +295,11 @@ def ibmmq_settings_from_env(qmgr: str | None = None, env: Mapping[str, str] | No
         "user": text("DLQHANDLER_MQ_USER"),
         "password": password,
     }
-    for key, name in (("reconnect_attempts", "DLQHANDLER_MQ_RECONNECT_ATTEMPTS"),
-                      ("reconnect_delay", "DLQHANDLER_MQ_RECONNECT_DELAY"),
-                      ("reconnect_max_delay", "DLQHANDLER_MQ_RECONNECT_MAX_DELAY")):
+    for key, name in (
+        ("reconnect_attempts", "DLQHANDLER_MQ_RECONNECT_ATTEMPTS"),
+        ("reconnect_delay", "DLQHANDLER_MQ_RECONNECT_DELAY"),
+        ("reconnect_max_delay", "DLQHANDLER_MQ_RECONNECT_MAX_DELAY"),
+    ):
         number = _env_number(e, name)
         if number is not None:
             values[key] = number
@@ -290,6 +307,8 @@ def ibmmq_settings_from_env(qmgr: str | None = None, env: Mapping[str, str] | No
     try:
         return IBMMQSettings.model_validate(values)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: "
-                             f"{err['msg']}" for err in exc.errors(include_input=False))
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"
+            for err in exc.errors(include_input=False)
+        )
         raise ConfigError(f"IBM MQ connection settings: {problems}") from None

@@ -74,8 +74,12 @@ class PropertyHandles:
     free list is emptied first (``clear``, MQDLTMP of each), so that a get that leaves
     a handle as it was (a PROPCTL(FORCE) queue) never reads another message's."""
 
-    def __init__(self, create: Callable[[], Any], capacity: int,
-                 clear: Callable[[Any, tuple[Property, ...]], None]) -> None:
+    def __init__(
+        self,
+        create: Callable[[], Any],
+        capacity: int,
+        clear: Callable[[Any, tuple[Property, ...]], None],
+    ) -> None:
         self._create = create
         self._clear = clear
         self._capacity = capacity
@@ -137,20 +141,21 @@ class Connection(Protocol):
     def _forget(self, handle: IBMMQQueue) -> None: ...
     def _put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]: ...
     def _end_put(self) -> None: ...
-    def put1(self, queue: str, message: Message, options: PutOptions = ..., *,
-             qmgr: str = "") -> MQMD: ...
+    def put1(
+        self, queue: str, message: Message, options: PutOptions = ..., *, qmgr: str = ""
+    ) -> MQMD: ...
 
 
 class IBMMQQueue:
     """An MQOPEN handle on IBM MQ (implements the port's ``Queue``)."""
 
-    def __init__(self, qm: Connection, name: str, *, input: bool, browse: bool,
-                 output: bool) -> None:
+    def __init__(
+        self, qm: Connection, name: str, *, input: bool, browse: bool, output: bool
+    ) -> None:
         self._qm = qm
         self._name = name.strip()
         self._input, self._browse, self._output = input, browse, output
-        self.open_options = open_options(qm.mq.CMQC, input=input, browse=browse,
-                                         output=output)
+        self.open_options = open_options(qm.mq.CMQC, input=input, browse=browse, output=output)
         self._obj: Any = None
         self._open = True
         self._buffer = qm.settings.buffer_size
@@ -169,8 +174,9 @@ class IBMMQQueue:
     # -- the port -------------------------------------------------------------------
     def get(self, options: GetOptions = _DEFAULT_GET) -> Message:
         self._live()
-        return self._qm._mqi(f"MQGET {self._name}", lambda: self._get_once(options),
-                             retry=not options.under_cursor)
+        return self._qm._mqi(
+            f"MQGET {self._name}", lambda: self._get_once(options), retry=not options.under_cursor
+        )
 
     def put(self, message: Message, options: PutOptions = _DEFAULT_PUT) -> MQMD:
         self._live()
@@ -282,8 +288,9 @@ class IBMMQQueue:
                     needed = int(getattr(exc, "original_length", 0) or 0)
                     length = min(needed if needed > length else length * 2, _MAX_BUFFER)
                     self._buffer = max(self._buffer, length)
-                    qm._log.debug("mq_get_truncated", queue=self._name, needed=needed,
-                                  buffer=length)
+                    qm._log.debug(
+                        "mq_get_truncated", queue=self._name, needed=needed, buffer=length
+                    )
                     if plain and not options.logical_order:
                         # Take exactly the message that did not fit (its ids are in md).
                         match |= mq.CMQC.MQMO_MATCH_MSG_ID | mq.CMQC.MQMO_MATCH_CORREL_ID

@@ -50,8 +50,9 @@ def inquire_answered(mq: Any, obj: Any, selectors: list[int]) -> Answers:
     return {selector: _value(v) for selector, v in answers.items()}
 
 
-def inquire_object(mq: Any, qmo: Any, objtype: ObjectType, name: str,
-                   selectors: Sequence[int]) -> Answers:
+def inquire_object(
+    mq: Any, qmo: Any, objtype: ObjectType, name: str, selectors: Sequence[int]
+) -> Answers:
     """MQOPEN (MQOO_INQUIRE) the object on the connection ``qmo``, MQINQ, MQCLOSE."""
     c = mq.CMQC
     od = mq.OD()

@@ -43,8 +43,16 @@ __all__ = [
 
 MQCHAR_ENCODING = "latin-1"
 # The identity and origin context MQPMO_PASS_ALL_CONTEXT carries.
-CONTEXT_FIELDS = ("user_identifier", "accounting_token", "appl_identity_data", "put_appl_type",
-                  "put_appl_name", "put_date", "put_time", "appl_origin_data")
+CONTEXT_FIELDS = (
+    "user_identifier",
+    "accounting_token",
+    "appl_identity_data",
+    "put_appl_type",
+    "put_appl_name",
+    "put_date",
+    "put_time",
+    "appl_origin_data",
+)
 _FIELDS = tuple(f for f in LAYOUT_V2.fields if f.attr != "struc_id")
 
 
@@ -60,8 +68,9 @@ def md_to_ibmmq(mq: Any, md: MQMD) -> Any:
             try:
                 raw = value.encode(MQCHAR_ENCODING)
             except UnicodeEncodeError:
-                raise mqi_error(MQRC_MD_ERROR, f"MQMD.{f.ibm} has characters outside "
-                                               f"ISO 8859-1") from None
+                raise mqi_error(
+                    MQRC_MD_ERROR, f"MQMD.{f.ibm} has characters outside ISO 8859-1"
+                ) from None
             if len(raw) > f.length:
                 raise mqi_error(MQRC_MD_ERROR, f"MQMD.{f.ibm} is longer than {f.length} bytes")
             value = raw.ljust(f.length, b" ")
@@ -85,7 +94,7 @@ def md_from_ibmmq(md: Any) -> MQMD:
         if f.kind == "char":
             values[f.attr] = _text(raw)
         elif f.kind == "byte":
-            data = bytes(raw)[:f.length]
+            data = bytes(raw)[: f.length]
             values[f.attr] = data.ljust(f.length, b"\x00")
         else:
             values[f.attr] = int(raw)
@@ -107,11 +116,13 @@ def open_options(c: Any, *, input: bool, browse: bool, output: bool) -> int:
     return flags
 
 
-_PROPERTIES = {"as_q_def": lambda c: int(c.MQGMO_PROPERTIES_AS_Q_DEF),
-               "in_handle": lambda c: int(c.MQGMO_PROPERTIES_IN_HANDLE),
-               "force_rfh2": lambda c: int(c.MQGMO_PROPERTIES_FORCE_MQRFH2),
-               "compatibility": lambda c: int(c.MQGMO_PROPERTIES_COMPATIBILITY),
-               "none": lambda c: int(c.MQGMO_NO_PROPERTIES)}
+_PROPERTIES = {
+    "as_q_def": lambda c: int(c.MQGMO_PROPERTIES_AS_Q_DEF),
+    "in_handle": lambda c: int(c.MQGMO_PROPERTIES_IN_HANDLE),
+    "force_rfh2": lambda c: int(c.MQGMO_PROPERTIES_FORCE_MQRFH2),
+    "compatibility": lambda c: int(c.MQGMO_PROPERTIES_COMPATIBILITY),
+    "none": lambda c: int(c.MQGMO_NO_PROPERTIES),
+}
 
 
 def gmo_options(c: Any, o: GetOptions) -> tuple[int, int, int]:

@@ -33,19 +33,31 @@ __all__ = ["clear_properties", "read_properties", "set_properties"]
 
 T = PropertyType
 _BUFFER = 1024  # the value buffer of a first MQINQMP (a longer value is read again)
-_BY_LENGTH = {(int, 1): T.INT8, (int, 2): T.INT16, (int, 8): T.INT64,
-              (float, 4): T.FLOAT32, (float, 8): T.FLOAT64}
+_BY_LENGTH = {
+    (int, 1): T.INT8,
+    (int, 2): T.INT16,
+    (int, 8): T.INT64,
+    (float, 4): T.FLOAT32,
+    (float, 8): T.FLOAT64,
+}
 
 
-def _inqmp(mq: Any, handle: Any, name: str, options: int, *, type_: int = 0,
-           length: int = _BUFFER) -> tuple[Any, int, str]:
+def _inqmp(
+    mq: Any, handle: Any, name: str, options: int, *, type_: int = 0, length: int = _BUFFER
+) -> tuple[Any, int, str]:
     """One MQINQMP: (value, DataLength, returned name); MQMIError if it fails."""
     c = mq.CMQC
     impo = mq.IMPO()
     impo.Options = options | c.MQIMPO_CONVERT_VALUE
     value, data_length, returned, cc, rc = mq.ibmmqc.MQINQMP(
-        handle.get_queue_manager(), handle.get_handle(), impo.pack(), name.encode("utf-8"),
-        mq.PD().pack(), type_, length)
+        handle.get_queue_manager(),
+        handle.get_handle(),
+        impo.pack(),
+        name.encode("utf-8"),
+        mq.PD().pack(),
+        type_,
+        length,
+    )
     if cc != c.MQCC_OK:
         raise mq.MQMIError(cc, rc, data_length=data_length)
     if isinstance(returned, bytes):
@@ -61,8 +73,7 @@ def _property(mq: Any, handle: Any, name: str, value: Any, length: int) -> Prope
     elif isinstance(value, str):
         kind = T.STRING
     elif isinstance(value, int) and length == 4:
-        text, _, _ = _inqmp(mq, handle, name, mq.CMQC.MQIMPO_CONVERT_TYPE,
-                            type_=int(T.STRING))
+        text, _, _ = _inqmp(mq, handle, name, mq.CMQC.MQIMPO_CONVERT_TYPE, type_=int(T.STRING))
         kind = T.BOOLEAN if text in ("TRUE", "FALSE") else T.INT32
         value = bool(value) if kind is T.BOOLEAN else value
     else:
@@ -83,8 +94,9 @@ def read_properties(mq: Any, handle: Any) -> tuple[Property, ...]:
                 break
             if exc.reason != MQRC_PROPERTY_VALUE_TOO_BIG:
                 raise
-            value, length, name = _inqmp(mq, handle, "%", c.MQIMPO_INQ_PROP_UNDER_CURSOR,
-                                         length=int(exc.data_length))
+            value, length, name = _inqmp(
+                mq, handle, "%", c.MQIMPO_INQ_PROP_UNDER_CURSOR, length=int(exc.data_length)
+            )
         found.append((name, value, length))
         options = c.MQIMPO_INQ_NEXT
     # Type probes by name come after the walk: an inquiry of another name moves the cursor.

@@ -24,6 +24,7 @@ def _connect(args: argparse.Namespace) -> QueueManager:
         return connect(args.qmgr, home=Path(args.home))
     if args.adapter == "ibmmq":
         from dlqhandler.qmgr.ibmmq.adapter import connect as connect_ibmmq
+
         return connect_ibmmq(args.qmgr)
     raise SystemExit(f"unknown adapter {args.adapter}")
 
@@ -52,8 +53,9 @@ def hang(qm: QueueManager, args: argparse.Namespace) -> None:
     for _ in range(args.get):
         q.get(GetOptions(syncpoint=True))
     for i in range(args.put):
-        qm.put1(args.put_queue, Message(MQMD(), f"uncommitted {i}".encode()),
-                PutOptions(syncpoint=True))
+        qm.put1(
+            args.put_queue, Message(MQMD(), f"uncommitted {i}".encode()), PutOptions(syncpoint=True)
+        )
     print("READY", flush=True)
     time.sleep(600)
 

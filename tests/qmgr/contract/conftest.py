@@ -85,11 +85,13 @@ class Adapter:
         return name
 
     def alter_queue(self, name: str, **attrs: object) -> None:
-        self.mqsc(f"ALTER QLOCAL({name}) "
-                  + " ".join(f"{k.upper()}({v})" for k, v in attrs.items()))
+        self.mqsc(
+            f"ALTER QLOCAL({name}) " + " ".join(f"{k.upper()}({v})" for k, v in attrs.items())
+        )
 
-    def set_authrec(self, queue: str, principal: str, *, add: Iterable[str] = (),
-                    remove: Iterable[str] = ()) -> None:
+    def set_authrec(
+        self, queue: str, principal: str, *, add: Iterable[str] = (), remove: Iterable[str] = ()
+    ) -> None:
         text = f"SET AUTHREC PROFILE({queue}) OBJTYPE(QUEUE) PRINCIPAL('{principal}')"
         if add:
             text += f" AUTHADD({','.join(add)})"
@@ -99,9 +101,14 @@ class Adapter:
 
     def child(self, *args: str) -> subprocess.Popen[str]:
         """Start ``tests/qmgr/contract/_child.py`` connected to this queue manager."""
-        return subprocess.Popen([*self.child_command, *args], cwd=ROOT, text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env={**os.environ, **self.child_env})
+        return subprocess.Popen(
+            [*self.child_command, *args],
+            cwd=ROOT,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **self.child_env},
+        )
 
     def close_all(self) -> None:
         """Disconnect everything; fail on any problem a check reports (stand-in errors)."""
@@ -127,13 +134,26 @@ def _embedded_mqsc(home: Path, clock: FakeClock) -> tuple[QueueManager, Callable
 def _embedded(home: Path, clock: FakeClock) -> Adapter:
     admin_conn, mqsc = _embedded_mqsc(home, clock)
     adapter = Adapter(
-        name="embedded", qmgr_name="QM1",
-        _connect=lambda user: connect("QM1", home=home, clock=clock, user=user,
-                                      appl_name="contract-tests"),
-        mqsc=mqsc, clock=clock,
-        child_command=[sys.executable, "-m", "tests.qmgr.contract._child", "--adapter",
-                       "embedded", "--home", str(home), "--qmgr", "QM1"],
-        child_env={"DLQHANDLER_HOME": str(home)})
+        name="embedded",
+        qmgr_name="QM1",
+        _connect=lambda user: connect(
+            "QM1", home=home, clock=clock, user=user, appl_name="contract-tests"
+        ),
+        mqsc=mqsc,
+        clock=clock,
+        child_command=[
+            sys.executable,
+            "-m",
+            "tests.qmgr.contract._child",
+            "--adapter",
+            "embedded",
+            "--home",
+            str(home),
+            "--qmgr",
+            "QM1",
+        ],
+        child_env={"DLQHANDLER_HOME": str(home)},
+    )
     adapter._open.append(admin_conn)
     return adapter
 
@@ -152,15 +172,31 @@ def _standin(home: Path, clock: FakeClock) -> Adapter:
     standin.reset(home=home, clock=clock)
 
     def connect_as(user: str | None) -> QueueManager:
-        settings = IBMMQSettings(qmgr="QM1", user=user, password="" if user else None,
-                                 reconnect_attempts=0)
+        settings = IBMMQSettings(
+            qmgr="QM1", user=user, password="" if user else None, reconnect_attempts=0
+        )
         return connect_ibmmq(settings=settings)
 
     adapter = Adapter(
-        name="ibmmq", qmgr_name="QM1", _connect=connect_as, mqsc=mqsc, clock=clock,
-        child_command=[sys.executable, "-m", "tests.qmgr.contract._child", "--adapter",
-                       "ibmmq", "--home", "-", "--qmgr", "QM1"],
-        child_env={**child_env(), "DLQHANDLER_HOME": str(home)}, consume_wait_ms=6000)
+        name="ibmmq",
+        qmgr_name="QM1",
+        _connect=connect_as,
+        mqsc=mqsc,
+        clock=clock,
+        child_command=[
+            sys.executable,
+            "-m",
+            "tests.qmgr.contract._child",
+            "--adapter",
+            "ibmmq",
+            "--home",
+            "-",
+            "--qmgr",
+            "QM1",
+        ],
+        child_env={**child_env(), "DLQHANDLER_HOME": str(home)},
+        consume_wait_ms=6000,
+    )
     adapter._open.append(admin_conn)
     adapter.checks.append(lambda: standin.errors)
     return adapter
@@ -176,8 +212,9 @@ def _ibmmq(home: Path, clock: FakeClock) -> Adapter:
         return _standin(home, clock)
     settings = ibmmq_settings_from_env(name)
     client = plan_connection(settings).binding == "client"
-    command = shlex.split(os.environ.get("DLQHANDLER_IBMMQ_RUNMQSC")
-                          or f"runmqsc {'-c ' if client else ''}{name}")
+    command = shlex.split(
+        os.environ.get("DLQHANDLER_IBMMQ_RUNMQSC") or f"runmqsc {'-c ' if client else ''}{name}"
+    )
     if shutil.which(command[0]) is None:
         pytest.skip(f"ibmmq: {command[0]} is not on PATH (set DLQHANDLER_IBMMQ_RUNMQSC)")
 
@@ -186,8 +223,9 @@ def _ibmmq(home: Path, clock: FakeClock) -> Adapter:
         # embedded queue manager would have none.
         extra = [f"CLEAR QLOCAL({q})" for q in _DEFINE_QLOCAL.findall(text)]
         script = "\n".join([text, *extra]) + "\n"
-        done = subprocess.run(command, input=script, text=True, capture_output=True,
-                              timeout=120, check=False)
+        done = subprocess.run(
+            command, input=script, text=True, capture_output=True, timeout=120, check=False
+        )
         assert done.returncode == 0, done.stdout + done.stderr
 
     def connect_as(user: str | None) -> QueueManager:
@@ -196,10 +234,24 @@ def _ibmmq(home: Path, clock: FakeClock) -> Adapter:
         return connect_ibmmq(settings=settings)
 
     return Adapter(
-        name="ibmmq", qmgr_name=name, _connect=connect_as, mqsc=mqsc, clock=None,
-        child_command=[sys.executable, "-m", "tests.qmgr.contract._child", "--adapter",
-                       "ibmmq", "--home", "-", "--qmgr", name],
-        child_env={})
+        name="ibmmq",
+        qmgr_name=name,
+        _connect=connect_as,
+        mqsc=mqsc,
+        clock=None,
+        child_command=[
+            sys.executable,
+            "-m",
+            "tests.qmgr.contract._child",
+            "--adapter",
+            "ibmmq",
+            "--home",
+            "-",
+            "--qmgr",
+            name,
+        ],
+        child_env={},
+    )
 
 
 @pytest.fixture(params=["embedded", "ibmmq"])

@@ -47,12 +47,13 @@ def test_unlimited_expiry_stays_unlimited(adapter: Adapter, fake_clock: FakeCloc
     adapter.define_queue("APP.IN")
     qm = adapter.connect()
     qm.put1("APP.IN", text("x"), NOW)
-    fake_clock.advance(10 ** 6)
+    fake_clock.advance(10**6)
     assert qm.open("APP.IN").get(GET).md.expiry == -1
 
 
 def test_expired_message_is_never_returned_but_counts_until_discarded(
-        adapter: Adapter, fake_clock: FakeClock) -> None:
+    adapter: Adapter, fake_clock: FakeClock
+) -> None:
     """Past its expiry a message still counts in CURDEPTH; the first get that passes it
     discards it and returns the next one."""
     adapter.define_queue("APP.IN", msgdlvsq="FIFO")
@@ -87,16 +88,22 @@ def test_expiry_keeps_running_through_a_backout(adapter: Adapter, fake_clock: Fa
     assert empty(qm, "APP.IN")
 
 
-def report_of(adapter: Adapter, report: int, body: bytes = b"B" * 150,
-              **md: object) -> tuple[MQMD, Message]:
+def report_of(
+    adapter: Adapter, report: int, body: bytes = b"B" * 150, **md: object
+) -> tuple[MQMD, Message]:
     """Put an expiring message asking for ``report``, let it expire, return (put, report)."""
     assert adapter.clock is not None
     adapter.define_queue("APP.IN")
     adapter.define_queue("APP.REPLY")
     qm = adapter.connect()
-    put = qm.put1("APP.IN", Message(MQMD(format="MQSTR", expiry=10, report=report,
-                                         reply_to_q="APP.REPLY", **md),  # type: ignore[arg-type]
-                                    body), NOW)
+    put = qm.put1(
+        "APP.IN",
+        Message(
+            MQMD(format="MQSTR", expiry=10, report=report, reply_to_q="APP.REPLY", **md),  # type: ignore[arg-type]
+            body,
+        ),
+        NOW,
+    )
     adapter.clock.advance(5)
     assert empty(qm, "APP.IN")
     return put, qm.open("APP.REPLY").get(GET)
@@ -114,8 +121,9 @@ def test_expiration_report_without_data(adapter: Adapter, fake_clock: FakeClock)
     assert md.expiry == -1
 
 
-def test_expiration_report_with_data_keeps_100_bytes(adapter: Adapter,
-                                                     fake_clock: FakeClock) -> None:
+def test_expiration_report_with_data_keeps_100_bytes(
+    adapter: Adapter, fake_clock: FakeClock
+) -> None:
     """MQRO_EXPIRATION_WITH_DATA carries the first 100 bytes of the message."""
     _, report = report_of(adapter, MQRO_EXPIRATION_WITH_DATA)
     assert report.body == b"B" * 100
@@ -128,22 +136,22 @@ def test_expiration_report_with_full_data(adapter: Adapter, fake_clock: FakeCloc
     assert report.body == b"B" * 150
 
 
-def test_expiration_report_passes_ids_when_asked(adapter: Adapter,
-                                                 fake_clock: FakeClock) -> None:
+def test_expiration_report_passes_ids_when_asked(adapter: Adapter, fake_clock: FakeClock) -> None:
     """MQRO_PASS_MSG_ID and MQRO_PASS_CORREL_ID copy the original ids into the report."""
     correl = b"CORREL".ljust(24, b"\0")
-    put, report = report_of(adapter, MQRO_EXPIRATION | MQRO_PASS_MSG_ID | MQRO_PASS_CORREL_ID,
-                            correl_id=correl)
+    put, report = report_of(
+        adapter, MQRO_EXPIRATION | MQRO_PASS_MSG_ID | MQRO_PASS_CORREL_ID, correl_id=correl
+    )
     assert (report.md.msg_id, report.md.correl_id) == (put.msg_id, correl)
 
 
 def test_expiration_report_that_cannot_be_delivered_is_dropped(
-        adapter: Adapter, fake_clock: FakeClock) -> None:
+    adapter: Adapter, fake_clock: FakeClock
+) -> None:
     """A report whose ReplyToQ does not exist goes nowhere; the get still works."""
     adapter.define_queue("APP.IN", msgdlvsq="FIFO")
     qm = adapter.connect()
-    qm.put1("APP.IN", text("x", expiry=10, report=MQRO_EXPIRATION, reply_to_q="NO.SUCH.Q"),
-            NOW)
+    qm.put1("APP.IN", text("x", expiry=10, report=MQRO_EXPIRATION, reply_to_q="NO.SUCH.Q"), NOW)
     qm.put1("APP.IN", text("next"), NOW)
     fake_clock.advance(2)
     assert qm.open("APP.IN").get(GET).body == b"next"
@@ -169,15 +177,15 @@ def test_invalid_expiry_is_2013(adapter: Adapter, expiry: int) -> None:
     assert exc.value.reason == 2013
 
 
-def test_discarding_is_not_part_of_the_unit_of_work(adapter: Adapter,
-                                                    fake_clock: FakeClock) -> None:
+def test_discarding_is_not_part_of_the_unit_of_work(
+    adapter: Adapter, fake_clock: FakeClock
+) -> None:
     """A get under syncpoint that passes an expired message discards it for good: a
     backout does not bring it back, and its report is sent at once."""
     adapter.define_queue("APP.IN", msgdlvsq="FIFO")
     adapter.define_queue("APP.REPLY")
     qm = adapter.connect()
-    qm.put1("APP.IN", text("old", expiry=10, report=MQRO_EXPIRATION, reply_to_q="APP.REPLY"),
-            NOW)
+    qm.put1("APP.IN", text("old", expiry=10, report=MQRO_EXPIRATION, reply_to_q="APP.REPLY"), NOW)
     qm.put1("APP.IN", text("fresh"), NOW)
     fake_clock.advance(2)
     assert qm.open("APP.IN").get(GetOptions(syncpoint=True)).body == b"fresh"

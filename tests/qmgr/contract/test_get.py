@@ -49,8 +49,9 @@ def test_match_by_msgid_correlid_and_groupid(adapter: Adapter) -> None:
     """MsgId, CorrelId and GroupId selection (MQMO_MATCH_*), alone and combined."""
     adapter.define_queue("APP.IN")
     qm = adapter.connect()
-    ids = [qm.put1("APP.IN", text(f"m{i}", correl_id=b"C%d" % (i % 2)), NOW).msg_id
-           for i in range(4)]
+    ids = [
+        qm.put1("APP.IN", text(f"m{i}", correl_id=b"C%d" % (i % 2)), NOW).msg_id for i in range(4)
+    ]
     q = qm.open("APP.IN")
     assert q.get(GetOptions(browse="first", msg_id=ids[2])).body == b"m2"
     assert q.get(GetOptions(syncpoint=False, correl_id=b"C1")).body == b"m1"
@@ -75,8 +76,9 @@ def test_all_zero_identifiers_match_any_message(adapter: Adapter) -> None:
     none = bytes(24)
     assert q.get(GetOptions(browse="first", correl_id=none)).body == b"m0"
     assert q.get(GetOptions(browse="first", msg_id=none)).body == b"m0"
-    assert q.get(GetOptions(syncpoint=False, msg_id=none, correl_id=none,
-                            group_id=none)).body == b"m0"
+    assert (
+        q.get(GetOptions(syncpoint=False, msg_id=none, correl_id=none, group_id=none)).body == b"m0"
+    )
     assert q.get(GetOptions(syncpoint=False, correl_id=b"C2")).body == b"m2"
     assert drain(q, GetOptions(syncpoint=False, correl_id=none)) == ["m1"]
 
@@ -256,10 +258,17 @@ def test_inquire_reports_the_queue_manager_and_queues(adapter: Adapter) -> None:
     qm = adapter.connect()
     info = qm.inquire()
     assert (info.name, info.dead_letter_q_name, info.ccsid) == (
-        adapter.qmgr_name, "SYSTEM.DEAD.LETTER.QUEUE", 819)
+        adapter.qmgr_name,
+        "SYSTEM.DEAD.LETTER.QUEUE",
+        819,
+    )
     queue = qm.inquire_queue("APP.IN")
     assert (queue.maxdepth, queue.maxmsgl, queue.put_enabled, queue.get_enabled) == (
-        7, 1000, False, True)
+        7,
+        1000,
+        False,
+        True,
+    )
     assert queue.curdepth == 0
     with pytest.raises(MQIError) as exc:
         qm.inquire_queue("NOPE")

@@ -20,10 +20,27 @@ G2 = b"GROUP-TWO".ljust(24, b"\0")
 IN, LAST = MQMF_MSG_IN_GROUP, MQMF_LAST_MSG_IN_GROUP
 
 
-def member(qm: QueueManager, body: str, gid: bytes, seq: int, flags: int, offset: int = 0,
-           priority: int = 0) -> None:
-    qm.put1("APP.GRP", text(body, group_id=gid, msg_seq_number=seq, msg_flags=flags,
-                            offset=offset, priority=priority), NOW)
+def member(
+    qm: QueueManager,
+    body: str,
+    gid: bytes,
+    seq: int,
+    flags: int,
+    offset: int = 0,
+    priority: int = 0,
+) -> None:
+    qm.put1(
+        "APP.GRP",
+        text(
+            body,
+            group_id=gid,
+            msg_seq_number=seq,
+            msg_flags=flags,
+            offset=offset,
+            priority=priority,
+        ),
+        NOW,
+    )
 
 
 def bodies(q: Queue, options: GetOptions) -> list[str]:
@@ -46,14 +63,21 @@ def test_logical_order_returns_groups_in_sequence(grp: QueueManager) -> None:
     member(grp, "g1-3", G1, 3, LAST)
     q = grp.open("APP.GRP")
     browse = [q.get(GetOptions(browse="first", logical_order=True, syncpoint=False)).body]
-    browse += [m.encode() for m in bodies(q, GetOptions(browse="next", logical_order=True,
-                                                        syncpoint=False))]
+    browse += [
+        m.encode()
+        for m in bodies(q, GetOptions(browse="next", logical_order=True, syncpoint=False))
+    ]
     assert browse == [b"before", b"g1-1", b"g1-2", b"g1-3", b"after"]
     physical = [q.get(GetOptions(browse="first", syncpoint=False)).body.decode()]
     physical += bodies(q, GetOptions(browse="next", syncpoint=False))
     assert physical == ["g1-2", "before", "g1-1", "after", "g1-3"]
     assert bodies(q, GetOptions(logical_order=True, syncpoint=False)) == [
-        "before", "g1-1", "g1-2", "g1-3", "after"]
+        "before",
+        "g1-1",
+        "g1-2",
+        "g1-3",
+        "after",
+    ]
 
 
 def test_logical_order_waits_for_the_next_member(grp: QueueManager) -> None:
@@ -98,8 +122,7 @@ def test_group_id_is_generated_for_the_first_member(grp: QueueManager) -> None:
     """A group member put without a GroupId gets a new unique one, reused for the rest."""
     first = grp.put1("APP.GRP", text("m1", msg_flags=IN, msg_seq_number=1), NOW)
     assert first.group_id != bytes(24)
-    grp.put1("APP.GRP", text("m2", group_id=first.group_id, msg_flags=LAST,
-                             msg_seq_number=2), NOW)
+    grp.put1("APP.GRP", text("m2", group_id=first.group_id, msg_flags=LAST, msg_seq_number=2), NOW)
     other = grp.put1("APP.GRP", text("x", msg_flags=LAST, msg_seq_number=1), NOW)
     assert other.group_id not in (first.group_id, bytes(24))
     q = grp.open("APP.GRP")
@@ -112,4 +135,8 @@ def test_group_fields_round_trip(grp: QueueManager) -> None:
     member(grp, "seg", G1, 4, IN | MQMF_SEGMENT, offset=100)
     md = grp.open("APP.GRP").get(GetOptions(syncpoint=False)).md
     assert (md.group_id, md.msg_seq_number, md.offset, md.msg_flags) == (
-        G1, 4, 100, IN | MQMF_SEGMENT)
+        G1,
+        4,
+        100,
+        IN | MQMF_SEGMENT,
+    )

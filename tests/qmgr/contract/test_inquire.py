@@ -17,10 +17,14 @@ def test_queue_manager_answers_its_name_deadq_and_maxmsgl(adapter: Adapter) -> N
     MAXMSGL as ALTER QMGR set them."""
     adapter.mqsc("ALTER QMGR DEADQ(APP.DLQ) MAXMSGL(1048576)")
     qm = adapter.connect()
-    got = qm.inquire_object("qmgr", "", [s.MQCA_Q_MGR_NAME, s.MQCA_DEAD_LETTER_Q_NAME,
-                                         s.MQIA_MAX_MSG_LENGTH])
-    assert got == {s.MQCA_Q_MGR_NAME: adapter.qmgr_name, s.MQCA_DEAD_LETTER_Q_NAME: "APP.DLQ",
-                   s.MQIA_MAX_MSG_LENGTH: 1048576}
+    got = qm.inquire_object(
+        "qmgr", "", [s.MQCA_Q_MGR_NAME, s.MQCA_DEAD_LETTER_Q_NAME, s.MQIA_MAX_MSG_LENGTH]
+    )
+    assert got == {
+        s.MQCA_Q_MGR_NAME: adapter.qmgr_name,
+        s.MQCA_DEAD_LETTER_Q_NAME: "APP.DLQ",
+        s.MQIA_MAX_MSG_LENGTH: 1048576,
+    }
 
 
 def test_local_queue_answers_its_attributes_and_depth(adapter: Adapter) -> None:
@@ -28,26 +32,56 @@ def test_local_queue_answers_its_attributes_and_depth(adapter: Adapter) -> None:
     back as the MQSC defined them, its depth as the messages on it."""
     adapter.define_queue("APP.INITQ")
     adapter.mqsc("DEFINE PROCESS(APP.PROC) APPLICID('dlqhandler run')")
-    adapter.define_queue("APP.DLQ", maxdepth=7, maxmsgl=65536, put="DISABLED", hardenbo=True,
-                         trigger=True, trigtype="DEPTH", trigdpth=3, initq="APP.INITQ",
-                         process="APP.PROC")
+    adapter.define_queue(
+        "APP.DLQ",
+        maxdepth=7,
+        maxmsgl=65536,
+        put="DISABLED",
+        hardenbo=True,
+        trigger=True,
+        trigtype="DEPTH",
+        trigdpth=3,
+        initq="APP.INITQ",
+        process="APP.PROC",
+    )
     adapter.alter_queue("APP.DLQ", put="ENABLED")
     qm = adapter.connect()
     qm.put1("APP.DLQ", text("one"), NOW)
     adapter.alter_queue("APP.DLQ", put="DISABLED")
-    got = qm.inquire_object("queue", "APP.DLQ", [
-        s.MQIA_Q_TYPE, s.MQIA_MAX_Q_DEPTH, s.MQIA_MAX_MSG_LENGTH, s.MQIA_CURRENT_Q_DEPTH,
-        s.MQIA_INHIBIT_PUT, s.MQIA_INHIBIT_GET, s.MQIA_HARDEN_GET_BACKOUT,
-        s.MQIA_TRIGGER_CONTROL, s.MQIA_TRIGGER_TYPE, s.MQIA_TRIGGER_DEPTH,
-        s.MQCA_INITIATION_Q_NAME, s.MQCA_PROCESS_NAME, s.MQIA_USAGE])
+    got = qm.inquire_object(
+        "queue",
+        "APP.DLQ",
+        [
+            s.MQIA_Q_TYPE,
+            s.MQIA_MAX_Q_DEPTH,
+            s.MQIA_MAX_MSG_LENGTH,
+            s.MQIA_CURRENT_Q_DEPTH,
+            s.MQIA_INHIBIT_PUT,
+            s.MQIA_INHIBIT_GET,
+            s.MQIA_HARDEN_GET_BACKOUT,
+            s.MQIA_TRIGGER_CONTROL,
+            s.MQIA_TRIGGER_TYPE,
+            s.MQIA_TRIGGER_DEPTH,
+            s.MQCA_INITIATION_Q_NAME,
+            s.MQCA_PROCESS_NAME,
+            s.MQIA_USAGE,
+        ],
+    )
     assert got == {
-        s.MQIA_Q_TYPE: s.MQQT_LOCAL, s.MQIA_MAX_Q_DEPTH: 7, s.MQIA_MAX_MSG_LENGTH: 65536,
-        s.MQIA_CURRENT_Q_DEPTH: 1, s.MQIA_INHIBIT_PUT: s.MQQA_PUT_INHIBITED,
+        s.MQIA_Q_TYPE: s.MQQT_LOCAL,
+        s.MQIA_MAX_Q_DEPTH: 7,
+        s.MQIA_MAX_MSG_LENGTH: 65536,
+        s.MQIA_CURRENT_Q_DEPTH: 1,
+        s.MQIA_INHIBIT_PUT: s.MQQA_PUT_INHIBITED,
         s.MQIA_INHIBIT_GET: s.MQQA_GET_ALLOWED,
-        s.MQIA_HARDEN_GET_BACKOUT: s.MQQA_BACKOUT_HARDENED, s.MQIA_TRIGGER_CONTROL: s.MQTC_ON,
-        s.MQIA_TRIGGER_TYPE: s.MQTT_DEPTH, s.MQIA_TRIGGER_DEPTH: 3,
-        s.MQCA_INITIATION_Q_NAME: "APP.INITQ", s.MQCA_PROCESS_NAME: "APP.PROC",
-        s.MQIA_USAGE: s.MQUS_NORMAL}
+        s.MQIA_HARDEN_GET_BACKOUT: s.MQQA_BACKOUT_HARDENED,
+        s.MQIA_TRIGGER_CONTROL: s.MQTC_ON,
+        s.MQIA_TRIGGER_TYPE: s.MQTT_DEPTH,
+        s.MQIA_TRIGGER_DEPTH: 3,
+        s.MQCA_INITIATION_Q_NAME: "APP.INITQ",
+        s.MQCA_PROCESS_NAME: "APP.PROC",
+        s.MQIA_USAGE: s.MQUS_NORMAL,
+    }
 
 
 def test_process_answers_its_applicid(adapter: Adapter) -> None:
@@ -71,8 +105,9 @@ def test_a_selector_the_queue_manager_cannot_answer_is_left_out(adapter: Adapter
     """Asked for DEFSOPT and SHARE, which this queue manager does not keep, with its
     MAXDEPTH: the answer has MAXDEPTH and leaves the other two out, not guessed."""
     adapter.define_queue("APP.Q", maxdepth=42)
-    got = adapter.connect().inquire_object("queue", "APP.Q", [
-        s.MQIA_MAX_Q_DEPTH, s.MQIA_DEF_INPUT_OPEN_OPTION, s.MQIA_SHAREABILITY])
+    got = adapter.connect().inquire_object(
+        "queue", "APP.Q", [s.MQIA_MAX_Q_DEPTH, s.MQIA_DEF_INPUT_OPEN_OPTION, s.MQIA_SHAREABILITY]
+    )
     assert got == {s.MQIA_MAX_Q_DEPTH: 42}
 
 
@@ -82,4 +117,5 @@ def test_inquiry_opens_nothing_for_input_or_output(adapter: Adapter) -> None:
     qm = adapter.connect()
     qm.inquire_object("queue", "APP.Q", [s.MQIA_Q_TYPE])
     assert qm.inquire_object("queue", "APP.Q", [s.MQIA_OPEN_INPUT_COUNT]) == {
-        s.MQIA_OPEN_INPUT_COUNT: 0}
+        s.MQIA_OPEN_INPUT_COUNT: 0
+    }

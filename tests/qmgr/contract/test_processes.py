@@ -17,10 +17,17 @@ def test_concurrent_consumers_never_receive_the_same_message(adapter: Adapter) -
     adapter.define_queue("APP.WORK")
     qm = adapter.connect()
     total = 240
-    children = [adapter.child("consume", "--queue", "APP.WORK", "--wait-ms",
-                              str(adapter.consume_wait_ms),
-                              *(["--backout-every", "7"] if n == 0 else []))
-                for n in range(3)]
+    children = [
+        adapter.child(
+            "consume",
+            "--queue",
+            "APP.WORK",
+            "--wait-ms",
+            str(adapter.consume_wait_ms),
+            *(["--backout-every", "7"] if n == 0 else []),
+        )
+        for n in range(3)
+    ]
     for child in children:  # all three are waiting in MQGET before anything arrives
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "READY"
@@ -39,8 +46,9 @@ def test_concurrent_consumers_never_receive_the_same_message(adapter: Adapter) -
     assert qm.inquire_queue("APP.WORK").curdepth == 0
 
 
-def _five_messages_and_a_unit_of_work(adapter: Adapter, *, hardenbo: bool
-                                      ) -> tuple[QueueManager, subprocess.Popen[str]]:
+def _five_messages_and_a_unit_of_work(
+    adapter: Adapter, *, hardenbo: bool
+) -> tuple[QueueManager, subprocess.Popen[str]]:
     """m0..m4 on APP.IN (FIFO), and a child process that has got three of them and put
     two messages on APP.OUT under syncpoint, then waits (READY) to be killed."""
     adapter.define_queue("APP.IN", msgdlvsq="FIFO", **({"hardenbo": True} if hardenbo else {}))
@@ -48,8 +56,9 @@ def _five_messages_and_a_unit_of_work(adapter: Adapter, *, hardenbo: bool
     qm = adapter.connect()
     for i in range(5):
         qm.put1("APP.IN", text(f"m{i}"), NOW)
-    child = adapter.child("hang", "--queue", "APP.IN", "--get", "3", "--put", "2",
-                          "--put-queue", "APP.OUT")
+    child = adapter.child(
+        "hang", "--queue", "APP.IN", "--get", "3", "--put", "2", "--put-queue", "APP.OUT"
+    )
     return qm, child
 
 
@@ -70,8 +79,7 @@ def test_kill_9_mid_unit_of_work_loses_nothing(adapter: Adapter) -> None:
     assert observer.inquire_queue("APP.IN").curdepth == 0
 
 
-def test_kill_9_on_a_nohardenbo_queue_loses_nothing_but_may_not_count(
-        adapter: Adapter) -> None:
+def test_kill_9_on_a_nohardenbo_queue_loses_nothing_but_may_not_count(adapter: Adapter) -> None:
     """NOHARDENBO (IBM's default): a process killed after getting and putting under
     syncpoint still backs everything out - every message back once, in order, its
     uncommitted puts gone - but a got message's BackoutCount may stay as it was (IBM: "the

@@ -20,11 +20,19 @@ from tests.qmgr.contract.conftest import Adapter, text
 T = PropertyType
 NOW = PutOptions(syncpoint=False)
 ALL_TYPES = (
-    ("flag", T.BOOLEAN, True), ("raw", T.BYTE_STRING, b"\x00\xff"), ("b", T.INT8, -7),
-    ("s", T.INT16, 300), ("i", T.INT32, -70000), ("l", T.INT64, 2**40),
-    ("f", T.FLOAT32, 0.5), ("d", T.FLOAT64, 1e-300), ("txt", T.STRING, "héllo <&>"),
-    ("gone", T.NULL, None), ("JMSCorrelationID", T.STRING, "corr-1"),
-    ("mcd.Msd", T.STRING, "jms_text"))
+    ("flag", T.BOOLEAN, True),
+    ("raw", T.BYTE_STRING, b"\x00\xff"),
+    ("b", T.INT8, -7),
+    ("s", T.INT16, 300),
+    ("i", T.INT32, -70000),
+    ("l", T.INT64, 2**40),
+    ("f", T.FLOAT32, 0.5),
+    ("d", T.FLOAT64, 1e-300),
+    ("txt", T.STRING, "héllo <&>"),
+    ("gone", T.NULL, None),
+    ("JMSCorrelationID", T.STRING, "corr-1"),
+    ("mcd.Msd", T.STRING, "jms_text"),
+)
 
 
 @pytest.fixture
@@ -33,16 +41,19 @@ def props_adapter(adapter: Adapter) -> Adapter:
     return adapter
 
 
-def _handle(qm_props: tuple[tuple[str, PropertyType, object], ...], qm: object
-            ) -> MessageHandle:
+def _handle(qm_props: tuple[tuple[str, PropertyType, object], ...], qm: object) -> MessageHandle:
     handle = qm.create_message_handle()  # type: ignore[attr-defined]
     for name, kind, value in qm_props:
         handle.set(name, value, kind)
     return handle
 
 
-def _put(adapter: Adapter, queue: str, props: tuple[tuple[str, PropertyType, object], ...]
-         = ALL_TYPES, body: str = "payload") -> MessageHandle:
+def _put(
+    adapter: Adapter,
+    queue: str,
+    props: tuple[tuple[str, PropertyType, object], ...] = ALL_TYPES,
+    body: str = "payload",
+) -> MessageHandle:
     qm = adapter.connect()
     handle = _handle(props, qm)
     qm.put1(queue, text(body), PutOptions(syncpoint=False, new_msg_handle=handle))
@@ -69,8 +80,11 @@ def test_inquire_by_name_wildcard_and_next_then_delete(props_adapter: Adapter) -
     """A get fills the caller's handle (MQGMO.MsgHandle); MQINQMP by name, by ``%``
     with INQ_FIRST/INQ_NEXT through every property, converted; MQDLTMP removes one."""
     props_adapter.define_queue("APP.P")
-    _put(props_adapter, "APP.P", (("a.x", T.INT32, 1), ("a.y", T.STRING, "2"),
-                                  ("b", T.BOOLEAN, False)))
+    _put(
+        props_adapter,
+        "APP.P",
+        (("a.x", T.INT32, 1), ("a.y", T.STRING, "2"), ("b", T.BOOLEAN, False)),
+    )
     qm = props_adapter.connect()
     handle = qm.create_message_handle()
     qm.open("APP.P").get(GetOptions(syncpoint=False, msg_handle=handle))
@@ -97,30 +111,44 @@ def test_a_message_without_properties_comes_back_as_before(props_adapter: Adapte
         handle = MessageHandle([old])
         got = qm.open(queue).get(GetOptions(syncpoint=False, msg_handle=handle))
         assert (got.body, got.md.format, got.properties, handle.properties) == (
-            b"plain", "MQSTR", (), left)
+            b"plain",
+            "MQSTR",
+            (),
+            left,
+        )
 
 
-def _rfh2_props(body: bytes, ccsid: int = 819
-                ) -> tuple[dict[str, tuple[PropertyType, object]], bytes, str]:
+def _rfh2_props(
+    body: bytes, ccsid: int = 819
+) -> tuple[dict[str, tuple[PropertyType, object]], bytes, str]:
     rfh2, end = decode_rfh2(body, encoding=546, ccsid=ccsid)
     return _as_dict(properties_of(rfh2.folders)), body[end:], rfh2.format
 
 
-@pytest.mark.parametrize(("propctl", "handle", "expected"), [
-    ("COMPAT", True, "handle"), ("COMPAT", False, "rfh2"), ("ALL", True, "handle"),
-    ("ALL", False, "rfh2"), ("FORCE", True, "rfh2"), ("FORCE", False, "rfh2"),
-    ("NONE", True, "handle"), ("NONE", False, "none"), ("V6COMPAT", True, "handle"),
-    ("V6COMPAT", False, "rfh2"),
-])
+@pytest.mark.parametrize(
+    ("propctl", "handle", "expected"),
+    [
+        ("COMPAT", True, "handle"),
+        ("COMPAT", False, "rfh2"),
+        ("ALL", True, "handle"),
+        ("ALL", False, "rfh2"),
+        ("FORCE", True, "rfh2"),
+        ("FORCE", False, "rfh2"),
+        ("NONE", True, "handle"),
+        ("NONE", False, "none"),
+        ("V6COMPAT", True, "handle"),
+        ("V6COMPAT", False, "rfh2"),
+    ],
+)
 def test_propctl_decides_where_a_get_as_q_def_puts_properties(
-        props_adapter: Adapter, propctl: str, handle: bool, expected: str) -> None:
+    props_adapter: Adapter, propctl: str, handle: bool, expected: str
+) -> None:
     """MQGMO_PROPERTIES_AS_Q_DEF: in the handle unless PROPCTL(FORCE); without a handle,
     ALL/FORCE/V6COMPAT (and COMPAT, with usr properties) give an MQRFH2 in front of the
     data (MQMD Format MQHRF2, the header's Format the old one), NONE discards them."""
     props_adapter.define_queue("APP.P", propctl=propctl)
     sent = _put(props_adapter, "APP.P")
-    got = props_adapter.connect().open("APP.P").get(
-        GetOptions(syncpoint=False, msg_handle=handle))
+    got = props_adapter.connect().open("APP.P").get(GetOptions(syncpoint=False, msg_handle=handle))
     if expected == "handle":
         assert _as_dict(got.properties) == _as_dict(sent.properties)
         assert got.body == b"payload"
@@ -134,27 +162,26 @@ def test_propctl_decides_where_a_get_as_q_def_puts_properties(
 
 
 def test_compat_without_a_handle_discards_properties_outside_its_folders(
-        props_adapter: Adapter) -> None:
+    props_adapter: Adapter,
+) -> None:
     """PROPCTL(COMPAT), no handle: properties none of which is in mcd/jms/usr/mqext are
     discarded (IBM: "Otherwise all properties ... are discarded")."""
     props_adapter.define_queue("APP.P")
     _put(props_adapter, "APP.P", (("mq.x", T.INT32, 1),))
-    got = props_adapter.connect().open("APP.P").get(GetOptions(syncpoint=False,
-                                                                msg_handle=False))
+    got = props_adapter.connect().open("APP.P").get(GetOptions(syncpoint=False, msg_handle=False))
     assert (got.properties, got.body) == ((), b"payload")
 
 
-@pytest.mark.parametrize(("option", "expected"), [
-    ("in_handle", "handle"), ("force_rfh2", "rfh2"), ("compatibility", "rfh2"),
-    ("none", "none")])
-def test_each_mqgmo_properties_option(props_adapter: Adapter, option: str,
-                                      expected: str) -> None:
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [("in_handle", "handle"), ("force_rfh2", "rfh2"), ("compatibility", "rfh2"), ("none", "none")],
+)
+def test_each_mqgmo_properties_option(props_adapter: Adapter, option: str, expected: str) -> None:
     """MQGMO_PROPERTIES_IN_HANDLE, _FORCE_MQRFH2, _COMPATIBILITY and MQGMO_NO_PROPERTIES
     on a PROPCTL(ALL) queue, with a handle."""
     props_adapter.define_queue("APP.P", propctl="ALL")
     sent = _put(props_adapter, "APP.P")
-    got = props_adapter.connect().open("APP.P").get(
-        GetOptions(syncpoint=False, properties=option))  # type: ignore[arg-type]
+    got = props_adapter.connect().open("APP.P").get(GetOptions(syncpoint=False, properties=option))  # type: ignore[arg-type]
     if expected == "handle":
         assert _as_dict(got.properties) == _as_dict(sent.properties)
     elif expected == "rfh2":
@@ -169,20 +196,26 @@ def test_in_handle_without_a_handle_is_hmsg_error(props_adapter: Adapter) -> Non
     _put(props_adapter, "APP.P")
     with pytest.raises(MQIError) as exc:
         props_adapter.connect().open("APP.P").get(
-            GetOptions(syncpoint=False, properties="in_handle", msg_handle=False))
+            GetOptions(syncpoint=False, properties="in_handle", msg_handle=False)
+        )
     assert exc.value.reason == 2460
 
 
 def test_a_dead_letter_forced_to_mqrfh2_has_it_in_front_of_the_mqdlh(
-        props_adapter: Adapter) -> None:
+    props_adapter: Adapter,
+) -> None:
     """A DLQ defined PROPCTL(FORCE): MQRFH2 (Format MQDEAD), then the MQDLH, then data."""
     from dlqhandler.mq import decode_dead_letter
 
     props_adapter.define_queue("APP.DLQ", propctl="FORCE")
     qm = props_adapter.connect()
-    dead = Message.dead_letter(text("payload").md, b"payload", reason=2053,
-                               dest_q_name="APP.IN",
-                               properties=(Property("Color", T.STRING, "red"),))
+    dead = Message.dead_letter(
+        text("payload").md,
+        b"payload",
+        reason=2053,
+        dest_q_name="APP.IN",
+        properties=(Property("Color", T.STRING, "red"),),
+    )
     qm.put1("APP.DLQ", dead, NOW)
     got = qm.open("APP.DLQ").get(GetOptions(syncpoint=False))
     props, rest, fmt = _rfh2_props(got.body)
@@ -190,11 +223,17 @@ def test_a_dead_letter_forced_to_mqrfh2_has_it_in_front_of_the_mqdlh(
     assert decode_dead_letter(dead.md, rest).payload == b"payload"
 
 
-@pytest.mark.parametrize(("action", "expected"), [
-    ("forward", {"Color": "red", "Size": "L"}), ("report", {"Color": "red", "Size": "L"}),
-    ("reply", {"Size": "L"})])
-def test_put_with_original_msg_handle_and_action(props_adapter: Adapter, action: str,
-                                                 expected: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("action", "expected"),
+    [
+        ("forward", {"Color": "red", "Size": "L"}),
+        ("report", {"Color": "red", "Size": "L"}),
+        ("reply", {"Size": "L"}),
+    ],
+)
+def test_put_with_original_msg_handle_and_action(
+    props_adapter: Adapter, action: str, expected: dict[str, str]
+) -> None:
     """MQPMO.OriginalMsgHandle: MQACTP_FORWARD/REPORT copy the original's properties under
     the new handle's, MQACTP_REPLY copies none."""
     props_adapter.define_queue("APP.IN")
@@ -205,9 +244,13 @@ def test_put_with_original_msg_handle_and_action(props_adapter: Adapter, action:
     got = qm.open("APP.IN").get(GetOptions(syncpoint=False, msg_handle=original))
     new = qm.create_message_handle()
     new.set("Size", "L")
-    qm.put1("APP.OUT", got.with_md(got.md), PutOptions(
-        syncpoint=False, original_msg_handle=original, new_msg_handle=new,
-        action=action))  # type: ignore[arg-type]
+    qm.put1(
+        "APP.OUT",
+        got.with_md(got.md),
+        PutOptions(
+            syncpoint=False, original_msg_handle=original, new_msg_handle=new, action=action
+        ),
+    )  # type: ignore[arg-type]
     out = qm.open("APP.OUT").get(GetOptions(syncpoint=False))
     assert {p.name: p.value for p in out.properties} == expected
 
@@ -217,8 +260,11 @@ def test_actp_new_with_an_original_handle_is_action_error(props_adapter: Adapter
     props_adapter.define_queue("APP.OUT")
     qm = props_adapter.connect()
     with pytest.raises(MQIError) as exc:
-        qm.put1("APP.OUT", text("x"), PutOptions(
-            syncpoint=False, original_msg_handle=qm.create_message_handle()))
+        qm.put1(
+            "APP.OUT",
+            text("x"),
+            PutOptions(syncpoint=False, original_msg_handle=qm.create_message_handle()),
+        )
     assert exc.value.reason == 2535
 
 
@@ -230,8 +276,9 @@ def test_properties_survive_browse_backout_and_commit(props_adapter: Adapter) ->
     sent = _as_dict(_put(props_adapter, "APP.P").properties)
     qm = props_adapter.connect()
     q = qm.open("APP.P")
-    assert _as_dict(q.get(GetOptions(browse="first", lock=True, syncpoint=False)).properties) \
-        == sent
+    assert (
+        _as_dict(q.get(GetOptions(browse="first", lock=True, syncpoint=False)).properties) == sent
+    )
     assert _as_dict(q.get(GetOptions(under_cursor=True)).properties) == sent
     qm.backout()
     got = q.get(GetOptions())
@@ -247,8 +294,7 @@ def test_properties_count_toward_maxmsgl(props_adapter: Adapter) -> None:
     qm.put1("APP.SMALL", text("x" * 90), NOW)
     handle = _handle((("big", T.STRING, "y" * 40),), qm)
     with pytest.raises(MQIError) as exc:
-        qm.put1("APP.SMALL", text("x" * 90), PutOptions(syncpoint=False,
-                                                        new_msg_handle=handle))
+        qm.put1("APP.SMALL", text("x" * 90), PutOptions(syncpoint=False, new_msg_handle=handle))
     assert exc.value.reason == 2030
 
 
@@ -257,8 +303,7 @@ def test_a_forbidden_name_or_type_gives_ibms_reason(props_adapter: Adapter) -> N
     value that does not fit its type."""
     qm = props_adapter.connect()
     handle = qm.create_message_handle()
-    for name, kind, value, reason in (("Body.x", T.STRING, "v", 2442),
-                                      ("n", T.INT8, 1000, 2473)):
+    for name, kind, value, reason in (("Body.x", T.STRING, "v", 2442), ("n", T.INT8, 1000, 2473)):
         with pytest.raises(MQIError) as exc:
             handle.set(name, value, kind)
         assert exc.value.reason == reason
@@ -271,8 +316,16 @@ def test_an_mqrfh2_is_readable_whatever_the_data_ccsid(props_adapter: Adapter) -
     props_adapter.define_queue("APP.F", propctl="FORCE")
     qm = props_adapter.connect()
     data = "grüße".encode("utf-16-be")
-    qm.put1("APP.F", Message(text("").md.replace(coded_char_set_id=1200), data, None,
-                             (Property("Color", T.STRING, "red"),)), NOW)
+    qm.put1(
+        "APP.F",
+        Message(
+            text("").md.replace(coded_char_set_id=1200),
+            data,
+            None,
+            (Property("Color", T.STRING, "red"),),
+        ),
+        NOW,
+    )
     got = qm.open("APP.F").get(GetOptions(syncpoint=False))
     assert got.md.coded_char_set_id == 1208
     rfh2, end = decode_rfh2(got.body, encoding=got.md.encoding, ccsid=1208)

@@ -132,8 +132,7 @@ def test_generated_msgids_are_unique_and_look_like_mq(adapter: Adapter) -> None:
     assert all(len(i) == 24 and i.startswith(prefix) for i in ids)
     mine = b"my-own-id".ljust(24, b"\0")
     assert qm.put1("APP.IN", text("x", msg_id=mine), NOW).msg_id == mine
-    fresh = qm.put1("APP.IN", text("x", msg_id=mine), PutOptions(syncpoint=False,
-                                                                 new_msg_id=True))
+    fresh = qm.put1("APP.IN", text("x", msg_id=mine), PutOptions(syncpoint=False, new_msg_id=True))
     assert fresh.msg_id != mine
     assert fresh.msg_id.startswith(prefix)
 
@@ -155,10 +154,16 @@ def test_pass_all_context_keeps_identity_and_origin_byte_for_byte(adapter: Adapt
     qm = adapter.connect()
     q = qm.open("APP.CTX", output=True)
     context: dict[str, Any] = {
-        "user_identifier": "origuser", "accounting_token": b"\x16acct".ljust(32, b"\xff"),
-        "appl_identity_data": "identity data", "put_appl_type": 11,
-        "put_appl_name": "C:\\apps\\orders.exe", "put_date": "20200229",
-        "put_time": "23595999", "appl_origin_data": "ORIG", "reply_to_q": "REPLY"}
+        "user_identifier": "origuser",
+        "accounting_token": b"\x16acct".ljust(32, b"\xff"),
+        "appl_identity_data": "identity data",
+        "put_appl_type": 11,
+        "put_appl_name": "C:\\apps\\orders.exe",
+        "put_date": "20200229",
+        "put_time": "23595999",
+        "appl_origin_data": "ORIG",
+        "reply_to_q": "REPLY",
+    }
     original = MQMD(format="MQSTR", priority=3, persistence=1, report=256, **context)
     for mode in ("pass_all", "set_all"):
         q.put(Message(original, b"body"), PutOptions(syncpoint=False, context=mode))
@@ -173,8 +178,9 @@ def test_default_context_is_filled_from_the_putter(adapter: Adapter) -> None:
     """Default context: the connection's user, PutApplType 6 (MQAT_UNIX), GMT put date/time."""
     adapter.define_queue("APP.CTX")
     qm = adapter.connect(user="carol")
-    md = MQMD(user_identifier="forged", put_appl_name="forged", put_date="19990101",
-              reply_to_q="REPLY")
+    md = MQMD(
+        user_identifier="forged", put_appl_name="forged", put_date="19990101", reply_to_q="REPLY"
+    )
     put = qm.put1("APP.CTX", Message(md, b"x"), PutOptions(syncpoint=False, context="default"))
     assert put.user_identifier == "carol"
     assert put.put_appl_type == 6
@@ -194,8 +200,9 @@ def test_alternate_user_is_the_default_context_user(adapter: Adapter) -> None:
     """With alternate-user authority and default context the message carries that user."""
     adapter.define_queue("APP.CTX")
     qm = adapter.connect(user="carol")
-    put = qm.put1("APP.CTX", text("x"), PutOptions(syncpoint=False, context="default",
-                                                   alternate_user="dave"))
+    put = qm.put1(
+        "APP.CTX", text("x"), PutOptions(syncpoint=False, context="default", alternate_user="dave")
+    )
     assert put.user_identifier == "dave"
 
 
@@ -203,8 +210,11 @@ def test_invalid_descriptor_fields_are_rejected(adapter: Adapter) -> None:
     """Expiry 0 is MQRC_EXPIRY_ERROR (2013); Priority -2 is 2050; Persistence 5 is 2047."""
     adapter.define_queue("APP.IN")
     qm = adapter.connect()
-    for md, code in ((MQMD(expiry=0), 2013), (MQMD(priority=-2), 2050),
-                     (MQMD(persistence=5), 2047)):
+    for md, code in (
+        (MQMD(expiry=0), 2013),
+        (MQMD(priority=-2), 2050),
+        (MQMD(persistence=5), 2047),
+    ):
         with pytest.raises(MQIError) as exc:
             qm.put1("APP.IN", Message(md, b"x"), NOW)
         assert reason(exc) == code

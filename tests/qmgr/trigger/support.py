@@ -48,8 +48,10 @@ class World:
         self._monitors: dict[str, Queue] = {}
         self.children: list[subprocess.Popen[str]] = []  # killed by close()
         self.qm = self.connect()
-        self.mqsc(f"DEFINE PROCESS({PROCESS}) APPLICID('/bin/app --flag') ENVRDATA('env')"
-                  f" USERDATA('user data')\nDEFINE QLOCAL({INITQ})")
+        self.mqsc(
+            f"DEFINE PROCESS({PROCESS}) APPLICID('/bin/app --flag') ENVRDATA('env')"
+            f" USERDATA('user data')\nDEFINE QLOCAL({INITQ})"
+        )
 
     def connect(self) -> EmbeddedQueueManager:
         """Another connection (MQCONN), disconnected by :meth:`close`."""
@@ -69,11 +71,19 @@ class World:
         result = run_mqsc(text, self.qm.admin(), out, qmgr_name="QM1")
         assert result.ok, out.getvalue()
 
-    def app_queue(self, name: str = APPQ, *, trigtype: str = "FIRST", control: str = "TRIGGER",
-                  extra: str = "") -> str:
+    def app_queue(
+        self,
+        name: str = APPQ,
+        *,
+        trigtype: str = "FIRST",
+        control: str = "TRIGGER",
+        extra: str = "",
+    ) -> str:
         """DEFINE QLOCAL(name) TRIGGER TRIGTYPE(...) INITQ(INIT.Q) PROCESS(APP.PROC)."""
-        self.mqsc(f"DEFINE QLOCAL({name}) REPLACE {control} TRIGTYPE({trigtype})"
-                  f" INITQ({INITQ}) PROCESS({PROCESS}) TRIGDATA('data for {name}') {extra}")
+        self.mqsc(
+            f"DEFINE QLOCAL({name}) REPLACE {control} TRIGTYPE({trigtype})"
+            f" INITQ({INITQ}) PROCESS({PROCESS}) TRIGDATA('data for {name}') {extra}"
+        )
         return name
 
     def monitor(self, initq: str = INITQ) -> Queue:
@@ -82,8 +92,15 @@ class World:
         self._monitors[initq] = handle
         return handle
 
-    def put(self, queue: str = APPQ, *, priority: int = -1, body: bytes = b"m",
-            options: PutOptions = NOW, conn: EmbeddedQueueManager | None = None) -> None:
+    def put(
+        self,
+        queue: str = APPQ,
+        *,
+        priority: int = -1,
+        body: bytes = b"m",
+        options: PutOptions = NOW,
+        conn: EmbeddedQueueManager | None = None,
+    ) -> None:
         (conn or self.qm).put1(queue, Message(MQMD(priority=priority), body), options)
 
     def depth(self, queue: str) -> int:

@@ -34,8 +34,14 @@ def test_trigger_message_is_an_mqtm_built_from_the_definitions(world: World) -> 
     assert (md.put_appl_type, md.put_appl_name, md.priority) == (7, "QM1", 0)
     assert len(message.body) == 684
     assert decode_mqtm(message.body) == MQTM(
-        q_name=APPQ, process_name=PROCESS, trigger_data=f"data for {APPQ}", appl_type=6,
-        appl_id="/bin/app --flag", env_data="env", user_data="user data")
+        q_name=APPQ,
+        process_name=PROCESS,
+        trigger_data=f"data for {APPQ}",
+        appl_type=6,
+        appl_id="/bin/app --flag",
+        env_data="env",
+        user_data="user data",
+    )
 
 
 def test_condition_01_only_a_put_triggers(world: World) -> None:
@@ -88,8 +94,7 @@ def test_condition_03_every_triggers_for_each_message(world: World) -> None:
     assert world.queues_triggered() == [APPQ] * 3
 
 
-def test_condition_03_depth_triggers_at_trigdpth_then_switches_trigger_off(
-        world: World) -> None:
+def test_condition_03_depth_triggers_at_trigdpth_then_switches_trigger_off(world: World) -> None:
     """DEPTH(3): nothing for two messages, a trigger message for the third, and TRIGGER
     becomes NOTRIGGER so the fourth writes nothing (as MQ does)."""
     world.app_queue(trigtype="DEPTH", extra="TRIGDPTH(3)")
@@ -120,8 +125,7 @@ def test_condition_03_note_1_uncommitted_messages_count(world: World) -> None:
     assert world.queues_triggered() == [APPQ]
 
 
-def test_condition_04_first_and_depth_wait_while_the_queue_is_open_for_input(
-        world: World) -> None:
+def test_condition_04_first_and_depth_wait_while_the_queue_is_open_for_input(world: World) -> None:
     """An input handle on the application queue holds off FIRST and DEPTH; a browse-only
     or output handle does not."""
     world.app_queue()
@@ -164,9 +168,11 @@ def test_condition_06_the_process_definition_must_exist(world: World) -> None:
     """PROCESS naming nothing, or blank on an ordinary queue: no trigger message. A
     transmission queue needs no process (a triggered channel): its trigger message has
     blank process fields."""
-    world.mqsc(f"DEFINE QLOCAL(APP.NOPROC) TRIGGER INITQ({INITQ}) PROCESS(NO.SUCH)\n"
-               f"DEFINE QLOCAL(APP.BLANK) TRIGGER INITQ({INITQ})\n"
-               f"DEFINE QLOCAL(XMIT.Q) USAGE(XMITQ) TRIGGER INITQ({INITQ}) TRIGDATA(CHL1)")
+    world.mqsc(
+        f"DEFINE QLOCAL(APP.NOPROC) TRIGGER INITQ({INITQ}) PROCESS(NO.SUCH)\n"
+        f"DEFINE QLOCAL(APP.BLANK) TRIGGER INITQ({INITQ})\n"
+        f"DEFINE QLOCAL(XMIT.Q) USAGE(XMITQ) TRIGGER INITQ({INITQ}) TRIGDATA(CHL1)"
+    )
     world.monitor()
     world.put("APP.NOPROC")
     world.put("APP.BLANK")
@@ -175,15 +181,19 @@ def test_condition_06_the_process_definition_must_exist(world: World) -> None:
     assert world.triggers() == [MQTM(q_name="XMIT.Q", trigger_data="CHL1")]
 
 
-@pytest.mark.parametrize("initq_setup", [
-    "ALTER QLOCAL(APP.Q) INITQ(' ')",
-    "ALTER QLOCAL(APP.Q) INITQ(NO.SUCH.Q)",
-    f"ALTER QLOCAL({INITQ}) PUT(DISABLED)",
-    f"ALTER QLOCAL({INITQ}) GET(DISABLED)",
-    f"ALTER QLOCAL({INITQ}) USAGE(XMITQ)",
-])
+@pytest.mark.parametrize(
+    "initq_setup",
+    [
+        "ALTER QLOCAL(APP.Q) INITQ(' ')",
+        "ALTER QLOCAL(APP.Q) INITQ(NO.SUCH.Q)",
+        f"ALTER QLOCAL({INITQ}) PUT(DISABLED)",
+        f"ALTER QLOCAL({INITQ}) GET(DISABLED)",
+        f"ALTER QLOCAL({INITQ}) USAGE(XMITQ)",
+    ],
+)
 def test_condition_07_the_initiation_queue_must_exist_and_take_messages(
-        world: World, initq_setup: str) -> None:
+    world: World, initq_setup: str
+) -> None:
     """No INITQ, an undefined one, or one with PUT or GET disabled or USAGE(XMITQ): no
     trigger message, and the application's put still works."""
     world.app_queue()
@@ -219,8 +229,7 @@ def test_condition_10_trigtype_none_writes_nothing(world: World) -> None:
     assert world.depth(INITQ) == 0
 
 
-def test_condition_10_in_a_unit_of_work_the_trigger_message_waits_for_commit(
-        world: World) -> None:
+def test_condition_10_in_a_unit_of_work_the_trigger_message_waits_for_commit(world: World) -> None:
     """A put under syncpoint: the trigger message is on the initiation queue (CURDEPTH) but
     not available until the putter commits."""
     world.app_queue()
@@ -236,7 +245,8 @@ def test_condition_10_in_a_unit_of_work_the_trigger_message_waits_for_commit(
 
 @pytest.mark.parametrize(("trigtype", "kept"), [("FIRST", 1), ("DEPTH", 1), ("EVERY", 0)])
 def test_condition_10_a_backout_keeps_first_and_depth_trigger_messages(
-        world: World, trigtype: str, kept: int) -> None:
+    world: World, trigtype: str, kept: int
+) -> None:
     """Backing out the put: FIRST and DEPTH trigger messages become available all the same,
     an EVERY trigger message goes with the message."""
     world.app_queue(trigtype=trigtype, extra="TRIGDPTH(1)")
@@ -250,7 +260,8 @@ def test_condition_10_a_backout_keeps_first_and_depth_trigger_messages(
 
 
 def test_condition_11_first_triggers_a_non_empty_queue_once_per_trigint(
-        world: World, clock: FakeClock) -> None:
+    world: World, clock: FakeClock
+) -> None:
     """FIRST on a queue that was not empty (its server ended early): another trigger message
     when TRIGINT ms have passed since the last one, not before, and not while the queue is
     open for input."""
@@ -274,7 +285,8 @@ def test_condition_11_first_triggers_a_non_empty_queue_once_per_trigint(
 
 
 def test_condition_11_default_trigint_and_a_queue_never_triggered(
-        world: World, clock: FakeClock) -> None:
+    world: World, clock: FakeClock
+) -> None:
     """Messages that arrived while no trigger was possible (no process yet): the next one
     triggers, as no trigger message was ever written for the queue; with the default TRIGINT
     (999 999 999 ms) the one after does not."""
@@ -294,8 +306,10 @@ def test_condition_11_default_trigint_and_a_queue_never_triggered(
 def test_condition_11_depth_triggers_a_queue_already_at_trigdpth(world: World) -> None:
     """DEPTH: when TRIGDPTH was reached without a trigger (no process yet), the next
     qualifying message triggers, and TRIGGER goes off."""
-    world.mqsc(f"DEFINE QLOCAL({APPQ}) TRIGGER TRIGTYPE(DEPTH) TRIGDPTH(2) INITQ({INITQ})"
-               " PROCESS(LATE.PROC)")
+    world.mqsc(
+        f"DEFINE QLOCAL({APPQ}) TRIGGER TRIGTYPE(DEPTH) TRIGDPTH(2) INITQ({INITQ})"
+        " PROCESS(LATE.PROC)"
+    )
     world.monitor()
     world.put()
     world.put()
@@ -306,8 +320,7 @@ def test_condition_11_depth_triggers_a_queue_already_at_trigdpth(world: World) -
     assert world.attr(APPQ, "TRIGGER") == "NOTRIGGER"
 
 
-def test_condition_12_the_last_server_closing_with_messages_left_triggers(
-        world: World) -> None:
+def test_condition_12_the_last_server_closing_with_messages_left_triggers(world: World) -> None:
     """FIRST: closing one of two input handles writes nothing; the last close with a
     message left writes a trigger message (the closed loop of note 1 starts here)."""
     world.app_queue()
@@ -344,8 +357,7 @@ def test_condition_12_disconnect_closes_and_depth_needs_trigdpth(world: World) -
     assert world.queues_triggered() == [APPQ, "APP.D"]
 
 
-def test_condition_12_note_2_a_backed_out_get_leaves_the_message_to_trigger(
-        world: World) -> None:
+def test_condition_12_note_2_a_backed_out_get_leaves_the_message_to_trigger(world: World) -> None:
     """A server that gets under syncpoint and backs out before closing: the message is back,
     so the close triggers; one that closes before its commit has taken it: no trigger."""
     world.app_queue()
@@ -465,8 +477,7 @@ def test_condition_13_3_trigger_monitor_opens_with_messages_waiting(world: World
     assert len(world.triggers()) == 2
 
 
-def test_condition_14_fifo_queue_counts_messages_at_its_default_priority(
-        world: World) -> None:
+def test_condition_14_fifo_queue_counts_messages_at_its_default_priority(world: World) -> None:
     """MSGDLVSQ(FIFO): priority is ignored and DEFPRTY counts. DEFPRTY(3) < TRIGMPRI(5): even
     a priority-9 message does not trigger; DEFPRTY(5): a priority-0 message does."""
     world.app_queue(extra="MSGDLVSQ(FIFO) DEFPRTY(3) TRIGMPRI(5)")
@@ -478,8 +489,7 @@ def test_condition_14_fifo_queue_counts_messages_at_its_default_priority(
     assert world.queues_triggered() == ["APP.F5"]
 
 
-def test_note_1_events_other_than_arrival_are_outside_the_unit_of_work(
-        world: World) -> None:
+def test_note_1_events_other_than_arrival_are_outside_the_unit_of_work(world: World) -> None:
     """A server closes the queue (condition 12) with a unit of work still open: the trigger
     message is available at once, and stays when that unit of work is backed out."""
     world.app_queue()
@@ -502,17 +512,20 @@ def test_note_2_each_segment_counts_as_a_message(world: World) -> None:
     world.app_queue(trigtype="EVERY")
     world.monitor()
     group = b"G" * 24
-    for offset, flags in ((0, MQMF_SEGMENT), (1, MQMF_SEGMENT),
-                          (2, MQMF_SEGMENT | MQMF_LAST_SEGMENT)):
+    for offset, flags in (
+        (0, MQMF_SEGMENT),
+        (1, MQMF_SEGMENT),
+        (2, MQMF_SEGMENT | MQMF_LAST_SEGMENT),
+    ):
         md = MQMD(group_id=group, offset=offset, msg_flags=flags)
         world.qm.put1(APPQ, Message(md, b"s"), NOW)
     assert len(world.triggers()) == 3
 
 
-@pytest.mark.parametrize(("initq_attrs", "reason"), [("MAXDEPTH(1)", 2053),
-                                                      ("MAXMSGL(100)", 2030)])
+@pytest.mark.parametrize(("initq_attrs", "reason"), [("MAXDEPTH(1)", 2053), ("MAXMSGL(100)", 2030)])
 def test_a_trigger_message_the_initiation_queue_refuses_goes_to_the_dlq(
-        world: World, initq_attrs: str, reason: int, logs: list[MutableMapping[str, Any]]) -> None:
+    world: World, initq_attrs: str, reason: int, logs: list[MutableMapping[str, Any]]
+) -> None:
     """An initiation queue that is full (or takes under 684 bytes): the trigger message goes
     to the dead-letter queue with an MQDLH naming INIT.Q and the reason; the application's
     put is not affected."""
@@ -527,20 +540,25 @@ def test_a_trigger_message_the_initiation_queue_refuses_goes_to_the_dlq(
     expected = ["APP.Q2"] if reason == 2053 else [APPQ, "APP.Q2"]
     assert [decode_mqtm(m.payload).q_name for m in dead] == expected
     assert {(m.dlh.reason, m.dlh.dest_q_name, m.dlh.format) for m in dead if m.dlh} == {
-        (reason, INITQ, "MQTRIG")}
+        (reason, INITQ, "MQTRIG")
+    }
     assert [e["reason"] for e in logs if e["event"] == "trigger_message_dead_lettered"] == [
-        reason] * len(expected)
+        reason
+    ] * len(expected)
 
 
 def test_a_dead_lettered_trigger_message_can_trigger_the_dlq_itself(
-        world: World, logs: list[MutableMapping[str, Any]]) -> None:
+    world: World, logs: list[MutableMapping[str, Any]]
+) -> None:
     """A triggered DLQ (its own initiation queue): the dead-lettered trigger message is a
     first message there and triggers the DLQ's process; if the DLQ's trigger message cannot
     be put either, it is dropped rather than dead-lettered again."""
-    world.mqsc(f"ALTER QLOCAL({INITQ}) MAXDEPTH(1)\nDEFINE QLOCAL(DLQ.INITQ)\n"
-               "DEFINE PROCESS(DLQ.HANDLER) APPLICID('/bin/handler')\n"
-               "ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) TRIGGER INITQ(DLQ.INITQ)"
-               " PROCESS(DLQ.HANDLER)")
+    world.mqsc(
+        f"ALTER QLOCAL({INITQ}) MAXDEPTH(1)\nDEFINE QLOCAL(DLQ.INITQ)\n"
+        "DEFINE PROCESS(DLQ.HANDLER) APPLICID('/bin/handler')\n"
+        "ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) TRIGGER INITQ(DLQ.INITQ)"
+        " PROCESS(DLQ.HANDLER)"
+    )
     world.app_queue()
     world.app_queue("APP.Q2")
     world.monitor()
@@ -548,18 +566,19 @@ def test_a_dead_lettered_trigger_message_can_trigger_the_dlq_itself(
     world.put()
     world.put("APP.Q2")
     assert world.queues_triggered("DLQ.INITQ") == ["SYSTEM.DEAD.LETTER.QUEUE"]
-    world.mqsc("ALTER QLOCAL(DLQ.INITQ) PUT(DISABLED)\nALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE)"
-               " MAXDEPTH(1)")
+    world.mqsc(
+        "ALTER QLOCAL(DLQ.INITQ) PUT(DISABLED)\nALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) MAXDEPTH(1)"
+    )
     world.app_queue("APP.Q3")
     world.put("APP.Q3")  # INIT.Q full, DLQ full: dropped, and the put still works
     assert world.depth("APP.Q3") == 1
     dropped = [e for e in logs if e["event"] == "trigger_message_dropped"]
-    assert [(e["initq"], e["deadq"]) for e in dropped] == [
-        (INITQ, "SYSTEM.DEAD.LETTER.QUEUE")]
+    assert [(e["initq"], e["deadq"]) for e in dropped] == [(INITQ, "SYSTEM.DEAD.LETTER.QUEUE")]
 
 
 def test_a_put_racing_an_alter_that_arms_the_queue_still_triggers(
-        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A put that read the queue before another connection switched TRIGGER on: the insert
     checks the stored attributes in the same statement and takes the triggered path."""
     world.app_queue(control="NOTRIGGER")

@@ -50,9 +50,14 @@ qm.disconnect()
 
 def child(world: World, action: str, count: int = 0) -> subprocess.Popen[str]:
     """A process connected to QM1; returns once it printed READY."""
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(world.home), APPQ, action,
-                             str(count)], cwd=ROOT, text=True, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(world.home), APPQ, action, str(count)],
+        cwd=ROOT,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     world.children.append(proc)
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -60,10 +65,13 @@ def child(world: World, action: str, count: int = 0) -> subprocess.Popen[str]:
     return proc
 
 
-@pytest.mark.parametrize(("trigtype", "extra", "expected"), [
-    ("FIRST", "", 1), ("EVERY", "", 120), ("DEPTH", "TRIGDPTH(50)", 1)])
+@pytest.mark.parametrize(
+    ("trigtype", "extra", "expected"),
+    [("FIRST", "", 1), ("EVERY", "", 120), ("DEPTH", "TRIGDPTH(50)", 1)],
+)
 def test_condition_03_concurrent_putters_in_four_processes(
-        world: World, trigtype: str, extra: str, expected: int) -> None:
+    world: World, trigtype: str, extra: str, expected: int
+) -> None:
     """Four processes put 30 messages each at the same moment (two inside units of work):
     FIRST writes exactly one trigger message, EVERY exactly 120, DEPTH(50) exactly one and
     switches TRIGGER off."""
@@ -101,7 +109,8 @@ def test_condition_12_note_2_a_server_that_dies_triggers_when_recovered(world: W
 
 @pytest.mark.parametrize(("trigtype", "available"), [("FIRST", 1), ("EVERY", 0)])
 def test_condition_10_a_putter_that_dies_in_its_unit_of_work(
-        world: World, trigtype: str, available: int) -> None:
+    world: World, trigtype: str, available: int
+) -> None:
     """A process dies after an uncommitted put: its unit of work is backed out, and, as for
     a backout, a FIRST trigger message becomes available while an EVERY one goes."""
     world.app_queue(trigtype=trigtype)

@@ -99,15 +99,20 @@ def monitor(world: World, **options: object) -> TriggerMonitor:
 
 
 def test_runmqtrm_starts_the_process_with_an_mqtmc2_naming_queue_and_qmgr(
-        world: World, started: Path) -> None:
+    world: World, started: Path
+) -> None:
     """A message waits on APP.Q; `qm runmqtrm --once` opens INIT.Q (condition 13.3), gets
     the trigger message and starts APPLICID without a shell: argv is the MQTMC2 (732
     characters, parsed by MQTMC2.from_argv) then the ENVRDATA; the child is reaped."""
     world.put()
-    done = subprocess.run(cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", INITQ,
-                              "--once", "--wait", "30"),
-                          env=env(world.home), capture_output=True, text=True, timeout=120,
-                          check=False)
+    done = subprocess.run(
+        cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", INITQ, "--once", "--wait", "30"),
+        env=env(world.home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     [argv] = runs(started)
     assert len(argv) == 2
@@ -116,22 +121,31 @@ def test_runmqtrm_starts_the_process_with_an_mqtmc2_naming_queue_and_qmgr(
     tmc2 = MQTMC2.from_argv(argv[0])
     assert (tmc2.q_name, tmc2.q_mgr_name, tmc2.process_name) == (APPQ, "QM1", PROCESS)
     assert (tmc2.trigger_data, tmc2.env_data, tmc2.user_data) == (
-        f"data for {APPQ}", str(started), "user data")
+        f"data for {APPQ}",
+        str(started),
+        "user data",
+    )
     seen = [e["event"] for e in events(done.stderr)]
-    assert seen == ["trigger_monitor_started", "application_started", "application_ended",
-                    "trigger_monitor_stopped"]
+    assert seen == [
+        "trigger_monitor_started",
+        "application_started",
+        "application_ended",
+        "trigger_monitor_stopped",
+    ]
     assert events(done.stderr)[2]["returncode"] == 0
     assert done.stdout == ""
 
 
-def test_runmqtrm_running_before_the_first_message_arrives(
-        world: World, started: Path) -> None:
+def test_runmqtrm_running_before_the_first_message_arrives(world: World, started: Path) -> None:
     """The monitor waits on INIT.Q; the first put on APP.Q (condition 3) starts the
     application; --once ends the monitor after it."""
-    proc = subprocess.Popen(cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", INITQ,
-                                "--once", "--wait", "60"),
-                            env=env(world.home), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", INITQ, "--once", "--wait", "60"),
+        env=env(world.home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait_for(lambda: world.attr(INITQ, "IPPROCS") == "1")
         world.put()
@@ -144,15 +158,17 @@ def test_runmqtrm_running_before_the_first_message_arrives(
     assert [MQTMC2.from_argv(a[0]).q_name for a in runs(started)] == [APPQ]
 
 
-def test_runmqtrm_stops_on_sigterm_and_reaps_its_application(
-        world: World, started: Path) -> None:
+def test_runmqtrm_stops_on_sigterm_and_reaps_its_application(world: World, started: Path) -> None:
     """SIGTERM while a started application runs: the monitor stops taking trigger messages,
     waits for the application, logs its end and exits 0."""
     world.qm.admin().alter_process(PROCESS, {"ENVRDATA": f"{started} 1.5"})
-    proc = subprocess.Popen(cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", INITQ,
-                                "--stop-timeout", "30"),
-                            env=env(world.home), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", INITQ, "--stop-timeout", "30"),
+        env=env(world.home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait_for(lambda: world.attr(INITQ, "IPPROCS") == "1")
         world.put()
@@ -171,7 +187,8 @@ def test_runmqtrm_stops_on_sigterm_and_reaps_its_application(
 
 
 def test_envdata_ampersand_starts_in_the_background_and_the_child_is_reaped(
-        world: World, started: Path, logs: list[MutableMapping[str, Any]]) -> None:
+    world: World, started: Path, logs: list[MutableMapping[str, Any]]
+) -> None:
     """ENVRDATA ending in '&' (runmqtrm's convention): the application runs in the
     background with the other EnvData words as arguments, and is reaped before the
     monitor ends."""
@@ -186,13 +203,20 @@ def test_envdata_ampersand_starts_in_the_background_and_the_child_is_reaped(
 
 
 def test_the_command_comes_from_the_process_definition_not_the_message(
-        world: World, started: Path, tmp_path: Path, logs: list[MutableMapping[str, Any]]) -> None:
+    world: World, started: Path, tmp_path: Path, logs: list[MutableMapping[str, Any]]
+) -> None:
     """A forged trigger message on INIT.Q carrying its own ApplId: the monitor starts what
     APP.PROC defines, passes the definition's values in the MQTMC2 and logs the
     difference; the forged command never runs."""
     evil = tmp_path / "pwned"
-    forged = MQTM(q_name=APPQ, process_name=PROCESS, appl_type=6,
-                  appl_id=f"/bin/touch {evil}", env_data="", user_data="forged")
+    forged = MQTM(
+        q_name=APPQ,
+        process_name=PROCESS,
+        appl_type=6,
+        appl_id=f"/bin/touch {evil}",
+        env_data="",
+        user_data="forged",
+    )
     world.qm.put1(INITQ, Message(MQMD(format="MQTRIG"), encode_mqtm(forged)), NOW)
     stats = monitor(world, once=True, wait=10).run()
     assert stats.started == 1
@@ -200,13 +224,16 @@ def test_the_command_comes_from_the_process_definition_not_the_message(
     [argv] = runs(started)
     tmc2 = MQTMC2.from_argv(argv[0])
     assert (tmc2.appl_id, tmc2.user_data) == (
-        world.qm.admin().processes(PROCESS)[0].attrs["APPLICID"], "user data")
+        world.qm.admin().processes(PROCESS)[0].attrs["APPLICID"],
+        "user data",
+    )
     [differs] = [e for e in logs if e["event"] == "trigger_message_differs_from_definitions"]
     assert differs["fields"] == ["ApplId", "EnvData", "UserData", "TriggerData"]
 
 
 def test_trigger_messages_that_cannot_be_acted_on_go_to_the_dlq(
-        world: World, started: Path, logs: list[MutableMapping[str, Any]]) -> None:
+    world: World, started: Path, logs: list[MutableMapping[str, Any]]
+) -> None:
     """Not an MQTM, a queue that does not name the process, an ApplType other than UNIX,
     an APPLICID that cannot be run or parsed: nothing starts and each trigger message goes
     to the DLQ with MQFB_TM_ERROR, MQFB_APPL_TYPE_ERROR or MQFB_APPL_CANNOT_BE_STARTED."""
@@ -214,8 +241,11 @@ def test_trigger_messages_that_cannot_be_acted_on_go_to_the_dlq(
     admin.define_process("CICS.PROC", {"APPLTYPE": "CICS", "APPLICID": "CKTI"})
     admin.define_process("BAD.PROC", {"APPLICID": "/no/such/program"})
     admin.define_process("QUOTE.PROC", {"APPLICID": "unbalanced 'quote"})
-    for queue, process in (("APP.CICS", "CICS.PROC"), ("APP.BAD", "BAD.PROC"),
-                           ("APP.QUOTE", "QUOTE.PROC")):
+    for queue, process in (
+        ("APP.CICS", "CICS.PROC"),
+        ("APP.BAD", "BAD.PROC"),
+        ("APP.QUOTE", "QUOTE.PROC"),
+    ):
         world.mqsc(f"DEFINE QLOCAL({queue}) TRIGGER INITQ({INITQ}) PROCESS({process})")
         world.put(queue)  # no monitor yet: it triggers when the monitor opens INIT.Q (13.3)
     world.qm.put1(INITQ, Message(MQMD(format="MQSTR"), b"not a trigger message"), NOW)
@@ -226,9 +256,15 @@ def test_trigger_messages_that_cannot_be_acted_on_go_to_the_dlq(
     assert runs(started) == []
     dead = [decode_dead_letter(m.md, m.body) for m in world.waiting(DLQ)]
     got = sorted((m.dlh.reason, m.dlh.dest_q_name) for m in dead if m.dlh)
-    assert got == sorted([(MQFB_TM_ERROR, INITQ), (MQFB_TM_ERROR, INITQ),
-                          (MQFB_APPL_TYPE_ERROR, INITQ), (MQFB_APPL_CANNOT_BE_STARTED, INITQ),
-                          (MQFB_APPL_CANNOT_BE_STARTED, INITQ)])
+    assert got == sorted(
+        [
+            (MQFB_TM_ERROR, INITQ),
+            (MQFB_TM_ERROR, INITQ),
+            (MQFB_APPL_TYPE_ERROR, INITQ),
+            (MQFB_APPL_CANNOT_BE_STARTED, INITQ),
+            (MQFB_APPL_CANNOT_BE_STARTED, INITQ),
+        ]
+    )
     assert len([e for e in logs if e["event"] == "trigger_message_rejected"]) == 5
 
 
@@ -241,31 +277,45 @@ def test_ops_mqsc_files_run_cleanly_and_define_what_the_tables_need(world: World
     is triggered FIRST through DLQ.INITQ and DLQ.HANDLER."""
     for _ in range(2):
         for name in ("dlq-queues.mqsc", "dlq-triggered.mqsc"):
-            done = subprocess.run(cli(world.home, "qm", "mqsc", "QM1"),
-                                  input=(OPS / name).read_text(encoding="utf-8"),
-                                  env=env(world.home), capture_output=True, text=True,
-                                  timeout=120, check=False)
+            done = subprocess.run(
+                cli(world.home, "qm", "mqsc", "QM1"),
+                input=(OPS / name).read_text(encoding="utf-8"),
+                env=env(world.home),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
             assert done.returncode == 0, done.stdout + done.stderr
             assert "All valid MQSC commands were processed." in done.stdout
     needed: set[str] = {"DLQHANDLER.STATUS"}
     for table in sorted((ROOT / "rules").glob("*.rul")):
         ruleset = compile_rules(table.read_text(encoding="utf-8")).ruleset
         assert ruleset is not None, table
-        needed |= {r.action.fwdq for r in ruleset.rules
-                   if r.action.fwdq and not r.action.fwdq.startswith("&")
-                   and not r.action.fwdqm}
+        needed |= {
+            r.action.fwdq
+            for r in ruleset.rules
+            if r.action.fwdq and not r.action.fwdq.startswith("&") and not r.action.fwdqm
+        }
     admin = world.qm.admin()
     assert {q for q in needed if not admin.queues(q, generic=False)} == set()
     dlq = admin.queue(DLQ).attrs
     assert (dlq["TRIGGER"], dlq["TRIGTYPE"], dlq["INITQ"], dlq["PROCESS"]) == (
-        "TRIGGER", "FIRST", "DLQ.INITQ", "DLQ.HANDLER")
+        "TRIGGER",
+        "FIRST",
+        "DLQ.INITQ",
+        "DLQ.HANDLER",
+    )
     process = admin.processes("DLQ.HANDLER")[0].attrs
     assert (process["APPLTYPE"], process["APPLICID"]) == (
-        "UNIX", "dlqhandler run --rules /etc/dlqhandler/rules.rul")
+        "UNIX",
+        "dlqhandler run --rules /etc/dlqhandler/rules.rul",
+    )
 
 
 def test_ops_triggered_dlq_starts_the_handler_process_end_to_end(
-        world: World, tmp_path: Path) -> None:
+    world: World, tmp_path: Path
+) -> None:
     """With ops/mqsc/dlq-triggered.mqsc applied (APPLICID pointed at the recording script),
     a dead letter on the empty DLQ makes runmqtrm on DLQ.INITQ start the process with an
     MQTMC2 naming SYSTEM.DEAD.LETTER.QUEUE and QM1 (what `dlqhandler run` will read)."""
@@ -274,16 +324,25 @@ def test_ops_triggered_dlq_starts_the_handler_process_end_to_end(
     script.write_text(APP, encoding="utf-8")
     folder = tmp_path / "runs"
     folder.mkdir()
-    world.qm.admin().alter_process("DLQ.HANDLER", {
-        "APPLICID": f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}",
-        "ENVRDATA": str(folder)})
-    dead = Message.dead_letter(MQMD(format="MQSTR"), b"order 42", reason=2053,
-                               dest_q_name="APP.IN", dest_q_mgr_name="QM1")
+    world.qm.admin().alter_process(
+        "DLQ.HANDLER",
+        {
+            "APPLICID": f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}",
+            "ENVRDATA": str(folder),
+        },
+    )
+    dead = Message.dead_letter(
+        MQMD(format="MQSTR"), b"order 42", reason=2053, dest_q_name="APP.IN", dest_q_mgr_name="QM1"
+    )
     world.qm.put1(DLQ, dead, PutOptions(syncpoint=False))
-    done = subprocess.run(cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", "DLQ.INITQ",
-                              "--once", "--wait", "30"),
-                          env=env(world.home), capture_output=True, text=True, timeout=120,
-                          check=False)
+    done = subprocess.run(
+        cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", "DLQ.INITQ", "--once", "--wait", "30"),
+        env=env(world.home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     [argv] = runs(folder)
     tmc2 = MQTMC2.from_argv(argv[0])
@@ -293,9 +352,13 @@ def test_ops_triggered_dlq_starts_the_handler_process_end_to_end(
 
 def test_runmqtrm_on_an_unknown_initiation_queue_is_a_connection_error(world: World) -> None:
     """MQOPEN of the initiation queue fails (2085): exit code 4, the reason on stderr."""
-    done = subprocess.run(cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", "NO.SUCH.Q",
-                              "--once", "--wait", "1"),
-                          env=env(world.home), capture_output=True, text=True, timeout=120,
-                          check=False)
+    done = subprocess.run(
+        cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", "NO.SUCH.Q", "--once", "--wait", "1"),
+        env=env(world.home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 4
     assert "2085" in done.stderr
