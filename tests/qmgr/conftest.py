@@ -12,23 +12,8 @@ import pytest
 import dlqhandler.cli.run as run_module
 from dlqhandler.qmgr import EmbeddedQueueManager, connect, create_qmgr
 from tests.mqi.build import load
+from tests.worker.helpers import MQ_ENV
 
-# IBM MQ connection settings a test must not inherit from the environment.
-MQ_ENV = (
-    "DLQHANDLER_IBMMQ_QMGR",
-    "DLQHANDLER_MQ_TRANSPORT",
-    "DLQHANDLER_MQ_CONN_NAME",
-    "DLQHANDLER_MQ_CHANNEL",
-    "DLQHANDLER_MQ_CIPHER_SPEC",
-    "DLQHANDLER_MQ_USER",
-    "DLQHANDLER_MQ_PASSWORD",
-    "DLQHANDLER_MQ_PASSWORD_FILE",
-    "MQSERVER",
-    "MQCHLLIB",
-    "MQCHLTAB",
-    "DLQHANDLER_MQ_KEY_REPOSITORY",
-    "DLQHANDLER_MQ_CERT_LABEL",
-)
 START = 1_732_000_000.0  # a fixed "now" (2024-11-19) so PutDate/PutTime are predictable
 
 

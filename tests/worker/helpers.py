@@ -54,6 +54,24 @@ CONTEXT = (
 )
 
 
+# IBM MQ connection settings a test must not inherit from the environment.
+MQ_ENV = (
+    "DLQHANDLER_IBMMQ_QMGR",
+    "DLQHANDLER_MQ_TRANSPORT",
+    "DLQHANDLER_MQ_CONN_NAME",
+    "DLQHANDLER_MQ_CHANNEL",
+    "DLQHANDLER_MQ_CIPHER_SPEC",
+    "DLQHANDLER_MQ_USER",
+    "DLQHANDLER_MQ_PASSWORD",
+    "DLQHANDLER_MQ_PASSWORD_FILE",
+    "MQSERVER",
+    "MQCHLLIB",
+    "MQCHLTAB",
+    "DLQHANDLER_MQ_KEY_REPOSITORY",
+    "DLQHANDLER_MQ_CERT_LABEL",
+)
+
+
 def msg_id(tag: str = "T") -> bytes:
     """A unique, recognisable 24-byte MsgId."""
     return f"TEST {tag:<10.10}{next(_ids):09d}".encode("ascii")

@@ -31,6 +31,7 @@ from dlqhandler.worker.metrics import HandlerMetrics, MetricsServer
 from dlqhandler.worker.selection import RateLimiter
 from tests.worker.helpers import (
     DLQ,
+    MQ_ENV,
     ROOT,
     STATUS,
     Ledger,
@@ -371,27 +372,12 @@ def test_max_rate_option_reaches_the_handler(qm, run_cli: RunCli, monkeypatch) -
 
 
 # -- the IBM MQ backend --------------------------------------------------------------------
-_MQ_ENV = (
-    "DLQHANDLER_IBMMQ_QMGR",
-    "DLQHANDLER_MQ_TRANSPORT",
-    "DLQHANDLER_MQ_CONN_NAME",
-    "DLQHANDLER_MQ_CHANNEL",
-    "DLQHANDLER_MQ_CIPHER_SPEC",
-    "DLQHANDLER_MQ_USER",
-    "DLQHANDLER_MQ_PASSWORD",
-    "DLQHANDLER_MQ_PASSWORD_FILE",
-    "MQSERVER",
-    "MQCHLLIB",
-    "MQCHLTAB",
-    "DLQHANDLER_MQ_KEY_REPOSITORY",
-    "DLQHANDLER_MQ_CERT_LABEL",
-)
 
 
 @pytest.fixture
 def mq_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No IBM MQ connection settings inherited from the environment."""
-    for name in _MQ_ENV:
+    for name in MQ_ENV:
         monkeypatch.delenv(name, raising=False)
 
 
