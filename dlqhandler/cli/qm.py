@@ -239,7 +239,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="0-9, or -1 for the queue's default (MQPRI_PRIORITY_AS_Q_DEF)",
     )
     p.add_argument("--persistent", action="store_true")
-    p.add_argument("--format", default="MQSTR", help="MQMD Format (default MQSTR)")
+    p.add_argument(
+        "--format", default="MQSTR", type=_format, help="MQMD Format (default MQSTR, 8 at most)"
+    )
     p.add_argument(
         "--expiry",
         type=_expiry,
@@ -286,6 +288,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _expiry(text: str) -> int:
     """MQMD Expiry: tenths of a second (1 to MQLONG's maximum) or -1 (MQEI_UNLIMITED)."""
     return -1 if text.strip() == "-1" else bounded_int(1, MQLONG_MAX)(text)
+
+
+def _format(text: str) -> str:
+    """MQMD Format: an MQCHAR8, so 8 characters at most (MQRC_FORMAT_ERROR otherwise)."""
+    if len(text) > 8:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is {len(text)} characters long: an MQMD Format has 8 at most"
+        )
+    return text
 
 
 def _home() -> Path:

@@ -383,6 +383,7 @@ def test_a_generate_to_a_new_file_that_fails_leaves_nothing(tmp_path: Path) -> N
         (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--expiry", "99999999999"], "--expiry"),
         (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--dlq-reason", "-1"], "--dlq-reason"),
         (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--dlq-reason", "2147483648"], "--dlq-reason"),
+        (["qm", "put", "-m", "QM1", "-q", "APP.IN", "--format", "MQSTRING1"], "--format"),
         (["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.IN", "-f", "{dump}", "-t", "0"], "-t"),
         (["qm", "runmqtrm", "-m", "QM1", "--wait", "-1"], "--wait"),
         (["qm", "runmqtrm", "-m", "QM1", "--wait", "nan"], "--wait"),
