@@ -1,8 +1,9 @@
 """A second process for the contract suite: consume, or take and hang (to be killed).
 
 ``consume``: print READY once connected, then get messages under syncpoint
-one at a time (backing out every Nth get first), commit each, and print each
-body; stop when none arrives within the wait. ``hang``: get N messages and put
+one at a time (backing out every Nth get first), commit each, print each
+body and pause (``--pause-ms``, so that other consumers get their turns); stop
+when none arrives within the wait. ``hang``: get N messages and put
 M under syncpoint, print READY, then sleep until killed.
 """
 
@@ -46,6 +47,8 @@ def consume(qm: QueueManager, args: argparse.Namespace) -> None:
             continue
         qm.commit()
         print(msg.body.decode(), flush=True)
+        if args.pause_ms:
+            time.sleep(args.pause_ms / 1000)
 
 
 def hang(qm: QueueManager, args: argparse.Namespace) -> None:
@@ -70,6 +73,7 @@ def main() -> None:
     c.add_argument("--queue", required=True)
     c.add_argument("--wait-ms", type=int, default=500)
     c.add_argument("--backout-every", type=int, default=0)
+    c.add_argument("--pause-ms", type=int, default=0)
     h = sub.add_parser("hang")
     h.add_argument("--queue", required=True)
     h.add_argument("--get", type=int, default=0)

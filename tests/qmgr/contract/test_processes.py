@@ -13,7 +13,9 @@ NOW = PutOptions(syncpoint=False)
 
 def test_concurrent_consumers_never_receive_the_same_message(adapter: Adapter) -> None:
     """Three processes wait in MQGET under syncpoint on one queue (one also backs out now
-    and then); every message is delivered exactly once, and all are delivered."""
+    and then); every message is delivered exactly once, and all are delivered. Each pauses
+    2 ms after a commit, so one fast consumer cannot take the whole queue before the others
+    wake (the last check: they really overlapped)."""
     adapter.define_queue("APP.WORK")
     qm = adapter.connect()
     total = 240
@@ -24,6 +26,8 @@ def test_concurrent_consumers_never_receive_the_same_message(adapter: Adapter) -
             "APP.WORK",
             "--wait-ms",
             str(adapter.consume_wait_ms),
+            "--pause-ms",
+            "2",
             *(["--backout-every", "7"] if n == 0 else []),
         )
         for n in range(3)
