@@ -416,6 +416,10 @@ class EmbeddedQueueManager:
         if alt is not None and not self._lookups.authorised(alt, target, "PUT"):
             raise mqi_error(MQRC_NOT_AUTHORIZED, f"{alt} has no PUT authority on {target}")
         now = self._clock()
+        try:  # (an MQRFH2 at the start of the data becomes properties: see .propctl)
+            message, blob = put_properties(message, options, qv.propctl)  # (None: none)
+        except DecodeError as exc:
+            raise mqi_error(MQRC_MD_ERROR, str(exc)) from exc
         md = resolve_md(
             message.md,
             queue=qv,
@@ -429,7 +433,6 @@ class EmbeddedQueueManager:
         )
         stored, data = md, message.body
         try:
-            blob = put_properties(message, options)  # (None: the message has none)
             if remote is not None:
                 stored, data = for_transmission(remote[0], remote[1], md, data)
             length = len(data) + len(blob or b"")  # (IBM counts properties in)

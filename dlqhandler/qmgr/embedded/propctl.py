@@ -30,20 +30,47 @@ A get, as IBM documents MQGMO_PROPERTIES_* and the PROPCTL queue attribute:
 
 In an MQRFH2 the header takes the MQMD's Encoding, CodedCharSetId and Format (of
 what follows it) and the MQMD's Format becomes ``MQHRF2``; a dead letter thus comes
-back as MQRFH2, MQDLH, data, as from IBM MQ. Left for later: an MQRFH2 an
-application puts in the data is not turned into properties here (IBM does that on
-put); it stays data.
+back as MQRFH2, MQDLH, data, as from IBM MQ.
+
+An MQRFH2 an application puts at the start of the data (MQMD Format ``MQHRF2``) is
+properties, as IBM documents: with a message handle "if the message on the queue
+contained properties in the message data these are removed from the message data
+before the data is returned to the application" (MQGMO, *MsgHandle*); with PROPCTL(ALL)
+and a handle "name/value pairs that are not message properties remain in the MQRFH2,
+which is stripped of any message properties" (*PROPCTL queue options*); and
+PROPCTL(V6COMPAT) exists so that "an MQRFH2 created by an application is received as
+it was sent". This queue manager does it **at put** (:func:`put_properties`): the
+property folders of the leading MQRFH2s (``mcd``, ``jms``, ``usr``, ``mq``, ``mqext``,
+``mq_usr``, ``mqps``) become the message's stored properties, a header left with no
+folder is removed (the MQMD takes its Format, Encoding and CodedCharSetId, a CCSID of
+MQCCSI_INHERIT -2 meaning the MQMD's), a header that also holds other folders (IBM
+Integration Bus's, an application's own) stays in the data with those folders only.
+Why at put: a message is then stored one way whoever put it (MQSETMP or an MQRFH2),
+every get path (browse, selection, the MQI stand-in, a PROPCTL altered later) delivers
+it by the one rule above, a get without properties costs nothing more, and the put
+pays only when its Format is ``MQHRF2``. Our choices where IBM's text is open: a put to
+a PROPCTL(V6COMPAT) queue keeps the MQRFH2 as data ("received as it was sent"); an
+MQRFH2 that cannot be read (a malformed header, a folder that is not that syntax) or a
+property folder with attributes or with a name IBM forbids stays in the data as it
+was, never rejected and never half-read (the DLQ handler reports such a message);
+properties a put also sets through a handle (NewMsgHandle, OriginalMsgHandle) win
+over a data property of the same name; only the MQRFH2s at the start of the data are
+read (one behind an MQDLH, as a JMS dead letter carries it, is data).
 """
 
 from __future__ import annotations
 
-from dlqhandler.errors import DecodeError
+from dataclasses import replace
+
+from dlqhandler.errors import DecodeError, MQIError
+from dlqhandler.mq.ccsid import QMGR_CCSID
 from dlqhandler.mq.constants import MQRC_HMSG_ERROR, mqi_error
 from dlqhandler.mq.message import Message
-from dlqhandler.mq.properties import Property
+from dlqhandler.mq.properties import PROPERTY_FOLDERS, Property, check_name
 from dlqhandler.mq.rfh2 import (
     MQFMT_RF_HEADER_2,
     MQRFH2,
+    Folder,
     decode_rfh2,
     encode_rfh2,
     folder_of,
@@ -67,9 +94,80 @@ def encode_stored(properties: tuple[Property, ...]) -> bytes | None:
     )
 
 
-def put_properties(message: Message, options: PutOptions) -> bytes | None:
-    """The ``props`` column of what a put stores (see :func:`.port.outgoing_properties`)."""
-    return encode_stored(outgoing_properties(message, options))
+def put_properties(
+    message: Message, options: PutOptions, propctl: str
+) -> tuple[Message, bytes | None]:
+    """What a put stores: the message with the properties of the MQRFH2s at the start
+    of its data taken out of it (see the module docstring), and the ``props`` column:
+    those properties, then the put's own (:func:`.port.outgoing_properties`) over them."""
+    own = outgoing_properties(message, options)
+    if message.md.format != MQFMT_RF_HEADER_2 or propctl == "V6COMPAT":
+        return message, encode_stored(own)  # (every other put: one string compare)
+    message, from_data = _from_data(message)
+    if not from_data:
+        return message, encode_stored(own)
+    names = {p.name for p in own}
+    return message, encode_stored((*(p for p in from_data if p.name not in names), *own))
+
+
+_PROPERTY_FOLDERS = PROPERTY_FOLDERS | {"usr"}
+_MQCCSI_INHERIT = -2
+
+
+def _is_properties(folder: Folder) -> bool:
+    """A folder IBM reads as message properties (names it allows, no attributes)."""
+    if folder.name not in _PROPERTY_FOLDERS or folder.attributes:
+        return False
+    try:
+        for prop in properties_of((folder,)):
+            check_name(prop.name)
+    except MQIError:
+        return False
+    return True
+
+
+def _from_data(message: Message) -> tuple[Message, tuple[Property, ...]]:
+    """The message without the property folders of its leading MQRFH2s, and their
+    properties (none, and the message unchanged, when none can be taken)."""
+    md, body = message.md, message.body
+    enc, ccsid, fmt = md.encoding, md.coded_char_set_id or QMGR_CCSID, md.format
+    pos = 0
+    kept: list[MQRFH2] = []
+    folders: list[Folder] = []
+    while fmt == MQFMT_RF_HEADER_2:
+        try:
+            rfh2, end = decode_rfh2(body, encoding=enc, ccsid=ccsid, start=pos)
+        except DecodeError:
+            break  # (not readable: from here on it is data, as it was)
+        props = [f for f in rfh2.folders if _is_properties(f)]
+        others = tuple(f for f in rfh2.folders if not _is_properties(f))
+        if others or not props:
+            kept.append(replace(rfh2, folders=others))
+        folders.extend(props)
+        pos = end
+        enc, fmt = rfh2.encoding, rfh2.format
+        if rfh2.coded_char_set_id != _MQCCSI_INHERIT:
+            ccsid = rfh2.coded_char_set_id
+    if not folders:
+        return message, ()
+    # MQMD -> the headers kept (written in the MQMD's encoding and CCSID) -> the rest.
+    describes = [(md.encoding, _MQCCSI_INHERIT, MQFMT_RF_HEADER_2)] * len(kept)
+    if kept:
+        describes[-1] = (enc, ccsid, fmt)
+    try:
+        headers = b"".join(
+            encode_rfh2(
+                replace(h, encoding=e, coded_char_set_id=c, format=f),
+                encoding=md.encoding,
+                ccsid=md.coded_char_set_id or QMGR_CCSID,
+            )
+            for h, (e, c, f) in zip(kept, describes, strict=True)
+        )
+    except DecodeError:
+        return message, ()  # (a header that cannot be written back: all stays data)
+    if not kept:
+        md = md.replace(encoding=enc, coded_char_set_id=ccsid, format=fmt)
+    return Message(md, headers + body[pos:], None, message.properties), properties_of(folders)
 
 
 def decode_stored(blob: bytes) -> tuple[Property, ...]:
