@@ -8,6 +8,13 @@ numbered from 1). Every exit prints IBM's two count lines on stderr::
     Read    - Files:   1  Messages:  20000  Bytes:   9240000
     Written - Files:   0  Messages:   5000  Bytes:   2310000
 
+Message properties travel as IBM's dmpmqmsg carries them: it gets without a message
+handle, so the queue's PROPCTL puts them in an MQRFH2 in front of the data (with the
+default COMPAT when one is in the ``mcd``, ``jms``, ``usr`` or ``mqext`` folder), and a
+load is a plain put of that data, which the queue manager turns back into properties
+(:mod:`dlqhandler.qmgr.embedded.propctl`). A dead letter's MQRFH2 stands in front of
+its MQDLH (MQMD Format ``MQHRF2``, the MQRFH2's Format ``MQDEAD``).
+
 A load that stops early (the queue is full, a bad line in the file) commits the
 messages put before the one that failed, never part of a message, and names the
 first message not loaded with the ``-r`` that resumes the load without
@@ -262,10 +269,12 @@ def unload(
     q = qm.open(queue, input=destructive, browse=not destructive)
     try:
         writer = DumpWriter(stream, qmgr=qm.name, queue=queue, mode=mode)
+        # As IBM's dmpmqmsg: no message handle, so the queue's PROPCTL puts the
+        # properties in an MQRFH2 in front of the data (docs/properties.md).
         options = (
-            GetOptions(syncpoint=True)
+            GetOptions(syncpoint=True, msg_handle=False)
             if destructive
-            else GetOptions(browse="first", syncpoint=False)
+            else GetOptions(browse="first", syncpoint=False, msg_handle=False)
         )
         while True:
             try:
@@ -278,7 +287,7 @@ def unload(
             counts.read_msgs += 1
             counts.read_bytes += len(message.body)
             if not destructive:
-                options = GetOptions(browse="next", syncpoint=False)
+                options = GetOptions(browse="next", syncpoint=False, msg_handle=False)
             elif writer.count % per_uow == 0:
                 writer.flush()
                 qm.commit()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import os
 import signal
 import subprocess
@@ -312,8 +313,12 @@ class Ledger:
 
 
 def _props(m: Message) -> dict[str, tuple[int, object]]:
-    """A message's properties by name: (type, value), what must survive every move."""
-    return {p.name: (p.type, p.value) for p in m.properties}
+    """A message's properties by name: (type, value), what must survive every move (a
+    NaN float as the text ``NaN``, so that a NaN equals a NaN)."""
+    return {
+        p.name: (p.type, "NaN" if isinstance(p.value, float) and math.isnan(p.value) else p.value)
+        for p in m.properties
+    }
 
 
 def _unwrap(queue: str, m: Message) -> Placed:
