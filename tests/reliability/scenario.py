@@ -11,13 +11,17 @@ The rules table mixes every kind of outcome:
   ``CATCH``, so attempt counts have to survive kills and be shared by instances;
 * a few messages without an MQDLH: reported and left on the DLQ.
 
+One message in three carries message properties, as a JMS application puts them
+(``mcd``, ``jms`` and ``usr`` folders, every IBM type, values of its own).
+
 :func:`check_outcome` uses the conservation ledger of the worker tests (MsgId,
-payload hash, what each action does to the message) and then demands that each
-message is exactly where its rule sends it.
+payload hash, properties by name, type and value, what each action does to the
+message) and then demands that each message is exactly where its rule sends it.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import shutil
@@ -35,6 +39,7 @@ from typing import Any
 import pytest
 
 from dlqhandler.mq import Message
+from dlqhandler.mq.properties import Property, PropertyType
 from dlqhandler.qmgr import QueueManager
 from tests.worker.helpers import (
     DLQ,
@@ -58,6 +63,7 @@ __all__ = [
     "kill_group",
     "load_backlog",
     "needs_java",
+    "properties",
     "start_drain",
     "stuck_attempts",
     "terminate",
@@ -92,20 +98,47 @@ class Backlog:
         return sum(1 for v in self.expected.values() if v == where)
 
 
+def properties(i: int) -> tuple[Property, ...]:
+    """Message ``i``'s properties: every third message has a JMS set of its own."""
+    if i % 3:
+        return ()
+    t = PropertyType
+    return (
+        Property("mcd.Msd", t.STRING, "jms_text"),
+        Property("jms.Cid", t.STRING, f"ID:{i:048x}"),
+        Property("OrderNo", t.INT64, 2**40 + i),
+        Property("Items", t.INT32, -i),
+        Property("Tries", t.INT8, i % 100),
+        Property("Region", t.INT16, i % 30000),
+        Property("Urgent", t.BOOLEAN, i % 2 == 0),
+        Property("Checksum", t.BYTE_STRING, i.to_bytes(4, "big")),
+        Property("Weight", t.FLOAT32, i / 4),
+        Property("Price", t.FLOAT64, math.nan if i % 7 == 0 else i / 3),
+        Property("Coupon", t.NULL, None),
+        Property("Note", t.STRING, f"order <{i}> & co"),
+    )
+
+
 def _message(kind: str, i: int, rng: random.Random) -> tuple[Message, str]:
     payload = f"{kind}:{i}:".encode() + rng.randbytes(rng.randint(0, 1500))
     n = rng.randrange(RETRY_QUEUES)
+    props = properties(i)
+
+    def dead(destq: str, reason: int, tag: str) -> Message:
+        return dead_letter(payload, destq=destq, reason=reason, tag=tag, properties=props)
+
     if kind == "RETRY":
-        return dead_letter(payload, destq=f"RETRY.{n}", reason=2053, tag="R"), f"RETRY.{n}"
+        return dead(f"RETRY.{n}", 2053, "R"), f"RETRY.{n}"
     if kind == "FWD":
-        return dead_letter(payload, destq=f"FWD.{n}", reason=2085, tag="F"), "FWD.OUT"
+        return dead(f"FWD.{n}", 2085, "F"), "FWD.OUT"
     if kind == "JUNK":
-        return dead_letter(payload, destq=f"JUNK.{n}", reason=2085, tag="J"), DISCARDED
+        return dead(f"JUNK.{n}", 2085, "J"), DISCARDED
     if kind == "KEEP":
-        return dead_letter(payload, destq=f"KEEP.{n}", reason=2035, tag="K"), DLQ
+        return dead(f"KEEP.{n}", 2035, "K"), DLQ
     if kind == "STUCK":
-        return dead_letter(payload, destq="STUCK.Q", reason=2051, tag="S"), "CATCH"
-    return plain(payload, tag="N"), DLQ
+        return dead("STUCK.Q", 2051, "S"), "CATCH"
+    orphan = plain(payload, tag="N")
+    return Message(orphan.md, orphan.body, None, props), DLQ
 
 
 def load_backlog(qm: QueueManager, count: int, *, seed: int = 20) -> Backlog:
@@ -135,8 +168,14 @@ def check_outcome(book: Ledger, backlog: Backlog) -> dict[str, int]:
 
     Returns how many messages each place holds.
     """
+    # The ledger's start is what was put: properties included (name, type, value).
+    for m in backlog.messages:
+        recorded = book.original[m.md.msg_id].properties
+        assert len(recorded) == len(m.properties), m.md.msg_id
+        assert all(a.same_as(b) for a, b in zip(recorded, m.properties, strict=True))
+    assert sum(1 for m in backlog.messages if m.properties) >= len(backlog.messages) // 3
     discarded = [k for k, v in backlog.expected.items() if v == DISCARDED]
-    book.check(TARGETS, discarded=discarded)
+    book.check(TARGETS, discarded=discarded)  # (compares every message's properties)
     wrong = {
         k.decode(errors="replace"): (book.where(m), backlog.expected[k])
         for m in backlog.messages
