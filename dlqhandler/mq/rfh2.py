@@ -406,7 +406,54 @@ class _Reader:
 
 
 def _parse_folder(text: str, fail: _Fail) -> Folder | None:
-    """One folder's NameValueData (None when it holds only blanks)."""
+    """One folder's NameValueData (None when it holds only blanks): a folder of plain
+    properties (what JMS and MQSETMP write) by :func:`_flat_folder`, anything else (and
+    every error) by the reader."""
+    flat = _flat_folder(text)
+    return flat if flat is not None else _read_folder(text, fail)
+
+
+_WS = r"[ \t\r\n]*"
+_TAG = r"""[^\s<>/=&"'!?]+"""
+_FLAT_OPEN = re.compile(rf"{_WS}<({_TAG})>")
+_FLAT_ELEMENT = re.compile(
+    rf"""{_WS}<({_TAG})(?: dt=(?:'([^'<&]*)'|"([^"<&]*)")|( xsi:nil=(?:'true'|"true")))?>"""
+    r"([^<&]*)</\1>"
+)
+
+
+def _flat_folder(text: str) -> Folder | None:
+    """The folder if it is flat (no attributes but ``dt`` or ``xsi:nil='true'``, no
+    groups, no entities): the same Folder the reader makes, in one regex pass; else None."""
+    m = _FLAT_OPEN.match(text)
+    if m is None:
+        return None
+    tag, pos, props = m.group(1), m.end(), []
+    match = _FLAT_ELEMENT.match
+    while (e := match(text, pos)) is not None:
+        dt = e.group(2) if e.group(2) is not None else e.group(3)
+        if e.group(4) is not None:  # xsi:nil='true': null, and nothing inside
+            if e.group(5):
+                return None
+            props.append(Property(e.group(1), PropertyType.NULL, None))
+            pos = e.end()
+            continue
+        if dt == "null":
+            return None
+        try:
+            props.append(typed_property(e.group(1), "string" if dt is None else dt, e.group(5)))
+        except ValueError:
+            return None  # (the reader says what is wrong, and where)
+        pos = e.end()
+    rest = text[pos:].lstrip(" \t\r\n")
+    close = f"</{tag}>"
+    if not rest.startswith(close) or rest[len(close) :].strip(" \t\r\n\x00"):
+        return None
+    return Folder(tag, tuple(props))
+
+
+def _read_folder(text: str, fail: _Fail) -> Folder | None:
+    """One folder's NameValueData by the reader (None when it holds only blanks)."""
     r = _Reader(text, fail)
     r.skip_ws()
     if text[r.pos :].strip(_BLANKS) == "":

@@ -14,6 +14,9 @@ from dlqhandler.mq.properties import Property, PropertyType
 from dlqhandler.mq.rfh2 import (
     MQRFH2,
     Folder,
+    _flat_folder,
+    _folder_xml,
+    _read_folder,
     decode_rfh2,
     encode_rfh2,
     folders_of,
@@ -240,3 +243,37 @@ def test_arbitrary_folder_text_raises_only_our_errors(text: str) -> None:
     assert error is None or isinstance(error, DecodeError)
     if isinstance(error, DecodeError):
         assert 36 <= error.offset <= len(raw)
+
+
+def _reader(text: str) -> Folder | str | None:
+    """What the full reader makes of a folder's text (its error's text if it fails)."""
+
+    def fail(why: str, at: int) -> DecodeError:
+        return DecodeError(f"{why} at {at}")
+
+    try:
+        return _read_folder(text, fail)
+    except DecodeError as exc:
+        return str(exc)
+
+
+_FOLDER_TEXT = st.one_of(
+    st.text(alphabet="<>/='\"&;# abcdtxsi:nil.0123456789i48rng", max_size=80),
+    st.builds(
+        lambda folder, pad, cut: (_folder_xml(folder) + pad)[: cut or None],
+        st.builds(
+            Folder, st.sampled_from(["usr", "jms", "mcd"]), st.lists(properties()).map(tuple)
+        ),
+        st.text(alphabet=" \x00\t\n", max_size=4),
+        st.integers(0, 3),
+    ),
+)
+
+
+@given(text=_FOLDER_TEXT)
+def test_the_flat_folder_fast_path_agrees_with_the_reader(text: str) -> None:
+    """The one-regex path for flat folders (what JMS and MQSETMP write) gives exactly the
+    Folder the full reader gives, or leaves the text to it (errors included)."""
+    flat = _flat_folder(text)
+    if flat is not None:
+        assert _reader(text) == flat
