@@ -23,7 +23,11 @@ HEADER(YES)`` and WAIT(NO). Measured:
   ``--ignore-depths 10000,1000000`` passes over a DLQ that deep (browse-next is an
   index seek, so a pass is linear: about 70 s at 1,000,000);
 * ``sweep``: handler throughput per ``--batch-size`` on a smaller backlog, which
-  is how the default batch size was chosen.
+  is how the default batch size was chosen;
+* ``properties``: the cost of message properties: ``--properties-messages`` dead
+  letters each carrying ``--properties`` (default 10) JMS-style properties (``mcd``,
+  ``jms`` and ``usr`` folders, strings, integers, a boolean, a float) forwarded with
+  ``FORWARD_ALL``, against the same backlog without properties, one run after the other.
 
 :func:`run` returns everything as a dict; ``main`` prints it.
 """
@@ -43,6 +47,7 @@ from typing import Any
 
 import dlqhandler
 from dlqhandler.mq import MQMD, Message
+from dlqhandler.mq.properties import Property, PropertyType
 from dlqhandler.qmgr import GetOptions, PutOptions, connect, create_qmgr
 from dlqhandler.worker import DEFAULT_BATCH_SIZE
 
@@ -68,7 +73,28 @@ _CHILD = (
 )
 
 
-def _dead_letter(reason: int = 2053) -> Message:
+def bench_properties(count: int) -> tuple[Property, ...]:
+    """``count`` properties as a JMS application sets them (cycling through ten kinds)."""
+    t = PropertyType
+    kinds = (
+        Property("mcd.Msd", t.STRING, "jms_text"),
+        Property("jms.Dst", t.STRING, "queue:///APP.ORDERS"),
+        Property("jms.Cid", t.STRING, "ID:414d5120514d31202020202020202020"),
+        Property("OrderType", t.STRING, "express"),
+        Property("Items", t.INT32, 7),
+        Property("OrderNo", t.INT64, 2**40 + 1),
+        Property("Urgent", t.BOOLEAN, True),
+        Property("Price", t.FLOAT64, 19.99),
+        Property("Region", t.STRING, "EMEA"),
+        Property("Tries", t.INT16, 1),
+    )
+    return tuple(
+        kinds[i] if i < len(kinds) else Property(f"Extra{i}", t.STRING, f"value {i}")
+        for i in range(count)
+    )
+
+
+def _dead_letter(reason: int = 2053, properties: int = 0) -> Message:
     return Message.dead_letter(
         MQMD(
             persistence=1,
@@ -81,6 +107,7 @@ def _dead_letter(reason: int = 2053) -> Message:
         reason=reason,
         dest_q_name="APP.ORDERS",
         dest_q_mgr_name=QMGR,
+        properties=bench_properties(properties),
     )
 
 
@@ -97,12 +124,13 @@ def _fresh(home: Path) -> None:
     qm.disconnect()
 
 
-def _load(home: Path, queue: str, count: int, *, mixed: bool = False) -> float:
+def _load(home: Path, queue: str, count: int, *, mixed: bool = False, properties: int = 0) -> float:
     """Put ``count`` persistent dead letters on ``queue`` (``mixed``: the three reasons
-    of :data:`MIXED` in turn); returns messages/second."""
+    of :data:`MIXED` in turn; ``properties``: each with that many); returns
+    messages/second."""
     qm = connect(QMGR, home=home)
     q = qm.open(queue, input=False, browse=False, output=True)
-    messages = [_dead_letter(r) for r in (_REASONS if mixed else _REASONS[:1])]
+    messages = [_dead_letter(r, properties) for r in (_REASONS if mixed else _REASONS[:1])]
     options = PutOptions(syncpoint=True, context="set_all")
     started = time.perf_counter()
     for i in range(count):
@@ -263,6 +291,29 @@ def forward_run(root: Path, count: int, batch: int, *, mixed: bool = False) -> d
     return result
 
 
+def properties_pair(root: Path, count: int, batch: int, properties: int) -> dict[str, Any]:
+    """Forward ``count`` dead letters with ``properties`` properties each, then the same
+    backlog without: both runs' figures and what a message with them costs."""
+    runs: dict[str, Any] = {}
+    for label, n in (("with", properties), ("without", 0)):
+        home = root / f"props-{label}"
+        _fresh(home)
+        _load(home, DLQ, count, properties=n)
+        runs[label] = _handler(home, FORWARD_ALL, batch, count)
+        if (runs[label]["forwarded"], runs[label]["left"]) != (count, 0):
+            raise RuntimeError(f"the handler did not forward everything: {runs[label]}")
+        shutil.rmtree(home, ignore_errors=True)
+    with_, without = runs["with"]["rate"], runs["without"]["rate"]
+    return {
+        "messages": count,
+        "properties": properties,
+        "with": runs["with"],
+        "without": runs["without"],
+        "ratio": with_ / without if without else None,
+        "extra_us_per_message": (1 / with_ - 1 / without) * 1e6 if with_ and without else None,
+    }
+
+
 def ignore_pass(root: Path, depth: int) -> dict[str, Any]:
     """One pass over a DLQ of ``depth`` messages that all stay (IGNORE)."""
     home = root / f"ignore-{depth}"
@@ -287,6 +338,8 @@ def run(
     parallel_messages: int = 0,
     parallel_handlers: int = 4,
     floor: bool = True,
+    properties: int = 10,
+    properties_messages: int = 0,
 ) -> dict[str, Any]:
     """Measure; returns the figures (rates in messages/second, RSS in MB).
 
@@ -294,7 +347,8 @@ def run(
     ``sqlite_move_floor.py`` before and after (the better figure counts). ``rss_messages``:
     a small forward run whose peak RSS is set against the deep one's.
     ``parallel_messages``: ``parallel_handlers`` handlers on one DLQ that deep, against
-    one handler on the same backlog.
+    one handler on the same backlog. ``properties_messages``: that many dead letters with
+    ``properties`` properties each forwarded, against the same without properties.
     """
     root = Path(tempfile.mkdtemp(prefix="dlqhandler-handler-bench-", dir=folder))
     floors: list[float] = []
@@ -314,6 +368,11 @@ def run(
         if parallel_messages:
             single = parallel_run(root, parallel_messages, batch_size, 1)
             parallel = parallel_run(root, parallel_messages, batch_size, parallel_handlers)
+        props = (
+            properties_pair(root, properties_messages, batch_size, properties)
+            if properties_messages
+            else None
+        )
         if floor:
             floors.append(sqlite_move_floor())
     finally:
@@ -336,6 +395,7 @@ def run(
         "sqlite_floors": floors,
         "parallel": parallel,
         "parallel_single": single,
+        "properties": props,
     }
     if best_floor:
         out["ratio_sqlite"] = handler["rate"] / best_floor
@@ -384,6 +444,13 @@ def _print(result: dict[str, Any], sweep_messages: int) -> None:
             f"  {par['handlers']} handlers on one {par['messages']}-message DLQ: "
             f"{par['rate']:.0f} msg/s aggregate (per handler {par['per_handler']}); one "
             f"handler {one['rate']:.0f} msg/s; ratio {result['parallel_ratio']:.2f}"
+        )
+    if result.get("properties") is not None:
+        p = result["properties"]
+        print(
+            f"  {p['messages']} dead letters with {p['properties']} properties each:"
+            f" {p['with']['rate']:.0f} msg/s; without: {p['without']['rate']:.0f} msg/s;"
+            f" ratio {p['ratio']:.2f} ({p['extra_us_per_message']:.0f} µs more a message)"
         )
     for r in result["ignore_pass"]:
         print(
@@ -434,6 +501,15 @@ def main() -> None:
     )
     parser.add_argument("--handlers", type=int, default=4)
     parser.add_argument(
+        "--properties", type=int, default=10, help="properties per message (default 10)"
+    )
+    parser.add_argument(
+        "--properties-messages",
+        type=int,
+        default=0,
+        help="forward this many dead letters with --properties each, and without",
+    )
+    parser.add_argument(
         "--no-floor", action="store_true", help="skip benchmarks/sqlite_move_floor.py"
     )
     parser.add_argument("--dir", type=Path, default=None)
@@ -451,6 +527,8 @@ def main() -> None:
         args.parallel,
         args.handlers,
         floor=not args.no_floor,
+        properties=args.properties,
+        properties_messages=args.properties_messages,
     )
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=2, default=str))

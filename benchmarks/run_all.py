@@ -61,7 +61,13 @@ PLAN: dict[str, dict[str, Any]] = {
     "codec": {"n": 20_000, "repeat": 3},
     "matcher": {},
     "qmgr": {"messages": 1000, "batch_messages": 5000, "rounds": 2},
-    "handler": {"messages": 10_000, "ignore_depths": (5000,), "rss_messages": 2000},
+    "handler": {
+        "messages": 10_000,
+        "ignore_depths": (5000,),
+        "rss_messages": 2000,
+        "properties": 10,
+        "properties_messages": 3000,
+    },
     "drain": {"n": 50_000, "master": "local[2]"},
     "lint": {"sizes": (2500, 10_000)},
 }
@@ -222,6 +228,18 @@ def floor_rows(name: str, r: dict[str, Any]) -> list[Row]:
                         par["rate"],
                         "one handler, same DLQ",
                         r["parallel_single"]["rate"],
+                        "msg/s",
+                    )
+                )
+            if r.get("properties"):
+                p = r["properties"]
+                rows.append(
+                    _row(
+                        name,
+                        f"dlqhandler run, {p['messages']:,}, {p['properties']} properties each",
+                        p["with"]["rate"],
+                        "the same without properties",
+                        p["without"]["rate"],
                         "msg/s",
                     )
                 )
