@@ -60,6 +60,7 @@ read (one behind an MQDLH, as a JMS dead letter carries it, is data).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 from dlqhandler.errors import DecodeError, MQIError
@@ -85,10 +86,20 @@ _STORED_ENCODING, _STORED_CCSID = 546, 819
 _COMPAT_FOLDERS = frozenset({"mcd", "jms", "usr", "mqext"})
 
 
+# The properties MQGET returned, with the column they were read from: {id(props): (props,
+# blob)}, so a put of a message as got (a forward, a retry) stores that column again
+# instead of writing the header anew (as images.py does for the MQMD).
+_COLUMNS: dict[int, tuple[tuple[Property, ...], bytes]] = {}
+_COLUMNS_MAX = 64
+
+
 def encode_stored(properties: tuple[Property, ...]) -> bytes | None:
     """The ``props`` column of a message (None when it has none)."""
     if not properties:
         return None
+    known = _COLUMNS.get(id(properties))
+    if known is not None and known[0] is properties:
+        return known[1]
     return encode_rfh2(
         MQRFH2(folders=folders_of(properties)), encoding=_STORED_ENCODING, ccsid=_STORED_CCSID
     )
@@ -171,7 +182,17 @@ def _from_data(message: Message) -> tuple[Message, tuple[Property, ...]]:
 
 
 def decode_stored(blob: bytes) -> tuple[Property, ...]:
-    """The properties a ``props`` column holds (written by :func:`encode_stored`)."""
+    """The properties a ``props`` column holds (written by :func:`encode_stored`). A
+    browse then a get of the same message read the column once."""
+    properties = _decode_stored(blob)
+    if len(_COLUMNS) >= _COLUMNS_MAX:
+        _COLUMNS.clear()
+    _COLUMNS[id(properties)] = (properties, blob)
+    return properties
+
+
+@functools.lru_cache(maxsize=64)
+def _decode_stored(blob: bytes) -> tuple[Property, ...]:
     try:
         rfh2, _ = decode_rfh2(blob, encoding=_STORED_ENCODING, ccsid=_STORED_CCSID)
     except DecodeError as exc:  # only a damaged database file gets here
