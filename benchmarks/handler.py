@@ -68,7 +68,8 @@ _CHILD = (
     "import resource, sys\n"
     "from dlqhandler.cli import main\n"
     "rc = main(sys.argv[1:])\n"
-    "print(f'MAXRSS_KB={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}')\n"
+    "use = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "print(f'MAXRSS_KB={use.ru_maxrss} CPU_S={use.ru_utime + use.ru_stime}')\n"
     "sys.exit(rc)\n"
 )
 
@@ -204,6 +205,7 @@ def _finish(child: Any, log: Path) -> dict[str, Any]:
         "started": _when(events["handler_started"]),
         "ended": _when(ended),
         "rss_kb": int(out.rsplit("MAXRSS_KB=", 1)[1].split()[0]),
+        "cpu_s": float(out.rsplit("CPU_S=", 1)[1].split()[0]),
         "forwarded": ended["forwarded"],
         "discarded": ended.get("discarded", 0),
         "left": ended["left_on_queue"],
@@ -224,6 +226,7 @@ def _handler(home: Path, rules: str, batch: int, count: int) -> dict[str, Any]:
         "wall_seconds": round(wall, 2),
         "rate": count / seconds if seconds else 0.0,
         "peak_rss_mb": round(r["rss_kb"] / 1024, 1),
+        "cpu_seconds": r["cpu_s"],
         "forwarded": r["forwarded"],
         "discarded": r["discarded"],
         "left": r["left"],
@@ -316,7 +319,11 @@ def properties_pair(
             shutil.rmtree(home, ignore_errors=True)
     best = {label: max(rs, key=lambda r: r["rate"]) for label, rs in runs.items()}
     with_, without = best["with"]["rate"], best["without"]["rate"]
+    # CPU time of the whole process (start-up included, the same in both, so it cancels):
+    # what others' load on a shared machine changes least.
+    cpu = {label: min(r["cpu_seconds"] for r in rs) for label, rs in runs.items()}
     return {
+        "extra_cpu_us_per_message": (cpu["with"] - cpu["without"]) / count * 1e6,
         "messages": count,
         "properties": properties,
         "rounds": rounds,
@@ -463,7 +470,8 @@ def _print(result: dict[str, Any], sweep_messages: int) -> None:
         print(
             f"  {p['messages']} dead letters with {p['properties']} properties each:"
             f" {p['with']['rate']:.0f} msg/s; without: {p['without']['rate']:.0f} msg/s;"
-            f" ratio {p['ratio']:.2f} ({p['extra_us_per_message']:.0f} µs more a message)"
+            f" ratio {p['ratio']:.2f} ({p['extra_us_per_message']:.0f} µs more a message;"
+            f" CPU {p['extra_cpu_us_per_message']:.0f} µs more a message)"
         )
     for r in result["ignore_pass"]:
         print(
