@@ -118,6 +118,18 @@ def test_floor_rows_for_the_queue_manager_the_handler_and_the_drain(run_all: Mod
         "peak RSS, 10,000 deep",
     ]
     assert [r["ratio"] for r in rows] == pytest.approx([0.5, 0.1, 0.05, 1.1, 1.2])
+    handler["properties"] = {
+        "messages": 3000,
+        "properties": 10,
+        "with": {"rate": 800.0},
+        "without": {"rate": 1000.0},
+    }
+    row = run_all.floor_rows("handler", handler)[-2]  # (before the RSS row)
+    assert (row["figure"], row["floor"], row["ratio"]) == (
+        "dlqhandler run, 3,000, 10 properties each",
+        "the same without properties",
+        pytest.approx(0.8),
+    )
 
 
 def test_unknown_benchmark_names_are_refused(run_all: ModuleType) -> None:
