@@ -26,8 +26,8 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
         lines.append(
             f"  message properties: {props['with']:,} with"
             + (f" ({folders})" if folders else "")
-            + f", {props['without']:,} without; the MQDLH behind an MQRFH2 in"
-            f" {props['rfh2_in_front']:,}"
+            + f", {props['without']:,} without; {props['rfh2_in_front']:,} with an MQRFH2"
+            " in front of the MQDLH"
         )
     selection = report.get("selection")
     if selection:

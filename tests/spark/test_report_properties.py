@@ -98,5 +98,5 @@ def test_cli_report_shows_properties(
     assert report["properties"] == props
     printed = capsys.readouterr().out
     assert f"message properties: {props['with']:,} with (" in printed
-    tail = f", {props['without']:,} without; the MQDLH behind an MQRFH2 in "
-    assert tail + f"{props['rfh2_in_front']:,}" in printed
+    tail = f", {props['without']:,} without; {props['rfh2_in_front']:,} with an MQRFH2 in "
+    assert tail + "front of the MQDLH" in printed
