@@ -43,6 +43,8 @@
  *                        MQDLH. Decoded only when selected.
  *   malformed string     null, or why the record is not a message: "<file>:<line>:
  *                        message <n>: <problem>"; such a row has no md/dlh/body values
+ *                        (lines after a message's data lines that are not a message:
+ *                        a row of their own after the message's, in its number)
  *   record binary        the message's bytes as in the file: its first line up to the
  *                        next message (null for a cut-off or over-long message)
  * Options: maxRecordBytes (default 1 GiB): a longer message is a malformed row.
@@ -312,6 +314,16 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                         + "message was read. Copy or dump the file again (if it is complete, "
                         + "add an empty line at its end)";
                     problemLine = raw.lastLine;
+                } else if (raw.junk) {
+                    int n = 0;
+                    while (n < raw.bytes.length && raw.bytes[n] != '\n') {
+                        n++;
+                    }
+                    if (n > 0 && raw.bytes[n - 1] == '\r') {
+                        n--;
+                    }
+                    malformed = "expected a message ('A' or 'N' line), found "
+                        + DumpMessage.show(raw.bytes, 0, n, 24);
                 } else {
                     m = DumpMessage.decode(raw.bytes, 0, raw.bytes.length);
                     if (m.error != null) {
