@@ -1,7 +1,8 @@
 /*
  * One dmpmqmsg message record decoded in the JVM, as the Python reader decodes it
  * (dlqhandler/formats/dump_reader.py for the MQMD and the data,
- * dlqhandler/mq/message.py decode_dead_letter for the MQDLH): the same values, the same
+ * dlqhandler/mq/message.py decode_dead_letter(..., behind_rfh2=True) for the MQDLH, also
+ * behind an MQRFH2 in front of it, which Rfh2.java reads): the same values, the same
  * problems with the same words. The tables (A codes, MQMD defaults, MQDLH layout, code
  * pages) are generated from the Python side into DumpTables.java.
  *
