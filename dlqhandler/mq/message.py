@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dlqhandler.errors import DecodeError, MalformedMessageError
-from dlqhandler.mq.ccsid import QMGR_CCSID
+from dlqhandler.mq.ccsid import QMGR_CCSID, encode_text, int_order
 from dlqhandler.mq.mqdlh import (
     MQDLH,
     MQDLH_LENGTH_1,
@@ -37,7 +37,7 @@ from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.mq.properties import PROPERTY_FOLDERS, Property
 from dlqhandler.mq.rfh2 import MQFMT_RF_HEADER_2, decode_rfh2, properties_of
 
-__all__ = ["Message", "decode_dead_letter"]
+__all__ = ["Message", "decode_dead_letter", "stripped_data"]
 
 
 _MQCCSI_INHERIT = -2
@@ -125,13 +125,13 @@ def decode_dead_letter(
 ) -> Message:
     """Decode a message taken from a dead-letter queue (``properties``: its own).
 
-    The data starts with an MQDLH. With ``behind_rfh2`` (the callers that act on
-    the returned Message: the handler, ``decode``) it may instead start with an
-    MQRFH2 whose Format is ``MQDEAD`` (MQMD Format ``MQHRF2``): the message is then
-    returned as a get with a message handle returns it (see the module docstring).
-    Without it (the drain's and the report's reader, whose JVM twin gives the same
-    error text) such a message is one without an MQDLH: "MQMD Format is 'MQHRF2',
-    not 'MQDEAD'; ... StrucId is b'RFH '". Raises
+    The data starts with an MQDLH. With ``behind_rfh2`` (the handler, ``decode``, and
+    the ``dmpmqmsg`` Spark data source's JVM twin, ``jvm/DumpMessage.java``, which
+    gives the same values and error text) it may instead start with an MQRFH2 whose
+    Format is ``MQDEAD`` (MQMD Format ``MQHRF2``): the message is then returned as a
+    get with a message handle returns it (see the module docstring). Without it such
+    a message is one without an MQDLH: "MQMD Format is 'MQHRF2', not 'MQDEAD'; ...
+    StrucId is b'RFH '". Raises
     :class:`~dlqhandler.errors.MalformedMessageError` (keeping the raw bytes, the
     offset of the fault) when neither is there; never anything else.
     """
@@ -193,3 +193,31 @@ def _behind_rfh2(md: MQMD, body: bytes, properties: tuple[Property, ...]) -> Mes
     names = {p.name for p in properties}
     carried = (*properties, *(p for p in properties_of(rfh2.folders) if p.name not in names))
     return Message(inner, body[end:], dlh, carried)
+
+
+def stripped_data(md: MQMD, body: bytes) -> tuple[MQMD, bytes]:
+    """The descriptor and data of a dead letter without its MQDLH, as bytes: what RETRY
+    and ``HEADER(NO)`` write to a dump file (the drain's outputs).
+
+    The structure before the MQDLH is told what follows it now. That is the MQMD
+    (:meth:`Message.strip_dead_letter_header`), or, for a dead letter with its MQRFH2 in
+    front of the MQDLH (see the module docstring), the MQRFH2: kept byte for byte but
+    its Encoding, CodedCharSetId and Format, which become the MQDLH's, while the MQMD
+    stays as it was (Format ``MQHRF2``), so the properties travel on in the data as a
+    get without a message handle returns them. Raises
+    :class:`~dlqhandler.errors.MalformedMessageError` as :func:`decode_dead_letter`
+    (``behind_rfh2``) does, and :class:`~dlqhandler.errors.DecodeError` for an MQDLH
+    Format the MQMD's CCSID cannot hold.
+    """
+    decoded = decode_dead_letter(md, body, behind_rfh2=True)
+    dlh = decoded.dlh
+    assert dlh is not None
+    end = len(body) - len(decoded.body)
+    if end == 0:
+        stripped = decoded.strip_dead_letter_header()
+        return stripped.md, stripped.body
+    order = int_order(md.encoding, version_probe=body[4:8])
+    told = dlh.encoding.to_bytes(4, "big" if order == ">" else "little", signed=True)
+    told += dlh.coded_char_set_id.to_bytes(4, "big" if order == ">" else "little", signed=True)
+    told += encode_text(dlh.format, 8, _data_ccsid(md), field="MQRFH2.Format")
+    return md, body[:12] + told + body[28:end] + decoded.payload

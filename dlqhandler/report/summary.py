@@ -20,6 +20,15 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
             f"{report['unreadable']['count']:,} unreadable) as of {report['as_of']}"
         )
     ]
+    props = report.get("properties")
+    if props:
+        folders = ", ".join(f"{f['folder'] or 'other'} {f['count']:,}" for f in props["by_folder"])
+        lines.append(
+            f"  message properties: {props['with']:,} with"
+            + (f" ({folders})" if folders else "")
+            + f", {props['without']:,} without; {props['rfh2_in_front']:,} with an MQRFH2"
+            " in front of the MQDLH"
+        )
     selection = report.get("selection")
     if selection:
         causes = selection["left_out_by_cause"]

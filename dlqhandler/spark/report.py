@@ -8,7 +8,10 @@ Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.extr
    body nor copies a record (its ``ReadSchema`` shows it), every record kind is decoded
    in the JVM and no Python UDF is in the plan. ``error`` is the data source's
    ``malformed`` reason without its ``<file>:<line>: message <n>: `` prefix: the report
-   counts unreadable messages by problem, as it did on the text path.
+   counts unreadable messages by problem, as it did on the text path. The source finds
+   an MQDLH behind an MQRFH2 in front of it (a DLQ defined ``PROPCTL(FORCE)``, IBM's
+   dmpmqmsg), so such a message counts as a dead letter, and gives
+   ``rfh2_in_front`` and ``property_folders``, which the ``properties`` dimension counts.
 
 1. :func:`facts` keeps the few columns the report needs, adds the time the message was
    dead-lettered (:func:`dlqhandler.spark.ages.dead_lettered_epoch`: the MQDLH's put
@@ -17,7 +20,8 @@ Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.extr
    with rules tables, the decisions of :func:`dlqhandler.spark.classify.classify`
    (the drain's own back end).
 2. :func:`dimension_rows` turns every message into one row per dimension it counts in
-   (``state``, ``reason``, ``destination``, ...): a DataFrame of ``(dim, key, ...)``.
+   (``state``, ``reason``, ``destination``, ``properties``, ...): a DataFrame of
+   ``(dim, key, ...)``.
    A message the age selectors leave out counts in ``selection`` alone.
 3. :func:`top_counts` groups by ``(dim, key)`` and keeps the ``top`` biggest keys of each
    dimension plus one ``other`` row, so what reaches the driver is bounded by the number
@@ -60,6 +64,8 @@ AGE_BUCKETS: tuple[tuple[str, int | None], ...] = (
 )
 _SAMPLE_SEEDS = (17, 29, 43)  # three independent hash orders: three sample MsgIds
 SOURCE = "dmpmqmsg"  # the data source's short name (jvm/DmpmqmsgFileFormat.java)
+PROPERTY_FOLDERS = "property_folders"  # the source's column (absent on the text path)
+FOLDERS = ("jms", "mcd", "mq", "mq_usr", "mqext", "mqps", "usr")  # what it can hold
 _log = get_logger(__name__)
 
 
@@ -99,6 +105,7 @@ def read_dumps(spark: Any, files: Sequence[str], *, split_bytes: int = 128 << 20
         "",
     )
     headers = [c for c in source.columns if c.startswith(("md_", "dlh_"))]
+    headers += [PROPERTY_FOLDERS, "rfh2_in_front"]
     return source.select(
         F.when(F.col("malformed").isNotNull(), problem).alias("error"), "has_dlh", *headers
     )
@@ -155,6 +162,7 @@ def facts(messages: Any, options: ReportOptions) -> Any:
         "dlh_put_appl_name",
         "put_epoch",
     ]
+    keep += [c for c in (PROPERTY_FOLDERS, "rfh2_in_front") if c in frame.columns]
     keep += [c for c in frame.columns if c.startswith(("new_", "old_"))]
     keep += ["age_status"] if options.ages.active else []
     return frame.select(*keep)
@@ -203,7 +211,7 @@ def _msg_id_longs(msg_id: Any) -> list[Any]:
 _MSG_ID_LONGS = 3
 
 
-_UNBOUNDED = ("state", "age", "chosen", "matched", "selection")  # bounded by the table or by design
+_UNBOUNDED = ("state", "age", "chosen", "matched", "selection", "properties", "folder")  # bounded
 _NULL = "\x00"  # a null key part (MQ text never holds NUL after decoding)
 _SEP = "\x01"  # between the parts of a key
 
@@ -228,10 +236,13 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
     """Explode every message into its dimension rows ``(dim, key, epoch, sample)``.
 
     ``state`` counts every record; ``reason``, ``destination``, ``application``,
-    ``age`` and ``hour`` count messages with an MQDLH; ``unreadable`` counts decode
-    errors by their text; with a table, ``chosen`` (line, action, has-MQDLH,
-    unplaceable) and ``matched`` (one row per matching rule line); with a second
-    table, ``change`` (old and new action, queue and line) for changed messages.
+    ``age`` and ``hour`` count messages with an MQDLH; so do ``properties`` (with or
+    without, and whether the MQDLH sits behind an MQRFH2) and ``folder`` (one row per
+    property folder a message carries), from the data source's property columns;
+    ``unreadable`` counts decode errors by their text; with a table, ``chosen`` (line,
+    action, has-MQDLH, unplaceable) and ``matched`` (one row per matching rule line);
+    with a second table, ``change`` (old and new action, queue and line) for changed
+    messages.
     With age selectors, ``selection`` counts every record by its ``age_status`` and
     the other dimensions count the selected messages only.
     """
@@ -252,6 +263,15 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
             _row("hour", F.floor(F.col("put_epoch") / F.lit(3600)) * F.lit(3600)),
         ),
     ]
+    if PROPERTY_FOLDERS in frame.columns:
+        folders = F.col(PROPERTY_FOLDERS)
+        carried = F.coalesce(F.size(folders) > F.lit(0), F.lit(False))
+        front = F.coalesce(F.col("rfh2_in_front") > F.lit(0), F.lit(False))
+        rows.append(F.when(dlh, _row("properties", carried, front)))
+        rows += [
+            F.when(dlh & F.array_contains(folders, F.lit(name)), _row("folder", F.lit(name)))
+            for name in FOLDERS
+        ]
     extra = []
     if options.ruleset is not None:
         rows.append(
@@ -340,4 +360,4 @@ def build_report(messages: Any, options: ReportOptions) -> dict[str, Any]:
             if None not in parts:
                 found.add(struct.pack(f">{_MSG_ID_LONGS}q", *parts).hex().upper())
         r["samples"] = sorted(found)
-    return assemble(collected, options)
+    return assemble(collected, options, properties=PROPERTY_FOLDERS in messages.columns)

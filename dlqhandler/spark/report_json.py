@@ -5,6 +5,10 @@ a number of messages; lists are sorted by count, descending (ties by key); a lis
 at ``top`` ends with one row whose fields are null and ``other`` is true. With
 ``--older-than``/``--newer-than``, ``selection`` says which were applied and how many
 records they left out (by cause); every other count is of the selected messages.
+``properties`` counts the messages with an MQDLH that carry message properties (an
+MQRFH2 of property folders in front of the MQDLH or right behind it), by folder, and
+those whose MQDLH sits behind an MQRFH2 (``rfh2_in_front``); it is there when the input
+was read through the ``dmpmqmsg`` data source.
 """
 
 from __future__ import annotations
@@ -156,8 +160,23 @@ def _selection(rows: list[dict[str, Any]], options: ReportOptions) -> dict[str, 
     }
 
 
-def assemble(collected: list[dict[str, Any]], options: ReportOptions) -> dict[str, Any]:
-    """The report object from the collected rows (see the module docstring)."""
+def _properties(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Messages with an MQDLH with and without properties, by folder, and how many have
+    the MQDLH behind an MQRFH2."""
+    counts = {(r["key"][0], r["key"][1]): r["count"] for r in rows["properties"]}
+    return {
+        "with": counts.get(("true", "true"), 0) + counts.get(("true", "false"), 0),
+        "without": counts.get(("false", "true"), 0) + counts.get(("false", "false"), 0),
+        "by_folder": _listing(rows["folder"], ("folder",)),
+        "rfh2_in_front": counts.get(("true", "true"), 0) + counts.get(("false", "true"), 0),
+    }
+
+
+def assemble(
+    collected: list[dict[str, Any]], options: ReportOptions, *, properties: bool = False
+) -> dict[str, Any]:
+    """The report object from the collected rows (see the module docstring); with
+    ``properties`` (the input had the data source's property columns) its section."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in collected:
         rows[r["dim"]].append(r)
@@ -196,6 +215,8 @@ def assemble(collected: list[dict[str, Any]], options: ReportOptions) -> dict[st
             {**d, "hour": iso_time(d["hour"])} for d in _listing(rows["hour"], ("hour",), (_int,))
         ],
     }
+    if properties:
+        report["properties"] = _properties(rows)
     if options.ages.active:
         report["selection"] = _selection(rows["selection"], options)
     if options.ruleset is not None:

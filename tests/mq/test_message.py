@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from dlqhandler.errors import DecodeError, MalformedMessageError
 from dlqhandler.mq import MQMD, Message, decode_dead_letter
+from dlqhandler.mq.message import stripped_data
 from dlqhandler.mq.properties import Property, PropertyType
-from dlqhandler.mq.rfh2 import MQRFH2, encode_rfh2, folders_of
+from dlqhandler.mq.rfh2 import MQRFH2, decode_rfh2, encode_rfh2, folders_of, properties_of
 
 
 def test_message_without_dlh_strips_to_itself() -> None:
@@ -114,3 +115,34 @@ def test_arbitrary_data_behind_an_mqhrf2_format_raises_only_our_error(data: byte
         for exc in raised:
             assert exc.raw == prefix + data
             assert 0 <= exc.offset <= len(prefix + data)
+
+
+@pytest.mark.parametrize(("encoding", "ccsid"), [(546, 1208), (273, 500)])
+def test_stripped_data_keeps_the_mqrfh2_in_front_told_what_follows(
+    encoding: int, ccsid: int
+) -> None:
+    """stripped_data of a dead letter with its MQRFH2 in front: the MQMD as it was, the
+    MQRFH2 byte for byte but its Encoding, CCSID and Format (the MQDLH's), the data
+    behind the MQDLH after it; of an ordinary dead letter: strip_dead_letter_header's."""
+    props = (Property("jms.Dst", PropertyType.STRING, "queue:///APP.IN"),)
+    original = MQMD(format="MQSTR", encoding=546, coded_char_set_id=1208, msg_id=b"S" * 24)
+    dead = Message.dead_letter(
+        original, b"data", reason=2053, dest_q_name="APP.IN", encoding=encoding, ccsid=ccsid
+    )
+    header = encode_rfh2(
+        MQRFH2(encoding, ccsid, "MQDEAD", folders=folders_of(props)),
+        encoding=encoding,
+        ccsid=ccsid,
+    )
+    md = dead.md.replace(format="MQHRF2")
+    got_md, data = stripped_data(md, header + dead.body)
+    assert got_md == md
+    rfh2, end = decode_rfh2(data, encoding=encoding, ccsid=ccsid)
+    assert (rfh2.format, rfh2.encoding, rfh2.coded_char_set_id) == ("MQSTR", 546, 1208)
+    assert data[28:end] == header[28:end]
+    assert data[end:] == b"data"
+    assert properties_of(rfh2.folders) == props
+    plain = dead.strip_dead_letter_header()
+    assert stripped_data(dead.md, dead.body) == (plain.md, plain.body)
+    with pytest.raises(MalformedMessageError):
+        stripped_data(md, header[:40])

@@ -3,7 +3,8 @@
 * reading then writing every row unchanged gives the input's bytes (mixed backlog in
   every data mode, EBCDIC and big-endian headers, CRLF, cut-off files without their
   cut-off message, which is reported);
-* every column equals the Python reader's decode (``read_dump`` + ``decode_dead_letter``),
+* every column equals the Python reader's decode (``read_dump`` + ``decode_dead_letter``
+  with ``behind_rfh2``: test_datasource_properties.py has the MQRFH2-in-front cases),
   on the mixed backlog and on every byte 1-255 in MQDLH text in every EBCDIC code page;
 * at split sizes from a few bytes up every message is read once and whole;
 * a query of header columns does not read the record or the body (ReadSchema);
@@ -89,7 +90,7 @@ def _python_rows(path: Path) -> list[dict[str, Any]]:
         row: dict[str, Any] = {f"md_{n}": getattr(m.md, n) for n in MD_NAMES}
         row["body"] = m.body
         try:
-            dlh = decode_dead_letter(m.md, m.body).dlh
+            dlh = decode_dead_letter(m.md, m.body, behind_rfh2=True).dlh
         except MalformedMessageError as exc:
             row.update(
                 {"has_dlh": False, "dlh_error": str(exc)} | {f"dlh_{n}": None for n in DLH_NAMES}
@@ -239,7 +240,7 @@ def test_partitioned_write_one_loadable_dump_per_target(spark: Any, tmp_path: Pa
     expected: dict[str, list[Any]] = {}
     for m in originals:
         try:
-            dlh = decode_dead_letter(m.md, m.body).dlh
+            dlh = decode_dead_letter(m.md, m.body, behind_rfh2=True).dlh
         except MalformedMessageError:
             expected.setdefault("NODLH", []).append(m)
             continue
@@ -359,3 +360,44 @@ def test_read_and_write_through_a_hadoop_filesystem(spark: Any, tmp_path: Path) 
     )
     (part,) = (data / "out" / "target=Q1").glob("part-*.dmp")
     assert part.read_bytes() == SAMPLE.read_bytes()
+
+
+def test_junk_after_data_lines_is_a_row_after_its_message(spark: Any, tmp_path: Path) -> None:
+    """A line that cannot follow a message's data lines: the message is read (as the
+    Python reader yields it), and the junk is a malformed row naming its file, line and
+    that message, as the Python reader's error does; the messages after it are read;
+    at any split size; writing every row back gives the file."""
+    data = SAMPLE.read_bytes()
+    cases = {
+        "blank-first": (b"\n\nA VER", b"\n\nthis is not a dump line\n\nA VER"),
+        "right-after": (b"\n\nA VER", b"\njunk, no blank line\nX 00\n\nA VER"),
+    }
+    for name, (old, new) in cases.items():
+        at = data.index(old, len(data) // 2)
+        path = tmp_path / f"junk-{name}.dmp"
+        path.write_bytes(data[:at] + new + data[at + len(old) :])
+        python = []
+        with pytest.raises(DumpFormatError) as reference:
+            python.extend(read_dump(path))
+        for size in (64, 4096, 1 << 20):
+            spark.conf.set("spark.sql.files.maxPartitionBytes", str(size))
+            try:
+                rows = _read(spark, path).orderBy("offset").collect()
+            finally:
+                spark.conf.unset("spark.sql.files.maxPartitionBytes")
+            assert len(rows) == 201, (name, size)
+            bad = [r for r in rows if r["malformed"] is not None]
+            assert len(bad) == 1
+            (junk,) = bad
+            assert junk["malformed"].endswith(str(reference.value).split(":", 1)[1]), name
+            assert f":{reference.value.line}: message {len(python)}: " in junk["malformed"]
+            assert junk["message_number"] == len(python)
+            good = [r for r in rows if r["malformed"] is None]
+            assert [r["message_number"] for r in good] == list(range(1, 201))
+            assert [bytes(r["md_msg_id"]) for r in good[: len(python)]] == [
+                m.md.msg_id for m in python
+            ]
+            assert bytes(good[len(python) - 1]["body"]) == python[-1].body
+        # a message written ends with an empty line (the writer's rule), junk or not
+        back = path.read_bytes().replace(b"\njunk, no", b"\n\njunk, no")
+        assert _write_back(spark, path, tmp_path / f"out-{name}") == back

@@ -4,6 +4,7 @@ report as the text path, a plan that reads header columns only and runs no Pytho
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,7 @@ def test_same_report_as_the_text_path(spark: Any, inputs: list[Path]) -> None:
     names = [str(p) for p in inputs]
     got = build_report(read_dumps(spark, names, split_bytes=64 << 10), options)
     want = build_report(read_messages(spark, names, split_bytes=64 << 10), options)
+    assert got.pop("properties")["with"] > 0  # the source's alone: test_report_properties
     assert got == want
     assert got["unreadable"]["count"] == 1
     assert got["total"] == 6 * 300
@@ -91,9 +93,10 @@ def test_plan_reads_header_columns_and_runs_no_python(spark: Any, inputs: list[P
     scans = [line for line in plan.splitlines() if "FileScan dmpmqmsg" in line]
     assert scans, plan
     for scan in scans:
-        schema = scan[scan.index("ReadSchema: struct<") + 19 :].split(">")[0]
-        read = {field.split(":")[0] for field in schema.split(",")}
+        schema = scan[scan.index("ReadSchema: struct<") + 19 :]
+        read = set(re.findall(r"(?:^|,)(\w+):", schema))  # array<string>: a '>' inside
         assert {"dlh_reason", "dlh_put_date", "md_msg_id", "has_dlh", "malformed"} <= read
+        assert "property_folders" in read
         assert not read & {"record", "body"}, schema
     assert "BatchEvalPython" not in plan
     assert "ArrowEvalPython" not in plan
@@ -122,6 +125,7 @@ def test_cli_report_reads_the_data_source(
     assert cli_main([*args, "--output", str(tmp_path / "text")]) == 0
     source = json.loads((tmp_path / "source" / "report.json").read_text())
     text = json.loads((tmp_path / "text" / "report.json").read_text())
+    assert source.pop("properties")["with"] > 0  # the source's alone
     assert source == text
     assert source["total"] == 6 * 300
     odd = tmp_path / "in" / "backlog [1] *.dmp"  # a name, not a pattern

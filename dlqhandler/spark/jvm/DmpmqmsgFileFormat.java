@@ -27,11 +27,24 @@
  *   line long            line number of the message's first line
  *   md_<field>           the MQMD (28 fields, dlqhandler.mq.mqmd.MQMD's names and order)
  *   body binary          the message data, MQDLH included
- *   has_dlh boolean      the data starts with a valid MQDLH
+ *   has_dlh boolean      the data starts with a valid MQDLH, or (MQMD Format MQHRF2)
+ *                        with an MQRFH2 of message properties whose Format is MQDEAD
+ *                        and a valid MQDLH behind it (what a DLQ defined PROPCTL(FORCE)
+ *                        gives, and IBM's dmpmqmsg unloads): decode_dead_letter(md,
+ *                        body, behind_rfh2=True), whose rule DumpMessage.decodeDlh follows
  *   dlh_error string     why it has none (the Python reader's words)
  *   dlh_<field>          the MQDLH's fields but StrucId and Version (null without one)
+ *   rfh2_in_front int    bytes of the MQRFH2 in front of the MQDLH (0: the data starts
+ *                        with the MQDLH; null without an MQDLH)
+ *   property_folders array<string>  the property folders (jms, mcd, mq, mq_usr, mqext,
+ *                        mqps, usr) holding properties in the MQRFH2 in front of the
+ *                        MQDLH or in one right behind it (MQDLH Format MQHRF2: a JMS
+ *                        message), sorted, each once; empty for none, null without an
+ *                        MQDLH. Decoded only when selected.
  *   malformed string     null, or why the record is not a message: "<file>:<line>:
  *                        message <n>: <problem>"; such a row has no md/dlh/body values
+ *                        (lines after a message's data lines that are not a message:
+ *                        a row of their own after the message's, in its number)
  *   record binary        the message's bytes as in the file: its first line up to the
  *                        next message (null for a cut-off or over-long message)
  * Options: maxRecordBytes (default 1 GiB): a longer message is a malformed row.
@@ -58,6 +71,7 @@ import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.execution.datasources.FileFormat;
 import org.apache.spark.sql.execution.datasources.OutputWriter;
 import org.apache.spark.sql.execution.datasources.OutputWriterFactory;
@@ -88,7 +102,8 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
     private static final int INPUT_FILE = 0, OFFSET = 1, NUMBER = 2, LINE = 3, MD = 4;
     private static final int BODY = MD + DumpTables.MD_FIELDS.length;
     private static final int HAS_DLH = BODY + 1, DLH_ERROR = BODY + 2, DLH = BODY + 3;
-    private static final int MALFORMED = DLH + DLH_COLUMNS.length, RECORD = MALFORMED + 1;
+    private static final int IN_FRONT = DLH + DLH_COLUMNS.length, FOLDERS = IN_FRONT + 1;
+    private static final int MALFORMED = FOLDERS + 1, RECORD = MALFORMED + 1;
 
     private static StructType schema() {
         StructType s = new StructType()
@@ -108,7 +123,9 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                 || name.startsWith("put_d") || name.startsWith("put_t");
             s = s.add("dlh_" + name, text ? DataTypes.StringType : DataTypes.IntegerType, true);
         }
-        return s.add("malformed", DataTypes.StringType, true)
+        return s.add("rfh2_in_front", DataTypes.IntegerType, true)
+            .add("property_folders", DataTypes.createArrayType(DataTypes.StringType, false), true)
+            .add("malformed", DataTypes.StringType, true)
             .add("record", DataTypes.BinaryType, true);
     }
 
@@ -297,6 +314,16 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                         + "message was read. Copy or dump the file again (if it is complete, "
                         + "add an empty line at its end)";
                     problemLine = raw.lastLine;
+                } else if (raw.junk) {
+                    int n = 0;
+                    while (n < raw.bytes.length && raw.bytes[n] != '\n') {
+                        n++;
+                    }
+                    if (n > 0 && raw.bytes[n - 1] == '\r') {
+                        n--;
+                    }
+                    malformed = "expected a message ('A' or 'N' line), found "
+                        + DumpMessage.show(raw.bytes, 0, n, 24);
                 } else {
                     m = DumpMessage.decode(raw.bytes, 0, raw.bytes.length);
                     if (m.error != null) {
@@ -321,11 +348,13 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                 }
                 all[BODY] = m.body;
                 boolean needDlh = false;
+                boolean needFolders = false;
                 for (int c : columns) {
                     needDlh |= c >= HAS_DLH && c < MALFORMED;
+                    needFolders |= c == FOLDERS;
                 }
                 if (needDlh) {
-                    DumpMessage.Dlh dlh = DumpMessage.decodeDlh(m.md, m.body);
+                    DumpMessage.Dlh dlh = DumpMessage.decodeDlh(m.md, m.body, needFolders);
                     all[HAS_DLH] = dlh.error == null;
                     if (dlh.error != null) {
                         all[DLH_ERROR] = UTF8String.fromString(dlh.error);
@@ -334,6 +363,14 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                             Object v = dlh.values[i];
                             all[DLH + i] = v instanceof String
                                 ? UTF8String.fromString((String) v) : v;
+                        }
+                        all[IN_FRONT] = dlh.inFront;
+                        if (dlh.folders != null) {
+                            Object[] names = new Object[dlh.folders.length];
+                            for (int i = 0; i < names.length; i++) {
+                                names[i] = UTF8String.fromString(dlh.folders[i]);
+                            }
+                            all[FOLDERS] = new GenericArrayData(names);
                         }
                     }
                 }

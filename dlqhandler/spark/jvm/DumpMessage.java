@@ -1,7 +1,8 @@
 /*
  * One dmpmqmsg message record decoded in the JVM, as the Python reader decodes it
  * (dlqhandler/formats/dump_reader.py for the MQMD and the data,
- * dlqhandler/mq/message.py decode_dead_letter for the MQDLH): the same values, the same
+ * dlqhandler/mq/message.py decode_dead_letter(..., behind_rfh2=True) for the MQDLH, also
+ * behind an MQRFH2 in front of it, which Rfh2.java reads): the same values, the same
  * problems with the same words. The tables (A codes, MQMD defaults, MQDLH layout, code
  * pages) are generated from the Python side into DumpTables.java.
  *
@@ -326,44 +327,110 @@ final class DumpMessage {
     // --- the MQDLH -----------------------------------------------------------------
 
     /** MQDLH values (reason, dest_q_name, dest_q_mgr_name, encoding, coded_char_set_id,
-     *  format, put_appl_type, put_appl_name, put_date, put_time) or its problem. */
+     *  format, put_appl_type, put_appl_name, put_date, put_time) or its problem; the
+     *  bytes of MQRFH2 in front of it; the property folders around it. */
     static final class Dlh {
         Object[] values;
         String error;
+        int inFront;                 // bytes of the MQRFH2 in front of the MQDLH (0: none)
+        Rfh2 front;                  // that MQRFH2 (null: none)
+        String[] folders;            // property folders carried (null: not asked, no MQDLH)
     }
 
-    static Dlh decodeDlh(Object[] md, byte[] body) {
+    private static final String IN_FRONT = "MQMD Format is 'MQHRF2'";
+
+    /**
+     * The MQDLH of a message, as dlqhandler.mq.message.decode_dead_letter(md, body,
+     * behind_rfh2=True) finds it: at the start of the data, or, when the MQMD's Format is
+     * MQHRF2, behind the MQRFH2 there (whose Format is MQDEAD and whose folders are all
+     * message properties), decoded in that header's Encoding and CodedCharSetId. With
+     * {@code folders}, also the names of the property folders holding properties in the
+     * MQRFH2 in front and in one right behind the MQDLH (its Format MQHRF2; a damaged
+     * one there adds none: it is the message's data, not its header).
+     */
+    static Dlh decodeDlh(Object[] md, byte[] body, boolean folders) {
         Dlh d = new Dlh();
-        String error = dlhError(md, body, d);
-        if (error != null && !"MQDEAD".equals(md[7])) {
-            error = "MQMD Format is " + pyRepr((String) md[7]) + ", not 'MQDEAD'; " + error;
+        int encoding = (Integer) md[5];
+        int ccsid = (Integer) md[6] == 0 ? 819 : (Integer) md[6];
+        if ("MQHRF2".equals(md[7])) {
+            d.error = behindRfh2(encoding, (Integer) md[6], ccsid, body, d);
+        } else {
+            String error = dlhError(encoding, ccsid, body, 0, d);
+            if (error != null && !"MQDEAD".equals(md[7])) {
+                error = "MQMD Format is " + pyRepr((String) md[7]) + ", not 'MQDEAD'; " + error;
+            }
+            d.error = error;
         }
-        d.error = error;
-        if (error != null) {
+        if (d.error != null) {
             d.values = null;
+            d.inFront = 0;
+            d.front = null;
+        } else if (folders) {
+            java.util.SortedSet<String> names = new java.util.TreeSet<>();
+            if (d.front != null) {
+                d.front.propertyFolders(names);
+            }
+            if ("MQHRF2".equals(d.values[5])) {
+                try {
+                    Rfh2.decode(body, d.inFront + DumpTables.DLH_LENGTH, body.length,
+                                (Integer) d.values[3], (Integer) d.values[4])
+                        .propertyFolders(names);
+                } catch (Rfh2.Problem e) {
+                    // the data behind the MQDLH: `decode` shows it as properties_error
+                }
+            }
+            d.folders = names.toArray(new String[0]);
         }
         return d;
     }
 
-    private static String dlhError(Object[] md, byte[] body, Dlh d) {
-        if (body.length < DumpTables.DLH_LENGTH) {
-            return "message data is " + body.length + " bytes, shorter than an MQDLH ("
-                + DumpTables.DLH_LENGTH + ")";
+    /** message.py _behind_rfh2: the MQDLH behind the MQRFH2 at the start of body. */
+    private static String behindRfh2(int encoding, int mdCcsid, int ccsid, byte[] body, Dlh d) {
+        Rfh2 h;
+        try {
+            h = Rfh2.decode(body, 0, body.length, encoding, ccsid);
+        } catch (Rfh2.Problem e) {
+            return IN_FRONT + "; " + e.getMessage() + " (at byte " + e.offset + " of the data)";
         }
-        int encoding = (Integer) md[5];
-        int ccsid = (Integer) md[6];
-        if (ccsid == 0) {
-            ccsid = 819;
+        if (!"MQDEAD".equals(h.format)) {
+            return IN_FRONT + ", and the MQRFH2's Format is " + pyRepr(h.format)
+                + ", not 'MQDEAD': no MQDLH behind it";
+        }
+        for (String name : h.folders) {
+            if (java.util.Arrays.binarySearch(Rfh2.PROPERTY_FOLDERS, name) < 0) {
+                return IN_FRONT + ": the MQRFH2 in front of the MQDLH holds folder "
+                    + pyRepr(name) + ", which is not message properties (only mcd, jms, usr, "
+                    + "mq, mqext, mq_usr, mqps are)";
+            }
+        }
+        int inner = h.ccsid == -2 ? mdCcsid : h.ccsid;
+        String error = dlhError(h.encoding, inner == 0 ? 819 : inner, body, h.end, d);
+        if (error != null) {
+            return IN_FRONT + "; behind the MQRFH2 (StrucLength " + h.end + "), " + error;
+        }
+        d.inFront = h.end;
+        d.front = h;
+        return null;
+    }
+
+    private static String dlhError(int encoding, int ccsid, byte[] body, int start, Dlh d) {
+        int length = body.length - start;
+        if (length < DumpTables.DLH_LENGTH) {
+            return "message data is " + length + " bytes, shorter than an MQDLH ("
+                + DumpTables.DLH_LENGTH + ")";
         }
         boolean big;
         int part = encoding & 0xF;
+        int s = start;
         if (part == 1) {
             big = true;
         } else if (part == 2) {
             big = false;
-        } else if (body[4] == 0 && body[5] == 0 && body[6] == 0 && (body[7] == 1 || body[7] == 2)) {
+        } else if (body[s + 4] == 0 && body[s + 5] == 0 && body[s + 6] == 0
+                   && (body[s + 7] == 1 || body[s + 7] == 2)) {
             big = true;
-        } else if (body[5] == 0 && body[6] == 0 && body[7] == 0 && (body[4] == 1 || body[4] == 2)) {
+        } else if (body[s + 5] == 0 && body[s + 6] == 0 && body[s + 7] == 0
+                   && (body[s + 4] == 1 || body[s + 4] == 2)) {
             big = false;
         } else {
             return "MQDLH not decodable: encoding " + encoding + " has no integer byte order";
@@ -372,22 +439,22 @@ final class DumpMessage {
         Object[] all = new Object[fields];
         for (int i = 0; i < fields; i++) {
             int at = DumpTables.DLH_OFFSET[i];
-            all[i] = mqlong(body, at, big);
+            all[i] = mqlong(body, s + at, big);
         }
         for (int i = 0; i < fields; i++) {
-            int length = DumpTables.DLH_CHAR_LENGTH[i];
-            if (length == 0) {
+            int n = DumpTables.DLH_CHAR_LENGTH[i];
+            if (n == 0) {
                 continue;
             }
             try {
-                all[i] = decodeText(body, DumpTables.DLH_OFFSET[i], length, ccsid);
+                all[i] = decodeText(body, s + DumpTables.DLH_OFFSET[i], n, ccsid);
             } catch (CharacterCodingException e) {
                 return "MQDLH not decodable: MQDLH." + DumpTables.DLH_IBM[i] + ": "
                     + e.getMessage();
             }
         }
         if (!"DLH".equals(all[0])) {
-            return "data does not start with an MQDLH (StrucId is " + bytesRepr(body, 0, 4)
+            return "data does not start with an MQDLH (StrucId is " + bytesRepr(body, s, 4)
                 + ", expected 'DLH ' in CCSID " + ccsid + ")";
         }
         int version = (Integer) all[1];
@@ -429,6 +496,15 @@ final class DumpMessage {
                 chars[i - off] = c;
             }
             return rstrip(new String(chars));
+        }
+        if (ccsid == 1208 || ccsid == 1200 || ccsid == 1202 || ccsid == 13488
+                || ccsid == 17584) {  // CPython's decoders' rules and reasons
+            try {
+                return rstrip(ccsid == 1208 ? Rfh2.Text.utf8(b, off, end - off)
+                    : Rfh2.Text.utf16(b, off, end - off, ccsid != 1202));
+            } catch (Rfh2.Invalid e) {
+                throw new Problem("text not valid in CCSID " + ccsid + ": " + e.reason);
+            }
         }
         int multi = -1;
         for (int i = 0; i < DumpTables.MULTI_BYTE_CCSIDS.length; i++) {

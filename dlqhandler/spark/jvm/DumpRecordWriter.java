@@ -114,14 +114,16 @@ final class DumpRecordWriter extends OutputWriter {
 
     private void writeStripped(byte[] b, boolean crlf) throws IOException {
         DumpMessage m = DumpMessage.decode(b, 0, b.length);
-        DumpMessage.Dlh dlh = m.error == null ? DumpMessage.decodeDlh(m.md, m.body) : null;
+        DumpMessage.Dlh dlh = m.error == null ? DumpMessage.decodeDlh(m.md, m.body, false)
+            : null;
         if (dlh == null || dlh.error != null) {
             throw new IOException("cannot write a message without its MQDLH: "
                 + (m.error != null ? m.error : dlh.error) + " (record " + preview(b) + ")");
         }
-        String format = (String) dlh.values[5];
-        int encoding = (Integer) dlh.values[3];
-        int ccsid = (Integer) dlh.values[4];
+        StrippedRecord.Parts parts = StrippedRecord.of(m.md, m.body, dlh);
+        String format = parts.format;
+        int encoding = parts.encoding;
+        int ccsid = parts.ccsid;
         byte[] nl = lineEnd(crlf);
         boolean fmt = false, enc = false, ccs = false;
         int pos = 0;
@@ -158,8 +160,8 @@ final class DumpRecordWriter extends OutputWriter {
         if (!ccs) {
             writeText("A CCS " + ccsid, nl);
         }
-        byte[] body = m.body;
-        int from = DumpTables.DLH_LENGTH;
+        byte[] body = parts.data;
+        int from = 0;
         if (from >= body.length) {
             out.write('X');
             out.write(' ');

@@ -10,6 +10,11 @@
  * bytes from a message's first line to the next message's first line (or the end of
  * the file), so the file header followed by every record is the file, byte for byte.
  *
+ * A line that cannot follow a message's data lines (not A, N, X, S, T, '*' or empty)
+ * ends that message and starts a record of its own, "junk", up to the next message: as
+ * the Python reader yields the message and then names that line (in the message's
+ * number), the source gives the message's row and a malformed row for the junk.
+ *
  * Line and message numbers are counted as the split is read; the count before the
  * split (a scan of the bytes before it, no decoding) is made only when a selected
  * column or a malformed message needs it.
@@ -50,6 +55,7 @@ final class DumpSplitReader implements AutoCloseable {
     private boolean pending;   // a message's first line is at record[0, pendingLen)
     private int pendingLen;
     private long pendingOffset;
+    private boolean pendingJunk;  // the pending record is junk, not a message
     private int prevKind;      // first byte of the last significant line; 0 = none
     private boolean eof;
     boolean keepBytes = true;  // false: no selected column needs a record's bytes
@@ -72,6 +78,16 @@ final class DumpSplitReader implements AutoCloseable {
         boolean newlineAtEnd;  // the file's last byte is a line end
         int lastLine;          // 0-based index of its last non-empty line
         long length;
+        boolean junk;          // not a message: lines after a message's data lines
+    }
+
+    /** A line of kind c after one of kind prev starts a record: a message's first line
+     *  (A or N after anything else), or junk after data lines. */
+    private static boolean starts(byte c, int prev) {
+        if (c == 'A' || c == 'N') {
+            return prev != 'A' && prev != 'N';
+        }
+        return c != 'X' && c != 'S' && c != 'T' && (prev == 'X' || prev == 'S' || prev == 'T');
     }
 
     DumpSplitReader(Configuration conf, Path path, String name, long start, long end,
@@ -175,7 +191,7 @@ final class DumpSplitReader implements AutoCloseable {
                 continue;
             }
             byte c = record.buf[s];
-            if ((c == 'A' || c == 'N') && prevKind != 'A' && prevKind != 'N') {
+            if (starts(c, prevKind)) {
                 firstOffset = at;
                 startPending(s, at, c);
                 return;
@@ -193,6 +209,7 @@ final class DumpSplitReader implements AutoCloseable {
         pending = true;
         pendingLen = record.size;
         pendingOffset = at;
+        pendingJunk = c != 'A' && c != 'N';
         prevKind = c;
     }
 
@@ -204,7 +221,8 @@ final class DumpSplitReader implements AutoCloseable {
         Raw raw = new Raw();
         raw.offset = pendingOffset;
         raw.lineInSplit = linesRead;
-        raw.numberInSplit = messagesRead;
+        raw.junk = pendingJunk;
+        raw.numberInSplit = raw.junk ? messagesRead - 1 : messagesRead;  // the message before
         pending = false;
         int lines = 1;
         int lastLine = 0;
@@ -223,8 +241,8 @@ final class DumpSplitReader implements AutoCloseable {
             long lineLength = record.size - s;
             if (n > 0 && record.buf[s] != '*') {
                 byte c = record.buf[s];
-                if ((c == 'A' || c == 'N') && prevKind != 'A' && prevKind != 'N') {
-                    // the next message: it stays in the buffer
+                if (starts(c, prevKind)) {
+                    // the next record: it stays in the buffer
                     byte[] next = Arrays.copyOfRange(record.buf, s, record.size);
                     record.size = s;
                     raw.bytes = tooLong ? null : keepBytes ? Arrays.copyOf(record.buf, record.size) : NOT_KEPT;
@@ -233,6 +251,7 @@ final class DumpSplitReader implements AutoCloseable {
                     pending = true;
                     pendingLen = next.length;
                     pendingOffset = at;
+                    pendingJunk = c != 'A' && c != 'N';
                     prevKind = c;
                     break;
                 }
@@ -274,14 +293,16 @@ final class DumpSplitReader implements AutoCloseable {
                     n--;
                 }
                 byte c = n > 0 ? record.buf[ls] : 0;
-                raw.cut = c == 'X' || c == 'S' || c == 'T';
+                raw.cut = !raw.junk && (c == 'X' || c == 'S' || c == 'T');
             }
             record.size = 0;
         }
         raw.lastLine = lastLine;
         raw.length = length;
         linesRead += newlines;
-        messagesRead++;
+        if (!raw.junk) {
+            messagesRead++;
+        }
         return raw;
     }
 
