@@ -29,7 +29,8 @@ from dlqhandler.spark.paths import hadoop_fs, is_local, local_path
 
 __all__ = ["HadoopFiles", "LocalFiles", "OutFiles", "output_files", "parts_order", "safe_path"]
 
-_PART_GLOB = "file_index=*/split_start=*/part-*"
+_PART_GLOB = "pf=*/ps=*/part-*.dmp"  # input file, input split (spark/outputs.py)
+_AUDIT_GLOB = "t=*/pf=*/ps=*/part-*.parquet"
 
 
 def safe_path(directory: Path, name: str) -> Path:
@@ -49,7 +50,7 @@ def _flat(name: str) -> str:
 
 
 def parts_order(uri: str) -> tuple[int, int, str]:
-    """Sort key of a part file ``.../file_index=F/split_start=S/part-...``: input file,
+    """Sort key of a part file ``.../pf=F/ps=S/part-...``: input file,
     split offset, then name (a split's part files are numbered in writing order)."""
     head, _, name = uri.rpartition("/")
     head, _, split = head.rpartition("/")
@@ -87,6 +88,12 @@ class OutFiles(Protocol):
 
     def join(self, name: str, parts: list[str]) -> int:
         """The dmpmqmsg header and ``parts`` into file ``name`` (atomically); its size."""
+        ...
+
+    def gather(self, name: str, dest: str) -> int:
+        """Move the Parquet part files under directory ``name`` (partitioned by output
+        key, file and split) into the new directory ``dest``, each under a name of its
+        own; how many."""
         ...
 
     def rename(self, name: str, new: str) -> None: ...
@@ -130,6 +137,14 @@ class LocalFiles(OutFiles):
                     _copy(src, out)
         os.replace(tmp, final)
         return final.stat().st_size
+
+    def gather(self, name: str, dest: str) -> int:
+        target = self._path(dest)
+        target.mkdir()
+        found = sorted(self._path(name).glob(_AUDIT_GLOB))
+        for i, part in enumerate(found):
+            os.rename(part, target / f"{i:06d}-{part.name}")
+        return len(found)
 
     def rename(self, name: str, new: str) -> None:
         self._path(name).rename(self._path(new))
@@ -214,6 +229,22 @@ class HadoopFiles(OutFiles):
         for i, part in enumerate(parts):
             array[i] = part
         return int(dump_files.concat(self._conf, _header(), array, self.uri(name)))
+
+    def gather(self, name: str, dest: str) -> int:
+        target = self._path(dest)
+        self._fs.mkdirs(target)
+        found = (
+            self._fs.globStatus(
+                self._jvm.org.apache.hadoop.fs.Path(f"{self.uri(name)}/{_AUDIT_GLOB}")
+            )
+            or []
+        )
+        paths = sorted((s.getPath() for s in found), key=lambda p: str(p.toString()))
+        for i, path in enumerate(paths):
+            moved = self._jvm.org.apache.hadoop.fs.Path(target, f"{i:06d}-{path.getName()}")
+            if not self._fs.rename(path, moved):
+                raise ConfigError(f"{path.toString()}: cannot move into {self.uri(dest)}")
+        return len(paths)
 
     def rename(self, name: str, new: str) -> None:
         if not self._fs.rename(self._path(name), self._path(new)):
