@@ -25,12 +25,12 @@ from dlqhandler.errors import ConfigError
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
 from dlqhandler.spark.classify import catch_all_queue, classify
-from dlqhandler.spark.messages import dump_error, expand_inputs, read_messages
+from dlqhandler.spark.messages import dump_error, read_messages
 from dlqhandler.spark.outfiles import output_files
 from dlqhandler.spark.outputs import REMAINING_FILE, write_outputs
 from dlqhandler.spark.progress import step
 
-__all__ = ["DrainConfig", "DrainResult", "run_drain"]
+__all__ = ["DrainConfig", "DrainResult", "mode_problem", "run_drain"]
 
 
 class DrainConfig(BaseModel):
@@ -39,7 +39,7 @@ class DrainConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     output: Path | str  # a local directory, or a Hadoop URI (hdfs:, s3a:, viewfs:...)
-    inputs: tuple[str, ...] = ()
+    inputs: tuple[str, ...] = ()  # resolved files (dlqhandler.spark.inputs.resolve_inputs)
     input_notes: tuple[str, ...] = ()  # files read once though given twice, left out
     snapshot: Path | None = None  # a dump browsed from a queue manager by the driver
     qmgr: str | None = None
@@ -134,16 +134,17 @@ def run_drain(
 
     out = output_files(spark, config.output)
     out.mkdirs()
-    files = (
-        [str(config.snapshot)]
-        if config.snapshot is not None
-        else expand_inputs(list(config.inputs), spark)
-    )
+    # the inputs were resolved once, by the caller (dlqhandler.spark.inputs.resolve_inputs)
+    files = [str(config.snapshot)] if config.snapshot is not None else list(config.inputs)
     catch_all = catch_all_queue(ruleset, config.catch_all)
 
     step(spark, "read the input")
     loaded = read_messages(
-        spark, [str(f) for f in files], split_bytes=config.split_bytes, record=not config.apply
+        spark,
+        [str(f) for f in files],
+        split_bytes=config.split_bytes,
+        record=not config.apply,
+        located=True,
     )
     input_queue = config.queue
     frame = classify(
@@ -179,6 +180,7 @@ def run_drain(
     frame = frame.withColumn("outcome", _outcome_column(config.apply))
 
     written = None
+    audit_schema = frame.selectExpr(*_AUDIT_COLUMNS).schema  # read back without a footer
     if config.dry_run or config.apply:
         step(spark, "classify, write the audit")
         _bad_input(lambda: frame.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
@@ -189,9 +191,8 @@ def run_drain(
         )
         if not written.audit_files:  # no message at all: an empty audit all the same
             out.delete("audit")
-            empty = spark.createDataFrame([], frame.selectExpr(*_AUDIT_COLUMNS).schema)
-            empty.write.parquet(out.uri("audit"))
-    audit = spark.read.parquet(out.uri("audit"))
+            spark.createDataFrame([], audit_schema).write.parquet(out.uri("audit"))
+    audit = spark.read.schema(audit_schema).parquet(out.uri("audit"))
     # The audit holds every column the summary counts: no second pass over the bodies.
     summary = _summarise(audit.withColumnRenamed("reason", "dlh_reason"), ruleset)
     summary["decoder"] = "jvm"  # the dmpmqmsg data source decodes every record
@@ -344,8 +345,18 @@ def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
     }
 
 
+def mode_problem(*, apply: bool, dry_run: bool, from_queue: bool) -> str | None:
+    """Why a drain's mode cannot run (the CLI says it before anything starts), or None."""
+    if apply and not from_queue:
+        return "--apply acts on a queue: give -m QMGR as the input"
+    if apply and dry_run:
+        return "--apply and --dry-run exclude each other"
+    return None
+
+
 def check_config(config: DrainConfig) -> None:
-    if config.apply and config.snapshot is None:
-        raise ConfigError("--apply acts on a queue: give -m QMGR (and --queue) as the input")
-    if config.apply and config.dry_run:
-        raise ConfigError("--apply and --dry-run exclude each other")
+    problem = mode_problem(
+        apply=config.apply, dry_run=config.dry_run, from_queue=config.snapshot is not None
+    )
+    if problem:
+        raise ConfigError(problem)

@@ -14,9 +14,9 @@ audit and outputs read; :data:`MESSAGE_COLUMNS` in order):
 * ``file_index`` int (position of the file in the input list), ``split_start`` long
   (byte offset of the split that read the message), ``seq`` long (the message's byte
   offset in its file): together the input order;
-* ``error`` string: null, or why the record is malformed (``<file>, line <n>, message
-  <m>: <problem>``, the file as given); such a row has no message columns and stays
-  (REMAIN); ``error_line`` int: that line;
+* ``error`` string: null, or why the record is malformed (the drain's: ``<file>, line
+  <n>, message <m>: <problem>``, the file as given); such a row has no message columns
+  and stays (REMAIN); ``error_line`` int: that line;
 * ``md_<field>`` for every MQMD field, ``has_dlh``, ``dlh_error`` (why there is no
   valid MQDLH), ``dlh_<field>`` for every MQDLH field but the version;
 * ``decoded_in_python`` boolean: always false (the contract keeps it: nothing is
@@ -32,9 +32,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from dlqhandler.errors import ConfigError, DumpFormatError
+from dlqhandler.logs import get_logger
 from dlqhandler.mq.mqdlh import MQDLH
 from dlqhandler.mq.mqmd import MQMD
-from dlqhandler.spark.inputs import resolve_inputs
 
 __all__ = [
     "DLH_FIELDS",
@@ -42,7 +42,6 @@ __all__ = [
     "MESSAGE_COLUMNS",
     "SOURCE",
     "dump_error",
-    "expand_inputs",
     "load_source",
     "read_messages",
     "spelt_uris",
@@ -69,19 +68,11 @@ MESSAGE_COLUMNS = [
     "error_line",
 ]
 
+_log = get_logger(__name__)
 _GLOB = re.compile(r"([\\{}\[\]*?])")  # Spark globs a path holding one of these
 # malformed = "<input_file>:<line>: message <n>: <problem>" (after the file's own name)
 _LOCATED = r"^([0-9]+): message ([0-9]+): (?s:(.*))$"
 _DUMP_ERROR = re.compile(r"dmpmqmsg: (.+?):([0-9]+): ([^\n]*)")
-
-
-def expand_inputs(inputs: list[str], spark: Any = None) -> list[str]:
-    """The files ``inputs`` name (paths, directories, globs, Hadoop URIs listed through
-    ``spark``), each once: :func:`dlqhandler.spark.inputs.resolve_inputs`."""
-    found = resolve_inputs(inputs, spark)
-    if found.pending:
-        raise ConfigError(f"--input {found.pending[0]}: a Hadoop URI needs a Spark session")
-    return list(found.files)
 
 
 def load_source(
@@ -89,22 +80,45 @@ def load_source(
 ) -> Any:
     """``spark.read.format("dmpmqmsg").load(files)`` with splits of ``split_bytes``
     (``spark.sql.files.maxPartitionBytes``); a file name is a name, not a glob. A
-    session without the data source is a :class:`ConfigError` saying how to add it."""
+    session without the data source gets the package's jar added (``ADD JAR``); where
+    there is none, a :class:`ConfigError` says how to add it."""
     if not files:
         raise ConfigError("no input files")
     spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(1 << 10, split_bytes)))
     paths = [_GLOB.sub(r"\\\1", str(f)) for f in files]
+    for attempt in range(2):
+        try:
+            return spark.read.format(SOURCE).options(**options).load(paths)
+        except Exception as exc:  # py4j: SparkClassNotFoundException, not converted
+            if "DATA_SOURCE_NOT_FOUND" not in str(exc) or SOURCE not in str(exc):
+                raise
+        # a session this package did not launch (spark-submit without the jar)
+        if attempt or not _add_jar(spark):
+            break
+    raise ConfigError(
+        "this Spark session has no 'dmpmqmsg' data source (dlqhandler's jar is not on "
+        "its class path): under spark-submit, add the options that "
+        "'python -m dlqhandler.spark.jar' prints; without a shipped jar, a JDK (javac) "
+        "builds it"
+    )
+
+
+def _add_jar(spark: Any) -> bool:
+    """``ADD JAR`` the package's jar (shipped, or built here with a JDK) to a session that
+    lacks it: the session's class loader on the driver (py4j pins this Python thread to
+    one JVM thread, whose context class loader it sets) and the executors, which fetch
+    it before their next task. False when there is no jar or Spark refuses it."""
+    from dlqhandler.spark.jar import compiled_jar
+
+    jar = compiled_jar()
+    if jar is None:
+        return False
     try:
-        return spark.read.format(SOURCE).options(**options).load(paths)
-    except Exception as exc:  # py4j: SparkClassNotFoundException, not converted by PySpark
-        if "DATA_SOURCE_NOT_FOUND" not in str(exc) or SOURCE not in str(exc):
-            raise
-        raise ConfigError(
-            "this Spark session has no 'dmpmqmsg' data source (dlqhandler's jar is not on "
-            "its class path): under spark-submit, add the options that "
-            "'python -m dlqhandler.spark.jar' prints; without a shipped jar, a JDK (javac) "
-            "builds it"
-        ) from None
+        spark.sql(f"ADD JAR '{jar}'")
+    except Exception as exc:  # py4j/analysis errors: the caller's clear error follows
+        _log.warning("jar_not_added", jar=str(jar), why=f"{type(exc).__name__}: {exc}"[:300])
+        return False
+    return True
 
 
 def spelt_uris(spark: Any, files: Sequence[str]) -> list[str]:
@@ -128,10 +142,13 @@ def read_messages(
     split_bytes: int = 128 << 20,
     record: bool = False,
     body: bool = False,
+    located: bool = False,
 ) -> Any:
     """The messages of ``files`` as the message frame (the module's contract), with
     ``record`` and ``body`` only when asked: the scan reads what the frame's consumers
-    select (a query of header columns never copies a record nor decodes a body)."""
+    select (a query of header columns never copies a record nor decodes a body).
+    ``error`` is the problem alone (what the report counts by), or with ``located`` the
+    drain's ``<file>, line <n>, message <m>: <problem>``."""
     from pyspark.sql import functions as F
 
     files = [str(f) for f in files]
@@ -141,19 +158,22 @@ def read_messages(
     index = (
         F.array_position(F.array(*[F.lit(u) for u in uris]), F.col("_metadata.file_path")) - 1
     ).cast("int")
-    names = F.element_at(F.array(*[F.lit(f) for f in files]), index + 1)
-    located = F.expr("substring(malformed, char_length(input_file) + 2)")
-    line = F.regexp_extract(located, _LOCATED, 1)
+    names = F.get(F.array(*[F.lit(f) for f in files]), index)
+    located_text = F.expr("substring(malformed, char_length(input_file) + 2)")
+    line = F.regexp_extract(located_text, _LOCATED, 1)
+    problem = F.regexp_extract(located_text, _LOCATED, 3)
     error = F.when(
         F.col("malformed").isNotNull(),
-        F.concat(
+        problem
+        if not located
+        else F.concat(
             names,
             F.lit(", line "),
             line,
             F.lit(", message "),
-            F.regexp_extract(located, _LOCATED, 2),
+            F.regexp_extract(located_text, _LOCATED, 2),
             F.lit(": "),
-            F.regexp_extract(located, _LOCATED, 3),
+            problem,
         ),
     )
     columns = [
