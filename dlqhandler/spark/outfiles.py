@@ -58,10 +58,19 @@ def parts_order(uri: str) -> tuple[int, int, str]:
     return int(file_.split("=", 1)[1]), int(split.split("=", 1)[1]), name
 
 
-def _header() -> str:
+def _header(*, crlf: bool = False) -> str:
+    """dmpmqmsg's file header, with the line ends of the records that follow it."""
     buf = io.BytesIO()
     DumpWriter(buf).close()
-    return buf.getvalue().decode("latin-1")
+    text = buf.getvalue().decode("latin-1")
+    return text.replace("\n", "\r\n") if crlf else text
+
+
+def _crlf(head: bytes) -> bool:
+    """Whether the first line of ``head`` (a part's first record) ends with CRLF: the
+    records are copied as read, so a CRLF input's output file gets a CRLF header."""
+    end = head.find(b"\n")
+    return end > 0 and head[end - 1 : end] == b"\r"
 
 
 class OutFiles(Protocol):
@@ -129,8 +138,12 @@ class LocalFiles(OutFiles):
     def join(self, name: str, parts: list[str]) -> int:
         final = safe_path(self.base, name)
         tmp = final.with_name(f".{final.name}.tmp")
+        first = b""
+        if parts:
+            with open(parts[0], "rb") as src:
+                first = src.read(4096)
         with tmp.open("wb") as out:
-            out.write(_header().encode("latin-1"))
+            out.write(_header(crlf=_crlf(first)).encode("latin-1"))
             out.flush()
             for part in parts:
                 with open(part, "rb") as src:

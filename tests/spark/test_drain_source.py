@@ -94,3 +94,24 @@ def test_a_file_that_is_not_a_dump_is_a_dump_format_error(spark: Any, tmp_path: 
     assert "notes.dmp" in str(caught.value)
     assert caught.value.line == 1
     assert "not a dmpmqmsg file" in str(caught.value) or "header" in str(caught.value)
+
+
+def test_a_crlf_dump_is_copied_with_its_line_ends(spark: Any, tmp_path: Path) -> None:
+    """A dump with CRLF line ends, every message forwarded as it is: the output file is
+    the input byte for byte, its header with CRLF line ends too."""
+    plain = tmp_path / "plain.dmp"
+    write_dump(plain, list(generate_backlog(40, seed=4)))
+    src = tmp_path / "crlf.dmp"
+    src.write_bytes(plain.read_bytes().replace(b"\n", b"\r\n"))
+    ruleset = compile_rules(_FWD_ALL).ruleset
+    assert ruleset is not None
+    out = tmp_path / "out"
+    run_drain(
+        spark,
+        ruleset,
+        DrainConfig(output=out, inputs=(str(src),), split_bytes=2048, catch_all="ALL.Q"),
+    )
+    written = (out / "q-ALL.Q@LOCAL.dmp").read_bytes()
+    head, body = written.split(b"\r\n\r\n", 1)
+    assert b"\n" not in head.replace(b"\r\n", b"")
+    assert body == src.read_bytes().split(b"\r\n\r\n", 1)[1]
