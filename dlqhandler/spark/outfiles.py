@@ -29,7 +29,7 @@ from dlqhandler.spark.paths import hadoop_fs, is_local, local_path
 
 __all__ = ["HadoopFiles", "LocalFiles", "OutFiles", "output_files", "parts_order", "safe_path"]
 
-_PART_GLOB = "pf=*/ps=*/part-*.dmp"  # input file, input split (spark/outputs.py)
+_PART_GLOB = "pf=*/ps=*/part-*"  # input file, input split (spark/outputs.py)
 _AUDIT_GLOB = "t=*/pf=*/ps=*/part-*.parquet"
 
 
@@ -90,9 +90,9 @@ class OutFiles(Protocol):
         """The names directly under directory ``name`` (empty when it does not exist)."""
         ...
 
-    def parts(self, *names: str) -> list[str]:
-        """The part files under directory ``names`` (partitioned by file and split), in
-        input order."""
+    def parts(self, *names: str, suffix: str = ".dmp") -> list[str]:
+        """The part files (names ending with ``suffix``) under directory ``names``
+        (partitioned by file and split), in input order."""
         ...
 
     def join(self, name: str, parts: list[str]) -> int:
@@ -132,8 +132,9 @@ class LocalFiles(OutFiles):
         folder = self._path(name)
         return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
 
-    def parts(self, *names: str) -> list[str]:
-        return sorted((str(p) for p in self._path(*names).glob(_PART_GLOB)), key=parts_order)
+    def parts(self, *names: str, suffix: str = ".dmp") -> list[str]:
+        found = self._path(*names).glob(_PART_GLOB + suffix)
+        return sorted((str(p) for p in found), key=parts_order)
 
     def join(self, name: str, parts: list[str]) -> int:
         final = safe_path(self.base, name)
@@ -219,10 +220,10 @@ class HadoopFiles(OutFiles):
             return []
         return sorted(str(s.getPath().getName()) for s in self._fs.listStatus(path))
 
-    def parts(self, *names: str) -> list[str]:
+    def parts(self, *names: str, suffix: str = ".dmp") -> list[str]:
         found = (
             self._fs.globStatus(
-                self._jvm.org.apache.hadoop.fs.Path(f"{self.uri(*names)}/{_PART_GLOB}")
+                self._jvm.org.apache.hadoop.fs.Path(f"{self.uri(*names)}/{_PART_GLOB}{suffix}")
             )
             or []
         )

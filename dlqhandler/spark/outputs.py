@@ -128,7 +128,7 @@ def write_outputs(
     parts_dir = f".parts-{uuid.uuid4().hex}"
     _write_parts(rows, out.uri(parts_dir), sort=False)
     parts = _listed(out, parts_dir)
-    if _most_writers(parts) > _MAX_WRITERS:  # Spark sorted what was left: write again
+    if _most_writers(out, parts_dir) > _MAX_WRITERS:  # Spark sorted the rest: write again
         out.delete(parts_dir)
         _write_parts(rows, out.uri(parts_dir), sort=True)
         parts = _listed(out, parts_dir)
@@ -162,13 +162,16 @@ def _listed(out: OutFiles, parts_dir: str) -> dict[str, list[str]]:
     }
 
 
-def _most_writers(parts: dict[str, list[str]]) -> int:
-    """The most directories one task wrote dump files into. Each had its own open
-    writer, so more than :data:`_MAX_WRITERS` means Spark sorted the rest of that
-    task's rows by directory only, and input order within a split may be lost."""
+def _most_writers(out: OutFiles, parts_dir: str) -> int:
+    """The most directories one task wrote into (every row has an audit row, so every
+    directory a task opened holds its audit file). Each had its own open writer, so more
+    than :data:`_MAX_WRITERS` means Spark sorted the rest of that task's rows by
+    directory only, and input order within a split may be lost."""
     dirs: dict[str, set[str]] = {}
-    for uris in parts.values():
-        for uri in uris:
+    for name in out.children(parts_dir):
+        if not name.startswith("t="):
+            continue
+        for uri in out.parts(parts_dir, name, suffix=".parquet"):
             task = _TASK.search(uri)
             dirs.setdefault(task.group(1) if task else "", set()).add(uri.rpartition("/")[0])
     return max((len(d) for d in dirs.values()), default=0)
