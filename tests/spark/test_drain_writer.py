@@ -22,6 +22,8 @@ pytestmark = pytest.mark.spark
 
 
 def test_local_file_system_sets_the_permissions_hadoop_asks_for(spark: Any, tmp_path: Path) -> None:
+    """NioLocalFileSystem (the drain's file: filesystem on local masters) creates
+    directories and sets files' permission bits as Hadoop asks, without forking chmod."""
     from dlqhandler.spark.jar import LOCAL_FS_CLASS
 
     jvm = spark.sparkContext._jvm
