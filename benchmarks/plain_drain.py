@@ -23,6 +23,14 @@ Q_FULL, PUT_INHIBITED, NOT_AUTHORIZED, TOO_BIG = 2053, 2051, 2035, 2030
 REPORT, NOT_PERSISTENT = 2, 0
 
 
+def escape(name: str) -> str:
+    """A queue name as one plain file name, as the drain names its files: every
+    character outside ``[A-Za-z0-9._-]`` as ``~XX`` (MQ allows ``/`` and ``%``)."""
+    return "".join(
+        ch if ch.isascii() and (ch.isalnum() or ch in "._-") else f"~{ord(ch):02X}" for ch in name
+    )
+
+
 def decide(
     reason: int, msg_type: int, persistence: int, destq: str, destqm: str
 ) -> tuple[str, str | None, bool]:
@@ -85,7 +93,7 @@ def main(src: str, out_dir: str) -> int:
             ]
             digits = binascii.hexlify(body[172:]).upper()
             xs = [b"X " + digits[i : i + 50] + b"\n" for i in range(0, max(len(digits), 1), 50)]
-        emit(f"q-{target}@LOCAL.dmp", attrs + xs)
+        emit(f"q-{escape(target)}@LOCAL.dmp", attrs + xs)
 
     attrs: list[bytes] = []
     xs: list[bytes] = []

@@ -57,6 +57,7 @@ from dlqhandler.qmgr.embedded.admin import AdminError
 from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import compile_rules
 from dlqhandler.spark.inputs import InputSet
+from dlqhandler.spark.job import mode_problem
 from dlqhandler.spark.paths import OutputDir, check_output_dir, check_output_dir_hadoop
 
 JAVA_INT_MAX = 2**31 - 1  # what Spark's partition counts are
@@ -284,13 +285,9 @@ def _drain(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"dlqhandler drain: cannot read rules table: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
-    if args.apply and args.qmgr is None:
-        print(
-            "dlqhandler drain: --apply acts on a queue: give -m QMGR as the input", file=sys.stderr
-        )
-        return int(ExitCode.USAGE)
-    if args.apply and args.dry_run:
-        print("dlqhandler drain: --apply and --dry-run exclude each other", file=sys.stderr)
+    problem = mode_problem(apply=args.apply, dry_run=args.dry_run, from_queue=args.qmgr is not None)
+    if problem:
+        print(f"dlqhandler drain: {problem}", file=sys.stderr)
         return int(ExitCode.USAGE)
     try:
         inputs = input_files(args.input) if args.input else InputSet()

@@ -2,7 +2,7 @@
 
 The rule is :mod:`dlqhandler.mq.ages`'s (``run --older-than`` applies it in Python);
 this is its column form over the decoded-message contract of
-:mod:`dlqhandler.spark.extract` (``has_dlh``, ``dlh_put_date``, ``dlh_put_time``,
+:mod:`dlqhandler.spark.messages` (``has_dlh``, ``dlh_put_date``, ``dlh_put_time``,
 ``md_put_date``, ``md_put_time``), step for step, so that the two give the same
 double for the same fields and the same selection for the same reference time
 (a differential test in tests/spark/test_report_age.py holds them equal):

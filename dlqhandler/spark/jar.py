@@ -1,22 +1,16 @@
-"""The drain's own JVM code: ``jvm/*.java`` compiled once into a jar and added to Spark.
+"""The package's JVM code: ``jvm/*.java`` compiled once into a jar and added to Spark.
 
-The common dmpmqmsg record is decoded by :file:`jvm/DumpRecordDecoder.java`, a Spark
-Java UDF: one pass over the record's characters, about as cheap as reading it
-(``benchmarks/drain.py`` shows the figures); the same jar holds the ``dmpmqmsg`` Spark
-data source (:file:`jvm/DmpmqmsgFileFormat.java`, docs/datasource.md). A wheel ships the
-jar, built with the package (``setup.py``) for a Spark line, which is used when the
+The jar holds the ``dmpmqmsg`` Spark data source (:file:`jvm/DmpmqmsgFileFormat.java`,
+docs/datasource.md) that the drain and the report read and write through. A wheel ships
+the jar, built with the package (``setup.py``) for a Spark line, which is used when the
 running PySpark is of that line. Where there is none (a source checkout), the first
 drain on a machine compiles the sources with the JDK's ``javac`` against the running
 PySpark's jars and caches the jar by content (source, Spark version):
 ``$DLQHANDLER_JAR_CACHE``, else ``$XDG_CACHE_HOME/dlqhandler/jars``, else
 ``~/.cache/dlqhandler/jars``. Writing is atomic (a temporary directory renamed), so
-concurrent first runs are safe.
-
-:func:`register_decoder` adds the jar to the session (``ADD JAR``: the driver's
-class loader and every executor) and registers the UDF. When there is no JDK (only a
-JRE) or the jar cannot be added, it returns False and the drain decodes with Spark's
-own column expressions (:mod:`dlqhandler.spark.decode`): the same results, several
-times slower. The summary names the decoder that ran (``decoder``).
+concurrent first runs are safe. A session this package builds has the jar on its class
+path (:func:`dlqhandler.spark.session.jvm_settings`); under ``spark-submit``,
+``python -m dlqhandler.spark.jar`` prints the options that put it there.
 """
 
 from __future__ import annotations
@@ -28,27 +22,13 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from dlqhandler.logs import get_logger
 from dlqhandler.spark._jarbuild import JAR_NAME, SERVICES, STAMP_NAME, build_jar
 
-__all__ = [
-    "DECODER_FUNCTION",
-    "LOCAL_FS_CLASS",
-    "STRIP_FUNCTION",
-    "compiled_jar",
-    "register_decoder",
-    "shipped_jar",
-]
+__all__ = ["LOCAL_FS_CLASS", "compiled_jar", "shipped_jar"]
 
-DECODER_FUNCTION = "dlqhandler_decode_record"
-STRIP_FUNCTION = "dlqhandler_stripped_record"
 LOCAL_FS_CLASS = "dlqhandler.spark.NioLocalFileSystem"
-_CLASSES = {
-    DECODER_FUNCTION: "dlqhandler.spark.DumpRecordDecoder",
-    STRIP_FUNCTION: "dlqhandler.spark.StrippedRecord",
-}
 _SOURCES = Path(__file__).with_name("jvm")
 _log = get_logger(__name__)
 
@@ -121,38 +101,6 @@ def compiled_jar() -> Path | None:
         return jar if jar.is_file() else None
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def register_decoder(spark: Any, struct_ddl: str) -> bool:
-    """Make :data:`DECODER_FUNCTION` (record string -> ``struct<struct_ddl>`` or null)
-    and :data:`STRIP_FUNCTION` (record, format, encoding, ccsid -> the record's text
-    without its MQDLH, see ``jvm/StrippedRecord.java``) callable in ``spark``; False
-    when the JVM code is not available here."""
-    from pyspark.sql.types import _parse_datatype_string
-
-    if getattr(spark, "_dlqhandler_decoder", None) == struct_ddl:
-        return True
-    jar = compiled_jar()
-    if jar is None:
-        return False
-    try:
-        # A session this package launched has the jar already (spark.jars, see
-        # session.jvm_settings); else ADD JAR: the session's class loader on the driver
-        # (py4j pins this Python thread to one JVM thread, whose context class loader
-        # it sets) and the executors, which fetch the jar before their next task.
-        if str(jar) not in spark.sparkContext.getConf().get("spark.jars", "").split(","):
-            spark.sql(f"ADD JAR '{jar}'")
-        spark.udf.registerJavaFunction(
-            DECODER_FUNCTION,
-            _CLASSES[DECODER_FUNCTION],
-            _parse_datatype_string(f"struct<{struct_ddl}>"),
-        )
-        spark.udf.registerJavaFunction(STRIP_FUNCTION, _CLASSES[STRIP_FUNCTION], "string")
-    except Exception as exc:  # py4j/analysis errors: fall back, logged
-        _log.warning("jvm_decoder_unavailable", why=f"{type(exc).__name__}: {exc}"[:500])
-        return False
-    spark._dlqhandler_decoder = struct_ddl
-    return True
 
 
 if __name__ == "__main__":  # the spark-submit options that give the drain its jar

@@ -1,5 +1,10 @@
 """The drain job: extract -> classify -> load (and optionally apply).
 
+Extract is the ``dmpmqmsg`` data source (:mod:`dlqhandler.spark.messages`: header
+columns and the record bytes, no body, no Python UDF); load writes the dump files and
+the audit's Parquet in the same job (:mod:`dlqhandler.spark.outputs`); a malformed
+record's reason names its file, line and message number as the data source read it.
+
 ``run_drain(spark, config)`` is what both ``dlqhandler drain`` and
 ``spark-submit ops/spark/drain.py`` call. Transforms take and return
 DataFrames; only :mod:`dlqhandler.spark.outputs` and
@@ -20,12 +25,12 @@ from dlqhandler.errors import ConfigError
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
 from dlqhandler.spark.classify import catch_all_queue, classify
-from dlqhandler.spark.extract import Messages, expand_inputs, load_messages, locate_errors
-from dlqhandler.spark.outfiles import OutFiles, output_files
+from dlqhandler.spark.messages import dump_error, read_messages
+from dlqhandler.spark.outfiles import output_files
 from dlqhandler.spark.outputs import REMAINING_FILE, write_outputs
 from dlqhandler.spark.progress import step
 
-__all__ = ["DrainConfig", "DrainResult", "run_drain"]
+__all__ = ["DrainConfig", "DrainResult", "mode_problem", "run_drain"]
 
 
 class DrainConfig(BaseModel):
@@ -34,7 +39,7 @@ class DrainConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     output: Path | str  # a local directory, or a Hadoop URI (hdfs:, s3a:, viewfs:...)
-    inputs: tuple[str, ...] = ()
+    inputs: tuple[str, ...] = ()  # resolved files (dlqhandler.spark.inputs.resolve_inputs)
     input_notes: tuple[str, ...] = ()  # files read once though given twice, left out
     snapshot: Path | None = None  # a dump browsed from a queue manager by the driver
     qmgr: str | None = None
@@ -129,18 +134,21 @@ def run_drain(
 
     out = output_files(spark, config.output)
     out.mkdirs()
-    files = (
-        [str(config.snapshot)]
-        if config.snapshot is not None
-        else expand_inputs(list(config.inputs), spark)
-    )
+    # the inputs were resolved once, by the caller (dlqhandler.spark.inputs.resolve_inputs)
+    files = [str(config.snapshot)] if config.snapshot is not None else list(config.inputs)
     catch_all = catch_all_queue(ruleset, config.catch_all)
 
     step(spark, "read the input")
-    loaded = load_messages(spark, [str(f) for f in files], split_bytes=config.split_bytes)
+    loaded = read_messages(
+        spark,
+        [str(f) for f in files],
+        split_bytes=config.split_bytes,
+        record=not config.apply,
+        located=True,
+    )
     input_queue = config.queue
     frame = classify(
-        loaded.frame,
+        loaded,
         ruleset,
         input_queue=input_queue,
         local_qmgr=config.local_qmgr,
@@ -157,43 +165,37 @@ def run_drain(
         # The actions run exactly once: an eager local checkpoint cuts the lineage, so
         # no later job (nor an evicted cache block) can run them again - a second run
         # would find the moved messages gone and record them as skipped.
-        frame = apply_frame(
-            frame.drop("body", "record"),
-            ruleset,
-            input_queue,
-            catch_all,
-            connect,
-            status_queue=config.status_queue,
-        ).localCheckpoint(eager=True)
+        frame = _bad_input(
+            lambda: apply_frame(
+                frame,
+                ruleset,
+                input_queue,
+                catch_all,
+                connect,
+                status_queue=config.status_queue,
+            ).localCheckpoint(eager=True)
+        )
         frame = frame.withColumn("disposition", _applied_disposition())
         failures = frame.filter(F.col("outcome") == "failed").count()
     frame = frame.withColumn("outcome", _outcome_column(config.apply))
 
     written = None
+    audit_schema = frame.selectExpr(*_AUDIT_COLUMNS).schema  # read back without a footer
     if config.dry_run or config.apply:
         step(spark, "classify, write the audit")
-        audit, reasons = _write_audit(spark, frame.selectExpr(*_AUDIT_COLUMNS), out, loaded)
+        _bad_input(lambda: frame.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
     else:
         step(spark, "classify, write the dmpmqmsg files and the audit")
-        written = write_outputs(
-            frame,
-            out,
-            partitions=config.partitions,
-            jvm=loaded.decoder == "jvm",
-            audit=_AUDIT_COLUMNS,
+        written = _bad_input(
+            lambda: write_outputs(frame, out, partitions=config.partitions, audit=_AUDIT_COLUMNS)
         )
-        # One job wrote both; the audit's JSON lines become Parquet here.
-        schema = frame.selectExpr(*_AUDIT_COLUMNS).schema
-        audit_json = (
-            spark.read.schema(schema).json(written.audit_json)
-            if written.audit_json
-            else spark.createDataFrame([], schema)
-        )
-        audit, reasons = _write_audit(spark, audit_json, out, loaded)
-        written.cleanup()
+        if not written.audit_files:  # no message at all: an empty audit all the same
+            out.delete("audit")
+            spark.createDataFrame([], audit_schema).write.parquet(out.uri("audit"))
+    audit = spark.read.schema(audit_schema).parquet(out.uri("audit"))
     # The audit holds every column the summary counts: no second pass over the bodies.
     summary = _summarise(audit.withColumnRenamed("reason", "dlh_reason"), ruleset)
-    summary["decoder"] = loaded.decoder  # jvm, or Spark's expressions without a JDK
+    summary["decoder"] = "jvm"  # the dmpmqmsg data source decodes every record
     outputs: list[dict[str, Any]] = []
     remaining: dict[str, Any] = {"file": None, "messages": summary["totals"]["remaining"]}
     counts = summary.pop("_per_file")
@@ -213,8 +215,15 @@ def run_drain(
                 }
             )
     summary.pop("_per_file", None)
-    if reasons:  # each names its file, line and message number (see _write_audit)
-        summary["malformed_examples"] = reasons[:_EXAMPLES]
+    if summary["totals"]["malformed"]:  # each names its file, line and message number
+        summary["malformed_examples"] = [
+            str(r["error"])
+            for r in audit.filter(F.col("error").isNotNull())
+            .orderBy("file_index", "seq")
+            .select("error")
+            .limit(_EXAMPLES)
+            .collect()
+        ]
     manifest = {
         "rules_sha256": ruleset.sha256,
         "input": [str(f) for f in files]
@@ -230,46 +239,19 @@ def run_drain(
     }
     out.write_text("summary.json", json.dumps(summary, indent=2) + "\n")
     out.write_text("manifest.json", json.dumps(manifest, indent=2) + "\n")
-    frame.unpersist()
     return DrainResult(manifest, summary, config.output, failures)
 
 
-def _write_audit(spark: Any, rows: Any, out: OutFiles, loaded: Messages) -> tuple[Any, list[str]]:
-    """Write the audit ``rows`` (:data:`_AUDIT_COLUMNS`) to ``audit/`` as Parquet;
-    malformed rows then get their file line and message number (a small rewrite, only
-    when there are any). Returns the audit as read back and the located reasons of
-    the malformed rows."""
-    from pyspark.sql import functions as F
-
-    path = out.uri("audit")
-    rows.write.mode("overwrite").parquet(path)
-    audit = spark.read.parquet(path)
-    errors = (
-        audit.filter(F.col("error").isNotNull())
-        .select("file_index", "split_start", "seq", "error", "error_line")
-        .collect()
-    )
-    if not errors:
-        return audit, []
-    rows = locate_errors(spark, loaded.records, errors, loaded.files)
-    located = spark.createDataFrame(rows, "l_file int, l_split long, l_seq long, l_error string")
-    fixed = audit.join(
-        F.broadcast(located),
-        (F.col("file_index") == F.col("l_file"))
-        & (F.col("split_start") == F.col("l_split"))
-        & (F.col("seq") == F.col("l_seq")),
-        "left",
-    )
-    (
-        fixed.withColumn("error", F.coalesce("l_error", "error"))
-        .select(*audit.columns)
-        .write.mode("overwrite")
-        .parquet(out.uri("audit.located"))
-    )
-    out.delete("audit")
-    out.rename("audit.located", "audit")
-    reasons = [str(r[3]) for r in rows if r[3]] or [str(e["error"]) for e in errors]
-    return spark.read.parquet(path), reasons
+def _bad_input(job: Callable[[], Any]) -> Any:
+    """Run ``job``; a file the data source cannot read as a dump (its own error inside
+    the failed Spark job) becomes a :class:`DumpFormatError` naming file and line."""
+    try:
+        return job()
+    except Exception as exc:
+        problem = dump_error(exc)
+        if problem is None:
+            raise
+        raise problem from None
 
 
 def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
@@ -363,8 +345,18 @@ def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
     }
 
 
+def mode_problem(*, apply: bool, dry_run: bool, from_queue: bool) -> str | None:
+    """Why a drain's mode cannot run (the CLI says it before anything starts), or None."""
+    if apply and not from_queue:
+        return "--apply acts on a queue: give -m QMGR as the input"
+    if apply and dry_run:
+        return "--apply and --dry-run exclude each other"
+    return None
+
+
 def check_config(config: DrainConfig) -> None:
-    if config.apply and config.snapshot is None:
-        raise ConfigError("--apply acts on a queue: give -m QMGR (and --queue) as the input")
-    if config.apply and config.dry_run:
-        raise ConfigError("--apply and --dry-run exclude each other")
+    problem = mode_problem(
+        apply=config.apply, dry_run=config.dry_run, from_queue=config.snapshot is not None
+    )
+    if problem:
+        raise ConfigError(problem)

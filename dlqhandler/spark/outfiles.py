@@ -29,7 +29,8 @@ from dlqhandler.spark.paths import hadoop_fs, is_local, local_path
 
 __all__ = ["HadoopFiles", "LocalFiles", "OutFiles", "output_files", "parts_order", "safe_path"]
 
-_PART_GLOB = "file_index=*/split_start=*/part-*"
+_PART_GLOB = "pf=*/ps=*/part-*"  # input file, input split (spark/outputs.py)
+_AUDIT_GLOB = "t=*/pf=*/ps=*/part-*.parquet"
 
 
 def safe_path(directory: Path, name: str) -> Path:
@@ -49,7 +50,7 @@ def _flat(name: str) -> str:
 
 
 def parts_order(uri: str) -> tuple[int, int, str]:
-    """Sort key of a part file ``.../file_index=F/split_start=S/part-...``: input file,
+    """Sort key of a part file ``.../pf=F/ps=S/part-...``: input file,
     split offset, then name (a split's part files are numbered in writing order)."""
     head, _, name = uri.rpartition("/")
     head, _, split = head.rpartition("/")
@@ -57,10 +58,19 @@ def parts_order(uri: str) -> tuple[int, int, str]:
     return int(file_.split("=", 1)[1]), int(split.split("=", 1)[1]), name
 
 
-def _header() -> str:
+def _header(*, crlf: bool = False) -> str:
+    """dmpmqmsg's file header, with the line ends of the records that follow it."""
     buf = io.BytesIO()
     DumpWriter(buf).close()
-    return buf.getvalue().decode("latin-1")
+    text = buf.getvalue().decode("latin-1")
+    return text.replace("\n", "\r\n") if crlf else text
+
+
+def _crlf(head: bytes) -> bool:
+    """Whether the first line of ``head`` (a part's first record) ends with CRLF: the
+    records are copied as read, so a CRLF input's output file gets a CRLF header."""
+    end = head.find(b"\n")
+    return end > 0 and head[end - 1 : end] == b"\r"
 
 
 class OutFiles(Protocol):
@@ -80,13 +90,19 @@ class OutFiles(Protocol):
         """The names directly under directory ``name`` (empty when it does not exist)."""
         ...
 
-    def parts(self, *names: str) -> list[str]:
-        """The part files under directory ``names`` (partitioned by file and split), in
-        input order."""
+    def parts(self, *names: str, suffix: str = ".dmp") -> list[str]:
+        """The part files (names ending with ``suffix``) under directory ``names``
+        (partitioned by file and split), in input order."""
         ...
 
     def join(self, name: str, parts: list[str]) -> int:
         """The dmpmqmsg header and ``parts`` into file ``name`` (atomically); its size."""
+        ...
+
+    def gather(self, name: str, dest: str) -> int:
+        """Move the Parquet part files under directory ``name`` (partitioned by output
+        key, file and split) into the new directory ``dest``, each under a name of its
+        own; how many."""
         ...
 
     def rename(self, name: str, new: str) -> None: ...
@@ -116,20 +132,33 @@ class LocalFiles(OutFiles):
         folder = self._path(name)
         return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
 
-    def parts(self, *names: str) -> list[str]:
-        return sorted((str(p) for p in self._path(*names).glob(_PART_GLOB)), key=parts_order)
+    def parts(self, *names: str, suffix: str = ".dmp") -> list[str]:
+        found = self._path(*names).glob(_PART_GLOB + suffix)
+        return sorted((str(p) for p in found), key=parts_order)
 
     def join(self, name: str, parts: list[str]) -> int:
         final = safe_path(self.base, name)
         tmp = final.with_name(f".{final.name}.tmp")
+        first = b""
+        if parts:
+            with open(parts[0], "rb") as src:
+                first = src.read(4096)
         with tmp.open("wb") as out:
-            out.write(_header().encode("latin-1"))
+            out.write(_header(crlf=_crlf(first)).encode("latin-1"))
             out.flush()
             for part in parts:
                 with open(part, "rb") as src:
                     _copy(src, out)
         os.replace(tmp, final)
         return final.stat().st_size
+
+    def gather(self, name: str, dest: str) -> int:
+        target = self._path(dest)
+        target.mkdir()
+        found = sorted(self._path(name).glob(_AUDIT_GLOB))
+        for i, part in enumerate(found):
+            os.rename(part, target / f"{i:06d}-{part.name}")
+        return len(found)
 
     def rename(self, name: str, new: str) -> None:
         self._path(name).rename(self._path(new))
@@ -191,10 +220,10 @@ class HadoopFiles(OutFiles):
             return []
         return sorted(str(s.getPath().getName()) for s in self._fs.listStatus(path))
 
-    def parts(self, *names: str) -> list[str]:
+    def parts(self, *names: str, suffix: str = ".dmp") -> list[str]:
         found = (
             self._fs.globStatus(
-                self._jvm.org.apache.hadoop.fs.Path(f"{self.uri(*names)}/{_PART_GLOB}")
+                self._jvm.org.apache.hadoop.fs.Path(f"{self.uri(*names)}/{_PART_GLOB}{suffix}")
             )
             or []
         )
@@ -214,6 +243,22 @@ class HadoopFiles(OutFiles):
         for i, part in enumerate(parts):
             array[i] = part
         return int(dump_files.concat(self._conf, _header(), array, self.uri(name)))
+
+    def gather(self, name: str, dest: str) -> int:
+        target = self._path(dest)
+        self._fs.mkdirs(target)
+        found = (
+            self._fs.globStatus(
+                self._jvm.org.apache.hadoop.fs.Path(f"{self.uri(name)}/{_AUDIT_GLOB}")
+            )
+            or []
+        )
+        paths = sorted((s.getPath() for s in found), key=lambda p: str(p.toString()))
+        for i, path in enumerate(paths):
+            moved = self._jvm.org.apache.hadoop.fs.Path(target, f"{i:06d}-{path.getName()}")
+            if not self._fs.rename(path, moved):
+                raise ConfigError(f"{path.toString()}: cannot move into {self.uri(dest)}")
+        return len(paths)
 
     def rename(self, name: str, new: str) -> None:
         if not self._fs.rename(self._path(name), self._path(new)):

@@ -7,7 +7,7 @@
 * ``remaining.dmp``: what stays on the DLQ (only without a catch-all); a
   malformed record stays too but is not written anywhere (its reason is in the
   audit, it is counted as ``malformed``; the input file still holds it);
-* ``audit/``: Parquet, one row per message;
+* ``audit/``: Parquet, one row per message (malformed and discarded ones included);
 * ``summary.json`` and ``manifest.json``.
 
 File names come from queue names, which are untrusted (MQ allows ``/`` and
@@ -22,10 +22,6 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
-from dlqhandler.spark.extract import MD_FIELDS
-from dlqhandler.spark.format import record_text
-from dlqhandler.spark.jar import STRIP_FUNCTION
 from dlqhandler.spark.outfiles import OutFiles, safe_path
 
 __all__ = [
@@ -55,123 +51,90 @@ def target_file_name(queue: str, qmgr: str) -> str:
 
 
 _REMAIN_KEY = "R"  # the directory of remaining.dmp's rows
-_AUDIT_KEY = "A"  # the directory of the audit rows (JSON lines)
+_NONE_KEY = "N"  # the directory of rows in no dump file (DISCARD, malformed): audit only
+_PARTITIONS = ("t", "pf", "ps")  # output key, input file, input split
+SOURCE = "dmpmqmsg"  # the data source's short name (jvm/DmpmqmsgFileFormat.java)
 
 
 def _target_key() -> Any:
-    """The output directory of a row: ``R`` (remaining.dmp), else the target
-    ``queue NUL qmgr`` as upper-case hex (any queue name makes a plain name)."""
+    """The output directory of a row: ``R`` (remaining.dmp), ``N`` (no dump file: a
+    DISCARD or a malformed record), else the target ``queue NUL qmgr`` as upper-case
+    hex (any queue name makes a plain name)."""
     from pyspark.sql import functions as F
 
     target = F.concat_ws("\x00", "out_q", F.coalesce("out_qm", F.lit("")))
-    return F.when(F.col("disposition") == "REMAIN", F.lit(_REMAIN_KEY)).otherwise(
-        F.hex(F.encode(target, "UTF-8"))
+    return (
+        F.when(_kept() == F.lit(False), F.lit(_NONE_KEY))
+        .when(F.col("disposition") == "REMAIN", F.lit(_REMAIN_KEY))
+        .otherwise(F.hex(F.encode(target, "UTF-8")))
     )
 
 
-def _record_column(jvm: bool) -> Any:
-    """The record text of a row (MQDLH removed and Format/Encoding/CCSID restored for
-    RETRY and FWD HEADER(NO)), ending with a line end.
-
-    A record the native decode took (``record`` not null) is written as it was read,
-    or, without its MQDLH, rewritten by ``jvm/StrippedRecord.java`` when ``jvm``;
-    the rest is formatted from its columns (:func:`record_text`).
-    """
+def _kept() -> Any:
+    """Whether a row goes into a dump file: not discarded, not malformed."""
     from pyspark.sql import functions as F
 
-    strip = F.coalesce(F.col("strip_header"), F.lit(False))
-    md = {name: F.col(f"md_{name}") for name, _kind in MD_FIELDS}
-    for name in ("format", "encoding", "coded_char_set_id"):
-        md[name] = F.when(strip, F.col(f"dlh_{name}")).otherwise(md[name])
-    body = F.when(strip, F.substring("body", MQDLH_LENGTH_1 + 1, 1 << 30)).otherwise(F.col("body"))
-    kept = F.concat(F.col("record"), F.lit("\n"))
-    if jvm:
-        stripped = F.call_function(
-            STRIP_FUNCTION,
-            F.col("record"),
-            F.col("dlh_format"),
-            F.col("dlh_encoding"),
-            F.col("dlh_coded_char_set_id"),
-        )
-        kept = F.when(strip, stripped).otherwise(kept)
-    else:
-        kept = F.when(~strip, kept)
-    return F.coalesce(kept, record_text(md, body))
+    return (F.col("disposition") != "DISCARD") & F.col("error").isNull()
 
 
 @dataclass
 class Written:
     """What :func:`write_outputs` wrote: the dmpmqmsg files (``out_q``, ``out_qm``,
-    ``file``, ``bytes``; sorted by target) and the audit's JSON lines, if asked."""
+    ``file``, ``bytes``; sorted by target), and the audit's Parquet files moved into
+    ``audit/`` (none: no row)."""
 
     files: list[dict[str, Any]]
-    audit_json: list[str]
-    parts_dir: str
-    out: OutFiles
-
-    def cleanup(self) -> None:
-        self.out.delete(self.parts_dir)
+    audit_files: int
 
 
 def write_outputs(
     frame: Any,
     out: OutFiles,
     *,
+    audit: tuple[str, ...],
     partitions: int | None = None,
-    jvm: bool = False,
-    audit: tuple[str, ...] = (),
 ) -> Written:
-    """Write the kept rows of a classified frame as one dmpmqmsg file per target, and
-    with ``audit`` (SQL expressions) one JSON line per row, in the same job: the input
-    is read and classified once.
+    """Write the kept rows of a classified frame (with its ``record``) as one dmpmqmsg
+    file per target, and the ``audit`` columns (SQL expressions) of every row to
+    ``audit/`` as Parquet, in one job: the input is read and classified once.
 
-    Spark makes every row's text (:func:`_record_column`, and ``to_json`` of the
-    audit columns) and its text writer writes them, partitioned by target and input
-    split, in input order within each split: a task's rows arrive in that order and
-    each directory has its own open writer, so nothing is sorted and nothing is
-    shuffled. (When a task could need more writers than Spark keeps open, Spark
-    would sort what is left by directory only; the driver sees that from the
-    number of directories and writes again, sorted by input order.) The driver then
-    joins, per target, a header and the part files in input order (file, split); it
-    never sees a message. Malformed rows (``error``) and DISCARDs are not written.
-    The caller reads the audit lines, then calls :meth:`Written.cleanup`.
+    The ``dmpmqmsg`` data source writes both (its option ``audit``: each part file's
+    rows also go, through Spark's Parquet writer, to a Parquet file beside it),
+    partitioned by output key, input file and input split, in input order within each
+    split: a task's rows arrive in that order and each directory has its own open
+    writer, so nothing is sorted and nothing is shuffled. (When a task could need more
+    writers than Spark keeps open, Spark would sort what is left by directory only;
+    the driver sees that from the number of directories and writes again, sorted by
+    input order.) A record is copied as read, or rewritten without its MQDLH for
+    RETRY and FWD HEADER(NO) (``strip_dlh``). The driver then joins, per target, a
+    header and the part files in input order (file, split), and moves the Parquet
+    files into ``audit/``; it never sees a message. Malformed rows (``error``) and
+    DISCARDs are in the audit only.
     """
     from pyspark.sql import functions as F
 
     if partitions:
         frame = frame.coalesce(partitions)
-    kept = (F.col("disposition") != "DISCARD") & F.col("error").isNull()
-    outs = [F.struct(_target_key().alias("t"), F.when(kept, _record_column(jvm)).alias("value"))]
-    if audit:
-        outs.append(
-            F.struct(
-                F.lit(_AUDIT_KEY).alias("t"),
-                F.to_json(F.struct(*[F.expr(e) for e in audit])).alias("value"),
-            )
-        )
-    # explode, then drop the empty values: a filter lambda inside the array would make
-    # Spark interpret the record and audit expressions row by row.
-    rows = (
-        frame.select("file_index", "split_start", "seq", F.explode(F.array(*outs)).alias("o"))
-        .filter(F.col("o.value").isNotNull())
-        .select(
-            F.col("o.t").alias("t"),
-            "file_index",
-            "split_start",
-            "seq",
-            F.col("o.value").alias("value"),
-        )
+    audit_exprs = [F.expr(e) for e in audit]
+    rows = frame.select(
+        _target_key().alias("t"),
+        F.col("file_index").alias("pf"),
+        F.col("split_start").alias("ps"),
+        F.col("seq").alias("_seq"),
+        F.when(_kept(), F.col("record")).alias("record"),
+        F.coalesce(F.col("strip_header"), F.lit(False)).alias("strip_dlh"),
+        *audit_exprs,
     )
     parts_dir = f".parts-{uuid.uuid4().hex}"
     _write_parts(rows, out.uri(parts_dir), sort=False)
     parts = _listed(out, parts_dir)
-    if _most_writers(parts) > _MAX_WRITERS:  # Spark sorted what was left: write again
+    if _most_writers(out, parts_dir) > _MAX_WRITERS:  # Spark sorted the rest: write again
         out.delete(parts_dir)
         _write_parts(rows, out.uri(parts_dir), sort=True)
         parts = _listed(out, parts_dir)
     written = []
     for key in sorted(parts):
-        if key == _AUDIT_KEY:
+        if key == _NONE_KEY:
             continue
         if key == _REMAIN_KEY:
             name, q, qm = REMAINING_FILE, None, None
@@ -181,15 +144,17 @@ def write_outputs(
         size = out.join(name, parts[key])
         written.append({"out_q": q, "out_qm": qm, "file": name, "bytes": size})
     written.sort(key=lambda r: (r["out_q"] or "", r["out_qm"] or ""))
-    return Written(written, parts.get(_AUDIT_KEY, []), parts_dir, out)
+    moved = out.gather(parts_dir, "audit")
+    out.delete(parts_dir)
+    return Written(written, moved)
 
 
 _MAX_WRITERS = 256  # open output files per task (spark.sql.maxConcurrentOutputFileWriters)
-_TASK = re.compile(r"/part-(\d+)-[^/]*$")  # part-<task>-<job uuid>.c000.txt
+_TASK = re.compile(r"/part-(\d+)-[^/]*$")  # part-<task>-<job uuid>.c000.dmp
 
 
 def _listed(out: OutFiles, parts_dir: str) -> dict[str, list[str]]:
-    """The part files of each output key (``t=<key>``), in input order."""
+    """The dump part files of each output key (``t=<key>``), in input order."""
     return {
         name[2:]: out.parts(parts_dir, name)
         for name in out.children(parts_dir)
@@ -197,21 +162,27 @@ def _listed(out: OutFiles, parts_dir: str) -> dict[str, list[str]]:
     }
 
 
-def _most_writers(parts: dict[str, list[str]]) -> int:
-    """The most directories one task wrote into. Each had its own open writer, so more
+def _most_writers(out: OutFiles, parts_dir: str) -> int:
+    """The most directories one task wrote into (every row has an audit row, so every
+    directory a task opened holds its audit file). Each had its own open writer, so more
     than :data:`_MAX_WRITERS` means Spark sorted the rest of that task's rows by
     directory only, and input order within a split may be lost."""
     dirs: dict[str, set[str]] = {}
-    for uris in parts.values():
-        for uri in uris:
+    for name in out.children(parts_dir):
+        if not name.startswith("t="):
+            continue
+        for uri in out.parts(parts_dir, name, suffix=".parquet"):
             task = _TASK.search(uri)
             dirs.setdefault(task.group(1) if task else "", set()).add(uri.rpartition("/")[0])
     return max((len(d) for d in dirs.values()), default=0)
 
 
 def _write_parts(rows: Any, parts_uri: str, *, sort: bool) -> None:
-    """One text write partitioned by ``t``, file and split; unsorted writes need
-    planned writes off (they would add the sort) and concurrent writers."""
+    """One ``dmpmqmsg`` write partitioned by ``t``, file and split, without a header
+    (the driver's join writes one), the audit columns (the rest) beside each part;
+    unsorted writes need planned writes off (they would add the sort) and concurrent
+    writers."""
+    audit = [c for c in rows.columns if c not in (*_PARTITIONS, "_seq", "record", "strip_dlh")]
     spark = rows.sparkSession
     wanted = {
         "spark.sql.optimizer.plannedWrite.enabled": "true" if sort else "false",
@@ -234,8 +205,15 @@ def _write_parts(rows: Any, parts_uri: str, *, sort: bool) -> None:
         hadoop.set(k, v)
     try:
         if sort:
-            rows = rows.sortWithinPartitions("t", "file_index", "split_start", "seq")
-        (rows.drop("seq").write.partitionBy("t", "file_index", "split_start").text(parts_uri))
+            rows = rows.sortWithinPartitions(*_PARTITIONS, "_seq")
+        (
+            rows.drop("_seq")
+            .write.format(SOURCE)
+            .option("header", "")
+            .option("audit", ",".join(audit))
+            .partitionBy(*_PARTITIONS)
+            .save(parts_uri)
+        )
     finally:
         for k, v in saved.items():
             if v is None:

@@ -1,6 +1,6 @@
 """The backlog report: what is on a dead-letter queue, and what a rules table would do.
 
-Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.extract`
+Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.messages`
 (``error``, ``has_dlh``, ``md_*``, ``dlh_*``), then one aggregation job:
 
 0. :func:`read_dumps` gives that contract straight from the ``dmpmqmsg`` data source
@@ -33,16 +33,15 @@ Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.extr
 
 from __future__ import annotations
 
-import re
 import struct
 from collections.abc import Sequence
 from typing import Any
 
-from dlqhandler.errors import ConfigError
 from dlqhandler.logs import get_logger
 from dlqhandler.rules import RuleSet
 from dlqhandler.spark.ages import age_status, dead_lettered_epoch
 from dlqhandler.spark.classify import classify
+from dlqhandler.spark.messages import load_source
 from dlqhandler.spark.report_json import assemble
 from dlqhandler.spark.report_options import ReportOptions
 
@@ -69,35 +68,16 @@ FOLDERS = ("jms", "mcd", "mq", "mq_usr", "mqext", "mqps", "usr")  # what it can 
 _log = get_logger(__name__)
 
 
-_GLOB = re.compile(r"([\\{}\[\]*?])")  # Spark globs a path holding one of these
-
-
 def read_dumps(spark: Any, files: Sequence[str], *, split_bytes: int = 128 << 20) -> Any:
     """The messages of ``files`` (resolved dump files: paths or Hadoop URIs) through the
     ``dmpmqmsg`` data source, as the message contract the report reads: ``error``,
     ``has_dlh``, ``dlh_error``, ``md_*``, ``dlh_*`` (no body, no record).
 
-    Falls back to the text path (:func:`dlqhandler.spark.extract.read_messages`) where
-    the session has no ``dmpmqmsg`` source (no jar could be built or put on its class
-    path, e.g. ``spark-submit`` without ``--jars``), with a warning."""
+    A session without the data source is a :class:`ConfigError` naming ``python -m
+    dlqhandler.spark.jar`` (:func:`dlqhandler.spark.messages.load_source`)."""
     from pyspark.sql import functions as F
 
-    if not files:
-        raise ConfigError("no input files")
-    spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(1 << 10, split_bytes)))
-    # a file name is a name, not a pattern: Hadoop's globber takes \-escapes
-    paths = [_GLOB.sub(r"\\\1", str(f)) for f in files]
-    try:
-        source = spark.read.format(SOURCE).load(paths)
-    except Exception as exc:  # py4j: SparkClassNotFoundException, not converted by PySpark
-        if "DATA_SOURCE_NOT_FOUND" not in str(exc) or SOURCE not in str(exc):
-            raise
-        _log.warning(
-            "report_source_unavailable", why=str(exc).splitlines()[0][:300], using="text records"
-        )
-        from dlqhandler.spark.extract import read_messages
-
-        return read_messages(spark, list(files), split_bytes=split_bytes)
+    source = load_source(spark, files, split_bytes=split_bytes)
     # malformed = "<input_file>:<line>: message <n>: <problem>": keep the problem
     problem = F.regexp_replace(
         F.expr("substring(malformed, char_length(input_file) + 2)"),

@@ -14,7 +14,7 @@ from dlqhandler.formats.dmpmqmsg import write_dump
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.rules import compile_rules
 from dlqhandler.spark.classify import classify
-from dlqhandler.spark.extract import read_messages
+from dlqhandler.spark.messages import read_messages
 from tests.spark.decisions import python_decision, random_tables
 
 pytestmark = pytest.mark.spark

@@ -18,7 +18,7 @@ from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.mq import MQMD, Message, decode_dead_letter
 from dlqhandler.mq.ages import AgeWindow, put_at
 from dlqhandler.spark.ages import put_epoch
-from dlqhandler.spark.extract import read_messages
+from dlqhandler.spark.messages import read_messages
 from dlqhandler.spark.report import ReportOptions, build_report, facts
 from dlqhandler.worker.selection import Selector
 

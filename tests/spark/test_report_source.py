@@ -16,7 +16,7 @@ from dlqhandler.formats.backlog import generate_backlog
 from dlqhandler.formats.dmpmqmsg import write_dump
 from dlqhandler.rules import compile_rules
 from dlqhandler.spark import report as spark_report
-from dlqhandler.spark.extract import read_messages
+from dlqhandler.spark.messages import read_messages
 from dlqhandler.spark.report import (
     ReportOptions,
     build_report,

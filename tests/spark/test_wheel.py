@@ -70,7 +70,7 @@ def test_wheel_contains_the_jar(tmp_path: Path) -> None:
         for name, text in SERVICES.items():
             assert jar.read(name).decode() == text
     assert "dlqhandler/spark/DmpmqmsgFileFormat.class" in inside
-    assert "dlqhandler/spark/DumpRecordDecoder.class" in inside
+    assert "dlqhandler/spark/DumpRecordWriter.class" in inside
 
 
 def test_shipped_jar_is_used_for_its_spark_line(

@@ -47,13 +47,29 @@
  *                        a row of their own after the message's, in its number)
  *   record binary        the message's bytes as in the file: its first line up to the
  *                        next message (null for a cut-off or over-long message)
- * Options: maxRecordBytes (default 1 GiB): a longer message is a malformed row.
+ * Options: maxRecordBytes (default 1 GiB): a longer message is a malformed row;
+ * cutOffLine ("data", the default, or "message"): the line a cut-off message's malformed
+ * reason names, its last data line (as the Python reader says it) or its first line.
  *
  * Write: a column "record" (binary) is required; rows with a null record (the cut-off
  * ones, reported on read) are not written. A boolean column "strip_dlh", when true,
  * writes the message without its MQDLH (DumpRecordWriter). Option "header": the file
  * header's text (default dmpmqmsg's: "* DMPMQMSG Version:9.4 Created:<ctime>" and an
- * empty line). Each part file is a whole dmpmqmsg file.
+ * empty line); "" writes none (parts that a driver joins under one header). Each part
+ * file is a whole dmpmqmsg file (with the empty header: its messages).
+ *
+ * Option "audit" (column names, comma separated): besides its .dmp file, each part also
+ * writes those columns of every row it receives, whatever its record, to a Parquet file
+ * beside it (part-....audit.<codec>.parquet), through Spark's own Parquet writer
+ * (ParquetFileFormat.prepareWrite, so the same codec, schema and options as
+ * df.write.parquet). Why this way: Spark writes one format per job, and the drain needs
+ * both its dump files and its audit from one scan of the input; writing the audit from
+ * the same OutputWriter costs nothing more than the Parquet encoding (no second read, no
+ * JSON text, no row written twice into a shuffle), and the Parquet files sit in the task
+ * attempt's directory, so Spark's commit protocol commits or discards them with the dump
+ * files. Rows that go in no dump (a null record) still get their audit row; a part that
+ * wrote no record then has no .dmp file. The caller gathers the Parquet files (they have
+ * one schema) into a Parquet directory of its own.
  */
 package dlqhandler.spark;
 
@@ -186,7 +202,11 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         }
         long maxRecord = Long.parseLong(options.getOrElse("maxRecordBytes",
             () -> String.valueOf(1L << 30)));
-        return new Reader(conf, columns, Math.min(maxRecord, Integer.MAX_VALUE - 64));
+        // cutOffLine "message": a cut-off message is named by its first line (the drain's
+        // audit), else by its last data line (the Python reader's DumpFormatError)
+        boolean cutAtMessage = "message".equals(options.getOrElse("cutOffLine", () -> "data"));
+        return new Reader(conf, columns, Math.min(maxRecord, Integer.MAX_VALUE - 64),
+                          cutAtMessage);
     }
 
     private static final class Reader
@@ -196,11 +216,14 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         private final Broadcast<SerializableConfiguration> conf;
         private final int[] columns;
         private final long maxRecord;
+        private final boolean cutAtMessage;
 
-        Reader(Broadcast<SerializableConfiguration> conf, int[] columns, long maxRecord) {
+        Reader(Broadcast<SerializableConfiguration> conf, int[] columns, long maxRecord,
+               boolean cutAtMessage) {
             this.conf = conf;
             this.columns = columns;
             this.maxRecord = maxRecord;
+            this.cutAtMessage = cutAtMessage;
         }
 
         @Override
@@ -222,7 +245,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                         }
                     });
                 }
-                return new Rows(split, columns);
+                return new Rows(split, columns, cutAtMessage);
             } catch (IOException e) {
                 throw new DumpReadException(e.getMessage(), e);
             }
@@ -244,12 +267,14 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         private final boolean decode;
         private final boolean locate;
         private final UTF8String file;
+        private final boolean cutAtMessage;
         private DumpSplitReader.Raw next;
         private boolean done;
 
-        Rows(DumpSplitReader split, int[] columns) {
+        Rows(DumpSplitReader split, int[] columns, boolean cutAtMessage) {
             this.split = split;
             this.columns = columns;
+            this.cutAtMessage = cutAtMessage;
             boolean d = false;
             boolean l = false;
             for (int c : columns) {
@@ -313,7 +338,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                         + "message has none, so its data may be incomplete; nothing of this "
                         + "message was read. Copy or dump the file again (if it is complete, "
                         + "add an empty line at its end)";
-                    problemLine = raw.lastLine;
+                    problemLine = cutAtMessage ? 0 : raw.lastLine;
                 } else if (raw.junk) {
                     int n = 0;
                     while (n < raw.bytes.length && raw.bytes[n] != '\n') {
@@ -406,7 +431,29 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             throw new IllegalArgumentException("dmpmqmsg: column 'strip_dlh' must be boolean");
         }
         String header = options.getOrElse("header", () -> null);  // null: dmpmqmsg's
-        return new Writers(record, strip == null ? -1 : strip, header);
+        String audit = options.getOrElse("audit", () -> null);
+        int[] auditColumns = null;
+        OutputWriterFactory parquet = null;
+        StructType auditSchema = null;
+        if (audit != null) {
+            String[] names = audit.split(",");
+            auditColumns = new int[names.length];
+            auditSchema = new StructType();
+            for (int i = 0; i < names.length; i++) {
+                Integer c = at.get(names[i].trim());
+                if (c == null) {
+                    throw new IllegalArgumentException("dmpmqmsg: option audit names column '"
+                        + names[i].trim() + "', not among " + String.join(", ",
+                        dataSchema.fieldNames()));
+                }
+                auditColumns[i] = c;
+                auditSchema = auditSchema.add(dataSchema.fields()[c]);
+            }
+            parquet = new org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat()
+                .prepareWrite(spark, job, options, auditSchema);
+        }
+        return new Writers(record, strip == null ? -1 : strip, header, auditColumns,
+                           auditSchema, parquet);
     }
 
     private static final class Writers extends OutputWriterFactory {
@@ -414,11 +461,18 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         private final int record;
         private final int strip;
         private final String header;
+        private final int[] auditColumns;
+        private final StructType auditSchema;
+        private final OutputWriterFactory parquet;
 
-        Writers(int record, int strip, String header) {
+        Writers(int record, int strip, String header, int[] auditColumns,
+                StructType auditSchema, OutputWriterFactory parquet) {
             this.record = record;
             this.strip = strip;
             this.header = header;
+            this.auditColumns = auditColumns;
+            this.auditSchema = auditSchema;
+            this.parquet = parquet;
         }
 
         @Override
@@ -429,9 +483,15 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         @Override
         public OutputWriter newInstance(String path, StructType dataSchema,
                                         TaskAttemptContext context) {
+            OutputWriter audit = null;
+            if (parquet != null) {
+                String base = path.endsWith(".dmp") ? path.substring(0, path.length() - 4) : path;
+                audit = parquet.newInstance(base + ".audit" + parquet.getFileExtension(context),
+                                            auditSchema, context);
+            }
             try {
                 return new DumpRecordWriter(path, context.getConfiguration(), header, record,
-                                            strip);
+                                            strip, audit, auditColumns, auditSchema);
             } catch (IOException e) {
                 throw new DumpReadException("cannot create " + path + ": " + e.getMessage(), e);
             }

@@ -11,6 +11,10 @@
  * record is null (a cut-off message) is not written. A record that does not end with an
  * empty line (the last of a file that ends without one) gets one, so the next record
  * still begins a message.
+ *
+ * An empty header ("") writes none. With an audit writer (option "audit"), every row's
+ * audit columns also go to it, record or not, and the .dmp file is created with the
+ * first record (a part of audit rows only has none).
  */
 package dlqhandler.spark;
 
@@ -21,7 +25,10 @@ import java.nio.charset.StandardCharsets;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.execution.datasources.OutputWriter;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
 
 final class DumpRecordWriter extends OutputWriter {
     /** The header dmpmqmsg writes: "* DMPMQMSG Version:9.4 Created:" and the C ctime()
@@ -35,32 +42,61 @@ final class DumpRecordWriter extends OutputWriter {
     private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
 
     private final String path;
-    private final OutputStream out;
+    private final Configuration conf;
+    private OutputStream out;
     private final String header;
     private final int record;
     private final int strip;
+    private final OutputWriter audit;
+    private final int[] auditColumns;
+    private final DataType[] auditTypes;
     private boolean started;
 
-    DumpRecordWriter(String path, Configuration conf, String header, int record, int strip)
+    DumpRecordWriter(String path, Configuration conf, String header, int record, int strip,
+                     OutputWriter audit, int[] auditColumns, StructType auditSchema)
             throws IOException {
         this.path = path;
+        this.conf = conf;
+        String text = header == null ? defaultHeader() : header;
+        this.header = text.isEmpty() || text.endsWith("\n") ? text : text + "\n";
+        this.record = record;
+        this.strip = strip;
+        this.audit = audit;
+        this.auditColumns = auditColumns;
+        this.auditTypes = new DataType[auditColumns == null ? 0 : auditColumns.length];
+        for (int i = 0; i < auditTypes.length; i++) {
+            auditTypes[i] = auditSchema.fields()[i].dataType();
+        }
+        if (audit == null) {
+            open();
+        }
+    }
+
+    private void open() throws IOException {
         Path p = new Path(path);
         this.out = new java.io.BufferedOutputStream(p.getFileSystem(conf).create(p, false),
                                                     1 << 16);
-        String text = header == null ? defaultHeader() : header;
-        this.header = text.endsWith("\n") ? text : text + "\n";
-        this.record = record;
-        this.strip = strip;
     }
 
     @Override
     public void write(InternalRow row) {
+        if (audit != null) {
+            Object[] values = new Object[auditColumns.length];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = row.isNullAt(auditColumns[i]) ? null
+                    : row.get(auditColumns[i], auditTypes[i]);
+            }
+            audit.write(new GenericInternalRow(values));
+        }
         if (row.isNullAt(record)) {
             return;
         }
         byte[] bytes = row.getBinary(record);
         boolean crlf = crlf(bytes);
         try {
+            if (out == null) {
+                open();
+            }
             if (!started) {
                 writeHeader(crlf);
             }
@@ -82,12 +118,15 @@ final class DumpRecordWriter extends OutputWriter {
     }
 
     private void writeHeader(boolean crlf) throws IOException {
+        started = true;
+        if (header.isEmpty()) {
+            return;
+        }
         String text = crlf ? header.replace("\r\n", "\n").replace("\n", "\r\n") : header;
         out.write(text.getBytes(StandardCharsets.ISO_8859_1));
         if (!text.endsWith(crlf ? "\r\n\r\n" : "\n\n")) {
             out.write(lineEnd(crlf));  // the empty line after the header
         }
-        started = true;
     }
 
     private static byte[] lineEnd(boolean crlf) {
@@ -214,6 +253,12 @@ final class DumpRecordWriter extends OutputWriter {
     @Override
     public void close() {
         try {
+            if (audit != null) {
+                audit.close();
+            }
+            if (out == null) {
+                return;  // audit rows only: no dump file
+            }
             if (!started) {
                 writeHeader(false);
             }

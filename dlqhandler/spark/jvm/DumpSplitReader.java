@@ -4,9 +4,11 @@
  * end, however far past the split it goes, and one that begins before it is left to the
  * split before: at any split size every message is read once and whole.
  *
- * Where a message begins: at an A or N line whose last significant line before it (not
- * empty, not a '*' comment) is not an A or N line. A split that starts inside a file
- * finds that line by looking back from its start (usually one line). A record is the
+ * Where a message begins: at an A or N line whose last line before it that is not a '*'
+ * comment is empty or not an A or N line (an empty line ends a message, as in the
+ * Python reader: a message without data lines is its own, malformed, message). A split
+ * that starts inside a file finds that line by looking back from its start (usually one
+ * line). A record is the
  * bytes from a message's first line to the next message's first line (or the end of
  * the file), so the file header followed by every record is the file, byte for byte.
  *
@@ -187,6 +189,9 @@ final class DumpSplitReader implements AutoCloseable {
             }
             int n = content(s);
             if (n == 0 || record.buf[s] == '*') {
+                if (n == 0) {
+                    prevKind = 0;  // an empty line ends a message
+                }
                 record.size = 0;
                 continue;
             }
@@ -258,6 +263,8 @@ final class DumpSplitReader implements AutoCloseable {
                 prevKind = c;
                 lastLine = lines;
                 lastStart = s;
+            } else if (n == 0) {
+                prevKind = 0;  // an empty line ends a message (as the Python reader reads)
             }
             lines++;
             length += lineLength;
@@ -335,7 +342,9 @@ final class DumpSplitReader implements AutoCloseable {
                     if (lineStart) {
                         empty = c == '\n' || c == '\r';
                         lineStart = false;
-                        if (!empty && c != '*') {
+                        if (empty) {
+                            kind = 0;
+                        } else if (c != '*') {
                             if ((c == 'A' || c == 'N') && kind != 'A' && kind != 'N') {
                                 messages++;
                             }
@@ -439,6 +448,9 @@ final class DumpSplitReader implements AutoCloseable {
                         }
                         if (e > ls && b[ls] != '*') {
                             return b[ls];
+                        }
+                        if (e == ls && lineEnd > ls) {
+                            return 0;  // an empty line
                         }
                         lineEnd = ls;
                     }

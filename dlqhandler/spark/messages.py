@@ -1,0 +1,209 @@
+"""Extract: dmpmqmsg files -> a DataFrame of messages, through the ``dmpmqmsg`` data source.
+
+The JVM reads and decodes every record (``jvm/DmpmqmsgFileFormat.java``: splits cut on
+message boundaries in bytes, every record kind decoded there, the columns a query does
+not select never materialised), so no Python runs per message and no Python UDF is in
+any plan. The session must have the data source on its class path: a session this
+package builds has (:func:`dlqhandler.spark.session.jvm_settings`); under
+``spark-submit``, ``python -m dlqhandler.spark.jar`` prints the options that put it
+there.
+
+The message frame's columns (the contract :mod:`dlqhandler.spark.classify`, the drain's
+audit and outputs read; :data:`MESSAGE_COLUMNS` in order):
+
+* ``file_index`` int (position of the file in the input list), ``split_start`` long
+  (byte offset of the split that read the message), ``seq`` long (the message's byte
+  offset in its file): together the input order;
+* ``error`` string: null, or why the record is malformed (the drain's: ``<file>, line
+  <n>, message <m>: <problem>``, the file as given); such a row has no message columns
+  and stays (REMAIN); ``error_line`` int: that line;
+* ``md_<field>`` for every MQMD field, ``has_dlh``, ``dlh_error`` (why there is no
+  valid MQDLH), ``dlh_<field>`` for every MQDLH field but the version;
+* ``decoded_in_python`` boolean: always false (the contract keeps it: nothing is
+  decoded in Python any more);
+* ``record`` binary (with ``record=True``): the message's bytes as in the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from dlqhandler.errors import ConfigError, DumpFormatError
+from dlqhandler.logs import get_logger
+from dlqhandler.mq.mqdlh import MQDLH
+from dlqhandler.mq.mqmd import MQMD
+
+__all__ = [
+    "DLH_FIELDS",
+    "MD_FIELDS",
+    "MESSAGE_COLUMNS",
+    "SOURCE",
+    "dump_error",
+    "load_source",
+    "read_messages",
+    "spelt_uris",
+]
+
+SOURCE = "dmpmqmsg"  # the data source's short name (jvm/DmpmqmsgFileFormat.java)
+_SQL_TYPE = {bytes: "binary", str: "string", int: "int"}
+MD_FIELDS: tuple[tuple[str, str], ...] = tuple(
+    (f.name, _SQL_TYPE[type(f.default)]) for f in dataclasses.fields(MQMD)
+)
+DLH_FIELDS: tuple[tuple[str, str], ...] = tuple(
+    (f.name, _SQL_TYPE[type(f.default)]) for f in dataclasses.fields(MQDLH) if f.name != "version"
+)
+MESSAGE_COLUMNS = [
+    "file_index",
+    "split_start",
+    "seq",
+    "error",
+    *(f"md_{name}" for name, _kind in MD_FIELDS),
+    "has_dlh",
+    "dlh_error",
+    *(f"dlh_{name}" for name, _kind in DLH_FIELDS),
+    "decoded_in_python",
+    "error_line",
+]
+
+_log = get_logger(__name__)
+_GLOB = re.compile(r"([\\{}\[\]*?])")  # Spark globs a path holding one of these
+# malformed = "<input_file>:<line>: message <n>: <problem>" (after the file's own name)
+_LOCATED = r"^([0-9]+): message ([0-9]+): (?s:(.*))$"
+_DUMP_ERROR = re.compile(r"dmpmqmsg: (.+?):([0-9]+): ([^\n]*)")
+
+
+def load_source(
+    spark: Any, files: Sequence[str], *, split_bytes: int = 128 << 20, **options: str
+) -> Any:
+    """``spark.read.format("dmpmqmsg").load(files)`` with splits of ``split_bytes``
+    (``spark.sql.files.maxPartitionBytes``); a file name is a name, not a glob. A
+    session without the data source gets the package's jar added (``ADD JAR``); where
+    there is none, a :class:`ConfigError` says how to add it."""
+    if not files:
+        raise ConfigError("no input files")
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(1 << 10, split_bytes)))
+    paths = [_GLOB.sub(r"\\\1", str(f)) for f in files]
+    for attempt in range(2):
+        try:
+            return spark.read.format(SOURCE).options(**options).load(paths)
+        except Exception as exc:  # py4j: SparkClassNotFoundException, not converted
+            if "DATA_SOURCE_NOT_FOUND" not in str(exc) or SOURCE not in str(exc):
+                raise
+        # a session this package did not launch (spark-submit without the jar)
+        if attempt or not _add_jar(spark):
+            break
+    raise ConfigError(
+        "this Spark session has no 'dmpmqmsg' data source (dlqhandler's jar is not on "
+        "its class path): under spark-submit, add the options that "
+        "'python -m dlqhandler.spark.jar' prints; without a shipped jar, a JDK (javac) "
+        "builds it"
+    )
+
+
+def _add_jar(spark: Any) -> bool:
+    """``ADD JAR`` the package's jar (shipped, or built here with a JDK) to a session that
+    lacks it: the session's class loader on the driver (py4j pins this Python thread to
+    one JVM thread, whose context class loader it sets) and the executors, which fetch
+    it before their next task. False when there is no jar or Spark refuses it."""
+    from dlqhandler.spark.jar import compiled_jar
+
+    jar = compiled_jar()
+    if jar is None:
+        return False
+    try:
+        spark.sql(f"ADD JAR '{jar}'")
+    except Exception as exc:  # py4j/analysis errors: the caller's clear error follows
+        _log.warning("jar_not_added", jar=str(jar), why=f"{type(exc).__name__}: {exc}"[:300])
+        return False
+    return True
+
+
+def spelt_uris(spark: Any, files: Sequence[str]) -> list[str]:
+    """Each file as Spark's ``_metadata.file_path`` spells it (``file:/x`` without an
+    empty authority, %-escapes kept)."""
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    spelt = []
+    for name in files:
+        path = jvm.org.apache.hadoop.fs.Path(str(name))
+        uri = path.getFileSystem(conf).makeQualified(path).toUri()
+        authority = uri.getRawAuthority()
+        spelt.append(f"{uri.getScheme()}:{'//' + authority if authority else ''}{uri.getRawPath()}")
+    return spelt
+
+
+def read_messages(
+    spark: Any,
+    files: Sequence[str],
+    *,
+    split_bytes: int = 128 << 20,
+    record: bool = False,
+    body: bool = False,
+    located: bool = False,
+) -> Any:
+    """The messages of ``files`` as the message frame (the module's contract), with
+    ``record`` and ``body`` only when asked: the scan reads what the frame's consumers
+    select (a query of header columns never copies a record nor decodes a body).
+    ``error`` is the problem alone (what the report counts by), or with ``located`` the
+    drain's ``<file>, line <n>, message <m>: <problem>``."""
+    from pyspark.sql import functions as F
+
+    files = [str(f) for f in files]
+    # a cut-off message is named by its first line, as the drain always has
+    source = load_source(spark, files, split_bytes=split_bytes, cutOffLine="message")
+    uris = spelt_uris(spark, files)
+    index = (
+        F.array_position(F.array(*[F.lit(u) for u in uris]), F.col("_metadata.file_path")) - 1
+    ).cast("int")
+    names = F.get(F.array(*[F.lit(f) for f in files]), index)
+    located_text = F.expr("substring(malformed, char_length(input_file) + 2)")
+    line = F.regexp_extract(located_text, _LOCATED, 1)
+    problem = F.regexp_extract(located_text, _LOCATED, 3)
+    error = F.when(
+        F.col("malformed").isNotNull(),
+        problem
+        if not located
+        else F.concat(
+            names,
+            F.lit(", line "),
+            line,
+            F.lit(", message "),
+            F.regexp_extract(located_text, _LOCATED, 2),
+            F.lit(": "),
+            problem,
+        ),
+    )
+    columns = [
+        index.alias("file_index"),
+        F.col("_metadata.file_block_start").alias("split_start"),
+        F.col("offset").alias("seq"),
+        error.alias("error"),
+        *(F.col(f"md_{name}") for name, _kind in MD_FIELDS),
+        "has_dlh",
+        "dlh_error",
+        *(F.col(f"dlh_{name}") for name, _kind in DLH_FIELDS),
+        F.lit(False).alias("decoded_in_python"),
+        F.when(F.col("malformed").isNotNull(), line.cast("int")).alias("error_line"),
+    ]
+    if body:
+        columns.append("body")
+    if record:
+        columns.append("record")
+    return source.select(*columns)
+
+
+def dump_error(exc: BaseException) -> DumpFormatError | None:
+    """The data source's own error inside a failed Spark job (a file that is not a
+    dump: ``dmpmqmsg: <file>:<line>: <problem>``) as a :class:`DumpFormatError`, so the
+    CLI says it in one line (exit 2); None for any other failure."""
+    try:
+        text = str(exc)
+    except Exception:  # the JVM is gone: not ours to describe
+        return None
+    found = _DUMP_ERROR.search(text)
+    if found is None or "DumpReadException" not in text:
+        return None
+    return DumpFormatError(found.group(3).strip(), path=found.group(1), line=int(found.group(2)))
