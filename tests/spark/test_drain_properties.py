@@ -4,13 +4,11 @@ RETRY and FWD HEADER(NO) write the message without its MQDLH and with its MQRFH2
 properties byte for byte (told what follows it: :func:`stripped_data`), FWD HEADER(YES)
 the message as read, and a damaged MQRFH2 in front leaves the message on the DLQ.
 
-The drain reads through the ``dmpmqmsg`` data source once its old text path
-(``dlqhandler/spark/extract.py``) is gone (issue 24); until then this test is skipped,
-as that path reads such messages as without an MQDLH."""
+The drain reads through the ``dmpmqmsg`` data source, which finds the MQDLH behind the
+MQRFH2 as ``dlqhandler run`` does."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -24,14 +22,7 @@ from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.mq.rfh2 import decode_rfh2, properties_of
 from tests.spark.props_dumps import PROPS, in_front
 
-pytestmark = [
-    pytest.mark.spark,
-    pytest.mark.skipif(
-        importlib.util.find_spec("dlqhandler.spark.extract") is not None,
-        reason="the drain still reads through its text path (spark/extract.py), not the "
-        "dmpmqmsg data source",
-    ),
-]
+pytestmark = pytest.mark.spark
 
 RULES = """INPUTQ(SYSTEM.DEAD.LETTER.QUEUE) INPUTQM(QM1)
 REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(3)

@@ -89,8 +89,18 @@ final class DumpSplitReader implements AutoCloseable {
         if (c == 'A' || c == 'N') {
             return prev != 'A' && prev != 'N';
         }
-        return c != 'X' && c != 'S' && c != 'T' && (prev == 'X' || prev == 'S' || prev == 'T');
+        return c != 'X' && c != 'S' && c != 'T'
+            && (prev == 'X' || prev == 'S' || prev == 'T' || prev == AFTER_DATA);
     }
+
+    /** The kind an empty line leaves: it ends a message (so an A or N line after it
+     *  starts one), and after data lines a line that is not a message is still junk. */
+    private static int afterEmpty(int prev) {
+        return prev == 'X' || prev == 'S' || prev == 'T' || prev == AFTER_DATA ? AFTER_DATA : 0;
+    }
+
+    /** The kind of an empty line after a message's data lines. */
+    private static final int AFTER_DATA = 'E';
 
     DumpSplitReader(Configuration conf, Path path, String name, long start, long end,
                     long maxRecord) throws IOException {
@@ -190,7 +200,7 @@ final class DumpSplitReader implements AutoCloseable {
             int n = content(s);
             if (n == 0 || record.buf[s] == '*') {
                 if (n == 0) {
-                    prevKind = 0;  // an empty line ends a message
+                    prevKind = afterEmpty(prevKind);  // an empty line ends a message
                 }
                 record.size = 0;
                 continue;
@@ -264,7 +274,7 @@ final class DumpSplitReader implements AutoCloseable {
                 lastLine = lines;
                 lastStart = s;
             } else if (n == 0) {
-                prevKind = 0;  // an empty line ends a message (as the Python reader reads)
+                prevKind = afterEmpty(prevKind);  // ends a message (as the Python reader reads)
             }
             lines++;
             length += lineLength;
@@ -426,6 +436,7 @@ final class DumpSplitReader implements AutoCloseable {
     /** First byte of the last significant line ending before ``pos``; 0 = none. */
     private int kindBefore(long pos) throws IOException {
         long window = 4096;
+        boolean empties = false;
         try (FSDataInputStream back = path.getFileSystem(conf).open(path)) {
             while (true) {
                 long from = Math.max(0, pos - window);
@@ -447,10 +458,10 @@ final class DumpSplitReader implements AutoCloseable {
                             e--;
                         }
                         if (e > ls && b[ls] != '*') {
-                            return b[ls];
+                            return empties ? afterEmpty(b[ls]) : b[ls];
                         }
                         if (e == ls && lineEnd > ls) {
-                            return 0;  // an empty line
+                            empties = true;  // an empty line: what it follows decides
                         }
                         lineEnd = ls;
                     }
