@@ -199,7 +199,10 @@ def snapshot_queue(
         snap_dir.mkdir(parents=True, exist_ok=True)
         path = snap_dir / "input.dmp"
         with path.open("wb") as stream, DumpWriter(stream, qmgr=info.name, queue=q_name) as w:
-            for msg in browse_all(handle):
+            # As IBM's dmpmqmsg: no message handle, so the properties are in the file
+            # (an MQRFH2 in front of the MQDLH), where the data source reads them and
+            # the outputs keep them (docs/properties.md).
+            for msg in browse_all(handle, msg_handle=False):
                 w.write(msg)
         handle.close()
         return path, q_name, info.name

@@ -248,11 +248,14 @@ def browse_all(
     msg_id: bytes | None = None,
     correl_id: bytes | None = None,
     group_id: bytes | None = None,
+    msg_handle: bool = True,
 ) -> Iterator[Message]:
     """Browse every (matching) message from the first, without locks or syncpoint.
 
     The loop every caller would otherwise write: BROWSE_FIRST, then BROWSE_NEXT
-    until MQRC_NO_MSG_AVAILABLE (2033), which ends the iteration.
+    until MQRC_NO_MSG_AVAILABLE (2033), which ends the iteration. ``msg_handle=False``
+    browses as IBM's dmpmqmsg gets: the queue's PROPCTL puts the properties in an
+    MQRFH2 in the data (what a dump file carries).
     """
     position: Literal["first", "next"] = "first"
     while True:
@@ -264,6 +267,7 @@ def browse_all(
                     msg_id=msg_id,
                     correl_id=correl_id,
                     group_id=group_id,
+                    msg_handle=msg_handle,
                 )
             )
         except MQIError as exc:

@@ -18,9 +18,13 @@ import pytest
 from dlqhandler.cli import main as cli_main
 from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.mq.message import Message, decode_dead_letter, stripped_data
+from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.mq.properties import Property, PropertyType
 from dlqhandler.mq.rfh2 import decode_rfh2, properties_of
+from dlqhandler.qmgr import connect, create_qmgr
 from tests.spark.props_dumps import PROPS, in_front
+from tests.worker.helpers import DLQ, browse, dead_letter, define, load
 
 pytestmark = pytest.mark.spark
 
@@ -108,3 +112,61 @@ def test_drain_keeps_properties_in_front_byte_for_byte(spark: Any, tmp_path: Pat
         assert _properties(m) == _properties(original)
         header, _ = decode_rfh2(m.body, encoding=m.md.encoding, ccsid=m.md.coded_char_set_id)
         assert header.format == "MQSTR"
+
+
+def _same(a: tuple[Property, ...], b: tuple[Property, ...]) -> bool:
+    """Equal by name, type and value (a NaN equal to a NaN), in any order."""
+    mine = {p.name: p for p in b}
+    return len(a) == len(b) and all(p.name in mine and p.same_as(mine[p.name]) for p in a)
+
+
+def test_drain_of_a_queue_keeps_properties_in_its_outputs(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``drain -m QM1`` (offline, from the queue) snapshots the DLQ as IBM's dmpmqmsg
+    unloads it, without a message handle, so every property is in the snapshot and in
+    the output files: each file loaded with ``qm dmpmqmsg -o`` gives messages with the
+    dead letters' properties (name, type, value), their data (without the MQDLH for
+    RETRY and HEADER(NO)), each message once."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    create_qmgr(home, "QM1")
+    props = (
+        Property("jms.Cid", PropertyType.STRING, "ID:414d5120"),
+        Property("OrderNo", PropertyType.INT64, 2**40 + 1),
+        Property("Urgent", PropertyType.BOOLEAN, True),
+    )
+    with connect("QM1", home=home) as qm:
+        define(qm, "APP.IN", "KEEP.YES", "KEEP.NO")
+        load(
+            qm,
+            [
+                dead_letter("retry me", reason=2053, destq="APP.IN", properties=props),
+                dead_letter("keep whole", reason=2035, destq="APP.IN", properties=props[:2]),
+                dead_letter("strip me", reason=2051, destq="APP.IN", properties=props[1:]),
+                dead_letter("none", reason=2051, destq="APP.IN"),
+            ],
+        )
+        sent = browse(qm, DLQ)
+        assert [len(m.properties) for m in sent] == [3, 2, 2, 0]
+    rules = tmp_path / "props.rul"
+    rules.write_text(RULES)
+    out = tmp_path / "out"
+    assert cli_main(["drain", "--rules", str(rules), "-m", "QM1", "--output", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    files = {o["queue"]: o["file"] for o in manifest["outputs"]}
+    assert set(files) == {"APP.IN", "KEEP.YES", "KEEP.NO"}
+    for queue, name in files.items():
+        assert cli_main(["qm", "dmpmqmsg", "-m", "QM1", "-o", queue, "-f", str(out / name)]) == 0
+    with connect("QM1", home=home) as qm:
+        got = {q: browse(qm, q) for q in files}
+    by_id = {m.md.msg_id: m for m in sent}
+    assert sorted(m.md.msg_id for ms in got.values() for m in ms) == sorted(by_id)
+    for queue, messages in got.items():
+        for m in messages:
+            original = by_id[m.md.msg_id]
+            assert _same(m.properties, original.properties), (queue, m.properties)
+            if queue == "KEEP.YES":
+                assert m.body == original.body  # the MQDLH and data
+            else:
+                assert m.body == original.body[MQDLH_LENGTH_1:]  # the data alone
