@@ -295,7 +295,7 @@ class Ledger:
         else:
             assert 0 < a.expiry <= b.expiry, (name, "expiry", a.expiry, b.expiry)
         if after.queue == self.dlq or a.format == "MQDEAD":
-            assert _props(got) == _props(before), (name, after.queue, "properties")
+            assert props_by_name(got) == props_by_name(before), (name, after.queue, "properties")
             assert digest(got.body) == digest(before.body), (name, after.queue, "body")
             assert (a.format, a.encoding, a.coded_char_set_id) == (
                 b.format,
@@ -309,7 +309,7 @@ class Ledger:
             format=dlh.format, encoding=dlh.encoding, coded_char_set_id=dlh.coded_char_set_id
         )
         want = as_put(Message(restored, before.body[MQDLH_LENGTH_1:], None, before.properties))
-        assert _props(got) == _props(want), (name, after.queue, "properties")
+        assert props_by_name(got) == props_by_name(want), (name, after.queue, "properties")
         assert digest(got.body) == digest(want.body), (name, "stripped body")
         assert (a.format, a.encoding, a.coded_char_set_id) == (
             want.md.format,
@@ -344,7 +344,7 @@ def as_put(m: Message) -> Message:
     return Message(md, m.body[end:], None, carried)
 
 
-def _props(m: Message) -> dict[str, tuple[int, object]]:
+def props_by_name(m: Message) -> dict[str, tuple[int, object]]:
     """A message's properties by name: (type, value), what must survive every move (a
     NaN float as the text ``NaN``, so that a NaN equals a NaN)."""
     return {
