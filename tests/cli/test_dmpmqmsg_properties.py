@@ -18,26 +18,19 @@ from dlqhandler.mq import Message
 from dlqhandler.mq.properties import Property, PropertyType
 from dlqhandler.mq.rfh2 import decode_rfh2, properties_of
 from dlqhandler.qmgr import EmbeddedQueueManager, connect, create_qmgr
-from tests.worker.helpers import DLQ, RunCli, browse, dead_letter, define, load
+from tests.worker.helpers import (
+    DLQ,
+    JMS_PROPERTIES,
+    RunCli,
+    browse,
+    dead_letter,
+    define,
+    load,
+    same_properties,
+)
 
 T = PropertyType
-JMS = (
-    Property("mcd.Msd", T.STRING, "jms_text"),
-    Property("jms.Dst", T.STRING, "queue:///APP.IN"),
-    Property("jms.Cid", T.STRING, "ID:414d5120"),
-    Property("OrderType", T.STRING, "express <&>"),
-    Property("Urgent", T.BOOLEAN, True),
-    Property("Checksum", T.BYTE_STRING, b"\x00\x10\xff"),
-    Property("Tries", T.INT8, 3),
-    Property("Region", T.INT16, -2),
-    Property("Items", T.INT32, 70000),
-    Property("OrderNo", T.INT64, 2**40 + 1),
-    Property("Weight", T.FLOAT32, 2.5),
-    Property("Price", T.FLOAT64, math.pi),
-    Property("Ratio", T.FLOAT64, math.nan),
-    Property("Coupon", T.NULL, None),
-    Property("trace.span", T.STRING, "abc"),
-)
+JMS = (*JMS_PROPERTIES, Property("Ratio", T.FLOAT64, math.nan))
 RULES = """\
 RETRYINT(0) WAIT(NO)
 DESTQ(RETRY.OK) ACTION(RETRY)
@@ -55,17 +48,11 @@ def _dead_letters() -> list[Message]:
     ]
 
 
-def _same(a: tuple[Property, ...], b: tuple[Property, ...]) -> bool:
-    """Equal by name, type and value (a NaN equal to a NaN), in any order."""
-    mine = {p.name: p for p in b}
-    return len(a) == len(b) and all(p.name in mine and p.same_as(mine[p.name]) for p in a)
-
-
 def _assert_equal(got: list[Message], sent: list[Message]) -> None:
     assert len(got) == len(sent)
     for new, old in zip(got, sent, strict=True):
         assert (new.md, new.body) == (old.md, old.body)
-        assert _same(new.properties, old.properties), (new.properties, old.properties)
+        assert same_properties(new.properties, old.properties), (new.properties, old.properties)
 
 
 def _unload(qm_name: str, queue: str, path: Path, flag: str = "-i") -> None:
@@ -96,7 +83,7 @@ def test_unload_then_load_keeps_every_property_mqmd_and_body(
         rfh2, end = decode_rfh2(message.body, encoding=message.md.encoding, ccsid=819)
         assert rfh2.format == "MQDEAD"
         assert message.body[end:] == original.body  # the MQDLH and data behind it
-        assert _same(properties_of(rfh2.folders), original.properties)
+        assert same_properties(properties_of(rfh2.folders), original.properties)
 
     _load("QM1", "DLQ.COPY", dump)
     _assert_equal(browse(qm, "DLQ.COPY"), sent)
@@ -167,11 +154,11 @@ def test_run_on_a_dlq_loaded_from_the_dump_keeps_the_properties(
     book.check(["RETRY.OK", "TARGET.YES", "TARGET.NO"])
     [retried] = browse(qm, "RETRY.OK")
     assert (retried.body, retried.md.format) == (b"retry me", "MQSTR")
-    assert _same(retried.properties, JMS)
+    assert same_properties(retried.properties, JMS)
     [whole] = browse(qm, "TARGET.YES")
     assert whole.md.format == "MQDEAD"
-    assert _same(whole.properties, JMS[:5])
+    assert same_properties(whole.properties, JMS[:5])
     stripped, plain = browse(qm, "TARGET.NO")
     assert (stripped.body, plain.body) == (b"forward stripped", b"no properties")
-    assert _same(stripped.properties, JMS[5:])
+    assert same_properties(stripped.properties, JMS[5:])
     assert plain.properties == ()

@@ -24,7 +24,7 @@ from dlqhandler.mq.properties import Property, PropertyType
 from dlqhandler.mq.rfh2 import decode_rfh2, properties_of
 from dlqhandler.qmgr import connect, create_qmgr
 from tests.spark.props_dumps import PROPS, in_front
-from tests.worker.helpers import DLQ, browse, dead_letter, define, load
+from tests.worker.helpers import DLQ, browse, dead_letter, define, load, same_properties
 
 pytestmark = pytest.mark.spark
 
@@ -114,12 +114,6 @@ def test_drain_keeps_properties_in_front_byte_for_byte(spark: Any, tmp_path: Pat
         assert header.format == "MQSTR"
 
 
-def _same(a: tuple[Property, ...], b: tuple[Property, ...]) -> bool:
-    """Equal by name, type and value (a NaN equal to a NaN), in any order."""
-    mine = {p.name: p for p in b}
-    return len(a) == len(b) and all(p.name in mine and p.same_as(mine[p.name]) for p in a)
-
-
 def test_drain_of_a_queue_keeps_properties_in_its_outputs(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -165,7 +159,7 @@ def test_drain_of_a_queue_keeps_properties_in_its_outputs(
     for queue, messages in got.items():
         for m in messages:
             original = by_id[m.md.msg_id]
-            assert _same(m.properties, original.properties), (queue, m.properties)
+            assert same_properties(m.properties, original.properties), (queue, m.properties)
             if queue == "KEEP.YES":
                 assert m.body == original.body  # the MQDLH and data
             else:

@@ -34,7 +34,7 @@ from typing import Any
 from dlqhandler.errors import DecodeError, MalformedMessageError, MQIError
 from dlqhandler.mq import MQMD, Message, decode_dead_letter
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
-from dlqhandler.mq.properties import PROPERTY_FOLDERS, Property
+from dlqhandler.mq.properties import PROPERTY_FOLDERS, Property, PropertyType
 from dlqhandler.mq.rfh2 import decode_rfh2, properties_of
 from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
 from dlqhandler.qmgr.embedded.xqh import MQFMT_XMIT_Q_HEADER, decode_xqh
@@ -342,6 +342,32 @@ def as_put(m: Message) -> Message:
         coded_char_set_id=ccsid if rfh2.coded_char_set_id == -2 else rfh2.coded_char_set_id,
     )
     return Message(md, m.body[end:], None, carried)
+
+
+# What JMS and .NET applications put (the jms, mcd and usr folders), every IBM type but
+# NaN (a NaN float never equals itself: tests that add one compare with same_properties).
+JMS_PROPERTIES = (
+    Property("mcd.Msd", PropertyType.STRING, "jms_text"),
+    Property("jms.Dst", PropertyType.STRING, "queue:///APP.IN"),
+    Property("jms.Cid", PropertyType.STRING, "ID:414d5120"),
+    Property("OrderType", PropertyType.STRING, "express <&>"),
+    Property("Urgent", PropertyType.BOOLEAN, True),
+    Property("Checksum", PropertyType.BYTE_STRING, b"\x00\x10\xff"),
+    Property("Tries", PropertyType.INT8, 3),
+    Property("Region", PropertyType.INT16, -2),
+    Property("Items", PropertyType.INT32, 70000),
+    Property("OrderNo", PropertyType.INT64, 2**40 + 1),
+    Property("Weight", PropertyType.FLOAT32, 2.5),
+    Property("Price", PropertyType.FLOAT64, math.pi),
+    Property("Coupon", PropertyType.NULL, None),
+    Property("trace.span", PropertyType.STRING, "abc"),
+)
+
+
+def same_properties(a: tuple[Property, ...], b: tuple[Property, ...]) -> bool:
+    """Equal by name, type and value (a NaN equal to a NaN), in any order."""
+    mine = {p.name: p for p in b}
+    return len(a) == len(b) and all(p.name in mine and p.same_as(mine[p.name]) for p in a)
 
 
 def props_by_name(m: Message) -> dict[str, tuple[int, object]]:

@@ -4,15 +4,14 @@ MQDLH or retried, on the embedded queue manager."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
 
 from dlqhandler.cli import main
-from dlqhandler.mq.properties import Property, PropertyType
+from dlqhandler.mq.properties import PropertyType
 from dlqhandler.qmgr import connect
-from tests.worker.helpers import RunCli, browse, dead_letter, define, load
+from tests.worker.helpers import JMS_PROPERTIES, RunCli, browse, dead_letter, define, load
 
 T = PropertyType
 RULES = """\
@@ -22,23 +21,7 @@ DESTQ(FWD.YES) ACTION(FWD) FWDQ(TARGET.YES) HEADER(YES)
 DESTQ(FWD.NO) ACTION(FWD) FWDQ(TARGET.NO) HEADER(NO)
 DESTQ(REMOTE) ACTION(FWD) FWDQ(APP.IN) FWDQM(QM2) HEADER(NO)
 """
-# What JMS and .NET applications put (jms, mcd and usr folders), every IBM type.
-JMS = (
-    Property("mcd.Msd", T.STRING, "jms_text"),
-    Property("jms.Dst", T.STRING, "queue:///APP.IN"),
-    Property("jms.Cid", T.STRING, "ID:414d5120"),
-    Property("OrderType", T.STRING, "express"),
-    Property("Urgent", T.BOOLEAN, True),
-    Property("Checksum", T.BYTE_STRING, b"\x00\x10\xff"),
-    Property("Tries", T.INT8, 3),
-    Property("Region", T.INT16, -2),
-    Property("Items", T.INT32, 70000),
-    Property("OrderNo", T.INT64, 2**40 + 1),
-    Property("Weight", T.FLOAT32, 2.5),
-    Property("Price", T.FLOAT64, math.pi),
-    Property("Coupon", T.NULL, None),
-    Property("trace.span", T.STRING, "abc"),
-)
+JMS = JMS_PROPERTIES
 
 
 def test_forward_and_retry_keep_every_property(qm, ledger, run_cli: RunCli) -> None:
