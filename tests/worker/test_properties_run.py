@@ -9,11 +9,9 @@ from pathlib import Path
 import pytest
 
 from dlqhandler.cli import main
-from dlqhandler.mq.properties import PropertyType
 from dlqhandler.qmgr import connect
 from tests.worker.helpers import JMS_PROPERTIES, RunCli, browse, dead_letter, define, load
 
-T = PropertyType
 RULES = """\
 RETRYINT(0) WAIT(NO)
 DESTQ(RETRY.OK) ACTION(RETRY)
