@@ -43,6 +43,7 @@ __all__ = [
     "SOURCE",
     "dump_error",
     "load_source",
+    "malformed_parts",
     "read_messages",
     "spelt_uris",
 ]
@@ -159,9 +160,7 @@ def read_messages(
         F.array_position(F.array(*[F.lit(u) for u in uris]), F.col("_metadata.file_path")) - 1
     ).cast("int")
     names = F.get(F.array(*[F.lit(f) for f in files]), index)
-    located_text = F.expr("substring(malformed, char_length(input_file) + 2)")
-    line = F.regexp_extract(located_text, _LOCATED, 1)
-    problem = F.regexp_extract(located_text, _LOCATED, 3)
+    line, number, problem = malformed_parts()
     error = F.when(
         F.col("malformed").isNotNull(),
         problem
@@ -171,7 +170,7 @@ def read_messages(
             F.lit(", line "),
             line,
             F.lit(", message "),
-            F.regexp_extract(located_text, _LOCATED, 2),
+            number,
             F.lit(": "),
             problem,
         ),
@@ -193,6 +192,16 @@ def read_messages(
     if record:
         columns.append("record")
     return source.select(*columns)
+
+
+def malformed_parts() -> tuple[Any, Any, Any]:
+    """The line, the message number and the problem of the source's ``malformed``
+    column (``<input_file>:<line>: message <n>: <problem>``), as string columns."""
+    from pyspark.sql import functions as F
+
+    located = F.expr("substring(malformed, char_length(input_file) + 2)")
+    line, number, problem = (F.regexp_extract(located, _LOCATED, g) for g in (1, 2, 3))
+    return line, number, problem
 
 
 def dump_error(exc: BaseException) -> DumpFormatError | None:

@@ -41,7 +41,7 @@ from dlqhandler.logs import get_logger
 from dlqhandler.rules import RuleSet
 from dlqhandler.spark.ages import age_status, dead_lettered_epoch
 from dlqhandler.spark.classify import classify
-from dlqhandler.spark.messages import load_source
+from dlqhandler.spark.messages import load_source, malformed_parts
 from dlqhandler.spark.report_json import assemble
 from dlqhandler.spark.report_options import ReportOptions
 
@@ -78,12 +78,7 @@ def read_dumps(spark: Any, files: Sequence[str], *, split_bytes: int = 128 << 20
     from pyspark.sql import functions as F
 
     source = load_source(spark, files, split_bytes=split_bytes)
-    # malformed = "<input_file>:<line>: message <n>: <problem>": keep the problem
-    problem = F.regexp_replace(
-        F.expr("substring(malformed, char_length(input_file) + 2)"),
-        r"^[0-9]+: message [0-9]+: ",
-        "",
-    )
+    _line, _number, problem = malformed_parts()  # the report counts by problem
     headers = [c for c in source.columns if c.startswith(("md_", "dlh_"))]
     headers += [PROPERTY_FOLDERS, "rfh2_in_front"]
     return source.select(
