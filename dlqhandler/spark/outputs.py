@@ -22,6 +22,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from dlqhandler.spark.messages import SOURCE
 from dlqhandler.spark.outfiles import OutFiles, safe_path
 
 __all__ = [
@@ -53,7 +54,6 @@ def target_file_name(queue: str, qmgr: str) -> str:
 _REMAIN_KEY = "R"  # the directory of remaining.dmp's rows
 _NONE_KEY = "N"  # the directory of rows in no dump file (DISCARD, malformed): audit only
 _PARTITIONS = ("t", "pf", "ps")  # output key, input file, input split
-SOURCE = "dmpmqmsg"  # the data source's short name (jvm/DmpmqmsgFileFormat.java)
 
 
 def _target_key() -> Any:

@@ -62,7 +62,6 @@ AGE_BUCKETS: tuple[tuple[str, int | None], ...] = (
     (">7d", None),
 )
 _SAMPLE_SEEDS = (17, 29, 43)  # three independent hash orders: three sample MsgIds
-SOURCE = "dmpmqmsg"  # the data source's short name (jvm/DmpmqmsgFileFormat.java)
 PROPERTY_FOLDERS = "property_folders"  # the source's column (absent on the text path)
 FOLDERS = ("jms", "mcd", "mq", "mq_usr", "mqext", "mqps", "usr")  # what it can hold
 _log = get_logger(__name__)
