@@ -488,6 +488,8 @@ class MessageHandle:
 
 # Folders that are not ``usr``: a name beginning with one of these is in that folder.
 PROPERTY_FOLDERS = frozenset({"jms", "mcd", "mqext", "mq", "mq_usr", "mqps"})
+# Every MQRFH2 folder whose elements are message properties (the others are data).
+ALL_PROPERTY_FOLDERS = PROPERTY_FOLDERS | {"usr"}
 
 
 def _in_usr(name: str) -> bool:

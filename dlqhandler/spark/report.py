@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dlqhandler.logs import get_logger
+from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
 from dlqhandler.rules import RuleSet
 from dlqhandler.spark.ages import age_status, dead_lettered_epoch
 from dlqhandler.spark.classify import classify
@@ -62,8 +63,8 @@ AGE_BUCKETS: tuple[tuple[str, int | None], ...] = (
     (">7d", None),
 )
 _SAMPLE_SEEDS = (17, 29, 43)  # three independent hash orders: three sample MsgIds
-PROPERTY_FOLDERS = "property_folders"  # the source's column (absent on the text path)
-FOLDERS = ("jms", "mcd", "mq", "mq_usr", "mqext", "mqps", "usr")  # what it can hold
+PROPERTY_FOLDERS = "property_folders"  # the source's column (absent from the drain's read)
+FOLDERS = tuple(sorted(ALL_PROPERTY_FOLDERS))  # what it can hold
 _log = get_logger(__name__)
 
 

@@ -16,10 +16,10 @@ from dlqhandler.formats.backlog import generate_backlog
 from dlqhandler.mq.ccsid import int_order
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.mq.mqmd import MQMD
-from dlqhandler.mq.properties import PROPERTY_FOLDERS, Property, PropertyType
+from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS, Property, PropertyType
 from dlqhandler.mq.rfh2 import MQRFH2, decode_rfh2, encode_rfh2, folders_of
 
-FOLDERS = PROPERTY_FOLDERS | {"usr"}
+FOLDERS = ALL_PROPERTY_FOLDERS
 
 PROPS = (
     (),

@@ -34,7 +34,7 @@ from typing import Any
 from dlqhandler.errors import DecodeError, MalformedMessageError, MQIError
 from dlqhandler.mq import MQMD, Message, decode_dead_letter
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
-from dlqhandler.mq.properties import PROPERTY_FOLDERS, Property, PropertyType
+from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS, Property, PropertyType
 from dlqhandler.mq.rfh2 import decode_rfh2, properties_of
 from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
 from dlqhandler.qmgr.embedded.xqh import MQFMT_XMIT_Q_HEADER, decode_xqh
@@ -331,7 +331,7 @@ def as_put(m: Message) -> Message:
     except DecodeError:
         return m
     if not rfh2.folders or any(
-        f.name not in {*PROPERTY_FOLDERS, "usr"} or f.attributes for f in rfh2.folders
+        f.name not in ALL_PROPERTY_FOLDERS or f.attributes for f in rfh2.folders
     ):
         return m
     own = {p.name for p in m.properties}

@@ -67,7 +67,7 @@ from dlqhandler.errors import DecodeError, MQIError
 from dlqhandler.mq.ccsid import QMGR_CCSID
 from dlqhandler.mq.constants import MQRC_HMSG_ERROR, mqi_error
 from dlqhandler.mq.message import Message
-from dlqhandler.mq.properties import PROPERTY_FOLDERS, Property, check_name
+from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS, Property, check_name
 from dlqhandler.mq.rfh2 import (
     MQFMT_RF_HEADER_2,
     MQRFH2,
@@ -121,13 +121,12 @@ def put_properties(
     return message, encode_stored((*(p for p in from_data if p.name not in names), *own))
 
 
-_PROPERTY_FOLDERS = PROPERTY_FOLDERS | {"usr"}
 _MQCCSI_INHERIT = -2
 
 
 def _is_properties(folder: Folder) -> bool:
     """A folder IBM reads as message properties (names it allows, no attributes)."""
-    if folder.name not in _PROPERTY_FOLDERS or folder.attributes:
+    if folder.name not in ALL_PROPERTY_FOLDERS or folder.attributes:
         return False
     try:
         for prop in properties_of((folder,)):
