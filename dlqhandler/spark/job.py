@@ -184,17 +184,20 @@ def run_drain(
     if config.dry_run or config.apply:
         step(spark, "classify, write the audit")
         _bad_input(lambda: frame.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
+        # The audit holds every column the summary counts: no second pass over the bodies.
+        groups = _groups(spark.read.schema(audit_schema).parquet(out.uri("audit")))
     else:
         step(spark, "classify, write the dmpmqmsg files and the audit")
         written = _bad_input(
-            lambda: write_outputs(frame, out, partitions=config.partitions, audit=_AUDIT_COLUMNS)
+            lambda: write_outputs(
+                frame, out, partitions=config.partitions, audit=_AUDIT_COLUMNS, counts=_COUNTED
+            )
         )
         if not written.audit_files:  # no message at all: an empty audit all the same
             out.delete("audit")
             spark.createDataFrame([], audit_schema).write.parquet(out.uri("audit"))
-    audit = spark.read.schema(audit_schema).parquet(out.uri("audit"))
-    # The audit holds every column the summary counts: no second pass over the bodies.
-    summary = _summarise(audit.withColumnRenamed("reason", "dlh_reason"), ruleset)
+        groups = written.counts  # counted by the writers, in the same job
+    summary = _summarise(groups, ruleset)
     summary["decoder"] = "jvm"  # the dmpmqmsg data source decodes every record
     outputs: list[dict[str, Any]] = []
     remaining: dict[str, Any] = {"file": None, "messages": summary["totals"]["remaining"]}
@@ -216,6 +219,7 @@ def run_drain(
             )
     summary.pop("_per_file", None)
     if summary["totals"]["malformed"]:  # each names its file, line and message number
+        audit = spark.read.schema(audit_schema).parquet(out.uri("audit"))
         summary["malformed_examples"] = [
             str(r["error"])
             for r in audit.filter(F.col("error").isNotNull())
@@ -254,25 +258,38 @@ def _bad_input(job: Callable[[], Any]) -> Any:
         raise problem from None
 
 
-def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
-    """Every count in one aggregation job (the groups are few: rules x targets)."""
-    from collections import Counter
+# What the summary counts by (SQL over the classified frame and the audit alike): the
+# groups are few (rules x targets x reasons), whatever the number of messages.
+_COUNTED = (
+    "disposition",
+    "chosen_line",
+    "action",
+    "reason",
+    "out_q",
+    "out_qm",
+    "has_dlh",
+    "matched_lines",
+    "error IS NOT NULL AS malformed",
+    "decoded_in_python",
+)
 
+
+def _groups(audit: Any) -> list[dict[str, Any]]:
+    """The audit's rows counted by :data:`_COUNTED`, in one aggregation job."""
     from pyspark.sql import functions as F
 
-    keys = [
-        "disposition",
-        "chosen_line",
-        "action",
-        "dlh_reason",
-        "out_q",
-        "out_qm",
-        "has_dlh",
-        "matched_lines",
-        F.col("error").isNotNull().alias("malformed"),
-        "decoded_in_python",
+    counted = audit.selectExpr(*_COUNTED)
+    return [
+        r.asDict()
+        for r in counted.groupBy(*counted.columns).agg(F.count("*").alias("count")).collect()
     ]
-    groups = [r.asDict() for r in frame.groupBy(*keys).count().collect()]
+
+
+def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]:
+    """Every count of the summary from the rows counted by :data:`_COUNTED` (one dict
+    per combination of values, with its ``count``)."""
+    from collections import Counter
+
     per_file: Counter[tuple[str | None, str | None]] = Counter()  # what each output file holds
     malformed = python = 0
     by_disposition: Counter[str] = Counter()
@@ -294,7 +311,7 @@ def _summarise(frame: Any, ruleset: RuleSet) -> dict[str, Any]:
             per_file[(g["out_q"], g["out_qm"] or "")] += n
         by_disposition[g["disposition"]] += n
         by_action[g["action"]] += n
-        by_reason[g["dlh_reason"]] += n
+        by_reason[g["reason"]] += n
         for line in g["matched_lines"] or ():
             matched[line] += n
         if g["chosen_line"] is not None:

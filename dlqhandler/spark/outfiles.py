@@ -99,6 +99,10 @@ class OutFiles(Protocol):
         """The dmpmqmsg header and ``parts`` into file ``name`` (atomically); its size."""
         ...
 
+    def texts(self, uris: list[str]) -> list[str]:
+        """The UTF-8 text of each of ``uris`` (small files the writers left: counts)."""
+        ...
+
     def gather(self, name: str, dest: str) -> int:
         """Move the Parquet part files under directory ``name`` (partitioned by output
         key, file and split) into the new directory ``dest``, each under a name of its
@@ -151,6 +155,9 @@ class LocalFiles(OutFiles):
                     _copy(src, out)
         os.replace(tmp, final)
         return final.stat().st_size
+
+    def texts(self, uris: list[str]) -> list[str]:
+        return [Path(u).read_text(encoding="utf-8") for u in uris]
 
     def gather(self, name: str, dest: str) -> int:
         target = self._path(dest)
@@ -229,7 +236,7 @@ class HadoopFiles(OutFiles):
         )
         return sorted((str(s.getPath().toString()) for s in found), key=parts_order)
 
-    def join(self, name: str, parts: list[str]) -> int:
+    def _dump_files(self) -> Any:
         from py4j.java_gateway import JavaClass
 
         dump_files = self._jvm.dlqhandler.spark.DumpFiles
@@ -239,10 +246,23 @@ class HadoopFiles(OutFiles):
                 "the drain's JVM code, built with a JDK (javac); install one "
                 "or write to a local or mounted directory"
             )
-        array = self.spark.sparkContext._gateway.new_array(self._jvm.java.lang.String, len(parts))
-        for i, part in enumerate(parts):
-            array[i] = part
-        return int(dump_files.concat(self._conf, _header(), array, self.uri(name)))
+        return dump_files
+
+    def _strings(self, items: list[str]) -> Any:
+        array = self.spark.sparkContext._gateway.new_array(self._jvm.java.lang.String, len(items))
+        for i, item in enumerate(items):
+            array[i] = item
+        return array
+
+    def join(self, name: str, parts: list[str]) -> int:
+        return int(
+            self._dump_files().concat(self._conf, _header(), self._strings(parts), self.uri(name))
+        )
+
+    def texts(self, uris: list[str]) -> list[str]:
+        if not uris:
+            return []
+        return list(self._dump_files().texts(self._conf, self._strings(uris)))
 
     def gather(self, name: str, dest: str) -> int:
         target = self._path(dest)

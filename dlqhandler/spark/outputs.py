@@ -17,9 +17,12 @@ path is checked to stay inside the output directory.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import uuid
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 from dlqhandler.spark.messages import SOURCE
@@ -80,11 +83,13 @@ def _kept() -> Any:
 @dataclass
 class Written:
     """What :func:`write_outputs` wrote: the dmpmqmsg files (``out_q``, ``out_qm``,
-    ``file``, ``bytes``; sorted by target), and the audit's Parquet files moved into
-    ``audit/`` (none: no row)."""
+    ``file``, ``bytes``; sorted by target), the audit's Parquet files moved into
+    ``audit/`` (none: no row), and the rows counted by the ``counts`` columns (one dict
+    per combination of their values, with its ``count``)."""
 
     files: list[dict[str, Any]]
     audit_files: int
+    counts: list[dict[str, Any]] = field(default_factory=list)
 
 
 def write_outputs(
@@ -92,6 +97,7 @@ def write_outputs(
     out: OutFiles,
     *,
     audit: tuple[str, ...],
+    counts: tuple[str, ...] = (),
     partitions: int | None = None,
 ) -> Written:
     """Write the kept rows of a classified frame (with its ``record``) as one dmpmqmsg
@@ -110,12 +116,26 @@ def write_outputs(
     header and the part files in input order (file, split), and moves the Parquet
     files into ``audit/``; it never sees a message. Malformed rows (``error``) and
     DISCARDs are in the audit only.
+
+    ``counts`` (SQL expressions of the audit columns, each named: ``x`` or ``... AS x``)
+    are counted by the writer itself (the data source's option ``counts``), every row
+    in the same job, and summed here: a summary of what was written needs no second
+    job over the audit.
     """
     from pyspark.sql import functions as F
 
     if partitions:
         frame = frame.coalesce(partitions)
     audit_exprs = [F.expr(e) for e in audit]
+    audited = frame.selectExpr(*audit)
+    audit_names = audited.columns
+    counted = audited.selectExpr(*counts).columns if counts else []
+    count_exprs = [  # an audit column is counted as it is; anything else computed from them
+        F.expr(e).alias(f"_n_{name}")
+        for e, name in zip(counts, counted, strict=True)
+        if name not in audit_names
+    ]
+    count_columns = [n if n in audit_names else f"_n_{n}" for n in counted]
     rows = frame.select(
         _target_key().alias("t"),
         F.col("file_index").alias("pf"),
@@ -124,15 +144,16 @@ def write_outputs(
         F.when(_kept(), F.col("record")).alias("record"),
         F.coalesce(F.col("strip_header"), F.lit(False)).alias("strip_dlh"),
         *audit_exprs,
-    )
+    ).select("*", *count_exprs)
     parts_dir = f".parts-{uuid.uuid4().hex}"
-    _write_parts(rows, out.uri(parts_dir), sort=False)
+    _write_parts(rows, out.uri(parts_dir), audit=audit_names, counts=count_columns, sort=False)
     parts = _listed(out, parts_dir)
     if _most_writers(out, parts_dir) > _MAX_WRITERS:  # Spark sorted the rest: write again
         out.delete(parts_dir)
-        _write_parts(rows, out.uri(parts_dir), sort=True)
+        _write_parts(rows, out.uri(parts_dir), audit=audit_names, counts=count_columns, sort=True)
         parts = _listed(out, parts_dir)
-    written = []
+    summed = _summed(out, parts_dir, dict(zip(count_columns, counted, strict=True)))
+    targets = []
     for key in sorted(parts):
         if key == _NONE_KEY:
             continue
@@ -141,12 +162,44 @@ def write_outputs(
         else:
             q, qm = bytes.fromhex(key).decode("utf-8").split("\x00", 1)
             name = target_file_name(q, qm)
-        size = out.join(name, parts[key])
-        written.append({"out_q": q, "out_qm": qm, "file": name, "bytes": size})
+        targets.append((key, name, q, qm))
+    # Joining copies every written byte once more: the targets' joins run side by side
+    # (the copies are the kernel's or the JVM's, outside the GIL).
+    with ThreadPoolExecutor(max_workers=max(1, min(len(targets), os.cpu_count() or 1))) as pool:
+        sizes = list(pool.map(lambda t: out.join(t[1], parts[t[0]]), targets))
+    written = [
+        {"out_q": q, "out_qm": qm, "file": name, "bytes": size}
+        for (_key, name, q, qm), size in zip(targets, sizes, strict=True)
+    ]
     written.sort(key=lambda r: (r["out_q"] or "", r["out_qm"] or ""))
     moved = out.gather(parts_dir, "audit")
     out.delete(parts_dir)
-    return Written(written, moved)
+    return Written(written, moved, summed)
+
+
+def _summed(out: OutFiles, parts_dir: str, names: dict[str, str]) -> list[dict[str, Any]]:
+    """The writers' counts (``part-....counts.json``: JSON lines) summed by their
+    values, the columns under their names in ``counts``; empty without counts."""
+    if not names:
+        return []
+    total: dict[str, int] = {}
+    found = [
+        uri
+        for key in out.children(parts_dir)
+        if key.startswith("t=")
+        for uri in out.parts(parts_dir, key, suffix=_COUNTS_SUFFIX)
+    ]
+    for text in out.texts(found):
+        for line in text.splitlines():
+            if line:
+                row = json.loads(line)
+                n = row.pop("count")
+                key = json.dumps({names[k]: v for k, v in row.items()}, sort_keys=True)
+                total[key] = total.get(key, 0) + n
+    return [{**json.loads(k), "count": n} for k, n in total.items()]
+
+
+_COUNTS_SUFFIX = ".counts.json"  # jvm/RowCounts.java
 
 
 _MAX_WRITERS = 256  # open output files per task (spark.sql.maxConcurrentOutputFileWriters)
@@ -177,12 +230,14 @@ def _most_writers(out: OutFiles, parts_dir: str) -> int:
     return max((len(d) for d in dirs.values()), default=0)
 
 
-def _write_parts(rows: Any, parts_uri: str, *, sort: bool) -> None:
+def _write_parts(
+    rows: Any, parts_uri: str, *, audit: list[str], counts: list[str], sort: bool
+) -> None:
     """One ``dmpmqmsg`` write partitioned by ``t``, file and split, without a header
-    (the driver's join writes one), the audit columns (the rest) beside each part;
-    unsorted writes need planned writes off (they would add the sort) and concurrent
-    writers."""
-    audit = [c for c in rows.columns if c not in (*_PARTITIONS, "_seq", "record", "strip_dlh")]
+    (the driver's join writes one), the ``audit`` columns beside each part (Parquet
+    without dictionaries: most of its text columns are MsgIds, unique per row, where a
+    dictionary only costs time), and the rows counted by ``counts``; unsorted writes
+    need planned writes off (they would add the sort) and concurrent writers."""
     spark = rows.sparkSession
     wanted = {
         "spark.sql.optimizer.plannedWrite.enabled": "true" if sort else "false",
@@ -206,14 +261,16 @@ def _write_parts(rows: Any, parts_uri: str, *, sort: bool) -> None:
     try:
         if sort:
             rows = rows.sortWithinPartitions(*_PARTITIONS, "_seq")
-        (
+        writer = (
             rows.drop("_seq")
             .write.format(SOURCE)
             .option("header", "")
             .option("audit", ",".join(audit))
-            .partitionBy(*_PARTITIONS)
-            .save(parts_uri)
+            .option("parquet.enable.dictionary", "false")
         )
+        if counts:
+            writer = writer.option("counts", ",".join(counts))
+        writer.partitionBy(*_PARTITIONS).save(parts_uri)
     finally:
         for k, v in saved.items():
             if v is None:

@@ -70,6 +70,11 @@
  * files. Rows that go in no dump (a null record) still get their audit row; a part that
  * wrote no record then has no .dmp file. The caller gathers the Parquet files (they have
  * one schema) into a Parquet directory of its own.
+ *
+ * Option "counts" (column names, comma separated; boolean, int, bigint, string or array
+ * of int): each part also counts its rows by those columns and writes the counts beside
+ * it (part-....counts.json, RowCounts), committed with it; the caller sums them, so a
+ * summary of the write costs no second job.
  */
 package dlqhandler.spark;
 
@@ -266,6 +271,9 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         private final int[] columns;
         private final boolean decode;
         private final boolean locate;
+        private final boolean needBody;      // the body column: the whole data kept
+        private final boolean needDlh;       // an MQDLH column
+        private final boolean needFolders;   // property_folders
         private final UTF8String file;
         private final boolean cutAtMessage;
         private DumpSplitReader.Raw next;
@@ -283,6 +291,17 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             }
             this.decode = d;
             this.locate = l;
+            boolean body = false;
+            boolean dlh = false;
+            boolean folders = false;
+            for (int c : columns) {
+                body |= c == BODY;
+                dlh |= c >= HAS_DLH && c < MALFORMED;
+                folders |= c == FOLDERS;
+            }
+            this.needBody = body;
+            this.needDlh = dlh;
+            this.needFolders = folders;
             boolean record = false;
             for (int c : columns) {
                 record |= c == RECORD;
@@ -350,7 +369,8 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                     malformed = "expected a message ('A' or 'N' line), found "
                         + DumpMessage.show(raw.bytes, 0, n, 24);
                 } else {
-                    m = DumpMessage.decode(raw.bytes, 0, raw.bytes.length);
+                    m = DumpMessage.decode(raw.bytes, 0, raw.bytes.length,
+                                           needBody ? Integer.MAX_VALUE : DumpMessage.DLH_PREFIX);
                     if (m.error != null) {
                         malformed = m.error;
                         problemLine = m.errorLine;
@@ -372,14 +392,17 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                     all[MD + i] = v instanceof String ? UTF8String.fromString((String) v) : v;
                 }
                 all[BODY] = m.body;
-                boolean needDlh = false;
-                boolean needFolders = false;
-                for (int c : columns) {
-                    needDlh |= c >= HAS_DLH && c < MALFORMED;
-                    needFolders |= c == FOLDERS;
-                }
                 if (needDlh) {
-                    DumpMessage.Dlh dlh = DumpMessage.decodeDlh(m.md, m.body, needFolders);
+                    DumpMessage.Dlh dlh = null;
+                    if (m.body.length == m.bodyLength
+                            || !DumpMessage.needsWhole(m.md, null, needFolders)) {
+                        dlh = DumpMessage.decodeDlh(m.md, m.body, m.bodyLength, needFolders);
+                    }
+                    if (m.body.length < m.bodyLength
+                            && DumpMessage.needsWhole(m.md, dlh, needFolders)) {
+                        m = DumpMessage.decode(raw.bytes, 0, raw.bytes.length);  // rare
+                        dlh = DumpMessage.decodeDlh(m.md, m.body, needFolders);
+                    }
                     all[HAS_DLH] = dlh.error == null;
                     if (dlh.error != null) {
                         all[DLH_ERROR] = UTF8String.fromString(dlh.error);
@@ -452,8 +475,24 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             parquet = new org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat()
                 .prepareWrite(spark, job, options, auditSchema);
         }
+        String counted = options.getOrElse("counts", () -> null);
+        int[] countColumns = null;
+        if (counted != null) {
+            String[] names = counted.split(",");
+            countColumns = new int[names.length];
+            for (int i = 0; i < names.length; i++) {
+                Integer c = at.get(names[i].trim());
+                if (c == null) {
+                    throw new IllegalArgumentException("dmpmqmsg: option counts names column '"
+                        + names[i].trim() + "', not among " + String.join(", ",
+                        dataSchema.fieldNames()));
+                }
+                countColumns[i] = c;
+            }
+            new RowCounts(countColumns, dataSchema);  // its types checked before any task
+        }
         return new Writers(record, strip == null ? -1 : strip, header, auditColumns,
-                           auditSchema, parquet);
+                           auditSchema, parquet, countColumns);
     }
 
     private static final class Writers extends OutputWriterFactory {
@@ -464,9 +503,11 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         private final int[] auditColumns;
         private final StructType auditSchema;
         private final OutputWriterFactory parquet;
+        private final int[] countColumns;
 
         Writers(int record, int strip, String header, int[] auditColumns,
-                StructType auditSchema, OutputWriterFactory parquet) {
+                StructType auditSchema, OutputWriterFactory parquet, int[] countColumns) {
+            this.countColumns = countColumns;
             this.record = record;
             this.strip = strip;
             this.header = header;
@@ -491,7 +532,9 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             }
             try {
                 return new DumpRecordWriter(path, context.getConfiguration(), header, record,
-                                            strip, audit, auditColumns, auditSchema);
+                                            strip, audit, auditColumns, auditSchema,
+                                            countColumns == null ? null
+                                                : new RowCounts(countColumns, dataSchema));
             } catch (IOException e) {
                 throw new DumpReadException("cannot create " + path + ": " + e.getMessage(), e);
             }

@@ -7,7 +7,8 @@
  * and copies every part into "<dir>/.<name>.tmp" through the filesystem's own streams, then
  * renames it to target; it returns the target's length. The bytes stay in the JVM (the
  * Python driver only names the files). The local filesystem (file:) is assembled by
- * dlqhandler/spark/outfiles.py with copy_file_range instead.
+ * dlqhandler/spark/outfiles.py with copy_file_range instead. texts(conf, paths) reads
+ * the small text files the writers leave beside their parts (RowCounts).
  */
 package dlqhandler.spark;
 
@@ -52,6 +53,18 @@ public final class DumpFiles {
             throw new IOException("cannot rename " + tmp + " to " + out);
         }
         return fs.getFileStatus(out).getLen();
+    }
+
+    /** The UTF-8 text of each of paths (small files: a writer's counts). */
+    public static String[] texts(Configuration conf, String[] paths) throws IOException {
+        String[] texts = new String[paths.length];
+        for (int i = 0; i < paths.length; i++) {
+            Path p = new Path(paths[i]);
+            try (InputStream in = p.getFileSystem(conf).open(p)) {
+                texts[i] = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+        }
+        return texts;
     }
 
     /** Whether the first line of a part ends with CRLF (its records are copied as read,

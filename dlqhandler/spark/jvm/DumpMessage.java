@@ -22,7 +22,8 @@ import java.util.Arrays;
 
 final class DumpMessage {
     Object[] md;          // MQMD values in DumpTables.MD_FIELDS order (Integer, String, byte[])
-    byte[] body;
+    byte[] body;          // the message data, or its first bytes (see decode's keep)
+    int bodyLength;       // the whole data's length (body.length unless cut at keep)
     String error;         // null when the record decoded
     int errorLine;        // 0-based line within the record
 
@@ -48,9 +49,21 @@ final class DumpMessage {
 
     /** Decode buf[off, off + len). */
     static DumpMessage decode(byte[] buf, int off, int len) {
+        return decode(buf, off, len, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Decode buf[off, off + len), keeping only the first {@code keep} bytes of the
+     * message data in {@link #body} ({@link #bodyLength} is the whole length): every
+     * data line is still checked, so a record is malformed exactly as with the whole
+     * data, but a query of header columns does not store (nor copy) bodies it never
+     * reads.
+     */
+    static DumpMessage decode(byte[] buf, int off, int len, int keep) {
         DumpMessage m = new DumpMessage();
         Object[] values = DumpTables.mdDefaults();
-        ByteSink data = new ByteSink(Math.max(16, len / 2));
+        ByteSink data = new ByteSink(Math.max(16, Math.min(keep, len / 2)));
+        data.limit = keep;
         int end = off + len;
         int pos = off;
         int line = 0;
@@ -59,6 +72,17 @@ final class DumpMessage {
         try {
             while (pos < end) {
                 int nl = pos;
+                int hexEnd = -1;  // an X line: where its hex digits end (one scan for both)
+                if (buf[pos] == 'X') {
+                    int k = pos + 1;
+                    while (k < end && buf[k] == ' ') {
+                        k++;
+                    }
+                    while (k < end && HEX_VALUE[buf[k] & 0xFF] >= 0) {
+                        k++;
+                    }
+                    hexEnd = nl = k;
+                }
                 while (nl < end && buf[nl] != '\n') {
                     nl++;
                 }
@@ -78,7 +102,7 @@ final class DumpMessage {
                     } else if (c == 'A' && !inData) {
                         applyAttribute(values, buf, pos, n);
                     } else if (c == 'X' || c == 'S' || c == 'T') {
-                        dataLine(data, buf, pos, n, c);
+                        dataLine(data, buf, pos, n, c, hexEnd);
                         inData = true;
                     } else if (c == '*') {
                         // a comment, anywhere
@@ -105,6 +129,7 @@ final class DumpMessage {
         }
         m.md = values;
         m.body = data.toArray();
+        m.bodyLength = data.total;
         return m;
     }
 
@@ -257,7 +282,9 @@ final class DumpMessage {
 
     // --- data lines ----------------------------------------------------------------
 
-    private static void dataLine(ByteSink data, byte[] b, int at, int n, byte c)
+    /** One data line (its first character c) into data; an X line's hex digits end at
+     *  hexEnd (found by the caller's scan for the line's end). */
+    private static void dataLine(ByteSink data, byte[] b, int at, int n, byte c, int hexEnd)
             throws LineError {
         if (c == 'T') {
             if (n > 2) {
@@ -275,10 +302,7 @@ final class DumpMessage {
             sLine(data, b, i, end);
             return;
         }
-        int digits = 0;
-        while (i + digits < end && hexValue(b[i + digits]) >= 0) {
-            digits++;
-        }
+        int digits = Math.min(hexEnd, end) - i;
         int col = i + digits;  // the first character that is not hex
         if (col < end && b[col] != ' ') {
             throw new LineError("badly formed hex data: non-hex character "
@@ -288,10 +312,14 @@ final class DumpMessage {
             throw new LineError("badly formed hex data: odd number of hex digits (" + digits
                 + ")");
         }
-        data.ensure(digits / 2);
-        for (int k = i; k < i + digits; k += 2) {
-            data.buf[data.size++] = (byte) ((hexValue(b[k]) << 4) | hexValue(b[k + 1]));
+        int bytes = digits / 2;
+        int stored = Math.min(bytes, data.room());
+        data.ensure(stored);
+        for (int k = i; k < i + 2 * stored; k += 2) {
+            data.buf[data.size++] =
+                (byte) ((HEX_VALUE[b[k] & 0xFF] << 4) | HEX_VALUE[b[k + 1] & 0xFF]);
         }
+        data.total += bytes;
     }
 
     private static void sLine(ByteSink data, byte[] b, int i, int end) throws LineError {
@@ -339,6 +367,19 @@ final class DumpMessage {
 
     private static final String IN_FRONT = "MQMD Format is 'MQHRF2'";
 
+    /** The bytes of message data an MQDLH at its start needs (decode's keep). */
+    static final int DLH_PREFIX = 512;
+
+    /**
+     * Whether decoding the MQDLH of this message needs its whole data, not only
+     * {@link #DLH_PREFIX} bytes: an MQRFH2 in front of the MQDLH (MQMD Format MQHRF2), or,
+     * with {@code folders}, one behind it (the MQDLH's Format MQHRF2).
+     */
+    static boolean needsWhole(Object[] md, Dlh dlh, boolean folders) {
+        return "MQHRF2".equals(md[7])
+            || (folders && dlh != null && dlh.error == null && "MQHRF2".equals(dlh.values[5]));
+    }
+
     /**
      * The MQDLH of a message, as dlqhandler.mq.message.decode_dead_letter(md, body,
      * behind_rfh2=True) finds it: at the start of the data, or, when the MQMD's Format is
@@ -349,13 +390,22 @@ final class DumpMessage {
      * one there adds none: it is the message's data, not its header).
      */
     static Dlh decodeDlh(Object[] md, byte[] body, boolean folders) {
+        return decodeDlh(md, body, body.length, folders);
+    }
+
+    /**
+     * {@link #decodeDlh(Object[], byte[], boolean)} of data {@code length} bytes long of
+     * which {@code body} may hold only the first: enough for an MQDLH at the start of
+     * the data. An MQRFH2 in front of it ({@link #needsWhole}) needs the whole data.
+     */
+    static Dlh decodeDlh(Object[] md, byte[] body, int length, boolean folders) {
         Dlh d = new Dlh();
         int encoding = (Integer) md[5];
         int ccsid = (Integer) md[6] == 0 ? 819 : (Integer) md[6];
         if ("MQHRF2".equals(md[7])) {
             d.error = behindRfh2(encoding, (Integer) md[6], ccsid, body, d);
         } else {
-            String error = dlhError(encoding, ccsid, body, 0, d);
+            String error = dlhError(encoding, ccsid, body, length, 0, d);
             if (error != null && !"MQDEAD".equals(md[7])) {
                 error = "MQMD Format is " + pyRepr((String) md[7]) + ", not 'MQDEAD'; " + error;
             }
@@ -404,7 +454,8 @@ final class DumpMessage {
             }
         }
         int inner = h.ccsid == -2 ? mdCcsid : h.ccsid;
-        String error = dlhError(h.encoding, inner == 0 ? 819 : inner, body, h.end, d);
+        String error = dlhError(h.encoding, inner == 0 ? 819 : inner, body, body.length, h.end,
+                                d);
         if (error != null) {
             return IN_FRONT + "; behind the MQRFH2 (StrucLength " + h.end + "), " + error;
         }
@@ -413,8 +464,9 @@ final class DumpMessage {
         return null;
     }
 
-    private static String dlhError(int encoding, int ccsid, byte[] body, int start, Dlh d) {
-        int length = body.length - start;
+    private static String dlhError(int encoding, int ccsid, byte[] body, int whole, int start,
+                                   Dlh d) {
+        int length = whole - start;
         if (length < DumpTables.DLH_LENGTH) {
             return "message data is " + length + " bytes, shorter than an MQDLH ("
                 + DumpTables.DLH_LENGTH + ")";
@@ -541,6 +593,14 @@ final class DumpMessage {
 
     // --- helpers -------------------------------------------------------------------
 
+    private static final byte[] HEX_VALUE = new byte[256];  // a byte's hex digit value, or -1
+
+    static {
+        for (int i = 0; i < 256; i++) {
+            HEX_VALUE[i] = (byte) hexValue((byte) i);
+        }
+    }
+
     static int hexValue(byte c) {
         if (c >= '0' && c <= '9') {
             return c - '0';
@@ -633,13 +693,20 @@ final class DumpMessage {
         return out.append(quote).toString();
     }
 
-    /** A growable byte array. */
+    /** A growable byte array that keeps at most {@code limit} bytes of what it is given
+     *  ({@code total} counts them all). */
     static final class ByteSink {
         byte[] buf;
         int size;
+        int limit = Integer.MAX_VALUE;
+        int total;
 
         ByteSink(int capacity) {
             buf = new byte[capacity];
+        }
+
+        int room() {
+            return limit - size;
         }
 
         void ensure(int more) {
@@ -649,14 +716,19 @@ final class DumpMessage {
         }
 
         void write(int b) {
-            ensure(1);
-            buf[size++] = (byte) b;
+            total++;
+            if (size < limit) {
+                ensure(1);
+                buf[size++] = (byte) b;
+            }
         }
 
         void write(byte[] b, int at, int n) {
-            ensure(n);
-            System.arraycopy(b, at, buf, size, n);
-            size += n;
+            total += n;
+            int kept = Math.min(n, room());
+            ensure(kept);
+            System.arraycopy(b, at, buf, size, kept);
+            size += kept;
         }
 
         byte[] toArray() {

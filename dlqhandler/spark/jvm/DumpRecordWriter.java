@@ -14,7 +14,8 @@
  *
  * An empty header ("") writes none. With an audit writer (option "audit"), every row's
  * audit columns also go to it, record or not, and the .dmp file is created with the
- * first record (a part of audit rows only has none).
+ * first record (a part of audit rows only has none). With counts (option "counts",
+ * RowCounts) every row is also counted, and the counts written beside the part.
  */
 package dlqhandler.spark;
 
@@ -40,6 +41,14 @@ final class DumpRecordWriter extends OutputWriter {
     }
     private static final int WIDTH = 25;  // data bytes per X line
     private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] UPPER_HEX = new byte[256];  // a hex digit upper-cased, else 0
+
+    static {
+        for (int i = 0; i < 256; i++) {
+            int v = DumpMessage.hexValue((byte) i);
+            UPPER_HEX[i] = v < 0 ? 0 : HEX[v];
+        }
+    }
 
     private final String path;
     private final Configuration conf;
@@ -51,11 +60,15 @@ final class DumpRecordWriter extends OutputWriter {
     private final int[] auditColumns;
     private final DataType[] auditTypes;
     private boolean started;
+    private final RowCounts counts;  // null: no option "counts"
+    private final DumpMessage.ByteSink buf = new DumpMessage.ByteSink(1 << 12);  // a record
 
     DumpRecordWriter(String path, Configuration conf, String header, int record, int strip,
-                     OutputWriter audit, int[] auditColumns, StructType auditSchema)
+                     OutputWriter audit, int[] auditColumns, StructType auditSchema,
+                     RowCounts counts)
             throws IOException {
         this.path = path;
+        this.counts = counts;
         this.conf = conf;
         String text = header == null ? defaultHeader() : header;
         this.header = text.isEmpty() || text.endsWith("\n") ? text : text + "\n";
@@ -80,6 +93,9 @@ final class DumpRecordWriter extends OutputWriter {
 
     @Override
     public void write(InternalRow row) {
+        if (counts != null) {
+            counts.add(row);
+        }
         if (audit != null) {
             Object[] values = new Object[auditColumns.length];
             for (int i = 0; i < values.length; i++) {
@@ -152,18 +168,41 @@ final class DumpRecordWriter extends OutputWriter {
     }
 
     private void writeStripped(byte[] b, boolean crlf) throws IOException {
-        DumpMessage m = DumpMessage.decode(b, 0, b.length);
-        DumpMessage.Dlh dlh = m.error == null ? DumpMessage.decodeDlh(m.md, m.body, false)
-            : null;
+        // The MQDLH at the start of the data needs only its bytes decoded: the data after
+        // it is copied as hex text (hexAfterDlh). An MQRFH2 in front of it, S or T lines
+        // need the whole data decoded and written again (StrippedRecord).
+        DumpMessage m = DumpMessage.decode(b, 0, b.length, DumpMessage.DLH_PREFIX);
+        if (m.error == null && m.body.length < m.bodyLength
+                && DumpMessage.needsWhole(m.md, null, false)) {
+            m = DumpMessage.decode(b, 0, b.length);
+        }
+        DumpMessage.Dlh dlh = m.error == null
+            ? DumpMessage.decodeDlh(m.md, m.body, m.bodyLength, false) : null;
         if (dlh == null || dlh.error != null) {
             throw new IOException("cannot write a message without its MQDLH: "
                 + (m.error != null ? m.error : dlh.error) + " (record " + preview(b) + ")");
         }
-        StrippedRecord.Parts parts = StrippedRecord.of(m.md, m.body, dlh);
-        String format = parts.format;
-        int encoding = parts.encoding;
-        int ccsid = parts.ccsid;
         byte[] nl = lineEnd(crlf);
+        int data = dlh.inFront == 0 ? attributes(b, nl, (String) dlh.values[5],
+            (Integer) dlh.values[3], (Integer) dlh.values[4]) : -1;
+        if (data < 0 || !hexAfterDlh(b, data, nl)) {
+            if (m.body.length < m.bodyLength) {
+                m = DumpMessage.decode(b, 0, b.length);
+                dlh = DumpMessage.decodeDlh(m.md, m.body, false);
+            }
+            StrippedRecord.Parts parts = StrippedRecord.of(m.md, m.body, dlh);
+            attributes(b, nl, parts.format, parts.encoding, parts.ccsid);
+            hexLines(parts.data, nl);
+        }
+        out.write(buf.buf, 0, buf.size);  // the whole record in one write
+        buf.size = 0;
+    }
+
+    /** Into buf (emptied first): the record's lines before its data as read, but A FMT,
+     *  A ENC and A CCS, which take these values (added when the record has none); the
+     *  offset in b where its data lines begin. */
+    private int attributes(byte[] b, byte[] nl, String format, int encoding, int ccsid) {
+        buf.size = 0;
         boolean fmt = false, enc = false, ccs = false;
         int pos = 0;
         while (pos < b.length) {
@@ -186,7 +225,7 @@ final class DumpRecordWriter extends OutputWriter {
                 writeText("A CCS " + ccsid, nl);
                 ccs = true;
             } else {
-                out.write(b, pos, next - pos);
+                buf.write(b, pos, next - pos);
             }
             pos = next;
         }
@@ -199,23 +238,93 @@ final class DumpRecordWriter extends OutputWriter {
         if (!ccs) {
             writeText("A CCS " + ccsid, nl);
         }
-        byte[] body = parts.data;
-        int from = 0;
-        if (from >= body.length) {
-            out.write('X');
-            out.write(' ');
-            out.write(nl);
-        }
-        for (int i = from; i < body.length; i += WIDTH) {
-            out.write('X');
-            out.write(' ');
-            for (int k = i; k < Math.min(body.length, i + WIDTH); k++) {
-                out.write(HEX[(body[k] >> 4) & 15]);
-                out.write(HEX[body[k] & 15]);
+        return pos;
+    }
+
+    /**
+     * Into buf: the data after the MQDLH's bytes as X lines of WIDTH bytes of upper-case
+     * hex and the empty line that ends the message, copied from the hex digits of the
+     * record's X lines from {@code at} (the digits the reader decodes: after the blanks
+     * following the X, up to the first other character). False, with buf as it was, when
+     * a data line is not an X line (S, T): the caller decodes the data instead.
+     */
+    private boolean hexAfterDlh(byte[] b, int at, byte[] nl) {
+        int mark = buf.size;
+        int digits = b.length - at;  // at most
+        buf.ensure(digits + (digits / (2 * WIDTH) + 2) * (2 + nl.length) + 2 * nl.length);
+        byte[] a = buf.buf;
+        int n = buf.size;
+        int skip = 2 * DumpTables.DLH_LENGTH;  // the MQDLH's hex digits
+        int col = 0;  // digits on the line being written
+        a[n++] = 'X';
+        a[n++] = ' ';
+        int pos = at;
+        while (pos < b.length) {
+            byte c = b[pos];
+            int e = pos;
+            if (c == 'X') {
+                int i = pos + 1;
+                while (i < b.length && b[i] == ' ') {
+                    i++;
+                }
+                e = i;
+                while (e < b.length && UPPER_HEX[b[e] & 0xFF] != 0) {
+                    e++;
+                }
+                int from = Math.min(e, i + skip);
+                skip -= from - i;
+                for (int k = from; k < e; k++) {
+                    if (col == 2 * WIDTH) {
+                        for (byte x : nl) {
+                            a[n++] = x;
+                        }
+                        a[n++] = 'X';
+                        a[n++] = ' ';
+                        col = 0;
+                    }
+                    a[n++] = UPPER_HEX[b[k] & 0xFF];
+                    col++;
+                }
+            } else if (c != '*' && c != '\r' && c != '\n') {
+                buf.size = mark;  // an S or T line
+                return false;
             }
-            out.write(nl);
+            while (e < b.length && b[e] != '\n') {
+                e++;
+            }
+            pos = e + 1;
         }
-        out.write(nl);
+        for (int k = 0; k < 2; k++) {
+            for (byte x : nl) {
+                a[n++] = x;
+            }
+        }
+        buf.size = n;
+        return true;
+    }
+
+    /** Into buf: data as X lines of WIDTH bytes of upper-case hex ("X " for none), and
+     *  the empty line that ends the message. */
+    private void hexLines(byte[] body, byte[] nl) {
+        int lines = Math.max(1, (body.length + WIDTH - 1) / WIDTH);
+        buf.ensure(2 * body.length + lines * (2 + nl.length) + nl.length);
+        byte[] a = buf.buf;
+        int at = buf.size;
+        for (int i = 0; i == 0 || i < body.length; i += WIDTH) {
+            a[at++] = 'X';
+            a[at++] = ' ';
+            for (int k = i; k < Math.min(body.length, i + WIDTH); k++) {
+                a[at++] = HEX[(body[k] >> 4) & 15];
+                a[at++] = HEX[body[k] & 15];
+            }
+            for (byte x : nl) {
+                a[at++] = x;
+            }
+        }
+        for (byte x : nl) {
+            a[at++] = x;
+        }
+        buf.size = at;
     }
 
     private static String pad(String format) {
@@ -239,9 +348,10 @@ final class DumpRecordWriter extends OutputWriter {
             || b[at + prefix.length()] == '\r' || b[at + prefix.length()] == '\n';
     }
 
-    private void writeText(String text, byte[] nl) throws IOException {
-        out.write(text.getBytes(StandardCharsets.ISO_8859_1));
-        out.write(nl);
+    private void writeText(String text, byte[] nl) {
+        byte[] bytes = text.getBytes(StandardCharsets.ISO_8859_1);
+        buf.write(bytes, 0, bytes.length);
+        buf.write(nl, 0, nl.length);
     }
 
     private static String preview(byte[] b) {
@@ -255,6 +365,10 @@ final class DumpRecordWriter extends OutputWriter {
         try {
             if (audit != null) {
                 audit.close();
+            }
+            if (counts != null && !counts.isEmpty()) {
+                String base = path.endsWith(".dmp") ? path.substring(0, path.length() - 4) : path;
+                counts.write(conf, base + RowCounts.SUFFIX);
             }
             if (out == null) {
                 return;  // audit rows only: no dump file
