@@ -98,6 +98,7 @@ def write_outputs(
     *,
     audit: tuple[str, ...],
     counts: tuple[str, ...] = (),
+    audit_options: dict[str, str] | None = None,
     partitions: int | None = None,
 ) -> Written:
     """Write the kept rows of a classified frame (with its ``record``) as one dmpmqmsg
@@ -116,6 +117,8 @@ def write_outputs(
     header and the part files in input order (file, split), and moves the Parquet
     files into ``audit/``; it never sees a message. Malformed rows (``error``) and
     DISCARDs are in the audit only.
+
+    ``audit_options`` are options of the audit's Parquet writer (``parquet.*``).
 
     ``counts`` (SQL expressions of the audit columns, each named: ``x`` or ``... AS x``)
     are counted by the writer itself (the data source's option ``counts``), every row
@@ -145,12 +148,17 @@ def write_outputs(
         F.coalesce(F.col("strip_header"), F.lit(False)).alias("strip_dlh"),
         *audit_exprs,
     ).select("*", *count_exprs)
+    options: dict[str, Any] = {
+        "audit": audit_names,
+        "counts": count_columns,
+        "parquet": audit_options or {},
+    }
     parts_dir = f".parts-{uuid.uuid4().hex}"
-    _write_parts(rows, out.uri(parts_dir), audit=audit_names, counts=count_columns, sort=False)
+    _write_parts(rows, out.uri(parts_dir), sort=False, **options)
     parts = _listed(out, parts_dir)
     if _most_writers(out, parts_dir) > _MAX_WRITERS:  # Spark sorted the rest: write again
         out.delete(parts_dir)
-        _write_parts(rows, out.uri(parts_dir), audit=audit_names, counts=count_columns, sort=True)
+        _write_parts(rows, out.uri(parts_dir), sort=True, **options)
         parts = _listed(out, parts_dir)
     summed = _summed(out, parts_dir, dict(zip(count_columns, counted, strict=True)))
     targets = []
@@ -231,12 +239,17 @@ def _most_writers(out: OutFiles, parts_dir: str) -> int:
 
 
 def _write_parts(
-    rows: Any, parts_uri: str, *, audit: list[str], counts: list[str], sort: bool
+    rows: Any,
+    parts_uri: str,
+    *,
+    audit: list[str],
+    counts: list[str],
+    parquet: dict[str, str],
+    sort: bool,
 ) -> None:
     """One ``dmpmqmsg`` write partitioned by ``t``, file and split, without a header
-    (the driver's join writes one), the ``audit`` columns beside each part (Parquet
-    without dictionaries: most of its text columns are MsgIds, unique per row, where a
-    dictionary only costs time), and the rows counted by ``counts``; unsorted writes
+    (the driver's join writes one), the ``audit`` columns beside each part (with the
+    ``parquet`` writer options), and the rows counted by ``counts``; unsorted writes
     need planned writes off (they would add the sort) and concurrent writers."""
     spark = rows.sparkSession
     wanted = {
@@ -266,7 +279,7 @@ def _write_parts(
             .write.format(SOURCE)
             .option("header", "")
             .option("audit", ",".join(audit))
-            .option("parquet.enable.dictionary", "false")
+            .options(**parquet)
         )
         if counts:
             writer = writer.option("counts", ",".join(counts))
