@@ -18,7 +18,8 @@ column per size, all measured in the same run:
   starts, writes every record into four directories and stops) as a whole process, the
   floor of ``dlqhandler drain`` in its own process;
 * ``--master local[1]`` and ``local[2]``, whole processes, and their ratio (how much of
-  the run uses a second core);
+  the run uses a second core), beside the copy floor's own ratio (what a second core gives
+  a Spark job that only copies, on this machine);
 * the fixed cost: the ``dlqhandler drain`` process's time outside its Spark stages (the
   seconds of its ``drain_stage`` events taken from the whole: start, planning, joining,
   manifest, stop), against the copy floor's own start + stop;
@@ -210,6 +211,11 @@ def run(
         shutil.rmtree(work / "cli2")
         copy_s, copy_fixed_s = _copy_floor(src, work / "copy", master or "local[*]")
         shutil.rmtree(work / "copy")
+        # The floor's own second core: what local[2] can give at most on this machine.
+        copy1_s, _ = _copy_floor(src, work / "copy1", "local[1]")
+        shutil.rmtree(work / "copy1")
+        copy2_s, _ = _copy_floor(src, work / "copy2", "local[2]")
+        shutil.rmtree(work / "copy2")
         # The same drain in this (warm) session: the work without Spark's start-up.
         t0 = time.perf_counter()
         run_drain(spark, ruleset, DrainConfig(output=work / "out", inputs=(str(src),)))
@@ -239,6 +245,9 @@ def run(
             "drain_local1_s": round(one_s, 1),
             "drain_local2_s": round(two_s, 1),
             "local2_speedup": round(one_s / two_s, 2),
+            "copy_floor_local1_s": round(copy1_s, 1),
+            "copy_floor_local2_s": round(copy2_s, 1),
+            "copy_floor_local2_speedup": round(copy1_s / copy2_s, 2),
             "drain_fixed_s": round(cli_s - stages_s, 1),
             "copy_floor_fixed_s": round(copy_fixed_s, 1),
             "fixed_over_floor_s": round(cli_s - stages_s - copy_fixed_s, 1),
@@ -271,6 +280,9 @@ def _table(results: list[dict[str, Any]]) -> None:
         ("drain --master local[1] s", "drain_local1_s", "{}"),
         ("drain --master local[2] s", "drain_local2_s", "{}"),
         ("local[1] / local[2] (target >= 1.8)", "local2_speedup", "{}"),
+        ("copy floor local[1] s", "copy_floor_local1_s", "{}"),
+        ("copy floor local[2] s", "copy_floor_local2_s", "{}"),
+        ("copy floor local[1] / local[2]", "copy_floor_local2_speedup", "{}"),
         ("drain fixed cost (outside stages) s", "drain_fixed_s", "{}"),
         ("copy floor start + stop s", "copy_floor_fixed_s", "{}"),
         ("fixed cost - floor's (target <= 1.5)", "fixed_over_floor_s", "{}"),
