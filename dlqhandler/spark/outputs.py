@@ -54,6 +54,7 @@ def target_file_name(queue: str, qmgr: str) -> str:
     return f"q-{_escape(queue)}@{_escape(qmgr) if qmgr else 'LOCAL'}.dmp"
 
 
+_TOLD = ("md_format", "dlh_format", "dlh_encoding", "dlh_coded_char_set_id")
 _REMAIN_KEY = "R"  # the directory of remaining.dmp's rows
 _NONE_KEY = "N"  # the directory of rows in no dump file (DISCARD, malformed): audit only
 _PARTITIONS = ("t", "pf", "ps")  # output key, input file, input split
@@ -146,6 +147,7 @@ def write_outputs(
         F.col("seq").alias("_seq"),
         F.when(_kept(), F.col("record")).alias("record"),
         F.coalesce(F.col("strip_header"), F.lit(False)).alias("strip_dlh"),
+        *_TOLD,  # the MQDLH as read: the writer strips it without decoding the record again
         *audit_exprs,
     ).select("*", *count_exprs)
     options: dict[str, Any] = {

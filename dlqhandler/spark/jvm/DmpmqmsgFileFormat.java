@@ -53,7 +53,9 @@
  *
  * Write: a column "record" (binary) is required; rows with a null record (the cut-off
  * ones, reported on read) are not written. A boolean column "strip_dlh", when true,
- * writes the message without its MQDLH (DumpRecordWriter). Option "header": the file
+ * writes the message without its MQDLH (DumpRecordWriter); when the rows also carry the
+ * reader's md_format, dlh_format, dlh_encoding and dlh_coded_char_set_id, the writer
+ * takes the MQDLH's values from them instead of decoding the record again. Option "header": the file
  * header's text (default dmpmqmsg's: "* DMPMQMSG Version:9.4 Created:<ctime>" and an
  * empty line); "" writes none (parts that a driver joins under one header). Each part
  * file is a whole dmpmqmsg file (with the empty header: its messages).
@@ -453,6 +455,22 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                                org.apache.spark.sql.types.BooleanType)) {
             throw new IllegalArgumentException("dmpmqmsg: column 'strip_dlh' must be boolean");
         }
+        int[] told = null;  // the MQDLH as the reader decoded it: no decode again
+        String[] mqdlh = {"md_format", "dlh_format", "dlh_encoding", "dlh_coded_char_set_id"};
+        DataType[] types = {DataTypes.StringType, DataTypes.StringType, DataTypes.IntegerType,
+                            DataTypes.IntegerType};
+        for (int i = 0; i < mqdlh.length; i++) {
+            Integer c = at.get(mqdlh[i]);
+            if (c == null || !dataSchema.fields()[c].dataType().typeName()
+                    .equals(types[i].typeName())) {
+                told = null;
+                break;
+            }
+            if (told == null) {
+                told = new int[mqdlh.length];
+            }
+            told[i] = c;
+        }
         String header = options.getOrElse("header", () -> null);  // null: dmpmqmsg's
         String audit = options.getOrElse("audit", () -> null);
         int[] auditColumns = null;
@@ -491,7 +509,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             }
             new RowCounts(countColumns, dataSchema);  // its types checked before any task
         }
-        return new Writers(record, strip == null ? -1 : strip, header, auditColumns,
+        return new Writers(record, strip == null ? -1 : strip, told, header, auditColumns,
                            auditSchema, parquet, countColumns);
     }
 
@@ -499,14 +517,16 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         private static final long serialVersionUID = 1L;
         private final int record;
         private final int strip;
+        private final int[] told;
         private final String header;
         private final int[] auditColumns;
         private final StructType auditSchema;
         private final OutputWriterFactory parquet;
         private final int[] countColumns;
 
-        Writers(int record, int strip, String header, int[] auditColumns,
+        Writers(int record, int strip, int[] told, String header, int[] auditColumns,
                 StructType auditSchema, OutputWriterFactory parquet, int[] countColumns) {
+            this.told = told;
             this.countColumns = countColumns;
             this.record = record;
             this.strip = strip;
@@ -532,7 +552,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             }
             try {
                 return new DumpRecordWriter(path, context.getConfiguration(), header, record,
-                                            strip, audit, auditColumns, auditSchema,
+                                            strip, told, audit, auditColumns, auditSchema,
                                             countColumns == null ? null
                                                 : new RowCounts(countColumns, dataSchema));
             } catch (IOException e) {

@@ -56,6 +56,7 @@ final class DumpRecordWriter extends OutputWriter {
     private final String header;
     private final int record;
     private final int strip;
+    private final int[] told;  // md_format, dlh_format, dlh_encoding, dlh_ccsid; or null
     private final OutputWriter audit;
     private final int[] auditColumns;
     private final DataType[] auditTypes;
@@ -64,6 +65,7 @@ final class DumpRecordWriter extends OutputWriter {
     private final DumpMessage.ByteSink buf = new DumpMessage.ByteSink(1 << 12);  // a record
 
     DumpRecordWriter(String path, Configuration conf, String header, int record, int strip,
+                     int[] told,
                      OutputWriter audit, int[] auditColumns, StructType auditSchema,
                      RowCounts counts)
             throws IOException {
@@ -74,6 +76,7 @@ final class DumpRecordWriter extends OutputWriter {
         this.header = text.isEmpty() || text.endsWith("\n") ? text : text + "\n";
         this.record = record;
         this.strip = strip;
+        this.told = told;
         this.audit = audit;
         this.auditColumns = auditColumns;
         this.auditTypes = new DataType[auditColumns == null ? 0 : auditColumns.length];
@@ -117,7 +120,9 @@ final class DumpRecordWriter extends OutputWriter {
                 writeHeader(crlf);
             }
             if (strip >= 0 && !row.isNullAt(strip) && row.getBoolean(strip)) {
-                writeStripped(bytes, crlf);
+                if (!writeTold(row, bytes, crlf)) {
+                    writeStripped(bytes, crlf);
+                }
                 return;
             }
             out.write(bytes);
@@ -165,6 +170,36 @@ final class DumpRecordWriter extends OutputWriter {
         }
         return n >= 4 && b[n - 1] == '\n' && b[n - 2] == '\r' && b[n - 3] == '\n'
             && b[n - 4] == '\r';
+    }
+
+    /**
+     * The stripped record from the MQDLH values the reader decoded (the row's told
+     * columns) and the record's X lines, without decoding it again; false (nothing
+     * written) without them, for an MQRFH2 in front of the MQDLH (MQMD Format MQHRF2),
+     * or S or T lines.
+     */
+    private boolean writeTold(InternalRow row, byte[] b, boolean crlf) throws IOException {
+        if (told == null) {
+            return false;
+        }
+        for (int c : told) {
+            if (row.isNullAt(c)) {
+                return false;
+            }
+        }
+        if ("MQHRF2".equals(row.getUTF8String(told[0]).toString())) {
+            return false;
+        }
+        byte[] nl = lineEnd(crlf);
+        int data = attributes(b, nl, row.getUTF8String(told[1]).toString(), row.getInt(told[2]),
+                              row.getInt(told[3]));
+        if (!hexAfterDlh(b, data, nl)) {
+            buf.size = 0;
+            return false;
+        }
+        out.write(buf.buf, 0, buf.size);
+        buf.size = 0;
+        return true;
     }
 
     private void writeStripped(byte[] b, boolean crlf) throws IOException {
