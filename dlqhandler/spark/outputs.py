@@ -98,7 +98,7 @@ def write_outputs(
     out: OutFiles,
     *,
     audit: tuple[str, ...],
-    counts: tuple[str, ...] = (),
+    counts: tuple[str, ...],
     audit_options: dict[str, str] | None = None,
     partitions: int | None = None,
 ) -> Written:
@@ -107,7 +107,7 @@ def write_outputs(
     ``audit/`` as Parquet, in one job: the input is read and classified once.
 
     The ``dmpmqmsg`` data source writes both (its option ``audit``: each part file's
-    rows also go, through Spark's Parquet writer, to a Parquet file beside it),
+    rows also go, through Spark's Parquet writer, to one Parquet file per task),
     partitioned by output key, input file and input split, in input order within each
     split: a task's rows arrive in that order and each directory has its own open
     writer, so nothing is sorted and nothing is shuffled. (When a task could need more
@@ -121,11 +121,14 @@ def write_outputs(
 
     ``audit_options`` are options of the audit's Parquet writer (``parquet.*``).
 
-    ``counts`` (SQL expressions of the audit columns, each named: ``x`` or ``... AS x``)
-    are counted by the writer itself (the data source's option ``counts``), every row
-    in the same job, and summed here: a summary of what was written needs no second
-    job over the audit.
+    ``counts`` (SQL expressions of the audit columns, each named: ``x`` or ``... AS x``;
+    at least one) are counted by the writer itself (the data source's option
+    ``counts``), every row in the same job, and summed here: a summary of what was
+    written needs no second job over the audit. Each part's counts file also tells
+    which directories a task wrote into.
     """
+    if not counts:
+        raise ValueError("write_outputs needs at least one column to count by")
     from pyspark.sql import functions as F
 
     if partitions:
@@ -133,7 +136,7 @@ def write_outputs(
     audit_exprs = [F.expr(e) for e in audit]
     audited = frame.selectExpr(*audit)
     audit_names = audited.columns
-    counted = audited.selectExpr(*counts).columns if counts else []
+    counted = audited.selectExpr(*counts).columns
     count_exprs = [  # an audit column is counted as it is; anything else computed from them
         F.expr(e).alias(f"_n_{name}")
         for e, name in zip(counts, counted, strict=True)
@@ -189,9 +192,7 @@ def write_outputs(
 
 def _summed(out: OutFiles, parts_dir: str, names: dict[str, str]) -> list[dict[str, Any]]:
     """The writers' counts (``part-....counts.json``: JSON lines) summed by their
-    values, the columns under their names in ``counts``; empty without counts."""
-    if not names:
-        return []
+    values, the columns under their names in ``counts``."""
     total: dict[str, int] = {}
     found = [
         uri
@@ -226,15 +227,15 @@ def _listed(out: OutFiles, parts_dir: str) -> dict[str, list[str]]:
 
 
 def _most_writers(out: OutFiles, parts_dir: str) -> int:
-    """The most directories one task wrote into (every row has an audit row, so every
-    directory a task opened holds its audit file). Each had its own open writer, so more
-    than :data:`_MAX_WRITERS` means Spark sorted the rest of that task's rows by
-    directory only, and input order within a split may be lost."""
+    """The most directories one task wrote into (every part, with or without a dump file,
+    leaves its counts file). Each had its own open writer, so more than
+    :data:`_MAX_WRITERS` means Spark sorted the rest of that task's rows by directory
+    only, and input order within a split may be lost."""
     dirs: dict[str, set[str]] = {}
     for name in out.children(parts_dir):
         if not name.startswith("t="):
             continue
-        for uri in out.parts(parts_dir, name, suffix=".parquet"):
+        for uri in out.parts(parts_dir, name, suffix=_COUNTS_SUFFIX):
             task = _TASK.search(uri)
             dirs.setdefault(task.group(1) if task else "", set()).add(uri.rpartition("/")[0])
     return max((len(d) for d in dirs.values()), default=0)

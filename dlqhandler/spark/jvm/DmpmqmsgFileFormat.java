@@ -70,7 +70,8 @@
  * JSON text, no row written twice into a shuffle), and the Parquet files sit in the task
  * attempt's directory, so Spark's commit protocol commits or discards them with the dump
  * files. Rows that go in no dump (a null record) still get their audit row; a part that
- * wrote no record then has no .dmp file. The caller gathers the Parquet files (they have
+ * wrote no record then has no .dmp file. A task's parts share one Parquet file (Audit):
+ * one per task, not one per directory. The caller gathers the Parquet files (they have
  * one schema) into a Parquet directory of its own.
  *
  * Option "counts" (column names, comma separated; boolean, int, bigint, string or array
@@ -541,14 +542,34 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             return ".dmp";
         }
 
+        /** The audit writer each task attempt shares among its parts (see Audit). */
+        private transient Map<String, Audit> audits;
+
         @Override
         public OutputWriter newInstance(String path, StructType dataSchema,
                                         TaskAttemptContext context) {
             OutputWriter audit = null;
             if (parquet != null) {
-                String base = path.endsWith(".dmp") ? path.substring(0, path.length() - 4) : path;
-                audit = parquet.newInstance(base + ".audit" + parquet.getFileExtension(context),
-                                            auditSchema, context);
+                String task = context.getTaskAttemptID().toString();
+                synchronized (this) {
+                    if (audits == null) {
+                        audits = new HashMap<>();
+                    }
+                    Audit shared = audits.get(task);
+                    if (shared == null) {
+                        String base = path.endsWith(".dmp")
+                            ? path.substring(0, path.length() - 4) : path;
+                        shared = new Audit(parquet.newInstance(base + ".audit"
+                            + parquet.getFileExtension(context), auditSchema, context), () -> {
+                                synchronized (this) {
+                                    audits.remove(task);
+                                }
+                            });
+                        audits.put(task, shared);
+                    }
+                    shared.users++;
+                    audit = shared;
+                }
             }
             try {
                 return new DumpRecordWriter(path, context.getConfiguration(), header, record,
@@ -558,6 +579,43 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             } catch (IOException e) {
                 throw new DumpReadException("cannot create " + path + ": " + e.getMessage(), e);
             }
+        }
+    }
+
+    /**
+     * One Parquet audit file for the parts of a task attempt: Spark opens a writer per
+     * directory (target x input file x split), and a file each would make many small
+     * files (and as many Parquet writers' buffers) for a large backlog. The first part's
+     * writer creates it in its directory (the task attempt's, so it is committed or
+     * discarded with the parts); each part's close lets go of it and the last closes
+     * it. Spark's writers of a task run on its one thread.
+     */
+    private static final class Audit extends OutputWriter {
+        private final OutputWriter parquet;
+        private final Runnable closed;
+        int users;
+
+        Audit(OutputWriter parquet, Runnable closed) {
+            this.parquet = parquet;
+            this.closed = closed;
+        }
+
+        @Override
+        public void write(InternalRow row) {
+            parquet.write(row);
+        }
+
+        @Override
+        public void close() {
+            if (--users == 0) {
+                closed.run();
+                parquet.close();
+            }
+        }
+
+        @Override
+        public String path() {
+            return parquet.path();
         }
     }
 
