@@ -329,12 +329,21 @@ def _drain(args: argparse.Namespace) -> int:
 
 
 def _stop(run: _Run) -> None:
-    """Stop the session this drain built (and its JVM); a caller's session stays."""
+    """Stop the session this drain built (and its JVM); a caller's session stays. A
+    Ctrl-C meanwhile is ignored: the drain is over, and stopping is what it would ask
+    for (Spark's own handler would raise inside the stop)."""
     if run.owns_session:
         from dlqhandler.spark.session import stop_session
 
         run.owns_session = False
-        stop_session(run.spark)
+        if threading.current_thread() is not threading.main_thread():
+            stop_session(run.spark)
+            return
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            stop_session(run.spark)
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _execute(
@@ -426,22 +435,24 @@ def _execute(
                 overwrite=args.overwrite,
                 reads=reads_of(inputs, rules=args.rules),
             )
-        with guard.installed(run.spark), Progress(run.spark):
-            drained = run_drain(run.spark, result.ruleset, config, factory)
+        with guard.installed(run.spark):
+            with Progress(run.spark):
+                drained = run_drain(run.spark, result.ruleset, config, factory)
             if guard.interrupted:
                 raise KeyboardInterrupt
+            # Ctrl-C from here on finds the output whole: it is committed and said.
+            if run.snapshot is not None:
+                import shutil
+
+                shutil.rmtree(run.snapshot.parent, ignore_errors=True)
+            run.out.commit(run.spark)
+            _print_summary(drained.summary, drained.manifest, run)
     except (ConfigError, DumpFormatError) as exc:
         print(f"dlqhandler drain: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
     except DLQHandlerError as exc:
         print(f"dlqhandler drain: {exc}", file=sys.stderr)
         return int(ExitCode.FAILURE)
-    if run.snapshot is not None:
-        import shutil
-
-        shutil.rmtree(run.snapshot.parent, ignore_errors=True)
-    run.out.commit(run.spark)
-    _print_summary(drained.summary, drained.manifest, run)
     malformed = drained.summary["totals"]["malformed"]
     return int(ExitCode.PARTIAL if drained.failures or malformed else ExitCode.OK)
 
