@@ -79,6 +79,22 @@ def test_same_report_as_the_text_path(spark: Any, inputs: list[Path]) -> None:
     assert got["compare"]["changed"] > 0
 
 
+def test_report_does_not_depend_on_how_the_input_is_split(spark: Any, inputs: list[Path]) -> None:
+    """The report counts each combination of values in every task that reads one of its
+    messages and sums them after the shuffle: read in splits of 32 KiB (the same
+    combinations counted in many tasks) or in one split per file, the report is the
+    same, its oldest and newest put times, its lists and each transition's sample
+    MsgIds included."""
+    options = _tables()
+    names = [str(p) for p in inputs]
+    small = build_report(read_dumps(spark, names, split_bytes=32 << 10), options)
+    whole = build_report(read_dumps(spark, names), options)
+    assert small == whole
+    assert whole["total"] == 6 * 300
+    assert all(t["samples"] for t in whole["compare"]["transitions"])
+    assert whole["oldest"] < whole["newest"]
+
+
 def test_plan_reads_header_columns_and_runs_no_python(spark: Any, inputs: list[Path]) -> None:
     """The report job's physical plan scans the dmpmqmsg source without its record or
     body columns (ReadSchema) and holds no Python UDF evaluation."""
