@@ -11,7 +11,8 @@ For one generated backlog of ``--messages`` messages (a directory of dmpmqmsg fi
   after its session is up (with ``spark.sql.legacy.codingErrorAction=true``: Spark 4's
   ``decode`` would otherwise stop at the dump's EBCDIC headers);
 * the report: ``dlqhandler report --input DUMP --rules rules/demo.rul --compare
-  rules/default.rul`` in a fresh process, timed after its session is up, msg/s;
+  rules/default.rul`` in a fresh process, timed after its session is up, msg/s (the
+  session built with the settings the command builds its own with);
 * the ratio report / floor (as rates: 1.0 is as fast as the floor);
 * the driver's peak RSS for the report at ``--messages`` and at ``--small`` messages: the
   Python driver (``ru_maxrss``) and the JVM (``VmHWM``). The report collects at most
@@ -46,9 +47,10 @@ _CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
 from dlqhandler.cli import main
+from dlqhandler.spark.report import SESSION_SETTINGS
 from dlqhandler.spark.session import get_session
 dump, out, master, rules, old = sys.argv[1:6]
-spark = get_session(master)
+spark = get_session(master, app_name="dlqhandler-report", extra=SESSION_SETTINGS)  # as the CLI
 spark.sparkContext.setLogLevel("ERROR")
 spark.range(10).count()
 t0 = time.perf_counter()

@@ -19,13 +19,15 @@ Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.mess
    or ``--newer-than`` where the message stands against them (``age_status``), and,
    with rules tables, the decisions of :func:`dlqhandler.spark.classify.classify`
    (the drain's own back end).
-2. :func:`dimension_rows` turns every message into one row per dimension it counts in
-   (``state``, ``reason``, ``destination``, ``properties``, ...): a DataFrame of
-   ``(dim, key, ...)``.
-   A message the age selectors leave out counts in ``selection`` alone.
-3. :func:`top_counts` groups by ``(dim, key)`` and keeps the ``top`` biggest keys of each
-   dimension plus one ``other`` row, so what reaches the driver is bounded by the number
-   of dimensions times ``top``, whatever the backlog's size.
+2. :func:`dimension_rows` counts the messages per combination of the values the
+   dimensions read (:func:`_combinations`: one row per message, and one for its hour of
+   arrival, into Spark's hash aggregation, partial before the shuffle), then turns each
+   combination into one row per dimension it counts in (``state``, ``reason``,
+   ``destination``, ``properties``, ...) with its count: a DataFrame of ``(dim, key,
+   count, ...)``. A message the age selectors leave out counts in ``selection`` alone.
+3. :func:`top_counts` sums them by ``(dim, key)`` and keeps the ``top`` biggest keys of
+   each dimension plus one ``other`` row, so what reaches the driver is bounded by the
+   number of dimensions times ``top``, whatever the backlog's size.
 
 :func:`build_report` runs the job and :mod:`dlqhandler.spark.report_json` assembles
 ``report.json`` from the collected rows.
@@ -48,6 +50,7 @@ from dlqhandler.spark.report_options import ReportOptions
 
 __all__ = [
     "AGE_BUCKETS",
+    "SESSION_SETTINGS",
     "ReportOptions",
     "build_report",
     "dimension_rows",
@@ -62,6 +65,20 @@ AGE_BUCKETS: tuple[tuple[str, int | None], ...] = (
     ("1d-7d", 7 * 86400),
     (">7d", None),
 )
+# The settings of a session the report builds itself (not one it is given: spark-submit's,
+# a notebook's). PySpark's DataFrame debugging (on by default) records the Python call
+# site of every column function in the JVM, four py4j round trips each; the report
+# builds a few thousand columns, and its errors are rendered by the CLI, not by Spark's
+# query context. And the JVM's JIT skips methods longer than 8,000 bytes of bytecode;
+# the report's scan loop is one (the rules' and the ages' expressions are generated
+# into the scan's loop, about 10,800 bytes with two tables: Spark's log says "Generated
+# method too long to be JIT compiled"), so it ran interpreted. On a local master the
+# tasks run in the driver's JVM; on a cluster, give the executors the same option
+# (docs/performance.md).
+SESSION_SETTINGS = {
+    "spark.python.sql.dataFrameDebugging.enabled": "false",
+    "spark.driver.defaultJavaOptions": "-XX:-DontCompileHugeMethods",
+}
 _SAMPLE_SEEDS = (17, 29, 43)  # three independent hash orders: three sample MsgIds
 PROPERTY_FOLDERS = "property_folders"  # the source's column (absent from the drain's read)
 FOLDERS = tuple(sorted(ALL_PROPERTY_FOLDERS))  # what it can hold
@@ -143,7 +160,9 @@ def facts(messages: Any, options: ReportOptions) -> Any:
     return frame.select(*keep)
 
 
-def _row(dim: str, *keys: Any, epoch: Any = None, sample: Any = None) -> Any:
+def _row(dim: str, *keys: Any, values: list[Any]) -> Any:
+    """One dimension row of a combination (:func:`_combinations`): its ``dim``, its key
+    and ``values`` (:func:`_row_values`)."""
     from pyspark.sql import functions as F
 
     # The key is one string, its parts joined by _SEP: Spark hashes and compares a
@@ -159,12 +178,21 @@ def _row(dim: str, *keys: Any, epoch: Any = None, sample: Any = None) -> Any:
                 for k in keys
             ],
         ).alias("key"),
-        (epoch if epoch is not None else F.lit(None).cast("long")).alias("epoch"),
-        *[
-            (part if part is not None else F.lit(None).cast("long")).alias(f"m{j}")
-            for j, part in enumerate(_msg_id_longs(sample))
-        ],
+        *values,
     )
+
+
+def _row_values(*, epoch: bool = False, sample: bool = False) -> list[Any]:
+    """A combination's count, with its oldest and newest time (``epoch``) and its sample
+    MsgIds (``sample``), else nulls in their place: the values of a dimension row."""
+    from pyspark.sql import functions as F
+
+    none = F.lit(None).cast("long")
+    return [
+        F.col("count"),
+        *[F.col(c) if epoch else none.alias(c) for c in ("min_epoch", "max_epoch")],
+        *[F.col(c) if sample else none.alias(c) for c in _SAMPLE_COLUMNS],
+    ]
 
 
 def _msg_id_longs(msg_id: Any) -> list[Any]:
@@ -184,6 +212,9 @@ def _msg_id_longs(msg_id: Any) -> list[Any]:
 
 
 _MSG_ID_LONGS = 3
+_ORDERS = [f"order{i}" for i in range(len(_SAMPLE_SEEDS))]  # each seed's least hash
+_SAMPLES = [f"sample{i}_m{j}" for i in range(len(_SAMPLE_SEEDS)) for j in range(_MSG_ID_LONGS)]
+_SAMPLE_COLUMNS = (*_ORDERS, *_SAMPLES)
 
 
 _UNBOUNDED = ("state", "age", "chosen", "matched", "selection", "properties", "folder")  # bounded
@@ -207,8 +238,99 @@ def _age_bucket(as_of: float) -> Any:
     return expr
 
 
+def _combinations(frame: Any, options: ReportOptions) -> Any:
+    """Count the messages per combination of the values the dimensions read: a pure
+    transform, the one aggregation over every message.
+
+    Most dimensions are functions of a few low-cardinality columns (state, reason,
+    destination, application, age bucket, properties, the decisions), so the messages
+    of a backlog fall into few combinations: one row per message goes into Spark's hash
+    aggregation (partial, before the shuffle) instead of one per dimension. The hour of
+    arrival, which would multiply them, counts in a second row of its own (``hour`` set,
+    every other key null) for each message that has one. Each combination keeps its
+    count, its oldest and newest second of a message with an MQDLH (``min_epoch``,
+    ``max_epoch``) and, for changed messages, each sample seed's least hash
+    (``order<i>``) with the MsgId that has it (``sample<i>_m<j>``)."""
+    from pyspark.sql import functions as F
+
+    state = F.col("state")
+    dlh = state == F.lit("dlh")
+    selected = F.col("age_status") == F.lit("selected") if options.ages.active else F.lit(True)
+    keys = {
+        "state": state,
+        "error": F.col("error"),
+        "reason": F.when(dlh, F.col("dlh_reason")),
+        "dest_q": F.when(dlh, F.col("dlh_dest_q_name")),
+        "dest_qm": F.when(dlh, F.col("dlh_dest_q_mgr_name")),
+        "appl": F.when(dlh, F.col("dlh_put_appl_name")),
+        "age": F.when(dlh, _age_bucket(options.as_of.timestamp())),
+    }
+    if PROPERTY_FOLDERS in frame.columns:
+        folders = F.col(PROPERTY_FOLDERS)
+        keys["carried"] = F.when(dlh, F.coalesce(F.size(folders) > F.lit(0), F.lit(False)))
+        keys["front"] = F.when(dlh, F.coalesce(F.col("rfh2_in_front") > F.lit(0), F.lit(False)))
+        keys["folders"] = F.when(dlh, folders)
+    changed = F.lit(False)
+    if options.ruleset is not None:
+        keys |= {c: F.col(c) for c in ("new_line", "new_action", "new_unplaceable", "new_matched")}
+    if options.old_ruleset is not None:
+        keys |= {c: F.col(c) for c in ("old_action", "old_queue", "old_line", "new_queue")}
+        changed = (state != F.lit("unreadable")) & (
+            (F.col("old_action") != F.col("new_action"))
+            | ~F.col("old_queue").eqNullSafe(F.col("new_queue"))
+        )
+    if options.ages.active:
+        keys["age_status"] = F.col("age_status")
+    hour = F.when(
+        dlh & F.col("put_epoch").isNotNull() & selected,
+        F.floor(F.col("put_epoch") / F.lit(3600)) * F.lit(3600),
+    )
+    parts = _msg_id_longs(F.col("md_msg_id"))
+    sampled = F.coalesce(changed, F.lit(False)) & parts[0].isNotNull()
+    values = {
+        **keys,
+        "hour": hour,
+        "epoch": F.when(dlh, F.floor(F.col("put_epoch"))),
+        **{f"m{j}": F.when(sampled, part) for j, part in enumerate(parts)},
+        # the hour's row, after the message's own (a message without an hour has none)
+        "hour_row": F.explode(
+            F.when(hour.isNotNull(), F.array(F.lit(False), F.lit(True))).otherwise(
+                F.array(F.lit(False))
+            )
+        ),
+    }
+    messages = frame.select(*[v.alias(k) for k, v in values.items()])
+    own = ~F.col("hour_row")
+    ms = [F.col(f"m{j}") for j in range(_MSG_ID_LONGS)]
+    orders = {
+        name: F.when(ms[0].isNotNull(), F.xxhash64(*ms, F.lit(seed)))
+        for name, seed in zip(_ORDERS, _SAMPLE_SEEDS, strict=True)
+    }
+    rows = messages.select(
+        *[F.when(own, F.col(k)).alias(k) for k in keys],
+        F.when(F.col("hour_row"), F.col("hour")).alias("hour"),
+        F.when(own, F.col("epoch")).alias("epoch"),
+        *[F.when(own, order).alias(name) for name, order in orders.items()],
+        *ms,
+    )
+    aggs = [
+        F.count(F.lit(1)).alias("count"),
+        F.min("epoch").alias("min_epoch"),
+        F.max("epoch").alias("max_epoch"),
+    ]
+    aggs += [F.min(name).alias(name) for name in _ORDERS]
+    aggs += [
+        F.min_by(m, F.col(name)).alias(f"sample{i}_{m}")
+        for i, name in enumerate(_ORDERS)
+        for m in (f"m{j}" for j in range(_MSG_ID_LONGS))
+    ]
+    return rows.groupBy(*keys, "hour").agg(*aggs)
+
+
 def dimension_rows(frame: Any, options: ReportOptions) -> Any:
-    """Explode every message into its dimension rows ``(dim, key, epoch, sample)``.
+    """Every dimension row ``(dim, key, count, min_epoch, max_epoch, samples)`` of the
+    messages' combinations (:func:`_combinations`): a combination counts its messages in
+    each dimension row it gives.
 
     ``state`` counts every record; ``reason``, ``destination``, ``application``,
     ``age`` and ``hour`` count messages with an MQDLH; so do ``properties`` (with or
@@ -223,43 +345,49 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
     """
     from pyspark.sql import functions as F
 
-    dlh = F.col("state") == F.lit("dlh")
-    as_of = options.as_of.timestamp()
-    second = F.floor(F.col("put_epoch"))  # the time in whole seconds, for oldest and newest
+    combos = _combinations(frame, options)
+    plain = _row_values()  # built once, shared by the rows (each a few py4j calls)
+    state = F.col("state")
+    dlh = state == F.lit("dlh")
+    readable = state != F.lit("unreadable")
     rows = [
-        _row("state", F.col("state")),
-        F.when(F.col("state") == F.lit("unreadable"), _row("unreadable", F.col("error"))),
-        F.when(dlh, _row("reason", F.col("dlh_reason"))),
-        F.when(dlh, _row("destination", F.col("dlh_dest_q_name"), F.col("dlh_dest_q_mgr_name"))),
-        F.when(dlh, _row("application", F.col("dlh_put_appl_name"))),
-        F.when(dlh, _row("age", _age_bucket(as_of), epoch=second)),
-        F.when(
-            dlh & F.col("put_epoch").isNotNull(),
-            _row("hour", F.floor(F.col("put_epoch") / F.lit(3600)) * F.lit(3600)),
-        ),
+        _row("state", state, values=plain),
+        F.when(state == F.lit("unreadable"), _row("unreadable", F.col("error"), values=plain)),
+        F.when(dlh, _row("reason", F.col("reason"), values=plain)),
+        F.when(dlh, _row("destination", F.col("dest_q"), F.col("dest_qm"), values=plain)),
+        F.when(dlh, _row("application", F.col("appl"), values=plain)),
+        F.when(dlh, _row("age", F.col("age"), values=_row_values(epoch=True))),
     ]
-    if PROPERTY_FOLDERS in frame.columns:
-        folders = F.col(PROPERTY_FOLDERS)
-        carried = F.coalesce(F.size(folders) > F.lit(0), F.lit(False))
-        front = F.coalesce(F.col("rfh2_in_front") > F.lit(0), F.lit(False))
-        rows.append(F.when(dlh, _row("properties", carried, front)))
+    if "folders" in combos.columns:
+        folders = F.col("folders")
+        rows.append(F.when(dlh, _row("properties", F.col("carried"), F.col("front"), values=plain)))
         rows += [
-            F.when(dlh & F.array_contains(folders, F.lit(name)), _row("folder", F.lit(name)))
+            F.when(
+                dlh & F.array_contains(folders, F.lit(name)),
+                _row("folder", F.lit(name), values=plain),
+            )
             for name in FOLDERS
         ]
     extra = []
     if options.ruleset is not None:
         rows.append(
             F.when(
-                F.col("state") != F.lit("unreadable"),
+                readable,
                 _row(
-                    "chosen", F.col("new_line"), F.col("new_action"), dlh, F.col("new_unplaceable")
+                    "chosen",
+                    F.col("new_line"),
+                    F.col("new_action"),
+                    dlh,
+                    F.col("new_unplaceable"),
+                    values=plain,
                 ),
             )
         )
-        extra.append(F.transform(F.col("new_matched"), lambda line: _row("matched", line)))
+        extra.append(
+            F.transform(F.col("new_matched"), lambda line: _row("matched", line, values=plain))
+        )
     if options.old_ruleset is not None:
-        changed = (F.col("state") != F.lit("unreadable")) & (
+        changed = readable & (
             (F.col("old_action") != F.col("new_action"))
             | ~F.col("old_queue").eqNullSafe(F.col("new_queue"))
         )
@@ -274,50 +402,52 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
                     F.col("new_action"),
                     F.col("new_queue"),
                     F.col("new_line"),
-                    sample=F.col("md_msg_id"),
+                    values=_row_values(sample=True),
                 ),
             )
         )
-    # No lambda over the fixed rows: Spark interprets higher-order functions (filter,
-    # transform) row by row, while array + explode + a null filter are generated code.
     every = F.array(*rows)
     if extra:
         every = F.concat(every, *extra)
     if options.ages.active:  # a message left out counts in "selection" and nowhere else
-        chosen = _row("selection", F.col("age_status"))
+        chosen = _row("selection", F.col("age_status"), values=plain)
         every = F.when(
             F.col("age_status") == F.lit("selected"), F.concat(F.array(chosen), every)
         ).otherwise(F.array(chosen))
-    return frame.select(F.explode(every).alias("r")).filter(F.col("r").isNotNull()).select("r.*")
+    every = F.when(
+        F.col("hour").isNotNull(), F.array(_row("hour", F.col("hour"), values=plain))
+    ).otherwise(every)
+    return combos.select(F.explode(every).alias("r")).filter(F.col("r").isNotNull()).select("r.*")
 
 
 def top_counts(rows: Any, top: int) -> Any:
-    """Count per ``(dim, key)``; keep the ``top`` biggest keys per dim plus one row
-    (``other`` true, ``key`` null) summing the rest. Ties break on the key."""
+    """Count per ``(dim, key)`` (the sum of its rows' counts); keep the ``top`` biggest
+    keys per dim plus one row (``other`` true, ``key`` null) summing the rest. Ties
+    break on the key."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     aggs = [
-        F.count(F.lit(1)).alias("count"),
-        F.min("epoch").alias("min_epoch"),
-        F.max("epoch").alias("max_epoch"),
+        F.sum("count").alias("count"),
+        F.min("min_epoch").alias("min_epoch"),
+        F.max("max_epoch").alias("max_epoch"),
     ]
-    parts = [f"m{j}" for j in range(_MSG_ID_LONGS)]
-    for i, seed in enumerate(_SAMPLE_SEEDS):
-        order = F.when(F.col("m0").isNotNull(), F.xxhash64(*parts, F.lit(seed)))
-        aggs += [F.min_by(m, order).alias(f"sample{i}_{m}") for m in parts]
+    aggs += [
+        F.min_by(F.col(f"sample{i}_m{j}"), F.col(order)).alias(f"sample{i}_m{j}")
+        for i, order in enumerate(_ORDERS)
+        for j in range(_MSG_ID_LONGS)
+    ]
     counted = rows.groupBy("dim", "key").agg(*aggs)
     rank = F.row_number().over(Window.partitionBy("dim").orderBy(F.desc("count"), "key"))
     ranked = counted.withColumn("rank", rank)
     kept = (F.col("rank") <= F.lit(top)) | F.col("dim").isin(*_UNBOUNDED)
-    samples = [f"sample{i}_m{j}" for i in range(len(_SAMPLE_SEEDS)) for j in range(_MSG_ID_LONGS)]
     return ranked.groupBy(
         "dim", F.when(kept, F.col("key")).alias("key"), (~kept).alias("other")
     ).agg(
         F.sum("count").alias("count"),
         F.min("min_epoch").alias("min_epoch"),
         F.max("max_epoch").alias("max_epoch"),
-        *[F.first(F.when(kept, F.col(s)), ignorenulls=True).alias(s) for s in samples],
+        *[F.first(F.when(kept, F.col(s)), ignorenulls=True).alias(s) for s in _SAMPLES],
     )
 
 

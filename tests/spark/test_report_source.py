@@ -3,6 +3,7 @@ report as the text path, a plan that reads header columns only and runs no Pytho
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from datetime import UTC, datetime
@@ -77,6 +78,30 @@ def test_same_report_as_the_text_path(spark: Any, inputs: list[Path]) -> None:
     assert got["unreadable"]["count"] == 1
     assert got["total"] == 6 * 300
     assert got["compare"]["changed"] > 0
+
+
+def test_report_does_not_depend_on_how_messages_are_split_or_combined(
+    spark: Any, inputs: list[Path]
+) -> None:
+    """The report counts each combination of values in every task that reads one of its
+    messages and sums them after the shuffle: read in splits of 32 KiB (the same
+    combinations counted in many tasks) or in one split per file, the report is the
+    same, its oldest and newest put times, its lists and each transition's sample
+    MsgIds included. Nor do a transition's samples depend on how its messages fall
+    into combinations: measured at the newest put time (the messages spread over the
+    age buckets: other combinations), the transitions and their samples are the same."""
+    options = _tables()
+    names = [str(p) for p in inputs]
+    small = build_report(read_dumps(spark, names, split_bytes=32 << 10), options)
+    whole = build_report(read_dumps(spark, names), options)
+    assert small == whole
+    assert whole["total"] == 6 * 300
+    assert all(t["samples"] for t in whole["compare"]["transitions"])
+    assert whole["oldest"] < whole["newest"]
+    newest = datetime.fromisoformat(whole["newest"])
+    aged = build_report(read_dumps(spark, names), dataclasses.replace(options, as_of=newest))
+    assert sum(a["count"] > 0 for a in aged["age"]) > sum(a["count"] > 0 for a in whole["age"])
+    assert aged["compare"] == whole["compare"]
 
 
 def test_plan_reads_header_columns_and_runs_no_python(spark: Any, inputs: list[Path]) -> None:
