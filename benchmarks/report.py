@@ -47,10 +47,9 @@ _CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
 from dlqhandler.cli import main
-from dlqhandler.spark.report import SESSION_SETTINGS
 from dlqhandler.spark.session import get_session
 dump, out, master, rules, old = sys.argv[1:6]
-spark = get_session(master, app_name="dlqhandler-report", extra=SESSION_SETTINGS)  # as the CLI
+spark = get_session(master, app_name="dlqhandler-report")  # as the CLI builds it
 spark.sparkContext.setLogLevel("ERROR")
 spark.range(10).count()
 t0 = time.perf_counter()

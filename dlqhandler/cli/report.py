@@ -330,15 +330,13 @@ def _spark_report(
 ) -> tuple[dict[str, Any], InputSet, Path | None]:
     """Build the report on Spark; Spark's own log lines go to a log file (as the
     drain's do) unless --verbose or under spark-submit."""
-    from dlqhandler.spark.report import SESSION_SETTINGS, ReportOptions, build_report, read_dumps
+    from dlqhandler.spark.report import ReportOptions, build_report, read_dumps
     from dlqhandler.spark.session import get_session, has_active_session
 
     spark_log = None
     if not has_active_session() and not args.verbose and "PYSPARK_GATEWAY_PORT" not in os.environ:
         spark_log = log_file("report")
-    spark = get_session(
-        args.master, app_name="dlqhandler-report", log_file=spark_log, extra=SESSION_SETTINGS
-    )
+    spark = get_session(args.master, app_name="dlqhandler-report", log_file=spark_log)
     if inputs.pending:  # Hadoop URIs are listed now that Spark runs (local files already were)
         before = inputs
         try:

@@ -50,7 +50,6 @@ from dlqhandler.spark.report_options import ReportOptions
 
 __all__ = [
     "AGE_BUCKETS",
-    "SESSION_SETTINGS",
     "ReportOptions",
     "build_report",
     "dimension_rows",
@@ -65,20 +64,6 @@ AGE_BUCKETS: tuple[tuple[str, int | None], ...] = (
     ("1d-7d", 7 * 86400),
     (">7d", None),
 )
-# The settings of a session the report builds itself (not one it is given: spark-submit's,
-# a notebook's). PySpark's DataFrame debugging (on by default) records the Python call
-# site of every column function in the JVM, four py4j round trips each; the report
-# builds a few thousand columns, and its errors are rendered by the CLI, not by Spark's
-# query context. And the JVM's JIT skips methods longer than 8,000 bytes of bytecode;
-# the report's scan loop is one (the rules' and the ages' expressions are generated
-# into the scan's loop, about 10,800 bytes with two tables: Spark's log says "Generated
-# method too long to be JIT compiled"), so it ran interpreted. On a local master the
-# tasks run in the driver's JVM; on a cluster, give the executors the same option
-# (docs/performance.md).
-SESSION_SETTINGS = {
-    "spark.python.sql.dataFrameDebugging.enabled": "false",
-    "spark.driver.defaultJavaOptions": "-XX:-DontCompileHugeMethods",
-}
 _SAMPLE_SEEDS = (17, 29, 43)  # three independent hash orders: three sample MsgIds
 PROPERTY_FOLDERS = "property_folders"  # the source's column (absent from the drain's read)
 FOLDERS = tuple(sorted(ALL_PROPERTY_FOLDERS))  # what it can hold

@@ -23,7 +23,22 @@ from typing import Any
 
 from dlqhandler.spark.jar import LOCAL_FS_CLASS, compiled_jar
 
-__all__ = ["get_session", "has_active_session", "stop_session"]
+__all__ = ["BUILT_SESSION", "get_session", "has_active_session", "stop_session"]
+
+# The settings of a session this package builds (not one it is given: spark-submit's, a
+# notebook's). PySpark's DataFrame debugging (on by default) records the Python call
+# site of every column function in the JVM, four py4j round trips each; the drain and
+# the report build thousands of columns from the rules, and their errors are rendered by
+# the CLI, not by Spark's query context. And the JVM's JIT skips methods longer than
+# 8,000 bytes of bytecode; the report's scan loop is one (the rules' and the ages'
+# expressions generated into it, about 10,800 bytes with two tables: Spark's log says
+# "Generated method too long to be JIT compiled"), so it ran interpreted. On a local
+# master the tasks run in the driver's JVM; on a cluster, give the executors the same
+# option (docs/performance.md).
+BUILT_SESSION = {
+    "spark.python.sql.dataFrameDebugging.enabled": "false",
+    "spark.driver.defaultJavaOptions": "-XX:-DontCompileHugeMethods",
+}
 
 
 @contextlib.contextmanager
@@ -78,7 +93,7 @@ def get_session(
     if partitions is not None:
         builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
     launch = jvm_settings(master) if master is not None else {}
-    for key, value in {**launch, **(extra or {})}.items():
+    for key, value in {**BUILT_SESSION, **launch, **(extra or {})}.items():
         builder = builder.config(key, value)
     with _stderr_to(log_file):
         return builder.getOrCreate()
