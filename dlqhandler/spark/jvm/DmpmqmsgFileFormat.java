@@ -478,17 +478,9 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         OutputWriterFactory parquet = null;
         StructType auditSchema = null;
         if (audit != null) {
-            String[] names = audit.split(",");
-            auditColumns = new int[names.length];
+            auditColumns = columns("audit", audit, at, dataSchema);
             auditSchema = new StructType();
-            for (int i = 0; i < names.length; i++) {
-                Integer c = at.get(names[i].trim());
-                if (c == null) {
-                    throw new IllegalArgumentException("dmpmqmsg: option audit names column '"
-                        + names[i].trim() + "', not among " + String.join(", ",
-                        dataSchema.fieldNames()));
-                }
-                auditColumns[i] = c;
+            for (int c : auditColumns) {
                 auditSchema = auditSchema.add(dataSchema.fields()[c]);
             }
             parquet = new org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat()
@@ -497,21 +489,29 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         String counted = options.getOrElse("counts", () -> null);
         int[] countColumns = null;
         if (counted != null) {
-            String[] names = counted.split(",");
-            countColumns = new int[names.length];
-            for (int i = 0; i < names.length; i++) {
-                Integer c = at.get(names[i].trim());
-                if (c == null) {
-                    throw new IllegalArgumentException("dmpmqmsg: option counts names column '"
-                        + names[i].trim() + "', not among " + String.join(", ",
-                        dataSchema.fieldNames()));
-                }
-                countColumns[i] = c;
-            }
+            countColumns = columns("counts", counted, at, dataSchema);
             new RowCounts(countColumns, dataSchema);  // its types checked before any task
         }
         return new Writers(record, strip == null ? -1 : strip, told, header, auditColumns,
                            auditSchema, parquet, countColumns);
+    }
+
+    /** The ordinals of an option's comma-separated column names among the written columns
+     *  (at: name to ordinal); a name not among them is an error naming the option. */
+    private static int[] columns(String option, String value, Map<String, Integer> at,
+                                 StructType dataSchema) {
+        String[] names = value.split(",");
+        int[] ordinals = new int[names.length];
+        for (int i = 0; i < names.length; i++) {
+            Integer c = at.get(names[i].trim());
+            if (c == null) {
+                throw new IllegalArgumentException("dmpmqmsg: option " + option
+                    + " names column '" + names[i].trim() + "', not among "
+                    + String.join(", ", dataSchema.fieldNames()));
+            }
+            ordinals[i] = c;
+        }
+        return ordinals;
     }
 
     private static final class Writers extends OutputWriterFactory {
