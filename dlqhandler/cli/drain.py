@@ -557,8 +557,7 @@ def _print_summary(summary: dict[str, Any], manifest: dict[str, Any], run: _Run)
         "no_dlh",
         "unmatched",
         "malformed",
-        "decoded_in_python",
-    ):
+    ):  # summary.json also has decoded_in_python, always 0 since the JVM decodes all
         print(f"  {key:<12}{t[key]:>12}")
     if t["malformed"]:
         print(
