@@ -274,8 +274,9 @@ def _bad_input(job: Callable[[], Any]) -> Any:
         raise problem from None
 
 
-# What the summary counts by (SQL over the classified frame and the audit alike): the
-# groups are few (rules x targets x reasons), whatever the number of messages.
+# What the summary counts by (SQL over the audit's columns: the writers count them as they
+# write, --dry-run and --apply count the audit): the groups are few (rules x targets x
+# reasons), whatever the number of messages.
 _COUNTED = (
     "disposition",
     "chosen_line",

@@ -22,7 +22,7 @@ import os
 import re
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from dlqhandler.spark.messages import SOURCE
@@ -54,6 +54,8 @@ def target_file_name(queue: str, qmgr: str) -> str:
     return f"q-{_escape(queue)}@{_escape(qmgr) if qmgr else 'LOCAL'}.dmp"
 
 
+# The MQDLH's values as the reader decoded them (and whether an MQRFH2 is in front): the
+# data source's writer strips a record with them instead of decoding it again.
 _TOLD = ("md_format", "dlh_format", "dlh_encoding", "dlh_coded_char_set_id")
 _REMAIN_KEY = "R"  # the directory of remaining.dmp's rows
 _NONE_KEY = "N"  # the directory of rows in no dump file (DISCARD, malformed): audit only
@@ -90,7 +92,7 @@ class Written:
 
     files: list[dict[str, Any]]
     audit_files: int
-    counts: list[dict[str, Any]] = field(default_factory=list)
+    counts: list[dict[str, Any]]
 
 
 def write_outputs(
@@ -150,7 +152,7 @@ def write_outputs(
         F.col("seq").alias("_seq"),
         F.when(_kept(), F.col("record")).alias("record"),
         F.coalesce(F.col("strip_header"), F.lit(False)).alias("strip_dlh"),
-        *_TOLD,  # the MQDLH as read: the writer strips it without decoding the record again
+        *_TOLD,
         *audit_exprs,
     ).select("*", *count_exprs)
     options: dict[str, Any] = {

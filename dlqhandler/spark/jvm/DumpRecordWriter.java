@@ -190,16 +190,24 @@ final class DumpRecordWriter extends OutputWriter {
         if ("MQHRF2".equals(row.getUTF8String(told[0]).toString())) {
             return false;
         }
-        byte[] nl = lineEnd(crlf);
-        int data = attributes(b, nl, row.getUTF8String(told[1]).toString(), row.getInt(told[2]),
-                              row.getInt(told[3]));
-        if (!hexAfterDlh(b, data, nl)) {
-            buf.size = 0;
+        if (!copiedWithout(b, lineEnd(crlf), row.getUTF8String(told[1]).toString(),
+                           row.getInt(told[2]), row.getInt(told[3]))) {
             return false;
         }
         out.write(buf.buf, 0, buf.size);
         buf.size = 0;
         return true;
+    }
+
+    /** Into buf: the record without its MQDLH, whose Format, Encoding and CCSID are given,
+     *  copied from its X lines; false (buf empty) when it has S or T lines. */
+    private boolean copiedWithout(byte[] b, byte[] nl, String format, int encoding,
+                                  int ccsid) {
+        if (hexAfterDlh(b, attributes(b, nl, format, encoding, ccsid), nl)) {
+            return true;
+        }
+        buf.size = 0;
+        return false;
     }
 
     private void writeStripped(byte[] b, boolean crlf) throws IOException {
@@ -218,9 +226,8 @@ final class DumpRecordWriter extends OutputWriter {
                 + (m.error != null ? m.error : dlh.error) + " (record " + preview(b) + ")");
         }
         byte[] nl = lineEnd(crlf);
-        int data = dlh.inFront == 0 ? attributes(b, nl, (String) dlh.values[5],
-            (Integer) dlh.values[3], (Integer) dlh.values[4]) : -1;
-        if (data < 0 || !hexAfterDlh(b, data, nl)) {
+        if (dlh.inFront != 0 || !copiedWithout(b, nl, (String) dlh.values[5],
+                                               (Integer) dlh.values[3], (Integer) dlh.values[4])) {
             if (m.body.length < m.bodyLength) {
                 m = DumpMessage.decode(b, 0, b.length);
                 dlh = DumpMessage.decodeDlh(m.md, m.body, false);
