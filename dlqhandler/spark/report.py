@@ -223,6 +223,17 @@ def _age_bucket(as_of: float) -> Any:
     return expr
 
 
+def _changed() -> Any:
+    """Whether a readable message's decision differs between the two tables (its action,
+    or its queue): the ``change`` dimension and the messages it samples."""
+    from pyspark.sql import functions as F
+
+    return (F.col("state") != F.lit("unreadable")) & (
+        (F.col("old_action") != F.col("new_action"))
+        | ~F.col("old_queue").eqNullSafe(F.col("new_queue"))
+    )
+
+
 def _combinations(frame: Any, options: ReportOptions) -> Any:
     """Count the messages per combination of the values the dimensions read: a pure
     transform, the one aggregation over every message.
@@ -260,10 +271,7 @@ def _combinations(frame: Any, options: ReportOptions) -> Any:
         keys |= {c: F.col(c) for c in ("new_line", "new_action", "new_unplaceable", "new_matched")}
     if options.old_ruleset is not None:
         keys |= {c: F.col(c) for c in ("old_action", "old_queue", "old_line", "new_queue")}
-        changed = (state != F.lit("unreadable")) & (
-            (F.col("old_action") != F.col("new_action"))
-            | ~F.col("old_queue").eqNullSafe(F.col("new_queue"))
-        )
+        changed = _changed()
     if options.ages.active:
         keys["age_status"] = F.col("age_status")
     hour = F.when(
@@ -372,10 +380,7 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
             F.transform(F.col("new_matched"), lambda line: _row("matched", line, values=plain))
         )
     if options.old_ruleset is not None:
-        changed = readable & (
-            (F.col("old_action") != F.col("new_action"))
-            | ~F.col("old_queue").eqNullSafe(F.col("new_queue"))
-        )
+        changed = _changed()
         rows.append(
             F.when(
                 changed,

@@ -288,27 +288,23 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             this.cutAtMessage = cutAtMessage;
             boolean d = false;
             boolean l = false;
-            for (int c : columns) {
-                d |= c >= MD && c <= MALFORMED;
-                l |= c == NUMBER || c == LINE;
-            }
-            this.decode = d;
-            this.locate = l;
             boolean body = false;
             boolean dlh = false;
             boolean folders = false;
+            boolean record = false;
             for (int c : columns) {
+                d |= c >= MD && c <= MALFORMED;
+                l |= c == NUMBER || c == LINE;
                 body |= c == BODY;
                 dlh |= c >= HAS_DLH && c < MALFORMED;
                 folders |= c == FOLDERS;
+                record |= c == RECORD;
             }
+            this.decode = d;
+            this.locate = l;
             this.needBody = body;
             this.needDlh = dlh;
             this.needFolders = folders;
-            boolean record = false;
-            for (int c : columns) {
-                record |= c == RECORD;
-            }
             split.keepBytes = d || record;  // a count copies nothing
             this.file = UTF8String.fromString(split.name);
         }
@@ -396,16 +392,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                 }
                 all[BODY] = m.body;
                 if (needDlh) {
-                    DumpMessage.Dlh dlh = null;
-                    if (m.body.length == m.bodyLength
-                            || !DumpMessage.needsWhole(m.md, null, needFolders)) {
-                        dlh = DumpMessage.decodeDlh(m.md, m.body, m.bodyLength, needFolders);
-                    }
-                    if (m.body.length < m.bodyLength
-                            && DumpMessage.needsWhole(m.md, dlh, needFolders)) {
-                        m = DumpMessage.decode(raw.bytes, 0, raw.bytes.length);  // rare
-                        dlh = DumpMessage.decodeDlh(m.md, m.body, needFolders);
-                    }
+                    DumpMessage.Dlh dlh = m.dlh(raw.bytes, needFolders);
                     all[HAS_DLH] = dlh.error == null;
                     if (dlh.error != null) {
                         all[DLH_ERROR] = UTF8String.fromString(dlh.error);
@@ -456,21 +443,19 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                                org.apache.spark.sql.types.BooleanType)) {
             throw new IllegalArgumentException("dmpmqmsg: column 'strip_dlh' must be boolean");
         }
-        int[] told = null;  // the MQDLH as the reader decoded it: no decode again
         String[] mqdlh = {"md_format", "dlh_format", "dlh_encoding", "dlh_coded_char_set_id"};
         DataType[] types = {DataTypes.StringType, DataTypes.StringType, DataTypes.IntegerType,
                             DataTypes.IntegerType};
-        for (int i = 0; i < mqdlh.length; i++) {
+        int[] told = new int[mqdlh.length];  // the MQDLH as the reader decoded it, or null
+        for (int i = 0; i < mqdlh.length && told != null; i++) {
             Integer c = at.get(mqdlh[i]);
-            if (c == null || !dataSchema.fields()[c].dataType().typeName()
-                    .equals(types[i].typeName())) {
+            boolean typed = c != null && dataSchema.fields()[c].dataType().typeName()
+                .equals(types[i].typeName());
+            if (typed) {
+                told[i] = c;
+            } else {
                 told = null;
-                break;
             }
-            if (told == null) {
-                told = new int[mqdlh.length];
-            }
-            told[i] = c;
         }
         String header = options.getOrElse("header", () -> null);  // null: dmpmqmsg's
         String audit = options.getOrElse("audit", () -> null);

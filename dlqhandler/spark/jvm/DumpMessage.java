@@ -367,6 +367,23 @@ final class DumpMessage {
 
     private static final String IN_FRONT = "MQMD Format is 'MQHRF2'";
 
+    /**
+     * This message's MQDLH ({@link #decodeDlh}); when this decode kept only the first
+     * bytes of the data and the MQDLH needs the whole of it ({@link #needsWhole}), the
+     * record (the bytes this message was decoded from) is decoded again, whole.
+     */
+    Dlh dlh(byte[] record, boolean folders) {
+        boolean cut = body.length < bodyLength;
+        if (cut && needsWhole(md, null, folders)) {
+            return decode(record, 0, record.length).dlh(record, folders);
+        }
+        Dlh d = decodeDlh(md, body, bodyLength, folders);
+        if (cut && needsWhole(md, d, folders)) {
+            return decode(record, 0, record.length).dlh(record, folders);
+        }
+        return d;
+    }
+
     /** The bytes of message data an MQDLH at its start needs (decode's keep). */
     static final int DLH_PREFIX = 512;
 

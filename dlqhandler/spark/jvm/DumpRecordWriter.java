@@ -215,12 +215,7 @@ final class DumpRecordWriter extends OutputWriter {
         // it is copied as hex text (hexAfterDlh). An MQRFH2 in front of it, S or T lines
         // need the whole data decoded and written again (StrippedRecord).
         DumpMessage m = DumpMessage.decode(b, 0, b.length, DumpMessage.DLH_PREFIX);
-        if (m.error == null && m.body.length < m.bodyLength
-                && DumpMessage.needsWhole(m.md, null, false)) {
-            m = DumpMessage.decode(b, 0, b.length);
-        }
-        DumpMessage.Dlh dlh = m.error == null
-            ? DumpMessage.decodeDlh(m.md, m.body, m.bodyLength, false) : null;
+        DumpMessage.Dlh dlh = m.error == null ? m.dlh(b, false) : null;
         if (dlh == null || dlh.error != null) {
             throw new IOException("cannot write a message without its MQDLH: "
                 + (m.error != null ? m.error : dlh.error) + " (record " + preview(b) + ")");
