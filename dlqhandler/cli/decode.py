@@ -59,7 +59,7 @@ def describe(index: int, message: Message) -> dict[str, Any]:
     md = message.md
     row: dict[str, Any] = {"index": index, "msg_id": md.msg_id.hex().upper()}
     try:
-        decoded = decode_dead_letter(md, message.body, behind_rfh2=True)
+        decoded = decode_dead_letter(md, message.body)
     except MalformedMessageError as exc:
         row["error"] = str(exc)
         return row

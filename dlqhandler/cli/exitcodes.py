@@ -32,7 +32,8 @@ class ExitCode(IntEnum):
     CONNECTION_ERROR = 4  # cannot connect to / open the queue manager or queue
     MQ_ERROR = 5  # a fatal MQ error while running (get inhibited, queue deleted...)
     PARTIAL = 6  # finished, but some messages were not acted on or not loaded
-    INTERRUPTED = 130  # stopped by SIGINT before a clean shutdown
+    INTERRUPTED = 130  # stopped by Ctrl-C (SIGINT), cleanly, before its work was done
+    TERMINATED = 143  # a one-off run stopped by SIGTERM before its pass was done
 
 
 MEANINGS: dict[ExitCode, str] = {
@@ -49,7 +50,11 @@ MEANINGS: dict[ExitCode, str] = {
     "and the messages stay on the queue; drain: failed actions or malformed "
     "input records) or not loaded "
     "(qm dmpmqmsg -o stopped: resume with -r)",
-    ExitCode.INTERRUPTED: "stopped by Ctrl-C (SIGINT)",
+    ExitCode.INTERRUPTED: "stopped by Ctrl-C (SIGINT), by every command: the unit of work in "
+    "hand committed or backed out, the summary printed",
+    ExitCode.TERMINATED: "a one-off action (run --action) stopped by SIGTERM before its pass "
+    "was done (SIGTERM is the service manager's orderly stop: a handler with a rules "
+    "table, or qm runmqtrm, stopped by it exits as its work says, 0 or 6)",
 }
 
 EPILOG = "exit codes:\n" + "\n".join(

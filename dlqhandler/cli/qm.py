@@ -354,7 +354,8 @@ def _mqsc(args: argparse.Namespace) -> int:
 
 
 def _runmqtrm(args: argparse.Namespace) -> int:
-    """The trigger monitor: SIGTERM and SIGINT set the stop event it checks."""
+    """The trigger monitor: SIGTERM and SIGINT set the stop event it checks (exit 0 after
+    SIGTERM, the service manager's stop; 130 after Ctrl-C, as every command)."""
     settings = load_settings()
     json_logs = None if args.log_format is None else args.log_format == "json"
     configure_logging(
@@ -366,8 +367,11 @@ def _runmqtrm(args: argparse.Namespace) -> int:
         initq=args.initq, wait=args.wait, once=args.once, stop_timeout=args.stop_timeout
     )
     stop = threading.Event()
+    interrupted: list[int] = []
 
-    def on_signal(_signum: int, _frame: FrameType | None) -> None:
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        if signum == signal.SIGINT:
+            interrupted.append(signum)
         stop.set()
 
     try:
@@ -387,7 +391,8 @@ def _runmqtrm(args: argparse.Namespace) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         qm.disconnect()
-    return int(ExitCode.OK)
+    # SIGTERM is the service manager's orderly stop; Ctrl-C a person's interrupt (130).
+    return int(ExitCode.INTERRUPTED if interrupted else ExitCode.OK)
 
 
 def _dmpmqmsg(args: argparse.Namespace) -> int:

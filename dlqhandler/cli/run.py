@@ -11,8 +11,11 @@ Start-up order follows runmqdlq (spec §5.1): the whole table is compiled
 before anything is processed (any error: exit 3, nothing touched), then the
 queue manager is connected and the DLQ chosen, then ``AMQ8708`` is printed
 and the loop runs. It ends with ``AMQ8709`` and a summary on stdout. SIGTERM
-and SIGINT stop it between units of work (exit 0, summary printed); SIGHUP
-reloads the rules file.
+and SIGINT stop it between units of work, summary printed; SIGHUP reloads the
+rules file. SIGTERM is the service manager's orderly stop: a handler with a table
+exits as its work says (0, or 6); a one-off action stopped by it before its pass
+was done exits 143. Ctrl-C (SIGINT) is a person's interrupt: exit 130, as every
+command (README "Exit codes").
 
 Beyond runmqdlq (:mod:`dlqhandler.cli._run_options`): ``--msgid``/``--match``
 act on selected messages only, in one pass unless WAIT(YES); ``--max-rate``
@@ -373,6 +376,7 @@ def _serve(
         max_hops=args.max_hops,
         status_queue=args.status_queue,
         max_rate=args.max_rate,
+        oneoff=args.action is not None,
     )
     if not args.dry_run:
         try:
@@ -414,7 +418,8 @@ def _serve(
         )
         if not args.no_watch:
             reloader.start()
-    previous = _install_signals(stop, reloader, log)
+    stopped_by: list[int] = []
+    previous = _install_signals(stop, reloader, log, stopped_by)
     try:
         _say("AMQ8708", f"Dead-letter queue handler started to process INPUTQ({queue}).")
         log.info(
@@ -454,6 +459,11 @@ def _serve(
         return int(ExitCode.MQ_ERROR)
     if handler.stop_reason == StopReason.CONNECTION_BROKEN:
         return int(ExitCode.CONNECTION_ERROR)
+    if handler.stop_reason == StopReason.STOPPED and stopped_by:
+        if stopped_by[0] == signal.SIGINT:
+            return int(ExitCode.INTERRUPTED)
+        if args.action is not None:
+            return int(ExitCode.TERMINATED)
     if stats.unresolved:
         failed = "would be refused" if args.dry_run else "failed"
         print(
@@ -496,13 +506,15 @@ def _finish(stats: RunStats, qmgr: QueueManager, queue: str) -> None:
 
 
 def _install_signals(
-    stop: threading.Event, reloader: RulesReloader | None, log: Any
+    stop: threading.Event, reloader: RulesReloader | None, log: Any, stopped_by: list[int]
 ) -> dict[int, _Handler]:
-    """SIGTERM/SIGINT stop the loop, SIGHUP reloads; returns the handlers replaced."""
+    """SIGTERM/SIGINT stop the loop (``stopped_by`` gets the signals, first first),
+    SIGHUP reloads; returns the handlers replaced."""
     if threading.current_thread() is not threading.main_thread():
         return {}
 
     def _stop(signum: int, _frame: FrameType | None) -> None:
+        stopped_by.append(signum)
         stop.set()
 
     def _hup(signum: int, _frame: FrameType | None) -> None:

@@ -120,22 +120,20 @@ class Message:
         return Message(md, self.body, self.dlh, self.properties)
 
 
-def decode_dead_letter(
-    md: MQMD, body: bytes, properties: tuple[Property, ...] = (), *, behind_rfh2: bool = False
-) -> Message:
+def decode_dead_letter(md: MQMD, body: bytes, properties: tuple[Property, ...] = ()) -> Message:
     """Decode a message taken from a dead-letter queue (``properties``: its own).
 
-    The data starts with an MQDLH. With ``behind_rfh2`` (the handler, ``decode``, and
-    the ``dmpmqmsg`` Spark data source's JVM twin, ``jvm/DumpMessage.java``, which
-    gives the same values and error text) it may instead start with an MQRFH2 whose
-    Format is ``MQDEAD`` (MQMD Format ``MQHRF2``): the message is then returned as a
-    get with a message handle returns it (see the module docstring). Without it such
-    a message is one without an MQDLH: "MQMD Format is 'MQHRF2', not 'MQDEAD'; ...
-    StrucId is b'RFH '". Raises
+    The data starts with an MQDLH, or with an MQRFH2 whose Format is ``MQDEAD`` (MQMD
+    Format ``MQHRF2``: a dead letter with message properties on a DLQ defined
+    PROPCTL(FORCE)): the message is then returned as a get with a message handle
+    returns it (see the module docstring). This is the one way every path finds a
+    dead letter's MQDLH: the handler, one-off actions, ``drain --apply``, ``decode``,
+    ``qm browse``, and the ``dmpmqmsg`` Spark data source's JVM twin
+    (``jvm/DumpMessage.java``, which gives the same values and error text). Raises
     :class:`~dlqhandler.errors.MalformedMessageError` (keeping the raw bytes, the
     offset of the fault) when neither is there; never anything else.
     """
-    if behind_rfh2 and md.format == MQFMT_RF_HEADER_2:
+    if md.format == MQFMT_RF_HEADER_2:
         return _behind_rfh2(md, bytes(body), properties)
     try:
         dlh = decode_mqdlh(body, encoding=md.encoding, ccsid=_data_ccsid(md))
@@ -206,10 +204,10 @@ def stripped_data(md: MQMD, body: bytes) -> tuple[MQMD, bytes]:
     stays as it was (Format ``MQHRF2``), so the properties travel on in the data as a
     get without a message handle returns them. Raises
     :class:`~dlqhandler.errors.MalformedMessageError` as :func:`decode_dead_letter`
-    (``behind_rfh2``) does, and :class:`~dlqhandler.errors.DecodeError` for an MQDLH
+    does, and :class:`~dlqhandler.errors.DecodeError` for an MQDLH
     Format the MQMD's CCSID cannot hold.
     """
-    decoded = decode_dead_letter(md, body, behind_rfh2=True)
+    decoded = decode_dead_letter(md, body)
     dlh = decoded.dlh
     assert dlh is not None
     end = len(body) - len(decoded.body)

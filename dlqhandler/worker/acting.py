@@ -138,6 +138,8 @@ class Actor:
         # Messages (or groups) whose last action failed: by attempt-record key.
         self._unresolved: dict[bytes, Subject] = {}
         self._unit_open = False  # the attempt store's new_unit was asked for this unit
+        # A one-off run: each subject's attempt count when the run first saw it.
+        self._before: dict[bytes, int] = {}
         self._ruleset = ruleset
         self._matcher = Matcher(ruleset)
 
@@ -168,7 +170,7 @@ class Actor:
         """Decide and act for the message under the cursor; note it if it stays."""
         md = raw.md
         try:
-            msg = decode_dead_letter(md, raw.body, raw.properties, behind_rfh2=True)
+            msg = decode_dead_letter(md, raw.body, raw.properties)
         except MalformedMessageError as exc:
             p.no_dlh += 1
             p.left(put_at(md.put_date, md.put_time))
@@ -193,9 +195,9 @@ class Actor:
             return False
         subject = message_subject(md.msg_id, md.correl_id)
         record = self._lookup(subject)
-        attempts = record.attempts if record is not None else 0
+        attempts = self._attempts(subject, record)
         decision = self._matcher.decide(msg, attempts)
-        if decision.action.kind != "IGNORE" and not self._due(record, p):
+        if decision.action.kind != "IGNORE" and not self._due(subject, record, p):
             return False
         log = self._log.bind(
             msgid=md.msg_id.hex(),
@@ -247,14 +249,31 @@ class Actor:
         if self._metrics is not None:
             self._metrics.decision(line, action, outcome)
 
-    def _due(self, record: AttemptRecord | None, p: PassState) -> bool:
+    def _attempts(self, subject: Subject, record: AttemptRecord | None) -> int:
+        """The failed attempts the rules count for ``subject`` (its ``record``).
+
+        A table run counts every attempt on the status queue, whoever made it (RETRY(n)
+        holds across handlers, runs and drains). A one-off action is the administrator's
+        explicit order: attempts that earlier runs left do not hold it back, only the
+        ones this run makes count (its one-rule table's RETRY(1): one try per message).
+        The record itself stays in use: a failure adds to it, a success clears it.
+        """
+        attempts = record.attempts if record is not None else 0
+        if not self.options.oneoff:
+            return attempts
+        return attempts - self._before.setdefault(subject.key, attempts)
+
+    def _due(self, subject: Subject, record: AttemptRecord | None, p: PassState) -> bool:
         """False (and note when) if the last failed attempt was under RETRYINT ago.
 
         Asked only when the decision is to act: a message whose rules are spent
-        (IGNORE) is left at once, without keeping WAIT(NO) waiting for it.
+        (IGNORE) is left at once, without keeping WAIT(NO) waiting for it. An attempt
+        an earlier run made does not delay a one-off action.
         """
         retryint = self._ruleset.control.retryint
         if record is None or self._clock() - record.last_attempt >= retryint:
+            return True
+        if self.options.oneoff and self._before.get(subject.key) == record.attempts:
             return True
         p.wait_for(record.last_attempt + retryint)
         return False

@@ -34,7 +34,7 @@ def browse_group(q: Queue, first: Message) -> tuple[list[Message], bytes | None]
             raise
         options = GetOptions(browse="next", group_id=first.md.group_id, syncpoint=False)
         try:
-            members.append(decode_dead_letter(raw.md, raw.body, raw.properties, behind_rfh2=True))
+            members.append(decode_dead_letter(raw.md, raw.body, raw.properties))
         except MalformedMessageError:
             return members, raw.md.msg_id
 

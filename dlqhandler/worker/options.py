@@ -28,6 +28,9 @@ class HandlerOptions:
     * ``sweep_interval``: seconds between collections of orphan attempt records;
     * ``near_expiry_tenths``: a message with less Expiry left than this gets a
       unit of work of its own (if it expires under our lock, only it is backed out);
+    * ``oneoff``: a one-off action (``--action``), the administrator's explicit order:
+      attempt records left by earlier runs neither hold it back nor delay it (only
+      this run's own attempts count; a success still clears the record);
     * ``max_rate``: at most this many messages acted on per second (``--max-rate``;
       None: no limit). The handler never waits for the limit with a unit of work
       open: when no token is there, it commits the batch first, then waits.
@@ -44,6 +47,7 @@ class HandlerOptions:
     sweep_interval: float = 300.0
     near_expiry_tenths: int = 50
     max_rate: float | None = None
+    oneoff: bool = False
 
     def __post_init__(self) -> None:
         for name in ("batch_size", "max_hops"):

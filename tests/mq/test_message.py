@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -85,17 +83,10 @@ def test_a_dead_letter_behind_an_mqrfh2_is_decoded_as_a_handle_get_returns_it(
         ccsid=ccsid,
     )
     md = dead.md.replace(format="MQHRF2")
-    got = decode_dead_letter(md, header + dead.body, behind_rfh2=True)
+    got = decode_dead_letter(md, header + dead.body)
     assert got == dead
     assert got.strip_dead_letter_header().md.format == "MQSTR"
     assert got.strip_dead_letter_header().properties == props
-    # Without behind_rfh2 (the drain's and the report's reader): not a dead letter, and
-    # the reason says why.
-    with pytest.raises(
-        MalformedMessageError,
-        match=re.escape("MQMD Format is 'MQHRF2', not 'MQDEAD'; data does not"),
-    ):
-        decode_dead_letter(md, header + dead.body)
 
 
 @given(st.binary(max_size=300))
@@ -108,7 +99,6 @@ def test_arbitrary_data_behind_an_mqhrf2_format_raises_only_our_error(data: byte
             decode_dead_letter(
                 MQMD(format="MQHRF2", encoding=546, coded_char_set_id=1208),
                 prefix + data,
-                behind_rfh2=True,
             )
         except MalformedMessageError as exc:
             raised.append(exc)

@@ -202,7 +202,7 @@ def damaged_in_front(seed: int) -> list[Message]:
     rng = random.Random(seed)
     valid = [m for m in valid_in_front(40, seed) if m.md.format == "MQHRF2"]
     for m in valid:
-        end = len(m.body) - len(decode_dead_letter(m.md, m.body, behind_rfh2=True).body)
+        end = len(m.body) - len(decode_dead_letter(m.md, m.body).body)
         for _ in range(6):
             data = bytearray(m.body)
             for _ in range(rng.randint(1, 3)):
@@ -225,11 +225,11 @@ def damaged_in_front(seed: int) -> list[Message]:
 
 def property_columns(m: Message) -> dict[str, Any]:
     """The data source's ``rfh2_in_front`` and ``property_folders`` of ``m``, from the
-    Python decoders: the MQRFH2 in front that decode_dead_letter(behind_rfh2) skips, and
+    Python decoders: the MQRFH2 in front that decode_dead_letter skips, and
     the property folders holding properties in it and in an MQRFH2 right behind the
     MQDLH (a damaged one there: none from it)."""
     try:
-        decoded = decode_dead_letter(m.md, m.body, behind_rfh2=True)
+        decoded = decode_dead_letter(m.md, m.body)
     except MalformedMessageError:
         return {"rfh2_in_front": None, "property_folders": None}
     dlh = decoded.dlh

@@ -3,8 +3,8 @@
 * reading then writing every row unchanged gives the input's bytes (mixed backlog in
   every data mode, EBCDIC and big-endian headers, CRLF, cut-off files without their
   cut-off message, which is reported);
-* every column equals the Python reader's decode (``read_dump`` + ``decode_dead_letter``
-  with ``behind_rfh2``: test_datasource_properties.py has the MQRFH2-in-front cases),
+* every column equals the Python reader's decode (``read_dump`` + ``decode_dead_letter``;
+  test_datasource_properties.py has the MQRFH2-in-front cases),
   on the mixed backlog and on every byte 1-255 in MQDLH text in every EBCDIC code page;
 * at split sizes from a few bytes up every message is read once and whole;
 * a query of header columns does not read the record or the body (ReadSchema);
@@ -90,7 +90,7 @@ def _python_rows(path: Path) -> list[dict[str, Any]]:
         row: dict[str, Any] = {f"md_{n}": getattr(m.md, n) for n in MD_NAMES}
         row["body"] = m.body
         try:
-            dlh = decode_dead_letter(m.md, m.body, behind_rfh2=True).dlh
+            dlh = decode_dead_letter(m.md, m.body).dlh
         except MalformedMessageError as exc:
             row.update(
                 {"has_dlh": False, "dlh_error": str(exc)} | {f"dlh_{n}": None for n in DLH_NAMES}
@@ -240,7 +240,7 @@ def test_partitioned_write_one_loadable_dump_per_target(spark: Any, tmp_path: Pa
     expected: dict[str, list[Any]] = {}
     for m in originals:
         try:
-            dlh = decode_dead_letter(m.md, m.body, behind_rfh2=True).dlh
+            dlh = decode_dead_letter(m.md, m.body).dlh
         except MalformedMessageError:
             expected.setdefault("NODLH", []).append(m)
             continue

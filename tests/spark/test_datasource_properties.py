@@ -4,7 +4,7 @@ IBM's dmpmqmsg unloads) and JMS dead letters with one behind it.
 
 * ``has_dlh``, ``dlh_error``, the ``dlh_*`` columns, ``rfh2_in_front`` and
   ``property_folders`` equal the Python reader's decode
-  (``decode_dead_letter(..., behind_rfh2=True)`` and ``decode_rfh2``), for valid
+  (``decode_dead_letter(...)`` and ``decode_rfh2``), for valid
   headers in both byte orders, UTF-8 and UTF-16 NameValueCCSID, and for damaged ones
   (the same words, the same byte);
 * ``strip_dlh`` writes what :func:`dlqhandler.mq.message.stripped_data` builds, byte
@@ -53,7 +53,7 @@ COLUMNS = [
 def _python(m: Message) -> dict[str, Any]:
     row: dict[str, Any] = {"md_msg_id": m.md.msg_id}
     try:
-        dlh = decode_dead_letter(m.md, m.body, behind_rfh2=True).dlh
+        dlh = decode_dead_letter(m.md, m.body).dlh
     except MalformedMessageError as exc:
         row |= {"has_dlh": False, "dlh_error": str(exc)} | {f"dlh_{n}": None for n in DLH}
     else:
@@ -175,7 +175,7 @@ def test_strip_keeps_the_mqrfh2_in_front_byte_for_byte(spark: Any, tmp_path: Pat
     assert len(front) > 50
     for m in front:
         md, data = stripped_data(m.md, m.body)
-        decoded = decode_dead_letter(m.md, m.body, behind_rfh2=True)
+        decoded = decode_dead_letter(m.md, m.body)
         end = len(m.body) - len(decoded.body)
         assert decoded.dlh is not None
         assert md == m.md

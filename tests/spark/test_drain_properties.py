@@ -99,7 +99,7 @@ def test_drain_keeps_properties_in_front_byte_for_byte(spark: Any, tmp_path: Pat
     assert len(written) == len(messages) - 1
     for msg_id, (queue, m) in written.items():
         original = by_id[msg_id]
-        dlh = decode_dead_letter(original.md, original.body, behind_rfh2=True).dlh
+        dlh = decode_dead_letter(original.md, original.body).dlh
         assert dlh is not None
         action = ACTIONS[dlh.reason]
         assert queue == {"RETRY": "APP.IN", "YES": "KEEP.YES", "NO": "KEEP.NO"}[action]

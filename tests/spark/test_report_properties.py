@@ -42,7 +42,7 @@ def _independent(paths: list[Path]) -> dict[str, Any]:
     for path in paths:
         for m in read_dump(path):
             try:
-                decode_dead_letter(m.md, m.body, behind_rfh2=True)
+                decode_dead_letter(m.md, m.body)
             except MalformedMessageError:
                 no_dlh += 1
                 continue
@@ -70,9 +70,8 @@ def _independent(paths: list[Path]) -> dict[str, Any]:
 
 def test_report_counts_properties_as_the_python_decoders(spark: Any, dumps: list[Path]) -> None:
     """no_dlh, and the properties section (with, without, by folder, MQDLH behind an
-    MQRFH2), equal an independent count over read_dump and decode_dead_letter
-    (behind_rfh2): a message with its MQRFH2 in front counts as a dead letter by its
-    MQDLH's reason."""
+    MQRFH2), equal an independent count over read_dump and decode_dead_letter: a message
+    with its MQRFH2 in front counts as a dead letter by its MQDLH's reason."""
     report = build_report(read_dumps(spark, [str(p) for p in dumps]), ReportOptions(as_of=AS_OF))
     want = _independent(dumps)
     assert report["no_dlh"] == want["no_dlh"]

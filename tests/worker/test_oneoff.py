@@ -21,7 +21,17 @@ from dlqhandler.mq.ages import parse_duration
 from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP, MQRC_Q_FULL
 from dlqhandler.worker.selection import Selector
 from dlqhandler.worker.stats import RunStats
-from tests.worker.helpers import DLQ, DLQHANDLER, Run, browse, dead_letter, define, load
+from tests.worker.helpers import (
+    DLQ,
+    DLQHANDLER,
+    Run,
+    alter,
+    browse,
+    dead_letter,
+    define,
+    depth,
+    load,
+)
 
 AUDIT = "DLQHANDLER.AUDIT"
 
@@ -326,12 +336,17 @@ def test_audit_refuses_bad_input(cli) -> None:
     assert "--msgid" in bad_id.err
 
 
-def test_ctrl_c_stops_a_one_off_run_between_units_of_work_and_says_how_many_moved(
-    home, qm, ledger
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
+def test_a_signal_stops_a_one_off_run_between_units_of_work_and_says_how_many_moved(
+    home, qm, ledger, signum, code
 ) -> None:
-    """SIGINT (Ctrl-C) stops a paced one-off run between units of work: it exits 0, says
-    how many messages moved, loses and duplicates nothing, and every message moved has
-    its audit record (and only those)."""
+    """SIGINT (Ctrl-C) or SIGTERM stops a paced one-off run between units of work: it says
+    how many messages moved, loses and duplicates nothing, every message moved has its
+    audit record (and only those), and its exit code says it was stopped before its pass
+    was done (issue 33, class 7): 130 after SIGINT, 143 after SIGTERM, so a script tells
+    an interrupted one-off from a finished one."""
     define(qm, "APP.Q")
     load(
         qm,
@@ -366,10 +381,10 @@ def test_ctrl_c_stops_a_one_off_run_between_units_of_work_and_says_how_many_move
     deadline = time.monotonic() + 60
     while len(browse(qm, "APP.Q")) < 5 and time.monotonic() < deadline:
         time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _out, err = proc.communicate(timeout=60)
 
-    assert proc.returncode == 0, err
+    assert proc.returncode == code, err
     placed = book.check(["APP.Q"])
     moved = len(placed.get("APP.Q", []))
     assert 5 <= moved < 40
@@ -469,3 +484,58 @@ def test_a_one_off_action_on_a_group_moves_it_whole_with_a_record_per_member(
     placed = book.check(["APP.Q"])
     assert [m.md.msg_id for m in placed["APP.Q"]] == [m.md.msg_id for m in members]
     assert [r["msgid"] for r in _records(qm)] == [m.md.msg_id.hex() for m in members]
+
+
+@pytest.mark.parametrize("first", ["one-off", "table"])
+@pytest.mark.parametrize("grouped", [False, True], ids=["single", "group"])
+def test_a_one_off_action_acts_whatever_attempts_an_earlier_run_left(
+    qm, ledger, cli, tmp_path, first, grouped
+) -> None:
+    """Issue 33, class 1: a one-off action is the administrator's explicit order. After a
+    failed one-off (or a failed table run) left attempt records on the status queue, the
+    next one-off acts on every selected message at once (neither RETRY(1)'s count nor
+    RETRYINT holds it back), its success clears the records in its unit of work, and
+    only a failure of its own counts (exit 6 again while the target still refuses)."""
+    define(qm, "APP.Q", put="DISABLED")
+    gid = b"GROUP RETRIED".ljust(24, b"\x00")
+    messages = [
+        dead_letter(
+            f"order {i}",
+            reason=MQRC_Q_FULL,
+            destq="APP.Q",
+            tag=f"ORD{i}",
+            **(
+                {
+                    "group_id": gid,
+                    "msg_seq_number": i,
+                    "msg_flags": MQMF_LAST_MSG_IN_GROUP if i == 3 else MQMF_MSG_IN_GROUP,
+                }
+                if grouped
+                else {}
+            ),
+        )
+        for i in (1, 2, 3)
+    ]
+    load(qm, messages)
+    book = ledger()
+    oneoff = ("run", "--match", "REASON(MQRC_Q_FULL)", "--action", "retry", "--no-watch")
+    if first == "one-off":
+        failed = cli(*oneoff, "--reason", "try1")
+    else:
+        table = tmp_path / "t.rul"
+        table.write_text("RETRYINT(3600) WAIT(NO)\nREASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(1)\n")
+        failed = cli("run", "--rules", str(table), "--no-watch")
+    assert failed.rc == 6, failed.err
+    assert depth(qm, "DLQHANDLER.STATUS") > 0  # the failures were counted
+    again = cli(*oneoff, "--reason", "still full")
+    assert again.rc == 6, again.err  # its own attempt failed: reported, not ignored
+    assert "0 message(s) moved" in again.err
+
+    alter(qm, "APP.Q", put="ENABLED")
+    moved = cli(*oneoff, "--reason", "room again")
+
+    assert moved.rc == 0, moved.err
+    assert "3 message(s) moved" in moved.err
+    placed = book.check(["APP.Q"])
+    assert [m.md.msg_id for m in placed["APP.Q"]] == [m.md.msg_id for m in messages]
+    assert depth(qm, "DLQHANDLER.STATUS") == 0  # cleared with the move

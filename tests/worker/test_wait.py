@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from pathlib import Path
@@ -92,3 +93,30 @@ def test_wait_yes_runs_until_sigterm(home: Path, qm, tmp_path: Path) -> None:
     book.check(["CATCH"])
     ended = [e for e in json_events(log) if e["event"] == "handler_ended"]
     assert ended[0]["reason"] == "stopped"
+
+
+def test_ctrl_c_ends_a_table_run_with_exit_130_after_its_summary(
+    home: Path, qm, tmp_path: Path
+) -> None:
+    """Ctrl-C (SIGINT) stops a handler with a rules table cleanly, between units of work,
+    with AMQ8709 and the summary printed, and exits 130 as every command does after
+    Ctrl-C (README "Exit codes"); SIGTERM, the service manager's stop, exits 0
+    (test_wait_yes_runs_until_sigterm)."""
+    define(qm, "CATCH")
+    load(qm, [dead_letter(f"m{i}") for i in range(3)])
+    book = Ledger.of(qm)
+    rules = tmp_path / "wait-yes.rul"
+    rules.write_text("RETRYINT(60) WAIT(YES)\nACTION(FWD) FWDQ(CATCH)\n")
+    child = start_handler(home, rules, "--no-watch")
+    try:
+        until(lambda: depth(qm, "CATCH") == 3, "the backlog was not handled")
+        child.send_signal(signal.SIGINT)
+        out, _ = child.communicate(timeout=20)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=10)
+    assert child.returncode == 130
+    assert "AMQ8709" in out
+    assert "forwarded                       3" in out
+    book.check(["CATCH"])

@@ -31,7 +31,7 @@
  *                        with an MQRFH2 of message properties whose Format is MQDEAD
  *                        and a valid MQDLH behind it (what a DLQ defined PROPCTL(FORCE)
  *                        gives, and IBM's dmpmqmsg unloads): decode_dead_letter(md,
- *                        body, behind_rfh2=True), whose rule DumpMessage.decodeDlh follows
+ *                        body), whose rule DumpMessage.decodeDlh follows
  *   dlh_error string     why it has none (the Python reader's words)
  *   dlh_<field>          the MQDLH's fields but StrucId and Version (null without one)
  *   rfh2_in_front int    bytes of the MQRFH2 in front of the MQDLH (0: the data starts

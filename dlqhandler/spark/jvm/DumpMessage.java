@@ -1,7 +1,7 @@
 /*
  * One dmpmqmsg message record decoded in the JVM, as the Python reader decodes it
  * (dlqhandler/formats/dump_reader.py for the MQMD and the data,
- * dlqhandler/mq/message.py decode_dead_letter(..., behind_rfh2=True) for the MQDLH, also
+ * dlqhandler/mq/message.py decode_dead_letter(...) for the MQDLH, also
  * behind an MQRFH2 in front of it, which Rfh2.java reads): the same values, the same
  * problems with the same words. The tables (A codes, MQMD defaults, MQDLH layout, code
  * pages) are generated from the Python side into DumpTables.java.
@@ -398,8 +398,8 @@ final class DumpMessage {
     }
 
     /**
-     * The MQDLH of a message, as dlqhandler.mq.message.decode_dead_letter(md, body,
-     * behind_rfh2=True) finds it: at the start of the data, or, when the MQMD's Format is
+     * The MQDLH of a message, as dlqhandler.mq.message.decode_dead_letter(md, body)
+     * finds it: at the start of the data, or, when the MQMD's Format is
      * MQHRF2, behind the MQRFH2 there (whose Format is MQDEAD and whose folders are all
      * message properties), decoded in that header's Encoding and CodedCharSetId. With
      * {@code folders}, also the names of the property folders holding properties in the
