@@ -307,6 +307,59 @@ def test_apply_moves_messages_on_the_queue_manager(
     qm.disconnect()
 
 
+@pytest.mark.parametrize("propctl", ["COMPAT", "FORCE"])
+def test_apply_retries_a_dead_letter_with_properties_as_run_does(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, propctl: str
+) -> None:
+    """Issue 33, class 2: dead letters with message properties on a DLQ defined
+    PROPCTL(FORCE) come off it with an MQRFH2 in front of the MQDLH (MQMD Format MQHRF2).
+    `drain -m --apply` finds their MQDLH as `run` does and retries them to their
+    destination with their properties, as on a PROPCTL(COMPAT) DLQ: nothing goes to the
+    catch-all, the summary says retried 3. IBM: "FORCE: Properties are always returned in
+    the message data in an MQRFH2 header"
+    (https://www.ibm.com/docs/en/ibm-mq/9.4?topic=queues-propctl)."""
+    from dlqhandler.mq.properties import Property, PropertyType
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    for q in ("APP.IN", "DLQ.CATCHALL"):
+        qm.admin().define_queue(q, {})
+    qm.admin().alter_queue(DLQ, {"PROPCTL": propctl})
+    props = (Property("OrderType", PropertyType.STRING, "express"),)
+    msgs = [
+        Message.dead_letter(
+            MQMD(format="MQSTR", msg_id=i.to_bytes(24, "big")),
+            f"order {i}".encode(),
+            reason=2053,
+            dest_q_name="APP.IN",
+            dest_q_mgr_name="QM1",
+            properties=props,
+        )
+        for i in range(1, 4)
+    ]
+    for m in msgs:
+        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
+    rules = tmp_path / "r.rul"
+    rules.write_text("REASON(MQRC_Q_FULL) ACTION(RETRY)\nACTION(FWD) FWDQ(DLQ.CATCHALL)\n")
+    out = tmp_path / "out"
+    code = cli_main(["drain", "--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)])
+
+    assert code == 0
+    totals = json.loads((out / "summary.json").read_text())["totals"]
+    assert (totals["retried"], totals["catch_all"]) == (3, 0), totals
+    depth = {q: qm.inquire_queue(q).curdepth for q in (DLQ, "APP.IN", "DLQ.CATCHALL")}
+    assert depth == {DLQ: 0, "APP.IN": 3, "DLQ.CATCHALL": 0}
+    q = qm.open("APP.IN")
+    got = [q.get(GetOptions(syncpoint=False)) for _ in msgs]
+    assert [m.md.msg_id for m in got] == [m.md.msg_id for m in msgs]
+    assert [m.body for m in got] == [m.strip_dead_letter_header().body for m in msgs]
+    assert all(m.md.format == "MQSTR" for m in got)
+    assert all(m.properties == props for m in got)
+    qm.disconnect()
+
+
 def test_apply_skips_a_message_taken_after_the_snapshot(tmp_path: Path) -> None:
     """A message in the snapshot that a daemon takes before the executor gets to it
     is skipped (outcome 'skipped'): not moved, not duplicated."""
