@@ -111,8 +111,11 @@ def oneoff_table(args: argparse.Namespace, *, selected: bool) -> str | None:
     except ValueError as exc:
         raise ConfigError(f"{exc}; write fwd:QUEUE or fwd:QUEUE@QMGR") from exc
     header = (args.header or "yes").upper()
-    fwdqm = f" FWDQM({qmgr})" if qmgr else ""
-    return f"WAIT(NO)\nACTION(FWD) FWDQ({queue}){fwdqm} HEADER({header})\n"
+    # Quoted: a name typed on the command line is exact (MQ names are case-sensitive);
+    # only a table's own unquoted values are folded to upper case. A valid MQ name holds
+    # no quote to double.
+    fwdqm = f" FWDQM('{qmgr}')" if qmgr else ""
+    return f"WAIT(NO)\nACTION(FWD) FWDQ('{queue}'){fwdqm} HEADER({header})\n"
 
 
 def audit_trail(args: argparse.Namespace, *, qmgr: str, queue: str) -> AuditTrail | None:

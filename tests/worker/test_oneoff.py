@@ -539,3 +539,31 @@ def test_a_one_off_action_acts_whatever_attempts_an_earlier_run_left(
     placed = book.check(["APP.Q"])
     assert [m.md.msg_id for m in placed["APP.Q"]] == [m.md.msg_id for m in messages]
     assert depth(qm, "DLQHANDLER.STATUS") == 0  # cleared with the move
+
+
+def test_a_queue_name_typed_on_the_command_line_is_exact(qm, ledger, cli) -> None:
+    """Issue 33, class 5: MQ names are case-sensitive, so `--action fwd:app.lower`
+    forwards to the queue `app.lower`, never to `APP.LOWER` (both defined), and the audit
+    record names it so. Only a rules table's own unquoted values (and --match, which is
+    table syntax) are folded to upper case. IBM: "Queue names ... are case-sensitive"
+    (https://www.ibm.com/docs/en/ibm-mq/9.4?topic=objects-rules-naming-mq)."""
+    define(qm, "app.lower", "APP.LOWER")
+    full, _other = _backlog(qm)
+    book = ledger()
+
+    run = cli(
+        "run",
+        "--match",
+        "reason(MQRC_Q_FULL)",
+        "--action",
+        "fwd:app.lower",
+        "--reason",
+        "lower",
+        "--no-watch",
+    )
+
+    assert run.rc == 0, run.err
+    placed = book.check(["app.lower", "APP.LOWER"])
+    assert {m.md.msg_id for m in placed["app.lower"]} == {m.md.msg_id for m in full}
+    assert "APP.LOWER" not in placed
+    assert {r["target"] for r in _records(qm)} == {"app.lower@QM1"}
