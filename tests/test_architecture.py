@@ -19,7 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "acting": {"rules", "qmgr", "mq", "errors"},
     "worker": {"acting", "rules", "qmgr", "mq", "formats", "config", "logs", "errors"},
     "spark": {"acting", "rules", "qmgr", "mq", "formats", "config", "logs", "errors"},
-    "check": {"rules", "qmgr", "mq", "errors"},
+    "check": {"acting", "rules", "qmgr", "mq", "errors"},
     "report": {"errors"},
     "cli": {"*"},
     "__main__": {"cli"},

@@ -9,6 +9,7 @@ by the handler (:mod:`dlqhandler.worker.acting`) and by ``drain --apply``
 """
 
 from dlqhandler.acting.audit import DEFAULT_AUDIT_QUEUE, AuditTrail, read_audit
+from dlqhandler.acting.control import ControlQueues
 from dlqhandler.acting.group import act_on_group, take_group
 from dlqhandler.acting.plan import PLAN_ERRORS, Outgoing, plan, plan_put, refusal
 from dlqhandler.acting.unit import Acted, UnitOfWork, act_on_message
@@ -18,6 +19,7 @@ __all__ = [
     "PLAN_ERRORS",
     "Acted",
     "AuditTrail",
+    "ControlQueues",
     "Outgoing",
     "UnitOfWork",
     "act_on_group",

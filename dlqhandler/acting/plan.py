@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from dlqhandler.mq.message import Message
 from dlqhandler.qmgr.port import PutOptions
 from dlqhandler.rules import Decision
-from dlqhandler.rules.outgoing import ActionError, ForwardLoopError, plan_outgoing
+from dlqhandler.rules.outgoing import (
+    ActionError,
+    ControlQueueError,
+    ForwardLoopError,
+    plan_outgoing,
+)
 from dlqhandler.rules.targets import InvalidTargetError
 
 __all__ = [
     "PLAN_ERRORS",
     "ActionError",
+    "ControlQueueError",
     "ForwardLoopError",
     "InvalidTargetError",
     "Outgoing",
@@ -41,7 +48,13 @@ class Outgoing:
 
 
 def plan_put(
-    decision: Decision, message: Message, *, input_queue: str, local_qmgr: str, max_hops: int
+    decision: Decision,
+    message: Message,
+    *,
+    input_queue: str,
+    local_qmgr: str,
+    max_hops: int,
+    control_queues: Mapping[str, str] | None = None,
 ) -> Outgoing:
     """The PUT1 that carries out a RETRY or FWD decision (pass-all context, syncpoint).
 
@@ -49,7 +62,12 @@ def plan_put(
     of :data:`PLAN_ERRORS` when the decision cannot be carried out.
     """
     out, target = plan_outgoing(
-        decision, message, input_queue=input_queue, local_qmgr=local_qmgr, max_hops=max_hops
+        decision,
+        message,
+        input_queue=input_queue,
+        local_qmgr=local_qmgr,
+        max_hops=max_hops,
+        control_queues=control_queues,
     )
     alternate = message.md.user_identifier if decision.action.putaut == "CTX" else None
     qmgr = "" if target.qmgr == local_qmgr else target.qmgr
@@ -64,13 +82,24 @@ def as_is(message: Message, queue: str) -> Outgoing:
 
 
 def plan(
-    decision: Decision, message: Message, *, input_queue: str, local_qmgr: str, max_hops: int
+    decision: Decision,
+    message: Message,
+    *,
+    input_queue: str,
+    local_qmgr: str,
+    max_hops: int,
+    control_queues: Mapping[str, str] | None = None,
 ) -> Outgoing | None:
     """:func:`plan_put`, or None for a DISCARD (the get alone carries it out)."""
     if decision.action.kind == "DISCARD":
         return None
     return plan_put(
-        decision, message, input_queue=input_queue, local_qmgr=local_qmgr, max_hops=max_hops
+        decision,
+        message,
+        input_queue=input_queue,
+        local_qmgr=local_qmgr,
+        max_hops=max_hops,
+        control_queues=control_queues,
     )
 
 
@@ -78,6 +107,8 @@ def refusal(exc: Exception) -> str:
     """The failure reason for a decision that could not even be tried."""
     if isinstance(exc, ForwardLoopError):
         return "FORWARD_LOOP"
+    if isinstance(exc, ControlQueueError):
+        return "CONTROL_QUEUE"
     if isinstance(exc, InvalidTargetError):
         return "INVALID_TARGET"
     return "UNUSABLE_USERID"

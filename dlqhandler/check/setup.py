@@ -11,6 +11,7 @@ the status queue, then what the rules table needs (:mod:`.table`).
 
 from __future__ import annotations
 
+from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.check.findings import Checker, SetupReport
 from dlqhandler.check.status import STATUS_QUEUE_WHY, status_queue_mqsc
 from dlqhandler.check.table import RulesTable, check_table
@@ -48,12 +49,14 @@ def check_setup(
     qm: QueueManager,
     *,
     status_queue: str,
+    audit_queue: str = DEFAULT_AUDIT_QUEUE,
     rules: RulesTable | None = None,
     status_queue_defined_at_start: bool = False,
 ) -> SetupReport:
     """Check the dead-letter set-up of the queue manager ``qm`` is connected to.
 
-    ``status_queue`` is the handler's (``--status-queue``);
+    ``status_queue`` is the handler's (``--status-queue``), ``audit_queue`` its audit
+    queue (``--audit-queue``): with the DLQ, three different queues no rule forwards to;
     ``status_queue_defined_at_start`` says ``run`` defines it when missing (embedded
     queue managers), which makes a missing one a warning. With ``rules`` the
     destinations, loops and authority the table needs are checked too. MQ errors
@@ -71,9 +74,42 @@ def check_setup(
         _check_dlq_attributes(c, local[0], qmgr, local[1])
         _check_triggering(c, local[0], local[1])
     _check_status_queue(c, status_queue, defined_at_start=status_queue_defined_at_start)
+    control = ControlQueues(deadq, status_queue, audit_queue)
+    _check_control_queues(c, control)
     if rules is not None:
-        check_table(c, name, deadq, rules)
+        check_table(c, name, deadq, rules, control)
     return report
+
+
+def _check_control_queues(c: Checker, control: ControlQueues) -> None:
+    """The DLQ, the status queue and the audit queue are three different queues."""
+    clashes = control.clashes()
+    for queue, clash in clashes:
+        c.add(
+            "control-queues",
+            "error",
+            f"QLOCAL({queue})",
+            clash,
+            "dlqhandler run and drain --apply refuse to start: a dead letter on the status "
+            "or audit queue would be read as an attempt or audit record, and a record on "
+            "the DLQ as a message without an MQDLH",
+            _control_fix(control),
+        )
+    if not clashes:
+        c.add(
+            "control-queues",
+            "ok",
+            f"QLOCAL({control.input or '-'})",
+            f"the DLQ, the status queue {control.status} and the audit queue "
+            f"{control.audit} are three different queues",
+        )
+
+
+def _control_fix(control: ControlQueues) -> str:
+    """MQSC that gives the queue manager a DEADQ of its own, apart from the handler's."""
+    if control.input in (control.status, control.audit):
+        return "ALTER QMGR DEADQ(SYSTEM.DEAD.LETTER.QUEUE)"
+    return "dlqhandler run --status-queue DLQHANDLER.STATUS --audit-queue DLQHANDLER.AUDIT"
 
 
 # -- the DEADQ -------------------------------------------------------------------------------

@@ -13,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dlqhandler.acting import ControlQueues
 from dlqhandler.check.findings import Checker
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import selectors as s
 from dlqhandler.mq.constants import MQRC_NOT_AUTHORIZED
 from dlqhandler.rules import Rule, StringPredicate, compile_rules
+from dlqhandler.rules.outgoing import control_queue_targets
 
 __all__ = ["RulesTable", "check_table"]
 
@@ -79,8 +81,15 @@ def _targets(c: Checker, qmgr: str, rules: Sequence[Rule]) -> list[_Target]:
     return [_Target(q, m, tuple(lines)) for (q, m), lines in found.items()]
 
 
-def check_table(c: Checker, qmgr: str, deadq: str, table: RulesTable) -> None:
-    """The rules table's findings, added to ``c``."""
+def check_table(
+    c: Checker,
+    qmgr: str,
+    deadq: str,
+    table: RulesTable,
+    handler_queues: ControlQueues | None = None,
+) -> None:
+    """The rules table's findings, added to ``c`` (``handler_queues``: the handler's
+    control queues, which no rule may forward to)."""
     result = compile_rules(table.text, source=table.source, deadq=deadq or None)
     ruleset = result.ruleset
     if ruleset is None:  # the caller compiles first and stops on errors
@@ -116,6 +125,18 @@ def check_table(c: Checker, qmgr: str, deadq: str, table: RulesTable) -> None:
                 d.message,
                 "a dead letter forwarded to the queue it came from is handled again "
                 "and again: a forwarding loop",
+                "FWDQ(<another queue>) in that rule",
+            )
+    if handler_queues is not None:
+        roles = handler_queues.roles()
+        for t in control_queue_targets(ruleset.rules, roles, local_qmgr=qmgr):
+            c.add(
+                "rules-control-queue",
+                "error",
+                f"{table.source}:{t.line}",
+                f"ACTION(FWD) FWDQ({t.queue}) forwards to the handler's {t.role}",
+                "a dead letter put there would be read as one of its records: dlqhandler "
+                "run and drain --apply refuse the table before anything moves",
                 "FWDQ(<another queue>) in that rule",
             )
     for target in _targets(c, qmgr, ruleset.rules):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dlqhandler.acting import DEFAULT_AUDIT_QUEUE
 from dlqhandler.check import RulesTable, check_setup, render_json, render_text, worst
 from dlqhandler.cli._connect import add_connection_arguments, connect, connection_usage_problem
 from dlqhandler.cli.exitcodes import ExitCode, for_mq_reason
@@ -56,6 +57,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"the handler's status queue (default {DEFAULT_STATUS_QUEUE})",
     )
     p.add_argument(
+        "--audit-queue",
+        default=DEFAULT_AUDIT_QUEUE,
+        metavar="Q",
+        help=f"the handler's audit queue (default {DEFAULT_AUDIT_QUEUE})",
+    )
+    p.add_argument(
         "--format",
         choices=("text", "json"),
         default="text",
@@ -70,6 +77,7 @@ def _check(args: argparse.Namespace) -> int:
     problem = connection_usage_problem(args)
     try:
         validate_queue_name(args.status_queue, "--status-queue")
+        validate_queue_name(args.audit_queue, "--audit-queue")
         if args.qmgr is not None:
             validate_qmgr_name(args.qmgr.strip(), "QMGR")
     except ValueError as exc:
@@ -103,6 +111,7 @@ def _check(args: argparse.Namespace) -> int:
         report = check_setup(
             qm,
             status_queue=args.status_queue,
+            audit_queue=args.audit_queue,
             rules=table,
             status_queue_defined_at_start=args.backend == "embedded",
         )

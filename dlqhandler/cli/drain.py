@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.check import require_status_queue
 from dlqhandler.cli._connect import (
     add_connection_arguments,
@@ -55,7 +56,7 @@ from dlqhandler.logs import configure_logging
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.embedded.admin import AdminError
 from dlqhandler.qmgr.port import browse_all
-from dlqhandler.rules import compile_rules
+from dlqhandler.rules import RuleSet, compile_rules
 from dlqhandler.spark.inputs import InputSet
 from dlqhandler.spark.job import mode_problem
 from dlqhandler.spark.paths import OutputDir, check_output_dir, check_output_dir_hadoop
@@ -391,6 +392,12 @@ def _execute(
             print(f"{d.path}:{d.line}:{d.column}: error[{d.code}]: {d.message}", file=sys.stderr)
     if result.ruleset is None:
         return int(ExitCode.RULES_ERROR)
+    if args.apply and run.queue:
+        refused = _control_refusals(args, result.ruleset, run.queue, local)
+        if refused:
+            for why in refused:
+                print(f"dlqhandler drain: {why}", file=sys.stderr)
+            return int(ExitCode.USAGE)
     config = DrainConfig(
         output=staging if run.out.local else run.out.staging,
         inputs=inputs.files,
@@ -455,6 +462,27 @@ def _execute(
         return int(ExitCode.FAILURE)
     malformed = drained.summary["totals"]["malformed"]
     return int(ExitCode.PARTIAL if drained.failures or malformed else ExitCode.OK)
+
+
+def _control_refusals(
+    args: argparse.Namespace, ruleset: RuleSet, queue: str, local_qmgr: str
+) -> list[str]:
+    """Why ``--apply`` is refused before anything moves: the DLQ, the status queue and the
+    audit queue are not three different queues, a rule forwards to the status or audit
+    queue, or the catch-all queue is one of them (:class:`dlqhandler.acting.ControlQueues`,
+    as ``run`` refuses them)."""
+    from dlqhandler.spark.classify import catch_all_queue
+
+    control = ControlQueues(queue, args.status_queue, DEFAULT_AUDIT_QUEUE)
+    refused = control.refusals(ruleset.rules, source=str(args.rules), local_qmgr=local_qmgr)
+    catch_all = catch_all_queue(ruleset, args.catch_all)
+    roles = {queue: "input dead-letter queue (a loop)", **control.roles()}
+    if args.catch_all and catch_all in roles:
+        refused.append(
+            f"--catch-all {catch_all} is the {roles[catch_all]}: name another queue for what "
+            "the rules leave"
+        )
+    return refused
 
 
 def _describe(exc: Exception) -> tuple[str, str]:

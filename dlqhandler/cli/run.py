@@ -375,9 +375,17 @@ def _serve(
         dry_run=args.dry_run,
         max_hops=args.max_hops,
         status_queue=args.status_queue,
+        audit_queue=args.audit_queue,
         max_rate=args.max_rate,
         oneoff=args.action is not None,
     )
+    refused = options.control.refusals(
+        ruleset.rules, source=None if args.action else source, local_qmgr=qmgr.name
+    )
+    if refused:
+        for why in refused:
+            print(f"dlqhandler run: {why}", file=sys.stderr)
+        return int(ExitCode.USAGE)
     if not args.dry_run:
         try:
             ensure_queue(qmgr, args.status_queue, descr="dlqhandler attempt counts")
@@ -415,6 +423,9 @@ def _serve(
             current_sha256=ruleset.sha256,
             input_queue=queue,
             on_rejected=rejected,
+            refusals=lambda new: options.control.refusals(
+                new.rules, source=str(args.rules), local_qmgr=qmgr.name
+            ),
         )
         if not args.no_watch:
             reloader.start()

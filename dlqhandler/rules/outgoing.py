@@ -6,18 +6,34 @@ MQDLH (HEADER(YES)) or without it (HEADER(NO)). Both back ends (the worker and
 the Spark drain's apply mode) call :func:`plan_outgoing`, so the language's
 action semantics live in one place. A loop is refused: a target that is the
 input DLQ on the local queue manager, or a message that already carries
-``max_hops`` dead-letter headers (it went round and came back each time).
+``max_hops`` dead-letter headers (it went round and came back each time). So is a
+target that is one of the handler's control queues (its status queue of attempt
+counts, its audit queue) on the local queue manager: a message put there would be
+read as an attempt record or an audit record. :func:`control_queue_targets` finds the
+rules that name one outright, so a run refuses them before anything moves.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
 from dlqhandler.errors import DLQHandlerError, MalformedMessageError
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1, MQFMT_DEAD_LETTER_HEADER, decode_mqdlh
+from dlqhandler.rules.ir import Rule
 from dlqhandler.rules.matcher import Decision
 from dlqhandler.rules.targets import ResolvedTarget, resolve_target
 
-__all__ = ["ActionError", "ForwardLoopError", "header_depth", "plan_outgoing"]
+__all__ = [
+    "ActionError",
+    "ControlQueueError",
+    "ControlTarget",
+    "ForwardLoopError",
+    "control_queue_targets",
+    "header_depth",
+    "plan_outgoing",
+]
 
 
 class ActionError(DLQHandlerError):
@@ -26,6 +42,40 @@ class ActionError(DLQHandlerError):
 
 class ForwardLoopError(ActionError):
     """The message would go round a loop (back to the DLQ, or too many hops)."""
+
+
+class ControlQueueError(ActionError):
+    """The target is one of the handler's control queues (status or audit queue)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ControlTarget:
+    """A rule whose FWD names a control queue outright: its line, the queue, its role."""
+
+    line: int
+    queue: str
+    role: str
+
+
+def control_queue_targets(
+    rules: Sequence[Rule], control_queues: Mapping[str, str], *, local_qmgr: str | None = None
+) -> list[ControlTarget]:
+    """The rules whose ACTION(FWD) FWDQ names a control queue (``control_queues``: name ->
+    role, e.g. ``{"DLQHANDLER.STATUS": "status queue"}``) on the local queue manager (no
+    FWDQM, or ``local_qmgr``). A FWDQ of ``&DESTQ``/``&REPLYQ`` (or a FWDQM of
+    ``&DESTQM``/``&REPLYQM``) is known per message only: :func:`plan_outgoing` refuses it
+    then."""
+    found = []
+    for rule in rules:
+        action = rule.action
+        if action.kind != "FWD" or action.fwdq is None or action.fwdq.startswith("&"):
+            continue
+        if action.fwdqm not in (None, "", local_qmgr):
+            continue
+        role = control_queues.get(action.fwdq)
+        if role is not None:
+            found.append(ControlTarget(rule.line, action.fwdq, role))
+    return found
 
 
 def header_depth(message: Message, limit: int = 64) -> int:
@@ -54,13 +104,20 @@ def _usable_user_id(user: str) -> bool:
 
 
 def plan_outgoing(
-    decision: Decision, message: Message, *, input_queue: str, local_qmgr: str, max_hops: int = 5
+    decision: Decision,
+    message: Message,
+    *,
+    input_queue: str,
+    local_qmgr: str,
+    max_hops: int = 5,
+    control_queues: Mapping[str, str] | None = None,
 ) -> tuple[Message, ResolvedTarget]:
     """The message a RETRY/FWD decision puts, and where.
 
     Raises :class:`~dlqhandler.rules.targets.InvalidTargetError` for a blank or
-    invalid substituted name, :class:`ForwardLoopError` for a loop and
-    :class:`ActionError` for an unusable PUTAUT(CTX) user id.
+    invalid substituted name, :class:`ForwardLoopError` for a loop,
+    :class:`ControlQueueError` for a target among ``control_queues`` (name -> role) on
+    the local queue manager and :class:`ActionError` for an unusable PUTAUT(CTX) user id.
     """
     action = decision.action
     target = resolve_target(decision.rule if decision.rule is not None else action, message)
@@ -69,6 +126,11 @@ def plan_outgoing(
     )
     if target.queue == input_queue and target.qmgr in ("", local_qmgr):
         raise ForwardLoopError(f"target {target.queue} is the input dead-letter queue (a loop)")
+    role = (control_queues or {}).get(target.queue)
+    if role is not None and target.qmgr in ("", local_qmgr):
+        raise ControlQueueError(
+            f"target {target.queue} is the handler's {role}: a dead letter is never put there"
+        )
     depth = header_depth(out)
     if depth >= max_hops:
         raise ForwardLoopError(

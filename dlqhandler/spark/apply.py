@@ -27,7 +27,7 @@ moves the message, so RETRY(n) holds across handlers and drains alike.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from dlqhandler.acting import PLAN_ERRORS, UnitOfWork, act_on_group, act_on_message, plan
@@ -63,6 +63,7 @@ def apply_message(
     max_hops: int = 5,
     store: AttemptStore | None = None,
     clock: Callable[[], float] = time.time,
+    control_queues: Mapping[str, str] | None = None,
 ) -> tuple[str, int | None, str | None, str | None]:
     """Move one message; returns (outcome, rule line, queue, qmgr).
 
@@ -93,7 +94,12 @@ def apply_message(
             return _to_catch_all(unit, [got], catch_all, line, record)
         try:
             out = plan(
-                decision, msg, input_queue=input_queue, local_qmgr=qm.name, max_hops=max_hops
+                decision,
+                msg,
+                input_queue=input_queue,
+                local_qmgr=qm.name,
+                max_hops=max_hops,
+                control_queues=control_queues,
             )
         except PLAN_ERRORS:
             unit.fail(subject, record)
@@ -119,6 +125,7 @@ def apply_group(
     max_hops: int = 5,
     store: AttemptStore | None = None,
     clock: Callable[[], float] = time.time,
+    control_queues: Mapping[str, str] | None = None,
 ) -> list[Outcome]:
     """Move one group (its members' MsgId/CorrelId) whole; an outcome per member.
 
@@ -157,7 +164,14 @@ def apply_group(
             return _group_to_catch_all(unit, got, catch_all, line, record)
         try:
             outs = [
-                plan(d, m, input_queue=input_queue, local_qmgr=qm.name, max_hops=max_hops)
+                plan(
+                    d,
+                    m,
+                    input_queue=input_queue,
+                    local_qmgr=qm.name,
+                    max_hops=max_hops,
+                    control_queues=control_queues,
+                )
                 for m, d in zip(members, decisions, strict=True)
             ]
         except PLAN_ERRORS:
@@ -261,6 +275,7 @@ def apply_partition(
     names: list[str],
     *,
     status_queue: str | None = None,
+    control_queues: Mapping[str, str] | None = None,
 ) -> Callable[[Iterator[Any]], Iterator[Any]]:
     """The mapInArrow function: one connection per task, one UOW per message or group.
 
@@ -298,6 +313,7 @@ def apply_partition(
                         input_queue=input_queue,
                         catch_all=catch_all,
                         store=store,
+                        control_queues=control_queues,
                     ),
                 )
                 group.clear()
@@ -334,6 +350,7 @@ def apply_partition(
                                 input_queue=input_queue,
                                 catch_all=catch_all,
                                 store=store,
+                                control_queues=control_queues,
                             )
                         ],
                     )
@@ -356,16 +373,24 @@ def apply_frame(
     connect: Callable[[], QueueManager],
     *,
     status_queue: str | None = None,
+    control_queues: Mapping[str, str] | None = None,
 ) -> Any:
     """The classified frame with ``outcome`` and ``applied_line`` after applying
-    (attempt counts on ``status_queue``, shared with the handlers, when given)."""
+    (attempt counts on ``status_queue``, shared with the handlers, when given; no put
+    to one of ``control_queues``, name -> role: refused as ``dlqhandler run`` refuses it)."""
     names = [*frame.columns, "outcome", "applied_line"]
     out_schema = ", ".join(
         [f"`{f.name}` {f.dataType.simpleString()}" for f in frame.schema]
         + ["outcome string", "applied_line int"]
     )
     fn = apply_partition(
-        ruleset.to_json(), connect, input_queue, catch_all, names, status_queue=status_queue
+        ruleset.to_json(),
+        connect,
+        input_queue,
+        catch_all,
+        names,
+        status_queue=status_queue,
+        control_queues=dict(control_queues or {}),
     )
     from pyspark.sql import functions as F
 

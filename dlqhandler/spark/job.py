@@ -21,7 +21,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.errors import ConfigError
+from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
 from dlqhandler.spark.classify import catch_all_queue, classify
@@ -184,6 +186,9 @@ def run_drain(
                 catch_all,
                 connect,
                 status_queue=config.status_queue,
+                control_queues=ControlQueues(
+                    input_queue, config.status_queue or DEFAULT_STATUS_QUEUE, DEFAULT_AUDIT_QUEUE
+                ).roles(),
             ).localCheckpoint(eager=True)
         )
         frame = frame.withColumn("disposition", _applied_disposition())

@@ -142,6 +142,7 @@ class Actor:
         self._before: dict[bytes, int] = {}
         self._ruleset = ruleset
         self._matcher = Matcher(ruleset)
+        self._control = options.control.roles()
 
     def use(self, ruleset: RuleSet) -> None:
         """Decide with ``ruleset`` from now on (call between units of work)."""
@@ -309,6 +310,7 @@ class Actor:
             input_queue=self.options.input_queue,
             local_qmgr=self._qmgr_name,
             max_hops=self.options.max_hops,
+            control_queues=self._control,
         )
 
     def _where(self, out: Outgoing | None) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 
 __all__ = ["DEFAULT_BATCH_SIZE", "HandlerOptions"]
@@ -21,7 +22,9 @@ class HandlerOptions:
       own message);
     * ``dry_run``: browse only, one pass, nothing written (not even attempts);
     * ``max_hops``: refuse to forward a message carrying this many MQDLHs;
-    * ``status_queue``: where durable attempt counts live;
+    * ``status_queue``: where durable attempt counts live; ``audit_queue``: where an
+      audited run's records go (with the input queue, the control queues: no action
+      targets them);
     * ``poll_ms``: longest single wait, so a stop request is seen promptly;
     * ``no_dlh_reports_per_pass`` / ``no_dlh_report_interval``: rate limit of the
       warnings about messages without an MQDLH;
@@ -41,6 +44,7 @@ class HandlerOptions:
     dry_run: bool = False
     max_hops: int = 5
     status_queue: str = DEFAULT_STATUS_QUEUE
+    audit_queue: str = DEFAULT_AUDIT_QUEUE
     poll_ms: int = 500
     no_dlh_reports_per_pass: int = 20
     no_dlh_report_interval: float = 600.0
@@ -48,6 +52,10 @@ class HandlerOptions:
     near_expiry_tenths: int = 50
     max_rate: float | None = None
     oneoff: bool = False
+
+    @property
+    def control(self) -> ControlQueues:
+        return ControlQueues(self.input_queue, self.status_queue, self.audit_queue)
 
     def __post_init__(self) -> None:
         for name in ("batch_size", "max_hops"):

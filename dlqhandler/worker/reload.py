@@ -5,9 +5,10 @@ by rename, so watching the file alone misses saves). Events are debounced; the
 new text is compiled off the handler thread; only a table without errors is
 handed to ``install`` (:meth:`Handler.swap_rules`), which puts it in place
 between units of work. A table with errors is rejected with its diagnostics
-logged (the first 100), the old table keeps running, and ``on_rejected`` gets the kept hash (the
-metrics count it). SIGHUP calls :meth:`RulesReloader.reload_now`. Every outcome
-logs the hashes involved.
+logged (the first 100), and so is one ``refusals`` refuses (a FWDQ naming one of
+the handler's control queues); the old table keeps running, and ``on_rejected``
+gets the kept hash (the metrics count it). SIGHUP calls
+:meth:`RulesReloader.reload_now`. Every outcome logs the hashes involved.
 """
 
 from __future__ import annotations
@@ -39,10 +40,12 @@ class RulesReloader:
         debounce_s: float = 0.3,
         log: Any = None,
         on_rejected: Callable[[str], None] | None = None,
+        refusals: Callable[[RuleSet], list[str]] | None = None,
     ) -> None:
         self.path = path.resolve()
         self._install = install
         self._on_rejected = on_rejected
+        self._refusals = refusals
         self._sha = current_sha256
         self._input_queue = input_queue
         self._debounce = debounce_s
@@ -136,7 +139,14 @@ class RulesReloader:
                 hint=d.hint,
                 sha256=text_sha,
             )
-        if result.ruleset is None:
+        refused = (
+            []
+            if result.ruleset is None or self._refusals is None
+            else (self._refusals(result.ruleset))
+        )
+        for why in refused:
+            self._log.error("rules_refused", detail=why, sha256=text_sha)
+        if result.ruleset is None or refused:
             self.rejected += 1
             self._rejected_sha = text_sha
             self._log.error(
