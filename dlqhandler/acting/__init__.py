@@ -1,32 +1,34 @@
 """Acting on a dead letter (or a group) under a unit of work.
 
-Plan the put (:mod:`.plan`), put and take, count a failure while the message is
-still held, commit or back out (:mod:`.unit`; a group whole, :mod:`.group`), with
-the action's audit record in the same unit of work when the run is audited
-(:mod:`.audit`). Used
-by the handler (:mod:`dlqhandler.worker.acting`) and by ``drain --apply``
-(:mod:`dlqhandler.spark.apply`) alike; it imports neither.
+Plan the put (:mod:`.plan`), refuse what cannot be carried out, put and take, count a
+failure while the message is still held, with the action's audit record in the same unit
+of work when the run is audited (:mod:`.audit`): :func:`attempt` (:mod:`.attempt`) is that
+one step, on the unit of work of :mod:`.unit`. The handler's control queues, which no
+action targets, are :mod:`.control`'s. Used by the handler
+(:mod:`dlqhandler.worker.actor`) and by ``drain --apply`` (:mod:`dlqhandler.spark.apply`)
+alike; it imports neither.
 """
 
+from dlqhandler.acting.attempt import Attempt, Planner, Result, attempt
 from dlqhandler.acting.audit import DEFAULT_AUDIT_QUEUE, AuditTrail, read_audit
 from dlqhandler.acting.control import ControlQueues
-from dlqhandler.acting.group import act_on_group, take_group
-from dlqhandler.acting.plan import PLAN_ERRORS, Outgoing, plan, plan_put, refusal
-from dlqhandler.acting.unit import Acted, UnitOfWork, act_on_message
+from dlqhandler.acting.plan import PLAN_ERRORS, Outgoing, as_is, plan, plan_put, refusal
+from dlqhandler.acting.unit import UnitOfWork
 
 __all__ = [
     "DEFAULT_AUDIT_QUEUE",
     "PLAN_ERRORS",
-    "Acted",
+    "Attempt",
     "AuditTrail",
     "ControlQueues",
     "Outgoing",
+    "Planner",
+    "Result",
     "UnitOfWork",
-    "act_on_group",
-    "act_on_message",
+    "as_is",
+    "attempt",
     "plan",
     "plan_put",
     "read_audit",
     "refusal",
-    "take_group",
 ]

@@ -1,4 +1,5 @@
-"""One message acted on under a unit of work: put, take, count a failure while held.
+"""The unit of work a dead letter (or a group) is acted on in: put, take, count a failure
+while held, commit or back out (:func:`dlqhandler.acting.attempt.attempt` drives it).
 
 A DLQ message is *held* while it is acted on, so that no other handler or drain
 can take it meanwhile, in one of two ways:
@@ -24,7 +25,6 @@ removes the message, so both commit or back out together; the caller commits
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 
 from dlqhandler.acting.plan import Outgoing
 from dlqhandler.errors import MQIError
@@ -33,27 +33,10 @@ from dlqhandler.mq.message import Message
 from dlqhandler.qmgr.attempts import AttemptRecord, AttemptStore, Subject
 from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager
 
-__all__ = ["Acted", "UnitOfWork", "act_on_message"]
+__all__ = ["UnitOfWork"]
 
 _GONE = frozenset({MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR})
 _AUDITED = PutOptions(syncpoint=True, context="default")
-
-
-@dataclass(frozen=True, slots=True)
-class Acted:
-    """What one attempt came to.
-
-    ``outcome``: ``taken`` (the message leaves the DLQ when the unit commits),
-    ``failed`` (a put failed: ``error`` says why, ``record`` is the new count),
-    ``vanished`` (the message, or ``member`` of a group, was gone when it was to be
-    taken: the unit of work was backed out), ``unaudited`` (its audit record could not
-    be put, ``error`` says why: the unit of work was backed out, the action undone).
-    """
-
-    outcome: str
-    error: MQIError | None = None
-    record: AttemptRecord | None = None
-    member: Message | None = None
 
 
 class UnitOfWork:
@@ -136,9 +119,10 @@ class UnitOfWork:
         if self.store is not None:
             self.store.clear(record)
 
-    def audited(self, records: Sequence[Message]) -> Acted | None:
+    def audited(self, records: Sequence[Message]) -> MQIError | None:
         """Put the audit records of the actions in this unit of work (under syncpoint);
-        None when done, else the unit is backed out: no action without its record."""
+        None when done, else the unit is backed out (no action without its record) and
+        the put's error returned."""
         if self.audit_queue is None:
             return None
         for record in records:
@@ -147,7 +131,7 @@ class UnitOfWork:
             except MQIError as exc:
                 self.failed_put(exc)
                 self.backout()
-                return Acted("unaudited", exc)
+                return exc
         return None
 
     def commit(self) -> None:
@@ -160,39 +144,3 @@ class UnitOfWork:
         """Re-raise a put's error the caller must not count (see ``fatal``)."""
         if exc.reason in self._fatal:
             raise exc
-
-
-def act_on_message(
-    unit: UnitOfWork,
-    out: Outgoing | None,
-    subject: Subject,
-    record: AttemptRecord | None,
-    *,
-    take: Callable[[], bool] | None,
-    audit: Message | None = None,
-) -> Acted:
-    """Carry out one planned action (``out``; None for a DISCARD) in the open unit of work.
-
-    ``take`` gets the message once the put is done (it is *locked*); None when it was
-    already got under syncpoint (*got*). A failed put is counted while the message is
-    held; a got message's unit of work is then backed out, a locked one's stays open.
-    A locked message gone when it is to be taken backs the unit of work out (the put
-    must not stand alone). ``audit``: the action's audit record, put last (a failure
-    backs the unit out, ``unaudited``). The caller commits.
-    """
-    if out is not None:
-        try:
-            unit.put(out)
-        except MQIError as exc:
-            unit.failed_put(exc)
-            new = (
-                unit.fail(subject, record) if take is None else unit.count_failure(subject, record)
-            )
-            return Acted("failed", exc, new)
-    if take is not None and not take():
-        unit.backout()
-        return Acted("vanished")
-    if audit is not None and (unaudited := unit.audited([audit])) is not None:
-        return unaudited
-    unit.cleared(record)
-    return Acted("taken")

@@ -1,6 +1,6 @@
 """Message groups and segmented messages: who belongs, and is it whole.
 
-Shared by ``dlqhandler run`` (:mod:`dlqhandler.worker.acting`) and the drain's
+Shared by ``dlqhandler run`` (:mod:`dlqhandler.worker.actor`) and the drain's
 apply mode (:mod:`dlqhandler.spark.apply`): both move a group the same way.
 
 A group (MQMF_MSG_IN_GROUP / MQMF_LAST_MSG_IN_GROUP) or a segmented message
@@ -22,15 +22,23 @@ from dlqhandler.mq.constants import (
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 
-__all__ = ["UNIT_FLAGS", "in_group", "is_complete", "logical_order"]
+__all__ = ["NO_GROUP", "UNIT_FLAGS", "in_group", "in_unit", "is_complete", "logical_order"]
 
-_NO_GROUP = bytes(24)
+NO_GROUP = bytes(24)  # MQGI_NONE
 UNIT_FLAGS = MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP | MQMF_SEGMENT | MQMF_LAST_SEGMENT
+
+
+def in_unit(group_id: bytes | None, msg_flags: int | None) -> bool:
+    """Whether a message with this GroupId and MsgFlags is a group member or a segment
+    (moved as a unit). The one rule: :func:`in_group` asks it of an MQMD, ``drain
+    --apply`` of a row's columns (and its Spark expression spells it over the same
+    :data:`NO_GROUP` and :data:`UNIT_FLAGS`)."""
+    return group_id not in (None, NO_GROUP) and bool((msg_flags or 0) & UNIT_FLAGS)
 
 
 def in_group(md: MQMD) -> bool:
     """Whether the message is a group member or a segment (moved as a unit)."""
-    return md.group_id != _NO_GROUP and bool(md.msg_flags & UNIT_FLAGS)
+    return in_unit(md.group_id, md.msg_flags)
 
 
 def logical_order(members: list[Message]) -> list[Message]:

@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from dlqhandler.acting import PLAN_ERRORS, UnitOfWork, act_on_group, act_on_message, plan
+from dlqhandler.acting import Outgoing, Planner, Result, UnitOfWork, attempt, plan
 from dlqhandler.acting.plan import as_is
 from dlqhandler.errors import MalformedMessageError, MQIError
-from dlqhandler.mq.groups import UNIT_FLAGS, is_complete, logical_order
+from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS, in_unit, is_complete, logical_order
 from dlqhandler.mq.message import Message, decode_dead_letter
+from dlqhandler.outcomes import Outcome
 from dlqhandler.qmgr.attempts import (
     AttemptRecord,
     AttemptStore,
@@ -42,13 +44,42 @@ from dlqhandler.qmgr.attempts import (
     message_subject,
 )
 from dlqhandler.qmgr.port import Queue, QueueManager
-from dlqhandler.rules import Matcher, RuleSet
+from dlqhandler.rules import Decision, Matcher, RuleSet
 
-__all__ = ["apply_frame", "apply_group", "apply_message"]
+__all__ = ["Applied", "apply_frame", "apply_group", "apply_message"]
 
 _MAX_STEPS = 10_000
-_NO_GROUP = bytes(24)
-Outcome = tuple[str, int | None, str | None, str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What ``--apply`` did with one message: its :class:`~dlqhandler.outcomes.Outcome`
+    (OK, DISCARDED, CATCH_ALL, SKIPPED, REMAINING or FAILED), the line of the rule that
+    decided, and where it went (queue, queue manager; None when it stayed or was
+    discarded)."""
+
+    outcome: Outcome
+    line: int | None = None
+    queue: str | None = None
+    qmgr: str | None = None
+
+
+def _planner(
+    qm: QueueManager, input_queue: str, max_hops: int, control_queues: Mapping[str, str] | None
+) -> Planner:
+    """How this task turns a decision into a put (:func:`dlqhandler.acting.plan`)."""
+
+    def planned(decision: Decision, msg: Message) -> Outgoing | None:
+        return plan(
+            decision,
+            msg,
+            input_queue=input_queue,
+            local_qmgr=qm.name,
+            max_hops=max_hops,
+            control_queues=control_queues,
+        )
+
+    return planned
 
 
 def apply_message(
@@ -64,25 +95,26 @@ def apply_message(
     store: AttemptStore | None = None,
     clock: Callable[[], float] = time.time,
     control_queues: Mapping[str, str] | None = None,
-) -> tuple[str, int | None, str | None, str | None]:
-    """Move one message; returns (outcome, rule line, queue, qmgr).
+) -> Applied:
+    """Move one message; what came of it.
 
-    Outcomes: ``ok``, ``discarded``, ``catch_all``, ``skipped`` (gone: taken
-    by another process), ``remaining`` (left on the DLQ), ``failed`` (left,
-    after every allowed attempt failed). With a ``store`` the attempt count is
-    read (while the message is held) and kept there, shared with the handlers.
-    The message is got under syncpoint, then acted on (:mod:`dlqhandler.acting`):
-    a failed put is counted while it is held, then backed out.
+    Outcomes: OK, DISCARDED, CATCH_ALL, SKIPPED (gone: taken by another process),
+    REMAINING (left on the DLQ), FAILED (left, after every allowed attempt failed). With
+    a ``store`` the attempt count is read (while the message is held) and kept there,
+    shared with the handlers. The message is got under syncpoint, then the decision is
+    attempted (:func:`dlqhandler.acting.attempt`): a failed put or a refused target is
+    counted while the message is held, then backed out, and the rules are asked again.
     """
     subject = message_subject(msg_id, correl_id)
     unit = UnitOfWork(qm, store, clock)
+    planner = _planner(qm, input_queue, max_hops, control_queues)
     for step in range(_MAX_STEPS):
         got = unit.get(q, msg_id, correl_id)
         if got is None:
-            return "skipped", None, None, None
+            return Applied(Outcome.SKIPPED)
         # Read under the get: no other process can change the count of a message held.
         record = unit.lookup(subject)
-        # Without a record, every earlier step of this loop was a failed put.
+        # Without a record, every earlier step of this loop was a failed attempt.
         attempts = record.attempts if record is not None else step
         try:
             msg = decode_dead_letter(got.md, got.body, got.properties)
@@ -92,26 +124,16 @@ def apply_message(
         line = decision.rule.line if decision.rule is not None else None
         if decision.action.kind == "IGNORE":
             return _to_catch_all(unit, [got], catch_all, line, record)
-        try:
-            out = plan(
-                decision,
-                msg,
-                input_queue=input_queue,
-                local_qmgr=qm.name,
-                max_hops=max_hops,
-                control_queues=control_queues,
-            )
-        except PLAN_ERRORS:
-            unit.fail(subject, record)
-            continue
-        if act_on_message(unit, out, subject, record, take=None).outcome == "failed":
+        result = attempt(unit, [(msg, decision)], subject, record, plan=planner, take=None)
+        if result.result is not Result.TAKEN:
             continue
         unit.commit()
+        out = result.puts[0]
         if out is None:
-            return "discarded", line, None, None
-        return "ok", line, out.queue, out.qmgr
+            return Applied(Outcome.DISCARDED, line)
+        return Applied(Outcome.OK, line, out.queue, out.qmgr)
     qm.backout()
-    return "failed", None, None, None
+    return Applied(Outcome.FAILED)
 
 
 def apply_group(
@@ -126,26 +148,27 @@ def apply_group(
     store: AttemptStore | None = None,
     clock: Callable[[], float] = time.time,
     control_queues: Mapping[str, str] | None = None,
-) -> list[Outcome]:
-    """Move one group (its members' MsgId/CorrelId) whole; an outcome per member.
+) -> list[Applied]:
+    """Move one group (its members' MsgId/CorrelId) whole; what came of each member.
 
     Every member is got under syncpoint; a member already gone (taken by a
-    handler) leaves the whole group (``skipped``), a group that is not complete
-    stays (``remaining``), an IGNORE or a member without an MQDLH sends the whole
+    handler) leaves the whole group (SKIPPED), a group that is not complete
+    stays (REMAINING), an IGNORE or a member without an MQDLH sends the whole
     group to the catch-all or leaves it. Otherwise the members are put in logical
-    order and committed together (:func:`dlqhandler.acting.act_on_group`); a failed
-    put counts one attempt for the group while it is held, backs the group out, and
-    the rules are asked again with the new count.
+    order and committed together (:func:`dlqhandler.acting.attempt`); a failed
+    put (or a refused target) counts one attempt for the group while it is held, backs
+    the group out, and the rules are asked again with the new count.
     """
     n = len(ids)
     unit = UnitOfWork(qm, store, clock)
+    planner = _planner(qm, input_queue, max_hops, control_queues)
     for step in range(_MAX_STEPS):
         got: list[Message] = []
         for msg_id, correl_id in ids:
             held = unit.get(q, msg_id, correl_id)
             if held is None:
                 unit.backout()
-                return [("skipped", None, None, None)] * n
+                return [Applied(Outcome.SKIPPED)] * n
             got.append(held)
         try:
             members = [decode_dead_letter(m.md, m.body, m.properties) for m in got]
@@ -153,47 +176,34 @@ def apply_group(
             return _group_to_catch_all(unit, got, catch_all, None)
         if not is_complete(members):
             unit.backout()
-            return [("remaining", None, None, None)] * n
+            return [Applied(Outcome.REMAINING)] * n
         subject = group_subject(members[0].md.group_id)
         record = unit.lookup(subject)
         attempts = record.attempts if record is not None else step
-        decisions = [matcher.decide(m, attempts) for m in members]
-        ignored = [d for d in decisions if d.action.kind == "IGNORE"]
+        decided = [(m, matcher.decide(m, attempts)) for m in members]
+        ignored = [d for _m, d in decided if d.action.kind == "IGNORE"]
         if ignored:
             line = ignored[0].rule.line if ignored[0].rule is not None else None
             return _group_to_catch_all(unit, got, catch_all, line, record)
-        try:
-            outs = [
-                plan(
-                    d,
-                    m,
-                    input_queue=input_queue,
-                    local_qmgr=qm.name,
-                    max_hops=max_hops,
-                    control_queues=control_queues,
-                )
-                for m, d in zip(members, decisions, strict=True)
-            ]
-        except PLAN_ERRORS:
-            unit.fail(subject, record)
-            continue
-        if (
-            act_on_group(unit, list(zip(members, outs, strict=True)), subject, record).outcome
-            == "failed"
-        ):
+        result = attempt(unit, decided, subject, record, plan=planner, take=None, group=True)
+        if result.result is not Result.TAKEN:
             continue
         unit.commit()
-        results: list[Outcome] = []
-        for d, out in zip(decisions, outs, strict=True):
-            line = d.rule.line if d.rule is not None else None
-            results.append(
-                ("discarded", line, None, None)
+        by_member = {
+            id(m): (d.rule.line if d.rule is not None else None, out)
+            for (m, d), out in zip(result.decided, result.puts, strict=True)
+        }
+        applied: list[Applied] = []
+        for m in members:  # in the order of ``ids``
+            line, out = by_member[id(m)]
+            applied.append(
+                Applied(Outcome.DISCARDED, line)
                 if out is None
-                else ("ok", line, out.queue, out.qmgr)
+                else Applied(Outcome.OK, line, out.queue, out.qmgr)
             )
-        return results
+        return applied
     qm.backout()
-    return [("failed", None, None, None)] * n
+    return [Applied(Outcome.FAILED)] * n
 
 
 def _group_to_catch_all(
@@ -202,11 +212,11 @@ def _group_to_catch_all(
     catch_all: str | None,
     line: int | None,
     record: AttemptRecord | None = None,
-) -> list[Outcome]:
+) -> list[Applied]:
     """The whole group, headers and all, to the catch-all in one unit, or left."""
     n = len(got)
-    outcome = _to_catch_all(unit, logical_order(got), catch_all, line, record)
-    return [outcome] * n
+    applied = _to_catch_all(unit, logical_order(got), catch_all, line, record)
+    return [applied] * n
 
 
 def _to_catch_all(
@@ -215,28 +225,26 @@ def _to_catch_all(
     catch_all: str | None,
     line: int | None,
     record: AttemptRecord | None = None,
-) -> Outcome:
+) -> Applied:
     """Messages held (one, or a group in logical order) to the catch-all queue unchanged,
     in the unit of work that holds them (their attempt count goes with them), or left."""
     if catch_all is None:
         unit.backout()
-        return "remaining", line, None, None
+        return Applied(Outcome.REMAINING, line)
     try:
         for m in got:
             unit.put(as_is(m, catch_all))
     except MQIError:
         unit.backout()
-        return "failed", line, None, None
+        return Applied(Outcome.FAILED, line)
     unit.cleared(record)
     unit.commit()
-    return "catch_all", line, catch_all, ""
+    return Applied(Outcome.CATCH_ALL, line, catch_all, "")
 
 
 def _row_in_group(row: dict[str, Any]) -> bool:
-    """:func:`dlqhandler.mq.groups.in_group` on a row's MQMD columns."""
-    return row["md_group_id"] not in (None, _NO_GROUP) and bool(
-        (row["md_msg_flags"] or 0) & UNIT_FLAGS
-    )
+    """:func:`dlqhandler.mq.groups.in_unit` on a row's MQMD columns."""
+    return in_unit(row["md_group_id"], row["md_msg_flags"])
 
 
 class _Connection:
@@ -292,12 +300,12 @@ def apply_partition(
         group: list[dict[str, Any]] = []
         done: list[dict[str, Any]] = []
 
-        def settle(rows: list[dict[str, Any]], outcomes: list[Outcome]) -> None:
-            for row, (outcome, line, queue, qmgr) in zip(rows, outcomes, strict=True):
-                row["outcome"] = outcome
-                row["applied_line"] = line
-                if outcome in ("ok", "catch_all"):
-                    row["out_q"], row["out_qm"] = queue, qmgr
+        def settle(rows: list[dict[str, Any]], outcomes: list[Applied]) -> None:
+            for row, applied in zip(rows, outcomes, strict=True):
+                row["outcome"] = applied.outcome.value
+                row["applied_line"] = applied.line
+                if applied.outcome in (Outcome.OK, Outcome.CATCH_ALL):
+                    row["out_q"], row["out_qm"] = applied.queue, applied.qmgr
                 done.append(row)
 
         def flush_group() -> None:
@@ -394,8 +402,8 @@ def apply_frame(
     )
     from pyspark.sql import functions as F
 
-    grouped = F.coalesce(
-        (F.col("md_group_id") != F.lit(_NO_GROUP))
+    grouped = F.coalesce(  # mq.groups.in_unit as a column
+        (F.col("md_group_id") != F.lit(NO_GROUP))
         & (F.col("md_msg_flags").bitwiseAND(F.lit(UNIT_FLAGS)) != 0),
         F.lit(False),
     )

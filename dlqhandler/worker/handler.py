@@ -9,7 +9,7 @@ the same message. For each message:
    seconds ago is left for later;
 3. decide with the compiled rules (first match, RETRY totals, fall-through,
    implicit IGNORE);
-4. act (:mod:`dlqhandler.worker.acting`): PUT1 to the target first, then the
+4. act (:mod:`dlqhandler.worker.actor`): PUT1 to the target first, then the
    destructive get of the message under the cursor, both under syncpoint. A
    failed put never touches the DLQ message: one attempt is counted on the
    status queue and the message stays. Several messages share one unit of work
@@ -33,7 +33,7 @@ Operator options (``dlqhandler run``):
   handles only what the selector selects): an admin who names one message
   wants it dealt with now, not a daemon;
 * ``max_rate`` (``--max-rate``) caps the messages acted on per second; the wait
-  for a token never holds a unit of work open (see :mod:`dlqhandler.worker.acting`);
+  for a token never holds a unit of work open (see :mod:`dlqhandler.worker.actor`);
 * ``metrics`` (:class:`~dlqhandler.worker.metrics.HandlerMetrics`) get every
   outcome, a heartbeat between MQ calls (``/healthz``), the rules table in force,
   and every 10 seconds the DLQ's depth (MQINQ) and the age of its oldest message
@@ -59,7 +59,7 @@ from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, reason_name
 from dlqhandler.qmgr.attempts import AttemptStore, Subject
 from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 from dlqhandler.rules import RuleSet
-from dlqhandler.worker.acting import QUIET_END, Actor, PassState
+from dlqhandler.worker.actor import QUIET_END, Actor, PassState
 from dlqhandler.worker.options import DEFAULT_BATCH_SIZE, HandlerOptions
 from dlqhandler.worker.selection import RateLimiter, Selector
 from dlqhandler.worker.stats import RunStats

@@ -22,6 +22,8 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from dlqhandler.outcomes import Outcome
+
 __all__ = ["R4HA", "DecisionRate", "HandlerMetrics", "MetricsServer"]
 
 
@@ -150,12 +152,12 @@ class HandlerMetrics:
         self.holding_after: str | None = None  # the MQ error a triggered run holds after
 
     # -- events from the handler -------------------------------------------------
-    def decision(self, rule_line: int | None, action: str, outcome: str) -> None:
+    def decision(self, rule_line: int | None, action: str, outcome: Outcome) -> None:
         line = str(rule_line) if rule_line is not None else "none"
-        self.messages.labels(line, action, outcome).inc()
+        self.messages.labels(line, action, outcome.value).inc()
         with self._lock:
             self._rate.add(self.clock())
-            if outcome == "ok":
+            if outcome is Outcome.OK:
                 self._removed_since_sample += 1
 
     def put_failure(self, reason: int | str | None) -> None:

@@ -181,7 +181,7 @@ def test_drain_apply_checks_names_and_put_authority(qm: EmbeddedQueueManager) ->
     assert book.where(denied) == "CATCH"
     assert book.where(allowed) == "TARGET"
     assert book.where(fine) == "OK.Q"
-    assert all(o[0] == "ok" for o in outcomes.values()), outcomes
+    assert all(o.outcome == "ok" for o in outcomes.values()), outcomes
 
 
 HOSTILE_TABLES = [
@@ -354,4 +354,4 @@ def test_a_hostile_message_md_does_not_change_the_put_target(qm: EmbeddedQueueMa
         )
     finally:
         q.close()
-    assert outcome[:3] == ("ok", 1, "CATCH")
+    assert (outcome.outcome, outcome.line, outcome.queue) == ("ok", 1, "CATCH")

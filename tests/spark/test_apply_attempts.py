@@ -10,12 +10,13 @@ import pytest
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import MQMD, Message
+from dlqhandler.outcomes import Outcome
 from dlqhandler.qmgr.attempts import AttemptStore, message_subject
 from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager, connect
 from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 from dlqhandler.rules import Matcher, compile_rules
-from dlqhandler.spark.apply import apply_message
+from dlqhandler.spark.apply import Applied, apply_message
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 STATUS = "DLQHANDLER.STATUS"
@@ -66,7 +67,7 @@ def test_a_drain_continues_the_count_a_handler_left(tmp_path: Path) -> None:
         store=store,
         clock=lambda: 200.0,
     )
-    assert outcome == ("ok", 3, "DLQ.CATCHALL", "")
+    assert outcome == Applied(Outcome.OK, 3, "DLQ.CATCHALL", "")
     assert qm.inquire_queue("DLQ.CATCHALL").curdepth == 1
     assert qm.inquire_queue(DLQ).curdepth == 0
     assert qm.inquire_queue(STATUS).curdepth == 0  # removed with the move, one unit of work
@@ -101,7 +102,7 @@ def _retries_spent(qm: EmbeddedQueueManager, msg: Message, retries: int) -> None
         store=store,
         clock=lambda: 50.0,
     )
-    assert outcome[0] == "remaining"
+    assert outcome.outcome == "remaining"
     assert qm.inquire_queue(DLQ).curdepth == 1
     found = store.lookup(message_subject(msg.md.msg_id, msg.md.correl_id))
     assert found is not None

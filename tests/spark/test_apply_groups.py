@@ -140,7 +140,7 @@ def test_a_failed_member_put_leaves_the_whole_group(tmp_path: Path) -> None:
         store=store,
         clock=lambda: 9.0,
     )
-    assert [o[0] for o in outcomes] == ["remaining"] * 3
+    assert [o.outcome for o in outcomes] == ["remaining"] * 3
     assert qm.inquire_queue("APP.ORDERS").curdepth == 0
     assert {m.md.msg_id for m in _browse(qm, DLQ)} == {m.md.msg_id for m in group}
     record = store.lookup(group_subject(group[0].md.group_id))
@@ -173,7 +173,7 @@ def test_a_group_taken_by_a_handler_is_skipped_whole(tmp_path: Path) -> None:
         input_queue=DLQ,
         catch_all="DLQ.CATCHALL",
     )
-    assert [o[0] for o in outcomes] == ["skipped", "skipped"]
+    assert [o.outcome for o in outcomes] == ["skipped", "skipped"]
     assert qm.inquire_queue("APP.ORDERS").curdepth == 0
     daemon.backout()
     assert qm.inquire_queue(DLQ).curdepth == 2

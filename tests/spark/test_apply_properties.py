@@ -62,7 +62,7 @@ def test_apply_moves_a_message_with_its_properties(
             input_queue=DLQ,
             catch_all=catch_all,
         )
-        assert outcome[0] in ("ok", "catch_all")
+        assert outcome.outcome in ("ok", "catch_all")
         moved = qm.open(target).get(GetOptions(syncpoint=False))
         assert moved.properties == PROPS
         assert qm.inquire_queue(DLQ).curdepth == 0

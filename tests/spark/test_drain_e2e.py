@@ -382,7 +382,7 @@ def test_apply_skips_a_message_taken_after_the_snapshot(tmp_path: Path) -> None:
     outcome = apply_message(
         qm, q, Matcher(ruleset), msg.md.msg_id, msg.md.correl_id, input_queue=DLQ, catch_all=None
     )
-    assert outcome[0] == "skipped"
+    assert outcome.outcome == "skipped"
     assert qm.inquire_queue("APP.ORDERS").curdepth == 0
     daemon.commit()  # the daemon's own move wins; the DLQ is empty, no duplicate
     assert qm.inquire_queue(DLQ).curdepth == 0

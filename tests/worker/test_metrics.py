@@ -7,6 +7,7 @@ import urllib.request
 
 import pytest
 
+from dlqhandler.outcomes import Outcome
 from dlqhandler.worker.metrics import R4HA, DecisionRate, HandlerMetrics, MetricsServer
 
 
@@ -56,7 +57,7 @@ def test_inflow_counts_depth_growth_plus_handler_removals() -> None:
     m = HandlerMetrics(clock=clock)
     m.queue_state(100, None)
     for _ in range(50):
-        m.decision(3, "FWD", "ok")
+        m.decision(3, "FWD", Outcome.OK)
     clock.t += 10
     m.queue_state(150, 12.5)  # 100 arrived: +50 depth, 50 removed
     assert m.inflow_r4ha._value.get() == pytest.approx(10.0)
@@ -125,7 +126,7 @@ def test_endpoints_serve_metrics_health_and_readiness() -> None:
         m.connected = True
         m.rules("ab" * 32)
         assert _get(base + "/readyz")[0] == 200
-        m.decision(12, "RETRY", "ok")
+        m.decision(12, "RETRY", Outcome.OK)
         m.put_failure(2053)
         m.rules("cd" * 32, reloaded=True)
         m.rules("ef" * 32, reloaded=False)
@@ -150,5 +151,5 @@ def test_endpoints_serve_metrics_health_and_readiness() -> None:
 def test_metrics_registries_are_per_instance() -> None:
     """Two handlers in one process do not share counters (no global registry)."""
     a, b = HandlerMetrics(), HandlerMetrics()
-    a.decision(1, "FWD", "ok")
+    a.decision(1, "FWD", Outcome.OK)
     assert b"dlqhandler_messages_total{" not in b.exposition()

@@ -1,0 +1,207 @@
+"""One attempt to carry out the decisions on a dead letter, or on a whole group.
+
+:func:`attempt` is the one decide-plan-refuse-act step: the handler (``dlqhandler run``,
+:mod:`dlqhandler.worker.actor`) and ``drain --apply`` (:mod:`dlqhandler.spark.apply`)
+both call it with what they decided, and read what came of it from the frozen
+:class:`Attempt` it returns. What differs between them is how the message is *held*
+while it is acted on (:mod:`.unit`): *locked* by the handler's browse (``take`` gets it
+once its put is done), or already *got* under syncpoint by the drain (``take`` is None).
+
+* Planning (:func:`.plan.plan`) may refuse a decision (a loop, a control queue, an
+  unusable target or user id): one attempt is counted while the message is held, and no
+  put is made (``REFUSED``).
+* A single message: its put, then (locked) its destructive get. A failed put counts one
+  attempt while the message is held (``FAILED``); a got message's unit of work is then
+  backed out, a locked one's stays open (it may hold other messages of a batch). Gone
+  when it was to be taken, the unit is backed out: the put must not stand alone
+  (``VANISHED``).
+* A group (or a segmented message): every member is got first (a member gone backs the
+  unit out, ``VANISHED``), then the members are put in logical order; a failed put counts
+  one attempt for the group while all of it is held, then the unit is backed out.
+* The audit records of an audited run go last, in the same unit of work: one that cannot
+  be put backs the unit out (``UNAUDITED``): no action without its record.
+* A success (``TAKEN``) removes the attempt record in the same unit of work; the caller
+  commits (the handler batches several messages per unit of work, the drain one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from dlqhandler.acting.plan import PLAN_ERRORS, Outgoing, refusal
+from dlqhandler.acting.unit import UnitOfWork
+from dlqhandler.errors import MQIError
+from dlqhandler.mq.groups import logical_order
+from dlqhandler.mq.message import Message
+from dlqhandler.outcomes import Outcome
+from dlqhandler.qmgr.attempts import AttemptRecord, Subject
+from dlqhandler.rules import Decision
+
+__all__ = ["Attempt", "Planner", "Result", "attempt"]
+
+# How a decision becomes a put (None: a DISCARD): :func:`dlqhandler.acting.plan.plan`
+# with the caller's input queue, queue manager, hop limit and control queues.
+Planner = Callable[[Decision, Message], Outgoing | None]
+# The audit record of one action (None: the run is not audited).
+Auditor = Callable[[Message, Decision, Outgoing | None], Message | None]
+
+
+class Result(StrEnum):
+    """What one attempt came to (its :attr:`outcome` in the one vocabulary)."""
+
+    TAKEN = "taken"  # in the unit of work: the message leaves the DLQ when it commits
+    FAILED = "failed"  # a put failed: one attempt counted, the unit backed out (if got)
+    REFUSED = "refused"  # the decision cannot be carried out: one attempt counted, no put
+    VANISHED = "vanished"  # a message (member) was gone when it was to be taken: backed out
+    UNAUDITED = "unaudited"  # an audit record could not be put: the action backed out
+
+    @property
+    def outcome(self) -> Outcome:
+        if self is Result.TAKEN:
+            return Outcome.OK
+        if self in (Result.FAILED, Result.REFUSED):
+            return Outcome.FAILED
+        return Outcome.BACKED_OUT
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """What one attempt on a message (or a group) came to.
+
+    ``decided``: each member with its decision, in logical order (one pair for a single
+    message); ``puts``: each member's put (None: a DISCARD), in the same order (empty
+    when REFUSED). ``error``: the put's MQ error (FAILED) or the audit record's
+    (UNAUDITED); ``refusal`` and ``detail``: why a decision was REFUSED (``FORWARD_LOOP``,
+    ``CONTROL_QUEUE``, ...). ``record``: the new attempt count (FAILED, REFUSED).
+    ``member``: the member whose put failed, that was refused, or that vanished.
+    """
+
+    result: Result
+    decided: tuple[tuple[Message, Decision], ...]
+    puts: tuple[Outgoing | None, ...] = ()
+    error: MQIError | None = None
+    refusal: str | None = None
+    detail: str = ""
+    record: AttemptRecord | None = None
+    member: Message | None = None
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.result.outcome
+
+
+def attempt(
+    unit: UnitOfWork,
+    decided: Sequence[tuple[Message, Decision]],
+    subject: Subject,
+    record: AttemptRecord | None,
+    *,
+    plan: Planner,
+    take: Callable[[Message], bool] | None,
+    group: bool = False,
+    audit: Auditor | None = None,
+) -> Attempt:
+    """Carry out the decisions on a message or a group (see the module docstring).
+
+    ``decided``: the message and its decision, or every member of a group with its
+    own; ``record``: the subject's attempt record as read while it was held; ``take``:
+    the destructive get under syncpoint of a *locked* message (False: gone), None when
+    it was already *got*. The caller commits a TAKEN attempt.
+    """
+    pairs = tuple(decided)
+    puts: list[Outgoing | None] = []
+    for m, d in pairs:
+        try:
+            puts.append(plan(d, m))
+        except PLAN_ERRORS as exc:
+            new = (
+                unit.fail(subject, record) if take is None else unit.count_failure(subject, record)
+            )
+            return Attempt(
+                Result.REFUSED, pairs, refusal=refusal(exc), detail=str(exc), record=new, member=m
+            )
+    done = tuple(puts)
+    records = [
+        r
+        for (m, d), out in zip(pairs, done, strict=True)
+        if audit is not None and (r := audit(m, d, out)) is not None
+    ]
+    if group:
+        return _group(unit, pairs, done, subject, record, take=take, records=records)
+    return _single(unit, pairs, done, subject, record, take=take, records=records)
+
+
+def _single(
+    unit: UnitOfWork,
+    pairs: tuple[tuple[Message, Decision], ...],
+    puts: tuple[Outgoing | None, ...],
+    subject: Subject,
+    record: AttemptRecord | None,
+    *,
+    take: Callable[[Message], bool] | None,
+    records: Sequence[Message],
+) -> Attempt:
+    """One message: its put, then (locked) its get."""
+    (msg, _decision), out = pairs[0], puts[0]
+    if out is not None:
+        try:
+            unit.put(out)
+        except MQIError as exc:
+            unit.failed_put(exc)
+            new = (
+                unit.fail(subject, record) if take is None else unit.count_failure(subject, record)
+            )
+            return Attempt(Result.FAILED, pairs, puts, exc, record=new, member=msg)
+    if take is not None and not take(msg):
+        unit.backout()
+        return Attempt(Result.VANISHED, pairs, puts, member=msg)
+    return _audited_and_cleared(unit, pairs, puts, record, records)
+
+
+def _group(
+    unit: UnitOfWork,
+    pairs: tuple[tuple[Message, Decision], ...],
+    puts: tuple[Outgoing | None, ...],
+    subject: Subject,
+    record: AttemptRecord | None,
+    *,
+    take: Callable[[Message], bool] | None,
+    records: Sequence[Message],
+) -> Attempt:
+    """A group: every member got (when not yet), then the puts in logical order."""
+    if take is not None:
+        for m, _d in pairs:
+            if not take(m):
+                unit.backout()
+                return Attempt(Result.VANISHED, pairs, puts, member=m)
+    outgoing = {id(m): out for (m, _d), out in zip(pairs, puts, strict=True)}
+    for m in logical_order([m for m, _d in pairs]):
+        out = outgoing[id(m)]
+        if out is None:
+            continue
+        try:
+            unit.put(out)
+        except MQIError as exc:
+            unit.failed_put(exc)
+            return Attempt(
+                Result.FAILED, pairs, puts, exc, record=unit.fail(subject, record), member=m
+            )
+    return _audited_and_cleared(unit, pairs, puts, record, records)
+
+
+def _audited_and_cleared(
+    unit: UnitOfWork,
+    pairs: tuple[tuple[Message, Decision], ...],
+    puts: tuple[Outgoing | None, ...],
+    record: AttemptRecord | None,
+    records: Sequence[Message],
+) -> Attempt:
+    """The audit records last (none put: the unit is backed out), then the attempt
+    record cleared in the same unit of work."""
+    error = unit.audited(records)
+    if error is not None:
+        return Attempt(Result.UNAUDITED, pairs, puts, error)
+    unit.cleared(record)
+    return Attempt(Result.TAKEN, pairs, puts)

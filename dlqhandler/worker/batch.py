@@ -1,0 +1,80 @@
+"""The handler's batched unit of work: several messages taken, committed together.
+
+The actor (:mod:`.actor`) takes messages into the open unit of work (up to
+``batch_size``; a group, an audited action or a message close to expiry gets a unit of
+its own) and registers what to report once it commits. :class:`Batch` owns that unit
+(:class:`~dlqhandler.acting.UnitOfWork`) and the attempt store's view of it: attempt
+records are looked up at most once per unit while the status queue holds none
+(:mod:`dlqhandler.qmgr.attempts`), and a unit during which a record appeared unseen is
+backed out rather than committed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from dlqhandler.acting import UnitOfWork
+from dlqhandler.qmgr.attempts import AttemptRecord, AttemptStore, Subject
+from dlqhandler.worker.stats import RunStats
+
+__all__ = ["Batch"]
+
+
+class Batch:
+    """The open unit of work: how many messages it holds, and what to do at its commit."""
+
+    def __init__(self, unit: UnitOfWork, store: AttemptStore, stats: RunStats, log: Any) -> None:
+        self.unit = unit
+        self._store = store
+        self._stats = stats
+        self._log = log
+        self.size = 0
+        self._effects: list[Callable[[], None]] = []
+        self._store_asked = False  # the attempt store's new_unit was asked for this unit
+
+    def lookup(self, subject: Subject) -> AttemptRecord | None:
+        """The subject's attempt record (no read while the status queue holds none:
+        checked once per unit of work)."""
+        if not self._store_asked:
+            self._store.new_unit()
+            self._store_asked = True
+        return self._store.lookup(subject)
+
+    def taken(self, n: int, effects: list[Callable[[], None]]) -> None:
+        """``n`` messages were taken into the unit; ``effects`` run when it commits."""
+        self.size += n
+        self._effects.extend(effects)
+
+    def commit(self) -> None:
+        """Commit the messages taken (their effects run), or back them out when an
+        attempt record appeared while look-ups were skipped."""
+        if self.size == 0:
+            return
+        self._store_asked = False
+        if not self._store.unit_valid():
+            self._log.info("unit_backed_out_status_records_appeared", messages=self.size)
+            self.backout()
+            return
+        effects = self._effects
+        self._reset()
+        self.unit.commit()
+        self._stats.commits += 1
+        for effect in effects:
+            effect()
+
+    def backout(self) -> None:
+        self.unit.backout()
+        self.backed_out()
+
+    def backed_out(self) -> None:
+        """The unit of work was backed out (here or by :func:`dlqhandler.acting.attempt`)."""
+        self._store_asked = False
+        had = self.size
+        self._reset()
+        if had:
+            self._stats.backouts += 1
+
+    def _reset(self) -> None:
+        self.size = 0
+        self._effects = []
