@@ -31,6 +31,7 @@ from typing import Any
 from dlqhandler.mq.constants import reason_name
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.outcomes import Outcome
 from dlqhandler.qmgr.port import Queue, browse_all
 
 __all__ = ["AUDIT_FORMAT_VERSION", "DEFAULT_AUDIT_QUEUE", "AuditTrail", "os_user", "read_audit"]
@@ -66,7 +67,7 @@ class AuditTrail:
     clock: Callable[[], float] = time.time
 
     def entry(
-        self, msg: Message, action: str, target: str | None, outcome: str = "ok"
+        self, msg: Message, action: str, target: str | None, outcome: Outcome = Outcome.OK
     ) -> dict[str, Any]:
         """The record of one action on ``msg``."""
         dlh = msg.dlh
@@ -86,11 +87,11 @@ class AuditTrail:
             "destqmgr": dlh.dest_q_mgr_name.strip() if dlh is not None else None,
             "action": action,
             "target": target,
-            "outcome": outcome,
+            "outcome": outcome.value,
         }
 
     def message(
-        self, msg: Message, action: str, target: str | None, outcome: str = "ok"
+        self, msg: Message, action: str, target: str | None, outcome: Outcome = Outcome.OK
     ) -> Message:
         """The audit message of one action (JSON, UTF-8, Format MQSTR; its CorrelId is
         the dead letter's MsgId, so ``--msgid`` finds it by an indexed get)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dlqhandler.outcomes import Disposition
 from dlqhandler.rules import PATTERN_FIELDS, IntPredicate, Rule, RuleSet, StringPredicate
 
 __all__ = [
@@ -168,11 +169,11 @@ def classify(
         F.when(puts, valid_q & valid_qm & ~loop).otherwise(F.lit(None).cast("boolean")),
     )
     placed = (F.col("action") == "DISCARD") | (puts & F.col("target_valid"))
-    leftover = F.lit("CATCHALL") if catch_all else F.lit("REMAIN")
+    leftover = F.lit(Disposition.CATCHALL.value if catch_all else Disposition.REMAIN.value)
     if "error" in frame.columns:  # a malformed record stays, whatever the rules say
         malformed = F.col("error").isNotNull()
         placed = ~malformed & placed
-        leftover = F.when(malformed, F.lit("REMAIN")).otherwise(leftover)
+        leftover = F.when(malformed, F.lit(Disposition.REMAIN.value)).otherwise(leftover)
     else:
         malformed = F.lit(False)
     return frame.withColumns(

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.errors import ConfigError
+from dlqhandler.outcomes import Disposition, Outcome
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
@@ -109,12 +110,13 @@ _AUDIT_PARQUET = {
 def _applied_disposition() -> Any:
     from pyspark.sql import functions as F
 
+    outcome = F.col("outcome")
     return (
-        F.when(F.col("outcome") == "discarded", F.lit("DISCARD"))
-        .when(F.col("outcome") == "catch_all", F.lit("CATCHALL"))
-        .when(F.col("outcome") == "ok", F.col("action"))
-        .when(F.col("outcome") == "skipped", F.lit("SKIPPED"))
-        .otherwise(F.lit("REMAIN"))
+        F.when(outcome == Outcome.DISCARDED.value, F.lit(Disposition.DISCARD.value))
+        .when(outcome == Outcome.CATCH_ALL.value, F.lit(Disposition.CATCHALL.value))
+        .when(outcome == Outcome.OK.value, F.col("action"))
+        .when(outcome == Outcome.SKIPPED.value, F.lit(Disposition.SKIPPED.value))
+        .otherwise(F.lit(Disposition.REMAIN.value))
     )
 
 
@@ -123,11 +125,12 @@ def _outcome_column(apply: bool) -> Any:
 
     if apply:
         return F.col("outcome")
+    disposition = F.col("disposition")
     return (
-        F.when(F.col("disposition") == "DISCARD", F.lit("discarded"))
-        .when(F.col("disposition") == "REMAIN", F.lit("remaining"))
-        .when(F.col("disposition") == "CATCHALL", F.lit("catch_all"))
-        .otherwise(F.lit("assumed"))
+        F.when(disposition == Disposition.DISCARD.value, F.lit(Outcome.DISCARDED.value))
+        .when(disposition == Disposition.REMAIN.value, F.lit(Outcome.REMAINING.value))
+        .when(disposition == Disposition.CATCHALL.value, F.lit(Outcome.CATCH_ALL.value))
+        .otherwise(F.lit(Outcome.ASSUMED.value))
     )
 
 
@@ -192,7 +195,7 @@ def run_drain(
             ).localCheckpoint(eager=True)
         )
         frame = frame.withColumn("disposition", _applied_disposition())
-        failures = frame.filter(F.col("outcome") == "failed").count()
+        failures = frame.filter(F.col("outcome") == Outcome.FAILED.value).count()
     frame = frame.withColumn("outcome", _outcome_column(config.apply))
 
     written = None
@@ -327,9 +330,9 @@ def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]
             python += n
         if g["malformed"]:
             malformed += n
-        elif g["disposition"] == "REMAIN":
+        elif g["disposition"] == Disposition.REMAIN:
             per_file[(None, None)] += n
-        elif g["disposition"] != "DISCARD":
+        elif g["disposition"] != Disposition.DISCARD:
             per_file[(g["out_q"], g["out_qm"] or "")] += n
         by_disposition[g["disposition"]] += n
         by_action[g["action"]] += n
@@ -357,12 +360,12 @@ def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]
         "rules_sha256": ruleset.sha256,
         "totals": {
             "messages": sum(by_disposition.values()),
-            "retried": by_disposition.get("RETRY", 0),
-            "forwarded": by_disposition.get("FWD", 0),
-            "discarded": by_disposition.get("DISCARD", 0),
-            "catch_all": by_disposition.get("CATCHALL", 0),
-            "remaining": by_disposition.get("REMAIN", 0),
-            "skipped": by_disposition.get("SKIPPED", 0),
+            "retried": by_disposition.get(Disposition.RETRY, 0),
+            "forwarded": by_disposition.get(Disposition.FWD, 0),
+            "discarded": by_disposition.get(Disposition.DISCARD, 0),
+            "catch_all": by_disposition.get(Disposition.CATCHALL, 0),
+            "remaining": by_disposition.get(Disposition.REMAIN, 0),
+            "skipped": by_disposition.get(Disposition.SKIPPED, 0),
             "no_dlh": no_dlh,
             "unmatched": unmatched,
             "malformed": malformed,

@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from dlqhandler.outcomes import Disposition
 from dlqhandler.spark.messages import SOURCE
 from dlqhandler.spark.outfiles import OutFiles, safe_path
 
@@ -71,7 +72,7 @@ def _target_key() -> Any:
     target = F.concat_ws("\x00", "out_q", F.coalesce("out_qm", F.lit("")))
     return (
         F.when(_kept() == F.lit(False), F.lit(_NONE_KEY))
-        .when(F.col("disposition") == "REMAIN", F.lit(_REMAIN_KEY))
+        .when(F.col("disposition") == Disposition.REMAIN.value, F.lit(_REMAIN_KEY))
         .otherwise(F.hex(F.encode(target, "UTF-8")))
     )
 
@@ -80,7 +81,7 @@ def _kept() -> Any:
     """Whether a row goes into a dump file: not discarded, not malformed."""
     from pyspark.sql import functions as F
 
-    return (F.col("disposition") != "DISCARD") & F.col("error").isNull()
+    return (F.col("disposition") != Disposition.DISCARD.value) & F.col("error").isNull()
 
 
 @dataclass
