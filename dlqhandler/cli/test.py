@@ -440,6 +440,7 @@ def _generate(args: argparse.Namespace) -> int:
         )
     except OSError as exc:
         raise _UsageError(f"cannot read {args.generate}: {exc.strerror or exc}") from exc
+    left = sum(skipped.values())  # not dead letters: never given to generate_cases
     for why, n in generated.skipped.items():
         skipped[why] = skipped.get(why, 0) + n
     problem = _round_trip_problem(generated.text, ruleset)
@@ -450,11 +451,10 @@ def _generate(args: argparse.Namespace) -> int:
         sys.stdout.write(generated.text)
     else:
         _write(args.output, generated.text.encode("utf-8"))
-    left = sum(skipped.values())
     note = ", ".join(f"{n} {why}" for why, n in skipped.items())
     print(
         escape(
-            f"{_PROG}: {generated.cases} cases from {generated.messages} messages of "
+            f"{_PROG}: {generated.cases} cases from {generated.messages + left} messages of "
             f"{args.generate}"
             + (f" to {args.output}" if args.output else "")
             + (f"; {left} left out ({note})" if left else "")
