@@ -297,7 +297,8 @@ def omitted_line_of(f: CaseFile) -> str | None:
 
 
 def _summary_of_invalid(count: int, args: argparse.Namespace, shown: list[Diagnostic]) -> int:
-    print(f"{_PROG}: {count} problems in case files; no case was run", file=sys.stderr)
+    problems = "problem" if count == 1 else "problems"
+    print(f"{_PROG}: {count} {problems} in case files; no case was run", file=sys.stderr)
     if args.format == "json":
         print(
             json.dumps(
