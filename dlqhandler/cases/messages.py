@@ -14,6 +14,7 @@ names, as a report's Feedback can hold a reason code).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -50,6 +51,7 @@ def families(keyword: str) -> tuple[str, ...]:
     return NUMERIC_FAMILIES[keyword] + FEEDBACK_WARN_FAMILIES.get(keyword, ())
 
 
+@functools.lru_cache(maxsize=4096)  # a file repeats the same few names thousands of times
 def number(keyword: str, value: str) -> int:
     """A numeric field's value from its text: a number (an MQLONG) or an MQ name."""
     allowed = families(keyword)
@@ -61,8 +63,8 @@ def number(keyword: str, value: str) -> int:
                 "outside an MQLONG", f"give a number from {MQLONG_MIN} to {MQLONG_MAX}"
             )
         return n
-    pool = [n for f in allowed for n in FAMILIES[f]]
     if not _NAME.fullmatch(value) or family_of(value) is None:
+        pool = [n for f in allowed for n in FAMILIES[f]]
         guess = suggest(value, pool, prefix=False)
         hint = f"did you mean {guess}?" if guess else f"{keyword} takes a number or {names}"
         return _raise("not a number or a known MQ name", hint)

@@ -21,6 +21,8 @@ The shape::
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 from collections.abc import Iterator
 from typing import Any, Literal
@@ -37,9 +39,29 @@ from dlqhandler.rules.keywords import suggest
 
 __all__ = ["check_rule_lines", "read_cases"]
 
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MAP, _SEQ, _STR = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
+
+
+# PyYAML's C parser when it is built (libyaml), else the pure one. Only composing: nodes
+# and their marks; no Python object is constructed from a tag.
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused while a file's nodes and cases are built: they
+    are hundreds of thousands of objects kept alive, which the collector would scan again
+    and again for nothing (two thirds of the reading time of a large file)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 _TOP_KEYS = ("rules", "tests")
 _CASE_KEYS = ("name", "message", "attempts", "expect")
 _EXPECT_KEYS = ("action", "rule", "fwdq", "fwdqm", "header")
@@ -118,7 +140,7 @@ class _Reader:
     def scalar(self, node: yaml.Node, what: str, hint: str) -> str | None:
         """A scalar's text as written ("" for an empty value); None (reported) if not."""
         if isinstance(node, yaml.ScalarNode):
-            return "" if node.tag == _NULL and node.style is None else str(node.value)
+            return "" if node.tag == _NULL else str(node.value)
         self.shape(node, what, "a single value", hint)
         return None
 
@@ -131,6 +153,11 @@ def read_cases(
     ``table_given`` says a table was named on the command line; without it the file must
     have a ``rules`` key (C108). ``limit`` caps the diagnostics kept (None: all).
     """
+    with _no_gc():
+        return _read(source, path, table_given, limit)
+
+
+def _read(source: str | bytes, path: str, table_given: bool, limit: int | None) -> CaseFile:
     r = _Reader(path, limit)
     text_ = _decode(source, r)
     if text_ is None:
@@ -306,13 +333,17 @@ def _fields(r: _Reader, node: yaml.Node) -> dict[str, str | int]:
         value = r.scalar(value_node, keyword, f"write {keyword}: one value")
         if value is None:
             continue
-        at = _where(value_node)
         if PATTERN_FIELDS[keyword].kind == "int":
             try:
                 out[keyword] = number(keyword, value.strip())
             except NotANumberError as exc:
                 r.problem(
-                    "C301", at, keyword=keyword, value=value, why=exc.why, suggestion=exc.suggestion
+                    "C301",
+                    _where(value_node),
+                    keyword=keyword,
+                    value=value,
+                    why=exc.why,
+                    suggestion=exc.suggestion,
                 )
             continue
         try:
@@ -320,7 +351,7 @@ def _fields(r: _Reader, node: yaml.Node) -> dict[str, str | int]:
         except ValueError as exc:
             r.problem(
                 "C302",
-                at,
+                _where(value_node),
                 keyword=keyword,
                 value=value[:60],
                 why=str(exc),
