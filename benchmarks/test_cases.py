@@ -10,8 +10,10 @@ The floor is the matcher's own decisions per second (:meth:`Matcher.decide
 the same attempt counts: what deciding the cases costs with nothing else around it. The
 ratio is the command's cases/s over that: 1.0 would mean reading YAML, building messages,
 starting Python and reporting cost nothing. The in-process parts (reading the case file,
-deciding and comparing) and a bare ``python -c "import dlqhandler.cli"`` are printed too,
-so a slow figure says where its time goes. Issue 35 asks for under 2 s for the whole
+deciding and comparing) and the CPU any dlqhandler command spends before its own work
+(Python, the parser with every command imported) are printed too, so a slow figure says
+where its time goes. On a machine shared with other work the wall clock is mostly waiting:
+the CPU seconds of the process are printed beside it. Issue 35 asks for under 2 s for the whole
 process.
 
 The table and messages are ``benchmarks/matcher.py``'s (a routing table with retries, team
@@ -46,6 +48,9 @@ CASES = 10_000
 RULES = 1000
 SEED = 35
 CLI = ROOT / ".venv" / "bin" / "dlqhandler"
+# What every dlqhandler command pays before its own work: start Python, build the parser
+# (which imports every command).
+_START = "from dlqhandler.cli import build_parser; build_parser()"
 
 
 def _with_attempts(text: str, rng: random.Random) -> str:
@@ -108,7 +113,8 @@ def run(cases: int = CASES, rules: int = RULES) -> dict[str, float]:
         data = case_file.read_bytes()
         ruleset = compile_rules_or_raise(table.read_text(), source=str(table))
         read = read_cases(data, str(case_file))
-        assert read.ok and len(read.cases) == cases
+        assert read.ok
+        assert len(read.cases) == cases
         work = [(c.message, c.attempts) for c in read.cases]
 
         def best(fn: object) -> float:
@@ -143,7 +149,7 @@ def run(cases: int = CASES, rules: int = RULES) -> dict[str, float]:
             "test_vs_matcher": (cases / wall) / (cases / floor_s),
             "read_cases_s": read_s,
             "run_cases_s": check_s,
-            "python_import_cli_s": imports,
+            "cli_start_cpu_s": imports,
         }
 
 
@@ -159,8 +165,8 @@ def main() -> None:
     print(f"  floor, Matcher.decide alone: {r['matcher_decisions_per_s']:,.0f} decisions/s")
     print(f"  ratio, whole process / floor: {r['test_vs_matcher']:.3f}")
     print(
-        f"  in process: read the case file {r['read_cases_s']:.2f} s, decide and compare "
-        f"{r['run_cases_s']:.2f} s; python -c 'import dlqhandler.cli' {r['python_import_cli_s']:.2f} s"
+        f"  in process (CPU): read the case file {r['read_cases_s']:.2f} s, decide and "
+        f"compare {r['run_cases_s']:.2f} s; any command's start {r['cli_start_cpu_s']:.2f} s"
     )
 
 

@@ -43,9 +43,54 @@ _MAP, _SEQ, _STR = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.o
 _NULL = "tag:yaml.org,2002:null"
 
 
-# PyYAML's C parser when it is built (libyaml), else the pure one. Only composing: nodes
-# and their marks; no Python object is constructed from a tag.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+
+
+class _TextResolver(yaml.resolver.BaseResolver):
+    """Every scalar is text (values are read as written, see the module docstring) but an
+    empty plain one (``~``, ``null``...), which is null: YAML's implicit typing (a regular
+    expression per scalar) is not needed, and a quarter of the reading time is saved."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode:
+            return _NULL if implicit[0] and value in _NULLS else _STR
+        return _SEQ if kind is yaml.SequenceNode else _MAP
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        return None  # no path resolvers
+
+    def ascend_resolver(self) -> None:
+        return None
+
+
+# Composing only (nodes and their marks; no Python object is built from a tag), with
+# PyYAML's C parser when it is built with libyaml, else its pure one.
+try:
+    from yaml._yaml import CParser
+
+    class _Loader(CParser, _TextResolver):
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            _TextResolver.__init__(self)
+
+except ImportError:  # pragma: no cover - PyYAML without libyaml
+
+    class _Loader(  # type: ignore[no-redef]
+        yaml.reader.Reader,
+        yaml.scanner.Scanner,
+        yaml.parser.Parser,
+        yaml.composer.Composer,
+        _TextResolver,
+    ):
+        def __init__(self, stream: str) -> None:
+            yaml.reader.Reader.__init__(self, stream)
+            yaml.scanner.Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+            yaml.composer.Composer.__init__(self)
+            _TextResolver.__init__(self)
+
+
+_LOADER: Any = _Loader
 
 
 @contextlib.contextmanager
