@@ -137,7 +137,7 @@ def run(cases: int = CASES, rules: int = RULES) -> dict[str, float]:
         wall, cpu, out = min(whole)
         if not out.endswith(f"{cases} passed, 0 failed\n"):
             raise RuntimeError(f"unexpected output: {out[-200:]}")
-        imports = min(_child([sys.executable, "-c", "import dlqhandler.cli"])[0] for _ in range(3))
+        imports = min(_child([sys.executable, "-c", _START])[1] for _ in range(3))
         return {
             "cases": cases,
             "rules": rules,

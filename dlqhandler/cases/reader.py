@@ -127,7 +127,8 @@ def _kind(node: yaml.Node) -> str:
         return "a list"
     if node.tag == _NULL:
         return "empty"
-    return f"the scalar {node.value!r}"
+    text_ = str(node.value)
+    return f"the value {text_[:40]!r}" + ("..." if len(text_) > 40 else "")
 
 
 class _Reader:
@@ -174,7 +175,7 @@ class _Reader:
                 self.problem(
                     code,
                     _where(key_node),
-                    key=key_node.value,
+                    key=key_node.value[:60],
                     where=what,
                     suggestion=f"did you mean {guess}?" if guess else f"the keys are {known}",
                 )

@@ -182,7 +182,9 @@ def _read_case_files(names: list[str], table_given: bool, limit: int | None) -> 
 
 
 def _compile(name: str, limit: int | None) -> RuleSet:
-    """The compiled table; its diagnostics shown and SystemExit-free failure as None."""
+    """The compiled table, read and compiled as lint does. A table that does not compile
+    has its diagnostics shown and raises :class:`_TableError`; one that cannot be read
+    raises OSError."""
     table = read_table(name)
     shown = "<stdin>" if name == "-" else name
     result = compile_rules(table, source=shown, deadq=ASSUMED_DEADQ, max_diagnostics=limit)
@@ -214,6 +216,7 @@ def _tables(
         else:
             assert f.rules is not None  # read_cases reported C108 otherwise
             name = os.path.normpath(Path(f.path).parent / f.rules)
+            name = "./-" if name == "-" else name  # a file named -, never stdin
         names.append(name)
         if name in compiled:
             continue
@@ -255,7 +258,8 @@ def _test(args: argparse.Namespace) -> int:
     except _TableError as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         if args.format == "json":
-            print(json.dumps({"error": "rules table does not compile", "passed": 0, "failed": 0}))
+            error = {"error": str(exc), "passed": 0, "failed": 0}
+            print(json.dumps(error))
         return int(ExitCode.RULES_ERROR)
     for f, name in zip(files, table_of, strict=True):
         if name in tables:

@@ -615,3 +615,18 @@ def test_as_a_process_no_traceback_on_bad_yaml(tmp_path: Path) -> None:
     )
     assert good.returncode == ExitCode.OK, good.stderr
     assert good.stdout.endswith(" passed, 0 failed\n")
+
+
+def test_json_format_reports_invalid_input_too(write: Write, capsys: Out) -> None:
+    """--format json: a bad case file gives its errors (path, line, column, code,
+    message, hint) with exit 2; a table that does not compile gives an error, exit 3."""
+    bad = write("bad.yaml", "rules: table.rul\ntests:\n  - name: a\n    expect: {action: RETRI}\n")
+    assert main(["test", bad, "--format", "json"]) == ExitCode.USAGE
+    out = json.loads(capsys.readouterr().out)
+    (error,) = out["errors"]
+    assert (error["line"], error["column"], error["code"]) == (4, 22, "C304")
+    assert error["hint"] == "did you mean RETRY?"
+    write("table.rul", "ACTION(FWD)\n")
+    cases = write("cases.yaml", CASES)
+    assert main(["test", cases, "--format", "json"]) == ExitCode.RULES_ERROR
+    assert "does not compile" in json.loads(capsys.readouterr().out)["error"]
