@@ -249,6 +249,10 @@ def _test(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     limit = args.error_limit or None
     table, names = _split(args)
+    if args.junit is not None:
+        for name in [*names, *([table] if table is not None else [])]:
+            if name != "-" and _same_file(args.junit, name):
+                raise _UsageError(f"--junit {args.junit} is {name}: it would be overwritten")
     files = _read_case_files(names, table is not None, limit)
     bad = [f for f in files if not f.ok]
     if bad:
@@ -338,6 +342,8 @@ def _report(
         if args.fail_under is not None and c.percent < args.fail_under
     ]
     if args.junit is not None:
+        if any(_same_file(args.junit, name) for name in tables):  # a table named by rules:
+            raise _UsageError(f"--junit {args.junit} is a rules table: it would be overwritten")
         _write(args.junit, junit_xml(suites, escape, seconds))
     if args.format == "json":
         out: dict[str, Any] = {

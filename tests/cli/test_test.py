@@ -630,3 +630,11 @@ def test_json_format_reports_invalid_input_too(write: Write, capsys: Out) -> Non
     cases = write("cases.yaml", CASES)
     assert main(["test", cases, "--format", "json"]) == ExitCode.RULES_ERROR
     assert "does not compile" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_junit_never_overwrites_an_input(write: Write, capsys: Out) -> None:
+    """--junit naming the case file (or the table) is refused, exit 2; the file is kept."""
+    cases = write("cases.yaml", CASES)
+    assert main(["test", cases, "--junit", cases]) == ExitCode.USAGE
+    assert "it would be overwritten" in capsys.readouterr().err
+    assert Path(cases).read_text() == CASES
