@@ -37,8 +37,8 @@ class ExitCode(IntEnum):
 
 MEANINGS: dict[ExitCode, str] = {
     ExitCode.OK: "success",
-    ExitCode.FAILURE: "lint found errors; test: a case failed or coverage is under "
-    "--fail-under; check found a problem worse than a warning; "
+    ExitCode.FAILURE: "lint found errors; test: a case failed, or fewer rules were "
+    "covered than --fail-under asks; check found a problem worse than a warning; "
     "qm mqsc: a command failed; any other failure",
     ExitCode.USAGE: "bad arguments or option values; an input file that cannot be read or "
     "is not valid (a cut-off dmpmqmsg file...)",
