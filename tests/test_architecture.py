@@ -20,7 +20,7 @@ ALLOWED: dict[str, set[str]] = {
     "worker": {"acting", "rules", "qmgr", "mq", "formats", "config", "logs", "errors"},
     "spark": {"acting", "rules", "qmgr", "mq", "formats", "config", "logs", "errors"},
     "check": {"rules", "qmgr", "mq", "errors"},
-    "cases": {"rules", "formats", "mq", "errors"},
+    "cases": {"rules", "mq", "errors"},
     "report": {"errors"},
     "cli": {"*"},
     "__main__": {"cli"},

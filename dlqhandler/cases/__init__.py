@@ -9,7 +9,24 @@ compares, :func:`coverage` counts the cases each rule decided, and
 reads no file: the command line passes the bytes and the messages.
 """
 
+from dlqhandler.cases.generate import Generated, generate_cases
 from dlqhandler.cases.model import Case, CaseFile, Expect, Where
 from dlqhandler.cases.reader import check_rule_lines, read_cases
+from dlqhandler.cases.runner import Coverage, Outcome, Result, coverage, outcome, run_cases
 
-__all__ = ["Case", "CaseFile", "Expect", "Where", "check_rule_lines", "read_cases"]
+__all__ = [
+    "Case",
+    "CaseFile",
+    "Coverage",
+    "Expect",
+    "Generated",
+    "Outcome",
+    "Result",
+    "Where",
+    "check_rule_lines",
+    "coverage",
+    "generate_cases",
+    "outcome",
+    "read_cases",
+    "run_cases",
+]

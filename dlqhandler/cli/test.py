@@ -32,11 +32,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dlqhandler.cases import CaseFile, check_rule_lines, read_cases
+from dlqhandler.cases import (
+    CaseFile,
+    Result,
+    check_rule_lines,
+    coverage,
+    generate_cases,
+    read_cases,
+    run_cases,
+)
 from dlqhandler.cases.diagnostics import case_diagnostic
-from dlqhandler.cases.generate import generate_cases
 from dlqhandler.cases.render import coverage_lines, failure_line, json_result, junit_xml
-from dlqhandler.cases.runner import Result, coverage, run_cases
 from dlqhandler.cli._reading import escape, omitted_line, read_table, render
 from dlqhandler.cli._types import non_negative_int
 from dlqhandler.cli.exitcodes import ExitCode
