@@ -24,7 +24,9 @@ platform, date, git commit) and a table of each figure next to its floor:
   directories) and ``plain_drain.py`` (the plain single-process script);
 * python read + regex tokenize: ``dlqhandler lint`` of 2,500 and 10,000 wildcard rules
   (its own process) against a fresh Python reading the same file and splitting it into
-  tokens with one regex (``benchmarks/lint.py``).
+  tokens with one regex (``benchmarks/lint.py``);
+* the matcher's own decisions/s: ``dlqhandler test`` of 10,000 cases against a 1,000-rule
+  table as its own process (``benchmarks/test_cases.py``).
 
 ``ratio`` is figure / floor as rates: 1.0 is as fast as the floor, 0.25 four
 times slower (above 1 for the matcher means deciding beats decoding). The exit
@@ -70,8 +72,9 @@ PLAN: dict[str, dict[str, Any]] = {
     },
     "drain": {"n": 50_000, "master": "local[2]"},
     "lint": {"sizes": (2500, 10_000)},
+    "test_cases": {"cases": 10_000, "rules": 1000},
 }
-ORDER = ("codec", "matcher", "qmgr", "handler", "drain", "lint")
+ORDER = ("codec", "matcher", "qmgr", "handler", "drain", "lint", "test_cases")
 Row = dict[str, Any]
 
 
@@ -315,6 +318,18 @@ def floor_rows(name: str, r: dict[str, Any]) -> list[Row]:
                         "rules/s",
                     )
                 )
+        elif name == "test_cases":
+            rows.append(
+                _row(
+                    name,
+                    f"`dlqhandler test`, {r['cases']:,} cases, {r['rules']:,} rules, own process",
+                    r["test_cases_per_s"],
+                    "Matcher.decide alone (test_cases.py)",
+                    r["matcher_decisions_per_s"],
+                    "cases/s",
+                )
+            )
+            rows[-1]["note"] = f"{r['test_wall_s']:.2f} s wall, {r['test_cpu_s']:.2f} s CPU"
     except (KeyError, TypeError, ZeroDivisionError):
         pass
     if not rows:

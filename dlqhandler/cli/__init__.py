@@ -20,7 +20,7 @@ from dlqhandler.errors import DLQHandlerError, DumpFormatError, MQIError
 __all__ = ["main"]
 
 # Subcommand modules, in the order `dlqhandler --help` lists them.
-_COMMANDS = ("run", "lint", "check", "drain", "report", "qm", "samples", "decode", "audit")
+_COMMANDS = ("run", "lint", "test", "check", "drain", "report", "qm", "samples", "decode", "audit")
 
 
 class _Formatter(argparse.HelpFormatter):

@@ -26,7 +26,7 @@ __all__ = ["EPILOG", "MEANINGS", "ExitCode", "for_mq_reason"]
 
 class ExitCode(IntEnum):
     OK = 0
-    FAILURE = 1  # lint: errors found; check: a finding worse than a warning; other failures
+    FAILURE = 1  # lint: errors found; test: a case failed; check: worse than a warning...
     USAGE = 2  # bad arguments, unreadable or malformed input files (argparse also exits 2)
     RULES_ERROR = 3  # the rules table did not compile
     CONNECTION_ERROR = 4  # cannot connect to / open the queue manager or queue
@@ -38,7 +38,8 @@ class ExitCode(IntEnum):
 
 MEANINGS: dict[ExitCode, str] = {
     ExitCode.OK: "success",
-    ExitCode.FAILURE: "lint found errors; check found a problem worse than a warning; "
+    ExitCode.FAILURE: "lint found errors; test: a case failed, or fewer rules were "
+    "covered than --fail-under asks; check found a problem worse than a warning; "
     "qm mqsc: a command failed; any other failure",
     ExitCode.USAGE: "bad arguments or option values; an input file that cannot be read or "
     "is not valid (a cut-off dmpmqmsg file...)",

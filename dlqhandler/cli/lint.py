@@ -33,9 +33,9 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
+from dlqhandler.cli._reading import escape, omitted_line, read_table, render
 from dlqhandler.cli._types import non_negative_int, queue_name
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.rules import CompileResult, Diagnostic, Severity, compile_rules, explain
@@ -104,16 +104,6 @@ class _Checked:
     warnings: int
 
 
-def read_table(name: str | Path) -> bytes | str:
-    """A rules table's bytes, from a file or (``-``) standard input; OSError if unreadable.
-
-    Standard input without a byte stream (replaced by text) gives its text."""
-    if str(name) == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        return stream.read() if stream is not None else sys.stdin.read()
-    return Path(name).read_bytes()
-
-
 def _check(name: str, table: bytes | str, args: argparse.Namespace) -> _Checked:
     path = "<stdin>" if name == "-" else name
     result = compile_rules(
@@ -165,43 +155,6 @@ def run(args: argparse.Namespace) -> int:
     if errors or (args.strict and warnings):
         return int(ExitCode.FAILURE)
     return int(ExitCode.OK)
-
-
-# C0 controls but TAB, DEL and the C1 controls: shown as \xNN, never sent to a terminal.
-_CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if c != 0x09}
-
-
-def escape(text: str) -> str:
-    """``text`` with control characters (ESC, CR, NUL... but not TAB) shown as ``\\xNN``."""
-    return text.translate(_CONTROLS)
-
-
-def render(d: Diagnostic, lines: list[str]) -> str:
-    """One diagnostic with its source line, a caret under the column, and the hint; control
-    characters escaped (the caret still under the column)."""
-    out = [escape(str(d))]
-    if 1 <= d.line <= len(lines):
-        src = lines[d.line - 1]
-        lead = "".join(c if c == "\t" else " " for c in escape(src[: d.column - 1]))
-        end = d.end_column or d.column + 1
-        span = src[d.column - 1 : end - 1]
-        width = max(1, end - d.column + len(escape(span)) - len(span))
-        out.append(f"  {escape(src)}")
-        out.append(f"  {lead}^{'~' * (width - 1)}")
-    if d.hint:
-        out.append(f"  hint: {escape(d.hint)}")
-    return "\n".join(out)
-
-
-def omitted_line(
-    result: CompileResult, path: str, how: str = "--error-limit N shows more, 0 all"
-) -> str | None:
-    """What a capped report says about the diagnostics it does not show (and ``how`` to
-    see them), or None."""
-    if not result.omitted:
-        return None
-    by_code = ", ".join(f"{code} x{n}" for code, n in sorted(result.omitted.items()))
-    return f"{escape(path)}: {result.omitted_count} more diagnostics not shown ({by_code}); {how}"
 
 
 def _print_text(checked: list[_Checked], with_explain: bool) -> None:

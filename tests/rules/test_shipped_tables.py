@@ -1,4 +1,4 @@
-"""Every rules table shipped in ``rules/`` compiles and lints clean."""
+"""Every rules table shipped in ``rules/`` compiles, lints clean and passes its case file."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from dlqhandler.cli import main
 from dlqhandler.rules import compile_rules, decide
 from dlqhandler.rules.checks import is_catch_all
 from tests.conformance.messages import build_message
@@ -25,6 +26,26 @@ def test_the_expected_tables_are_shipped() -> None:
     assert names == {"ibm-example.rul", "zos-example.rul", "default.rul", "demo.rul"}
     readme = (RULES_DIR / "README.md").read_text(encoding="utf-8")
     assert all(f"`{name}`" in readme for name in names)
+
+
+@pytest.mark.parametrize("path", TABLES, ids=lambda p: p.name)
+def test_shipped_table_passes_its_case_file(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each table has ``<name>.cases.yaml`` beside it (its ``rules:`` key names the table),
+    named in rules/README.md; `dlqhandler test` passes it with every rule deciding at
+    least one case (--fail-under 100)."""
+    cases = path.with_suffix(".cases.yaml")
+    assert cases.is_file()
+    assert f"`{cases.name}`" in (RULES_DIR / "README.md").read_text(encoding="utf-8")
+    assert main(["test", str(cases), "--fail-under", "100"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].endswith(" passed, 0 failed")
+    assert int(out[-1].split()[0]) >= len(compile_rules(path.read_text()).ruleset.rules)  # type: ignore[union-attr]
+
+
+def test_every_case_file_has_its_table() -> None:
+    """No case file in rules/ is left without the table of its name."""
+    for cases in RULES_DIR.glob("*.cases.yaml"):
+        assert (RULES_DIR / cases.name.replace(".cases.yaml", ".rul")).is_file()
 
 
 @pytest.mark.parametrize("path", TABLES, ids=lambda p: p.name)
