@@ -414,7 +414,7 @@ def _dead_letters(path: str, skipped: dict[str, int]) -> Iterator[Message]:
     a message that does not start with one is counted and left out."""
     for raw in read_dump(path):
         try:
-            yield decode_dead_letter(raw.md, raw.body, raw.properties, behind_rfh2=True)
+            yield decode_dead_letter(raw.md, raw.body, raw.properties)
         except MalformedMessageError:
             skipped["no MQDLH"] = skipped.get("no MQDLH", 0) + 1
 
