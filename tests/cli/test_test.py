@@ -485,7 +485,7 @@ def test_generate_round_trip_on_the_shipped_backlog(tmp_path: Path, capsys: Out)
     ids = set()
     for raw in read_dump(BACKLOG):
         try:
-            decode_dead_letter(raw.md, raw.body, raw.properties, behind_rfh2=True)
+            decode_dead_letter(raw.md, raw.body, raw.properties)
         except MalformedMessageError:
             continue
         ids.add(raw.md.msg_id.hex())
