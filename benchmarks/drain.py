@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from dlqhandler.formats.backlog import write_backlog  # noqa: E402
 from dlqhandler.rules import compile_rules  # noqa: E402
-from dlqhandler.spark.job import DrainConfig, run_drain  # noqa: E402
+from dlqhandler.spark.drain.job import DrainConfig, run_drain  # noqa: E402
 from dlqhandler.spark.session import get_session  # noqa: E402
 
 RULES = ROOT / "rules" / "demo.rul"

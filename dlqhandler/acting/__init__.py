@@ -5,7 +5,7 @@ failure while the message is still held, with the action's audit record in the s
 of work when the run is audited (:mod:`.audit`): :func:`attempt` (:mod:`.attempt`) is that
 one step, on the unit of work of :mod:`.unit`. The handler's control queues, which no
 action targets, are :mod:`.control`'s. Used by the handler
-(:mod:`dlqhandler.worker.actor`) and by ``drain --apply`` (:mod:`dlqhandler.spark.apply`)
+(:mod:`dlqhandler.worker.actor`) and by ``drain --apply`` (:mod:`dlqhandler.spark.drain.apply`)
 alike; it imports neither.
 """
 

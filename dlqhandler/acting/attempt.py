@@ -1,7 +1,7 @@
 """One attempt to carry out the decisions on a dead letter, or on a whole group.
 
 :func:`attempt` is the one decide-plan-refuse-act step: the handler (``dlqhandler run``,
-:mod:`dlqhandler.worker.actor`) and ``drain --apply`` (:mod:`dlqhandler.spark.apply`)
+:mod:`dlqhandler.worker.actor`) and ``drain --apply`` (:mod:`dlqhandler.spark.drain.apply`)
 both call it with what they decided, and read what came of it from the frozen
 :class:`Attempt` it returns. What differs between them is how the message is *held*
 while it is acted on (:mod:`.unit`): *locked* by the handler's browse (``take`` gets it

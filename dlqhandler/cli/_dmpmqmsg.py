@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from typing import BinaryIO, Literal
 
 from dlqhandler.errors import DumpFormatError, MQIError
-from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump
-from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
-from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions
+from dlqhandler.formats.dmpmqmsg import read_dump
+from dlqhandler.mq.message import Message
+from dlqhandler.qmgr import EmbeddedQueueManager, PutOptions
+from dlqhandler.qmgr.snapshot import unload_queue
 
 __all__ = [
     "Context",
@@ -265,35 +266,13 @@ def unload(
     mode: Literal["hex", "A", "p", "t"],
     counts: Counts,
 ) -> None:
-    """Write the queue's messages to the file; -I commits each batch after a flush."""
-    q = qm.open(queue, input=destructive, browse=not destructive)
-    try:
-        writer = DumpWriter(stream, qmgr=qm.name, queue=queue, mode=mode)
-        # As IBM's dmpmqmsg: no message handle, so the queue's PROPCTL puts the
-        # properties in an MQRFH2 in front of the data (docs/properties.md).
-        options = (
-            GetOptions(syncpoint=True, msg_handle=False)
-            if destructive
-            else GetOptions(browse="first", syncpoint=False, msg_handle=False)
-        )
-        while True:
-            try:
-                message = q.get(options)
-            except MQIError as exc:
-                if exc.reason != MQRC_NO_MSG_AVAILABLE:
-                    raise
-                break
-            writer.write(message)
-            counts.read_msgs += 1
-            counts.read_bytes += len(message.body)
-            if not destructive:
-                options = GetOptions(browse="next", syncpoint=False, msg_handle=False)
-            elif writer.count % per_uow == 0:
-                writer.flush()
-                qm.commit()
-        writer.flush()
-        qm.commit()
-        counts.written_msgs, counts.written_bytes = counts.read_msgs, counts.read_bytes
-        counts.written_files = 1
-    finally:
-        q.close()
+    """Write the queue's messages to the file (:func:`dlqhandler.qmgr.snapshot.unload_queue`:
+    -I commits each batch after a flush)."""
+
+    def seen(message: Message) -> None:
+        counts.read_msgs += 1
+        counts.read_bytes += len(message.body)
+
+    unload_queue(qm, queue, stream, destructive=destructive, per_uow=per_uow, mode=mode, seen=seen)
+    counts.written_msgs, counts.written_bytes = counts.read_msgs, counts.read_bytes
+    counts.written_files = 1

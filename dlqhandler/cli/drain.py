@@ -57,9 +57,9 @@ from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.embedded.admin import AdminError
 from dlqhandler.qmgr.port import browse_all
 from dlqhandler.rules import RuleSet, compile_rules
+from dlqhandler.spark.drain.job import mode_problem
+from dlqhandler.spark.files import OutputDir, check_output_dir, check_output_dir_hadoop
 from dlqhandler.spark.inputs import InputSet
-from dlqhandler.spark.job import mode_problem
-from dlqhandler.spark.paths import OutputDir, check_output_dir, check_output_dir_hadoop
 
 JAVA_INT_MAX = 2**31 - 1  # what Spark's partition counts are
 SPLIT_MB_MAX = (2**63 - 1) >> 20  # a split in bytes is a Java long
@@ -356,7 +356,7 @@ def _execute(
     run: _Run,
     guard: _Interrupt,
 ) -> int:
-    from dlqhandler.spark.job import DrainConfig, run_drain
+    from dlqhandler.spark.drain.job import DrainConfig, run_drain
     from dlqhandler.spark.progress import Progress
     from dlqhandler.spark.session import get_session, has_active_session
 

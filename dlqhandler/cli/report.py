@@ -49,8 +49,8 @@ from dlqhandler.mq.ages import AgeWindow
 from dlqhandler.report import render_html, summary_lines
 from dlqhandler.rules import RuleSet, Severity, compile_rules
 from dlqhandler.rules.lexer import source_lines
+from dlqhandler.spark.files import check_output_dir, is_local, local_path
 from dlqhandler.spark.inputs import InputSet
-from dlqhandler.spark.paths import check_output_dir, is_local, local_path
 
 __all__ = ["parse_as_of", "register"]
 
@@ -330,7 +330,7 @@ def _spark_report(
 ) -> tuple[dict[str, Any], InputSet, Path | None]:
     """Build the report on Spark; Spark's own log lines go to a log file (as the
     drain's do) unless --verbose or under spark-submit."""
-    from dlqhandler.spark.report import ReportOptions, build_report, read_dumps
+    from dlqhandler.spark.report.build import ReportOptions, build_report, read_dumps
     from dlqhandler.spark.session import get_session, has_active_session
 
     spark_log = None

@@ -1,7 +1,7 @@
 """How long a message has been on a dead-letter queue, and selecting by that age.
 
 One home for the rule ``run`` and ``report`` share (the Spark report writes it as a
-column expression, :mod:`dlqhandler.spark.ages`, and a test holds the two equal):
+column expression, :mod:`dlqhandler.spark.report.ages`, and a test holds the two equal):
 
 * :func:`put_at`: MQ stamps PutDate (``YYYYMMDD``) and PutTime (``HHMMSSTH``) in
   GMT. Blanks at either end are ignored; then the date is 8 ASCII digits forming a

@@ -1,7 +1,7 @@
 """Message groups and segmented messages: who belongs, and is it whole.
 
 Shared by ``dlqhandler run`` (:mod:`dlqhandler.worker.actor`) and the drain's
-apply mode (:mod:`dlqhandler.spark.apply`): both move a group the same way.
+apply mode (:mod:`dlqhandler.spark.drain.apply`): both move a group the same way.
 
 A group (MQMF_MSG_IN_GROUP / MQMF_LAST_MSG_IN_GROUP) or a segmented message
 (MQMF_SEGMENT / MQMF_LAST_SEGMENT) is handled as one unit: its members are put

@@ -1,6 +1,6 @@
 """Rendering of the backlog report: ``report.html`` and the stdout summary.
 
-Pure Python over the ``report.json`` object that :mod:`dlqhandler.spark.report`
+Pure Python over the ``report.json`` object that :mod:`dlqhandler.spark.report.build`
 computes; nothing here reads messages or imports pyspark.
 """
 

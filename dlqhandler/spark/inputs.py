@@ -29,7 +29,7 @@ from typing import Any
 
 from dlqhandler.errors import ConfigError, DumpFormatError
 from dlqhandler.formats._attributes import HEADER_PREFIXES
-from dlqhandler.spark.paths import (
+from dlqhandler.spark.files import (
     hadoop_fs,
     hadoop_hint,
     is_local,

@@ -384,7 +384,7 @@ def test_submit_sh_builds_the_spark_submit_command(tmp_path: Path) -> None:
     with zipfile.ZipFile(kept) as zf:
         names = zf.namelist()
     assert "dlqhandler/__init__.py" in names
-    assert "dlqhandler/spark/job.py" in names
+    assert "dlqhandler/spark/drain/job.py" in names
     assert not [n for n in names if "__pycache__" in n]
 
 

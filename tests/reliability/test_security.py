@@ -43,8 +43,8 @@ from dlqhandler.rules import (
     compile_rules,
     resolve_target,
 )
-from dlqhandler.spark.apply import apply_message
-from dlqhandler.spark.outputs import safe_path, target_file_name
+from dlqhandler.spark.drain.apply import apply_message
+from dlqhandler.spark.drain.outputs import safe_path, target_file_name
 from tests.conformance.messages import build_message
 from tests.mq.helpers import raised
 from tests.worker.helpers import DLQ, DLQHANDLER, ROOT, Ledger, dead_letter, define, load

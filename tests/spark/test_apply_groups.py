@@ -19,7 +19,7 @@ from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager, connect
 from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
 from dlqhandler.qmgr.port import PutOptions, browse_all
 from dlqhandler.rules import Matcher, compile_rules
-from dlqhandler.spark.apply import apply_group
+from dlqhandler.spark.drain.apply import apply_group
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 STATUS = "DLQHANDLER.STATUS"

@@ -14,7 +14,7 @@ from dlqhandler.qmgr.embedded.manager import connect
 from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 from dlqhandler.rules import Matcher, compile_rules
-from dlqhandler.spark.apply import apply_message
+from dlqhandler.spark.drain.apply import apply_message
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 PROPS = (

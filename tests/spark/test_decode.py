@@ -15,7 +15,7 @@ from dlqhandler.formats.backlog import generate_backlog
 from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump, write_dump
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.rules import compile_rules
-from dlqhandler.spark.job import DrainConfig, run_drain
+from dlqhandler.spark.drain.job import DrainConfig, run_drain
 
 pytestmark = pytest.mark.spark
 

@@ -364,7 +364,7 @@ def test_apply_skips_a_message_taken_after_the_snapshot(tmp_path: Path) -> None:
     """A message in the snapshot that a daemon takes before the executor gets to it
     is skipped (outcome 'skipped'): not moved, not duplicated."""
     from dlqhandler.rules import Matcher, compile_rules
-    from dlqhandler.spark.apply import apply_message
+    from dlqhandler.spark.drain.apply import apply_message
 
     home = tmp_path / "home"
     create_qmgr(home, "QM1")
@@ -397,7 +397,7 @@ def test_outputs_keep_input_order_across_many_splits(
     order: within every output file the messages are in the order of the input, and
     no part file is left behind."""
     from dlqhandler.rules import compile_rules
-    from dlqhandler.spark.job import DrainConfig, run_drain
+    from dlqhandler.spark.drain.job import DrainConfig, run_drain
 
     src, messages = backlog_file
     ruleset = compile_rules(DEMO_RULES.read_text()).ruleset

@@ -21,7 +21,7 @@ from dlqhandler.formats.backlog import generate_backlog
 from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.rules import compile_rules
 from dlqhandler.spark.classify import classify
-from dlqhandler.spark.job import DrainConfig, run_drain
+from dlqhandler.spark.drain.job import DrainConfig, run_drain
 from dlqhandler.spark.messages import read_messages
 
 pytestmark = pytest.mark.spark

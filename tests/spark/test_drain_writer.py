@@ -21,7 +21,7 @@ from dlqhandler.formats.backlog import generate_backlog
 from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.mq.message import stripped_data
 from dlqhandler.rules import compile_rules
-from dlqhandler.spark.job import DrainConfig, run_drain
+from dlqhandler.spark.drain.job import DrainConfig, run_drain
 
 pytestmark = pytest.mark.spark
 
@@ -52,7 +52,7 @@ def test_a_task_past_the_writer_limit_is_written_again_in_input_order(
     """When a task wrote into more directories than Spark keeps writers open for, Spark
     sorted its remaining rows by directory only: the drain sees it from the part files
     and writes again, sorted; the files are those of a run within the limit."""
-    from dlqhandler.spark import outputs
+    from dlqhandler.spark.drain import outputs
 
     messages = list(generate_backlog(200, seed=6))
     src = tmp_path / "in.dmp"

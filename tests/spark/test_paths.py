@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dlqhandler.errors import ConfigError
-from dlqhandler.spark.paths import (
+from dlqhandler.spark.files import (
     check_output_dir,
     is_local,
     local_path,

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from dlqhandler.errors import ConfigError
-from dlqhandler.spark.paths import OutputDir, check_output_dir_hadoop
-from dlqhandler.spark.paths import _hadoop_commit as hadoop_commit
-from dlqhandler.spark.paths import _hadoop_delete as hadoop_delete
+from dlqhandler.spark.files import OutputDir, check_output_dir_hadoop
+from dlqhandler.spark.files import _hadoop_commit as hadoop_commit
+from dlqhandler.spark.files import _hadoop_delete as hadoop_delete
 from dlqhandler.spark.progress import Progress, step
 
 

@@ -19,7 +19,7 @@ from dlqhandler.mq import MQMD, Message, decode_dead_letter
 from dlqhandler.mq.constants import PREFERRED
 from dlqhandler.rules import Matcher, RuleSet, compile_rules, decide, message_fields
 from dlqhandler.spark.messages import read_messages
-from dlqhandler.spark.report import ReportOptions, build_report
+from dlqhandler.spark.report.build import ReportOptions, build_report
 from tests.spark.decisions import python_decision, random_tables
 
 pytestmark = pytest.mark.spark

@@ -17,9 +17,9 @@ from dlqhandler.errors import MalformedMessageError
 from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.mq import MQMD, Message, decode_dead_letter
 from dlqhandler.mq.ages import AgeWindow, put_at
-from dlqhandler.spark.ages import put_epoch
 from dlqhandler.spark.messages import read_messages
-from dlqhandler.spark.report import ReportOptions, build_report, facts
+from dlqhandler.spark.report.ages import put_epoch
+from dlqhandler.spark.report.build import ReportOptions, build_report, facts
 from dlqhandler.worker.selection import Selector
 
 pytestmark = pytest.mark.spark

@@ -17,7 +17,7 @@ from dlqhandler.cli import main as cli_main
 from dlqhandler.errors import MalformedMessageError
 from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.mq.message import decode_dead_letter
-from dlqhandler.spark.report import ReportOptions, build_report, read_dumps
+from dlqhandler.spark.report.build import ReportOptions, build_report, read_dumps
 from tests.spark.props_dumps import damaged_in_front, property_columns, valid_in_front
 
 pytestmark = pytest.mark.spark

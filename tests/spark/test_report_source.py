@@ -17,7 +17,7 @@ from dlqhandler.formats.backlog import generate_backlog
 from dlqhandler.formats.dmpmqmsg import write_dump
 from dlqhandler.rules import compile_rules
 from dlqhandler.spark.messages import read_messages
-from dlqhandler.spark.report import (
+from dlqhandler.spark.report.build import (
     ReportOptions,
     build_report,
     dimension_rows,

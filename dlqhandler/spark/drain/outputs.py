@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dlqhandler.outcomes import Disposition
+from dlqhandler.spark.files import OutFiles, safe_path
 from dlqhandler.spark.messages import SOURCE
-from dlqhandler.spark.outfiles import OutFiles, safe_path
 
 __all__ = [
     "REMAINING_FILE",

@@ -2,13 +2,13 @@
 
 Extract is the ``dmpmqmsg`` data source (:mod:`dlqhandler.spark.messages`: header
 columns and the record bytes, no body, no Python UDF); load writes the dump files and
-the audit's Parquet in the same job (:mod:`dlqhandler.spark.outputs`); a malformed
+the audit's Parquet in the same job (:mod:`dlqhandler.spark.drain.outputs`); a malformed
 record's reason names its file, line and message number as the data source read it.
 
 ``run_drain(spark, config)`` is what both ``dlqhandler drain`` and
 ``spark-submit ops/spark/drain.py`` call. Transforms take and return
-DataFrames; only :mod:`dlqhandler.spark.outputs` and
-:mod:`dlqhandler.spark.apply` touch files and queue managers.
+DataFrames; only :mod:`dlqhandler.spark.drain.outputs` and
+:mod:`dlqhandler.spark.drain.apply` touch files and queue managers.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
 from dlqhandler.spark.classify import catch_all_queue, classify
+from dlqhandler.spark.drain.outputs import REMAINING_FILE, write_outputs
+from dlqhandler.spark.files import output_files
 from dlqhandler.spark.messages import dump_error, read_messages
-from dlqhandler.spark.outfiles import output_files
-from dlqhandler.spark.outputs import REMAINING_FILE, write_outputs
 from dlqhandler.spark.progress import step
 
 __all__ = ["DrainConfig", "DrainResult", "mode_problem", "run_drain"]
@@ -173,7 +173,7 @@ def run_drain(
 
     failures = 0
     if config.apply:
-        from dlqhandler.spark.apply import apply_frame
+        from dlqhandler.spark.drain.apply import apply_frame
 
         if connect is None or input_queue is None:
             raise ConfigError("--apply needs a queue manager connection and a queue")

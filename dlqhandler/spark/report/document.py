@@ -19,7 +19,7 @@ from typing import Any
 
 from dlqhandler.mq.ages import duration_text
 from dlqhandler.mq.constants import value_to_name
-from dlqhandler.spark.report_options import ReportOptions
+from dlqhandler.spark.report.options import ReportOptions
 
 __all__ = ["UNREADABLE_REASONS", "assemble", "iso_time", "reason_symbol"]
 

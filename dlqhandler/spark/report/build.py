@@ -14,7 +14,7 @@ Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.mess
    ``rfh2_in_front`` and ``property_folders``, which the ``properties`` dimension counts.
 
 1. :func:`facts` keeps the few columns the report needs, adds the time the message was
-   dead-lettered (:func:`dlqhandler.spark.ages.dead_lettered_epoch`: the MQDLH's put
+   dead-lettered (:func:`dlqhandler.spark.report.ages.dead_lettered_epoch`: the MQDLH's put
    time, the rule ``run`` ages by; null when blank or invalid), with ``--older-than``
    or ``--newer-than`` where the message stands against them (``age_status``), and,
    with rules tables, the decisions of :func:`dlqhandler.spark.classify.classify`
@@ -29,7 +29,7 @@ Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.mess
    each dimension plus one ``other`` row, so what reaches the driver is bounded by the
    number of dimensions times ``top``, whatever the backlog's size.
 
-:func:`build_report` runs the job and :mod:`dlqhandler.spark.report_json` assembles
+:func:`build_report` runs the job and :mod:`dlqhandler.spark.report.document` assembles
 ``report.json`` from the collected rows.
 """
 
@@ -42,11 +42,11 @@ from typing import Any
 from dlqhandler.logs import get_logger
 from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
 from dlqhandler.rules import RuleSet
-from dlqhandler.spark.ages import age_status, dead_lettered_epoch
 from dlqhandler.spark.classify import classify
 from dlqhandler.spark.messages import load_source, malformed_parts
-from dlqhandler.spark.report_json import assemble
-from dlqhandler.spark.report_options import ReportOptions
+from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch
+from dlqhandler.spark.report.document import assemble
+from dlqhandler.spark.report.options import ReportOptions
 
 __all__ = [
     "AGE_BUCKETS",
