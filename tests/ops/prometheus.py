@@ -3,21 +3,11 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-
-REQUIRE_ENV = "DLQHANDLER_REQUIRE_PROMETHEUS"
+from tests.required import PROMETHEUS
 
 
 def require_tool(name: str) -> str:
     """The path of ``promtool`` or ``prometheus``; skip when it is missing, unless
     ``$DLQHANDLER_REQUIRE_PROMETHEUS`` is set (as ``.ci/run`` does after installing the
-    package): then the test fails."""
-    import pytest
-
-    path = shutil.which(name)
-    if path is None:
-        if os.environ.get(REQUIRE_ENV):
-            pytest.fail(f"{name} is missing: .ci/run installs it (apt-get install prometheus)")
-        pytest.skip(f"{name} is not installed (apt-get install prometheus)")
-    return path
+    package): then the test fails (:mod:`tests.required`)."""
+    return PROMETHEUS.tool(name)

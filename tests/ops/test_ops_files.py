@@ -1,10 +1,11 @@
 """Every deployment file in ``ops/`` (bar ``ops/mqsc``, tested with the triggering) is valid.
 
 The systemd unit goes through ``systemd-analyze verify`` when the tool exists
-(skipped with the reason otherwise) and through configparser for the settings
-we rely on; the env example carries no secret; the Grafana dashboard is valid
-JSON whose PromQL uses only the metrics the handler exports; the Spark wrapper
-passes ``bash -n`` and builds the spark-submit command it documents.
+(skipped with the reason otherwise, failed when ``$DLQHANDLER_REQUIRE_SYSTEMD`` is set)
+and through configparser for the settings we rely on; the env example carries no
+secret; the Grafana dashboard is valid JSON whose PromQL uses only the metrics the
+handler exports; the Spark wrapper passes ``bash -n`` and builds the spark-submit
+command it documents.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import configparser
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from tests.ops.prometheus import require_tool
+from tests.required import SYSTEMD
 
 ROOT = Path(__file__).resolve().parents[2]
 OPS = ROOT / "ops"
@@ -140,9 +141,7 @@ def test_systemd_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     """``systemd-analyze verify`` accepts the unit. The installed binary
     (/opt/dlqhandler/venv/bin/dlqhandler) does not exist here, so the copy checked points
     ExecStart at this interpreter; everything else is verified as shipped."""
-    tool = shutil.which("systemd-analyze")
-    if tool is None:
-        pytest.skip("systemd-analyze is not installed; the unit is checked with configparser")
+    tool = SYSTEMD.tool("systemd-analyze")  # fails when $DLQHANDLER_REQUIRE_SYSTEMD is set
     text = UNIT.read_text(encoding="utf-8")
     assert EXEC_START in text
     copy = tmp_path / "dlqhandler.service"

@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 import os
 import random
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -36,11 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from dlqhandler.mq import Message
 from dlqhandler.mq.properties import Property, PropertyType
 from dlqhandler.qmgr import QueueManager
+from tests.required import require_java
 from tests.worker.helpers import (
     DLQ,
     DLQHANDLER,
@@ -324,5 +322,5 @@ def start_drain(home: Path, rules: Path, out: Path, *extra: str) -> subprocess.P
 
 
 def needs_java() -> None:
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("no Java runtime: the drain needs Java 17")
+    """The drain needs Java 17: skip without it, fail when $DLQHANDLER_REQUIRE_JAVA is set."""
+    require_java()

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.required import CHROMIUM
+
 FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -43,12 +45,7 @@ def chromium() -> str | None:
 def require_chromium() -> None:
     """Skip when chromium is missing, unless ``$DLQHANDLER_REQUIRE_CHROMIUM`` is set (as
     ``.ci/run`` does after installing it): then the test fails."""
-    import pytest
-
-    if chromium() is None:
-        if os.environ.get("DLQHANDLER_REQUIRE_CHROMIUM"):
-            pytest.fail("chromium is missing: .ci/run installs it (apt-get install chromium)")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+    CHROMIUM.tool("chromium", "chromium-browser")  # see tests.required
 
 
 @dataclass

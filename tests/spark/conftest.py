@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+from tests.required import require_java
 
 pytestmark = pytest.mark.spark
 
@@ -16,8 +17,7 @@ pytestmark = pytest.mark.spark
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     """A local[2] SparkSession with small shuffle partitions, stopped at the end."""
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("no Java runtime: Spark tests need Java 17")
+    require_java()  # skips without Java, fails when $DLQHANDLER_REQUIRE_JAVA is set
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     from dlqhandler.spark.session import get_session

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from dlqhandler.errors import MalformedMessageError
 from dlqhandler.mq import Message, decode_dead_letter
 from dlqhandler.rules import InvalidTargetError, RuleSet, compile_rules, decide, resolve_target
 
@@ -81,10 +82,16 @@ def random_tables(n: int, seed: int) -> list[str]:
 
 def python_decision(ruleset: RuleSet, msg: Message) -> tuple[Any, ...]:
     """What the Python matcher decides for ``msg`` (attempt count 0), in the Spark
-    classifier's columns: (chosen line, action, target queue, target qmgr, target valid)."""
+    classifier's columns: (chosen line, action, target queue, target qmgr, target valid).
+
+    A message with no MQDLH (``decode_dead_letter`` raises MalformedMessageError, the
+    one error it documents) matches no rule on the Spark side either (every rule's
+    condition starts with ``has_dlh``): the implicit IGNORE. Any other exception is a
+    bug in the decoder, the matcher or the target resolution, and propagates, so it
+    fails the comparison instead of reading as agreement."""
     try:
         m = decode_dead_letter(msg.md, msg.body)
-    except Exception:
+    except MalformedMessageError:
         return (None, "IGNORE", None, None, None)
     d = decide(ruleset, m, 0)
     line = d.rule.line if d.rule else None

@@ -128,3 +128,23 @@ def test_shipped_tables_classify_identically(backlog: tuple[Any, list[Message]])
     frame, messages = backlog
     tables = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "rules").glob("*.rul"))]
     _compare(frame, messages, tables)
+
+
+def test_the_oracle_does_not_read_a_decode_bug_as_agreement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Python side maps only decode's documented error, MalformedMessageError (no
+    MQDLH), to the implicit IGNORE the Spark side gives such a message (no rule's
+    condition holds without ``has_dlh``); any other exception from the decoder
+    propagates, so a decode bug fails the comparison instead of reading as IGNORE."""
+    ruleset = compile_rules("ACTION(FWD) FWDQ(CATCH.ALL)\n").ruleset
+    assert ruleset is not None
+    plain = Message(MQMD(format="MQSTR", msg_id=b"\x01" * 24), b"no header here")
+    assert python_decision(ruleset, plain) == (None, "IGNORE", None, None, None)
+
+    def broken(md: MQMD, body: bytes) -> Message:
+        raise IndexError("a decoder bug")
+
+    monkeypatch.setattr("tests.spark.decisions.decode_dead_letter", broken)
+    with pytest.raises(IndexError, match="a decoder bug"):
+        python_decision(ruleset, plain)

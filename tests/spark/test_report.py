@@ -5,22 +5,21 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dlqhandler.cli import main as cli_main
-from dlqhandler.errors import MalformedMessageError
 from dlqhandler.formats.backlog import generate_backlog
 from dlqhandler.formats.dmpmqmsg import write_dump
-from dlqhandler.mq import MQMD, Message, decode_dead_letter
-from dlqhandler.mq.constants import PREFERRED
-from dlqhandler.rules import Matcher, RuleSet, compile_rules, decide, message_fields
+from dlqhandler.mq import MQMD, Message
+from dlqhandler.rules import compile_rules
 from dlqhandler.spark.messages import read_messages
-from dlqhandler.spark.report.build import ReportOptions, build_report
-from tests.spark.decisions import python_decision, random_tables
+from dlqhandler.spark.report import ReportOptions, build_report
+from tests.spark.decisions import random_tables
+from tests.spark.report_counts import expected_transitions, independent_counts, python_rules
 
 pytestmark = pytest.mark.spark
 
@@ -68,67 +67,6 @@ def backlog(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Messag
     return path, messages
 
 
-def _put_epoch(date: str, time: str) -> int | None:
-    try:
-        stamp = datetime.strptime(date + time[:6], "%Y%m%d%H%M%S").replace(tzinfo=UTC)
-    except ValueError:
-        return None
-    if not (date.isdigit() and len(date) == 8 and time.isdigit() and len(time) in (6, 8)):
-        return None
-    return int(stamp.timestamp())
-
-
-def _bucket(epoch: int | None) -> str:
-    if epoch is None:
-        return "unknown"
-    age = AS_OF - datetime.fromtimestamp(epoch, UTC)
-    if age < timedelta(hours=1):
-        return "<1h"
-    if age < timedelta(days=1):
-        return "1h-1d"
-    return "1d-7d" if age < timedelta(days=7) else ">7d"
-
-
-def _independent(messages: list[Message]) -> dict[str, Any]:
-    """The same figures, counted in plain Python from the messages themselves."""
-    reasons: Counter[int] = Counter()
-    dests: Counter[tuple[str, str]] = Counter()
-    apps: Counter[str] = Counter()
-    ages: Counter[str] = Counter()
-    hours: Counter[str] = Counter()
-    epochs = []
-    no_dlh = 0
-    for m in messages:
-        try:
-            dlh = decode_dead_letter(m.md, m.body).dlh
-        except MalformedMessageError:
-            no_dlh += 1
-            continue
-        assert dlh is not None
-        reasons[dlh.reason] += 1
-        dests[(dlh.dest_q_name, dlh.dest_q_mgr_name)] += 1
-        apps[dlh.put_appl_name] += 1
-        epoch = _put_epoch(dlh.put_date, dlh.put_time)
-        ages[_bucket(epoch)] += 1
-        if epoch is not None:
-            epochs.append(epoch)
-            hours[datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:00:00Z")] += 1
-    iso = "%Y-%m-%dT%H:%M:%SZ"
-    return {
-        "total": len(messages),
-        "no_dlh": no_dlh,
-        "by_reason": {
-            (r, PREFERRED["MQRC"].get(r) or PREFERRED["MQFB"].get(r)): n for r, n in reasons.items()
-        },
-        "by_destination": dict(dests),
-        "by_application": dict(apps),
-        "age": {b: ages.get(b, 0) for b in ("<1h", "1h-1d", "1d-7d", ">7d", "unknown")},
-        "arrivals": dict(hours),
-        "oldest": datetime.fromtimestamp(min(epochs), UTC).strftime(iso),
-        "newest": datetime.fromtimestamp(max(epochs), UTC).strftime(iso),
-    }
-
-
 def _assert_sorted(rows: list[dict[str, Any]]) -> None:
     counts = [r["count"] for r in rows if not r.get("other")]
     assert counts == sorted(counts, reverse=True)
@@ -158,7 +96,7 @@ def test_report_matches_an_independent_count(
         == 0
     )
     got = json.loads((out / "report.json").read_text())
-    want = _independent(messages)
+    want = independent_counts(messages, AS_OF)
     assert (got["total"], got["no_dlh"], got["unreadable"]) == (
         want["total"],
         want["no_dlh"],
@@ -188,7 +126,7 @@ def test_long_lists_keep_the_top_values_and_one_other_row(
     is the rest, so the sum is unchanged."""
     path, messages = backlog
     report = build_report(read_messages(spark, [path]), ReportOptions(as_of=AS_OF, top=3))
-    want = _independent(messages)
+    want = independent_counts(messages, AS_OF)
     for key in ("by_destination", "by_application", "by_reason", "arrivals"):
         rows = report[key]
         assert len(rows) == 4, key
@@ -196,33 +134,6 @@ def test_long_lists_keep_the_top_values_and_one_other_row(
         expected = sorted(Counter(want[key]).values(), reverse=True)
         assert [r["count"] for r in rows[:3]] == expected[:3]
         assert rows[-1]["count"] == sum(expected[3:])
-
-
-def _python_rules(ruleset: RuleSet, messages: list[Message]) -> dict[str, Any]:
-    matcher = Matcher(ruleset)
-    matched: Counter[int] = Counter()
-    chosen: Counter[int] = Counter()
-    actions: Counter[str] = Counter()
-    left = 0
-    for raw in messages:
-        try:
-            m = decode_dead_letter(raw.md, raw.body)
-        except MalformedMessageError:
-            actions["IGNORE"] += 1
-            left += 1
-            continue
-        for rule in matcher.matching_rules(message_fields(m)):
-            matched[rule.line] += 1
-        d = decide(ruleset, m, 0)
-        actions[d.action.kind] += 1
-        left += d.action.kind == "IGNORE"
-        if d.rule is not None:
-            chosen[d.rule.line] += 1
-    return {
-        "by_rule": [(r.line, matched[r.line], chosen[r.line]) for r in ruleset.rules],
-        "by_action": dict(actions),
-        "left_on_dlq": left,
-    }
 
 
 def test_rules_section_matches_the_python_matcher(
@@ -237,7 +148,7 @@ def test_rules_section_matches_the_python_matcher(
         ruleset = compile_rules(table.read_text(encoding="utf-8")).ruleset
         assert ruleset is not None
         got = build_report(frame, ReportOptions(as_of=AS_OF, ruleset=ruleset))["rules"]
-        want = _python_rules(ruleset, messages)
+        want = python_rules(ruleset, messages)
         assert [(r["line"], r["matched"], r["chosen"]) for r in got["by_rule"]] == want[
             "by_rule"
         ], table.name
@@ -245,20 +156,6 @@ def test_rules_section_matches_the_python_matcher(
         assert got["left_on_dlq"] == want["left_on_dlq"]
         assert sum(got["left_on_dlq_by_cause"].values()) == got["left_on_dlq"]
     frame.unpersist()
-
-
-def _expected_transitions(
-    old: RuleSet, new: RuleSet, messages: list[Message]
-) -> dict[Any, set[str]]:
-    """(old action, queue, line, new action, queue, line) -> MsgIds, per message."""
-    out: dict[Any, set[str]] = {}
-    for m in messages:
-        o_line, o_action, o_queue, _qm, _ok = python_decision(old, m)
-        n_line, n_action, n_queue, _qm, _ok = python_decision(new, m)
-        if (o_action, o_queue) != (n_action, n_queue):
-            key = (o_action, o_queue, o_line, n_action, n_queue, n_line)
-            out.setdefault(key, set()).add(m.md.msg_id.hex().upper())
-    return out
 
 
 def test_compare_transitions_match_python_decisions_per_message(
@@ -290,7 +187,7 @@ def test_compare_transitions_match_python_decisions_per_message(
                 as_of=AS_OF, ruleset=new, old_ruleset=old, input_queue=DLQ, local_qmgr="QM1"
             ),
         )
-        want = _expected_transitions(old, new, messages)
+        want = expected_transitions(old, new, messages)
         got = {
             (
                 t["old"]["action"],
@@ -306,7 +203,7 @@ def test_compare_transitions_match_python_decisions_per_message(
         assert report["compare"]["changed"] == sum(len(v) for v in want.values())
         for key, t in got.items():
             assert 1 <= len(t["samples"]) <= 3
-            assert set(t["samples"]) <= want[key]
+            assert set(t["samples"]) <= set(want[key])
         checked += len(got)
     assert checked >= 10  # the pairs really change something
     frame.unpersist()

@@ -1,5 +1,6 @@
-"""``dlqhandler report`` on the ``dmpmqmsg`` data source (:func:`read_dumps`): the same
-report as the text path, a plan that reads header columns only and runs no Python."""
+"""``dlqhandler report`` on the ``dmpmqmsg`` data source (:func:`read_dumps`): the figures
+Python's reader and a plain count give, in every data mode; a plan that reads header
+columns only and runs no Python."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from typing import Any
 import pytest
 
 from dlqhandler.cli import main as cli_main
+from dlqhandler.errors import DumpFormatError
 from dlqhandler.formats.backlog import generate_backlog
-from dlqhandler.formats.dmpmqmsg import write_dump
+from dlqhandler.formats.dmpmqmsg import iter_message_offsets, read_dump, write_dump
+from dlqhandler.mq import Message
 from dlqhandler.rules import compile_rules
-from dlqhandler.spark.messages import read_messages
 from dlqhandler.spark.report.build import (
     ReportOptions,
     build_report,
@@ -25,6 +27,7 @@ from dlqhandler.spark.report.build import (
     read_dumps,
     top_counts,
 )
+from tests.spark.report_counts import expected_transitions, independent_counts, python_rules
 
 pytestmark = pytest.mark.spark
 
@@ -64,20 +67,66 @@ def _tables() -> ReportOptions:
     )
 
 
-def test_same_report_as_the_text_path(spark: Any, inputs: list[Path]) -> None:
-    """With two tables (rules and compare sections), the report built on the report's
-    reading of the data source (header columns only) equals, key for key, the one built
-    on the drain's reading (`read_messages`, which locates errors): counts, samples, the
-    bad-hex message as one unreadable reason."""
+def _python_read(paths: list[Path]) -> tuple[list[Message], int]:
+    """Every message of the files by Python's reader (``dlqhandler.formats``), one
+    message's byte range at a time so that a damaged message counts as one unreadable
+    and the others are still read: (messages, unreadable)."""
+    messages: list[Message] = []
+    unreadable = 0
+    for path in paths:
+        starts = list(iter_message_offsets(path))
+        for start, end in zip(starts, [*starts[1:], None], strict=True):
+            try:
+                messages.extend(read_dump(path, start=start, end=end))
+            except DumpFormatError:
+                unreadable += 1
+    return messages, unreadable
+
+
+def test_report_on_the_source_matches_python_counts(spark: Any, inputs: list[Path]) -> None:
+    """With two tables, the report built on the data source (header columns only,
+    every data mode, CRLF, one message with bad hex) holds the figures a plain Python
+    count of Python's reader's messages gives: total, unreadable, no MQDLH, reasons,
+    destinations, applications, age buckets, arrivals, oldest and newest; per rule the
+    matched and chosen counts, per action and left on the DLQ by the Python matcher;
+    each transition's count and samples by the Python decisions per message."""
     options = _tables()
-    names = [str(p) for p in inputs]
-    got = build_report(read_dumps(spark, names, split_bytes=64 << 10), options)
-    want = build_report(read_messages(spark, names, split_bytes=64 << 10), options)
-    assert got.pop("properties")["with"] > 0  # the source's alone: test_report_properties
-    assert got == want
-    assert got["unreadable"]["count"] == 1
-    assert got["total"] == 6 * 300
-    assert got["compare"]["changed"] > 0
+    assert options.ruleset is not None
+    assert options.old_ruleset is not None
+    got = build_report(read_dumps(spark, [str(p) for p in inputs], split_bytes=64 << 10), options)
+    messages, unreadable = _python_read(inputs)
+    want = independent_counts(messages, AS_OF)
+    assert unreadable == 1
+    assert len(messages) + unreadable == 6 * 300  # what was written, counted by Python
+    assert (got["total"], got["no_dlh"], got["unreadable"]["count"]) == (
+        len(messages) + unreadable,
+        want["no_dlh"],
+        unreadable,
+    )
+    assert want["no_dlh"] > 0
+    assert {(r["reason"], r["name"]): r["count"] for r in got["by_reason"]} == want["by_reason"]
+    assert {(r["queue"], r["qmgr"]): r["count"] for r in got["by_destination"]} == want[
+        "by_destination"
+    ]
+    assert {r["name"]: r["count"] for r in got["by_application"]} == want["by_application"]
+    assert {r["bucket"]: r["count"] for r in got["age"]} == want["age"]
+    assert {r["hour"]: r["count"] for r in got["arrivals"]} == want["arrivals"]
+    assert (got["oldest"], got["newest"]) == (want["oldest"], want["newest"])
+    rules = python_rules(options.ruleset, messages)
+    assert [(r["line"], r["matched"], r["chosen"]) for r in got["rules"]["by_rule"]] == rules[
+        "by_rule"
+    ]
+    assert {a["action"]: a["count"] for a in got["rules"]["by_action"]} == rules["by_action"]
+    assert got["rules"]["left_on_dlq"] == rules["left_on_dlq"]
+    moves = expected_transitions(options.old_ruleset, options.ruleset, messages)
+    transitions = {
+        tuple(t[side][k] for side in ("old", "new") for k in ("action", "queue", "line")): t
+        for t in got["compare"]["transitions"]
+    }
+    assert {k: t["count"] for k, t in transitions.items()} == {k: len(v) for k, v in moves.items()}
+    assert got["compare"]["changed"] == sum(len(v) for v in moves.values()) > 0
+    for key, t in transitions.items():
+        assert set(t["samples"]) <= set(moves[key])
 
 
 def test_report_does_not_depend_on_how_messages_are_split_or_combined(

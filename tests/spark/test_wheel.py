@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from dlqhandler.spark._jarbuild import JAR_NAME, SERVICES, STAMP_NAME, javac
+from dlqhandler.spark._jarbuild import JAR_NAME, SERVICES, STAMP_NAME
+from tests.required import require_javac
 
 pytestmark = pytest.mark.spark
 
@@ -28,8 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_wheel_contains_the_jar(tmp_path: Path) -> None:
     """The built wheel has the jar (data source class, service entry) and its stamp."""
     pyspark = pytest.importorskip("pyspark")
-    if javac() is None:
-        pytest.skip("no JDK (javac) to build the jar")
+    require_javac()
     listed = ["git", "ls-files", "--cached", "--others", "--exclude-standard"]
     tracked = subprocess.run(
         listed, cwd=ROOT, capture_output=True, text=True, check=True

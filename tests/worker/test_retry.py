@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.qmgr import GetOptions, connect
+from dlqhandler.qmgr.attempts import AttemptRecord, AttemptStore
 from tests.worker.helpers import STATUS, RunCli, alter, dead_letter, define, depth, load
 
 
@@ -154,18 +159,29 @@ def test_attempt_counts_survive_a_restart(qm, ledger, run_cli: RunCli) -> None:
     assert depth(qm, STATUS) == 0
 
 
-def test_retryint_spaces_the_attempts(qm, ledger, run_cli: RunCli) -> None:
-    """Attempts are never sooner than RETRYINT apart: RETRY(3) with RETRYINT(1) takes
-    at least two seconds, and WAIT(NO) waits for the pending retries before it ends."""
+def test_retryint_spaces_the_attempts(
+    qm, ledger, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Attempts are never sooner than RETRYINT apart: with RETRY(3) and RETRYINT(1) each
+    failed attempt is counted at least a second (on the handler's clock) after the one
+    before; WAIT(NO) waits for the pending retries, so one run makes all three."""
     define(qm, "APP.Q", put="DISABLED")
     load(qm, [dead_letter("slow", reason=2051, destq="APP.Q")])
     book = ledger()
+    counted: list[tuple[int, float]] = []  # (attempt, the handler's clock when counted)
+    record_failure = AttemptStore.record_failure
 
-    started = time.monotonic()
+    def counting(store: AttemptStore, *args: Any) -> AttemptRecord:
+        record = record_failure(store, *args)
+        counted.append((record.attempts, record.last_attempt))
+        return record
+
+    monkeypatch.setattr(AttemptStore, "record_failure", counting)
     run = run_cli("RETRYINT(1) WAIT(NO)\nACTION(RETRY) RETRY(3)\n")
-    elapsed = time.monotonic() - started
 
     assert run.rc == ExitCode.PARTIAL  # every attempt failed: the message is left
     assert len(run.events("put_failed")) == 3
-    assert 2.0 <= elapsed < 8.0
+    assert [n for n, _at in counted] == [1, 2, 3]
+    gaps = [later - earlier for (_n, earlier), (_m, later) in itertools.pairwise(counted)]
+    assert min(gaps) >= 1.0, gaps
     book.check(["APP.Q"])  # still on the DLQ, unchanged
