@@ -7,7 +7,7 @@
  * and copies every part into "<dir>/.<name>.tmp" through the filesystem's own streams, then
  * renames it to target; it returns the target's length. The bytes stay in the JVM (the
  * Python driver only names the files). The local filesystem (file:) is assembled by
- * dlqhandler/spark/outfiles.py with copy_file_range instead. texts(conf, paths) reads
+ * dlqhandler/spark/files.py with copy_file_range instead. texts(conf, paths) reads
  * the small text files the writers leave beside their parts (RowCounts).
  */
 package dlqhandler.spark;

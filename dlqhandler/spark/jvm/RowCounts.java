@@ -2,7 +2,7 @@
  * The rows a part file's writer saw, counted by a few columns (the write's option
  * "counts"), written beside the part as JSON lines when it closes: one object per
  * combination of values, its columns by name and "count". The drain's summary is
- * these counts summed (dlqhandler/spark/outputs.py), so it needs no second job over
+ * these counts summed (dlqhandler/spark/drain/outputs.py), so it needs no second job over
  * the audit; the file is a task output like the part itself, so Spark's commit
  * protocol keeps exactly the counts of the attempts it commits.
  *
