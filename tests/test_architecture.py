@@ -1,4 +1,5 @@
-"""The dependency direction of STYLE.md, enforced by parsing imports with ``ast``."""
+"""The dependency direction of docs/architecture.md ("The floors"), enforced by parsing
+imports with ``ast``."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def _imports(path: Path) -> list[str]:
 
 
 def test_package_dependency_direction() -> None:
-    """Each package imports only the dlqhandler packages STYLE.md allows it."""
+    """Each package imports only the dlqhandler packages docs/architecture.md allows it."""
     problems = []
     for path in sorted(PKG.rglob("*.py")):
         unit = _unit(path)

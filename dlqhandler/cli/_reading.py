@@ -16,7 +16,9 @@ from pathlib import Path
 
 from dlqhandler.rules import CompileResult, Diagnostic
 
-__all__ = ["escape", "omitted_line", "read_table", "render"]
+__all__ = ["ASSUMED_DEADQ", "escape", "omitted_line", "read_table", "render"]
+
+ASSUMED_DEADQ = "SYSTEM.DEAD.LETTER.QUEUE"  # what `run` uses: the QM's DEADQ, usually this
 
 
 def read_table(name: str | Path) -> bytes | str:

@@ -14,8 +14,8 @@ import sys
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE
 from dlqhandler.check import RulesTable, check_setup, render_json, render_text, worst
 from dlqhandler.cli._connect import add_connection_arguments, connect, connection_usage_problem
+from dlqhandler.cli._reading import read_table, render
 from dlqhandler.cli.exitcodes import ExitCode, for_mq_reason
-from dlqhandler.cli.lint import read_table, render
 from dlqhandler.config import load_settings
 from dlqhandler.errors import ConfigError, MQIError
 from dlqhandler.logs import configure_logging

@@ -35,7 +35,7 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dlqhandler.cli._reading import escape, omitted_line, read_table, render
+from dlqhandler.cli._reading import ASSUMED_DEADQ, escape, omitted_line, read_table, render
 from dlqhandler.cli._types import non_negative_int, queue_name
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.rules import CompileResult, Diagnostic, Severity, compile_rules, explain
@@ -45,7 +45,6 @@ from dlqhandler.rules.lexer import source_lines
 __all__ = ["ASSUMED_DEADQ", "escape", "omitted_line", "read_table", "register", "render", "run"]
 
 CATCH_ALL_CODE = "W505"
-ASSUMED_DEADQ = "SYSTEM.DEAD.LETTER.QUEUE"  # what `run` uses: the QM's DEADQ, usually this
 
 
 def register(subparsers: Any) -> None:

@@ -4,10 +4,11 @@
                       [--compare OLD_FILE]] [--as-of TIMESTAMP]
                       [--older-than AGE] [--newer-than AGE] --output DIR
 
-Read-only: with ``-m`` the queue is browsed into a snapshot (the drain's own
-``snapshot_queue``), never got from. Writes ``DIR/report.json`` and
-``DIR/report.html`` and prints a short summary. ``--older-than``/``--newer-than``
-select by the time since a message was dead-lettered, by ``run``'s rule
+Read-only: with ``-m`` the queue is browsed into a snapshot (as the drain's:
+:func:`dlqhandler.qmgr.snapshot.snapshot_queue`), never got from. Writes
+``DIR/report.json`` and ``DIR/report.html`` and prints a short summary.
+``--older-than``/``--newer-than`` select by the time since a message was dead-lettered,
+by ``run``'s rule
 (:class:`dlqhandler.mq.ages.AgeWindow`), measured at ``--as-of`` (default: when the
 command starts); the report counts the selected messages and says how many it left out.
 """
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 from datetime import UTC, datetime
@@ -25,27 +25,26 @@ from typing import Any
 
 from dlqhandler.cli._connect import (
     add_connection_arguments,
+    connect,
     connection_usage_problem,
     resolve_qmgr_name,
 )
 from dlqhandler.cli._inputs import input_files, print_input_notes, reads_of
 from dlqhandler.cli._names import names_problem
-from dlqhandler.cli._types import bounded_int
-from dlqhandler.cli.drain import (
+from dlqhandler.cli._reading import render
+from dlqhandler.cli._spark_options import (
     JAVA_INT_MAX,
     QMGR_OPTIONS,
     QUEUE_OPTIONS,
-    SNAPSHOT_ERRORS,
-    SPLIT_MB_MAX,
-    log_file,
-    snapshot_queue,
+    add_spark_options,
 )
+from dlqhandler.cli._types import bounded_int
 from dlqhandler.cli.exitcodes import ExitCode
-from dlqhandler.cli.lint import render
 from dlqhandler.config import load_settings
-from dlqhandler.errors import ConfigError, DumpFormatError
+from dlqhandler.errors import ConfigError, DLQHandlerError, DumpFormatError, MQIError
 from dlqhandler.logs import configure_logging
 from dlqhandler.mq.ages import AgeWindow
+from dlqhandler.qmgr.snapshot import snapshot_queue
 from dlqhandler.report import render_html, summary_lines
 from dlqhandler.rules import RuleSet, Severity, compile_rules
 from dlqhandler.rules.lexer import source_lines
@@ -132,21 +131,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="keep the N biggest values of each list, plus one 'other' row (default 1000)",
     )
-    p.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
-    p.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="Spark's own log lines on stderr (default: to a log file, named at the end)",
-    )
-    p.add_argument(
-        "--split-mb",
-        type=bounded_int(1, SPLIT_MB_MAX),
-        default=128,
-        metavar="MB",
-        help="largest input split in MiB (default 128, Spark's own; Spark makes "
-        "them smaller so that every core has a share of a small input)",
-    )
+    add_spark_options(p)
     add_connection_arguments(p)
 
 
@@ -288,8 +273,13 @@ def _gather(
                 name = (
                     args.qmgr if args.backend == "ibmmq" else resolve_qmgr_name(settings, args.qmgr)
                 )
-                snap, queue, local = snapshot_queue(args, settings, name, queue, Path(tmp))
-            except SNAPSHOT_ERRORS as exc:
+                qm = connect(args, settings, name)
+                try:
+                    snapshot = snapshot_queue(qm, queue, Path(tmp) / "_snapshot" / "input.dmp")
+                finally:
+                    qm.disconnect()
+                snap, queue, local = snapshot.path, snapshot.queue, snapshot.qmgr
+            except (MQIError, ConfigError, DLQHandlerError) as exc:
                 print(
                     f"{_PROG}: cannot browse {queue or 'the dead-letter queue'} on "
                     f"{args.qmgr}: {exc}",
@@ -328,15 +318,44 @@ def _spark_report(
     queue: str | None,
     local: str,
 ) -> tuple[dict[str, Any], InputSet, Path | None]:
-    """Build the report on Spark; Spark's own log lines go to a log file (as the
-    drain's do) unless --verbose or under spark-submit."""
-    from dlqhandler.spark.report.build import ReportOptions, build_report, read_dumps
-    from dlqhandler.spark.session import get_session, has_active_session
+    """Build the report on Spark (:class:`~dlqhandler.spark.lifecycle.SparkRun`: Spark's
+    own log lines go to a log file, as the drain's do, unless --verbose or under
+    spark-submit; Ctrl-C cancels the jobs; a session the report built is stopped)."""
+    from dlqhandler.spark.lifecycle import SparkRun
 
-    spark_log = None
-    if not has_active_session() and not args.verbose and "PYSPARK_GATEWAY_PORT" not in os.environ:
-        spark_log = log_file("report")
-    spark = get_session(args.master, app_name="dlqhandler-report", log_file=spark_log)
+    with SparkRun("report", master=args.master, verbose=args.verbose) as run:
+        with run.cancelling():
+            built = _build(
+                args,
+                run.spark,
+                inputs,
+                as_of=as_of,
+                ages=ages,
+                new=new,
+                old=old,
+                queue=queue,
+                local=local,
+            )
+        if run.interrupted:
+            raise KeyboardInterrupt
+        return (*built, run.log_file)
+
+
+def _build(
+    args: argparse.Namespace,
+    spark: Any,
+    inputs: InputSet,
+    *,
+    as_of: datetime,
+    ages: AgeWindow,
+    new: RuleSet | None,
+    old: RuleSet | None,
+    queue: str | None,
+    local: str,
+) -> tuple[dict[str, Any], InputSet]:
+    """The report object, and the inputs as read (Hadoop URIs listed)."""
+    from dlqhandler.spark.report import ReportOptions, build_report, read_dumps
+
     if inputs.pending:  # Hadoop URIs are listed now that Spark runs (local files already were)
         before = inputs
         try:
@@ -363,4 +382,4 @@ def _spark_report(
         top=args.top,
         ages=ages,
     )
-    return build_report(messages, options), inputs, spark_log
+    return build_report(messages, options), inputs

@@ -52,10 +52,10 @@ from dlqhandler.cli._oneoff import (
     oneoff_table,
     say_moved,
 )
+from dlqhandler.cli._reading import omitted_line, read_table, render
 from dlqhandler.cli._run_options import add_run_options, check_run_options, start_metrics
 from dlqhandler.cli._types import non_negative_float, positive_int, queue_name
 from dlqhandler.cli.exitcodes import ExitCode
-from dlqhandler.cli.lint import omitted_line, read_table, render
 from dlqhandler.config import Settings, load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError, MQIError
 from dlqhandler.logs import configure_logging, get_logger

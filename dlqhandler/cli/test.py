@@ -43,10 +43,9 @@ from dlqhandler.cases import (
 )
 from dlqhandler.cases.diagnostics import case_diagnostic
 from dlqhandler.cases.render import coverage_lines, failure_line, json_result, junit_xml
-from dlqhandler.cli._reading import escape, omitted_line, read_table, render
+from dlqhandler.cli._reading import ASSUMED_DEADQ, escape, omitted_line, read_table, render
 from dlqhandler.cli._types import non_negative_int
 from dlqhandler.cli.exitcodes import ExitCode
-from dlqhandler.cli.lint import ASSUMED_DEADQ
 from dlqhandler.errors import MalformedMessageError
 from dlqhandler.formats import read_dump
 from dlqhandler.mq import Message

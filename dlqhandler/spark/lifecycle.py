@@ -162,10 +162,10 @@ class SparkRun:
         _first, detail = described
         if self.log_file is None:
             return [detail.rstrip("\n")]
+        reason = spark_reason(self.log_file)  # Spark's own, before our traceback joins it
         with self.log_file.open("a", encoding="utf-8") as log:
             log.write(detail)
         lines = []
-        reason = spark_reason(self.log_file)
         if reason:
             lines.append(f"  Spark said: {reason}")
         lines.append(f"  details in the Spark log: {self.log_file}")

@@ -463,7 +463,7 @@ def test_empty_output_whose_parent_is_read_only_says_why(tmp_path: Path) -> None
 def test_failure_handler_never_fails_on_a_dead_spark_error() -> None:
     """The drain's failure line is made while Spark runs; an error whose text can no
     longer be read (the JVM gone) still gives its type, never an exception."""
-    from dlqhandler.cli.drain import _describe
+    from dlqhandler.spark.lifecycle import describe as _describe
 
     class DeadError(Exception):
         def __str__(self) -> str:

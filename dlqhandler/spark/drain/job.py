@@ -5,8 +5,9 @@ columns and the record bytes, no body, no Python UDF); load writes the dump file
 the audit's Parquet in the same job (:mod:`dlqhandler.spark.drain.outputs`); a malformed
 record's reason names its file, line and message number as the data source read it.
 
-``run_drain(spark, config)`` is what both ``dlqhandler drain`` and
-``spark-submit ops/spark/drain.py`` call. Transforms take and return
+``run_drain(spark, ruleset, config)`` is the job in a session someone else holds (a
+notebook's, a test's); :func:`dlqhandler.spark.drain.drain` runs it whole for
+``dlqhandler drain`` and ``spark-submit ops/spark/drain.py``. Transforms take and return
 DataFrames; only :mod:`dlqhandler.spark.drain.outputs` and
 :mod:`dlqhandler.spark.drain.apply` touch files and queue managers.
 """
@@ -17,7 +18,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -54,8 +55,6 @@ class DrainConfig(BaseModel):
     status_queue: str | None = None  # apply: attempt counts shared with dlqhandler run
     partitions: int | None = Field(default=None, ge=1)
     split_bytes: int = Field(default=128 << 20, ge=1)  # Spark's maxPartitionBytes default
-    home: Path | None = None
-    mode: Literal["offline", "apply", "dry-run"] = "offline"
 
 
 @dataclass
@@ -241,7 +240,6 @@ def run_drain(
                     "bytes": r["bytes"],
                 }
             )
-    summary.pop("_per_file", None)
     if summary["totals"]["malformed"]:  # each names its file, line and message number
         audit = spark.read.schema(audit_schema).parquet(out.uri("audit"))
         summary["malformed_examples"] = [
