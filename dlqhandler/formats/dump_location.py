@@ -47,13 +47,23 @@ class Tally:
 
 
 def located(
-    f: BinaryIO | Tally, path: str, detail: str, pos: int, *, eof: bool = False
+    f: BinaryIO | Tally,
+    path: str,
+    detail: str,
+    pos: int,
+    *,
+    eof: bool = False,
+    after: bool = False,
 ) -> DumpFormatError:
     """The error for the line starting at ``pos`` (``eof``: the end of the file): its
-    line and message numbers."""
+    line and message numbers (``after``: the line follows that message's data lines)."""
     if isinstance(f, Tally):
         return DumpFormatError(
-            detail, path=path, line=f.lines + (eof and f.newline), message_number=f.messages or None
+            detail,
+            path=path,
+            line=f.lines + (eof and f.newline),
+            message_number=f.messages or None,
+            after=after,
         )
     try:
         line = line_number(f, pos)
@@ -61,7 +71,7 @@ def located(
         number = sum(1 for start in _offsets(f) if start <= pos) or None
     except OSError:  # not seekable (a pipe): no position to give
         return DumpFormatError(detail, path=path, line=0)
-    return DumpFormatError(detail, path=path, line=line, message_number=number)
+    return DumpFormatError(detail, path=path, line=line, message_number=number, after=after)
 
 
 def cut_off(f: BinaryIO | Tally, path: str, line_start: int, end: int) -> DumpFormatError:

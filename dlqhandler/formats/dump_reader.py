@@ -65,9 +65,10 @@ _CODES = ", ".join(sorted(a.code for a in ATTRIBUTES_BY_CODE.values()))
 class _LineError(Exception):
     """Internal: a problem on the current line; the loop adds file and line."""
 
-    def __init__(self, detail: str) -> None:
+    def __init__(self, detail: str, *, after: bool = False) -> None:
         super().__init__(detail)
         self.detail = detail
+        self.after = after  # a line after a message's data lines: not part of it
 
 
 def read_dump(
@@ -217,14 +218,17 @@ def _parse(f: BinaryIO | Tally, path: str, pos: int, stop: int, state: int) -> I
                 if line_start >= stop:
                     return
                 if c not in (_A, _N):
-                    raise _LineError(f"expected a message ('A' or 'N' line), found {_show(raw)}")
+                    raise _LineError(
+                        f"expected a message ('A' or 'N' line), found {_show(raw)}",
+                        after=state == _DATA_LINES,
+                    )
                 values = dict(_DEFAULTS)
                 parts = []
                 state = _ATTRS
                 if c == _A:
                     apply(values, raw)
     except _LineError as exc:
-        raise located(f, path, exc.detail, line_start) from None
+        raise located(f, path, exc.detail, line_start, after=exc.after) from None
     if state == _DATA_LINES:
         if raw and raw[0] in _DATA:
             raise cut_off(f, path, line_start, pos)
