@@ -312,6 +312,8 @@ def _drain(args: argparse.Namespace) -> int:
         guard.interrupted = True
         _stop(run)  # first: no task may still move a message while we count
         return _interrupted(args, settings, run)
+    except BrokenPipeError:
+        raise  # stdout closed while the summary was printed: the CLI's entry ends quietly
     except Exception as exc:
         described = _describe(exc)  # while Spark runs: a py4j error asks the JVM
         _stop(run)

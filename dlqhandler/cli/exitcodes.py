@@ -33,6 +33,7 @@ class ExitCode(IntEnum):
     MQ_ERROR = 5  # a fatal MQ error while running (get inhibited, queue deleted...)
     PARTIAL = 6  # finished, but some messages were not acted on or not loaded
     INTERRUPTED = 130  # stopped by SIGINT before a clean shutdown
+    BROKEN_PIPE = 141  # standard output closed by its reader (128 + SIGPIPE, as Unix tools)
 
 
 MEANINGS: dict[ExitCode, str] = {
@@ -50,6 +51,9 @@ MEANINGS: dict[ExitCode, str] = {
     "input records) or not loaded "
     "(qm dmpmqmsg -o stopped: resume with -r)",
     ExitCode.INTERRUPTED: "stopped by Ctrl-C (SIGINT)",
+    ExitCode.BROKEN_PIPE: "standard output was closed before the command finished (a "
+    "reader such as head stopped reading); nothing more is written, as a Unix tool "
+    "stopped by SIGPIPE",
 }
 
 EPILOG = "exit codes:\n" + "\n".join(

@@ -444,6 +444,8 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return int(ExitCode.INTERRUPTED if exc.interrupted else ExitCode.PARTIAL)
+    except BrokenPipeError:
+        raise  # an unload to a closed stdout (-f - | head): the CLI's entry ends quietly
     except OSError as exc:
         print(
             f"dlqhandler qm dmpmqmsg: cannot open {args.file}: {exc.strerror or exc}",
