@@ -363,4 +363,7 @@ def _spark_report(
         top=args.top,
         ages=ages,
     )
-    return build_report(messages, options), inputs, spark_log
+    try:
+        return build_report(messages, options), inputs, spark_log
+    except DumpFormatError as exc:  # a file found not to be a dump as it is read
+        raise _UsageError(str(exc)) from exc
