@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from dlqhandler import __version__
+from dlqhandler.cli._types import ages_joined
 from dlqhandler.cli.exitcodes import EPILOG, ExitCode, for_mq_reason
 from dlqhandler.errors import DLQHandlerError, DumpFormatError, MQIError
 
@@ -101,7 +102,7 @@ def _stdout_to_devnull() -> None:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(words)
+    args = parser.parse_args(ages_joined(words))
     args.argv = words  # the command line as given (audit records name it)
     try:
         code = int(args.handler(args))

@@ -128,6 +128,15 @@ def _raw(table: str | bytes) -> bytes:
         return table.encode("utf-8", "surrogatepass")
 
 
+def pattern_keywords(pattern: str) -> tuple[str, ...]:
+    """The keywords a one-line pattern (``--match``) gives, upper case, in order, as the
+    table's parser reads them (a keyword inside a quoted value is not one); what does
+    not parse is left to :func:`compile_rules` to report."""
+    diags: list[Diagnostic] = []
+    entries = iter_parsed(iter_entries(pattern, "--match", diags), "--match", diags)
+    return tuple(keyword for entry in entries for keyword in entry.args)
+
+
 def compile_rules_or_raise(
     text: str, *, source: str = "<stdin>", input_queue: str | None = None, triggered: bool = False
 ) -> RuleSet:
