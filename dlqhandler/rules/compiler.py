@@ -29,7 +29,7 @@ from dlqhandler.rules.lexer import iter_entries
 from dlqhandler.rules.models import ControlModel, RuleModel
 from dlqhandler.rules.parser import iter_parsed
 from dlqhandler.rules.patterns import classify, to_regex
-from dlqhandler.rules.source import decode_table
+from dlqhandler.rules.source import FATAL, decode_table
 from dlqhandler.rules.validator import validate
 
 __all__ = ["CompileResult", "compile_rules", "compile_rules_or_raise"]
@@ -91,6 +91,8 @@ def compile_rules(
     """
     diags = BoundedDiagnostics(max_diagnostics)
     text, found = decode_table(rules_table, source)
+    if any(d.code in FATAL for d in found):  # UTF-16, CR-only lines: the rest is noise
+        return CompileResult(None, tuple(found), text)
     undecodable = {(d.line, d.column) for d in found}
     diags += found
     # A byte that is not UTF-8 is reported once, as E109, not again as E108 (the lexer's).
