@@ -105,8 +105,9 @@ def test_the_window_admits_ages_between_its_bounds_inclusive() -> None:
 def test_bad_windows_are_refused_with_the_fix(
     older: str | None, newer: str | None, says: str
 ) -> None:
-    """A duration that is not a number and a unit, or a --newer-than shorter than the
-    --older-than (no message could be in it): ConfigError saying what to write."""
+    """A duration that is not a number and a unit, a negative one (an age counts back
+    from now), or a --newer-than shorter than the --older-than (no message could be in
+    it): ConfigError saying what to write."""
     with pytest.raises(ConfigError) as caught:
         AgeWindow.parse(older, newer)
     assert says in str(caught.value)
