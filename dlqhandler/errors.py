@@ -53,20 +53,31 @@ class MalformedMessageError(DecodeError):
 class DumpFormatError(DLQHandlerError):
     """A dmpmqmsg file that does not follow the format: names file and line.
 
-    ``message`` is the 1-based number of the message the problem is in (None
-    when it is not inside a message, e.g. the header).
+    ``message_number`` is the 1-based number of the message the problem is in (None
+    when it is not inside a message, e.g. the header); with ``after`` the problem is a
+    line after that message's data lines, which is not part of it ("after message N":
+    message N itself was read whole).
     """
 
     def __init__(
-        self, message: str, *, path: str, line: int, message_number: int | None = None
+        self,
+        message: str,
+        *,
+        path: str,
+        line: int,
+        message_number: int | None = None,
+        after: bool = False,
     ) -> None:
         where = f"{path}:{line}: " + (
-            f"message {message_number}: " if message_number is not None else ""
+            f"{'after ' if after else ''}message {message_number}: "
+            if message_number is not None
+            else ""
         )
         super().__init__(where + message)
         self.path = path
         self.line = line
         self.message_number = message_number
+        self.after = after and message_number is not None
         self.detail = message
 
 

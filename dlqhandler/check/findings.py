@@ -10,6 +10,7 @@ could not tell (never counted as passed).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -19,11 +20,32 @@ from dlqhandler.mq import selectors as s
 from dlqhandler.mq.constants import MQRC_UNKNOWN_ALIAS_BASE_Q, MQRC_UNKNOWN_OBJECT_NAME
 from dlqhandler.qmgr.port import Answers, QueueManager
 
-__all__ = ["SEVERITIES", "Checker", "Finding", "SetupReport", "Severity", "worst"]
+__all__ = [
+    "SEVERITIES",
+    "Checker",
+    "Finding",
+    "SetupReport",
+    "Severity",
+    "mqsc_name",
+    "worst",
+]
 
 Severity = Literal["error", "warning", "not checked", "ok"]
 _MISSING = (MQRC_UNKNOWN_OBJECT_NAME, MQRC_UNKNOWN_ALIAS_BASE_Q)
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "not checked", "ok")
+_PLAIN = re.compile(r"[A-Z0-9._/%]+")
+
+
+def mqsc_name(name: str) -> str:
+    """An object name as MQSC takes it back unchanged: as it is when it holds only
+    upper-case letters, digits, ``.``, ``/``, ``_`` and ``%``; otherwise in single
+    quotes, a quote inside doubled. IBM's MQSC rules: unquoted lower case is folded to
+    upper case, and strings holding blanks, lower case or other special characters must
+    be quoted (https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=commands-mqsc-command-syntax).
+    Every fix ``check`` prints names its objects this way."""
+    if _PLAIN.fullmatch(name):
+        return name
+    return "'" + name.replace("'", "''") + "'"
 
 
 @dataclass(frozen=True, slots=True)

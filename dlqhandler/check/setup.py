@@ -12,10 +12,11 @@ the status queue, then what the rules table needs (:mod:`.table`).
 from __future__ import annotations
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
-from dlqhandler.check.findings import Checker, SetupReport
+from dlqhandler.check.findings import Checker, SetupReport, mqsc_name
 from dlqhandler.check.status import STATUS_QUEUE_WHY, status_queue_mqsc
 from dlqhandler.check.table import RulesTable, check_table
 from dlqhandler.mq import selectors as s
+from dlqhandler.mq.names import NAME_RULE, validate_queue_name
 from dlqhandler.qmgr.port import Answers, QueueManager
 
 __all__ = ["check_setup"]
@@ -115,7 +116,7 @@ def _control_fix(control: ControlQueues) -> str:
 # -- the DEADQ -------------------------------------------------------------------------------
 def _define(queue: str, maxmsgl: int | str | None) -> str:
     """DEFINE QLOCAL of a dead-letter queue that takes what the queue manager takes."""
-    return f"DEFINE QLOCAL({queue}) DESCR('Dead-letter queue') MAXDEPTH(100000)" + (
+    return f"DEFINE QLOCAL({mqsc_name(queue)}) DESCR('Dead-letter queue') MAXDEPTH(100000)" + (
         f" MAXMSGL({maxmsgl})" if maxmsgl is not None else ""
     )
 
@@ -124,7 +125,9 @@ def _system_dlq(c: Checker, maxmsgl: int | str | None) -> str:
     """The MQSC that makes SYSTEM.DEAD.LETTER.QUEUE the DEADQ (defining it if need be)."""
     name = "SYSTEM.DEAD.LETTER.QUEUE"
     exists = (c.ask("queue", name, [s.MQIA_Q_TYPE]) or {}).get(s.MQIA_Q_TYPE) == s.MQQT_LOCAL
-    return ("" if exists else _define(name, maxmsgl) + "\n") + f"ALTER QMGR DEADQ({name})"
+    return (
+        "" if exists else _define(name, maxmsgl) + "\n"
+    ) + f"ALTER QMGR DEADQ({mqsc_name(name)})"
 
 
 def _check_deadq(
@@ -142,6 +145,19 @@ def _check_deadq(
             "messages that cannot be delivered (unknown queue, queue full, put "
             "inhibited) stop their channel or go back to the putter as errors instead "
             "of waiting on a dead-letter queue",
+            _system_dlq(c, maxmsgl),
+        )
+        return None
+    try:
+        validate_queue_name(deadq, "DEADQ")
+    except ValueError as exc:  # ALTER QMGR DEADQ('my dlq'): no queue can have that name
+        c.add(
+            "deadq-exists",
+            "error",
+            f"QMGR({qmgr})",
+            f"{exc}: it is not a valid queue name ({NAME_RULE}), so no queue can have it",
+            "the queue manager cannot put a dead letter anywhere: channels stop and "
+            "puts fail as if there were no DEADQ",
             _system_dlq(c, maxmsgl),
         )
         return None
@@ -185,7 +201,7 @@ def _check_deadq(
             f"DEADQ names an alias queue (base {base}), not a local queue",
             "runmqdlq and dlqhandler read the queue DEADQ names; IBM documents DEADQ as a "
             "local queue, and tools that inquire its depth see the alias",
-            f"ALTER QMGR DEADQ({base})",
+            f"ALTER QMGR DEADQ({mqsc_name(base)})",
         )
         return base, base_attrs
     if kind != s.MQQT_LOCAL:
@@ -223,7 +239,7 @@ def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -
             f"MAXMSGL({maxmsgl}) is less than the queue manager's MAXMSGL({qm_maxmsgl})",
             "a message too long for the DLQ cannot become a dead letter: its channel "
             "stops or its putter gets MQRC_MSG_TOO_BIG_FOR_Q",
-            f"ALTER QLOCAL({dlq}) MAXMSGL({qm_maxmsgl})",
+            f"ALTER QLOCAL({mqsc_name(dlq)}) MAXMSGL({qm_maxmsgl})",
         )
     else:
         c.add(
@@ -238,14 +254,15 @@ def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -
         "CHANNEL(*)",
         "the channels' MAXMSGL: MQINQ cannot inquire channels",
         "a message as long as a receiver channel's MAXMSGL must fit on the DLQ",
-        f"DISPLAY CHANNEL(*) MAXMSGL\nALTER QLOCAL({dlq}) MAXMSGL(<the largest>)",
+        f"DISPLAY CHANNEL(*) MAXMSGL\nALTER QLOCAL({mqsc_name(dlq)}) MAXMSGL(<the largest>)",
     )
     depth, maxdepth = a.get(s.MQIA_CURRENT_Q_DEPTH), a.get(s.MQIA_MAX_Q_DEPTH)
     if depth is None or maxdepth is None:
         c.unknown("dlq-headroom", obj, "CURDEPTH against MAXDEPTH", s.MQIA_MAX_Q_DEPTH)
     else:
         depth, maxdepth = int(depth), int(maxdepth)
-        fix = f"ALTER QLOCAL({dlq}) MAXDEPTH({min(999_999_999, max(maxdepth * 2, 100_000))})"
+        bigger = min(999_999_999, max(maxdepth * 2, 100_000))
+        fix = f"ALTER QLOCAL({mqsc_name(dlq)}) MAXDEPTH({bigger})"
         why = (
             "a full DLQ cannot take dead letters: channels stop and puts fail with "
             "MQRC_Q_FULL on their way to it"
@@ -301,7 +318,7 @@ def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -
                 obj,
                 f"{word}(DISABLED)",
                 why,
-                f"ALTER QLOCAL({dlq}) {word}(ENABLED)",
+                f"ALTER QLOCAL({mqsc_name(dlq)}) {word}(ENABLED)",
             )
         else:
             c.add(check, "ok", obj, f"{word}(ENABLED)")
@@ -316,7 +333,7 @@ def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -
             "PROPCTL(FORCE)",
             "message properties then come first in the message data as an MQRFH2, "
             "before the MQDLH: the handler reads them as a message without an MQDLH",
-            f"ALTER QLOCAL({dlq}) PROPCTL(COMPAT)",
+            f"ALTER QLOCAL({mqsc_name(dlq)}) PROPCTL(COMPAT)",
         )
     else:
         c.add("dlq-propctl", "ok", obj, "PROPCTL is not FORCE")
@@ -342,14 +359,14 @@ def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
             obj,
             "DEFSOPT(EXCL)",
             why,
-            f"ALTER QLOCAL({dlq}) DEFSOPT(SHARED) SHARE",
+            f"ALTER QLOCAL({mqsc_name(dlq)}) DEFSOPT(SHARED) SHARE",
         )
     else:
         c.add("dlq-defsopt", "ok", obj, "DEFSOPT(SHARED)")
     if share is None:
         c.unknown("dlq-share", obj, "SHARE for several handlers", s.MQIA_SHAREABILITY)
     elif int(share) == s.MQQA_NOT_SHAREABLE:
-        c.add("dlq-share", "warning", obj, "NOSHARE", why, f"ALTER QLOCAL({dlq}) SHARE")
+        c.add("dlq-share", "warning", obj, "NOSHARE", why, f"ALTER QLOCAL({mqsc_name(dlq)}) SHARE")
     else:
         c.add("dlq-share", "ok", obj, "SHARE")
 
@@ -395,7 +412,7 @@ def _check_status_queue(c: Checker, name: str, *, defined_at_start: bool) -> Non
             f"the status queue is a {_TYPES.get(int(kind), str(kind))} queue",
             "the handler browses, gets and puts its records there under one unit of "
             f"work with the dead letter: it must be a local queue. {STATUS_QUEUE_WHY}",
-            f"DELETE {'QALIAS' if kind == s.MQQT_ALIAS else 'QREMOTE'}({name})\n"
+            f"DELETE {'QALIAS' if kind == s.MQQT_ALIAS else 'QREMOTE'}({mqsc_name(name)})\n"
             f"{status_queue_mqsc(name)}",
         )
         return
@@ -413,7 +430,7 @@ def _check_status_queue(c: Checker, name: str, *, defined_at_start: bool) -> Non
                 f"QLOCAL({name})",
                 f"{word}(DISABLED)",
                 f"the handler cannot keep attempt counts: {STATUS_QUEUE_WHY}",
-                f"ALTER QLOCAL({name}) {word}(ENABLED)",
+                f"ALTER QLOCAL({mqsc_name(name)}) {word}(ENABLED)",
             )
     hardenbo = attrs.get(s.MQIA_HARDEN_GET_BACKOUT)
     if hardenbo is None:
@@ -426,7 +443,7 @@ def _check_status_queue(c: Checker, name: str, *, defined_at_start: bool) -> Non
             "HARDENBO",
             "the handler never reads BackoutCount (it keeps its own counts here); "
             "HARDENBO only costs a forced write per get under syncpoint",
-            f"ALTER QLOCAL({name}) NOHARDENBO",
+            f"ALTER QLOCAL({mqsc_name(name)}) NOHARDENBO",
         )
     else:
         c.add("status-hardenbo", "ok", f"QLOCAL({name})", "NOHARDENBO")
@@ -453,8 +470,8 @@ def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
     initq = str(a.get(s.MQCA_INITIATION_Q_NAME, "")).strip()
     process = str(a.get(s.MQCA_PROCESS_NAME, "")).strip()
     fix = (
-        f"ALTER QLOCAL({dlq}) TRIGGER TRIGTYPE(FIRST) INITQ({initq or 'DLQ.INITQ'}) "
-        f"PROCESS({process or 'DLQ.HANDLER'})"
+        f"ALTER QLOCAL({mqsc_name(dlq)}) TRIGGER TRIGTYPE(FIRST) "
+        f"INITQ({mqsc_name(initq or 'DLQ.INITQ')}) PROCESS({mqsc_name(process or 'DLQ.HANDLER')})"
     )
     if ttype is None:
         c.unknown("trigger-type", obj, "TRIGTYPE", s.MQIA_TRIGGER_TYPE)
@@ -501,7 +518,8 @@ def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
                 f"QLOCAL({initq})",
                 f"the initiation queue {initq} does not exist",
                 why_initq,
-                f"DEFINE QLOCAL({initq}) DESCR('Initiation queue for the triggered DLQ handler')",
+                f"DEFINE QLOCAL({mqsc_name(initq)}) "
+                "DESCR('Initiation queue for the triggered DLQ handler')",
             )
         else:
             c.add("trigger-initq", "ok", f"QLOCAL({initq})", "the initiation queue exists")
@@ -535,7 +553,7 @@ def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
             f"the process {process} does not exist",
             "the queue manager puts no trigger message for a missing process: the "
             "handler is never started",
-            f"DEFINE PROCESS({process}) APPLTYPE(UNIX) "
+            f"DEFINE PROCESS({mqsc_name(process)}) APPLTYPE(UNIX) "
             "APPLICID('dlqhandler run --rules /etc/dlqhandler/rules.rul')",
         )
         return
@@ -549,7 +567,7 @@ def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
             f"PROCESS({process})",
             f"APPLICID('{applicid}') does not start dlqhandler run",
             "the trigger monitor starts something other than the DLQ handler",
-            f"ALTER PROCESS({process}) "
+            f"ALTER PROCESS({mqsc_name(process)}) "
             "APPLICID('dlqhandler run --rules /etc/dlqhandler/rules.rul')",
         )
     else:

@@ -6,6 +6,7 @@ One wording, used by ``dlqhandler check`` (its finding) and by ``run`` and
 
 from __future__ import annotations
 
+from dlqhandler.check.findings import mqsc_name
 from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import MQRC_UNKNOWN_OBJECT_NAME, mqi_error
 from dlqhandler.qmgr.port import QueueManager
@@ -22,7 +23,7 @@ STATUS_QUEUE_WHY = (
 def status_queue_mqsc(name: str) -> str:
     """The MQSC that defines the status queue as ops/mqsc/dlq-queues.mqsc does."""
     return (
-        f"DEFINE QLOCAL({name}) DESCR('dlqhandler attempt counts') "
+        f"DEFINE QLOCAL({mqsc_name(name)}) DESCR('dlqhandler attempt counts') "
         "MAXDEPTH(999999999) DEFPSIST(YES) NOHARDENBO"
     )
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dlqhandler.acting import ControlQueues
-from dlqhandler.check.findings import Checker
+from dlqhandler.check.findings import Checker, mqsc_name
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import selectors as s
 from dlqhandler.mq.constants import MQRC_NOT_AUTHORIZED
@@ -103,7 +103,7 @@ def check_table(
             f"INPUTQ({control.inputq})",
             f"the table reads INPUTQ({control.inputq}), not the DEADQ {deadq}",
             f"dead letters the queue manager puts on {deadq} are not handled by this table",
-            f"INPUTQ({deadq}) in the table, or ALTER QMGR DEADQ({control.inputq})",
+            f"INPUTQ({deadq}) in the table, or ALTER QMGR DEADQ({mqsc_name(control.inputq)})",
         )
     elif control.inputq:
         c.add("rules-inputq", "ok", f"INPUTQ({control.inputq})", "INPUTQ is the DEADQ")
@@ -163,7 +163,7 @@ def _check_local_target(c: Checker, target: _Target, dlq: str) -> None:
             f"QLOCAL({q})",
             f"{q} does not exist {_where(target)}",
             why,
-            f"DEFINE QLOCAL({q})",
+            f"DEFINE QLOCAL({mqsc_name(q)})",
         )
         return
     kind = attrs.get(s.MQIA_Q_TYPE)
@@ -189,7 +189,7 @@ def _check_local_target(c: Checker, target: _Target, dlq: str) -> None:
                 f"QALIAS({q})",
                 f"{q} is an alias of {base or '(blank)'}, which does not exist {_where(target)}",
                 why,
-                f"DEFINE QLOCAL({base or q})",
+                f"DEFINE QLOCAL({mqsc_name(base or q)})",
             )
             return
     if kind == s.MQQT_REMOTE:
@@ -205,7 +205,7 @@ def _check_local_target(c: Checker, target: _Target, dlq: str) -> None:
             f"QUEUE({q})",
             f"{q} is PUT(DISABLED) {_where(target)}",
             "the rule's put fails with MQRC_PUT_INHIBITED: the dead letter stays",
-            f"ALTER QLOCAL({q}) PUT(ENABLED)",
+            f"ALTER QLOCAL({mqsc_name(q)}) PUT(ENABLED)",
         )
     else:
         c.add("rules-target", "ok", f"QUEUE({q})", f"exists and is put-enabled {_where(target)}")
@@ -246,7 +246,7 @@ def _check_xmitq(c: Checker, xmitq: str, target: _Target, obj: str) -> None:
             "the put to the other queue manager fails (MQRC_UNKNOWN_REMOTE_Q_MGR or "
             "MQRC_UNKNOWN_XMIT_Q): the dead letter stays (the transmission queue also "
             "needs its sender channel)",
-            f"DEFINE QLOCAL({xmitq}) USAGE(XMITQ)",
+            f"DEFINE QLOCAL({mqsc_name(xmitq)}) USAGE(XMITQ)",
         )
         return
     usage = attrs.get(s.MQIA_USAGE)
@@ -257,7 +257,7 @@ def _check_xmitq(c: Checker, xmitq: str, target: _Target, obj: str) -> None:
             f"QLOCAL({xmitq})",
             f"{xmitq} is not a transmission queue (USAGE(NORMAL)) {_where(target)}",
             "the put fails with MQRC_XMIT_Q_USAGE_ERROR",
-            f"ALTER QLOCAL({xmitq}) USAGE(XMITQ)",
+            f"ALTER QLOCAL({mqsc_name(xmitq)}) USAGE(XMITQ)",
         )
         return
     c.add(
@@ -283,7 +283,7 @@ def _probe_put(c: Checker, queue: str, target: _Target) -> None:
             f"QUEUE({queue})",
             f"this user has no put authority on {queue} {_where(target)}",
             "the rule's put fails with MQRC_NOT_AUTHORIZED: the dead letter stays",
-            f"SET AUTHREC PROFILE({queue}) OBJTYPE(QUEUE) PRINCIPAL('<handler user>') "
+            f"SET AUTHREC PROFILE({mqsc_name(queue)}) OBJTYPE(QUEUE) PRINCIPAL('<handler user>') "
             "AUTHADD(PUT,PASSALL)",
         )
 

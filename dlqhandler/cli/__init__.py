@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from dlqhandler import __version__
+from dlqhandler.cli._types import ages_joined
 from dlqhandler.cli.exitcodes import EPILOG, ExitCode, for_mq_reason
 from dlqhandler.errors import DLQHandlerError, DumpFormatError, MQIError
 
@@ -62,9 +64,45 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit code.
+
+    A closed standard output (``dlqhandler audit | head -1``) ends the command quietly
+    with ``BROKEN_PIPE`` (141, 128 + SIGPIPE, what a shell reports for a Unix tool
+    killed by SIGPIPE), here and only here: Python's recipe ("Note on SIGPIPE" in the
+    ``signal`` module's documentation) flushes standard output inside the ``try`` so
+    that a closed pipe shows as BrokenPipeError, then points standard output at
+    /dev/null so that the interpreter's own flush at exit does not fail again. SIGPIPE
+    keeps Python's disposition (ignored): setting SIG_DFL would also kill the process
+    when a socket (Py4J, an MQ client connection) breaks. What a command did before the
+    pipe closed stands (a unit of work not committed is backed out by the disconnect).
+    """
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return int(ExitCode.BROKEN_PIPE)
+
+
+def _stdout_to_devnull() -> None:
+    """Standard output to /dev/null: what is left in its buffer is dropped quietly."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(words)
+    args = parser.parse_args(ages_joined(words))
     args.argv = words  # the command line as given (audit records name it)
     try:
         code = int(args.handler(args))

@@ -196,7 +196,8 @@ def load(
 
     ``counts`` is updated as it goes (written = committed). On a bad line or a
     failed put the messages before the failing one are committed and
-    :class:`LoadStopped` names the first message not loaded.
+    :class:`LoadStopped` names the first message not committed (so a resume from it
+    never loads a message twice).
     """
     q = qm.open(queue, input=False, browse=False, output=True)
     options = PutOptions(syncpoint=True, context=context)
@@ -219,10 +220,12 @@ def load(
             try:
                 message = next(messages, None)
             except DumpFormatError as exc:
+                # Every message before the bad line was yielded (and put when selected):
+                # message index + 1 is the first not loaded, whether the line is inside
+                # it or junk after message ``index`` (which the error names "after
+                # message N": that message is whole and committed here).
                 commit()
-                raise LoadStopped(
-                    str(exc), max(exc.message_number or index + 1, selected.first)
-                ) from exc
+                raise LoadStopped(str(exc), max(index + 1, selected.first)) from exc
             if message is None:
                 break
             index += 1

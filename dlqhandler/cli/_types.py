@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
 
 from dlqhandler.mq.names import NAME_RULE, validate_qmgr_name, validate_queue_name
 
 __all__ = [
+    "AGE_OPTIONS",
     "MQLONG_MAX",
+    "ages_joined",
     "bounded_int",
     "non_negative_float",
     "non_negative_int",
@@ -60,6 +63,31 @@ def non_negative_float(text: str) -> float:
             f"{text} is out of range: it must be a finite number, 0 or more"
         )
     return value
+
+
+# Options whose value is an age (run and report --older-than/--newer-than, audit --since).
+AGE_OPTIONS = frozenset({"--older-than", "--newer-than", "--since"})
+_DASHED = re.compile(r"-[0-9.]")
+
+
+def ages_joined(words: list[str]) -> list[str]:
+    """``--older-than -5d`` as ``--older-than=-5d``: argparse takes a word that starts
+    with '-' and is not a plain number for an option and answers "expected one
+    argument"; joined, the value reaches the option, which says that an age cannot be
+    negative. Words after ``--`` are left alone."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            return out + words[i:]
+        if word in AGE_OPTIONS and i + 1 < len(words) and _DASHED.match(words[i + 1]):
+            out.append(f"{word}={words[i + 1]}")
+            i += 2
+            continue
+        out.append(word)
+        i += 1
+    return out
 
 
 def queue_name(text: str) -> str:

@@ -75,6 +75,8 @@ def parse_since(text: str, now: float) -> float:
     try:
         return now - parse_duration(text, "--since")
     except ConfigError as exc:
+        if text.strip().startswith("-"):
+            raise  # a negative age: parse_duration says so
         raise ConfigError(
             f"--since {text!r} is neither a UTC time (2026-11-26, "
             "2026-11-26T14:00) nor an age (2h, 7d)"

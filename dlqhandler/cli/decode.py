@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -137,11 +136,9 @@ def run(args: argparse.Namespace) -> int:
         out.flush()
         print(f"dlqhandler decode: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
+    except BrokenPipeError:
+        raise  # `dlqhandler decode big.dmp | head`: the CLI's entry ends quietly
     except OSError as exc:
-        if isinstance(exc, BrokenPipeError):  # `dlqhandler decode big.dmp | head`
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, out.fileno())
-            return int(ExitCode.OK)
         print(f"dlqhandler decode: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return int(ExitCode.USAGE)
     return int(ExitCode.OK)

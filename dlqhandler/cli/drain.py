@@ -156,7 +156,8 @@ def _drain(args: argparse.Namespace) -> int:
         print(f"{_PROG}: {problem}", file=sys.stderr)
         return int(ExitCode.USAGE)
     try:
-        text = Path(args.rules).read_text(encoding="utf-8", errors="replace")
+        # the bytes as lint and run read them (rules/source.py: one encoding rule)
+        text = Path(args.rules).read_bytes().decode("utf-8", "surrogateescape")
     except OSError as exc:
         print(f"{_PROG}: cannot read rules table: {exc}", file=sys.stderr)
         return int(ExitCode.USAGE)

@@ -33,6 +33,7 @@ class ExitCode(IntEnum):
     MQ_ERROR = 5  # a fatal MQ error while running (get inhibited, queue deleted...)
     PARTIAL = 6  # finished, but some messages were not acted on or not loaded
     INTERRUPTED = 130  # stopped by Ctrl-C (SIGINT), cleanly, before its work was done
+    BROKEN_PIPE = 141  # standard output closed by its reader (128 + SIGPIPE, as Unix tools)
     TERMINATED = 143  # a one-off run stopped by SIGTERM before its pass was done
 
 
@@ -53,6 +54,9 @@ MEANINGS: dict[ExitCode, str] = {
     "(qm dmpmqmsg -o stopped: resume with -r)",
     ExitCode.INTERRUPTED: "stopped by Ctrl-C (SIGINT), by every command: the unit of work in "
     "hand committed or backed out, the summary printed",
+    ExitCode.BROKEN_PIPE: "standard output was closed before the command finished (a "
+    "reader such as head stopped reading); nothing more is written, as a Unix tool "
+    "stopped by SIGPIPE",
     ExitCode.TERMINATED: "a one-off action (run --action) stopped by SIGTERM before its pass "
     "was done (SIGTERM is the service manager's orderly stop: a handler with a rules "
     "table, or qm runmqtrm, stopped by it exits as its work says, 0 or 6)",

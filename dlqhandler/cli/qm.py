@@ -443,12 +443,14 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
         print(f"dlqhandler qm dmpmqmsg: {exc.problem}", file=sys.stderr)
         print(
             f"dlqhandler qm dmpmqmsg: the load stopped: {counts.written_msgs} message(s) "
-            f"committed to {args.load_q}; message {exc.first_not_loaded} and after were "
-            f"not loaded. Fix the cause, then resume without duplicates with: "
+            f"committed to {args.load_q}; no message from index {exc.first_not_loaded} "
+            f"on was loaded. Fix the cause, then resume without duplicates with: "
             f"-r {selected.resume_from(exc.first_not_loaded)}",
             file=sys.stderr,
         )
         return int(ExitCode.INTERRUPTED if exc.interrupted else ExitCode.PARTIAL)
+    except BrokenPipeError:
+        raise  # an unload to a closed stdout (-f - | head): the CLI's entry ends quietly
     except OSError as exc:
         print(
             f"dlqhandler qm dmpmqmsg: cannot open {args.file}: {exc.strerror or exc}",

@@ -173,11 +173,11 @@ def parse_as_of(text: str | None) -> datetime:
 def _compile(path: Path, what: str, input_queue: str | None) -> RuleSet | None:
     """Compile a table; print its error diagnostics (lint's format); None on errors."""
     try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        table = path.read_bytes()  # as lint and run read it (rules/source.py's one rule)
+    except OSError as exc:
         raise _UsageError(f"cannot read {what} {path}: {exc}") from exc
-    result = compile_rules(text, source=str(path), input_queue=input_queue)
-    lines = source_lines(text)
+    result = compile_rules(table, source=str(path), input_queue=input_queue)
+    lines = source_lines(result.text)
     for d in result.diagnostics:
         if d.severity == Severity.ERROR:
             print(render(d, lines), file=sys.stderr)
@@ -382,4 +382,7 @@ def _build(
         top=args.top,
         ages=ages,
     )
-    return build_report(messages, options), inputs
+    try:
+        return build_report(messages, options), inputs
+    except DumpFormatError as exc:  # a file found not to be a dump as it is read
+        raise _UsageError(str(exc)) from exc

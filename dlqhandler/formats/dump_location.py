@@ -30,13 +30,15 @@ class Tally:
         self._f = f
         self.lines = 0
         self.messages = 0
-        self.newline = True  # the last line read ended with one
+        self.newline = True  # the last line read ended with one (LF)
+        self.ended = True  # ... or with a CR, at the end of the file: a line end too
 
     def __iter__(self) -> Iterator[bytes]:
         in_attrs = False
         for raw in self._f:
             self.lines += 1
             self.newline = raw.endswith(b"\n")
+            self.ended = raw.endswith((b"\n", b"\r"))
             c = raw[0]
             if c in (_A, _N):
                 self.messages += not in_attrs
@@ -47,13 +49,23 @@ class Tally:
 
 
 def located(
-    f: BinaryIO | Tally, path: str, detail: str, pos: int, *, eof: bool = False
+    f: BinaryIO | Tally,
+    path: str,
+    detail: str,
+    pos: int,
+    *,
+    eof: bool = False,
+    after: bool = False,
 ) -> DumpFormatError:
     """The error for the line starting at ``pos`` (``eof``: the end of the file): its
-    line and message numbers."""
+    line and message numbers (``after``: the line follows that message's data lines)."""
     if isinstance(f, Tally):
         return DumpFormatError(
-            detail, path=path, line=f.lines + (eof and f.newline), message_number=f.messages or None
+            detail,
+            path=path,
+            line=f.lines + (eof and f.newline),
+            message_number=f.messages or None,
+            after=after,
         )
     try:
         line = line_number(f, pos)
@@ -61,7 +73,7 @@ def located(
         number = sum(1 for start in _offsets(f) if start <= pos) or None
     except OSError:  # not seekable (a pipe): no position to give
         return DumpFormatError(detail, path=path, line=0)
-    return DumpFormatError(detail, path=path, line=line, message_number=number)
+    return DumpFormatError(detail, path=path, line=line, message_number=number, after=after)
 
 
 def cut_off(f: BinaryIO | Tally, path: str, line_start: int, end: int) -> DumpFormatError:
@@ -72,11 +84,11 @@ def cut_off(f: BinaryIO | Tally, path: str, line_start: int, end: int) -> DumpFo
     much of it is left: nothing of it is returned.
     """
     if isinstance(f, Tally):
-        newline = f.newline
+        ended = f.ended
     else:
         f.seek(end - 1)
-        newline = f.read(1) == b"\n"
-    how = "in the middle of this line (no newline)" if not newline else "after this data line"
+        ended = f.read(1) in (b"\n", b"\r")  # a CR at the end of the file ends its line
+    how = "in the middle of this line (no newline)" if not ended else "after this data line"
     return located(
         f,
         path,

@@ -11,6 +11,11 @@ so in the error: an unquoted ``S`` line is its text with trailing blanks removed
 (an empty ``S`` is 0 bytes); integers must be decimal MQLONGs; hex must be hex;
 values longer than their field are an error rather than silently cut.
 
+Line ends (the same in the Spark data source, docs/datasource.md "Line ends"): a line
+ends at LF; a CR just before it, or a CR that is the file's last byte, is part of the
+line end; any other CR is a byte of its line, and one in the header or a ``*`` line
+means CR-only line ends, refused by name.
+
 ``start``/``end`` let several workers split one big file by byte ranges: a reader
 yields exactly the messages whose first line begins in ``[start, end)``
 (:func:`~dlqhandler.formats.dump_location.iter_message_offsets` plans them). Where an
@@ -60,14 +65,25 @@ _DEFAULTS = MQMD().as_dict()  # MQMD2_DEFAULT: every message starts from it
 _HEX_RUN = re.compile(rb"[0-9A-Fa-f]*")
 _LONG = re.compile(rb" *([+-]?[0-9]{1,10}) *")
 _CODES = ", ".join(sorted(a.code for a in ATTRIBUTES_BY_CODE.values()))
+# A CR inside the header line or a '*' line (dmpmqmsg writes none there): the file's
+# lines end with a CR alone. A line ends at LF (a CR just before it, or at the very end
+# of the file, is part of the line end), so such a file, or the part of it after an LF,
+# is one line, and would read as a header or a comment with no messages after it.
+_CR_ONLY = (
+    "this line holds a CR that is not a line end: the lines of this file end with a CR "
+    "alone (CR-only line ends), or the line holds a stray CR; dmpmqmsg lines end with LF "
+    "or CR LF, so CR-only lines read as one. Convert the line ends (for example: "
+    "tr '\\r' '\\n' < FILE > FILE.lf) and read the converted file"
+)
 
 
 class _LineError(Exception):
     """Internal: a problem on the current line; the loop adds file and line."""
 
-    def __init__(self, detail: str) -> None:
+    def __init__(self, detail: str, *, after: bool = False) -> None:
         super().__init__(detail)
         self.detail = detail
+        self.after = after  # a line after a message's data lines: not part of it
 
 
 def read_dump(
@@ -198,6 +214,8 @@ def _parse(f: BinaryIO | Tally, path: str, pos: int, stop: int, state: int) -> I
                 else:
                     raise _LineError(_header_problem(raw))
             elif c == _STAR:
+                if _CR in raw:
+                    raise _LineError(_CR_ONLY)
                 if state == _HEADER:
                     if not raw.startswith(HEADER_PREFIXES):
                         raise _LineError(_header_problem(raw))
@@ -217,14 +235,17 @@ def _parse(f: BinaryIO | Tally, path: str, pos: int, stop: int, state: int) -> I
                 if line_start >= stop:
                     return
                 if c not in (_A, _N):
-                    raise _LineError(f"expected a message ('A' or 'N' line), found {_show(raw)}")
+                    raise _LineError(
+                        f"expected a message ('A' or 'N' line), found {_show(raw)}",
+                        after=state == _DATA_LINES,
+                    )
                 values = dict(_DEFAULTS)
                 parts = []
                 state = _ATTRS
                 if c == _A:
                     apply(values, raw)
     except _LineError as exc:
-        raise located(f, path, exc.detail, line_start) from None
+        raise located(f, path, exc.detail, line_start, after=exc.after) from None
     if state == _DATA_LINES:
         if raw and raw[0] in _DATA:
             raise cut_off(f, path, line_start, pos)
@@ -247,6 +268,8 @@ def _show(line: bytes, limit: int = 24) -> str:
 
 
 def _header_problem(line: bytes) -> str:
+    if b"\r" in line:
+        return _CR_ONLY
     if line.startswith(b"AMQSBCG0"):
         return (
             "amqsbcg browse output is not supported; unload the queue with "

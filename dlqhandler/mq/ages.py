@@ -67,6 +67,12 @@ def dead_lettered_at(msg: Message) -> float | None:
 def parse_duration(text: str, option: str) -> float:
     """``90s``, ``30m``, ``2h``, ``7d``, ``1w`` as seconds; ConfigError naming ``option``."""
     found = _DURATION.fullmatch(text.strip().lower())
+    if found is None and _DURATION.fullmatch(text.strip().lower().removeprefix("-")):
+        raise ConfigError(
+            f"{option} {text!r} is a negative age: an age counts back from now "
+            f"({text.strip().removeprefix('-')}: that long ago), so it cannot be negative; "
+            f"give it without the minus sign ({option} {text.strip().removeprefix('-')})"
+        )
     if found is None:
         raise ConfigError(
             f"{option} {text!r} is not a duration: a number and a unit, "

@@ -163,7 +163,10 @@ def _checked_value(name: str, kind: PropertyType, value: PropertyValue) -> Prope
     if kind in _FLOATS:
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise bad(f"float value expected, got {type(value).__name__}")
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # an integer beyond any float
+            raise bad(f"{value} does not fit MQTYPE_{kind.name}") from None
         if kind is PropertyType.FLOAT32:
             try:
                 value = _F32.unpack(_F32.pack(value))[0]
@@ -332,7 +335,7 @@ def convert(prop: Property, wanted: PropertyType | int) -> Property:
         if want in _FLOATS:
             try:
                 return out(parse_float(text))
-            except ValueError:
+            except (ValueError, OverflowError):
                 raise number_error() from None
         if want is PropertyType.BYTE_STRING:
             if not _HEX.fullmatch(text):
@@ -353,14 +356,20 @@ def format_float(value: float) -> str:
 
 
 def parse_float(text: str) -> float:
-    """Text to float: decimal or exponent notation, NaN, [+-]Infinity (ValueError if not)."""
+    """Text to float: decimal or exponent notation, NaN, [+-]Infinity (ValueError if not).
+
+    A number beyond a 64-bit float's range (``1e999``) is OverflowError, never infinity:
+    only the words ``Infinity`` and ``inf`` stand for it (as Java writes it)."""
     if not re.fullmatch(
         r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
         r"|NaN|nan|[+-]?(?:Infinity|inf)",
         text,
     ):
         raise ValueError(text)
-    return float(text)
+    value = float(text)
+    if math.isinf(value) and "n" not in text:  # a number, not the word: out of range
+        raise OverflowError(text)
+    return value
 
 
 # -- the handle -------------------------------------------------------------------------

@@ -268,6 +268,13 @@ _DT = {
     PropertyType.STRING: "string",
 }
 _TYPE_OF_DT = {v: k for k, v in _DT.items()} | {"int": PropertyType.INT64}
+# What a float property holds: beyond it a number is refused, not made infinity (the
+# words Infinity and inf stand for that), as IBM's MQSETMP refuses a value that does not
+# fit its type (MQRC_PROPERTY_TYPE_ERROR).
+_FLOAT_RANGE = {
+    PropertyType.FLOAT32: "a 32-bit float: at most 3.4028235e38 either side of 0",
+    PropertyType.FLOAT64: "a 64-bit float: at most 1.7976931348623157e308 either side of 0",
+}
 _INT_BITS = {
     PropertyType.INT8: 8,
     PropertyType.INT16: 16,
@@ -537,6 +544,9 @@ def typed_property(name: str, dt: str, text: str) -> Property:
     def bad() -> ValueError:
         return ValueError(f"{value_text[:40]!r} is not a valid dt='{dt}' value")
 
+    def out_of_range(limits: str) -> ValueError:
+        return ValueError(f"{value_text[:40]!r} is out of the range of dt='{dt}' ({limits})")
+
     value: bool | bytes | int | float
     if kind is PropertyType.BOOLEAN:
         lowered = value_text.lower()
@@ -549,19 +559,24 @@ def typed_property(name: str, dt: str, text: str) -> Property:
         value = bytes.fromhex(value_text)
     elif kind in _INT_BITS:
         bits = _INT_BITS[kind]
-        if not re.fullmatch(r"[+-]?[0-9]{1,20}", value_text):
+        low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        if not re.fullmatch(r"[+-]?[0-9]+", value_text):
             raise bad()
+        if len(value_text.lstrip("+-").lstrip("0")) > 20:  # beyond any MQTYPE_INT64
+            raise out_of_range(f"{low} to {high}")
         value = int(value_text)
-        if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
-            raise bad()
+        if not low <= value <= high:
+            raise out_of_range(f"{low} to {high}")
     else:
         try:
             value = parse_float(value_text)
         except ValueError:
             raise bad() from None
+        except OverflowError:
+            raise out_of_range(_FLOAT_RANGE[kind]) from None
         if kind is PropertyType.FLOAT32:
             try:
                 value = struct.unpack("<f", struct.pack("<f", value))[0]
             except OverflowError:
-                raise bad() from None
+                raise out_of_range(_FLOAT_RANGE[kind]) from None
     return Property(name, kind, value)

@@ -7,7 +7,12 @@ Spark column expressions in ``dlqhandler.spark``. This package is pure: it
 reads no files and imports only ``dlqhandler.mq`` and ``dlqhandler.errors``.
 """
 
-from dlqhandler.rules.compiler import CompileResult, compile_rules, compile_rules_or_raise
+from dlqhandler.rules.compiler import (
+    CompileResult,
+    compile_rules,
+    compile_rules_or_raise,
+    pattern_keywords,
+)
 from dlqhandler.rules.diagnostics import CODES, Diagnostic, Severity
 from dlqhandler.rules.explain import explain
 from dlqhandler.rules.fields import PATTERN_FIELDS, FieldSpec, message_fields
@@ -44,5 +49,6 @@ __all__ = [
     "decide",
     "explain",
     "message_fields",
+    "pattern_keywords",
     "resolve_target",
 ]

@@ -29,7 +29,7 @@ from dlqhandler.rules.lexer import iter_entries
 from dlqhandler.rules.models import ControlModel, RuleModel
 from dlqhandler.rules.parser import iter_parsed
 from dlqhandler.rules.patterns import classify, to_regex
-from dlqhandler.rules.source import decode_table
+from dlqhandler.rules.source import FATAL, decode_table
 from dlqhandler.rules.validator import validate
 
 __all__ = ["CompileResult", "compile_rules", "compile_rules_or_raise"]
@@ -91,6 +91,8 @@ def compile_rules(
     """
     diags = BoundedDiagnostics(max_diagnostics)
     text, found = decode_table(rules_table, source)
+    if any(d.code in FATAL for d in found):  # UTF-16, CR-only lines: the rest is noise
+        return CompileResult(None, tuple(found), text)
     undecodable = {(d.line, d.column) for d in found}
     diags += found
     # A byte that is not UTF-8 is reported once, as E109, not again as E108 (the lexer's).
@@ -126,6 +128,15 @@ def _raw(table: str | bytes) -> bytes:
         return table.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return table.encode("utf-8", "surrogatepass")
+
+
+def pattern_keywords(pattern: str) -> tuple[str, ...]:
+    """The keywords a one-line pattern (``--match``) gives, upper case, in order, as the
+    table's parser reads them (a keyword inside a quoted value is not one); what does
+    not parse is left to :func:`compile_rules` to report."""
+    diags: list[Diagnostic] = []
+    entries = iter_parsed(iter_entries(pattern, "--match", diags), "--match", diags)
+    return tuple(keyword for entry in entries for keyword in entry.args)
 
 
 def compile_rules_or_raise(

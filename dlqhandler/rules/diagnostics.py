@@ -151,6 +151,34 @@ _TABLE: tuple[CodeInfo, ...] = (
         "DESTQ('caf\udce9') ACTION(IGNORE)\n",
     ),
     CodeInfo(
+        "E110",
+        E,
+        "a table in UTF-16 or UTF-32",
+        "the table is {encoding} ({order}; {shown}): it must be UTF-8 (or ASCII)",
+        "convert the file, e.g. iconv -f {iconv} -t UTF-8 FILE > FILE.utf8, or save it "
+        "as UTF-8 (Windows editors call UTF-16 'Unicode')",
+        "\udcff\udcfeA\x00C\x00T\x00I\x00O\x00N\x00(\x00I\x00G\x00N\x00O\x00R\x00E\x00)\x00",
+    ),
+    CodeInfo(
+        "E111",
+        E,
+        "a CR that does not end a line with LF (CR-only line ends)",
+        "the table's lines end with a CR alone (CR-only line ends, as classic Mac OS "
+        "wrote them): lines end with LF or CR LF, so it reads as one long line",
+        "convert the line ends, e.g. tr '\\r' '\\n' < FILE > FILE.lf",
+        "REASON(MQRC_Q_FULL) ACTION(IGNORE)\rACTION(FWD) FWDQ(DLQ.CATCHALL)\r",
+    ),
+    CodeInfo(
+        "E112",
+        E,
+        "a CR inside a line (not followed by LF)",
+        "a CR not followed by LF inside this line: lines end with LF or CR LF, and a "
+        "stray CR is not part of any value",
+        "remove the CR (an editor that shows control characters, or tr -d '\\r' if the "
+        "table has no CR LF line ends to keep)",
+        "REASON(MQRC_Q_FULL)\r ACTION(IGNORE)\nACTION(FWD) FWDQ(DLQ.CATCHALL)\n",
+    ),
+    CodeInfo(
         "W101",
         W,
         "no blank or comma between ')' and the next keyword",

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from dlqhandler.errors import ConfigError, DumpFormatError
 from dlqhandler.logs import get_logger
@@ -41,6 +41,7 @@ __all__ = [
     "MD_FIELDS",
     "MESSAGE_COLUMNS",
     "SOURCE",
+    "bad_input",
     "dump_error",
     "load_source",
     "malformed_parts",
@@ -70,9 +71,11 @@ MESSAGE_COLUMNS = [
 ]
 
 _log = get_logger(__name__)
+T = TypeVar("T")
 _GLOB = re.compile(r"([\\{}\[\]*?])")  # Spark globs a path holding one of these
-# malformed = "<input_file>:<line>: message <n>: <problem>" (after the file's own name)
-_LOCATED = r"^([0-9]+): message ([0-9]+): (?s:(.*))$"
+# malformed = "<input_file>:<line>: [after ]message <n>: <problem>" (after the file's own name;
+# "after": junk after message n's data lines)
+_LOCATED = r"^([0-9]+): ((?:after )?message [0-9]+): (?s:(.*))$"
 _DUMP_ERROR = re.compile(r"dmpmqmsg: (.+?):([0-9]+): ([^\n]*)")
 
 
@@ -149,7 +152,7 @@ def read_messages(
     ``record`` and ``body`` only when asked: the scan reads what the frame's consumers
     select (a query of header columns never copies a record nor decodes a body).
     ``error`` is the problem alone (what the report counts by), or with ``located`` the
-    drain's ``<file>, line <n>, message <m>: <problem>``."""
+    drain's ``<file>, line <n>, [after ]message <m>: <problem>``."""
     from pyspark.sql import functions as F
 
     files = [str(f) for f in files]
@@ -160,7 +163,7 @@ def read_messages(
         F.array_position(F.array(*[F.lit(u) for u in uris]), F.col("_metadata.file_path")) - 1
     ).cast("int")
     names = F.get(F.array(*[F.lit(f) for f in files]), index)
-    line, number, problem = malformed_parts()
+    line, message, problem = malformed_parts()
     error = F.when(
         F.col("malformed").isNotNull(),
         problem
@@ -169,8 +172,8 @@ def read_messages(
             names,
             F.lit(", line "),
             line,
-            F.lit(", message "),
-            number,
+            F.lit(", "),
+            message,
             F.lit(": "),
             problem,
         ),
@@ -195,13 +198,27 @@ def read_messages(
 
 
 def malformed_parts() -> tuple[Any, Any, Any]:
-    """The line, the message number and the problem of the source's ``malformed``
-    column (``<input_file>:<line>: message <n>: <problem>``), as string columns."""
+    """The line, the message (``message <n>``, or ``after message <n>`` for junk after
+    its data lines) and the problem of the source's ``malformed`` column
+    (``<input_file>:<line>: [after ]message <n>: <problem>``), as string columns."""
     from pyspark.sql import functions as F
 
     located = F.expr("substring(malformed, char_length(input_file) + 2)")
-    line, number, problem = (F.regexp_extract(located, _LOCATED, g) for g in (1, 2, 3))
-    return line, number, problem
+    line, message, problem = (F.regexp_extract(located, _LOCATED, g) for g in (1, 2, 3))
+    return line, message, problem
+
+
+def bad_input(job: Callable[[], T]) -> T:
+    """Run ``job`` (a Spark action over dumps); a file the data source cannot read as a
+    dump (its own error inside the failed Spark job) becomes a :class:`DumpFormatError`
+    naming file and line, which the drain and the report say in one line (exit 2)."""
+    try:
+        return job()
+    except Exception as exc:
+        problem = dump_error(exc)
+        if problem is None:
+            raise
+        raise problem from None
 
 
 def dump_error(exc: BaseException) -> DumpFormatError | None:

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import string
 import threading
 import time
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from dlqhandler.errors import ConfigError
 from dlqhandler.mq.ages import AgeWindow, dead_lettered_at
 from dlqhandler.mq.message import Message
-from dlqhandler.rules import Matcher, compile_rules
+from dlqhandler.rules import PATTERN_FIELDS, Matcher, compile_rules, pattern_keywords
 
 __all__ = ["RateLimiter", "Selector"]
 
@@ -43,6 +44,15 @@ class Selector:
         self._clock = clock
         self._matcher: Matcher | None = None
         if match:
+            held = [k for k in pattern_keywords(match) if k not in PATTERN_FIELDS]
+            if held:  # ACTION, FWDQ, RETRY..., INPUTQ...: not a pattern's to say
+                raise ConfigError(
+                    f"--match {match!r} holds {', '.join(held)}: a pattern only selects "
+                    "messages (pattern keywords such as REASON, DESTQ, FORMAT, PERSIST) and "
+                    "may not hold an action or control data; say what to do with the "
+                    "selected messages with --action (e.g. --action discard, --action "
+                    "fwd:QUEUE, --action retry)"
+                )
             result = compile_rules(f"{match} ACTION(DISCARD)\n", source="--match")
             errors = [d for d in result.diagnostics if d.severity == "error"]
             if result.ruleset is None or errors:
@@ -62,10 +72,19 @@ class Selector:
         ages = AgeWindow.parse(older_than, newer_than)
         ids = []
         for text in msgids or ():
-            try:
-                raw = bytes.fromhex(text)
-            except ValueError as exc:
-                raise ConfigError(f"--msgid {text!r} is not hexadecimal") from exc
+            bad = next((c for c in text if c not in string.hexdigits), None)
+            if bad is not None:
+                raise ConfigError(
+                    f"--msgid {text!r} is not hexadecimal: {bad!r} is not a hex digit "
+                    "(0-9, A-F); give the MsgId as dmpmqmsg and qm browse show it"
+                )
+            if len(text) % 2:
+                raise ConfigError(
+                    f"--msgid {text!r} has an odd number of hex digits ({len(text)}): a "
+                    "MsgId is bytes, two hex digits each; give every digit as qm browse "
+                    "shows it (a shorter MsgId is taken as its first bytes)"
+                )
+            raw = bytes.fromhex(text)
             if not 0 < len(raw) <= 24:
                 raise ConfigError(f"--msgid {text!r} must be 1 to 24 bytes")
             ids.append(raw.ljust(24, b"\x00"))

@@ -526,3 +526,39 @@ def test_drain_apply_on_the_standin_names_the_missing_status_queue(
     assert "the status queue DLQHANDLER.STATUS does not exist on queue manager QM1" in err
     assert "DEFINE QLOCAL(DLQHANDLER.STATUS)" in err
     assert not out.exists() or not any(out.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("deadq", "words"),
+    [
+        ("'my dlq'", "DEADQ 'my dlq' contains characters not allowed in MQ names (' ')"),
+        ("'app.dlq'", "DEADQ names app.dlq, which does not exist"),
+        ("'Dlq/Q%1'", "DEADQ names Dlq/Q%1, which does not exist"),
+    ],
+)
+def test_the_deadq_fix_is_mqsc_that_qm_mqsc_takes(
+    home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    deadq: str,
+    words: str,
+) -> None:
+    """A DEADQ that is not a valid queue name ('my dlq': a blank) or names a queue with
+    lower case that does not exist: the error says which, and its fix, fed to
+    ``dlqhandler qm mqsc`` as printed, runs (exit 0) and clears it. Names are quoted
+    where IBM's MQSC rules need it: "Strings that contain blanks, lowercase characters
+    or special characters ... must be enclosed in single quotation marks", unquoted
+    lower case being folded to upper case
+    (https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=commands-mqsc-command-syntax);
+    the fix used to be DEFINE QLOCAL(my dlq), which qm mqsc refused."""
+    mqsc(home, f"ALTER QMGR DEADQ({deadq})")
+    code, report = check(capsys)
+    assert code == ExitCode.FAILURE
+    assert bad(report) == [("deadq-exists", "error")]
+    finding = next(f for f in report["findings"] if f["check"] == "deadq-exists")
+    assert words in finding["problem"]
+    monkeypatch.setattr("sys.stdin", io.StringIO(finding["fix"] + "\n"))
+    assert main(["qm", "mqsc", "QM1"]) == 0
+    assert "No commands have a syntax error." in capsys.readouterr().out
+    code, report = check(capsys)
+    assert (code, bad(report)) == (ExitCode.OK, [])

@@ -161,3 +161,82 @@ def test_shipped_tables_via_the_installed_command() -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.splitlines()[-1] == f"0 errors, 2 warnings in {len(tables)} files"
+
+
+_TABLE = (
+    "INPUTQ(SYSTEM.DEAD.LETTER.QUEUE)\nREASON(MQRC_Q_FULL) ACTION(RETRY)\n"
+    "ACTION(FWD) FWDQ(DLQ.CATCHALL)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (
+            _TABLE.encode("utf-16"),  # Python writes the byte-order mark (FF FE here)
+            "error[E110]: the table is UTF-16 (little-endian; byte-order mark FF FE)",
+        ),
+        (
+            _TABLE.encode("utf-16-be"),
+            "error[E110]: the table is UTF-16 (big-endian; ",
+        ),
+        (
+            _TABLE.encode("utf-16-le"),
+            "error[E110]: the table is UTF-16 (little-endian; ",
+        ),
+        (
+            _TABLE.encode("utf-32"),
+            "error[E110]: the table is UTF-32 (little-endian; byte-order mark FF FE 00 00)",
+        ),
+        (
+            _TABLE.replace("\n", "\r").encode(),
+            "1:33: error[E111]: the table's lines end with a CR alone (CR-only line ends",
+        ),
+    ],
+    ids=["utf-16-bom", "utf-16-be", "utf-16-le", "utf-32", "cr-only"],
+)
+def test_a_table_in_utf16_or_with_cr_only_lines_is_one_error_that_names_it(
+    tmp_path: Path,
+    capsys: Out,
+    monkeypatch: pytest.MonkeyPatch,
+    data: bytes,
+    words: str,
+) -> None:
+    """A UTF-16 or UTF-32 table (a byte-order mark, or the NUL bytes of ASCII text in it),
+    or one whose lines end with a CR alone: lint and run give ONE error naming the
+    encoding or the line ends, and the conversion (issue 33: twenty errors and an
+    ISO-8859-1 hint, CR-only lines not named); run exits 3 and processes nothing."""
+    path = tmp_path / "t.rul"
+    path.write_bytes(data)
+    assert main(["lint", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert words in out
+    assert out.count("error[") == 1
+    assert "1 errors, 0 warnings in 1 files" in out
+    assert "iconv -f UTF" in out if "E110" in words else "tr '\\r' '\\n'" in out
+    assert "ISO-8859-1" not in out
+    monkeypatch.setenv("DLQHANDLER_HOME", str(tmp_path / "home"))
+    assert main(["qm", "create", "QM1"]) == 0
+    capsys.readouterr()
+    assert main(["run", "SYSTEM.DEAD.LETTER.QUEUE", "QM1", "--rules", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert words.split("error", 1)[1] in err
+    assert err.count("error[") == 1
+
+
+def test_a_stray_cr_in_a_table_of_lf_lines_is_named_once_per_line(
+    tmp_path: Path, capsys: Out
+) -> None:
+    """One CR inside a line of an LF table: E112 at its line and column (not the lexer's
+    "must be quoted"); a CR in a comment line is left alone, as runmqdlq ignores
+    comments; a CR that ends the last line is its line end."""
+    path = tmp_path / "t.rul"
+    path.write_bytes(
+        b"INPUTQ(Q)\nREASON(MQRC_Q_FULL)\r ACTION(IGNORE)\n* note\r more\n"
+        b"ACTION(FWD) FWDQ(DLQ.CATCHALL)\r"
+    )
+    assert main(["lint", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "t.rul:2:20: error[E112]: a CR not followed by LF inside this line" in out
+    assert out.count("error[") == 1
+    assert "must be quoted" not in out

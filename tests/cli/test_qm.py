@@ -318,7 +318,7 @@ def test_commands_on_a_missing_queue_manager_fail(
     ("spec", "problem"),
     [
         ("Body.x=1", "MQRC_PROPERTY_NAME_ERROR (2442)"),
-        ("n:i1=300", "'300' is not a valid dt='i1' value"),
+        ("n:i1=300", "'300' is out of the range of dt='i1' (-128 to 127)"),
         ("n:int32=1", "unknown property type dt='int32'"),
         ("n", "expected NAME[:TYPE]=VALUE"),
         ("n:null=x", "a null property with a value"),
@@ -349,3 +349,68 @@ def test_put_refuses_a_bad_property_before_connecting(
     assert problem in capsys.readouterr().err
     with connect("QM1") as qm:
         assert qm.inquire_queue("SYSTEM.DEAD.LETTER.QUEUE").curdepth == 0
+
+
+_F32 = "a 32-bit float: at most 3.4028235e38 either side of 0"
+_F64 = "a 64-bit float: at most 1.7976931348623157e308 either side of 0"
+_I64 = "-9223372036854775808 to 9223372036854775807"
+
+
+@pytest.mark.parametrize(
+    ("spec", "limits"),
+    [
+        ("F:r4=1e999", _F32),
+        ("F:r4=1e39", _F32),
+        ("F:r4=-3.5e38", _F32),
+        ("F:r8=1e309", _F64),
+        ("F:r8=-1e999", _F64),
+        ("F:i1=128", "-128 to 127"),
+        ("F:i2=-32769", "-32768 to 32767"),
+        ("F:i4=2147483648", "-2147483648 to 2147483647"),
+        ("F:i8=9223372036854775808", _I64),
+        ("F:i8=123456789012345678901234567890", _I64),
+        ("F:int=-9223372036854775809", _I64),
+    ],
+)
+def test_put_refuses_a_property_value_out_of_its_types_range(
+    home: Path, capsys: pytest.CaptureFixture[str], spec: str, limits: str
+) -> None:
+    """Issue 33, class 8: out of range is refused for every numeric type, floats as well
+    as integers (r4 1e999 was stored as inf while 1e39 was refused): exit 2 naming the
+    property, its value and the type's range; the queue stays empty."""
+    assert main(["qm", "create", "QM1"]) == 0
+    capsys.readouterr()
+    argv = ["qm", "put", "-m", "QM1", "-q", "SYSTEM.DEAD.LETTER.QUEUE", "--data", "x"]
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--property", spec])
+    assert exc.value.code == 2
+    value = spec.split("=", 1)[1]
+    dt = spec.split(":", 1)[1].split("=", 1)[0]
+    assert (
+        f"argument --property: {spec!r}: {value!r} is out of the range of dt='{dt}' ({limits})"
+        in capsys.readouterr().err
+    )
+    with connect("QM1") as qm:
+        assert qm.inquire_queue("SYSTEM.DEAD.LETTER.QUEUE").curdepth == 0
+
+
+def test_put_takes_the_ends_of_each_range_and_the_infinity_words(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The largest r4, the words Infinity and inf (Java's text for an infinite float)
+    and the ends of the integer ranges are values: put (exit 0) and browsed back."""
+    assert main(["qm", "create", "QM1"]) == 0
+    props = ["A:r4=3.4028235e38", "B:r8=-Infinity", "C:r4=inf", "D:i1=-128", "E:i8=+0009"]
+    argv = ["qm", "put", "-m", "QM1", "-q", "SYSTEM.DEAD.LETTER.QUEUE", "--data", "x"]
+    assert main([*argv, *[w for p in props for w in ("--property", p)]]) == 0
+    capsys.readouterr()
+    assert main(["qm", "browse", "-m", "QM1", "-q", "SYSTEM.DEAD.LETTER.QUEUE"]) == 0
+    out = capsys.readouterr().out
+    for line in (
+        "A (r4) = 3.4028234663852886e+38",
+        "B (r8) = -inf",
+        "C (r4) = inf",
+        "D (i1) = -128",
+        "E (i8) = 9",
+    ):
+        assert line in out

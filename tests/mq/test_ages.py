@@ -90,7 +90,7 @@ def test_the_window_admits_ages_between_its_bounds_inclusive() -> None:
     [
         ("seven days", None, "--older-than 'seven days' is not a duration"),
         (None, "2", "--newer-than '2' is not a duration"),
-        ("-1d", None, "is not a duration"),
+        ("-1d", None, "--older-than '-1d' is a negative age: an age counts back from now"),
         (
             "7d",
             "2h",
@@ -105,8 +105,9 @@ def test_the_window_admits_ages_between_its_bounds_inclusive() -> None:
 def test_bad_windows_are_refused_with_the_fix(
     older: str | None, newer: str | None, says: str
 ) -> None:
-    """A duration that is not a number and a unit, or a --newer-than shorter than the
-    --older-than (no message could be in it): ConfigError saying what to write."""
+    """A duration that is not a number and a unit, a negative one (an age counts back
+    from now), or a --newer-than shorter than the --older-than (no message could be in
+    it): ConfigError saying what to write."""
     with pytest.raises(ConfigError) as caught:
         AgeWindow.parse(older, newer)
     assert says in str(caught.value)

@@ -81,6 +81,8 @@ def test_names_ibm_forbids_give_its_reason_codes(name: str, reason: int) -> None
         (T.BYTE_STRING, "x"),
         (T.NULL, 0),
         (T.FLOAT32, 1e39),
+        (T.FLOAT64, 10**400),
+        (T.FLOAT32, -(10**400)),
         (99, 1),
     ],
 )
@@ -169,6 +171,8 @@ def test_inquire_converts_types_as_ibm_documents(
         (Property("p", T.STRING, "maybe"), T.BOOLEAN, MQRC_PROP_NUMBER_FORMAT_ERROR),
         (Property("p", T.BYTE_STRING, b"x"), T.INT32, MQRC_PROP_CONV_NOT_SUPPORTED),
         (Property("p", T.FLOAT64, 1.0), T.BOOLEAN, MQRC_PROP_CONV_NOT_SUPPORTED),
+        (Property("p", T.STRING, "1e999"), T.FLOAT64, MQRC_PROP_NUMBER_FORMAT_ERROR),
+        (Property("p", T.STRING, "-1e39"), T.FLOAT32, MQRC_PROP_NUMBER_FORMAT_ERROR),
     ],
 )
 def test_conversions_that_cannot_be_made_give_ibms_reasons(

@@ -21,6 +21,7 @@ from dlqhandler.mq.rfh2 import (
     encode_rfh2,
     folders_of,
     properties_of,
+    typed_property,
 )
 from tests.mq.helpers import raised
 from tests.mq.strategies import ENCODINGS, damaged
@@ -163,6 +164,55 @@ def test_nan_and_infinities_travel_as_java_writes_them() -> None:
     assert all(x.same_as(y) for x, y in zip(back, props, strict=True))
 
 
+@pytest.mark.parametrize(
+    ("dt", "text", "limits"),
+    [
+        ("r4", "1e39", "a 32-bit float: at most 3.4028235e38 either side of 0"),
+        ("r4", "1e999", "a 32-bit float: at most 3.4028235e38 either side of 0"),
+        ("r4", "-3.4028236e38", "a 32-bit float: at most 3.4028235e38 either side of 0"),
+        ("r8", "1e309", "a 64-bit float: at most 1.7976931348623157e308 either side of 0"),
+        ("r8", "-1e999", "a 64-bit float: at most 1.7976931348623157e308 either side of 0"),
+        ("i1", "128", "-128 to 127"),
+        ("i2", "-32769", "-32768 to 32767"),
+        ("i4", "2147483648", "-2147483648 to 2147483647"),
+        ("i8", "9223372036854775808", "-9223372036854775808 to 9223372036854775807"),
+        ("i8", "1" + "0" * 40, "-9223372036854775808 to 9223372036854775807"),
+        ("int", "-9223372036854775809", "-9223372036854775808 to 9223372036854775807"),
+    ],
+)
+def test_a_value_out_of_its_types_range_is_refused_never_stored(
+    dt: str, text: str, limits: str
+) -> None:
+    """Out of range is refused for every numeric type, floats too: a number beyond a
+    float's range is not stored as infinity (r4 1e999 was inf while 1e39 was refused;
+    issue 33, class 8); the error names the range. Each type holds what IBM's MQSETMP
+    page says it is ("MQTYPE_INT8 ... 8-bit signed integer", "MQTYPE_FLOAT32 ... 32-bit
+    floating-point number": https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refdev/q101910_.html),
+    no more."""
+    with pytest.raises(ValueError, match="out of the range") as info:
+        typed_property("F", dt, text)
+    assert str(info.value) == f"{text[:40]!r} is out of the range of dt='{dt}' ({limits})"
+
+
+@pytest.mark.parametrize(
+    ("dt", "text", "value"),
+    [
+        ("r4", "3.4028235e38", 3.4028234663852886e38),
+        ("r4", "Infinity", math.inf),
+        ("r8", "-inf", -math.inf),
+        ("r8", "1.7976931348623157e308", 1.7976931348623157e308),
+        ("i1", "-128", -128),
+        ("i8", "0000000000000000000000000009223372036854775807", 9223372036854775807),
+    ],
+)
+def test_the_ends_of_each_range_and_the_infinity_words_are_accepted(
+    dt: str, text: str, value: float
+) -> None:
+    """The largest value of each type, leading zeros, and the words Infinity and inf
+    (the way Java writes an infinite float) are values, not out of range."""
+    assert typed_property("F", dt, text).value == value
+
+
 def _header(folder: bytes, *, length: int | None = None, nvl: int | None = None) -> bytes:
     folder += b" " * (-len(folder) % 4)
     data = (len(folder) if nvl is None else nvl).to_bytes(4, "little", signed=True) + folder
@@ -186,7 +236,11 @@ def _header(folder: bytes, *, length: int | None = None, nvl: int | None = None)
         (_header(b"<usr></usr>", nvl=-4), "NameValueLength -4", 36),
         (_header(b"<usr><a>1</b></usr>"), "end tag does not close <a>", 49),
         (_header(b"<usr><a dt='x9'>1</a></usr>"), "unknown property type dt='x9'", 56),
-        (_header(b"<usr><a dt='i1'>300</a></usr>"), "'300' is not a valid dt='i1' value", 56),
+        (
+            _header(b"<usr><a dt='i1'>300</a></usr>"),
+            "'300' is out of the range of dt='i1' (-128 to 127)",
+            56,
+        ),
         (_header(b"<usr><!DOCTYPE x></usr>"), "expected a name", 46),
         (_header(b"<usr>&ent;    </usr>"), "text inside <usr>", 45),
         (_header(b"<usr><a>&ent;</a></usr>"), "'&' that is not one", 48),

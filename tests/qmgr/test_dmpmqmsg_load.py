@@ -107,7 +107,7 @@ def test_load_of_a_cut_file_loads_nothing_of_the_cut_message(
     assert _load(cut, "-t", "4") == 6
     err = capsys.readouterr().err
     assert "message 15: the file is cut off" in err
-    assert "message 15 and after were not loaded" in err
+    assert "no message from index 15 on was loaded" in err
     assert "-r 15.." in err
     assert _counts(err) == ("14", "14")
     whole = [identity(m) for m in read_dump(SAMPLE)]
@@ -128,7 +128,7 @@ def test_queue_full_stops_the_load_names_the_first_message_and_resumes(
     assert _load(source, "-t", "3") == 6
     err = capsys.readouterr().err
     assert "putting message 6 onto APP.IN: MQRC_Q_FULL (2053)" in err
-    assert "5 message(s) committed to APP.IN; message 6 and after were not loaded" in err
+    assert "5 message(s) committed to APP.IN; no message from index 6 on was loaded" in err
     assert _counts(err) == ("6", "5")
     with connect("QM1") as qm:
         qm.admin().alter_queue("APP.IN", {"MAXDEPTH": 100})
@@ -162,6 +162,41 @@ def test_bad_hex_line_with_t_commits_before_it_and_resumes(
     assert _counts(err) == ("7", "7")
     assert _on_queue("APP.IN") == [identity(m) for m in messages[:7]]
     assert _load(good, "-r", "8..") == 0
+    assert _on_queue("APP.IN") == [identity(m) for m in messages]
+
+
+@pytest.mark.parametrize(("after", "per_uow"), [(12, "5"), (7, "3"), (12, "1")])
+def test_junk_after_a_message_names_the_next_and_the_advice_loads_no_message_twice(
+    qm1: None, tmp_path: Path, capsys: pytest.CaptureFixture[str], after: int, per_uow: str
+) -> None:
+    """A line that is not a dump line after message N's data lines (N the last message,
+    or one in the middle), at any -t: messages 1..N are whole and committed, exit 6; the
+    error says "after message N" (not "message N", which was loaded) and the hint names
+    N+1, the first message NOT committed; following it on the repaired file loads every
+    message exactly once (issue 33, class 3: the hint used to name N, loaded twice)."""
+    _mqsc("APP.IN MAXDEPTH=100 MSGDLVSQ=FIFO")
+    messages = _messages(12)
+    good = tmp_path / "good.dmp"
+    write_dump(good, messages)
+    lines = good.read_bytes().split(b"\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith(b"A VER")]
+    at = starts[after] - 1 if after < len(messages) else len(lines) - 1
+    lines.insert(at, b"junk here")
+    bad = tmp_path / "bad.dmp"
+    bad.write_bytes(b"\n".join(lines))
+    assert _load(bad, "-t", per_uow) == 6
+    err = capsys.readouterr().err
+    assert (
+        f"bad.dmp:{at + 1}: after message {after}: expected a message ('A' or 'N' line), "
+        "found 'junk here'"
+    ) in err
+    assert f"{after} message(s) committed to APP.IN; no message from index {after + 1} on" in err
+    hint = re.search(r"resume without duplicates with: -r (\S+)", err)
+    assert hint is not None, err
+    assert hint[1] == f"{after + 1}.."
+    assert _counts(err) == (str(after), str(after))
+    assert _on_queue("APP.IN") == [identity(m) for m in messages[:after]]
+    assert _load(good, "-r", hint[1], "-t", per_uow) == 0  # the advice, on the repaired file
     assert _on_queue("APP.IN") == [identity(m) for m in messages]
 
 

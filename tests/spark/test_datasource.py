@@ -390,7 +390,7 @@ def test_junk_after_data_lines_is_a_row_after_its_message(spark: Any, tmp_path: 
             assert len(bad) == 1
             (junk,) = bad
             assert junk["malformed"].endswith(str(reference.value).split(":", 1)[1]), name
-            assert f":{reference.value.line}: message {len(python)}: " in junk["malformed"]
+            assert f":{reference.value.line}: after message {len(python)}: " in junk["malformed"]
             assert junk["message_number"] == len(python)
             good = [r for r in rows if r["malformed"] is None]
             assert [r["message_number"] for r in good] == list(range(1, 201))

@@ -50,7 +50,7 @@ from dlqhandler.qmgr.embedded.objects import QueueView, queue_view
 from dlqhandler.qmgr.embedded.propctl import put_properties
 from dlqhandler.qmgr.embedded.putting import Putter, expiration_report, resolve_md
 from dlqhandler.qmgr.embedded.recovery import hold_lock_file, recover_dead_connections
-from dlqhandler.qmgr.embedded.store import AVAILABLE, TAKEN, QMgrPaths, Store
+from dlqhandler.qmgr.embedded.store import AVAILABLE, TAKEN, QMgrPaths, Store, check_home
 from dlqhandler.qmgr.embedded.trigger import Triggers
 from dlqhandler.qmgr.embedded.uow import UnitOfWork, back_out, commit
 from dlqhandler.qmgr.embedded.xqh import for_transmission
@@ -109,6 +109,7 @@ def connect(
     qm_name = name or s.default_qmgr
     if not qm_name:
         raise mqi_error(MQRC_Q_MGR_NAME_ERROR, "no queue manager named and DLQHANDLER_QMGR unset")
+    check_home(qmgrs_dir)  # a home that names a file: ConfigError, not "no such QM"
     try:
         paths = QMgrPaths.of(qmgrs_dir, qm_name)
     except ConfigError as exc:

@@ -18,7 +18,7 @@ from dlqhandler.qmgr.embedded.admin import Admin, valid_name
 from dlqhandler.qmgr.embedded.objects import QMGR_ATTRS, defaults
 from dlqhandler.qmgr.embedded.recovery import connection_alive
 from dlqhandler.qmgr.embedded.schema import initialise
-from dlqhandler.qmgr.embedded.store import QMgrPaths, Store
+from dlqhandler.qmgr.embedded.store import QMgrPaths, Store, check_home
 
 __all__ = [
     "DEFAULT_DEADQ",
@@ -103,6 +103,7 @@ def delete_qmgr(home: Path, name: str) -> None:
 def list_qmgrs(home: Path) -> list[QMgrStatus]:
     """Every queue manager under ``home/qmgrs``, by name."""
     root = home / "qmgrs"
+    check_home(root)
     if not root.is_dir():
         return []
     out = []

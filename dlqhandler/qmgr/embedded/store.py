@@ -116,6 +116,7 @@ __all__ = [
     "QMgrPaths",
     "Rows",
     "Store",
+    "check_home",
     "valid_qmgr_name",
 ]
 
@@ -165,6 +166,28 @@ def _private_dir(path: Path, *, chmod: bool = True) -> None:
         os.chmod(path, 0o700)
 
 
+def check_home(qmgrs_dir: Path) -> None:
+    """ConfigError unless ``qmgrs_dir`` (``$DLQHANDLER_HOME/qmgrs``) is a directory or
+    can be made one: the nearest of it and its parents that exists must be a directory.
+    Every use of the home passes here, so a home that names a file (or sits under one)
+    is said at once, rather than as a FileExistsError or an empty list."""
+    for path in (qmgrs_dir, *qmgrs_dir.parents):
+        if path.is_dir():
+            return
+        if path.exists() or path.is_symlink():
+            home = qmgrs_dir.parent
+            where = (
+                f"DLQHANDLER_HOME={home} is a file, not a directory"
+                if path == home
+                else f"DLQHANDLER_HOME={home}: {path} is a file, not a directory, so the "
+                f"folder of the embedded queue managers ({qmgrs_dir}) cannot be there"
+            )
+            raise ConfigError(
+                f"{where}; set DLQHANDLER_HOME to a directory (it is created if missing), "
+                "or move that file away"
+            )
+
+
 @dataclass(frozen=True, slots=True)
 class QMgrPaths:
     """Where one queue manager lives on disk."""
@@ -173,8 +196,11 @@ class QMgrPaths:
 
     @classmethod
     def of(cls, qmgrs_dir: Path, name: str) -> QMgrPaths:
+        """The paths of queue manager ``name``: ConfigError for a name MQ refuses, or a
+        home that cannot hold queue managers (:func:`check_home`)."""
         if not valid_qmgr_name(name):
             raise ConfigError(f"invalid queue manager name {name!r}")
+        check_home(qmgrs_dir)
         return cls(qmgrs_dir / name)
 
     @property

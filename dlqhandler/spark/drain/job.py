@@ -31,7 +31,7 @@ from dlqhandler.rules import RuleSet
 from dlqhandler.spark.classify import catch_all_queue, classify
 from dlqhandler.spark.drain.outputs import REMAINING_FILE, write_outputs
 from dlqhandler.spark.files import output_files
-from dlqhandler.spark.messages import dump_error, read_messages
+from dlqhandler.spark.messages import bad_input, read_messages
 from dlqhandler.spark.progress import step
 
 __all__ = ["DrainConfig", "DrainResult", "mode_problem", "run_drain"]
@@ -180,7 +180,7 @@ def run_drain(
         # The actions run exactly once: an eager local checkpoint cuts the lineage, so
         # no later job (nor an evicted cache block) can run them again - a second run
         # would find the moved messages gone and record them as skipped.
-        frame = _bad_input(
+        frame = bad_input(
             lambda: apply_frame(
                 frame,
                 ruleset,
@@ -201,12 +201,12 @@ def run_drain(
     audit_schema = frame.selectExpr(*_AUDIT_COLUMNS).schema  # read back without a footer
     if config.dry_run or config.apply:
         step(spark, "classify, write the audit")
-        _bad_input(lambda: frame.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
+        bad_input(lambda: frame.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
         # The audit holds every column the summary counts: no second pass over the bodies.
         groups = _groups(spark.read.schema(audit_schema).parquet(out.uri("audit")))
     else:
         step(spark, "classify, write the dmpmqmsg files and the audit")
-        written = _bad_input(
+        written = bad_input(
             lambda: write_outputs(
                 frame,
                 out,
@@ -266,18 +266,6 @@ def run_drain(
     out.write_text("summary.json", json.dumps(summary, indent=2) + "\n")
     out.write_text("manifest.json", json.dumps(manifest, indent=2) + "\n")
     return DrainResult(manifest, summary, config.output, failures)
-
-
-def _bad_input(job: Callable[[], Any]) -> Any:
-    """Run ``job``; a file the data source cannot read as a dump (its own error inside
-    the failed Spark job) becomes a :class:`DumpFormatError` naming file and line."""
-    try:
-        return job()
-    except Exception as exc:
-        problem = dump_error(exc)
-        if problem is None:
-            raise
-        raise problem from None
 
 
 # What the summary counts by (SQL over the audit's columns: the writers count them as they

@@ -143,6 +143,8 @@ class _Drain:
         except KeyboardInterrupt:
             self._stop()  # first: no task may still move a message while we count
             return self._interrupted()
+        except BrokenPipeError:
+            raise  # a note's stderr closed: the command line's entry ends quietly
         except Exception as exc:
             described = describe(exc)  # while Spark runs: a py4j error asks the JVM
             self._stop()

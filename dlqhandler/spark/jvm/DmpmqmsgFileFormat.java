@@ -381,8 +381,11 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                 all[LINE] = at[0];
                 all[NUMBER] = at[1];
                 if (malformed != null) {
+                    // junk follows its message's data lines: "after message N", as the
+                    // Python reader says (message N itself was read whole)
                     all[MALFORMED] = UTF8String.fromString(split.name + ":" + (at[0] + problemLine)
-                        + ": message " + at[1] + ": " + malformed);
+                        + (raw.junk ? ": after message " : ": message ") + at[1] + ": "
+                        + malformed);
                 }
             }
             if (m != null && m.error == null) {

@@ -105,7 +105,12 @@ final class DumpMessage {
                         dataLine(data, buf, pos, n, c, hexEnd);
                         inData = true;
                     } else if (c == '*') {
-                        // a comment, anywhere
+                        // a comment, anywhere; one holding a CR is CR-only line ends
+                        for (int k = pos; k < stop; k++) {
+                            if (buf[k] == '\r') {
+                                throw new LineError(DumpSplitReader.CR_ONLY);
+                            }
+                        }
                     } else if (!inData) {
                         throw new LineError("expected an 'A' attribute or an 'X', 'S' or 'T' data "
                             + "line, found " + (c == 'N' ? "an 'N' line" : show(buf, pos, n, 24)));

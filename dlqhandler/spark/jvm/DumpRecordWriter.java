@@ -22,6 +22,7 @@ package dlqhandler.spark;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -126,12 +127,7 @@ final class DumpRecordWriter extends OutputWriter {
                 return;
             }
             out.write(bytes);
-            if (!endsWithEmptyLine(bytes)) {
-                if (bytes.length > 0 && bytes[bytes.length - 1] != '\n') {
-                    out.write(lineEnd(crlf));
-                }
-                out.write(lineEnd(crlf));
-            }
+            out.write(ending(bytes, crlf));
         } catch (IOException e) {
             throw new DmpmqmsgFileFormat.DumpReadException("writing " + path + ": "
                 + e.getMessage(), e);
@@ -163,13 +159,40 @@ final class DumpRecordWriter extends OutputWriter {
         return false;
     }
 
-    private static boolean endsWithEmptyLine(byte[] b) {
+    private static final byte[] NOTHING = new byte[0];
+    private static final byte[] LF = {'\n'};
+
+    /**
+     * What completes a record copied as read so that it ends with an empty line, as
+     * dmpmqmsg ends every message, by the line-end rule both readers follow
+     * (docs/datasource.md, "Line ends"): a line ends at LF, a CR just before it is part of
+     * the line end, and a CR that is the last byte of the file is its last line's end. So a record ending in a lone CR (a CRLF file cut before its last LF) has
+     * that CR completed with an LF, never a second CR (which would make a line holding a
+     * CR that neither reader takes for empty); a last line without a line end gets one;
+     * and an empty line is added unless the last line is one.
+     */
+    static byte[] ending(byte[] b, boolean crlf) {
         int n = b.length;
-        if (n >= 2 && b[n - 1] == '\n' && b[n - 2] == '\n') {
-            return true;
+        if (n == 0) {
+            return NOTHING;
         }
-        return n >= 4 && b[n - 1] == '\n' && b[n - 2] == '\r' && b[n - 3] == '\n'
-            && b[n - 4] == '\r';
+        byte[] close = b[n - 1] == '\n' ? NOTHING : b[n - 1] == '\r' ? LF : lineEnd(crlf);
+        // the last line, its line end completed: [start, end) without its CR LF or LF
+        int end = b[n - 1] == '\n' ? n - 1 : n;
+        if (end > 0 && b[end - 1] == '\r') {
+            end--;
+        }
+        int start = end;
+        while (start > 0 && b[start - 1] != '\n') {
+            start--;
+        }
+        if (start == end) {
+            return close;  // the last line is empty: the message is ended
+        }
+        byte[] nl = lineEnd(crlf);
+        byte[] more = Arrays.copyOf(close, close.length + nl.length);
+        System.arraycopy(nl, 0, more, close.length, nl.length);
+        return more;
     }
 
     /**

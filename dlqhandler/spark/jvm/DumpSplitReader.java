@@ -77,7 +77,7 @@ final class DumpSplitReader implements AutoCloseable {
         long numberInSplit;    // 0-based among the split's messages
         byte[] bytes;          // null when too long
         boolean cut;           // the file ends inside it
-        boolean newlineAtEnd;  // the file's last byte is a line end
+        boolean newlineAtEnd;  // the file's last byte is a line end (LF, or a CR there)
         int lastLine;          // 0-based index of its last non-empty line
         long length;
         boolean junk;          // not a message: lines after a message's data lines
@@ -148,6 +148,9 @@ final class DumpSplitReader implements AutoCloseable {
             byte c = record.buf[s];
             if (!seen) {
                 seen = true;
+                if (hasCr(s, n)) {
+                    throw new IOException(name + ":" + lines + ": " + CR_ONLY);
+                }
                 if (!startsWithHeader(s, n)) {
                     String found = DumpMessage.show(record.buf, s, n, 24);
                     boolean bcg = n >= 8 && new String(record.buf, s, 8,
@@ -162,6 +165,9 @@ final class DumpSplitReader implements AutoCloseable {
                 continue;
             }
             if (c == '*') {
+                if (hasCr(s, n)) {
+                    throw new IOException(name + ":" + lines + ": " + CR_ONLY);
+                }
                 record.size = 0;
                 continue;
             }
@@ -176,6 +182,25 @@ final class DumpSplitReader implements AutoCloseable {
             startPending(s, at, c);
             return;
         }
+    }
+
+    /** A CR inside the header line or a '*' line (dmpmqmsg writes none there): the
+     *  file's lines end with a CR alone (or the line holds a stray CR). A line ends at
+     *  LF, so CR-only lines are one line, which would read as a header or a comment and
+     *  no messages. The Python reader's words (dump_reader.py). */
+    static final String CR_ONLY = "this line holds a CR that is not a line end: the lines "
+        + "of this file end with a CR alone (CR-only line ends), or the line holds a stray "
+        + "CR; dmpmqmsg lines end with LF or CR LF, so CR-only lines read as one. Convert "
+        + "the line ends (for example: tr '\\r' '\\n' < FILE > FILE.lf) and read the "
+        + "converted file";
+
+    private boolean hasCr(int s, int n) {
+        for (int i = s; i < s + n; i++) {
+            if (record.buf[i] == '\r') {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean startsWithHeader(int s, int n) {
@@ -289,7 +314,9 @@ final class DumpSplitReader implements AutoCloseable {
         }
         if (eof) {
             raw.bytes = tooLong ? null : keepBytes ? Arrays.copyOf(record.buf, record.size) : NOT_KEPT;
-            raw.newlineAtEnd = record.size > 0 && record.buf[record.size - 1] == '\n';
+            // a CR at the end of the file is its last line's line end, as an LF is
+            raw.newlineAtEnd = record.size > 0
+                && (record.buf[record.size - 1] == '\n' || record.buf[record.size - 1] == '\r');
             // cut off: the file's last line is a data line (no empty line after it)
             if (!tooLong && record.size > 0 && lastStart >= 0) {
                 int lastLineEnd = record.size;

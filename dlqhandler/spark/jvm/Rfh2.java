@@ -341,7 +341,7 @@ final class Rfh2 {
         + WS + "]*=[" + WS + "]*(?:\"([^\"<]*)\"|'([^'<]*)')");
     private static final Pattern ENTITY = Pattern.compile(
         "&(?:(lt|gt|amp|quot|apos)|#([0-9]{1,7})|#x([0-9A-Fa-f]{1,6}));");
-    private static final Pattern INT = Pattern.compile("[+-]?[0-9]{1,20}");
+    private static final Pattern INT = Pattern.compile("[+-]?[0-9]+");
     private static final Pattern HEX = Pattern.compile("[0-9A-Fa-f]*");
     private static final Pattern FLOAT = Pattern.compile(
         "[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?|NaN|nan|[+-]?(?:Infinity|inf)");
@@ -566,6 +566,7 @@ final class Rfh2 {
         }
         String v = strip(text, " \t\r\n");
         String bad = repr(prefix(v, 40)) + " is not a valid dt='" + dt + "' value";
+        String range = repr(prefix(v, 40)) + " is out of the range of dt='" + dt + "' (";
         switch (dt) {
             case "boolean": {
                 String lowered = v.toLowerCase(Locale.ROOT);
@@ -579,10 +580,13 @@ final class Rfh2 {
                 if (!FLOAT.matcher(v).matches()) {
                     return bad;
                 }
-                if (dt.equals("r4") && !v.contains("N") && !v.contains("n")) {
+                if (!v.contains("N") && !v.contains("n")) {  // a number, not a word
+                    // beyond the type's range: refused, never infinity (rfh2.py)
                     double d = Double.parseDouble(v);
-                    if (!Double.isInfinite(d) && Float.isInfinite((float) d)) {
-                        return bad;  // Python's struct.pack('<f'): OverflowError
+                    if (Double.isInfinite(d) || dt.equals("r4") && Float.isInfinite((float) d)) {
+                        return range + (dt.equals("r4")
+                            ? "a 32-bit float: at most 3.4028235e38 either side of 0)"
+                            : "a 64-bit float: at most 1.7976931348623157e308 either side of 0)");
                     }
                 }
                 return null;
@@ -592,10 +596,16 @@ final class Rfh2 {
                     return bad;
                 }
                 int bits = INT_BITS.get(dt);
-                BigInteger value = new BigInteger(v.startsWith("+") ? v.substring(1) : v);
                 BigInteger limit = BigInteger.ONE.shiftLeft(bits - 1);
+                String limits = range + limit.negate() + " to " + limit.subtract(BigInteger.ONE)
+                    + ")";
+                String digits = v.replaceFirst("^[+-]", "").replaceFirst("^0+", "");
+                if (digits.length() > 20) {
+                    return limits;  // beyond any MQTYPE_INT64
+                }
+                BigInteger value = new BigInteger(v.startsWith("+") ? v.substring(1) : v);
                 return value.compareTo(limit.negate()) >= 0 && value.compareTo(limit) < 0
-                    ? null : bad;
+                    ? null : limits;
             }
         }
     }

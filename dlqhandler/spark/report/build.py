@@ -43,7 +43,7 @@ from dlqhandler.logs import get_logger
 from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
 from dlqhandler.rules import RuleSet
 from dlqhandler.spark.classify import classify
-from dlqhandler.spark.messages import load_source, malformed_parts
+from dlqhandler.spark.messages import bad_input, load_source, malformed_parts
 from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch
 from dlqhandler.spark.report.document import assemble
 from dlqhandler.spark.report.options import ReportOptions
@@ -80,7 +80,7 @@ def read_dumps(spark: Any, files: Sequence[str], *, split_bytes: int = 128 << 20
     from pyspark.sql import functions as F
 
     source = load_source(spark, files, split_bytes=split_bytes)
-    _line, _number, problem = malformed_parts()  # the report counts by problem
+    _line, _message, problem = malformed_parts()  # the report counts by problem
     headers = [c for c in source.columns if c.startswith(("md_", "dlh_"))]
     headers += [PROPERTY_FOLDERS, "rfh2_in_front"]
     return source.select(
@@ -444,7 +444,8 @@ def top_counts(rows: Any, top: int) -> Any:
 def build_report(messages: Any, options: ReportOptions) -> dict[str, Any]:
     """Run the report job over a decoded-message DataFrame; the ``report.json`` object."""
     rows = top_counts(dimension_rows(facts(messages, options), options), options.top)
-    collected = [r.asDict() for r in rows.collect()]
+    # a file that is not a dump (binary after a header) is one line, as for the drain
+    collected = [r.asDict() for r in bad_input(rows.collect)]
     for r in collected:
         r["key"] = (
             None if r["key"] is None else [None if k == _NULL else k for k in r["key"].split(_SEP)]

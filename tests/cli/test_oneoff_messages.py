@@ -1,0 +1,214 @@
+"""What a one-off run says when it is asked something it cannot do (issue 33, "unclear"):
+each message says what is wrong, where, and how to fix it; nothing on the DLQ moves.
+
+* ``--match`` holding ``ACTION`` (or any action or control keyword) was "duplicate
+  keyword ACTION": it now says that a pattern only selects, and names ``--action``;
+* ``--msgid ABC`` was "not hexadecimal" (it is: three digits) and now names the odd
+  number of digits; a character that is no hex digit is named;
+* ``--older-than -5d`` was argparse's "expected one argument": the value is taken and
+  refused, an age being never negative (``run``, ``report`` and ``audit --since``);
+* a one-off discard by MsgId of a message without an MQDLH (a plain message, a damaged
+  MQRFH2 in front) moved 0 with no reason: the run now reports it
+  (``message_without_dlh``, with what is wrong), as docs/properties.md says.
+
+Every case runs the real CLI on a real embedded queue manager and checks the exit code,
+the message and the DLQ's messages.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from structlog.testing import capture_logs
+
+from dlqhandler.cli import main
+from dlqhandler.mq import MQMD, Message
+from dlqhandler.qmgr import EmbeddedQueueManager, PutOptions
+from tests.worker.helpers import browse, identity
+
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+
+
+def _one_off(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *argv: str
+) -> tuple[int, str, list[dict[str, Any]]]:
+    """``dlqhandler run`` in-process: exit code, stderr and the log events."""
+    import dlqhandler.cli.run as run_module
+
+    capsys.readouterr()
+    with monkeypatch.context() as m:
+        m.setattr(run_module, "configure_logging", lambda **_: None)
+        with capture_logs() as logs:
+            code = main(["run", *argv])
+    return code, capsys.readouterr().err, list(logs)
+
+
+@pytest.fixture
+def loaded(qm: EmbeddedQueueManager) -> list[tuple[bytes, str]]:
+    """Three dead letters (MQRC_Q_FULL) on QM1's DLQ; what is on it."""
+    for i in range(3):
+        dead = Message.dead_letter(
+            MQMD(format="MQSTR"), f"order {i}".encode(), reason=2053, dest_q_name="APP.IN"
+        )
+        qm.put1(DLQ, dead, PutOptions(syncpoint=False))
+    return [identity(m) for m in browse(qm, DLQ)]
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (
+            ["--match", "REASON(MQRC_Q_FULL) ACTION(DISCARD)", "--action", "discard"],
+            (
+                "--match 'REASON(MQRC_Q_FULL) ACTION(DISCARD)' holds ACTION: a pattern only "
+                "selects messages"
+            ),
+        ),
+        (
+            ["--match", "reason(MQRC_Q_FULL) fwdq(DLQ.X) retry(3)", "--action", "retry"],
+            "holds FWDQ, RETRY: a pattern only selects messages",
+        ),
+        (["--match", "INPUTQ(Q) REASON(2053)", "--action", "retry"], "holds INPUTQ: a pattern"),
+        (
+            ["--msgid", "ABC", "--action", "discard"],
+            (
+                "--msgid 'ABC' has an odd number of hex digits (3): a MsgId is bytes, two hex "
+                "digits each"
+            ),
+        ),
+        (
+            ["--msgid", "414D5G", "--action", "discard"],
+            "--msgid '414D5G' is not hexadecimal: 'G' is not a hex digit",
+        ),
+        (
+            ["--older-than", "-5d", "--action", "discard"],
+            (
+                "--older-than '-5d' is a negative age: an age counts back from now (5d: that "
+                "long ago), so it cannot be negative; give it without the minus sign "
+                "(--older-than 5d)"
+            ),
+        ),
+        (
+            ["--newer-than", "-1.5h", "--action", "discard"],
+            "--newer-than '-1.5h' is a negative age",
+        ),
+        (
+            ["--older-than=-2w", "--action", "discard"],
+            "--older-than '-2w' is a negative age",
+        ),
+    ],
+)
+def test_a_selector_it_cannot_use_is_refused_saying_why(
+    qm: EmbeddedQueueManager,
+    loaded: list[tuple[bytes, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    words: str,
+) -> None:
+    """Exit 2, the message names the option, its value, what is wrong and the fix; the
+    DLQ keeps every message (refused before anything is touched)."""
+    code, err, _logs = _one_off(capsys, monkeypatch, DLQ, "QM1", *argv, "--reason", "test")
+    assert code == 2, err
+    assert words in err
+    assert "expected one argument" not in err
+    assert "duplicate keyword" not in err
+    assert [identity(m) for m in browse(qm, DLQ)] == loaded
+
+
+def test_a_keyword_inside_a_quoted_value_is_not_an_action(
+    qm: EmbeddedQueueManager,
+    loaded: list[tuple[bytes, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--match "DESTQ('ACTION(X)')" is a pattern (the table's parser reads the quoted
+    value as a value): accepted, it selects nothing here, exit 0, nothing moves."""
+    code, err, _logs = _one_off(
+        capsys,
+        monkeypatch,
+        DLQ,
+        "QM1",
+        "--match",
+        "DESTQ('ACTION(X)')",
+        "--action",
+        "discard",
+        "--reason",
+        "test",
+    )
+    assert code == 0, err
+    assert "0 message(s) moved" in err
+    assert [identity(m) for m in browse(qm, DLQ)] == loaded
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        (["audit", "QM1", "--since", "-2h"], "--since '-2h' is a negative age"),
+        (
+            ["report", "-m", "QM1", "--older-than", "-5d", "--output", "{tmp}/r"],
+            "--older-than '-5d' is a negative age",
+        ),
+    ],
+)
+def test_audit_and_report_refuse_a_negative_age_too(
+    home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+    words: str,
+) -> None:
+    """The same rule for every age option: the value reaches it and is refused, exit 2."""
+    assert main([w.replace("{tmp}", str(tmp_path)) for w in command]) == 2
+    err = capsys.readouterr().err
+    assert words in err
+    assert "expected one argument" not in err
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    ("message", "detail"),
+    [
+        (Message(MQMD(format="MQSTR"), b"plain, no MQDLH"), "not 'MQDEAD'"),
+        (
+            Message(MQMD(format="MQHRF2"), b"RFH \x02\x00\x00\x00\x10\x00\x00\x00garbage"),
+            "MQRFH2 at offset 0: truncated",
+        ),
+    ],
+    ids=["plain", "damaged-rfh2"],
+)
+def test_a_message_without_an_mqdlh_named_by_msgid_is_left_saying_why(
+    qm: EmbeddedQueueManager,
+    loaded: list[tuple[bytes, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    message: Message,
+    detail: str,
+) -> None:
+    """A one-off discard by MsgId of a message that has no valid MQDLH: nothing moves
+    (exit 0, "0 message(s) moved", the summary's "without MQDLH"), and the run reports
+    it: message_without_dlh with its MsgId and what is wrong, as a table run does
+    (docs/properties.md); the dead letters not named stay quiet and untouched."""
+    qm.put1(DLQ, message, PutOptions(syncpoint=False))
+    before = [identity(m) for m in browse(qm, DLQ)]
+    msgid = next(m.md.msg_id for m in browse(qm, DLQ) if identity(m) not in loaded)
+    code, err, logs = _one_off(
+        capsys,
+        monkeypatch,
+        DLQ,
+        "QM1",
+        "--msgid",
+        msgid.hex(),
+        "--action",
+        "discard",
+        "--reason",
+        "clean up",
+    )
+    assert code == 0, err
+    assert "0 message(s) moved" in err
+    said = [e for e in logs if e["event"] == "message_without_dlh"]
+    assert [e["msgid"] for e in said] == [msgid.hex()]
+    assert detail in said[0]["detail"]
+    assert [identity(m) for m in browse(qm, DLQ)] == before
