@@ -3,7 +3,9 @@
 Each subcommand lives in its own module here (``lint``, ``qm``, ``run``,
 ``drain``, ``samples``...) and exposes ``register(subparsers)``, which adds
 its parser and sets ``handler`` to a function ``(args) -> int`` (the exit
-code). This package may import everything; nothing imports it.
+code). Only the module of the command that runs is imported (``dlqhandler --help``
+imports none: :mod:`._commands` names them all): a command starts with what it needs.
+This package may import everything; nothing imports it.
 """
 
 from __future__ import annotations
@@ -15,14 +17,12 @@ import sys
 from collections.abc import Sequence
 
 from dlqhandler import __version__
+from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._types import ages_joined
 from dlqhandler.cli.exitcodes import EPILOG, ExitCode, for_mq_reason
 from dlqhandler.errors import DLQHandlerError, DumpFormatError, MQIError
 
-__all__ = ["main"]
-
-# Subcommand modules, in the order `dlqhandler --help` lists them.
-_COMMANDS = ("run", "lint", "test", "check", "drain", "report", "qm", "samples", "decode", "audit")
+__all__ = ["build_parser", "main"]
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -44,23 +44,32 @@ def _with_epilog(parser: argparse.ArgumentParser) -> None:
                 _with_epilog(child)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command (``words`` None), or of the command ``words`` name, the
+    others listed by name and help line only (their modules are not imported)."""
     parser = argparse.ArgumentParser(
         prog="dlqhandler",
         description="A rules-engine dead-letter-queue handler for IBM MQ (runmqdlq compatible).",
     )
     parser.add_argument("--version", action="version", version=f"dlqhandler {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in _COMMANDS:
-        try:
-            module = importlib.import_module(f"dlqhandler.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"dlqhandler.cli.{name}":
-                continue  # that command is not built yet in this tree
-            raise
-        module.register(sub)
+    chosen = None if words is None else _chosen(words)
+    for name, line in COMMANDS.items():
+        if words is None or name == chosen:
+            importlib.import_module(f"dlqhandler.cli.{name}").register(sub)
+        else:
+            sub.add_parser(name, help=line)
     _with_epilog(parser)
     return parser
+
+
+def _chosen(words: Sequence[str]) -> str | None:
+    """The command ``words`` run: the first word that is not an option (the top level
+    takes only --help and --version before it)."""
+    for word in words:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -100,8 +109,8 @@ def _stdout_to_devnull() -> None:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words)
     args = parser.parse_args(ages_joined(words))
     args.argv = words  # the command line as given (audit records name it)
     try:

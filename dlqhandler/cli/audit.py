@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, read_audit
+from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._connect import add_connection_arguments, connect, connection_usage_problem
 from dlqhandler.cli.exitcodes import ExitCode, for_mq_reason
 from dlqhandler.config import load_settings
@@ -37,7 +38,7 @@ _TIMES = ("%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d")
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "audit",
-        help="print the audit records of one-off actions (browse only)",
+        help=COMMANDS["audit"],
         description="Print the audit records on the audit queue, oldest first; nothing is removed.",
     )
     p.add_argument(

@@ -13,6 +13,7 @@ import sys
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE
 from dlqhandler.check import RulesTable, check_setup, render_json, render_text, worst
+from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._connect import add_connection_arguments, connect, connection_usage_problem
 from dlqhandler.cli._reading import read_table, render
 from dlqhandler.cli.exitcodes import ExitCode, for_mq_reason
@@ -30,7 +31,7 @@ __all__ = ["register"]
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "check",
-        help="check a queue manager's dead-letter set-up",
+        help=COMMANDS["check"],
         description="Check the queue manager's dead-letter set-up as an administrator "
         "would: DEADQ, the DLQ's MAXMSGL, depth, PUT/GET, PROPCTL and sharing, "
         "the handler's status queue, triggered start, and with --rules the "

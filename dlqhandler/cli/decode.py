@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._types import non_negative_int
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.errors import DecodeError, DumpFormatError, MalformedMessageError
@@ -36,7 +37,7 @@ __all__ = ["describe", "register"]
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "decode",
-        help="print one line per message of a dmpmqmsg file",
+        help=COMMANDS["decode"],
         description="Decode a dmpmqmsg (qload) file: index, MsgId, MQDLH reason, "
         "DestQName@DestQMgrName, original Format, persistence and length.",
     )

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from dlqhandler.check import require_status_queue
+from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._connect import (
     add_connection_arguments,
     connection_factory,
@@ -129,7 +130,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "drain",
-        help="bulk drain of a DLQ backlog on Spark",
+        help=COMMANDS["drain"],
         description="Classify a DLQ backlog with a rules table on Spark and write the "
         "results as dmpmqmsg files (or apply them to a queue manager). "
         "--input and --output take paths or URIs; relative paths are resolved "

@@ -6,20 +6,9 @@
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from enum import IntEnum
-
-from dlqhandler.mq.constants import (
-    MQRC_CONNECTION_BROKEN,
-    MQRC_HOST_NOT_AVAILABLE,
-    MQRC_NOT_AUTHORIZED,
-    MQRC_OBJECT_TYPE_ERROR,
-    MQRC_Q_MGR_NAME_ERROR,
-    MQRC_Q_MGR_NOT_AVAILABLE,
-    MQRC_Q_MGR_QUIESCING,
-    MQRC_Q_MGR_STOPPING,
-    MQRC_UNKNOWN_OBJECT_NAME,
-)
 
 __all__ = ["EPILOG", "MEANINGS", "ExitCode", "for_mq_reason"]
 
@@ -67,22 +56,28 @@ EPILOG = "exit codes:\n" + "\n".join(
     for code, text in MEANINGS.items()
 )
 
-# Reasons that mean "cannot reach or open", not "failed while working".
-_CONNECTION_REASONS = frozenset(
-    {
-        MQRC_CONNECTION_BROKEN,
-        MQRC_HOST_NOT_AVAILABLE,
-        MQRC_NOT_AUTHORIZED,
-        MQRC_OBJECT_TYPE_ERROR,
-        MQRC_Q_MGR_NAME_ERROR,
-        MQRC_Q_MGR_NOT_AVAILABLE,
-        MQRC_Q_MGR_QUIESCING,
-        MQRC_Q_MGR_STOPPING,
-        MQRC_UNKNOWN_OBJECT_NAME,
-    }
-)
+
+@functools.cache
+def _connection_reasons() -> frozenset[int]:
+    """Reasons that mean "cannot reach or open", not "failed while working" (read when a
+    command fails: the constants module is large, and most commands never need it)."""
+    from dlqhandler.mq import constants as c
+
+    return frozenset(
+        {
+            c.MQRC_CONNECTION_BROKEN,
+            c.MQRC_HOST_NOT_AVAILABLE,
+            c.MQRC_NOT_AUTHORIZED,
+            c.MQRC_OBJECT_TYPE_ERROR,
+            c.MQRC_Q_MGR_NAME_ERROR,
+            c.MQRC_Q_MGR_NOT_AVAILABLE,
+            c.MQRC_Q_MGR_QUIESCING,
+            c.MQRC_Q_MGR_STOPPING,
+            c.MQRC_UNKNOWN_OBJECT_NAME,
+        }
+    )
 
 
 def for_mq_reason(reason: int) -> ExitCode:
     """The exit code of a command that failed with an MQ reason code."""
-    return ExitCode.CONNECTION_ERROR if reason in _CONNECTION_REASONS else ExitCode.MQ_ERROR
+    return ExitCode.CONNECTION_ERROR if reason in _connection_reasons() else ExitCode.MQ_ERROR

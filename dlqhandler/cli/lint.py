@@ -35,6 +35,7 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._reading import ASSUMED_DEADQ, escape, omitted_line, read_table, render
 from dlqhandler.cli._types import non_negative_int, queue_name
 from dlqhandler.cli.exitcodes import ExitCode
@@ -51,7 +52,7 @@ def register(subparsers: Any) -> None:
     """Add the ``lint`` subcommand."""
     p = subparsers.add_parser(
         "lint",
-        help="check rules tables (runmqdlq syntax) and report every problem",
+        help=COMMANDS["lint"],
         description="Check runmqdlq rules tables; report every problem with file, line, "
         "column, a stable code and a hint.",
     )

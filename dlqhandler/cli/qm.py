@@ -26,6 +26,7 @@ from itertools import islice
 from pathlib import Path
 from types import FrameType
 
+from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._dmpmqmsg import (
     Context,
     Counts,
@@ -77,7 +78,7 @@ _CONTEXTS: dict[str, Context] = {"A": "set_all", "a": "pass_all", "d": "default"
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "qm",
-        help="administer embedded queue managers (create, mqsc, dmpmqmsg...)",
+        help=COMMANDS["qm"],
         description="Embedded queue managers under $DLQHANDLER_HOME/qmgrs.",
     )
     sub = parser.add_subparsers(dest="qm_command", metavar="ACTION", required=True)

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._connect import (
     add_connection_arguments,
     connect,
@@ -138,7 +139,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "report",
-        help="read-only report on a DLQ backlog (and what a rules table would do)",
+        help=COMMANDS["report"],
         description="Count what is on a dead-letter queue (reasons, destinations, "
         "applications, ages, arrivals) and what a rules table, or a change of "
         "table, would do to each message. Moves nothing.",

@@ -39,6 +39,7 @@ from types import FrameType
 from typing import Any
 
 from dlqhandler.check import require_status_queue
+from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._connect import (
     add_connection_arguments,
     connect,
@@ -90,7 +91,7 @@ _Handler = Callable[[int, FrameType | None], Any] | int | None
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "run",
-        help="run the dead-letter queue handler (runmqdlq compatible)",
+        help=COMMANDS["run"],
         description="Apply a runmqdlq rules table to a dead-letter queue.",
     )
     p.add_argument(

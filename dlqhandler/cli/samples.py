@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 
+from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._types import qmgr_name, queue_name
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.formats.backlog import write_backlog
@@ -22,7 +23,7 @@ __all__ = ["register"]
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "samples",
-        help="generate sample dead-letter backlogs",
+        help=COMMANDS["samples"],
         description="Sample data for trying dlqhandler out.",
     )
     sub = parser.add_subparsers(dest="samples_command", metavar="ACTION", required=True)

@@ -43,6 +43,7 @@ from dlqhandler.cases import (
 )
 from dlqhandler.cases.diagnostics import case_diagnostic
 from dlqhandler.cases.render import coverage_lines, failure_line, json_result, junit_xml
+from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._reading import ASSUMED_DEADQ, escape, omitted_line, read_table, render
 from dlqhandler.cli._types import non_negative_int
 from dlqhandler.cli.exitcodes import ExitCode
@@ -74,7 +75,7 @@ def register(subparsers: Any) -> None:
     """Add the ``test`` subcommand."""
     p = subparsers.add_parser(
         "test",
-        help="check a rules table against test cases written as data (YAML)",
+        help=COMMANDS["test"],
         description="Check what a rules table does with the messages of case files "
         "(YAML), with the matcher `run` uses; or write today's decisions on a "
         "dmpmqmsg backlog as a case file (--generate). The first argument is the "
