@@ -89,7 +89,9 @@ def decode_table(source: str | bytes, path: str) -> tuple[str, list[Diagnostic]]
         return text.translate(_TO_REPLACEMENT), [diag]
     base = 1 if text.startswith("\ufeff") else 0  # a BOM is not part of line 1
     lone = [m.start() for m in _LONE_CR.finditer(text)]
-    if lone and len(lone) > text.count("\n"):  # CR-only line ends
+    # CR-only line ends: lone CRs where a text file has its LFs (random bytes have about
+    # as many of each; a CR-only table has none, or a stray one at its end)
+    if lone and len(lone) > 4 * text.count("\n"):
         return text.translate(_TO_REPLACEMENT), [_cr_diag("E111", text, lone[0], path, base)]
     strays = _strays(text, lone, path, base)
     if _ESCAPED.search(text) is None:
