@@ -128,12 +128,10 @@ def attempt(
         for (m, d), out in zip(pairs, done, strict=True)
         if audit is not None and (r := audit(m, d, out)) is not None
     ]
-    if group:
-        return _group(unit, pairs, done, subject, record, take=take, records=records)
-    return _single(unit, pairs, done, subject, record, take=take, records=records)
+    return _carry_out(unit, pairs, done, subject, record, take=take, group=group, records=records)
 
 
-def _single(
+def _carry_out(
     unit: UnitOfWork,
     pairs: tuple[tuple[Message, Decision], ...],
     puts: tuple[Outgoing | None, ...],
@@ -141,43 +139,21 @@ def _single(
     record: AttemptRecord | None,
     *,
     take: Callable[[Message], bool] | None,
+    group: bool,
     records: Sequence[Message],
 ) -> Attempt:
-    """One message: its put, then (locked) its get."""
-    (msg, _decision), out = pairs[0], puts[0]
-    if out is not None:
-        try:
-            unit.put(out)
-        except MQIError as exc:
-            unit.failed_put(exc)
-            new = (
-                unit.fail(subject, record) if take is None else unit.count_failure(subject, record)
-            )
-            return Attempt(Result.FAILED, pairs, puts, exc, record=new, member=msg)
-    if take is not None and not take(msg):
-        unit.backout()
-        return Attempt(Result.VANISHED, pairs, puts, member=msg)
-    return _audited_and_cleared(unit, pairs, puts, record, records)
-
-
-def _group(
-    unit: UnitOfWork,
-    pairs: tuple[tuple[Message, Decision], ...],
-    puts: tuple[Outgoing | None, ...],
-    subject: Subject,
-    record: AttemptRecord | None,
-    *,
-    take: Callable[[Message], bool] | None,
-    records: Sequence[Message],
-) -> Attempt:
-    """A group: every member got (when not yet), then the puts in logical order."""
-    if take is not None:
+    """The puts and the gets: a group's members all got first (when not yet) and put in
+    logical order; a single message put, then (locked) got."""
+    if group and take is not None:
         for m, _d in pairs:
             if not take(m):
                 unit.backout()
                 return Attempt(Result.VANISHED, pairs, puts, member=m)
+    # Held by a get (the drain's, or every member of a group) a failed put's count is
+    # followed by a back-out; a locked single message's unit stays open (its batch).
+    held = take is None or group
     outgoing = {id(m): out for (m, _d), out in zip(pairs, puts, strict=True)}
-    for m in logical_order([m for m, _d in pairs]):
+    for m in logical_order([m for m, _d in pairs]) if group else [pairs[0][0]]:
         out = outgoing[id(m)]
         if out is None:
             continue
@@ -185,9 +161,12 @@ def _group(
             unit.put(out)
         except MQIError as exc:
             unit.failed_put(exc)
-            return Attempt(
-                Result.FAILED, pairs, puts, exc, record=unit.fail(subject, record), member=m
-            )
+            new = unit.fail(subject, record) if held else unit.count_failure(subject, record)
+            return Attempt(Result.FAILED, pairs, puts, exc, record=new, member=m)
+    msg = pairs[0][0]
+    if not group and take is not None and not take(msg):
+        unit.backout()
+        return Attempt(Result.VANISHED, pairs, puts, member=msg)
     return _audited_and_cleared(unit, pairs, puts, record, records)
 
 

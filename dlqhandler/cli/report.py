@@ -51,6 +51,7 @@ from dlqhandler.rules import RuleSet, Severity, compile_rules
 from dlqhandler.rules.lexer import source_lines
 from dlqhandler.spark.files import check_output_dir, is_local, local_path
 from dlqhandler.spark.inputs import InputSet
+from dlqhandler.spark.report.options import ReportOptions
 
 __all__ = ["parse_as_of", "register"]
 
@@ -323,6 +324,7 @@ def _spark_report(
     own log lines go to a log file, as the drain's do, unless --verbose or under
     spark-submit; Ctrl-C cancels the jobs; a session the report built is stopped)."""
     from dlqhandler.spark.lifecycle import SparkRun
+    from dlqhandler.spark.report import ReportOptions
 
     with SparkRun("report", master=args.master, verbose=args.verbose) as run:
         with run.cancelling():
@@ -330,12 +332,15 @@ def _spark_report(
                 args,
                 run.spark,
                 inputs,
-                as_of=as_of,
-                ages=ages,
-                new=new,
-                old=old,
-                queue=queue,
-                local=local,
+                ReportOptions(
+                    as_of=as_of,
+                    ruleset=new,
+                    old_ruleset=old,
+                    input_queue=queue,
+                    local_qmgr=local,
+                    top=args.top,
+                    ages=ages,
+                ),
             )
         if run.interrupted:
             raise KeyboardInterrupt
@@ -343,19 +348,10 @@ def _spark_report(
 
 
 def _build(
-    args: argparse.Namespace,
-    spark: Any,
-    inputs: InputSet,
-    *,
-    as_of: datetime,
-    ages: AgeWindow,
-    new: RuleSet | None,
-    old: RuleSet | None,
-    queue: str | None,
-    local: str,
+    args: argparse.Namespace, spark: Any, inputs: InputSet, options: ReportOptions
 ) -> tuple[dict[str, Any], InputSet]:
     """The report object, and the inputs as read (Hadoop URIs listed)."""
-    from dlqhandler.spark.report import ReportOptions, build_report, read_dumps
+    from dlqhandler.spark.report import build_report, read_dumps
 
     if inputs.pending:  # Hadoop URIs are listed now that Spark runs (local files already were)
         before = inputs
@@ -374,15 +370,6 @@ def _build(
         messages = read_dumps(spark, list(inputs.files), split_bytes=args.split_mb << 20)
     except DumpFormatError as exc:
         raise _UsageError(str(exc)) from exc
-    options = ReportOptions(
-        as_of=as_of,
-        ruleset=new,
-        old_ruleset=old,
-        input_queue=queue,
-        local_qmgr=local,
-        top=args.top,
-        ages=ages,
-    )
     try:
         return build_report(messages, options), inputs
     except DumpFormatError as exc:  # a file found not to be a dump as it is read

@@ -285,7 +285,7 @@ def _run(args: argparse.Namespace) -> int:
         return _connect_and_serve(
             args,
             settings,
-            text=text,
+            compiled=first,
             source=source,
             control=first.ruleset.control,
             log=log,
@@ -301,7 +301,7 @@ def _connect_and_serve(
     args: argparse.Namespace,
     settings: Settings,
     *,
-    text: bytes | str,
+    compiled: CompileResult,
     source: str,
     control: ControlData,
     log: Any,
@@ -320,7 +320,7 @@ def _connect_and_serve(
             args,
             qmgr,
             deadq=info.dead_letter_q_name.strip(),
-            text=text,
+            compiled=compiled,
             source=source,
             control=control,
             log=log,
@@ -338,7 +338,7 @@ def _serve(
     qmgr: QueueManager,
     *,
     deadq: str,
-    text: bytes | str,
+    compiled: CompileResult,
     source: str,
     control: ControlData,
     log: Any,
@@ -355,14 +355,8 @@ def _serve(
             error=True,
         )
         return int(ExitCode.CONNECTION_ERROR)
-    # Compile again now that the input queue is known: this adds the loop warnings.
-    result = compile_rules(
-        text,
-        source=source,
-        input_queue=queue,
-        triggered=args.triggered,
-        max_diagnostics=DEFAULT_DIAGNOSTIC_LIMIT,
-    )
+    # The input queue is known now: the loop warnings against it (the table compiled once).
+    result = compiled.for_input_queue(queue)
     if args.action is None:  # a one-off action's one-rule table is not the user's to lint
         _print_diagnostics(result, source)
     ruleset = result.ruleset

@@ -173,6 +173,32 @@ def _guarded(rule: Rule, keyword: str) -> bool:
     return False
 
 
+def loop_warnings(
+    rules: Sequence[Rule],
+    sites: Sequence[RuleSite],
+    control: ControlData,
+    *,
+    path: str,
+    input_queue: str | None,
+) -> list[Diagnostic]:
+    """W504: the rules whose FWDQ is the DLQ the handler reads (``input_queue``, else the
+    table's INPUTQ) on the local queue manager: a forwarding loop."""
+    out: list[Diagnostic] = []
+    dlq = input_queue or control.inputq
+    if not dlq:
+        return out
+    for rule, site in zip(rules, sites, strict=True):
+        action = rule.action
+        local = action.fwdqm is None or action.fwdqm == control.inputqm
+        if action.kind == "FWD" and action.fwdq == dlq and local:
+            a = site.args.get("FWDQ")
+            line, column, end = (
+                (a.line, a.column, a.end_column) if a else (site.line, site.column, None)
+            )
+            out.append(make_diagnostic("W504", path, line, column, end_column=end, queue=dlq))
+    return out
+
+
 def table_warnings(
     rules: Sequence[Rule],
     sites: Sequence[RuleSite],
@@ -209,12 +235,9 @@ def table_warnings(
             at_arg("W502", site, "FWDQ")
         if action.fwdqm == "&REPLYQM" and not _guarded(rule, "REPLYQM"):
             at_arg("W503", site, "FWDQM")
-        dlq = input_queue or control.inputq
-        local = action.fwdqm is None or action.fwdqm == control.inputqm
-        if action.kind == "FWD" and dlq and action.fwdq == dlq and local:
-            at_arg("W504", site, "FWDQ", queue=dlq)
         if triggered and action.kind == "IGNORE":
             at_arg("W507", site, "ACTION", why="ACTION(IGNORE) leaves messages on the queue")
+    out += loop_warnings(rules, sites, control, path=path, input_queue=input_queue)
     if rules and not is_catch_all(rules[-1]):
         last = sites[-1]
         out.append(make_diagnostic("W505", path, last.line, last.column))

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dlqhandler.errors import RulesError
-from dlqhandler.rules.checks import RuleSite, table_warnings
+from dlqhandler.rules.checks import RuleSite, loop_warnings, table_warnings
 from dlqhandler.rules.diagnostics import CODES, BoundedDiagnostics, Diagnostic, Severity
 from dlqhandler.rules.fields import PATTERN_FIELDS
 from dlqhandler.rules.ir import (
@@ -44,6 +44,21 @@ class CompileResult:
     diagnostics: tuple[Diagnostic, ...]
     text: str = ""  # the table as compiled (undecodable bytes shown as U+FFFD)
     omitted: Mapping[str, int] = field(default_factory=dict)  # code -> diagnostics not kept
+    sites: tuple[RuleSite, ...] = field(default=(), repr=False, compare=False)
+
+    def for_input_queue(self, queue: str) -> CompileResult:
+        """This result with its forwarding-loop warnings (W504) against ``queue``, the DLQ
+        a handler reads once it has connected, without compiling the table again: what
+        ``compile_rules(text, input_queue=queue)`` gives."""
+        if self.ruleset is None:
+            return self
+        rules, control = self.ruleset.rules, self.ruleset.control
+        loops = loop_warnings(
+            rules, self.sites, control, path=self.ruleset.source, input_queue=queue
+        )
+        kept = [d for d in self.diagnostics if d.code != "W504"]
+        diagnostics = tuple(sorted({*kept, *loops}, key=Diagnostic.sort_key))
+        return replace(self, diagnostics=diagnostics)
 
     @property
     def omitted_count(self) -> int:
@@ -105,6 +120,7 @@ def compile_rules(
     control = _control(table.control)
     rules = tuple(_rule(v.line, v.text, v.model) for v in table.rules)
     ruleset: RuleSet | None = None
+    sites: list[RuleSite] = []
     if not diags.errors:
         sites = [RuleSite(v.line, v.column, v.args) for v in table.rules]
         diags += table_warnings(
@@ -117,7 +133,7 @@ def compile_rules(
         )
         digest = hashlib.sha256(_raw(rules_table)).hexdigest()
         ruleset = RuleSet(control, rules, source, digest, _keywords_read(rules))
-    return CompileResult(ruleset, diags.kept(), text, dict(diags.omitted))
+    return CompileResult(ruleset, diags.kept(), text, dict(diags.omitted), tuple(sites))
 
 
 def _raw(table: str | bytes) -> bytes:
