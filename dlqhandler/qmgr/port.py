@@ -61,7 +61,9 @@ class GetOptions:
     """MQGMO + match options, as keyword fields.
 
     * ``browse``: ``"first"`` / ``"next"`` browse (non-destructive) from the
-      queue handle's browse cursor; ``None`` is a destructive get.
+      queue handle's browse cursor; ``"under_cursor"`` browses the message under the
+      cursor again, leaving the cursor where it is (MQGMO_BROWSE_MSG_UNDER_CURSOR;
+      2034 MQRC_NO_MSG_UNDER_CURSOR before any browse); ``None`` is a destructive get.
     * ``under_cursor``: destructive get of the message under the browse cursor
       (MQGMO_MSG_UNDER_CURSOR).
     * ``lock``: with a browse, lock the message so other handles neither browse
@@ -77,7 +79,7 @@ class GetOptions:
       a :class:`MessageHandle`: it is filled too (MQGMO.MsgHandle).
     """
 
-    browse: Literal["first", "next"] | None = None
+    browse: Literal["first", "next", "under_cursor"] | None = None
     under_cursor: bool = False
     lock: bool = False
     syncpoint: bool = True

@@ -21,6 +21,7 @@ from dlqhandler.mq import Message
 from dlqhandler.mq.constants import (
     MQRC_ACTION_ERROR,
     MQRC_CONTEXT_HANDLE_ERROR,
+    MQRC_HMSG_ERROR,
     MQRC_NO_MSG_AVAILABLE,
     MQRC_NO_MSG_UNDER_CURSOR,
     MQRC_NOT_OPEN_FOR_INQUIRE,
@@ -169,11 +170,13 @@ def _get_options(conn: Conn, gmo: MQGMO, md: MQMD) -> GetOptions:
         if gmo.Version >= 2
         else (CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)
     )
-    browse: Literal["first", "next"] | None = None
+    browse: Literal["first", "next", "under_cursor"] | None = None
     if o & CMQC.MQGMO_BROWSE_FIRST:
         browse = "first"
     elif o & CMQC.MQGMO_BROWSE_NEXT:
         browse = "next"
+    elif o & CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR:
+        browse = "under_cursor"
     if browse and o & CMQC.MQGMO_SYNCPOINT:
         raise MQIError(MQRC_OPTIONS_ERROR, comp=CMQC.MQCC_FAILED)
     wait = 0
@@ -188,6 +191,8 @@ def _get_options(conn: Conn, gmo: MQGMO, md: MQMD) -> GetOptions:
     properties: Literal["as_q_def", "in_handle", "force_rfh2", "compatibility", "none"] = next(
         (v for flag, v in _PROPERTY_OPTIONS if o & flag), "as_q_def"
     )
+    if properties == "in_handle" and handle is None:  # (before anything is taken)
+        raise MQIError(MQRC_HMSG_ERROR, "MQGMO_PROPERTIES_IN_HANDLE", comp=CMQC.MQCC_FAILED)
     return GetOptions(
         properties=properties,
         msg_handle=False if handle is None else handle,

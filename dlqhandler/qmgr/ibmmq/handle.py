@@ -175,7 +175,9 @@ class IBMMQQueue:
     def get(self, options: GetOptions = _DEFAULT_GET) -> Message:
         self._live()
         return self._qm._mqi(
-            f"MQGET {self._name}", lambda: self._get_once(options), retry=not options.under_cursor
+            f"MQGET {self._name}",
+            lambda: self._get_once(options),
+            retry=not options.under_cursor and options.browse != "under_cursor",
         )
 
     def put(self, message: Message, options: PutOptions = _DEFAULT_PUT) -> MQMD:

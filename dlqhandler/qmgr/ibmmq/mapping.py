@@ -137,6 +137,8 @@ def gmo_options(c: Any, o: GetOptions) -> tuple[int, int, int]:
         flags |= c.MQGMO_BROWSE_FIRST
     elif o.browse == "next":
         flags |= c.MQGMO_BROWSE_NEXT
+    elif o.browse == "under_cursor":
+        flags |= c.MQGMO_BROWSE_MSG_UNDER_CURSOR
     if o.under_cursor:
         flags |= c.MQGMO_MSG_UNDER_CURSOR
     if o.lock:
@@ -156,7 +158,7 @@ def gmo_options(c: Any, o: GetOptions) -> tuple[int, int, int]:
     else:
         flags |= c.MQGMO_NO_WAIT
     match = int(c.MQMO_NONE)
-    if not o.under_cursor:
+    if not o.under_cursor and o.browse != "under_cursor":
         if o.msg_id is not None:
             match |= c.MQMO_MATCH_MSG_ID
         if o.correl_id is not None:

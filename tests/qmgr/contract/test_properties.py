@@ -190,15 +190,26 @@ def test_each_mqgmo_properties_option(props_adapter: Adapter, option: str, expec
         assert (got.properties, got.body) == ((), b"payload")
 
 
-def test_in_handle_without_a_handle_is_hmsg_error(props_adapter: Adapter) -> None:
-    """MQGMO_PROPERTIES_IN_HANDLE with no handle (MQHM_NONE): MQRC_HMSG_ERROR (2460)."""
+@pytest.mark.parametrize("syncpoint", [False, True])
+def test_in_handle_without_a_handle_is_hmsg_error_and_takes_nothing(
+    props_adapter: Adapter, syncpoint: bool
+) -> None:
+    """MQGMO_PROPERTIES_IN_HANDLE with no handle (MQHM_NONE): MQRC_HMSG_ERROR (2460), and
+    the message stays on the queue: a second connection counts it, and a get then takes it.
+
+    IBM, MQGMO Options (https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refdev/q096715_.html,
+    MQGMO_PROPERTIES_IN_HANDLE): "If no message handle is provided the call fails with
+    reason MQRC_HMSG_ERROR" -- a failed call, so nothing is removed."""
     props_adapter.define_queue("APP.P")
     _put(props_adapter, "APP.P")
     with pytest.raises(MQIError) as exc:
         props_adapter.connect().open("APP.P").get(
-            GetOptions(syncpoint=False, properties="in_handle", msg_handle=False)
+            GetOptions(syncpoint=syncpoint, properties="in_handle", msg_handle=False)
         )
-    assert exc.value.reason == 2460
+    assert (exc.value.comp, exc.value.reason) == (2, 2460)
+    other = props_adapter.connect()
+    assert other.inquire_queue("APP.P").curdepth == 1
+    assert other.open("APP.P").get(GetOptions(syncpoint=False)).body == b"payload"
 
 
 def test_a_dead_letter_forced_to_mqrfh2_has_it_in_front_of_the_mqdlh(
