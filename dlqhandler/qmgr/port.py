@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 from dlqhandler.errors import MQIError
-from dlqhandler.mq.constants import MQRC_ACTION_ERROR, mqi_error
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.mq.properties import MessageHandle, Property
@@ -108,9 +107,9 @@ class PutOptions:
     * ``new_msg_handle`` (MQPMO.NewMsgHandle): its properties are the message's,
       in place of ``Message.properties``.
     * ``original_msg_handle`` (MQPMO.OriginalMsgHandle) with ``action``
-      (MQPMO.Action, MQACTP_*): ``"forward"`` and ``"report"`` copy the
-      original's properties (those the new message does not set itself),
-      ``"reply"`` copies none, ``"new"`` takes no original (MQRC_ACTION_ERROR).
+      (MQPMO.Action, MQACTP_*): ``"new"`` (the default), ``"forward"`` and
+      ``"report"`` carry the original's properties (those the new handle, or the
+      message, does not set itself), ``"reply"`` copies none.
     """
 
     syncpoint: bool = True
@@ -229,16 +228,19 @@ class QueueManager(Protocol):
 
 def outgoing_properties(message: Message, options: PutOptions) -> tuple[Property, ...]:
     """The properties a put carries (see :class:`PutOptions`): the message's, or the new
-    handle's, over the original handle's for MQACTP_FORWARD/REPORT."""
+    handle's, over the original handle's for MQACTP_NEW/FORWARD/REPORT (by name).
+
+    MQACTP_NEW with an OriginalMsgHandle is how IBM puts a new message with properties
+    ("set the OriginalMsgHandle field in the MQPMO to the value of this message handle,
+    and set the MQPMO Action field to MQACTP_NEW (this is the default value)", *Setting
+    properties of a message*), and NewMsgHandle "overrides the values of the
+    OriginalMsgHandle, if specified" (*MQPMO NewMsgHandle*). MQACTP_REPLY copies none of
+    the original's: MQPD.CopyOptions' default (MQCOPY_DEFAULT) leaves replies out."""
     new = (
         message.properties if options.new_msg_handle is None else options.new_msg_handle.properties
     )
     original = options.original_msg_handle
-    if original is None:
-        return new
-    if options.action == "new":
-        raise mqi_error(MQRC_ACTION_ERROR, "MQACTP_NEW with an OriginalMsgHandle")
-    if options.action == "reply":
+    if original is None or options.action == "reply":
         return new
     mine = {p.name for p in new}
     return (*(p for p in original.properties if p.name not in mine), *new)

@@ -179,3 +179,99 @@ def test_browse_under_cursor_after_another_handle_took_the_message_is_2034(mq: M
     assert _fails(ibmmq, lambda: _get(ibmmq, q, c.MQGMO_BROWSE_MSG_UNDER_CURSOR)) == (2, 2034)
     assert _depth(ibmmq) == 1
     q.close()
+
+
+# -- 3. properties put the way IBM shows --------------------------------------------------------
+def _handle_with(ibmmq: Any, qmgr: Any, **props: Any) -> Any:
+    handle = ibmmq.MessageHandle(qmgr)
+    for name, value in props.items():
+        handle.properties.set(name, value)
+    return handle
+
+
+def _properties_of_next(ibmmq: Any, qmgr: Any, q: Any) -> tuple[bytes, dict[str, Any]]:
+    c = ibmmq.CMQC
+    into = ibmmq.MessageHandle(qmgr)
+    gmo = ibmmq.GMO(
+        Version=c.MQGMO_VERSION_4, Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_PROPERTIES_IN_HANDLE
+    )
+    gmo.MsgHandle = into.get_handle()
+    body = bytes(q.get(None, ibmmq.MD(), gmo))
+    found: dict[str, Any] = {}
+    options = c.MQIMPO_INQ_FIRST
+    while True:
+        try:
+            value, name = into.properties.get("%", impo_options=options)
+        except ibmmq.MQMIError as exc:
+            if exc.reason != c.MQRC_PROPERTY_NOT_AVAILABLE:
+                raise
+            break
+        found[name.decode() if isinstance(name, bytes) else name] = value
+        options = c.MQIMPO_INQ_NEXT
+    into.dlt()
+    return body, found
+
+
+@pytest.mark.parametrize("both", [False, True])
+def test_mqput_and_mqput1_with_original_msg_handle_and_actp_new(mq: MQ, both: bool) -> None:
+    """A new message put as IBM shows: MQPMO version 3, OriginalMsgHandle = the handle whose
+    properties were set, Action left at MQACTP_NEW: MQPUT and MQPUT1 succeed and the message
+    carries the properties. With NewMsgHandle as well, its values override the original's.
+
+    IBM, Setting properties of a message
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=queue-setting-properties-message): "set
+    the OriginalMsgHandle field in the MQPMO to the value of this message handle, and set the
+    MQPMO Action field to MQACTP_NEW (this is the default value)"; MQPMO NewMsgHandle
+    (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q098720_.html):
+    "overrides the values of the OriginalMsgHandle, if specified"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    original = _handle_with(ibmmq, qmgr, Color="red", Size="S")
+    new = _handle_with(ibmmq, qmgr, Size="L") if both else None
+    pmo = ibmmq.PMO(Version=c.MQPMO_VERSION_3, Options=c.MQPMO_NO_SYNCPOINT)
+    pmo.OriginalMsgHandle = original.get_handle()
+    if new is not None:
+        pmo.NewMsgHandle = new.get_handle()
+    assert pmo.Action == c.MQACTP_NEW
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_INPUT_AS_Q_DEF)
+    q.put(b"by MQPUT", ibmmq.MD(), pmo)
+    qmgr.put1(ibmmq.OD(ObjectName=b"Q1"), b"by MQPUT1", ibmmq.MD(), pmo)
+    expected = {"Color": "red", "Size": "L" if both else "S"}
+    assert _properties_of_next(ibmmq, qmgr, q) == (b"by MQPUT", expected)
+    assert _properties_of_next(ibmmq, qmgr, q) == (b"by MQPUT1", expected)
+    q.close()
+
+
+def test_an_action_ibm_does_not_define_is_2535_and_nothing_is_put(mq: MQ) -> None:
+    """MQPMO.Action 99: MQCC_FAILED, MQRC_ACTION_ERROR (2535); the queue stays empty.
+
+    IBM, MQPMO Action (https://ibm.com/docs/SSFKSJ_9.2.0/com.ibm.mq.ref.dev.doc/q098680_.html):
+    "If an incorrect action value is specified, the call fails with the reason code
+    MQRC_ACTION_ERROR"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    pmo = ibmmq.PMO(Version=c.MQPMO_VERSION_3, Options=c.MQPMO_NO_SYNCPOINT)
+    pmo.OriginalMsgHandle = _handle_with(ibmmq, qmgr, Color="red").get_handle()
+    pmo.Action = 99
+    put = lambda: qmgr.put1(ibmmq.OD(ObjectName=b"Q1"), b"x", ibmmq.MD(), pmo)  # noqa: E731
+    assert _fails(ibmmq, put) == (2, 2535)
+    assert _depth(ibmmq) == 0
+
+
+def test_mqdltmp_of_a_missing_property_is_a_warning_2471(mq: MQ) -> None:
+    """MQDLTMP of a name the handle does not hold: MQCC_WARNING with
+    MQRC_PROPERTY_NOT_AVAILABLE (2471); the handle keeps what it had. A wildcard name is
+    MQRC_PROPERTY_NAME_ERROR (2442, failed).
+
+    IBM, MQDLTMP (https://www.ibm.com/docs/en/SSFKSJ_latest/refdev/q101820_.html): "If
+    CompCode is MQCC_WARNING: MQRC_PROPERTY_NOT_AVAILABLE (2471, X'09A7') Property not
+    available"; "Wildcards are not allowed in the property name"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    handle = _handle_with(ibmmq, qmgr, Color="red")
+    assert _fails(ibmmq, lambda: handle.properties.dlt("Size")) == (c.MQCC_WARNING, 2471)
+    assert _fails(ibmmq, lambda: handle.properties.dlt("Col%")) == (c.MQCC_FAILED, 2442)
+    assert handle.properties.get("Color") == "red"
+    handle.properties.dlt("Color")
+    assert _fails(ibmmq, lambda: handle.properties.get("Color"))[1] == 2471
+    handle.dlt()

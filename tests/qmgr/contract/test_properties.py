@@ -266,17 +266,36 @@ def test_put_with_original_msg_handle_and_action(
     assert {p.name: p.value for p in out.properties} == expected
 
 
-def test_actp_new_with_an_original_handle_is_action_error(props_adapter: Adapter) -> None:
-    """MQACTP_NEW with an OriginalMsgHandle: MQRC_ACTION_ERROR (2535)."""
+@pytest.mark.parametrize("both", [False, True])
+def test_a_new_message_put_with_an_original_handle_and_actp_new_carries_its_properties(
+    props_adapter: Adapter, both: bool
+) -> None:
+    """MQACTP_NEW (the default Action) with OriginalMsgHandle: the new message carries the
+    handle's properties, by MQPUT1 and by MQPUT; with a NewMsgHandle too, the new handle's
+    values win by name and the original's other properties stay.
+
+    IBM, Setting properties of a message
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=queue-setting-properties-message):
+    "set the OriginalMsgHandle field in the MQPMO to the value of this message handle, and
+    set the MQPMO Action field to MQACTP_NEW (this is the default value)"; MQPMO
+    NewMsgHandle (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q098720_.html):
+    "It defines the properties of the message and overrides the values of the
+    OriginalMsgHandle, if specified"."""
     props_adapter.define_queue("APP.OUT")
     qm = props_adapter.connect()
-    with pytest.raises(MQIError) as exc:
-        qm.put1(
-            "APP.OUT",
-            text("x"),
-            PutOptions(syncpoint=False, original_msg_handle=qm.create_message_handle()),
-        )
-    assert exc.value.reason == 2535
+    original = _handle((("Color", T.STRING, "red"), ("Size", T.INT32, 1)), qm)
+    new = _handle((("Size", T.INT32, 2),), qm) if both else None
+    options = PutOptions(syncpoint=False, original_msg_handle=original, new_msg_handle=new)
+    qm.put1("APP.OUT", text("one"), options)
+    qm.open("APP.OUT", output=True).put(text("two"), options)
+    size = 2 if both else 1
+    for body in ("one", "two"):
+        got = qm.open("APP.OUT").get(GetOptions(syncpoint=False))
+        assert got.body == body.encode()
+        assert _as_dict(got.properties) == {
+            "Color": (T.STRING, "red"),
+            "Size": (T.INT32, size),
+        }
 
 
 def test_properties_survive_browse_backout_and_commit(props_adapter: Adapter) -> None:
