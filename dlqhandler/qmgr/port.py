@@ -99,11 +99,16 @@ class PutOptions:
     * ``context``: ``"pass_all"`` keeps identity and origin context byte for byte
       (MQPMO_PASS_ALL_CONTEXT; what the DLQ handler uses), ``"set_all"`` takes
       them from the given MQMD (MQPMO_SET_ALL_CONTEXT; what dmpmqmsg -C A uses),
-      ``"default"`` lets the queue manager fill them from the putter.
+      ``"set_identity"`` takes the identity context from the MQMD and lets the queue
+      manager fill the origin context (MQPMO_SET_IDENTITY_CONTEXT), ``"none"`` puts
+      no context at all (MQPMO_NO_CONTEXT: blank, null and zero fields, PutApplType
+      MQAT_NO_CONTEXT), ``"default"`` lets the queue manager fill them from the putter.
     * ``alternate_user``: put with this user's authority
       (MQPMO_ALTERNATE_USER_AUTHORITY; PUTAUT(CTX)); MQRC_NOT_AUTHORIZED when
       the authority records deny it.
     * ``new_msg_id``: generate a MsgId even when the MQMD has one.
+    * ``new_correl_id``: generate a CorrelId (MQPMO_NEW_CORREL_ID) in place of the
+      MQMD's.
     * ``new_msg_handle`` (MQPMO.NewMsgHandle): its properties are the message's,
       in place of ``Message.properties``.
     * ``original_msg_handle`` (MQPMO.OriginalMsgHandle) with ``action``
@@ -113,9 +118,10 @@ class PutOptions:
     """
 
     syncpoint: bool = True
-    context: Literal["pass_all", "set_all", "default"] = "pass_all"
+    context: Literal["pass_all", "set_all", "set_identity", "none", "default"] = "pass_all"
     alternate_user: str | None = None
     new_msg_id: bool = False
+    new_correl_id: bool = False
     new_msg_handle: MessageHandle | None = None
     original_msg_handle: MessageHandle | None = None
     action: Literal["new", "forward", "reply", "report"] = "new"

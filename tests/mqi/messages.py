@@ -21,13 +21,16 @@ from dlqhandler.mq import Message
 from dlqhandler.mq.constants import (
     MQRC_ACTION_ERROR,
     MQRC_CONTEXT_HANDLE_ERROR,
+    MQRC_CONTEXT_NOT_AVAILABLE,
     MQRC_HMSG_ERROR,
     MQRC_NO_MSG_AVAILABLE,
     MQRC_NO_MSG_UNDER_CURSOR,
     MQRC_NOT_OPEN_FOR_INQUIRE,
     MQRC_NOT_OPEN_FOR_OUTPUT,
     MQRC_NOT_OPEN_FOR_PASS_ALL,
+    MQRC_NOT_OPEN_FOR_PASS_IDENT,
     MQRC_NOT_OPEN_FOR_SET_ALL,
+    MQRC_NOT_OPEN_FOR_SET_IDENT,
     MQRC_OPTIONS_ERROR,
     MQRC_SELECTOR_ERROR,
     MQRC_TRUNCATED_MSG_ACCEPTED,
@@ -320,6 +323,7 @@ def get(
         return CMQC.MQCC_WARNING, MQRC_TRUNCATED_MSG_FAILED
     if options.browse is not None:
         obj.browsed = msg
+        obj.saved = None  # (IBM 2098: "the last successful MQGET call was a browse")
     else:
         obj.browsed = None
         if obj.options & CMQC.MQOO_SAVE_ALL_CONTEXT:
@@ -330,6 +334,32 @@ def get(
 
 
 # -- MQPUT / MQPUT1 -------------------------------------------------------------------------
+_IDENTITY = ("user_identifier", "accounting_token", "appl_identity_data")
+# The open options that allow each context option of a put (IBM: MQOO_SET_ALL_CONTEXT
+# implies the other three, MQOO_PASS_ALL_CONTEXT and MQOO_SET_IDENTITY_CONTEXT imply
+# MQOO_PASS_IDENTITY_CONTEXT), and the reason when none of them was given.
+_PASS_IDENTITY = (
+    CMQC.MQOO_PASS_IDENTITY_CONTEXT
+    | CMQC.MQOO_PASS_ALL_CONTEXT
+    | CMQC.MQOO_SET_IDENTITY_CONTEXT
+    | CMQC.MQOO_SET_ALL_CONTEXT,
+    MQRC_NOT_OPEN_FOR_PASS_IDENT,
+)
+_PASS_ALL = (CMQC.MQOO_PASS_ALL_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT, MQRC_NOT_OPEN_FOR_PASS_ALL)
+_SET_IDENTITY = (
+    CMQC.MQOO_SET_IDENTITY_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT,
+    MQRC_NOT_OPEN_FOR_SET_IDENT,
+)
+_SET_ALL = (CMQC.MQOO_SET_ALL_CONTEXT, MQRC_NOT_OPEN_FOR_SET_ALL)
+
+
+def _opened_for(obj: Obj | None, rule: tuple[int, int]) -> None:
+    """MQPUT on a handle not opened for this context option: IBM's MQRC_NOT_OPEN_FOR_*.
+    (MQPUT1 opens as it puts: nothing to check.)"""
+    if obj is not None and not obj.options & rule[0]:
+        raise MQIError(rule[1], comp=CMQC.MQCC_FAILED)
+
+
 def put(
     conn: Conn, hobj: int | None, pod: int | None, pmd: int, ppmo: int, buflen: int, pbuf: int
 ) -> tuple[int, int]:
@@ -351,26 +381,27 @@ def put(
     od = MQOD.from_address(pod) if pod else None
     if obj is not None and not obj.options & CMQC.MQOO_OUTPUT:
         raise MQIError(MQRC_NOT_OPEN_FOR_OUTPUT, comp=CMQC.MQCC_FAILED)
-    context: Literal["pass_all", "set_all", "default"] = "default"
-    if o & CMQC.MQPMO_PASS_ALL_CONTEXT:
-        if obj is not None and not obj.options & CMQC.MQOO_PASS_ALL_CONTEXT:
-            raise MQIError(MQRC_NOT_OPEN_FOR_PASS_ALL, comp=CMQC.MQCC_FAILED)
+    context: Literal["pass_all", "set_all", "set_identity", "none", "default"] = "default"
+    if o & (CMQC.MQPMO_PASS_ALL_CONTEXT | CMQC.MQPMO_PASS_IDENTITY_CONTEXT):
+        everything = bool(o & CMQC.MQPMO_PASS_ALL_CONTEXT)
+        _opened_for(obj, _PASS_ALL if everything else _PASS_IDENTITY)
         source = conn.objects.get(pmo.Context)
         if source is None or not source.options & CMQC.MQOO_SAVE_ALL_CONTEXT:
             raise MQIError(MQRC_CONTEXT_HANDLE_ERROR, comp=CMQC.MQCC_FAILED)
-        saved = source.saved.md if source.saved is not None else MQMD()
-        md = md.replace(**{f: getattr(saved, f) for f in _CONTEXT})
-        context = "pass_all"
+        if source.saved is None:  # nothing got yet, or a browse since (IBM)
+            raise MQIError(MQRC_CONTEXT_NOT_AVAILABLE, comp=CMQC.MQCC_FAILED)
+        saved = source.saved.md
+        fields = _CONTEXT if everything else _IDENTITY
+        md = md.replace(**{f: getattr(saved, f) for f in fields})
+        context = "pass_all" if everything else "set_identity"
     elif o & CMQC.MQPMO_SET_ALL_CONTEXT:
-        if obj is not None and not obj.options & CMQC.MQOO_SET_ALL_CONTEXT:
-            raise MQIError(MQRC_NOT_OPEN_FOR_SET_ALL, comp=CMQC.MQCC_FAILED)
+        _opened_for(obj, _SET_ALL)
         context = "set_all"
-    elif o & (
-        CMQC.MQPMO_PASS_IDENTITY_CONTEXT | CMQC.MQPMO_SET_IDENTITY_CONTEXT | CMQC.MQPMO_NO_CONTEXT
-    ):
-        raise MQIError(
-            MQRC_OPTIONS_ERROR, "identity-only context is not in the port", comp=CMQC.MQCC_FAILED
-        )
+    elif o & CMQC.MQPMO_SET_IDENTITY_CONTEXT:
+        _opened_for(obj, _SET_IDENTITY)
+        context = "set_identity"
+    elif o & CMQC.MQPMO_NO_CONTEXT:
+        context = "none"
     alternate = None
     if o & CMQC.MQPMO_ALTERNATE_USER_AUTHORITY:
         alternate = (
@@ -390,6 +421,7 @@ def put(
         context=context,
         alternate_user=alternate,
         new_msg_id=bool(o & CMQC.MQPMO_NEW_MSG_ID),
+        new_correl_id=bool(o & CMQC.MQPMO_NEW_CORREL_ID),
         original_msg_handle=original,
         new_msg_handle=new,
         action=action,

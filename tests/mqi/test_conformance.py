@@ -275,3 +275,168 @@ def test_mqdltmp_of_a_missing_property_is_a_warning_2471(mq: MQ) -> None:
     handle.properties.dlt("Color")
     assert _fails(ibmmq, lambda: handle.properties.get("Color"))[1] == 2471
     handle.dlt()
+
+
+# -- 4. context options and MQPMO_NEW_CORREL_ID -------------------------------------------------
+def _got_md(ibmmq: Any, qmgr: Any) -> Any:
+    q = _open(ibmmq, qmgr)
+    md = ibmmq.MD(Version=2)
+    q.get(None, md, ibmmq.GMO(Options=ibmmq.CMQC.MQGMO_NO_SYNCPOINT))
+    q.close()
+    return md
+
+
+def _identity_md(ibmmq: Any) -> Any:
+    return ibmmq.MD(
+        Format=b"MQSTR   ",
+        UserIdentifier=b"bob",
+        AccountingToken=b"\x07".ljust(32, b"\x00"),
+        ApplIdentityData=b"who",
+        PutApplType=28,
+        PutApplName=b"mine",
+        PutDate=b"20200101",
+        PutTime=b"01020300",
+        ApplOriginData=b"from",
+    )
+
+
+def test_mqpmo_no_context_puts_a_message_without_context(mq: MQ) -> None:
+    """MQPMO_NO_CONTEXT on MQPUT1 and MQPUT: accepted (no special open option), and the
+    message has no context whatever the MQMD held: blank UserIdentifier, ApplIdentityData,
+    PutApplName, PutDate, PutTime, ApplOriginData; a null AccountingToken; PutApplType
+    MQAT_NO_CONTEXT (0).
+
+    IBM, Message context (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=mq-message-context):
+    an application "can specify that the context fields are to contain no information. The
+    user ID associated with an application requires no special authority to do either of
+    these"; MQMD initial values
+    (http://www-01.ibm.com/support/knowledgecenter/SSFKSJ_7.5.0/com.ibm.mq.ref.dev.doc/q097720_.htm):
+    "PutApplType MQAT_NO_CONTEXT 0"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    pmo = ibmmq.PMO(Options=c.MQPMO_NO_CONTEXT | c.MQPMO_NO_SYNCPOINT)
+    qmgr.put1(ibmmq.OD(ObjectName=b"Q1"), b"x", _identity_md(ibmmq), pmo)
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT)
+    q.put(b"y", _identity_md(ibmmq), ibmmq.PMO(Options=c.MQPMO_NO_CONTEXT | c.MQPMO_NO_SYNCPOINT))
+    q.close()
+    for _ in range(2):
+        md = _got_md(ibmmq, qmgr)
+        assert md.PutApplType == c.MQAT_NO_CONTEXT
+        assert md.AccountingToken == bytes(32)
+        for field in ("UserIdentifier", "ApplIdentityData", "PutApplName", "PutDate"):
+            assert getattr(md, field).strip(b" \x00") == b"", field
+        assert (md.PutTime.strip(b" \x00"), md.ApplOriginData.strip(b" \x00")) == (b"", b"")
+
+
+def test_mqpmo_new_correl_id_generates_a_correl_id(mq: MQ) -> None:
+    """MQPMO_NEW_CORREL_ID: the queue manager replaces the MQMD's CorrelId with a unique one
+    (AMQ + the queue manager name), returns it in the MQMD and the message carries it; two
+    puts get two different ones.
+
+    IBM, CorrelId (https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097470_.html):
+    "If the application specifies MQPMO_NEW_CORREL_ID, the queue manager generates a unique
+    correlation identifier which is sent with the message, and also returned to the sending
+    application on output from the MQPUT or MQPUT1 call"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    given = b"MINE".ljust(24, b"\x00")
+    made = []
+    for _ in range(2):
+        md = ibmmq.MD(CorrelId=given)
+        pmo = ibmmq.PMO(Options=c.MQPMO_NEW_CORREL_ID | c.MQPMO_NO_SYNCPOINT)
+        qmgr.put1(ibmmq.OD(ObjectName=b"Q1"), b"x", md, pmo)
+        assert md.CorrelId != given
+        assert md.CorrelId.startswith(b"AMQ QM1")
+        made.append(md.CorrelId)
+    assert made[0] != made[1]
+    assert [_got_md(ibmmq, qmgr).CorrelId for _ in made] == made
+
+
+def test_set_identity_context_keeps_identity_and_generates_origin(mq: MQ) -> None:
+    """MQPMO_SET_IDENTITY_CONTEXT: on a handle opened without MQOO_SET_IDENTITY_CONTEXT,
+    MQRC_NOT_OPEN_FOR_SET_IDENT (2096) and nothing is put; opened with it, the MQMD's
+    UserIdentifier, AccountingToken and ApplIdentityData are kept and the queue manager
+    sets the origin context (PutApplType, PutApplName, PutDate...).
+
+    IBM, Message context (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=mq-message-context):
+    "An application can set the identity context fields in a message, allowing the queue
+    manager to generate the origin context"; 2096 MQRC_NOT_OPEN_FOR_SET_IDENT
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041570_.html): "the queue had not
+    been opened with the MQOO_SET_IDENTITY_CONTEXT option"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    pmo = ibmmq.PMO(Options=c.MQPMO_SET_IDENTITY_CONTEXT | c.MQPMO_NO_SYNCPOINT)
+    plain = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT)
+    assert _fails(ibmmq, lambda: plain.put(b"x", _identity_md(ibmmq), pmo)) == (2, 2096)
+    plain.close()
+    assert _depth(ibmmq) == 0
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_SET_IDENTITY_CONTEXT)
+    q.put(b"x", _identity_md(ibmmq), pmo)
+    q.close()
+    md = _got_md(ibmmq, qmgr)
+    assert md.UserIdentifier.rstrip() == b"bob"
+    assert md.AccountingToken == b"\x07".ljust(32, b"\x00")
+    assert md.ApplIdentityData.rstrip() == b"who"
+    assert md.PutApplType == c.MQAT_UNIX
+    assert md.PutApplName.rstrip() not in (b"", b"mine")
+    assert md.PutDate != b"20200101"
+    assert md.ApplOriginData.strip() == b""
+
+
+def test_pass_identity_context_copies_only_the_identity_of_the_saved_message(mq: MQ) -> None:
+    """MQPMO_PASS_IDENTITY_CONTEXT with MQPMO.Context the input handle that saved a got
+    message's context (MQOO_SAVE_ALL_CONTEXT): the new message has that message's identity
+    context and a new origin context; an output handle opened without a pass or set context
+    option is MQRC_NOT_OPEN_FOR_PASS_IDENT (2094).
+
+    IBM, Message context (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=mq-message-context):
+    "An application can also pass the identity context fields from a message it has
+    retrieved to a message it is putting on a queue"; 2094 MQRC_NOT_OPEN_FOR_PASS_IDENT
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041550_.html): "the queue had not
+    been opened with the MQOO_PASS_IDENTITY_CONTEXT option"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    set_all = ibmmq.PMO(Options=c.MQPMO_SET_ALL_CONTEXT | c.MQPMO_NO_SYNCPOINT)
+    qmgr.put1(ibmmq.OD(ObjectName=b"Q1"), b"orig", _identity_md(ibmmq), set_all)
+    src = ibmmq.Queue(qmgr, "Q1", c.MQOO_INPUT_AS_Q_DEF | c.MQOO_SAVE_ALL_CONTEXT)
+    src.get(None, ibmmq.MD(), ibmmq.GMO(Options=c.MQGMO_NO_SYNCPOINT))
+    pmo = ibmmq.PMO(Options=c.MQPMO_PASS_IDENTITY_CONTEXT | c.MQPMO_NO_SYNCPOINT)
+    pmo.Context = src.get_handle()
+    plain = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT)
+    assert _fails(ibmmq, lambda: plain.put(b"x", ibmmq.MD(), pmo)) == (2, 2094)
+    plain.close()
+    assert _depth(ibmmq) == 0
+    out = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_PASS_IDENTITY_CONTEXT)
+    out.put(b"passed", ibmmq.MD(), pmo)
+    out.close()
+    src.close()
+    md = _got_md(ibmmq, qmgr)
+    assert (md.UserIdentifier.rstrip(), md.ApplIdentityData.rstrip()) == (b"bob", b"who")
+    assert md.PutApplName.rstrip() != b"mine"
+    assert md.PutDate != b"20200101"
+
+
+@pytest.mark.parametrize("before", ["nothing", "a browse"])
+def test_passing_context_from_a_handle_with_none_saved_is_2098(mq: MQ, before: str) -> None:
+    """MQPMO_PASS_ALL_CONTEXT naming an input handle (MQOO_SAVE_ALL_CONTEXT) that has got
+    nothing yet, or whose last successful MQGET was a browse: MQRC_CONTEXT_NOT_AVAILABLE
+    (2098) and nothing is put.
+
+    IBM, 2098 MQRC_CONTEXT_NOT_AVAILABLE
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041590_.html): "This arises if no
+    message has yet been successfully retrieved with the queue handle referred to, or if the
+    last successful MQGET call was a browse"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    _put(ibmmq, qmgr, b"m1", b"m2")
+    src = ibmmq.Queue(qmgr, "Q1", c.MQOO_INPUT_AS_Q_DEF | c.MQOO_BROWSE | c.MQOO_SAVE_ALL_CONTEXT)
+    if before == "a browse":
+        src.get(None, ibmmq.MD(), ibmmq.GMO(Options=c.MQGMO_NO_SYNCPOINT))
+        src.get(None, ibmmq.MD(), ibmmq.GMO(Options=c.MQGMO_BROWSE_FIRST))
+    pmo = ibmmq.PMO(Options=c.MQPMO_PASS_ALL_CONTEXT | c.MQPMO_NO_SYNCPOINT)
+    pmo.Context = src.get_handle()
+    depth = _depth(ibmmq)
+    put = lambda: qmgr.put1(ibmmq.OD(ObjectName=b"Q1"), b"x", ibmmq.MD(), pmo)  # noqa: E731
+    assert _fails(ibmmq, put) == (2, 2098)
+    assert _depth(ibmmq) == depth
+    src.close()

@@ -430,6 +430,7 @@ class EmbeddedQueueManager:
             new_msg_id=options.new_msg_id,
             make_id=self._new_id,
             qmgr_name=self._name,
+            new_correl_id=options.new_correl_id,
         )
         stored, data = md, message.body
         try:

@@ -313,7 +313,11 @@ class IBMMQQueue:
             qm._props.remember(key, props, held)
         if caller is not None and not untouched:
             caller.replace_all(properties)
-        if options.browse is None:
+        if options.browse is not None:
+            # IBM (MQRC_CONTEXT_NOT_AVAILABLE): no context to pass once "the last
+            # successful MQGET call was a browse".
+            self._saved = None
+        else:
             self._saved = (key, context_of(got))
             if options.syncpoint:
                 qm._uow_active = True

@@ -182,10 +182,16 @@ def pmo_options(c: Any, o: PutOptions, *, pass_context: bool) -> int:
         flags |= c.MQPMO_PASS_ALL_CONTEXT if pass_context else c.MQPMO_SET_ALL_CONTEXT
     elif o.context == "set_all":
         flags |= c.MQPMO_SET_ALL_CONTEXT
+    elif o.context == "set_identity":
+        flags |= c.MQPMO_SET_IDENTITY_CONTEXT
+    elif o.context == "none":
+        flags |= c.MQPMO_NO_CONTEXT
     else:
         flags |= c.MQPMO_DEFAULT_CONTEXT
     if o.alternate_user is not None:
         flags |= c.MQPMO_ALTERNATE_USER_AUTHORITY
     if o.new_msg_id:
         flags |= c.MQPMO_NEW_MSG_ID
+    if o.new_correl_id:
+        flags |= c.MQPMO_NEW_CORREL_ID
     return int(flags)
