@@ -22,6 +22,7 @@ from dlqhandler.mq.constants import (
     MQRC_ACTION_ERROR,
     MQRC_CONTEXT_HANDLE_ERROR,
     MQRC_CONTEXT_NOT_AVAILABLE,
+    MQRC_CONVERTED_MSG_TOO_BIG,
     MQRC_HMSG_ERROR,
     MQRC_NO_MSG_AVAILABLE,
     MQRC_NO_MSG_UNDER_CURSOR,
@@ -38,6 +39,7 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.mqmd import MQMD, decode_mqmd, encode_mqmd
 from dlqhandler.mq.properties import MessageHandle
+from dlqhandler.qmgr.embedded.conversion import convert
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 from tests.mqi.cmqc import CMQC, INQ_CHAR_LENGTHS
 from tests.mqi.state import Conn, Obj
@@ -291,13 +293,21 @@ def get(
     if gmo.Options & CMQC.MQGMO_UNLOCK:
         obj.port().unlock()
         return _OK
-    options = _get_options(conn, gmo, read_md(pmd))
+    request = read_md(pmd)
+    options = _get_options(conn, gmo, request)
     forced = getattr(FORCE_TRUNCATION, "flag", False)
     FORCE_TRUNCATION.flag = False
     accept = bool(gmo.Options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG)
     room = -1 if forced else max(buflen, 0)
     msg, done = _take(conn, obj, options, room, accept and not forced)
     md, data = msg.md, msg.body
+    warning = 0  # a conversion warning (the data then as the message has it)
+    if done and gmo.Options & CMQC.MQGMO_CONVERT and buflen > 0:
+        out = convert(md, data, ccsid=request.coded_char_set_id, encoding=request.encoding)
+        if len(out.body) > buflen and not accept:
+            warning = MQRC_CONVERTED_MSG_TOO_BIG  # (it fitted before: it is taken)
+        else:
+            md, data, warning = out.md, out.body, out.reason
     if md_version < 2 and _needs_mde(md):
         md, data = _with_mde(md, data)
     write_md(pmd, md, md_version)
@@ -328,6 +338,8 @@ def get(
         obj.browsed = None
         if obj.options & CMQC.MQOO_SAVE_ALL_CONTEXT:
             obj.saved = msg
+    if warning:
+        return CMQC.MQCC_WARNING, warning
     if len(data) > copied:
         return CMQC.MQCC_WARNING, MQRC_TRUNCATED_MSG_ACCEPTED
     return _OK

@@ -440,3 +440,161 @@ def test_passing_context_from_a_handle_with_none_saved_is_2098(mq: MQ, before: s
     assert _fails(ibmmq, put) == (2, 2098)
     assert _depth(ibmmq) == depth
     src.close()
+
+
+# -- 5. MQGMO_CONVERT ---------------------------------------------------------------------------
+def _put_as(ibmmq: Any, qmgr: Any, data: bytes, *, fmt: bytes, ccsid: int, enc: int = 546) -> None:
+    md = ibmmq.MD(Format=fmt.ljust(8), CodedCharSetId=ccsid, Encoding=enc)
+    pmo = ibmmq.PMO(Options=ibmmq.CMQC.MQPMO_NO_SYNCPOINT)
+    qmgr.put1(ibmmq.OD(ObjectName=b"Q1"), data, md, pmo)
+
+
+def _convert_get(
+    ibmmq: Any, qmgr: Any, *, ccsid: int, enc: int = 546, length: int | None = None
+) -> tuple[int, int, bytes, Any]:
+    """(CompCode, Reason, data, MQMD) of an MQGET with MQGMO_CONVERT asking for ccsid/enc."""
+    c = ibmmq.CMQC
+    q = _open(ibmmq, qmgr)
+    md = ibmmq.MD(CodedCharSetId=ccsid, Encoding=enc)
+    gmo = ibmmq.GMO(Options=c.MQGMO_CONVERT | c.MQGMO_NO_SYNCPOINT)
+    try:
+        data = bytes(q.get(length, md, gmo))
+        cc, rc = c.MQCC_OK, 0
+    except ibmmq.MQMIError as exc:
+        cc, rc, data = exc.comp, exc.reason, bytes(exc.message or b"")
+    q.close()
+    return cc, rc, data, md
+
+
+@pytest.mark.parametrize(
+    ("text", "source", "target"),
+    [("héllo wörld", 1208, 819), ("ABC xyz 123", 819, 500), ("Grüße", 500, 1208)],
+)
+def test_convert_an_mqstr_message_to_the_ccsid_asked_for(
+    mq: MQ, text: str, source: int, target: int
+) -> None:
+    """MQGMO_CONVERT of an MQSTR message to the MQMD's CodedCharSetId: the text in the
+    target code page, MQCC_OK, and the returned MQMD says the CCSID and Encoding it is in.
+
+    IBM, Conversion processing
+    (https://www.ibm.com/docs/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q104070_.html): "The
+    application must set the CodedCharSetId and Encoding fields in the MsgDesc parameter of
+    the MQGET call to the values required, before issuing the call"; MQFMT_STRING is among
+    the built-in formats the queue manager converts (Processing conventions,
+    https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=exit-processing-conventions)."""
+    ibmmq, qmgr = mq
+    codecs = {1208: "utf-8", 819: "latin-1", 500: "cp500"}
+    _put_as(ibmmq, qmgr, text.encode(codecs[source]), fmt=b"MQSTR", ccsid=source)
+    cc, rc, data, md = _convert_get(ibmmq, qmgr, ccsid=target)
+    assert (cc, rc) == (0, 0)
+    assert data == text.encode(codecs[target])
+    assert (md.CodedCharSetId, md.Encoding) == (target, 546)
+
+
+def test_convert_of_mqfmt_none_is_2110_with_the_data_unconverted(mq: MQ) -> None:
+    """MQFMT_NONE in another CCSID than asked: MQCC_WARNING, MQRC_FORMAT_ERROR (2110), the
+    data as it was and the MQMD's CodedCharSetId the message's; the message was got. In the
+    CCSID asked for there is nothing to convert: MQCC_OK.
+
+    IBM, 2110 MQRC_FORMAT_ERROR (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041710_.html):
+    "The format name in the message is MQFMT_NONE ... The message is returned unconverted to
+    the application issuing the MQGET call, the values of the CodedCharSetId and Encoding
+    fields in the MsgDesc parameter are set to those of the message returned, and the call
+    completes with MQCC_WARNING"."""
+    ibmmq, qmgr = mq
+    raw = "héllo".encode()
+    _put_as(ibmmq, qmgr, raw, fmt=b"", ccsid=1208)
+    cc, rc, data, md = _convert_get(ibmmq, qmgr, ccsid=819)
+    assert (cc, rc, data, md.CodedCharSetId) == (1, 2110, raw, 1208)
+    assert _depth(ibmmq) == 0
+    _put_as(ibmmq, qmgr, raw, fmt=b"", ccsid=1208)
+    assert _convert_get(ibmmq, qmgr, ccsid=1208)[:3] == (0, 0, raw)
+
+
+@pytest.mark.parametrize(
+    ("data", "source", "target", "reason"),
+    [
+        ("price €5".encode(), 1208, 819, 2119),  # no € in ISO 8859-1
+        (b"\xff\xfe bad", 1208, 819, 2119),  # not UTF-8
+        (b"abc", 1208, 9999, 2115),  # no such code page here
+        (b"abc", 9998, 819, 2111),
+    ],
+)
+def test_a_conversion_that_cannot_be_done_returns_the_data_unconverted(
+    mq: MQ, data: bytes, source: int, target: int, reason: int
+) -> None:
+    """Characters the target cannot hold or data not valid in its CCSID: MQRC_NOT_CONVERTED
+    (2119); a target or source CCSID without a code page: MQRC_TARGET_CCSID_ERROR (2115) /
+    MQRC_SOURCE_CCSID_ERROR (2111). Each MQCC_WARNING, with the data and the MQMD's CCSID
+    as the message has them.
+
+    IBM, 2119 MQRC_NOT_CONVERTED (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041800_.html):
+    "The message data is returned unconverted, the values of the CodedCharSetId and Encoding
+    fields in the MsgDesc parameter are set to those of the message returned, and the call
+    completes with MQCC_WARNING"; 2115 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041760_.html)
+    and 2111 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041720_.html): "the message
+    data is returned unconverted"."""
+    ibmmq, qmgr = mq
+    _put_as(ibmmq, qmgr, data, fmt=b"MQSTR", ccsid=source)
+    cc, rc, got, md = _convert_get(ibmmq, qmgr, ccsid=target)
+    assert (cc, rc, got, md.CodedCharSetId) == (1, reason, data, source)
+
+
+def test_a_message_that_grows_past_the_buffer_is_2120_unconverted(mq: MQ) -> None:
+    """An ISO 8859-1 text that fits the buffer but not once in UTF-8: MQRC_CONVERTED_MSG_TOO_BIG
+    (2120, warning), the data unconverted; the message is gone from the queue. With
+    MQGMO_ACCEPT_TRUNCATED_MSG the converted data is cut to the buffer instead (2079).
+
+    IBM, 2120 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041810_.html): "the
+    message had already been removed from the queue because prior to conversion the message
+    data could be accommodated in the application buffer without truncation. The message is
+    returned unconverted"; Processing conventions
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=exit-processing-conventions): "If the
+    MQGMO_ACCEPT_TRUNCATED_MSG option was specified, the message is truncated"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    raw = "é" * 10
+    _put_as(ibmmq, qmgr, raw.encode("latin-1"), fmt=b"MQSTR", ccsid=819)
+    cc, rc, data, md = _convert_get(ibmmq, qmgr, ccsid=1208, length=10)
+    assert (cc, rc, data, md.CodedCharSetId) == (1, 2120, raw.encode("latin-1"), 819)
+    assert _depth(ibmmq) == 0
+    _put_as(ibmmq, qmgr, raw.encode("latin-1"), fmt=b"MQSTR", ccsid=819)
+    q = _open(ibmmq, qmgr)
+    md = ibmmq.MD(CodedCharSetId=1208)
+    gmo = ibmmq.GMO(Options=c.MQGMO_CONVERT | c.MQGMO_NO_SYNCPOINT | c.MQGMO_ACCEPT_TRUNCATED_MSG)
+    with pytest.raises(ibmmq.MQMIError) as caught:
+        q.get(10, md, gmo)
+    assert (caught.value.reason, bytes(caught.value.message)) == (2079, raw.encode()[:10])
+    q.close()
+
+
+def test_convert_a_dead_letter_converts_the_mqdlh_and_the_data_after_it(mq: MQ) -> None:
+    """A dead letter (MQDEAD: MQDLH, then MQSTR data) in ISO 8859-1 and little-endian asked
+    for in EBCDIC 500, big-endian (273): the MQDLH's own fields in 500/273, its
+    CodedCharSetId/Encoding describing the converted data after it, which is in 500 too.
+
+    IBM, Processing conventions
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=exit-processing-conventions): the
+    built-in formats the queue manager converts include "MQFMT_DEAD_LETTER_HEADER" and
+    "MQFMT_STRING"; 2110 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041710_.html):
+    "the values returned in the various CodedCharSetId and Encoding fields always correctly
+    describe the relevant message data"."""
+    from dlqhandler.mq.mqdlh import MQDLH, decode_mqdlh, encode_mqdlh
+
+    ibmmq, qmgr = mq
+    dlh = MQDLH(
+        reason=2053,
+        dest_q_name="APP.IN",
+        dest_q_mgr_name="QM1",
+        coded_char_set_id=819,
+        format="MQSTR",
+        put_appl_name="app",
+    )
+    head = encode_mqdlh(dlh, encoding=546, ccsid=819)
+    _put_as(ibmmq, qmgr, head + "Grüße".encode("latin-1"), fmt=b"MQDEAD", ccsid=819)
+    cc, rc, data, md = _convert_get(ibmmq, qmgr, ccsid=500, enc=273)
+    assert (cc, rc, md.CodedCharSetId, md.Encoding) == (0, 0, 500, 273)
+    got = decode_mqdlh(data, encoding=273, ccsid=500)
+    assert (got.reason, got.dest_q_name, got.format) == (2053, "APP.IN", "MQSTR")
+    assert (got.coded_char_set_id, got.encoding) == (500, 273)
+    assert data[172:] == "Grüße".encode("cp500")
