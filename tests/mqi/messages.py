@@ -42,6 +42,7 @@ from dlqhandler.mq.properties import MessageHandle
 from dlqhandler.qmgr.embedded.conversion import convert
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 from tests.mqi.cmqc import CMQC, INQ_CHAR_LENGTHS
+from tests.mqi.options import check_gmo, check_pmo
 from tests.mqi.state import Conn, Obj
 from tests.mqi.structs import MQGMO, MQOD, MQPMO, text
 from tests.mqi.structs import put as put_field
@@ -289,6 +290,7 @@ def get(
 ) -> tuple[int, int]:
     obj = conn.obj(hobj)
     gmo = MQGMO.from_address(pgmo)
+    check_gmo(gmo)  # (every refusal before anything is read or taken)
     md_version = ctypes.c_int32.from_address(pmd + 4).value
     if gmo.Options & CMQC.MQGMO_UNLOCK:
         obj.port().unlock()
@@ -376,6 +378,7 @@ def put(
     conn: Conn, hobj: int | None, pod: int | None, pmd: int, ppmo: int, buflen: int, pbuf: int
 ) -> tuple[int, int]:
     pmo = MQPMO.from_address(ppmo)
+    check_pmo(pmo)
     o = pmo.Options
     _exclusive(
         o,
