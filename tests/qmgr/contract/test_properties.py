@@ -172,6 +172,41 @@ def test_compat_without_a_handle_discards_properties_outside_its_folders(
     assert (got.properties, got.body) == ((), b"payload")
 
 
+def test_a_folder_dot_name_property_is_a_folder_of_its_own(props_adapter: Adapter) -> None:
+    """A property named ``abc.x`` goes in an MQRFH2 folder ``<abc>`` of its own (marked
+    ``content='properties'``), not a group in ``<usr>``: from a PROPCTL(ALL) queue without a
+    handle the MQRFH2 holds it so, and put back it is the property ``abc.x`` again; a
+    PROPCTL(COMPAT) queue without a handle discards it (no mcd, jms, usr or mqext property).
+
+    IBM, Mapping from property names to MQRFH2 folder and element names
+    (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_7.5.0/com.ibm.mq.ref.dev.doc/q104190_.htm):
+    "<folder>.<Property>" maps to folder "<folder>"; Supported MQRFH2 folders
+    (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q104150_.htm):
+    "Groups are not allowed in the <usr> folder", "Any folder marked with the
+    content='properties' attribute"."""
+    props_adapter.define_queue("APP.ALL", propctl="ALL")
+    props_adapter.define_queue("APP.C")
+    props_adapter.define_queue("APP.BACK")
+    qm = props_adapter.connect()
+    _put(props_adapter, "APP.ALL", (("abc.x", T.INT32, 5), ("Color", T.STRING, "red")))
+    _put(props_adapter, "APP.C", (("abc.x", T.INT32, 5),), body="only")
+    got = qm.open("APP.ALL").get(GetOptions(syncpoint=False, msg_handle=False))
+    rfh2, _ = decode_rfh2(got.body, encoding=546, ccsid=819)
+    assert [(f.name, f.attributes) for f in rfh2.folders] == [
+        ("abc", (("content", "properties"),)),
+        ("usr", ()),
+    ]
+    assert [p.name for p in rfh2.folders[0].properties] == ["x"]
+    qm.put1("APP.BACK", got, NOW)  # the MQRFH2 at the start of the data is properties
+    back = qm.open("APP.BACK").get(GetOptions(syncpoint=False))
+    assert (_as_dict(back.properties), back.body) == (
+        {"abc.x": (T.INT32, 5), "Color": (T.STRING, "red")},
+        b"payload",
+    )
+    discarded = qm.open("APP.C").get(GetOptions(syncpoint=False, msg_handle=False))
+    assert (discarded.properties, discarded.body, discarded.md.format) == ((), b"only", "MQSTR")
+
+
 @pytest.mark.parametrize(
     ("option", "expected"),
     [("in_handle", "handle"), ("force_rfh2", "rfh2"), ("compatibility", "rfh2"), ("none", "none")],
