@@ -457,6 +457,8 @@ def put(
 
 # -- MQINQ --------------------------------------------------------------------------------------
 def _queue_values(conn: Conn, obj: Obj) -> dict[int, int | str]:
+    if conn.qm.admin().aliases(obj.name, generic=False):
+        return {}  # (an alias queue: inquire_object answers with its attributes)
     info = conn.qm.inquire_queue(obj.name)
     a = info.attributes
     return {

@@ -132,10 +132,19 @@ class EmbeddedQueue:
     """An MQOPEN handle: browse cursor, browse lock, group positions."""
 
     def __init__(
-        self, qm: Connection, name: str, number: int, *, input: bool, browse: bool, output: bool
+        self,
+        qm: Connection,
+        name: str,
+        number: int,
+        *,
+        input: bool,
+        browse: bool,
+        output: bool,
+        opened_as: str | None = None,
     ) -> None:
         self._qm = qm
-        self._name = name
+        self._name = name  # the local queue (an alias's base queue)
+        self._opened = opened_as or name  # the name MQOPEN was given (its inhibits count)
         self._number = number
         self._input, self._browse, self._output = input, browse, output
         self._open = True
@@ -184,7 +193,7 @@ class EmbeddedQueue:
             self._check_open()
             if not self._output:
                 raise mqi_error(MQRC_NOT_OPEN_FOR_OUTPUT, self._name)
-            return qm._put(self._name, message, options, remote=None, missing=MQRC_Q_DELETED)
+            return qm._put(self._opened, message, options, remote=None, missing=MQRC_Q_DELETED)
 
     def unlock(self) -> None:
         with self._qm._mutex:
@@ -250,7 +259,7 @@ class EmbeddedQueue:
             self._locked = None
 
     def _attempt(self, o: GetOptions) -> Message | None:
-        qv = self._qm._queue_view(self._name, missing=MQRC_Q_DELETED)
+        qv = self._qm._queue_view(self._opened, missing=MQRC_Q_DELETED)
         if not qv.get_enabled:
             raise mqi_error(MQRC_GET_INHIBITED, self._name)
         self._hardenbo = qv.hardenbo

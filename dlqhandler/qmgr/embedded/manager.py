@@ -221,11 +221,11 @@ class EmbeddedQueueManager:
     ) -> EmbeddedQueue:
         with self._mutex:
             self._check_connected()
-            self._queue_view(queue)
+            opened, queue = queue, self._queue_view(queue).name  # (an alias: its base queue)
             for wanted, authority in ((input, "GET"), (browse, "BROWSE"), (output, "PUT")):
-                if wanted and not self._lookups.authorised(self.user, queue, authority):
+                if wanted and not self._lookups.authorised(self.user, opened, authority):
                     raise mqi_error(
-                        MQRC_NOT_AUTHORIZED, f"{self.user} has no {authority} authority on {queue}"
+                        MQRC_NOT_AUTHORIZED, f"{self.user} has no {authority} authority on {opened}"
                     )
             number = self._next_handle
             self._next_handle += 1
@@ -241,7 +241,9 @@ class EmbeddedQueueManager:
                         self._triggers.initq_opened(db, queue)
             else:
                 self._store.execute("INSERT INTO handles VALUES (?, ?, ?, ?, ?)", row)
-            handle = EmbeddedQueue(self, queue, number, input=input, browse=browse, output=output)
+            handle = EmbeddedQueue(
+                self, queue, number, input=input, browse=browse, output=output, opened_as=opened
+            )
             self._handles[number] = handle
             self._emit("open", queue)
             return handle
@@ -415,6 +417,7 @@ class EmbeddedQueueManager:
         alt = options.alternate_user
         if alt is not None and not self._lookups.authorised(alt, target, "PUT"):
             raise mqi_error(MQRC_NOT_AUTHORIZED, f"{alt} has no PUT authority on {target}")
+        target = qv.name  # (an alias queue's messages go on its base queue)
         now = self._clock()
         try:  # (an MQRFH2 at the start of the data becomes properties: see .propctl)
             message, blob = put_properties(message, options, qv.propctl)  # (None: none)
