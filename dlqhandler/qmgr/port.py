@@ -207,9 +207,17 @@ class QueueManager(Protocol):
         ...
 
     def open(
-        self, queue: str, *, input: bool = True, browse: bool = True, output: bool = False
+        self,
+        queue: str,
+        *,
+        input: bool = True,
+        browse: bool = True,
+        output: bool = False,
+        exclusive: bool = False,
     ) -> Queue:
-        """MQOPEN (MQOO_INPUT_AS_Q_DEF / MQOO_BROWSE / MQOO_OUTPUT)."""
+        """MQOPEN (MQOO_INPUT_AS_Q_DEF / MQOO_BROWSE / MQOO_OUTPUT). ``exclusive`` with
+        ``input``: MQOO_INPUT_EXCLUSIVE, MQRC_OBJECT_IN_USE (2042) while another handle
+        has the queue open for input, and other input opens get 2042 while it is open."""
         ...
 
     def put1(

@@ -84,13 +84,6 @@ REFUSED: tuple[tuple[str, str, int, int, str], ...] = (
     ("MQPUT", "MQPMO_SUPPRESS_REPLYTO", 0x8000000, 2046, "publish/subscribe"),
     ("MQPUT", "MQPMO_SCOPE_QMGR", 0x4000000, 2046, "publish/subscribe"),
     ("MQPUT", "MQPMO_NOT_OWN_SUBS", 0x10000000, 2046, "publish/subscribe"),
-    (
-        "MQOPEN",
-        "MQOO_INPUT_EXCLUSIVE",
-        0x4,
-        2046,
-        "the embedded queue manager keeps no exclusive input handles",
-    ),
     ("MQOPEN", "MQOO_CO_OP", 0x20000, 2046, "no cooperative browsing"),
     ("MQCLOSE", "MQCO_QUIESCE", 0x20, 2046, "no reconnectable quiesce"),
     (
@@ -162,6 +155,7 @@ _PMO_OK = (
 _OO_OK = (
     CMQC.MQOO_INPUT_AS_Q_DEF
     | CMQC.MQOO_INPUT_SHARED
+    | CMQC.MQOO_INPUT_EXCLUSIVE
     | CMQC.MQOO_BROWSE
     | CMQC.MQOO_OUTPUT
     | CMQC.MQOO_INQUIRE

@@ -95,7 +95,8 @@ class Conn:
             "output": bool(options & CMQC.MQOO_OUTPUT),
         }
         if any(wanted.values()):
-            handle = self.qm.open(name, **wanted)
+            exclusive = bool(options & CMQC.MQOO_INPUT_EXCLUSIVE)
+            handle = self.qm.open(name, **wanted, exclusive=exclusive)
             return Obj(
                 hobj, "queue", handle.name, options, queue=handle, alternate_user=alternate_user
             )

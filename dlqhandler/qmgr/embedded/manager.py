@@ -31,6 +31,7 @@ from dlqhandler.mq.constants import (
     MQRC_MD_ERROR,
     MQRC_MSG_TOO_BIG_FOR_Q,
     MQRC_NOT_AUTHORIZED,
+    MQRC_OBJECT_IN_USE,
     MQRC_PUT_INHIBITED,
     MQRC_Q_FULL,
     MQRC_Q_MGR_NAME_ERROR,
@@ -69,6 +70,8 @@ Clock = Callable[[], float]
 _RECOVERY_INTERVAL = 1.0
 _ID_BLOCK = 256
 _DEFAULT_PUT = PutOptions()
+_ANY_INPUT = "SELECT 1 FROM handles WHERE queue = ? AND input LIMIT 1"
+_EXCLUSIVE_INPUT = "SELECT 1 FROM handles WHERE queue = ? AND input = 2 LIMIT 1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +220,13 @@ class EmbeddedQueueManager:
         return MessageHandle()  # (a value of this process, bound to no connection)
 
     def open(
-        self, queue: str, *, input: bool = True, browse: bool = True, output: bool = False
+        self,
+        queue: str,
+        *,
+        input: bool = True,
+        browse: bool = True,
+        output: bool = False,
+        exclusive: bool = False,
     ) -> EmbeddedQueue:
         with self._mutex:
             self._check_connected()
@@ -229,9 +238,24 @@ class EmbeddedQueueManager:
                     )
             number = self._next_handle
             self._next_handle += 1
-            row = (self.conn_id, number, queue, int(input), int(output))
+            # handles.input: 0 no, 1 shared, 2 exclusive (MQOO_INPUT_EXCLUSIVE)
+            row = (
+                self.conn_id,
+                number,
+                queue,
+                (2 if exclusive else 1) if input else 0,
+                int(output),
+            )
             if input:  # the first input handle on an initiation queue: condition 13.3
+                if self._input_conflict(queue, exclusive=exclusive):
+                    self.recover()  # (a dead connection's handle may be what is in the way)
                 with self._store.write(durable=False) as db:
+                    if self._input_conflict(queue, exclusive=exclusive, db=db):
+                        raise mqi_error(
+                            MQRC_OBJECT_IN_USE,
+                            f"{queue} is open for input "
+                            + ("elsewhere" if exclusive else "exclusively by another handle"),
+                        )
                     first = db.execute(
                         "SELECT NOT EXISTS (SELECT 1 FROM handles WHERE queue = ? AND input)",
                         (queue,),
@@ -247,6 +271,17 @@ class EmbeddedQueueManager:
             self._handles[number] = handle
             self._emit("open", queue)
             return handle
+
+    def _input_conflict(
+        self, queue: str, *, exclusive: bool, db: sqlite3.Connection | None = None
+    ) -> bool:
+        """Whether an input open of ``queue`` must fail with MQRC_OBJECT_IN_USE (IBM, 2042:
+        "if the request is for shared input, but the object is already open for exclusive
+        input; it also arises if the request is for exclusive input, but the object is
+        already open for input (of any sort)"). Queues here are SHARE with DEFSOPT(SHARED):
+        MQOO_INPUT_AS_Q_DEF is shared input."""
+        sql = _ANY_INPUT if exclusive else _EXCLUSIVE_INPUT
+        return (db or self._store.db).execute(sql, (queue,)).fetchone() is not None
 
     def put1(
         self, queue: str, message: Message, options: PutOptions = _DEFAULT_PUT, *, qmgr: str = ""

@@ -150,12 +150,21 @@ class IBMMQQueue:
     """An MQOPEN handle on IBM MQ (implements the port's ``Queue``)."""
 
     def __init__(
-        self, qm: Connection, name: str, *, input: bool, browse: bool, output: bool
+        self,
+        qm: Connection,
+        name: str,
+        *,
+        input: bool,
+        browse: bool,
+        output: bool,
+        exclusive: bool = False,
     ) -> None:
         self._qm = qm
         self._name = name.strip()
         self._input, self._browse, self._output = input, browse, output
-        self.open_options = open_options(qm.mq.CMQC, input=input, browse=browse, output=output)
+        self.open_options = open_options(
+            qm.mq.CMQC, input=input, browse=browse, output=output, exclusive=exclusive
+        )
         self._obj: Any = None
         self._open = True
         self._buffer = qm.settings.buffer_size

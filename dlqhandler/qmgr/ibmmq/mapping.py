@@ -104,11 +104,15 @@ def md_from_ibmmq(md: Any) -> MQMD:
         raise mqi_error(MQRC_MD_ERROR, str(exc)) from exc
 
 
-def open_options(c: Any, *, input: bool, browse: bool, output: bool) -> int:
-    """MQOO_* for the port's ``open``: input handles save context (MQOO_SAVE_ALL_CONTEXT)."""
+def open_options(
+    c: Any, *, input: bool, browse: bool, output: bool, exclusive: bool = False
+) -> int:
+    """MQOO_* for the port's ``open``: input handles save context (MQOO_SAVE_ALL_CONTEXT);
+    ``exclusive`` input is MQOO_INPUT_EXCLUSIVE."""
     flags = int(c.MQOO_FAIL_IF_QUIESCING)
     if input:
-        flags |= c.MQOO_INPUT_AS_Q_DEF | c.MQOO_SAVE_ALL_CONTEXT
+        flags |= c.MQOO_INPUT_EXCLUSIVE if exclusive else c.MQOO_INPUT_AS_Q_DEF
+        flags |= c.MQOO_SAVE_ALL_CONTEXT
     if browse:
         flags |= c.MQOO_BROWSE
     if output:
