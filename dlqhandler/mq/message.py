@@ -34,8 +34,8 @@ from dlqhandler.mq.mqdlh import (
     encode_mqdlh,
 )
 from dlqhandler.mq.mqmd import MQMD
-from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS, Property
-from dlqhandler.mq.rfh2 import MQFMT_RF_HEADER_2, decode_rfh2, properties_of
+from dlqhandler.mq.properties import Property
+from dlqhandler.mq.rfh2 import MQFMT_RF_HEADER_2, decode_rfh2, is_property_folder, properties_of
 
 __all__ = ["Message", "decode_dead_letter", "stripped_data"]
 
@@ -164,7 +164,7 @@ def _behind_rfh2(md: MQMD, body: bytes, properties: tuple[Property, ...]) -> Mes
             raw=body,
             offset=24,
         )
-    others = [f.name for f in rfh2.folders if f.name not in ALL_PROPERTY_FOLDERS]
+    others = [f.name for f in rfh2.folders if not is_property_folder(f)]
     if others:
         raise MalformedMessageError(
             f"{where}: the MQRFH2 in front of the MQDLH holds folder {others[0]!r}, which"

@@ -502,7 +502,9 @@ ALL_PROPERTY_FOLDERS = PROPERTY_FOLDERS | {"usr"}
 
 
 def _in_usr(name: str) -> bool:
-    return name.split(".", 1)[0] not in PROPERTY_FOLDERS or "." not in name
+    # IBM maps ``folder.name`` to a folder of its own, whatever the folder: only a name
+    # without a dot is in <usr> (see dlqhandler.mq.rfh2.folder_of).
+    return "." not in name
 
 
 def _type_of(value: PropertyValue) -> PropertyType:

@@ -53,6 +53,7 @@ __all__ = [
     "dt_of",
     "encode_rfh2",
     "folders_of",
+    "is_property_folder",
     "properties_of",
     "typed_property",
 ]
@@ -222,24 +223,47 @@ def encode_rfh2(rfh2: MQRFH2, *, encoding: int, ccsid: int) -> bytes:
 _FOLDER_ORDER = ("mcd", "jms", "mq", "mqext", "mq_usr", "mqps", "usr")
 
 
+# A folder of the application's own holding message properties: IBM reads "Any folder
+# marked with the content='properties' attribute" as properties (like <mq_usr>).
+PROPERTIES_CONTENT = ("content", "properties")
+
+
 def folder_of(name: str) -> tuple[str, str]:
-    """(folder, name within it) of a property name."""
+    """(folder, name within it) of a property name, as IBM maps them (*Mapping property
+    names to MQRFH2 folder and element names*): ``Property`` is in ``<usr>``,
+    ``folder.Property`` in a folder ``<folder>`` of its own, ``folder.group.Property`` in
+    a group of that folder. (A ``usr.`` prefix is dropped before a name is kept:
+    :func:`dlqhandler.mq.properties.canonical_name`.)"""
     head, dot, rest = name.partition(".")
-    if dot and head in PROPERTY_FOLDERS:
+    if dot and head and rest:
         return head, rest
     return "usr", name
 
 
+def is_property_folder(folder: Folder) -> bool:
+    """Whether IBM reads ``folder``'s elements as message properties: one of the property
+    folders without attributes, or any folder marked ``content='properties'``."""
+    if folder.attributes == (PROPERTIES_CONTENT,):
+        return True
+    return not folder.attributes and (folder.name == "usr" or folder.name in PROPERTY_FOLDERS)
+
+
 def folders_of(properties: Iterable[Property]) -> tuple[Folder, ...]:
-    """The folders that carry ``properties`` (IBM's JMS order: mcd, jms, ..., usr)."""
+    """The folders that carry ``properties`` (IBM's JMS order: mcd, jms, ..., then the
+    application's own folders, marked ``content='properties'``, then usr)."""
     by_folder: dict[str, list[Property]] = {}
     for prop in properties:
         folder, inner = folder_of(prop.name)
         by_folder.setdefault(folder, []).append(Property(inner, prop.type, prop.value))
-    order = {name: i for i, name in enumerate(_FOLDER_ORDER)}
+    order = {name: (i, "") for i, name in enumerate(_FOLDER_ORDER)}
+    own = (order["usr"][0] - 0.5, "")
+
+    def place(name: str) -> tuple[float, str]:
+        return order.get(name) or (own[0], name)
+
     return tuple(
-        Folder(name, tuple(props))
-        for name, props in sorted(by_folder.items(), key=lambda kv: order[kv[0]])
+        Folder(name, tuple(props), () if name in order else (PROPERTIES_CONTENT,))
+        for name, props in sorted(by_folder.items(), key=lambda kv: place(kv[0]))
     )
 
 

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 from dlqhandler.errors import MQIError
-from dlqhandler.mq.constants import MQRC_ACTION_ERROR, mqi_error
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.mq.properties import MessageHandle, Property
@@ -61,7 +60,9 @@ class GetOptions:
     """MQGMO + match options, as keyword fields.
 
     * ``browse``: ``"first"`` / ``"next"`` browse (non-destructive) from the
-      queue handle's browse cursor; ``None`` is a destructive get.
+      queue handle's browse cursor; ``"under_cursor"`` browses the message under the
+      cursor again, leaving the cursor where it is (MQGMO_BROWSE_MSG_UNDER_CURSOR;
+      2034 MQRC_NO_MSG_UNDER_CURSOR before any browse); ``None`` is a destructive get.
     * ``under_cursor``: destructive get of the message under the browse cursor
       (MQGMO_MSG_UNDER_CURSOR).
     * ``lock``: with a browse, lock the message so other handles neither browse
@@ -77,7 +78,7 @@ class GetOptions:
       a :class:`MessageHandle`: it is filled too (MQGMO.MsgHandle).
     """
 
-    browse: Literal["first", "next"] | None = None
+    browse: Literal["first", "next", "under_cursor"] | None = None
     under_cursor: bool = False
     lock: bool = False
     syncpoint: bool = True
@@ -98,23 +99,29 @@ class PutOptions:
     * ``context``: ``"pass_all"`` keeps identity and origin context byte for byte
       (MQPMO_PASS_ALL_CONTEXT; what the DLQ handler uses), ``"set_all"`` takes
       them from the given MQMD (MQPMO_SET_ALL_CONTEXT; what dmpmqmsg -C A uses),
-      ``"default"`` lets the queue manager fill them from the putter.
+      ``"set_identity"`` takes the identity context from the MQMD and lets the queue
+      manager fill the origin context (MQPMO_SET_IDENTITY_CONTEXT), ``"none"`` puts
+      no context at all (MQPMO_NO_CONTEXT: blank, null and zero fields, PutApplType
+      MQAT_NO_CONTEXT), ``"default"`` lets the queue manager fill them from the putter.
     * ``alternate_user``: put with this user's authority
       (MQPMO_ALTERNATE_USER_AUTHORITY; PUTAUT(CTX)); MQRC_NOT_AUTHORIZED when
       the authority records deny it.
     * ``new_msg_id``: generate a MsgId even when the MQMD has one.
+    * ``new_correl_id``: generate a CorrelId (MQPMO_NEW_CORREL_ID) in place of the
+      MQMD's.
     * ``new_msg_handle`` (MQPMO.NewMsgHandle): its properties are the message's,
       in place of ``Message.properties``.
     * ``original_msg_handle`` (MQPMO.OriginalMsgHandle) with ``action``
-      (MQPMO.Action, MQACTP_*): ``"forward"`` and ``"report"`` copy the
-      original's properties (those the new message does not set itself),
-      ``"reply"`` copies none, ``"new"`` takes no original (MQRC_ACTION_ERROR).
+      (MQPMO.Action, MQACTP_*): ``"new"`` (the default), ``"forward"`` and
+      ``"report"`` carry the original's properties (those the new handle, or the
+      message, does not set itself), ``"reply"`` copies none.
     """
 
     syncpoint: bool = True
-    context: Literal["pass_all", "set_all", "default"] = "pass_all"
+    context: Literal["pass_all", "set_all", "set_identity", "none", "default"] = "pass_all"
     alternate_user: str | None = None
     new_msg_id: bool = False
+    new_correl_id: bool = False
     new_msg_handle: MessageHandle | None = None
     original_msg_handle: MessageHandle | None = None
     action: Literal["new", "forward", "reply", "report"] = "new"
@@ -200,9 +207,17 @@ class QueueManager(Protocol):
         ...
 
     def open(
-        self, queue: str, *, input: bool = True, browse: bool = True, output: bool = False
+        self,
+        queue: str,
+        *,
+        input: bool = True,
+        browse: bool = True,
+        output: bool = False,
+        exclusive: bool = False,
     ) -> Queue:
-        """MQOPEN (MQOO_INPUT_AS_Q_DEF / MQOO_BROWSE / MQOO_OUTPUT)."""
+        """MQOPEN (MQOO_INPUT_AS_Q_DEF / MQOO_BROWSE / MQOO_OUTPUT). ``exclusive`` with
+        ``input``: MQOO_INPUT_EXCLUSIVE, MQRC_OBJECT_IN_USE (2042) while another handle
+        has the queue open for input, and other input opens get 2042 while it is open."""
         ...
 
     def put1(
@@ -227,16 +242,19 @@ class QueueManager(Protocol):
 
 def outgoing_properties(message: Message, options: PutOptions) -> tuple[Property, ...]:
     """The properties a put carries (see :class:`PutOptions`): the message's, or the new
-    handle's, over the original handle's for MQACTP_FORWARD/REPORT."""
+    handle's, over the original handle's for MQACTP_NEW/FORWARD/REPORT (by name).
+
+    MQACTP_NEW with an OriginalMsgHandle is how IBM puts a new message with properties
+    ("set the OriginalMsgHandle field in the MQPMO to the value of this message handle,
+    and set the MQPMO Action field to MQACTP_NEW (this is the default value)", *Setting
+    properties of a message*), and NewMsgHandle "overrides the values of the
+    OriginalMsgHandle, if specified" (*MQPMO NewMsgHandle*). MQACTP_REPLY copies none of
+    the original's: MQPD.CopyOptions' default (MQCOPY_DEFAULT) leaves replies out."""
     new = (
         message.properties if options.new_msg_handle is None else options.new_msg_handle.properties
     )
     original = options.original_msg_handle
-    if original is None:
-        return new
-    if options.action == "new":
-        raise mqi_error(MQRC_ACTION_ERROR, "MQACTP_NEW with an OriginalMsgHandle")
-    if options.action == "reply":
+    if original is None or options.action == "reply":
         return new
     mine = {p.name for p in new}
     return (*(p for p in original.properties if p.name not in mine), *new)

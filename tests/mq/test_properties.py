@@ -94,7 +94,11 @@ def test_values_must_fit_their_type(kind: int, value: object) -> None:
 
 
 def test_set_inquire_delete_by_name_and_wildcard() -> None:
-    """MQSETMP/MQINQMP/MQDLTMP: names, the usr. prefix, %, INQ_FIRST and INQ_NEXT."""
+    """MQSETMP/MQINQMP/MQDLTMP: names, the usr. prefix, %, INQ_FIRST and INQ_NEXT; ``usr.%``
+    matches only the <usr> folder's properties, and ``grp.a`` is in a folder ``<grp>`` of
+    its own (IBM, Mapping from property names to MQRFH2 folder and element names,
+    https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_7.5.0/com.ibm.mq.ref.dev.doc/q104190_.htm:
+    "<folder>.<Property>" maps to MQRFH2 folder "<folder>")."""
     h = MessageHandle()
     h.set("Color", "red")
     h.set("usr.Size", 3, T.INT32)
@@ -113,7 +117,9 @@ def test_set_inquire_delete_by_name_and_wildcard() -> None:
     assert info.value.reason == MQRC_PROPERTY_NOT_AVAILABLE
     assert h.inquire("usr.%", next=False).name == "Color"
     assert h.inquire("usr.%", next=True).name == "Size"
-    assert h.inquire("usr.%", next=True).name == "grp.a"  # jms.Cid is not in usr
+    with pytest.raises(MQIError) as info:  # jms.Cid and grp.a are not in usr
+        h.inquire("usr.%", next=True)
+    assert info.value.reason == MQRC_PROPERTY_NOT_AVAILABLE
     h.delete_property("grp.%")
     h.delete_property("Color")
     with pytest.raises(MQIError) as info:

@@ -21,12 +21,17 @@ from dlqhandler.mq import Message
 from dlqhandler.mq.constants import (
     MQRC_ACTION_ERROR,
     MQRC_CONTEXT_HANDLE_ERROR,
+    MQRC_CONTEXT_NOT_AVAILABLE,
+    MQRC_CONVERTED_MSG_TOO_BIG,
+    MQRC_HMSG_ERROR,
     MQRC_NO_MSG_AVAILABLE,
     MQRC_NO_MSG_UNDER_CURSOR,
     MQRC_NOT_OPEN_FOR_INQUIRE,
     MQRC_NOT_OPEN_FOR_OUTPUT,
     MQRC_NOT_OPEN_FOR_PASS_ALL,
+    MQRC_NOT_OPEN_FOR_PASS_IDENT,
     MQRC_NOT_OPEN_FOR_SET_ALL,
+    MQRC_NOT_OPEN_FOR_SET_IDENT,
     MQRC_OPTIONS_ERROR,
     MQRC_SELECTOR_ERROR,
     MQRC_TRUNCATED_MSG_ACCEPTED,
@@ -34,8 +39,10 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.mqmd import MQMD, decode_mqmd, encode_mqmd
 from dlqhandler.mq.properties import MessageHandle
+from dlqhandler.qmgr.embedded.conversion import convert
 from dlqhandler.qmgr.port import GetOptions, PutOptions
 from tests.mqi.cmqc import CMQC, INQ_CHAR_LENGTHS
+from tests.mqi.options import check_gmo, check_pmo
 from tests.mqi.state import Conn, Obj
 from tests.mqi.structs import MQGMO, MQOD, MQPMO, text
 from tests.mqi.structs import put as put_field
@@ -169,11 +176,13 @@ def _get_options(conn: Conn, gmo: MQGMO, md: MQMD) -> GetOptions:
         if gmo.Version >= 2
         else (CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)
     )
-    browse: Literal["first", "next"] | None = None
+    browse: Literal["first", "next", "under_cursor"] | None = None
     if o & CMQC.MQGMO_BROWSE_FIRST:
         browse = "first"
     elif o & CMQC.MQGMO_BROWSE_NEXT:
         browse = "next"
+    elif o & CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR:
+        browse = "under_cursor"
     if browse and o & CMQC.MQGMO_SYNCPOINT:
         raise MQIError(MQRC_OPTIONS_ERROR, comp=CMQC.MQCC_FAILED)
     wait = 0
@@ -188,6 +197,8 @@ def _get_options(conn: Conn, gmo: MQGMO, md: MQMD) -> GetOptions:
     properties: Literal["as_q_def", "in_handle", "force_rfh2", "compatibility", "none"] = next(
         (v for flag, v in _PROPERTY_OPTIONS if o & flag), "as_q_def"
     )
+    if properties == "in_handle" and handle is None:  # (before anything is taken)
+        raise MQIError(MQRC_HMSG_ERROR, "MQGMO_PROPERTIES_IN_HANDLE", comp=CMQC.MQCC_FAILED)
     return GetOptions(
         properties=properties,
         msg_handle=False if handle is None else handle,
@@ -279,17 +290,26 @@ def get(
 ) -> tuple[int, int]:
     obj = conn.obj(hobj)
     gmo = MQGMO.from_address(pgmo)
+    check_gmo(gmo)  # (every refusal before anything is read or taken)
     md_version = ctypes.c_int32.from_address(pmd + 4).value
     if gmo.Options & CMQC.MQGMO_UNLOCK:
         obj.port().unlock()
         return _OK
-    options = _get_options(conn, gmo, read_md(pmd))
+    request = read_md(pmd)
+    options = _get_options(conn, gmo, request)
     forced = getattr(FORCE_TRUNCATION, "flag", False)
     FORCE_TRUNCATION.flag = False
     accept = bool(gmo.Options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG)
     room = -1 if forced else max(buflen, 0)
     msg, done = _take(conn, obj, options, room, accept and not forced)
     md, data = msg.md, msg.body
+    warning = 0  # a conversion warning (the data then as the message has it)
+    if done and gmo.Options & CMQC.MQGMO_CONVERT and buflen > 0:
+        out = convert(md, data, ccsid=request.coded_char_set_id, encoding=request.encoding)
+        if len(out.body) > buflen and not accept:
+            warning = MQRC_CONVERTED_MSG_TOO_BIG  # (it fitted before: it is taken)
+        else:
+            md, data, warning = out.md, out.body, out.reason
     if md_version < 2 and _needs_mde(md):
         md, data = _with_mde(md, data)
     write_md(pmd, md, md_version)
@@ -315,20 +335,50 @@ def get(
         return CMQC.MQCC_WARNING, MQRC_TRUNCATED_MSG_FAILED
     if options.browse is not None:
         obj.browsed = msg
+        obj.saved = None  # (IBM 2098: "the last successful MQGET call was a browse")
     else:
         obj.browsed = None
         if obj.options & CMQC.MQOO_SAVE_ALL_CONTEXT:
             obj.saved = msg
+    if warning:
+        return CMQC.MQCC_WARNING, warning
     if len(data) > copied:
         return CMQC.MQCC_WARNING, MQRC_TRUNCATED_MSG_ACCEPTED
     return _OK
 
 
 # -- MQPUT / MQPUT1 -------------------------------------------------------------------------
+_IDENTITY = ("user_identifier", "accounting_token", "appl_identity_data")
+# The open options that allow each context option of a put (IBM: MQOO_SET_ALL_CONTEXT
+# implies the other three, MQOO_PASS_ALL_CONTEXT and MQOO_SET_IDENTITY_CONTEXT imply
+# MQOO_PASS_IDENTITY_CONTEXT), and the reason when none of them was given.
+_PASS_IDENTITY = (
+    CMQC.MQOO_PASS_IDENTITY_CONTEXT
+    | CMQC.MQOO_PASS_ALL_CONTEXT
+    | CMQC.MQOO_SET_IDENTITY_CONTEXT
+    | CMQC.MQOO_SET_ALL_CONTEXT,
+    MQRC_NOT_OPEN_FOR_PASS_IDENT,
+)
+_PASS_ALL = (CMQC.MQOO_PASS_ALL_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT, MQRC_NOT_OPEN_FOR_PASS_ALL)
+_SET_IDENTITY = (
+    CMQC.MQOO_SET_IDENTITY_CONTEXT | CMQC.MQOO_SET_ALL_CONTEXT,
+    MQRC_NOT_OPEN_FOR_SET_IDENT,
+)
+_SET_ALL = (CMQC.MQOO_SET_ALL_CONTEXT, MQRC_NOT_OPEN_FOR_SET_ALL)
+
+
+def _opened_for(obj: Obj | None, rule: tuple[int, int]) -> None:
+    """MQPUT on a handle not opened for this context option: IBM's MQRC_NOT_OPEN_FOR_*.
+    (MQPUT1 opens as it puts: nothing to check.)"""
+    if obj is not None and not obj.options & rule[0]:
+        raise MQIError(rule[1], comp=CMQC.MQCC_FAILED)
+
+
 def put(
     conn: Conn, hobj: int | None, pod: int | None, pmd: int, ppmo: int, buflen: int, pbuf: int
 ) -> tuple[int, int]:
     pmo = MQPMO.from_address(ppmo)
+    check_pmo(pmo)
     o = pmo.Options
     _exclusive(
         o,
@@ -346,26 +396,27 @@ def put(
     od = MQOD.from_address(pod) if pod else None
     if obj is not None and not obj.options & CMQC.MQOO_OUTPUT:
         raise MQIError(MQRC_NOT_OPEN_FOR_OUTPUT, comp=CMQC.MQCC_FAILED)
-    context: Literal["pass_all", "set_all", "default"] = "default"
-    if o & CMQC.MQPMO_PASS_ALL_CONTEXT:
-        if obj is not None and not obj.options & CMQC.MQOO_PASS_ALL_CONTEXT:
-            raise MQIError(MQRC_NOT_OPEN_FOR_PASS_ALL, comp=CMQC.MQCC_FAILED)
+    context: Literal["pass_all", "set_all", "set_identity", "none", "default"] = "default"
+    if o & (CMQC.MQPMO_PASS_ALL_CONTEXT | CMQC.MQPMO_PASS_IDENTITY_CONTEXT):
+        everything = bool(o & CMQC.MQPMO_PASS_ALL_CONTEXT)
+        _opened_for(obj, _PASS_ALL if everything else _PASS_IDENTITY)
         source = conn.objects.get(pmo.Context)
         if source is None or not source.options & CMQC.MQOO_SAVE_ALL_CONTEXT:
             raise MQIError(MQRC_CONTEXT_HANDLE_ERROR, comp=CMQC.MQCC_FAILED)
-        saved = source.saved.md if source.saved is not None else MQMD()
-        md = md.replace(**{f: getattr(saved, f) for f in _CONTEXT})
-        context = "pass_all"
+        if source.saved is None:  # nothing got yet, or a browse since (IBM)
+            raise MQIError(MQRC_CONTEXT_NOT_AVAILABLE, comp=CMQC.MQCC_FAILED)
+        saved = source.saved.md
+        fields = _CONTEXT if everything else _IDENTITY
+        md = md.replace(**{f: getattr(saved, f) for f in fields})
+        context = "pass_all" if everything else "set_identity"
     elif o & CMQC.MQPMO_SET_ALL_CONTEXT:
-        if obj is not None and not obj.options & CMQC.MQOO_SET_ALL_CONTEXT:
-            raise MQIError(MQRC_NOT_OPEN_FOR_SET_ALL, comp=CMQC.MQCC_FAILED)
+        _opened_for(obj, _SET_ALL)
         context = "set_all"
-    elif o & (
-        CMQC.MQPMO_PASS_IDENTITY_CONTEXT | CMQC.MQPMO_SET_IDENTITY_CONTEXT | CMQC.MQPMO_NO_CONTEXT
-    ):
-        raise MQIError(
-            MQRC_OPTIONS_ERROR, "identity-only context is not in the port", comp=CMQC.MQCC_FAILED
-        )
+    elif o & CMQC.MQPMO_SET_IDENTITY_CONTEXT:
+        _opened_for(obj, _SET_IDENTITY)
+        context = "set_identity"
+    elif o & CMQC.MQPMO_NO_CONTEXT:
+        context = "none"
     alternate = None
     if o & CMQC.MQPMO_ALTERNATE_USER_AUTHORITY:
         alternate = (
@@ -385,6 +436,7 @@ def put(
         context=context,
         alternate_user=alternate,
         new_msg_id=bool(o & CMQC.MQPMO_NEW_MSG_ID),
+        new_correl_id=bool(o & CMQC.MQPMO_NEW_CORREL_ID),
         original_msg_handle=original,
         new_msg_handle=new,
         action=action,
@@ -405,6 +457,8 @@ def put(
 
 # -- MQINQ --------------------------------------------------------------------------------------
 def _queue_values(conn: Conn, obj: Obj) -> dict[int, int | str]:
+    if conn.qm.admin().aliases(obj.name, generic=False):
+        return {}  # (an alias queue: inquire_object answers with its attributes)
     info = conn.qm.inquire_queue(obj.name)
     a = info.attributes
     return {

@@ -41,6 +41,8 @@ from dlqhandler.mq.constants import (
     MQRC_PD_ERROR,
     MQRC_PROP_NAME_NOT_CONVERTED,
     MQRC_PROP_VALUE_NOT_CONVERTED,
+    MQRC_PROPERTY_NAME_ERROR,
+    MQRC_PROPERTY_NOT_AVAILABLE,
     MQRC_PROPERTY_TYPE_ERROR,
     MQRC_PROPERTY_VALUE_TOO_BIG,
     MQRC_SMPO_ERROR,
@@ -219,9 +221,18 @@ def dltmp(conn: Conn, hmsg: int, pdmpo: int, pname: int) -> tuple[int, int]:
     handle = conn.message_handle(hmsg)
     dmpo = MQDMPO.from_address(pdmpo)
     _check_id(dmpo, b"DMPO", MQRC_DMPO_ERROR)
+    name = _name(pname)
+    if "%" in name:  # IBM: "Wildcards are not allowed in the property name"
+        raise mqi_error(MQRC_PROPERTY_NAME_ERROR, "MQDLTMP takes no wildcard")
     if dmpo.Options & CMQC.MQDMPO_DEL_PROP_UNDER_CURSOR:
         raise mqi_error(
             MQRC_FUNCTION_NOT_SUPPORTED, "MQDMPO_DEL_PROP_UNDER_CURSOR is not in the stand-in"
         )
-    handle.delete_property(_name(pname))
+    try:
+        handle.delete_property(name)
+    except MQIError as exc:
+        if exc.reason != MQRC_PROPERTY_NOT_AVAILABLE:
+            raise
+        # IBM lists 2471 under MQCC_WARNING for MQDLTMP (the handle is unchanged).
+        return CMQC.MQCC_WARNING, MQRC_PROPERTY_NOT_AVAILABLE
     return _OK

@@ -36,7 +36,9 @@ from typing import Any
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import (
+    MQRC_CMHO_ERROR,
     MQRC_CONNECTION_BROKEN,
+    MQRC_DMHO_ERROR,
     MQRC_FUNCTION_NOT_SUPPORTED,
     MQRC_HCONN_ERROR,
     MQRC_HMSG_ERROR,
@@ -50,6 +52,7 @@ from dlqhandler.qmgr.embedded import connect
 from tests.mqi import messages, props
 from tests.mqi.cmqc import CMQC
 from tests.mqi.faults import Faults
+from tests.mqi.options import check_close, check_open
 from tests.mqi.state import Conn, Obj
 from tests.mqi.structs import MQCD, MQCNO, MQCSP, MQOD, MQSCO, put, raw, string_at, text
 
@@ -246,6 +249,7 @@ class StandIn:
     def open(self, hconn: int, pod: int, options: int, phobj: int) -> tuple[int, int]:
         conn = self.conn(hconn)
         od = MQOD.from_address(pod)
+        check_open(od, options)
         if od.ObjectType == CMQC.MQOT_Q_MGR:
             obj = Obj(conn.next_hobj(), "qmgr", conn.qm.name, options)
         elif od.ObjectType == CMQC.MQOT_Q:
@@ -271,23 +275,28 @@ class StandIn:
         _set(phobj, obj.hobj)
         return _OK
 
-    def close(self, hconn: int, phobj: int) -> tuple[int, int]:
+    def close(self, hconn: int, phobj: int, options: int) -> tuple[int, int]:
         conn = self.conn(hconn)
-        obj = conn.objects.pop(_I32.from_address(phobj).value, None)
-        if obj is None:
+        if _I32.from_address(phobj).value not in conn.objects:
             return CMQC.MQCC_FAILED, MQRC_HOBJ_ERROR
+        check_close(options)  # (the handle stays open when the call fails)
+        obj = conn.objects.pop(_I32.from_address(phobj).value)
         obj.close()
         _set(phobj, CMQC.MQHO_UNUSABLE_HOBJ)
         return _OK
 
-    def crtmh(self, hconn: int, phmsg: int) -> tuple[int, int]:
+    def crtmh(self, hconn: int, pcmho: int, phmsg: int) -> tuple[int, int]:
         conn = self.conn(hconn)
+        if not pcmho or ctypes.string_at(pcmho, 4) != b"CMHO":
+            return CMQC.MQCC_FAILED, MQRC_CMHO_ERROR
         handle = conn.new_message_handle()
         _set(phmsg, handle, _I64)
         return _OK
 
-    def dltmh(self, hconn: int, phmsg: int) -> tuple[int, int]:
+    def dltmh(self, hconn: int, phmsg: int, pdmho: int) -> tuple[int, int]:
         conn = self.conn(hconn)
+        if not pdmho or ctypes.string_at(pdmho, 4) != b"DMHO":
+            return CMQC.MQCC_FAILED, MQRC_DMHO_ERROR
         handle = conn.message_handles.pop(_I64.from_address(phmsg).value, None)
         if handle is None:
             return CMQC.MQCC_FAILED, MQRC_HMSG_ERROR
@@ -390,7 +399,7 @@ def _dispatch(verb: str, a: list[int]) -> tuple[Callable[[], tuple[int, int]], i
     hconn = _signed(a[0])
     table: dict[str, Callable[[], tuple[int, int]]] = {
         "MQOPEN": lambda: s.open(hconn, a[1], _signed(a[2]), a[3]),
-        "MQCLOSE": lambda: s.close(hconn, a[1]),
+        "MQCLOSE": lambda: s.close(hconn, a[1], _signed(a[2])),
         "MQGET": lambda: messages.get(
             s.conn(hconn), _signed(a[1]), a[2], a[3], _signed(a[4]), a[5], a[6]
         ),
@@ -410,8 +419,8 @@ def _dispatch(verb: str, a: list[int]) -> tuple[Callable[[], tuple[int, int]], i
             _signed(a[6]),
             a[7],
         ),
-        "MQCRTMH": lambda: s.crtmh(hconn, a[2]),
-        "MQDLTMH": lambda: s.dltmh(hconn, a[1]),
+        "MQCRTMH": lambda: s.crtmh(hconn, a[1], a[2]),
+        "MQDLTMH": lambda: s.dltmh(hconn, a[1], a[2]),
         "MQSETMP": lambda: props.setmp(
             s.conn(hconn), a[1], a[2], a[3], a[4], _signed(a[5]), _signed(a[6]), a[7]
         ),

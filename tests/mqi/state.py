@@ -95,12 +95,14 @@ class Conn:
             "output": bool(options & CMQC.MQOO_OUTPUT),
         }
         if any(wanted.values()):
-            handle = self.qm.open(name, **wanted)
+            exclusive = bool(options & CMQC.MQOO_INPUT_EXCLUSIVE)
+            handle = self.qm.open(name, **wanted, exclusive=exclusive)
             return Obj(
                 hobj, "queue", handle.name, options, queue=handle, alternate_user=alternate_user
             )
-        info = self.qm.inquire_queue(name)  # MQOO_INQUIRE only: the queue must exist
-        return Obj(hobj, "inquire", info.name, options, alternate_user=alternate_user)
+        # MQOO_INQUIRE only: the queue (local or alias) must exist.
+        self.qm.inquire_object("queue", name, [])
+        return Obj(hobj, "inquire", name, options, alternate_user=alternate_user)
 
     def close(self, *, commit: bool) -> None:
         """MQDISC: close every handle, commit (or back out) and disconnect."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,28 +18,7 @@ import pytest
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
 from dlqhandler.qmgr import PutOptions, connect, create_qmgr
-from tests.mqi.build import ROOT, child_env, load
-from tests.mqi.standin import StandIn
-
-
-@pytest.fixture
-def mq(tmp_path: Path) -> Iterator[tuple[Any, Any]]:
-    """(ibmmq module, a connected ibmmq.QueueManager) on a fresh QM1 with queue Q1."""
-    home = tmp_path / "home"
-    create_qmgr(home, "QM1")
-    admin = connect("QM1", home=home)
-    admin.admin().define_queue("Q1", {})
-    admin.disconnect()
-    standin: StandIn = load()  # type: ignore[assignment]
-    standin.reset(home=home)
-    import ibmmq
-
-    qmgr = ibmmq.QueueManager(None)
-    qmgr.connect_with_options("QM1")
-    yield ibmmq, qmgr
-    qmgr.disconnect()
-    assert not standin.errors, standin.errors
-    standin.reset()
+from tests.mqi.build import ROOT, child_env
 
 
 def test_a_version_1_mqmd_receives_the_group_fields_in_an_mqmde(mq: tuple[Any, Any]) -> None:

@@ -231,3 +231,22 @@ def test_leftover_temporary_lock_files_are_cleaned(qm: EmbeddedQueueManager, hom
     assert not leftover.exists()
     assert fresh.exists()
     assert paths.lock_file(qm.conn_id).exists()
+
+
+def test_a_queue_manager_created_before_alias_queues_gets_their_table(home: Path) -> None:
+    """A queue manager whose database predates QALIAS (no ``aliases`` table, nor its
+    change-count triggers) gets both on the next connection, and an alias defined then
+    resolves (a put lands on its target)."""
+    import sqlite3
+
+    create_qmgr(home, "OLD")
+    db = sqlite3.connect(QMgrPaths.of(home / "qmgrs", "OLD").db)
+    db.execute("DROP TABLE aliases")  # (its triggers go with it)
+    db.commit()
+    db.close()
+    qm = connect("OLD", home=home)
+    qm.admin().define_queue("APP.T", {})
+    qm.admin().define_alias("APP.A", {"TARGET": "APP.T"})
+    qm.put1("APP.A", Message(MQMD(), b"x"), PutOptions(syncpoint=False))
+    assert qm.inquire_queue("APP.T").curdepth == 1
+    qm.disconnect()

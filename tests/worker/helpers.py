@@ -344,12 +344,15 @@ def as_put(m: Message) -> Message:
     return Message(md, m.body[end:], None, carried)
 
 
-# What JMS and .NET applications put (the jms, mcd and usr folders), every IBM type but
-# NaN (a NaN float never equals itself: tests that add one compare with same_properties).
+# What JMS and .NET applications put (the jms, mcd and usr folders, and trace.span in a
+# <trace> folder of its own, as IBM maps folder.name), every IBM type but NaN (a NaN float
+# never equals itself: tests that add one compare with same_properties). In the order a
+# get returns them: by folder (mcd, jms, the application's own, usr), as set within each.
 JMS_PROPERTIES = (
     Property("mcd.Msd", PropertyType.STRING, "jms_text"),
     Property("jms.Dst", PropertyType.STRING, "queue:///APP.IN"),
     Property("jms.Cid", PropertyType.STRING, "ID:414d5120"),
+    Property("trace.span", PropertyType.STRING, "abc"),
     Property("OrderType", PropertyType.STRING, "express <&>"),
     Property("Urgent", PropertyType.BOOLEAN, True),
     Property("Checksum", PropertyType.BYTE_STRING, b"\x00\x10\xff"),
@@ -360,7 +363,6 @@ JMS_PROPERTIES = (
     Property("Weight", PropertyType.FLOAT32, 2.5),
     Property("Price", PropertyType.FLOAT64, math.pi),
     Property("Coupon", PropertyType.NULL, None),
-    Property("trace.span", PropertyType.STRING, "abc"),
 )
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from dlqhandler.errors import DLQHandlerError
 from dlqhandler.mq.constants import MQRC_UNKNOWN_OBJECT_NAME, mqi_error
 from dlqhandler.qmgr.embedded.objects import (
+    ALIAS_ATTRS,
     PROCESS_ATTRS,
     QMGR_ATTRS,
     QUEUE_ATTRS,
@@ -54,6 +55,10 @@ class AdminError(DLQHandlerError):
         super().__init__(f"{amq}: {text}")
         self.amq = amq
         self.text = text
+
+
+def _is_alias(db: sqlite3.Connection, name: str) -> bool:
+    return db.execute("SELECT 1 FROM aliases WHERE name = ?", (name,)).fetchone() is not None
 
 
 def _not_found(name: str) -> AdminError:
@@ -214,7 +219,7 @@ class Admin:
         now = self._clock()
         with self._store.write(durable=True) as db:
             exists = db.execute("SELECT attrs FROM queues WHERE name = ?", (name,)).fetchone()
-            if exists and not replace:
+            if (exists and not replace) or _is_alias(db, name):
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
             if exists:
                 db.execute(
@@ -277,6 +282,64 @@ class Admin:
         self._check_idle(name)
         with self._store.write(durable=True) as db:
             return db.execute("DELETE FROM messages WHERE queue = ?", (name,)).rowcount
+
+    # -- alias queues (QALIAS) -------------------------------------------------------------
+    def aliases(self, pattern: str = "*", *, generic: bool = True) -> list[ObjectRecord]:
+        """Alias queues matching an MQSC generic name, sorted by name."""
+        rows = self._store.db.execute(
+            "SELECT name, attrs, created, altered FROM aliases ORDER BY name"
+        ).fetchall()
+        return [
+            ObjectRecord(name, {**defaults(ALIAS_ATTRS), **json.loads(attrs)}, created, altered, {})
+            for name, attrs, created, altered in rows
+            if (generic_match(pattern, name) if generic else name == pattern)
+        ]
+
+    def define_alias(
+        self, name: str, values: dict[str, Value], *, replace: bool = False, like: str | None = None
+    ) -> None:
+        """DEFINE QALIAS (TARGET names the base queue; it is resolved at each MQOPEN/MQPUT1)."""
+        if not valid_name(name):
+            raise AdminError("AMQ8405I", f"invalid queue name {name!r}")
+        base = defaults(ALIAS_ATTRS)
+        if like is not None:
+            source = self.aliases(like, generic=False)
+            if not source:
+                raise _not_found(like)
+            base.update(source[0].attrs)
+        attrs = json.dumps({**base, **values}, sort_keys=True)
+        now = self._clock()
+        with self._store.write(durable=True) as db:
+            exists = _is_alias(db, name)
+            local = db.execute("SELECT 1 FROM queues WHERE name = ?", (name,)).fetchone()
+            if local or (exists and not replace):
+                raise AdminError("AMQ8150E", "IBM MQ object already exists.")
+            if exists:
+                db.execute(
+                    "UPDATE aliases SET attrs = ?, altered = ? WHERE name = ?", (attrs, now, name)
+                )
+            else:
+                db.execute("INSERT INTO aliases VALUES (?, ?, ?, ?)", (name, attrs, now, now))
+
+    def alter_alias(self, name: str, changes: dict[str, Value]) -> None:
+        with self._store.write(durable=True) as db:
+            row = db.execute("SELECT attrs FROM aliases WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise _not_found(name)
+            db.execute(
+                "UPDATE aliases SET attrs = ?, altered = ? WHERE name = ?",
+                (
+                    json.dumps({**json.loads(row[0]), **changes}, sort_keys=True),
+                    self._clock(),
+                    name,
+                ),
+            )
+
+    def delete_alias(self, name: str) -> None:
+        with self._store.write(durable=True) as db:
+            if not _is_alias(db, name):
+                raise _not_found(name)
+            db.execute("DELETE FROM aliases WHERE name = ?", (name,))
 
     def _altered(self, name: str) -> None:
         if self._on_alter is not None:

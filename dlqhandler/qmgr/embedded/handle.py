@@ -19,6 +19,7 @@ from typing import Literal, Protocol
 
 from dlqhandler.mq.constants import (
     MQRC_GET_INHIBITED,
+    MQRC_HMSG_ERROR,
     MQRC_HOBJ_ERROR,
     MQRC_NO_MSG_AVAILABLE,
     MQRC_NO_MSG_UNDER_CURSOR,
@@ -131,10 +132,19 @@ class EmbeddedQueue:
     """An MQOPEN handle: browse cursor, browse lock, group positions."""
 
     def __init__(
-        self, qm: Connection, name: str, number: int, *, input: bool, browse: bool, output: bool
+        self,
+        qm: Connection,
+        name: str,
+        number: int,
+        *,
+        input: bool,
+        browse: bool,
+        output: bool,
+        opened_as: str | None = None,
     ) -> None:
         self._qm = qm
-        self._name = name
+        self._name = name  # the local queue (an alias's base queue)
+        self._opened = opened_as or name  # the name MQOPEN was given (its inhibits count)
         self._number = number
         self._input, self._browse, self._output = input, browse, output
         self._open = True
@@ -168,7 +178,7 @@ class EmbeddedQueue:
                     if message.properties or options.msg_handle is not True:
                         return deliver(message, options, self._propctl)
                     return message
-                if options.under_cursor:
+                if options.under_cursor or options.browse == "under_cursor":
                     raise mqi_error(MQRC_NO_MSG_UNDER_CURSOR, self._name)
                 if qm._maybe_recover():
                     continue  # a dead connection's messages may be back
@@ -183,7 +193,7 @@ class EmbeddedQueue:
             self._check_open()
             if not self._output:
                 raise mqi_error(MQRC_NOT_OPEN_FOR_OUTPUT, self._name)
-            return qm._put(self._name, message, options, remote=None, missing=MQRC_Q_DELETED)
+            return qm._put(self._opened, message, options, remote=None, missing=MQRC_Q_DELETED)
 
     def unlock(self) -> None:
         with self._qm._mutex:
@@ -223,6 +233,9 @@ class EmbeddedQueue:
             raise mqi_error(MQRC_OPTIONS_ERROR, "browse and under_cursor together")
         if o.lock and o.browse is None:
             raise mqi_error(MQRC_OPTIONS_ERROR, "lock needs a browse")
+        # Checked here, before anything is read or taken: a call that fails changes nothing.
+        if o.properties == "in_handle" and o.msg_handle is False:
+            raise mqi_error(MQRC_HMSG_ERROR, "MQGMO_PROPERTIES_IN_HANDLE without a message handle")
 
     def _sleep_until_change(self, version: int, deadline: float | None) -> None:
         """Sleep until another connection commits, the wait ends or recovery is due."""
@@ -246,7 +259,7 @@ class EmbeddedQueue:
             self._locked = None
 
     def _attempt(self, o: GetOptions) -> Message | None:
-        qv = self._qm._queue_view(self._name, missing=MQRC_Q_DELETED)
+        qv = self._qm._queue_view(self._opened, missing=MQRC_Q_DELETED)
         if not qv.get_enabled:
             raise mqi_error(MQRC_GET_INHIBITED, self._name)
         self._hardenbo = qv.hardenbo
@@ -291,6 +304,8 @@ class EmbeddedQueue:
         return True
 
     def _browse_one(self, o: GetOptions) -> Message | None:
+        if o.browse == "under_cursor":
+            return self._browse_under_cursor(o)
         first = o.browse == "first"
         self._release_lock()  # the cursor moves: a lock it held goes
         if o.logical_order:
@@ -321,6 +336,23 @@ class EmbeddedQueue:
                         self._logical_pos = c.position
                     self._browse_group = group_state_after(c)
                 return self._locked_read(c.id, row) if o.lock else self._qm._message(row)
+
+    def _browse_under_cursor(self, o: GetOptions) -> Message | None:
+        """MQGMO_BROWSE_MSG_UNDER_CURSOR: a copy of the message the last browse returned,
+        left on the queue; the cursor does not move, so a lock it holds stays (with
+        ``lock`` it is taken now). None (MQRC_NO_MSG_UNDER_CURSOR): no browse yet, or the
+        message has gone, expired or been locked by another handle since."""
+        c = self._cursor
+        if c is None or self._expired(c):
+            return None
+        store, conn, number = self._qm._store, self._qm.conn_id, self._number
+        if self._locked == c.id and self._read is not None:
+            return self._read[1]  # (locked by this handle: it cannot have changed)
+        if o.lock:
+            row = store.mark(_LOCK, (conn, number, c.id, conn, number)).fetchone()
+            return None if row is None else self._locked_read(c.id, row)
+        row = store.db.execute(_PEEK, (c.id, conn, number)).fetchone()
+        return None if row is None else self._qm._message(row)
 
     def _lock_next(self, o: GetOptions, after: tuple[int, int] | None) -> Message | None:
         """Browse with MQGMO_LOCK (not in logical order) in one statement: lock the next

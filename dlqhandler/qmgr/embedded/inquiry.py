@@ -82,6 +82,16 @@ _QUEUE: dict[int, tuple[str, Reader]] = {
     ),
 }
 
+_INHIBITS: dict[int, tuple[str, Reader]] = {
+    k: _QUEUE[k] for k in (s.MQIA_INHIBIT_PUT, s.MQIA_INHIBIT_GET)
+}
+_ALIAS: dict[int, tuple[str, Reader]] = {
+    s.MQCA_Q_NAME: ("NAME", lambda a: str(a["NAME"])),
+    s.MQIA_Q_TYPE: ("NAME", lambda a: s.MQQT_ALIAS),
+    s.MQCA_BASE_Q_NAME: _str("TARGET"),
+    **_INHIBITS,
+}
+
 _QMGR: dict[int, tuple[str, Reader]] = {
     s.MQCA_Q_MGR_NAME: ("QMNAME", lambda a: str(a["QMNAME"])),
     s.MQCA_DEAD_LETTER_Q_NAME: _str("DEADQ"),
@@ -118,6 +128,9 @@ def inquire_object(
     if objtype == "qmgr":
         return _answer(_QMGR, admin.qmgr_attributes(), selectors)
     if objtype == "queue":
+        aliases = admin.aliases(name.strip(), generic=False)
+        if aliases:  # (an alias queue answers with its own attributes, as on IBM MQ)
+            return _answer(_ALIAS, {**aliases[0].attrs, "NAME": aliases[0].name}, selectors)
         record = admin.queue(name.strip())
         return _answer(_QUEUE, {**record.attrs, **record.status, "NAME": record.name}, selectors)
     found = [p for p in admin.processes(name.strip()) if p.name == name.strip()]

@@ -11,9 +11,16 @@ write lock: nobody else can commit then. It is checked once per MQI call.
 
 from __future__ import annotations
 
-from dlqhandler.mq.constants import MQRC_UNKNOWN_OBJECT_NAME, mqi_error
+import json
+
+from dlqhandler.mq.constants import (
+    MQRC_ALIAS_BASE_Q_TYPE_ERROR,
+    MQRC_UNKNOWN_ALIAS_BASE_Q,
+    MQRC_UNKNOWN_OBJECT_NAME,
+    mqi_error,
+)
 from dlqhandler.qmgr.embedded.admin import authorised
-from dlqhandler.qmgr.embedded.objects import QueueView, queue_view
+from dlqhandler.qmgr.embedded.objects import QueueView, alias_view, queue_view
 from dlqhandler.qmgr.embedded.store import Store
 
 __all__ = ["Lookups"]
@@ -30,17 +37,36 @@ class Lookups:
         self._checked_in = -1  # the store's call count when last checked
 
     def queue(self, queue: str, *, missing: int = MQRC_UNKNOWN_OBJECT_NAME) -> QueueView:
-        """The queue's attributes (MQIError ``missing`` when there is no such queue)."""
+        """The queue's attributes (MQIError ``missing`` when there is no such queue); for
+        an alias queue, its base queue's as seen through it (``QueueView.name`` is the
+        base queue, where the messages are)."""
         self._check()
         view = self._views.get(queue)
         if view is None:
             row = self._store.db.execute(
                 "SELECT attrs FROM queues WHERE name = ?", (queue,)
             ).fetchone()
-            if row is None:
-                raise mqi_error(missing, queue)
-            view = self._views[queue] = queue_view(queue, row[0])
+            view = queue_view(queue, row[0]) if row is not None else self._alias(queue, missing)
+            self._views[queue] = view
         return view
+
+    def _alias(self, queue: str, missing: int) -> QueueView:
+        """An alias queue resolved to its base queue (the view of the base, with the
+        alias's inhibits). IBM's reasons: MQRC_UNKNOWN_ALIAS_BASE_Q (2082) when TARGET
+        names no queue, MQRC_ALIAS_BASE_Q_TYPE_ERROR (2001) when it names another alias."""
+        db = self._store.db
+        alias = db.execute("SELECT attrs FROM aliases WHERE name = ?", (queue,)).fetchone()
+        if alias is None:
+            raise mqi_error(missing, queue)
+        target = str(json.loads(alias[0]).get("TARGET", ""))
+        base = db.execute("SELECT attrs FROM queues WHERE name = ?", (target,)).fetchone()
+        if base is None:
+            if db.execute("SELECT 1 FROM aliases WHERE name = ?", (target,)).fetchone():
+                raise mqi_error(
+                    MQRC_ALIAS_BASE_Q_TYPE_ERROR, f"{queue}: TARGET({target}) is an alias"
+                )
+            raise mqi_error(MQRC_UNKNOWN_ALIAS_BASE_Q, f"{queue}: TARGET({target})")
+        return alias_view(queue_view(target, base[0]), alias[0])
 
     def authorised(self, principal: str, queue: str, authority: str) -> bool:
         self._check()

@@ -31,6 +31,7 @@ from dlqhandler.mq.constants import (
     MQRC_MD_ERROR,
     MQRC_MSG_TOO_BIG_FOR_Q,
     MQRC_NOT_AUTHORIZED,
+    MQRC_OBJECT_IN_USE,
     MQRC_PUT_INHIBITED,
     MQRC_Q_FULL,
     MQRC_Q_MGR_NAME_ERROR,
@@ -69,6 +70,8 @@ Clock = Callable[[], float]
 _RECOVERY_INTERVAL = 1.0
 _ID_BLOCK = 256
 _DEFAULT_PUT = PutOptions()
+_ANY_INPUT = "SELECT 1 FROM handles WHERE queue = ? AND input LIMIT 1"
+_EXCLUSIVE_INPUT = "SELECT 1 FROM handles WHERE queue = ? AND input = 2 LIMIT 1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,21 +221,42 @@ class EmbeddedQueueManager:
         return MessageHandle()  # (a value of this process, bound to no connection)
 
     def open(
-        self, queue: str, *, input: bool = True, browse: bool = True, output: bool = False
+        self,
+        queue: str,
+        *,
+        input: bool = True,
+        browse: bool = True,
+        output: bool = False,
+        exclusive: bool = False,
     ) -> EmbeddedQueue:
         with self._mutex:
             self._check_connected()
-            self._queue_view(queue)
+            opened, queue = queue, self._queue_view(queue).name  # (an alias: its base queue)
             for wanted, authority in ((input, "GET"), (browse, "BROWSE"), (output, "PUT")):
-                if wanted and not self._lookups.authorised(self.user, queue, authority):
+                if wanted and not self._lookups.authorised(self.user, opened, authority):
                     raise mqi_error(
-                        MQRC_NOT_AUTHORIZED, f"{self.user} has no {authority} authority on {queue}"
+                        MQRC_NOT_AUTHORIZED, f"{self.user} has no {authority} authority on {opened}"
                     )
             number = self._next_handle
             self._next_handle += 1
-            row = (self.conn_id, number, queue, int(input), int(output))
+            # handles.input: 0 no, 1 shared, 2 exclusive (MQOO_INPUT_EXCLUSIVE)
+            row = (
+                self.conn_id,
+                number,
+                queue,
+                (2 if exclusive else 1) if input else 0,
+                int(output),
+            )
             if input:  # the first input handle on an initiation queue: condition 13.3
+                if self._input_conflict(queue, exclusive=exclusive):
+                    self.recover()  # (a dead connection's handle may be what is in the way)
                 with self._store.write(durable=False) as db:
+                    if self._input_conflict(queue, exclusive=exclusive, db=db):
+                        raise mqi_error(
+                            MQRC_OBJECT_IN_USE,
+                            f"{queue} is open for input "
+                            + ("elsewhere" if exclusive else "exclusively by another handle"),
+                        )
                     first = db.execute(
                         "SELECT NOT EXISTS (SELECT 1 FROM handles WHERE queue = ? AND input)",
                         (queue,),
@@ -242,10 +266,23 @@ class EmbeddedQueueManager:
                         self._triggers.initq_opened(db, queue)
             else:
                 self._store.execute("INSERT INTO handles VALUES (?, ?, ?, ?, ?)", row)
-            handle = EmbeddedQueue(self, queue, number, input=input, browse=browse, output=output)
+            handle = EmbeddedQueue(
+                self, queue, number, input=input, browse=browse, output=output, opened_as=opened
+            )
             self._handles[number] = handle
             self._emit("open", queue)
             return handle
+
+    def _input_conflict(
+        self, queue: str, *, exclusive: bool, db: sqlite3.Connection | None = None
+    ) -> bool:
+        """Whether an input open of ``queue`` must fail with MQRC_OBJECT_IN_USE (IBM, 2042:
+        "if the request is for shared input, but the object is already open for exclusive
+        input; it also arises if the request is for exclusive input, but the object is
+        already open for input (of any sort)"). Queues here are SHARE with DEFSOPT(SHARED):
+        MQOO_INPUT_AS_Q_DEF is shared input."""
+        sql = _ANY_INPUT if exclusive else _EXCLUSIVE_INPUT
+        return (db or self._store.db).execute(sql, (queue,)).fetchone() is not None
 
     def put1(
         self, queue: str, message: Message, options: PutOptions = _DEFAULT_PUT, *, qmgr: str = ""
@@ -416,6 +453,7 @@ class EmbeddedQueueManager:
         alt = options.alternate_user
         if alt is not None and not self._lookups.authorised(alt, target, "PUT"):
             raise mqi_error(MQRC_NOT_AUTHORIZED, f"{alt} has no PUT authority on {target}")
+        target = qv.name  # (an alias queue's messages go on its base queue)
         now = self._clock()
         try:  # (an MQRFH2 at the start of the data becomes properties: see .propctl)
             message, blob = put_properties(message, options, qv.propctl)  # (None: none)
@@ -431,6 +469,7 @@ class EmbeddedQueueManager:
             new_msg_id=options.new_msg_id,
             make_id=self._new_id,
             qmgr_name=self._name,
+            new_correl_id=options.new_correl_id,
         )
         stored, data = md, message.body
         try:

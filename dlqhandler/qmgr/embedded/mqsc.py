@@ -40,6 +40,8 @@ VERBS = {
 OBJECTS = {
     "QLOCAL": "QLOCAL",
     "QL": "QLOCAL",
+    "QALIAS": "QALIAS",
+    "QA": "QALIAS",
     "QUEUE": "QUEUE",
     "Q": "QUEUE",
     "QMGR": "QMGR",

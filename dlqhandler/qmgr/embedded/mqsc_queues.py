@@ -1,5 +1,6 @@
 """runmqsc's queue commands: DEFINE/ALTER/DELETE/CLEAR/DISPLAY QLOCAL (DISPLAY QUEUE
-too, with generic names, attribute lists, ALL and WHERE) and DISPLAY QSTATUS."""
+too, with generic names, attribute lists, ALL and WHERE), DEFINE/ALTER/DELETE/DISPLAY
+QALIAS (TARGET, TARGTYPE(QUEUE), PUT, GET, DESCR) and DISPLAY QSTATUS."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from dlqhandler.qmgr.embedded.mqsc_attrs import (
     wanted,
     where,
 )
-from dlqhandler.qmgr.embedded.objects import QUEUE_ATTRS
+from dlqhandler.qmgr.embedded.objects import ALIAS_ATTRS, QUEUE_ATTRS
 
 __all__ = ["QUEUE_COMMANDS"]
 
@@ -66,10 +67,40 @@ def _delete_queue(cmd: Command, adm: AdminOf) -> Action:
     )
 
 
+def _define_alias(cmd: Command, adm: AdminOf) -> Action:
+    values, others = read_attrs(cmd, ALIAS_ATTRS, extra=("LIKE", "REPLACE", "NOREPLACE"))
+    like = others["LIKE"].single() if "LIKE" in others else None
+    name = str(cmd.name)
+    return then(
+        lambda: adm().define_alias(name, values, like=like, replace="REPLACE" in others),
+        "AMQ8006I: IBM MQ queue created.",
+    )
+
+
+def _display_aliases(cmd: Command, adm: AdminOf) -> Action:
+    _, others = read_attrs(cmd, {}, extra=all_keywords(cmd))
+    pattern = str(cmd.name)
+    names = wanted(cmd, ALIAS_ATTRS, {k: v for k, v in others.items() if k != "TYPE"}, ())
+    if names is not None and not names:
+        names = None  # no attributes: ALL
+
+    def objects() -> Iterator[list[str]]:
+        for rec in adm().aliases(pattern):
+            yield [
+                f"QUEUE({rec.name})",
+                "TYPE(QALIAS)",
+                *display_items(rec, ALIAS_ATTRS, names, ()),
+            ]
+
+    return lambda: shown("AMQ8409I: Display Queue details.", objects(), pattern)
+
+
 def _display_queues(cmd: Command, adm: AdminOf) -> Action:
     _, others = read_attrs(cmd, {}, extra=all_keywords(cmd))
+    if "TYPE" in others and others["TYPE"].single() == "QALIAS":
+        return _display_aliases(cmd, adm)
     if "TYPE" in others and others["TYPE"].single() not in ("QLOCAL", "ALL"):
-        raise syntax(cmd, others["TYPE"], "only TYPE(QLOCAL) queues exist here")
+        raise syntax(cmd, others["TYPE"], "only TYPE(QLOCAL) and TYPE(QALIAS) queues exist here")
     pattern = str(cmd.name)
     generic = pattern.endswith("*")
     names = wanted(cmd, QUEUE_ATTRS, others, _QUEUE_STATUS)
@@ -123,4 +154,8 @@ QUEUE_COMMANDS: dict[tuple[str, str], Planner] = {
     ("DISPLAY", "QLOCAL"): _display_queues,
     ("DISPLAY", "QUEUE"): _display_queues,
     ("DISPLAY", "QSTATUS"): _display_qstatus,
+    ("DEFINE", "QALIAS"): _define_alias,
+    ("ALTER", "QALIAS"): alter(ALIAS_ATTRS, Admin.alter_alias, "AMQ8008I: IBM MQ queue changed."),
+    ("DELETE", "QALIAS"): on_name(Admin.delete_alias, "AMQ8007I: IBM MQ queue deleted."),
+    ("DISPLAY", "QALIAS"): _display_aliases,
 }

@@ -11,13 +11,14 @@ here; acting on them belongs to :mod:`dlqhandler.qmgr.embedded.trigger`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
 from dlqhandler.errors import DLQHandlerError
 
 __all__ = [
+    "ALIAS_ATTRS",
     "AUTHORITIES",
     "PROCESS_ATTRS",
     "QMGR_ATTRS",
@@ -25,6 +26,7 @@ __all__ = [
     "AttrError",
     "AttrSpec",
     "QueueView",
+    "alias_view",
     "defaults",
     "expand_authorities",
     "generic_match",
@@ -91,6 +93,18 @@ QUEUE_ATTRS = _table(
     AttrSpec("TRIGDATA", "str", "", length=64),
     AttrSpec("INITQ", "str", ""),
     AttrSpec("PROCESS", "str", ""),
+)
+
+# DEFINE QALIAS: a name that resolves to a local queue (TARGTYPE(QUEUE) only: no topics
+# or remote queues here), with PUT and GET inhibits of its own (IBM: "the attributes of
+# the alias queue" decide, as well as the base queue's). DEFPRTY, DEFPSIST, PROPCTL and
+# the rest of IBM's alias attributes are not kept: MQSC refuses them.
+ALIAS_ATTRS = _table(
+    AttrSpec("DESCR", "str", "", length=64),
+    AttrSpec("TARGET", "str", ""),
+    AttrSpec("TARGTYPE", "enum", "QUEUE", choices=("QUEUE",)),
+    AttrSpec("PUT", "enum", "ENABLED", choices=("ENABLED", "DISABLED")),
+    AttrSpec("GET", "enum", "ENABLED", choices=("ENABLED", "DISABLED")),
 )
 
 QMGR_ATTRS = _table(
@@ -262,4 +276,17 @@ def queue_view(name: str, attrs_json: str) -> QueueView:
         triggered=a["TRIGGER"] == "TRIGGER" and a["TRIGTYPE"] != "NONE",
         hardenbo=a["HARDENBO"] == "HARDENBO",
         propctl=str(a["PROPCTL"]),
+    )
+
+
+def alias_view(base: QueueView, alias_json: str) -> QueueView:
+    """What a put or get through an alias queue sees: its base queue (the messages, the
+    name MQ resolves to), inhibited when either the alias or the base is."""
+    import json
+
+    a = {**defaults(ALIAS_ATTRS), **json.loads(alias_json)}
+    return replace(
+        base,
+        put_enabled=base.put_enabled and a["PUT"] == "ENABLED",
+        get_enabled=base.get_enabled and a["GET"] == "ENABLED",
     )

@@ -67,7 +67,7 @@ from dlqhandler.errors import DecodeError, MQIError
 from dlqhandler.mq.ccsid import QMGR_CCSID
 from dlqhandler.mq.constants import MQRC_HMSG_ERROR, mqi_error
 from dlqhandler.mq.message import Message
-from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS, Property, check_name
+from dlqhandler.mq.properties import Property, check_name
 from dlqhandler.mq.rfh2 import (
     MQFMT_RF_HEADER_2,
     MQRFH2,
@@ -76,6 +76,7 @@ from dlqhandler.mq.rfh2 import (
     encode_rfh2,
     folder_of,
     folders_of,
+    is_property_folder,
     properties_of,
 )
 from dlqhandler.qmgr.port import GetOptions, PutOptions, outgoing_properties
@@ -125,8 +126,9 @@ _MQCCSI_INHERIT = -2
 
 
 def _is_properties(folder: Folder) -> bool:
-    """A folder IBM reads as message properties (names it allows, no attributes)."""
-    if folder.name not in ALL_PROPERTY_FOLDERS or folder.attributes:
+    """A folder IBM reads as message properties (:func:`.rfh2.is_property_folder`) whose
+    names it allows."""
+    if not is_property_folder(folder):
         return False
     try:
         for prop in properties_of((folder,)):

@@ -7,7 +7,11 @@
 * Context: ``pass_all``/``set_all`` keep the identity and origin context of
   the given MQMD byte for byte; ``default`` fills it from the putter
   (UserIdentifier, AccountingToken, PutApplType 6 = MQAT_UNIX, PutApplName,
-  PutDate/PutTime in GMT) and, like MQ, fills a blank ReplyToQMgr.
+  PutDate/PutTime in GMT) and, like MQ, fills a blank ReplyToQMgr;
+  ``set_identity`` keeps the MQMD's identity context (UserIdentifier,
+  AccountingToken, ApplIdentityData) and fills the origin context as ``default``
+  does; ``none`` empties both (blanks, nulls, zeros: PutApplType MQAT_NO_CONTEXT).
+* CorrelId: a new one (as a MsgId is made) with ``new_correl_id``.
 * Group members and segments without a GroupId get a new one.
 
 Also here: the expiration report a discarded expired message asks for.
@@ -25,6 +29,7 @@ from pathlib import Path
 
 from dlqhandler.mq.ccsid import QMGR_CCSID
 from dlqhandler.mq.constants import (
+    MQAT_NO_CONTEXT,
     MQAT_UNIX,
     MQFB_EXPIRATION,
     MQMT_REPORT,
@@ -112,6 +117,7 @@ def resolve_md(
     new_msg_id: bool,
     make_id: Callable[[], bytes],
     qmgr_name: str,
+    new_correl_id: bool = False,
 ) -> MQMD:
     """The MQMD as MQPUT leaves it (raises MQIError 2013/2047/2050 for bad fields)."""
     if md.expiry == 0 or md.expiry < -1:
@@ -131,20 +137,36 @@ def resolve_md(
         changes["msg_id"] = make_id()
     if md.msg_flags & _GROUP_FLAGS and md.group_id == NO_ID:
         changes["group_id"] = make_id()
-    if context == "default":
+    if new_correl_id:
+        changes["correl_id"] = make_id()
+    if context in ("default", "set_identity"):
         date, time_ = put_timestamp(now)
         changes.update(
-            user_identifier=(alternate_user or putter.user)[:12],
-            accounting_token=putter.accounting_token,
-            appl_identity_data="",
             put_appl_type=MQAT_UNIX,
             put_appl_name=putter.appl_name,
             put_date=date,
             put_time=time_,
             appl_origin_data="",
         )
+        if context == "default":
+            changes.update(
+                user_identifier=(alternate_user or putter.user)[:12],
+                accounting_token=putter.accounting_token,
+                appl_identity_data="",
+            )
         if md.reply_to_q and not md.reply_to_q_mgr:
             changes["reply_to_q_mgr"] = qmgr_name
+    elif context == "none":
+        changes.update(
+            user_identifier="",
+            accounting_token=bytes(32),
+            appl_identity_data="",
+            put_appl_type=MQAT_NO_CONTEXT,
+            put_appl_name="",
+            put_date="",
+            put_time="",
+            appl_origin_data="",
+        )
     return md.replace(**changes) if changes else md
 
 

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import time
 
-from dlqhandler.qmgr.embedded.store import OBJECTS_TRIGGERS, SCHEMA_VERSION, Store
+from dlqhandler.qmgr.embedded.store import (
+    ALIASES_TABLE,
+    OBJECTS_TRIGGERS,
+    SCHEMA_VERSION,
+    Store,
+)
 
 __all__ = ["initialise"]
 
@@ -88,7 +93,11 @@ BEGIN UPDATE queues SET curdepth = curdepth + 1 WHERE name = NEW.queue; END;
 
 def initialise(store: Store, *, name: str, attrs: dict[str, str]) -> None:
     """Create the schema and the queue manager object's attributes."""
-    statements = [*(s.strip() for s in _split_sql(_SCHEMA) if s.strip()), *OBJECTS_TRIGGERS]
+    statements = [
+        *(s.strip() for s in _split_sql(_SCHEMA) if s.strip()),
+        ALIASES_TABLE,
+        *OBJECTS_TRIGGERS,
+    ]
     with store.write(durable=True) as db:
         for sql in statements:
             db.execute(sql)

@@ -105,6 +105,7 @@ from dlqhandler.mq.constants import MQRC_RESOURCE_PROBLEM, MQRC_STORAGE_MEDIUM_F
 from dlqhandler.qmgr.embedded.hold import BUSY_TIMEOUT, HOLD_LIMIT, HOLDERS, WriteTurns
 
 __all__ = [
+    "ALIASES_TABLE",
     "AVAILABLE",
     "INSERT_MESSAGE",
     "INSERT_MESSAGE_PROPS",
@@ -140,6 +141,11 @@ _TRIGGER_STATE = (
     "CREATE TABLE IF NOT EXISTS trigger_state (queue TEXT PRIMARY KEY,"
     " last_trigger REAL NOT NULL, triggers INTEGER NOT NULL)"
 )
+# Alias queues (DEFINE QALIAS), added to schema 1 later: created when missing.
+ALIASES_TABLE = (
+    "CREATE TABLE IF NOT EXISTS aliases (name TEXT PRIMARY KEY, attrs TEXT NOT NULL,"
+    " created REAL NOT NULL, altered REAL NOT NULL)"
+)
 # Every change of a queue definition or an authority record counts up meta('objects'):
 # what connections cache of them stays valid while the count does (messages moving on
 # other connections do not touch it). Added to schema 1 later: created when missing.
@@ -150,6 +156,7 @@ OBJECTS_TRIGGERS = tuple(
     for table, events in (
         ("queues", ("INSERT", "UPDATE OF attrs", "DELETE")),
         ("authrecs", ("INSERT", "UPDATE", "DELETE")),
+        ("aliases", ("INSERT", "UPDATE OF attrs", "DELETE")),
     )
     for event in events
 )
@@ -270,6 +277,10 @@ class Store:
             if not create:
                 self._check_schema()
                 self.db.execute(_TRIGGER_STATE)  # added to schema 1 later: create if missing
+                if not self.db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'aliases'"
+                ).fetchone():
+                    self.db.execute(ALIASES_TABLE)
         except (sqlite3.DatabaseError, ConfigError) as exc:
             self.db.close()
             if isinstance(exc, ConfigError):

@@ -247,10 +247,18 @@ class IBMMQQueueManager:
         )
 
     def open(
-        self, queue: str, *, input: bool = True, browse: bool = True, output: bool = False
+        self,
+        queue: str,
+        *,
+        input: bool = True,
+        browse: bool = True,
+        output: bool = False,
+        exclusive: bool = False,
     ) -> IBMMQQueue:
         with self._mutex:
-            handle = IBMMQQueue(self, queue, input=input, browse=browse, output=output)
+            handle = IBMMQQueue(
+                self, queue, input=input, browse=browse, output=output, exclusive=exclusive
+            )
             self._mqi(f"MQOPEN {handle.name}", handle._reopen, retry=True)
             self._queues.append(handle)
             return handle

@@ -150,12 +150,21 @@ class IBMMQQueue:
     """An MQOPEN handle on IBM MQ (implements the port's ``Queue``)."""
 
     def __init__(
-        self, qm: Connection, name: str, *, input: bool, browse: bool, output: bool
+        self,
+        qm: Connection,
+        name: str,
+        *,
+        input: bool,
+        browse: bool,
+        output: bool,
+        exclusive: bool = False,
     ) -> None:
         self._qm = qm
         self._name = name.strip()
         self._input, self._browse, self._output = input, browse, output
-        self.open_options = open_options(qm.mq.CMQC, input=input, browse=browse, output=output)
+        self.open_options = open_options(
+            qm.mq.CMQC, input=input, browse=browse, output=output, exclusive=exclusive
+        )
         self._obj: Any = None
         self._open = True
         self._buffer = qm.settings.buffer_size
@@ -175,7 +184,9 @@ class IBMMQQueue:
     def get(self, options: GetOptions = _DEFAULT_GET) -> Message:
         self._live()
         return self._qm._mqi(
-            f"MQGET {self._name}", lambda: self._get_once(options), retry=not options.under_cursor
+            f"MQGET {self._name}",
+            lambda: self._get_once(options),
+            retry=not options.under_cursor and options.browse != "under_cursor",
         )
 
     def put(self, message: Message, options: PutOptions = _DEFAULT_PUT) -> MQMD:
@@ -311,7 +322,11 @@ class IBMMQQueue:
             qm._props.remember(key, props, held)
         if caller is not None and not untouched:
             caller.replace_all(properties)
-        if options.browse is None:
+        if options.browse is not None:
+            # IBM (MQRC_CONTEXT_NOT_AVAILABLE): no context to pass once "the last
+            # successful MQGET call was a browse".
+            self._saved = None
+        else:
             self._saved = (key, context_of(got))
             if options.syncpoint:
                 qm._uow_active = True

@@ -104,11 +104,15 @@ def md_from_ibmmq(md: Any) -> MQMD:
         raise mqi_error(MQRC_MD_ERROR, str(exc)) from exc
 
 
-def open_options(c: Any, *, input: bool, browse: bool, output: bool) -> int:
-    """MQOO_* for the port's ``open``: input handles save context (MQOO_SAVE_ALL_CONTEXT)."""
+def open_options(
+    c: Any, *, input: bool, browse: bool, output: bool, exclusive: bool = False
+) -> int:
+    """MQOO_* for the port's ``open``: input handles save context (MQOO_SAVE_ALL_CONTEXT);
+    ``exclusive`` input is MQOO_INPUT_EXCLUSIVE."""
     flags = int(c.MQOO_FAIL_IF_QUIESCING)
     if input:
-        flags |= c.MQOO_INPUT_AS_Q_DEF | c.MQOO_SAVE_ALL_CONTEXT
+        flags |= c.MQOO_INPUT_EXCLUSIVE if exclusive else c.MQOO_INPUT_AS_Q_DEF
+        flags |= c.MQOO_SAVE_ALL_CONTEXT
     if browse:
         flags |= c.MQOO_BROWSE
     if output:
@@ -137,6 +141,8 @@ def gmo_options(c: Any, o: GetOptions) -> tuple[int, int, int]:
         flags |= c.MQGMO_BROWSE_FIRST
     elif o.browse == "next":
         flags |= c.MQGMO_BROWSE_NEXT
+    elif o.browse == "under_cursor":
+        flags |= c.MQGMO_BROWSE_MSG_UNDER_CURSOR
     if o.under_cursor:
         flags |= c.MQGMO_MSG_UNDER_CURSOR
     if o.lock:
@@ -156,7 +162,7 @@ def gmo_options(c: Any, o: GetOptions) -> tuple[int, int, int]:
     else:
         flags |= c.MQGMO_NO_WAIT
     match = int(c.MQMO_NONE)
-    if not o.under_cursor:
+    if not o.under_cursor and o.browse != "under_cursor":
         if o.msg_id is not None:
             match |= c.MQMO_MATCH_MSG_ID
         if o.correl_id is not None:
@@ -180,10 +186,16 @@ def pmo_options(c: Any, o: PutOptions, *, pass_context: bool) -> int:
         flags |= c.MQPMO_PASS_ALL_CONTEXT if pass_context else c.MQPMO_SET_ALL_CONTEXT
     elif o.context == "set_all":
         flags |= c.MQPMO_SET_ALL_CONTEXT
+    elif o.context == "set_identity":
+        flags |= c.MQPMO_SET_IDENTITY_CONTEXT
+    elif o.context == "none":
+        flags |= c.MQPMO_NO_CONTEXT
     else:
         flags |= c.MQPMO_DEFAULT_CONTEXT
     if o.alternate_user is not None:
         flags |= c.MQPMO_ALTERNATE_USER_AUTHORITY
     if o.new_msg_id:
         flags |= c.MQPMO_NEW_MSG_ID
+    if o.new_correl_id:
+        flags |= c.MQPMO_NEW_CORREL_ID
     return int(flags)

@@ -468,11 +468,11 @@ final class DumpMessage {
             return IN_FRONT + ", and the MQRFH2's Format is " + pyRepr(h.format)
                 + ", not 'MQDEAD': no MQDLH behind it";
         }
-        for (String name : h.folders) {
-            if (java.util.Arrays.binarySearch(Rfh2.PROPERTY_FOLDERS, name) < 0) {
+        for (int i = 0; i < h.folders.size(); i++) {
+            if (!h.holdsProperties.get(i)) {
                 return IN_FRONT + ": the MQRFH2 in front of the MQDLH holds folder "
-                    + pyRepr(name) + ", which is not message properties (only mcd, jms, usr, "
-                    + "mq, mqext, mq_usr, mqps are)";
+                    + pyRepr(h.folders.get(i)) + ", which is not message properties (only mcd, "
+                    + "jms, usr, mq, mqext, mq_usr, mqps are)";
             }
         }
         int inner = h.ccsid == -2 ? mdCcsid : h.ccsid;

@@ -40,6 +40,9 @@ final class Rfh2 {
     int end;              // offset just after the header
     final List<String> folders = new ArrayList<>();    // folder names, in order
     final List<Integer> counts = new ArrayList<>();    // properties in each folder
+    // Whether IBM reads each folder as message properties: one of PROPERTY_FOLDERS without
+    // attributes, or any folder marked content='properties' (Python's is_property_folder).
+    final List<Boolean> holdsProperties = new ArrayList<>();
 
     /** A header that is not one: Python's DecodeError text and offset. */
     static final class Problem extends Exception {
@@ -481,6 +484,8 @@ final class Rfh2 {
             }
             Object[] start = startTag();
             String tag = (String) start[0];
+            @SuppressWarnings("unchecked")
+            Map<String, String> attrs = (Map<String, String>) start[1];
             if (!(Boolean) start[2]) {
                 children(tag, "");
             }
@@ -489,6 +494,9 @@ final class Rfh2 {
             }
             h.folders.add(tag);
             h.counts.add(properties);
+            h.holdsProperties.add(attrs.isEmpty()
+                ? Arrays.binarySearch(PROPERTY_FOLDERS, tag) >= 0
+                : attrs.size() == 1 && "properties".equals(attrs.get("content")));
         }
 
         @SuppressWarnings("unchecked")

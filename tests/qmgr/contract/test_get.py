@@ -131,6 +131,66 @@ def test_get_under_cursor_without_a_browse_is_2034(adapter: Adapter) -> None:
     assert exc.value.reason == 2034
 
 
+UNDER = GetOptions(browse="under_cursor", syncpoint=False)
+
+
+def test_browse_under_cursor_copies_the_browsed_message_and_leaves_it(adapter: Adapter) -> None:
+    """``browse="under_cursor"`` (MQGMO_BROWSE_MSG_UNDER_CURSOR): 2034 before any browse;
+    after browsing to m2, m2 again (twice) without moving the cursor; nothing is removed;
+    with ``lock`` the message under the cursor is locked from other connections.
+
+    IBM, The browse cursor (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=queue-browse-cursor):
+    it "Gets a copy of the message currently pointed to by the cursor ... In all cases, the
+    message remains on the queue"; 2034 MQRC_NO_MSG_UNDER_CURSOR
+    (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041050_.html): "The
+    cursor is positioned logically before the first message"."""
+    adapter.define_queue("APP.U")
+    qm = adapter.connect()
+    for body in ("m1", "m2", "m3"):
+        qm.put1("APP.U", text(body), NOW)
+    q = qm.open("APP.U")
+    with pytest.raises(MQIError) as exc:
+        q.get(UNDER)
+    assert exc.value.reason == 2034
+    assert [q.get(o).body for o in (FIRST, NEXT, UNDER, UNDER)] == [b"m1", b"m2", b"m2", b"m2"]
+    assert q.get(NEXT).body == b"m3"  # the cursor stayed on m2
+    assert q.get(GetOptions(browse="under_cursor", lock=True, syncpoint=False)).body == b"m3"
+    other = adapter.connect()
+    assert drain(other.open("APP.U")) == ["m1", "m2"]  # m3 is locked
+    assert q.get(GetOptions(under_cursor=True, syncpoint=False)).body == b"m3"
+    assert other.inquire_queue("APP.U").curdepth == 0
+
+
+def test_exclusive_input_refuses_other_input_opens_with_2042(adapter: Adapter) -> None:
+    """``exclusive=True`` (MQOO_INPUT_EXCLUSIVE): while any handle has the queue open for
+    input it fails with MQRC_OBJECT_IN_USE (2042); while it is open, input opens of every
+    kind fail with 2042 and browse or output opens work; once closed, input opens work.
+
+    IBM, 2042 MQRC_OBJECT_IN_USE (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041130_.html):
+    "This arises if the request is for shared input, but the object is already open for
+    exclusive input; it also arises if the request is for exclusive input, but the object is
+    already open for input (of any sort)"; MQOO_BROWSE
+    (http://www.setgetweb.com/p/WAS60/MQ/com.ibm.mq.csqzaw.doc_6.0.2.1/uj19780_.htm): "This
+    is allowed even if the queue is currently open for MQOO_INPUT_EXCLUSIVE"."""
+    adapter.define_queue("APP.X")
+    one, two = adapter.connect(), adapter.connect()
+    shared = one.open("APP.X")
+    with pytest.raises(MQIError) as exc:
+        two.open("APP.X", exclusive=True)
+    assert exc.value.reason == 2042
+    shared.close()
+    mine = one.open("APP.X", exclusive=True)
+    for kwargs in ({}, {"exclusive": True}):
+        with pytest.raises(MQIError) as exc:
+            two.open("APP.X", **kwargs)  # type: ignore[arg-type]
+        assert exc.value.reason == 2042
+    two.open("APP.X", input=False, browse=True).close()
+    two.put1("APP.X", text("x"), NOW)
+    assert mine.get(GET).body == b"x"
+    mine.close()
+    two.open("APP.X").close()
+
+
 def test_browse_lock_hides_the_message_from_other_connections(adapter: Adapter) -> None:
     """MQGMO_LOCK: others neither browse nor get it until unlock, and it moves with the cursor."""
     adapter.define_queue("APP.IN", msgdlvsq="FIFO")

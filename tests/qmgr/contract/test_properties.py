@@ -172,6 +172,41 @@ def test_compat_without_a_handle_discards_properties_outside_its_folders(
     assert (got.properties, got.body) == ((), b"payload")
 
 
+def test_a_folder_dot_name_property_is_a_folder_of_its_own(props_adapter: Adapter) -> None:
+    """A property named ``abc.x`` goes in an MQRFH2 folder ``<abc>`` of its own (marked
+    ``content='properties'``), not a group in ``<usr>``: from a PROPCTL(ALL) queue without a
+    handle the MQRFH2 holds it so, and put back it is the property ``abc.x`` again; a
+    PROPCTL(COMPAT) queue without a handle discards it (no mcd, jms, usr or mqext property).
+
+    IBM, Mapping from property names to MQRFH2 folder and element names
+    (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_7.5.0/com.ibm.mq.ref.dev.doc/q104190_.htm):
+    "<folder>.<Property>" maps to folder "<folder>"; Supported MQRFH2 folders
+    (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q104150_.htm):
+    "Groups are not allowed in the <usr> folder", "Any folder marked with the
+    content='properties' attribute"."""
+    props_adapter.define_queue("APP.ALL", propctl="ALL")
+    props_adapter.define_queue("APP.C")
+    props_adapter.define_queue("APP.BACK")
+    qm = props_adapter.connect()
+    _put(props_adapter, "APP.ALL", (("abc.x", T.INT32, 5), ("Color", T.STRING, "red")))
+    _put(props_adapter, "APP.C", (("abc.x", T.INT32, 5),), body="only")
+    got = qm.open("APP.ALL").get(GetOptions(syncpoint=False, msg_handle=False))
+    rfh2, _ = decode_rfh2(got.body, encoding=546, ccsid=819)
+    assert [(f.name, f.attributes) for f in rfh2.folders] == [
+        ("abc", (("content", "properties"),)),
+        ("usr", ()),
+    ]
+    assert [p.name for p in rfh2.folders[0].properties] == ["x"]
+    qm.put1("APP.BACK", got, NOW)  # the MQRFH2 at the start of the data is properties
+    back = qm.open("APP.BACK").get(GetOptions(syncpoint=False))
+    assert (_as_dict(back.properties), back.body) == (
+        {"abc.x": (T.INT32, 5), "Color": (T.STRING, "red")},
+        b"payload",
+    )
+    discarded = qm.open("APP.C").get(GetOptions(syncpoint=False, msg_handle=False))
+    assert (discarded.properties, discarded.body, discarded.md.format) == ((), b"only", "MQSTR")
+
+
 @pytest.mark.parametrize(
     ("option", "expected"),
     [("in_handle", "handle"), ("force_rfh2", "rfh2"), ("compatibility", "rfh2"), ("none", "none")],
@@ -190,15 +225,26 @@ def test_each_mqgmo_properties_option(props_adapter: Adapter, option: str, expec
         assert (got.properties, got.body) == ((), b"payload")
 
 
-def test_in_handle_without_a_handle_is_hmsg_error(props_adapter: Adapter) -> None:
-    """MQGMO_PROPERTIES_IN_HANDLE with no handle (MQHM_NONE): MQRC_HMSG_ERROR (2460)."""
+@pytest.mark.parametrize("syncpoint", [False, True])
+def test_in_handle_without_a_handle_is_hmsg_error_and_takes_nothing(
+    props_adapter: Adapter, syncpoint: bool
+) -> None:
+    """MQGMO_PROPERTIES_IN_HANDLE with no handle (MQHM_NONE): MQRC_HMSG_ERROR (2460), and
+    the message stays on the queue: a second connection counts it, and a get then takes it.
+
+    IBM, MQGMO Options (https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refdev/q096715_.html,
+    MQGMO_PROPERTIES_IN_HANDLE): "If no message handle is provided the call fails with
+    reason MQRC_HMSG_ERROR" -- a failed call, so nothing is removed."""
     props_adapter.define_queue("APP.P")
     _put(props_adapter, "APP.P")
     with pytest.raises(MQIError) as exc:
         props_adapter.connect().open("APP.P").get(
-            GetOptions(syncpoint=False, properties="in_handle", msg_handle=False)
+            GetOptions(syncpoint=syncpoint, properties="in_handle", msg_handle=False)
         )
-    assert exc.value.reason == 2460
+    assert (exc.value.comp, exc.value.reason) == (2, 2460)
+    other = props_adapter.connect()
+    assert other.inquire_queue("APP.P").curdepth == 1
+    assert other.open("APP.P").get(GetOptions(syncpoint=False)).body == b"payload"
 
 
 def test_a_dead_letter_forced_to_mqrfh2_has_it_in_front_of_the_mqdlh(
@@ -255,17 +301,36 @@ def test_put_with_original_msg_handle_and_action(
     assert {p.name: p.value for p in out.properties} == expected
 
 
-def test_actp_new_with_an_original_handle_is_action_error(props_adapter: Adapter) -> None:
-    """MQACTP_NEW with an OriginalMsgHandle: MQRC_ACTION_ERROR (2535)."""
+@pytest.mark.parametrize("both", [False, True])
+def test_a_new_message_put_with_an_original_handle_and_actp_new_carries_its_properties(
+    props_adapter: Adapter, both: bool
+) -> None:
+    """MQACTP_NEW (the default Action) with OriginalMsgHandle: the new message carries the
+    handle's properties, by MQPUT1 and by MQPUT; with a NewMsgHandle too, the new handle's
+    values win by name and the original's other properties stay.
+
+    IBM, Setting properties of a message
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=queue-setting-properties-message):
+    "set the OriginalMsgHandle field in the MQPMO to the value of this message handle, and
+    set the MQPMO Action field to MQACTP_NEW (this is the default value)"; MQPMO
+    NewMsgHandle (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q098720_.html):
+    "It defines the properties of the message and overrides the values of the
+    OriginalMsgHandle, if specified"."""
     props_adapter.define_queue("APP.OUT")
     qm = props_adapter.connect()
-    with pytest.raises(MQIError) as exc:
-        qm.put1(
-            "APP.OUT",
-            text("x"),
-            PutOptions(syncpoint=False, original_msg_handle=qm.create_message_handle()),
-        )
-    assert exc.value.reason == 2535
+    original = _handle((("Color", T.STRING, "red"), ("Size", T.INT32, 1)), qm)
+    new = _handle((("Size", T.INT32, 2),), qm) if both else None
+    options = PutOptions(syncpoint=False, original_msg_handle=original, new_msg_handle=new)
+    qm.put1("APP.OUT", text("one"), options)
+    qm.open("APP.OUT", output=True).put(text("two"), options)
+    size = 2 if both else 1
+    for body in ("one", "two"):
+        got = qm.open("APP.OUT").get(GetOptions(syncpoint=False))
+        assert got.body == body.encode()
+        assert _as_dict(got.properties) == {
+            "Color": (T.STRING, "red"),
+            "Size": (T.INT32, size),
+        }
 
 
 def test_properties_survive_browse_backout_and_commit(props_adapter: Adapter) -> None:
