@@ -39,7 +39,7 @@ pytestmark = [
 ]
 
 BOUNDED = settings(
-    max_examples=12,
+    max_examples=15,
     stateful_step_count=10,
     derandomize=True,
     database=None,

@@ -1,8 +1,8 @@
 """The long profile of the model test (issue 33): the machine of
 :mod:`tests.model.machine` on many more and longer sequences, with more drains per
 sequence, shrinking a failure to its shortest sequence. Sizes: ``DLQ_REL_MODEL_EXAMPLES``
-(default 150 sequences), ``DLQ_REL_MODEL_STEPS`` (default 25 steps each),
-``DLQ_REL_MODEL_DRAINS`` (default 3 drain steps per sequence)."""
+(default 50 sequences), ``DLQ_REL_MODEL_STEPS`` (default 20 steps each),
+``DLQ_REL_MODEL_DRAINS`` (default 2 drain steps per sequence; each starts Spark jobs)."""
 
 from __future__ import annotations
 
@@ -33,10 +33,10 @@ def test_every_path_puts_each_message_where_the_model_says_at_length(
     DLQ_REL_MODEL_STEPS commands: after every command each message is where the reference
     model puts it (or discarded on purpose), once, with its content, context and
     properties; attempt counts are the model's; control-queue mistakes are refused."""
-    examples = knob("DLQ_REL_MODEL_EXAMPLES", 150)
-    steps = knob("DLQ_REL_MODEL_STEPS", 25)
+    examples = knob("DLQ_REL_MODEL_EXAMPLES", 50)
+    steps = knob("DLQ_REL_MODEL_STEPS", 20)
     monkeypatch.setattr(
-        machine, "POOLS", replace(machine.POOLS, drains=knob("DLQ_REL_MODEL_DRAINS", 3))
+        machine, "POOLS", replace(machine.POOLS, drains=knob("DLQ_REL_MODEL_DRAINS", 2))
     )
     run_state_machine_as_test(
         machine.DLQMachine,
