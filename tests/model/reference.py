@@ -416,8 +416,9 @@ class Model:
     def run_table(self, table: Table, *, catch_all: bool = False) -> bool:
         """``run --rules`` (and ``drain --apply`` with ``catch_all``): each unit walks
         the table until a put succeeds, a DISCARD, an IGNORE or the implicit IGNORE.
-        Returns whether any action failed."""
-        failed = False
+        Returns whether a unit stays on the DLQ after an action of this run failed
+        (the run's exit code 6)."""
+        left = False
         drain_catch_all = table.catch_all if catch_all else None
         for unit in self.units():
             head = unit[0]
@@ -425,6 +426,7 @@ class Model:
                 if drain_catch_all is not None:
                     self._move(unit, Place(drain_catch_all, True))
                 continue
+            failed = False
             while True:
                 rule = table.choose(head, self.attempts.get(head.unit, 0))
                 if rule is None or rule.action == "IGNORE":
@@ -432,6 +434,8 @@ class Model:
                         self.put_fails(drain_catch_all, "") is None
                     ):
                         self._move(unit, Place(drain_catch_all, True))
+                    else:
+                        left = left or failed
                     break
                 if rule.action == "DISCARD":
                     self._move(unit, DISCARDED)
@@ -442,11 +446,12 @@ class Model:
                     break
                 failed = True
                 self.attempts[head.unit] = self.attempts.get(head.unit, 0) + 1
-        return failed
+        return left
 
     def one_off(self, order: OneOff) -> bool:
         """Decision 1: every selected unit is acted on whatever its attempt count; a
-        failure counts one attempt; success clears it."""
+        failure counts one attempt; success clears it. Returns whether an action
+        failed (the run's exit code 6)."""
         failed = False
         for unit in self.units():
             head = unit[0]

@@ -89,6 +89,11 @@ def _class_6(m: DLQMachine) -> None:
     m.run_table(Table((Rule("RETRY"),)), Command(status_queue=DLQ))
 
 
+def _class_6_drain(m: DLQMachine) -> None:
+    m.start([[Letter()]], ["normal"] * 4)
+    m.drain_apply(Table((Rule("RETRY"),)), Command(status_queue=DLQ))
+
+
 def _class_6_forward(m: DLQMachine) -> None:
     m.start([[Letter()]], ["normal"] * 4)
     m.one_off(OneOff(EVERY, f"fwd:{STATUS}"), Command())
@@ -100,14 +105,16 @@ def _class_6_check(m: DLQMachine) -> None:
 
 
 @pytest.mark.parametrize(
-    "sequence", [_class_1, _class_2, _class_5, _class_6, _class_6_forward, _class_6_check]
+    "sequence",
+    [_class_1, _class_2, _class_5, _class_6, _class_6_drain, _class_6_forward, _class_6_check],
 )
 def test_the_sequences_of_issue_33(spark: Any, sequence: Any) -> None:
     """The shortest sequences of each wrong-place class of issue 33, as the machine
     runs them (the generated test finds them too, but not in every bounded run): a
     one-off after a failed attempt moves the message (1); drain --apply retries a dead
     letter behind an MQRFH2 (2); fwd:app.lower is exact (5); a control queue that is
-    the DLQ, or a forward to one, is refused with exit 2, and check reports it (6)."""
+    the DLQ (run, drain --apply), or a forward to one, is refused with exit 2, and check
+    reports it (6)."""
     machine = DLQMachine()
     try:
         sequence(machine)
