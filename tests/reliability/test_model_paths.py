@@ -26,6 +26,7 @@ pytestmark = [
 
 
 @pytest.mark.reliability
+@pytest.mark.timeout(3600)  # generating and shrinking sequences with drains: minutes
 def test_every_path_puts_each_message_where_the_model_says_at_length(
     spark: Any, figures: Figures, monkeypatch: pytest.MonkeyPatch
 ) -> None:
