@@ -7,6 +7,7 @@ payload, and by what each action must do to the message:
 
 * left on the DLQ: data and descriptor unchanged;
 * FWD HEADER(YES): data byte-identical (MQDLH included), Format ``MQDEAD``;
+* a message without an MQDLH moved (the drain's catch-all): byte-identical;
 * RETRY / FWD HEADER(NO): the MQDLH stripped, the rest byte-identical, and
   Format, Encoding and CodedCharSetId restored from the MQDLH;
 * always: identity and origin context passed (UserIdentifier, AccountingToken,
@@ -294,7 +295,8 @@ class Ledger:
             assert a.expiry == -1, (name, "expiry")
         else:
             assert 0 < a.expiry <= b.expiry, (name, "expiry", a.expiry, b.expiry)
-        if after.queue == self.dlq or a.format == "MQDEAD":
+        if after.queue == self.dlq or a.format == "MQDEAD" or not has_dlh(before):
+            # left, forwarded with its MQDLH, or (the drain's catch-all) moved without one
             assert props_by_name(got) == props_by_name(before), (name, after.queue, "properties")
             assert digest(got.body) == digest(before.body), (name, after.queue, "body")
             assert (a.format, a.encoding, a.coded_char_set_id) == (
@@ -382,13 +384,25 @@ def props_by_name(m: Message) -> dict[str, tuple[int, object]]:
 
 
 def _unwrap(queue: str, m: Message) -> Placed:
-    """A message on a transmission queue is judged by what is inside its MQXQH."""
+    """A message on a transmission queue is judged by what is inside its MQXQH. The
+    MQXQH holds a version-1 MQMD: the version-2 fields (GroupId, MsgSeqNumber, Offset,
+    MsgFlags, OriginalLength) are those of the message on the transmission queue (IBM
+    carries them in an MQMDE after the MQXQH)."""
     if m.md.format != MQFMT_XMIT_Q_HEADER:
         return Placed(queue, m)
     xqh, data = decode_xqh(m.body)
+    outer = m.md
+    md = xqh.md.replace(
+        version=2,
+        group_id=outer.group_id,
+        msg_seq_number=outer.msg_seq_number,
+        offset=outer.offset,
+        msg_flags=outer.msg_flags,
+        original_length=outer.original_length,
+    )
     return Placed(
         queue,
-        Message(xqh.md.replace(version=2), data, None, m.properties),
+        Message(md, data, None, m.properties),
         remote=f"{xqh.remote_q_name}@{xqh.remote_q_mgr_name}",
     )
 
