@@ -533,7 +533,7 @@ class DLQMachine(RuleBasedStateMachine):
 
 def _has_dlh(m: Message) -> bool:
     try:
-        decode_dead_letter(m.md, m.body, m.properties, behind_rfh2=True)
+        decode_dead_letter(m.md, m.body, m.properties)
     except MalformedMessageError:
         return False
     return True

@@ -33,10 +33,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from tests.model.machine import DLQMachine
 from tests.model.reference import DLQ, STATUS, Command, Letter, OneOff, Rule, Table, Value
 
-pytestmark = [
-    pytest.mark.spark,
-    pytest.mark.xfail(strict=False, reason="issue 33 classes 1,2,5,6: fixed on main by the lead"),
-]
+pytestmark = pytest.mark.spark
 
 BOUNDED = settings(
     max_examples=15,

@@ -19,10 +19,7 @@ from tests.spark.conftest import spark
 
 __all__ = ["spark"]
 
-pytestmark = [
-    pytest.mark.spark,
-    pytest.mark.xfail(strict=False, reason="issue 33 classes 1,2,5,6: fixed on main by the lead"),
-]
+pytestmark = pytest.mark.spark
 
 
 @pytest.mark.reliability
