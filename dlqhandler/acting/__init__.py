@@ -12,7 +12,7 @@ alike; it imports neither.
 from dlqhandler.acting.attempt import Attempt, Planner, Result, attempt
 from dlqhandler.acting.audit import DEFAULT_AUDIT_QUEUE, AuditTrail, read_audit
 from dlqhandler.acting.control import ControlQueues
-from dlqhandler.acting.plan import PLAN_ERRORS, Outgoing, as_is, plan, plan_put, refusal
+from dlqhandler.acting.plan import PLAN_ERRORS, Outgoing, as_is, plan, refusal
 from dlqhandler.acting.unit import UnitOfWork
 
 __all__ = [
@@ -28,7 +28,6 @@ __all__ = [
     "as_is",
     "attempt",
     "plan",
-    "plan_put",
     "read_audit",
     "refusal",
 ]

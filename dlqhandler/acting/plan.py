@@ -25,7 +25,6 @@ __all__ = [
     "Outgoing",
     "as_is",
     "plan",
-    "plan_put",
     "refusal",
 ]
 
@@ -47,7 +46,7 @@ class Outgoing:
         return f"{self.queue}@{self.qmgr or local_qmgr}"
 
 
-def plan_put(
+def plan(
     decision: Decision,
     message: Message,
     *,
@@ -55,12 +54,15 @@ def plan_put(
     local_qmgr: str,
     max_hops: int,
     control_queues: Mapping[str, str] | None = None,
-) -> Outgoing:
-    """The PUT1 that carries out a RETRY or FWD decision (pass-all context, syncpoint).
+) -> Outgoing | None:
+    """The PUT1 that carries out a RETRY or FWD decision (pass-all context, syncpoint), or
+    None for a DISCARD (the get alone carries it out).
 
     PUTAUT(CTX) puts with the message's UserIdentifier as alternate user. Raises one
     of :data:`PLAN_ERRORS` when the decision cannot be carried out.
     """
+    if decision.action.kind == "DISCARD":
+        return None
     out, target = plan_outgoing(
         decision,
         message,
@@ -79,28 +81,6 @@ def as_is(message: Message, queue: str) -> Outgoing:
     """The PUT1 of a dead letter unchanged, headers and all (the drain's catch-all queue),
     under syncpoint with its context passed."""
     return Outgoing(message, queue, "", PutOptions(syncpoint=True, context="pass_all"))
-
-
-def plan(
-    decision: Decision,
-    message: Message,
-    *,
-    input_queue: str,
-    local_qmgr: str,
-    max_hops: int,
-    control_queues: Mapping[str, str] | None = None,
-) -> Outgoing | None:
-    """:func:`plan_put`, or None for a DISCARD (the get alone carries it out)."""
-    if decision.action.kind == "DISCARD":
-        return None
-    return plan_put(
-        decision,
-        message,
-        input_queue=input_queue,
-        local_qmgr=local_qmgr,
-        max_hops=max_hops,
-        control_queues=control_queues,
-    )
 
 
 def refusal(exc: Exception) -> str:
