@@ -50,15 +50,15 @@ def test_puts_of_a_unit_of_work_share_one_transaction_and_a_lock_is_final_at_onc
     qm.put1("APP.IN", persistent(b"a"), NOW)
     q = qm.open("APP.IN")
     assert q.get(GetOptions(browse="first", lock=True, syncpoint=False)).body == b"a"
-    assert not qm._store.holding
+    assert not qm.store.holding
     db = other_process(home)
     assert db.execute("SELECT lock_conn FROM messages").fetchall() == [(qm.conn_id,)]
     db.close()
     qm.put1("APP.OUT", persistent(b"b"), UOW)
     qm.put1("APP.OUT", persistent(b"c"), UOW)
-    assert qm._store.holding
+    assert qm.store.holding
     qm.commit()
-    assert not qm._store.holding
+    assert not qm.store.holding
     assert qm.inquire_queue("APP.OUT").curdepth == 2
 
 
@@ -71,7 +71,7 @@ def test_a_get_from_a_hardenbo_queue_commits_its_claim_before_it_returns(
     qm.put1("APP.HB", persistent(b"a"), NOW)
     qm.put1("APP.OUT", persistent(b"b"), UOW)
     qm.open("APP.HB").get(GetOptions(syncpoint=True))
-    assert not qm._store.holding
+    assert not qm.store.holding
     db = other_process(home)
     states = dict(db.execute("SELECT queue, state FROM messages").fetchall())
     assert states == {"APP.HB": store_module.TAKEN, "APP.OUT": store_module.PUT_PENDING}
@@ -89,20 +89,20 @@ def test_a_nohardenbo_unit_of_work_is_one_transaction(qm: EmbeddedQueueManager, 
     q = qm.open("APP.IN")
     first = GetOptions(browse="first", lock=True, syncpoint=False)
     assert q.get(first).body == b"a"  # nothing held yet: a lock of its own
-    assert not qm._store.holding
+    assert not qm.store.holding
     for body in (b"a", b"b"):
         qm.put1("APP.OUT", persistent(body), UOW)
         assert q.get(GetOptions(under_cursor=True, syncpoint=True)).body == body
-        assert qm._store.holding
+        assert qm.store.holding
         nxt = q.get(GetOptions(browse="next", lock=True, syncpoint=False))
-        assert qm._store.holding  # the lock joined the hold
+        assert qm.store.holding  # the lock joined the hold
     assert nxt.body == b"c"
     db = other_process(home)
     assert db.execute(
         "SELECT state, lock_conn FROM messages WHERE queue = 'APP.IN' ORDER BY id"
     ).fetchall() == [(0, qm.conn_id), (0, None), (0, None)]
     qm.commit()
-    assert not qm._store.holding
+    assert not qm.store.holding
     assert db.execute(
         "SELECT state, lock_conn FROM messages WHERE queue = 'APP.IN' ORDER BY id"
     ).fetchall() == [(0, qm.conn_id)]
@@ -119,7 +119,7 @@ def test_a_nohardenbo_claim_is_committed_when_its_hold_ends(
     qm.put1("APP.IN", persistent(b"a"), NOW)
     qm.open("APP.IN").get(GetOptions(syncpoint=True))
     qm.put1("APP.OUT", persistent(b"b"), UOW)
-    assert qm._store.holding
+    assert qm.store.holding
     db = other_process(home)
     db.execute("BEGIN IMMEDIATE")  # waits for the watchdog
     states = dict(db.execute("SELECT queue, state FROM messages").fetchall())
@@ -176,14 +176,14 @@ def test_an_idle_hold_is_released_for_other_processes(qm: EmbeddedQueueManager, 
     """A unit of work left open with nothing to do holds the write lock only until the hold
     limit: another process's write then goes through (and the put stays uncommitted)."""
     qm.put1("APP.OUT", persistent(b"pending"), UOW)
-    assert qm._store.holding
+    assert qm.store.holding
     db = other_process(home)
     db.execute("BEGIN IMMEDIATE")  # waits for the watchdog, not for the commit
     rows = db.execute("SELECT state FROM messages WHERE queue = 'APP.OUT'").fetchall()
     db.execute("ROLLBACK")
     db.close()
     assert rows == [(store_module.PUT_PENDING,)]
-    assert not qm._store.holding
+    assert not qm.store.holding
     qm.commit()
     assert qm.open("APP.OUT").get(GetOptions(syncpoint=False)).body == b"pending"
 
@@ -219,7 +219,7 @@ def test_commit_after_part_of_the_unit_of_work_was_lost_is_mqrc_backed_out(
     qm.put1("APP.IN", persistent(b"a"), NOW)
     qm.open("APP.IN").get(GetOptions(syncpoint=True))
     qm.put1("APP.OUT", persistent(b"a"), UOW)
-    qm._store.losses += 1  # what Store records when SQLite rolls a hold back
+    qm.store.losses += 1  # what Store records when SQLite rolls a hold back
     with pytest.raises(MQIError) as exc:
         qm.commit()
     assert exc.value.reason == 2003

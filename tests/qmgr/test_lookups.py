@@ -64,11 +64,11 @@ def test_messages_moving_on_other_connections_do_not_reread_definitions(home: Pa
             theirs.get(GetOptions(syncpoint=True))
             other.commit()
         statements: list[str] = []
-        qm._store.db.set_trace_callback(statements.append)
+        qm.store.db.set_trace_callback(statements.append)
         try:
             q.put(MSG, NOW)
         finally:
-            qm._store.db.set_trace_callback(None)
+            qm.store.db.set_trace_callback(None)
         assert statements, "the put ran no SQL at all?"
         assert not [
             s for s in statements if "FROM queues WHERE name" in s and "SELECT attrs" in s
@@ -139,10 +139,10 @@ def test_properties_ride_in_the_statements_a_message_already_runs(home: Path) ->
         q.get(GetOptions(syncpoint=False))  # (warm the caches)
         for props in ((), ten, ()):
             statements: list[str] = []
-            qm._store.db.set_trace_callback(statements.append)
+            qm.store.db.set_trace_callback(statements.append)
             q.put(Message(MSG.md, b"x", None, props), NOW)
             got = q.get(GetOptions(syncpoint=False))
-            qm._store.db.set_trace_callback(None)
+            qm.store.db.set_trace_callback(None)
             assert got.properties == props
             # (the trace shows values bound in: compare the statements' shapes)
             runs.append(

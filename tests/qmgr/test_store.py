@@ -114,7 +114,7 @@ def test_a_stale_lock_file_is_recovered_and_removed(qm: EmbeddedQueueManager, ho
     q = qm.open("SYSTEM.DEAD.LETTER.QUEUE")
     q.get(GetOptions(syncpoint=True))
     ghost = "99999-dead"
-    qm._store.execute("UPDATE messages SET owner = ? WHERE owner = ?", (ghost, qm.conn_id))
+    qm.store.execute("UPDATE messages SET owner = ? WHERE owner = ?", (ghost, qm.conn_id))
     qm._uow.taken.clear()
     stale = paths.lock_file(ghost)
     stale.write_bytes(b"")
@@ -205,7 +205,7 @@ def test_a_database_locked_too_long_is_resource_problem(
 
     blocker = sqlite3.connect(QMgrPaths.of(home / "qmgrs", "QM1").db, isolation_level=None)
     blocker.execute("BEGIN IMMEDIATE")
-    qm._store.db.execute("PRAGMA busy_timeout = 50")
+    qm.store.db.execute("PRAGMA busy_timeout = 50")
     try:
         with pytest.raises(MQIError) as exc:
             qm.put1("SYSTEM.DEAD.LETTER.QUEUE", Message(MQMD(), b"x"), PutOptions(syncpoint=False))

@@ -100,17 +100,17 @@ class Connection(Protocol):
     """What a handle needs of its connection (the embedded queue manager's internals)."""
 
     conn_id: str
-    _store: Store
-    _triggers: Triggers
-    _clock: Callable[[], float]
+    store: Store
+    triggers: Triggers
+    clock: Callable[[], float]
 
     @property
-    def _mutex(self) -> AbstractContextManager[None]: ...
-    def _check_connected(self) -> None: ...
-    def _emit(self, kind: EventKind, queue: str) -> None: ...
-    def _queue_view(self, queue: str, *, missing: int = ...) -> QueueView: ...
-    def _maybe_recover(self) -> bool: ...
-    def _put(
+    def mutex(self) -> AbstractContextManager[None]: ...
+    def check_connected(self) -> None: ...
+    def emit(self, kind: EventKind, queue: str) -> None: ...
+    def queue_view(self, queue: str, *, missing: int = ...) -> QueueView: ...
+    def maybe_recover(self) -> bool: ...
+    def put_message(
         self,
         target: str,
         message: Message,
@@ -119,13 +119,13 @@ class Connection(Protocol):
         remote: tuple[str, str] | None,
         missing: int = ...,
     ) -> MQMD: ...
-    def _joined_get(self, queue: str, message_id: int, persistent: bool) -> None: ...
-    def _message(self, row: StoredRow) -> Message: ...
-    def _discard_expired(self, message_id: int, handle: int, persistent: bool) -> None: ...
-    def _discard_taken(
+    def joined_get(self, queue: str, message_id: int, persistent: bool) -> None: ...
+    def message_of(self, row: StoredRow) -> Message: ...
+    def discard_expired(self, message_id: int, handle: int, persistent: bool) -> None: ...
+    def discard_taken(
         self, message_id: int, image: bytes, body: bytes, *, persistent: bool, deleted: bool
     ) -> None: ...
-    def _forget_handle(self, number: int) -> None: ...
+    def forget_handle(self, number: int) -> None: ...
 
 
 class EmbeddedQueue:
@@ -167,11 +167,11 @@ class EmbeddedQueue:
     # -- the port -------------------------------------------------------------------
     def get(self, options: GetOptions = _DEFAULT_GET) -> Message:
         qm = self._qm
-        with qm._mutex:
+        with qm.mutex:
             self._check(options)
             deadline = None if options.wait_ms < 0 else time.monotonic() + options.wait_ms / 1e3
             while True:
-                version = qm._store.data_version() if options.wait_ms else 0
+                version = qm.store.data_version() if options.wait_ms else 0
                 message = self._attempt(options)
                 if message is not None:
                     # (a message without properties, the most, is returned as it is)
@@ -180,46 +180,48 @@ class EmbeddedQueue:
                     return message
                 if options.under_cursor or options.browse == "under_cursor":
                     raise mqi_error(MQRC_NO_MSG_UNDER_CURSOR, self._name)
-                if qm._maybe_recover():
+                if qm.maybe_recover():
                     continue  # a dead connection's messages may be back
                 if deadline is not None and time.monotonic() >= deadline:
                     raise mqi_error(MQRC_NO_MSG_AVAILABLE, self._name)
-                qm._store.release(durable=False)  # never wait holding the write lock
+                qm.store.release(durable=False)  # never wait holding the write lock
                 self._sleep_until_change(version, deadline)
 
     def put(self, message: Message, options: PutOptions = _DEFAULT_PUT) -> MQMD:
         qm = self._qm
-        with qm._mutex:
+        with qm.mutex:
             self._check_open()
             if not self._output:
                 raise mqi_error(MQRC_NOT_OPEN_FOR_OUTPUT, self._name)
-            return qm._put(self._opened, message, options, remote=None, missing=MQRC_Q_DELETED)
+            return qm.put_message(
+                self._opened, message, options, remote=None, missing=MQRC_Q_DELETED
+            )
 
     def unlock(self) -> None:
-        with self._qm._mutex:
+        with self._qm.mutex:
             self._check_open()
             self._release_lock()
 
     def close(self) -> None:
         qm = self._qm
-        with qm._mutex:
+        with qm.mutex:
             if not self._open:
                 return
             self._release_lock()
             key = (qm.conn_id, self._number)
             if self._input:  # the last input handle closing may be a trigger event (12)
-                with qm._store.write(durable=False) as db:
+                with qm.store.write(durable=False) as db:
                     db.execute("DELETE FROM handles WHERE conn = ? AND handle = ?", key)
-                    qm._triggers.inputs_closed(db, [self._name])
+                    qm.triggers.inputs_closed(db, [self._name])
             else:
-                qm._store.execute("DELETE FROM handles WHERE conn = ? AND handle = ?", key)
+                qm.store.execute("DELETE FROM handles WHERE conn = ? AND handle = ?", key)
             self._open = False
-            qm._forget_handle(self._number)
-            qm._emit("close", self._name)
+            qm.forget_handle(self._number)
+            qm.emit("close", self._name)
 
     # -- helpers --------------------------------------------------------------------
     def _check_open(self) -> None:
-        self._qm._check_connected()
+        self._qm.check_connected()
         if not self._open:
             raise mqi_error(MQRC_HOBJ_ERROR, f"{self._name} handle is closed")
 
@@ -239,7 +241,7 @@ class EmbeddedQueue:
 
     def _sleep_until_change(self, version: int, deadline: float | None) -> None:
         """Sleep until another connection commits, the wait ends or recovery is due."""
-        store, delay = self._qm._store, _FIRST_POLL
+        store, delay = self._qm.store, _FIRST_POLL
         recovery = time.monotonic() + _RECOVERY_CHECK
         deadline = recovery if deadline is None else min(deadline, recovery)
         while store.data_version() == version:
@@ -251,7 +253,7 @@ class EmbeddedQueue:
 
     def _release_lock(self) -> None:
         if self._locked is not None:
-            self._qm._store.mark(
+            self._qm.store.mark(
                 "UPDATE messages SET lock_conn = NULL, lock_handle = NULL"
                 " WHERE id = ? AND lock_conn = ? AND lock_handle = ?",
                 (self._locked, self._qm.conn_id, self._number),
@@ -259,7 +261,7 @@ class EmbeddedQueue:
             self._locked = None
 
     def _attempt(self, o: GetOptions) -> Message | None:
-        qv = self._qm._queue_view(self._opened, missing=MQRC_Q_DELETED)
+        qv = self._qm.queue_view(self._opened, missing=MQRC_Q_DELETED)
         if not qv.get_enabled:
             raise mqi_error(MQRC_GET_INHIBITED, self._name)
         self._hardenbo = qv.hardenbo
@@ -293,14 +295,14 @@ class EmbeddedQueue:
         )
 
     def _candidates(self, query: Query) -> list[Candidate]:
-        rows = self._qm._store.db.execute(query.sql, query.params).fetchall()
+        rows = self._qm.store.db.execute(query.sql, query.params).fetchall()
         return [Candidate(*row) for row in rows]
 
     def _expired(self, c: Candidate) -> bool:
         """Discard ``c`` if it has expired (MQ discards what a get or browse passes)."""
-        if c.expires_at is None or c.expires_at > self._qm._clock():
+        if c.expires_at is None or c.expires_at > self._qm.clock():
             return False
-        self._qm._discard_expired(c.id, self._number, bool(c.persistent))
+        self._qm.discard_expired(c.id, self._number, bool(c.persistent))
         return True
 
     def _browse_one(self, o: GetOptions) -> Message | None:
@@ -316,7 +318,7 @@ class EmbeddedQueue:
             after = None if first or self._cursor is None else self._cursor.position
         if o.lock and not o.logical_order:
             return self._lock_next(o, after)
-        store, conn, number = self._qm._store, self._qm.conn_id, self._number
+        store, conn, number = self._qm.store, self._qm.conn_id, self._number
         while True:
             batch = self._candidates(self._query(o, after=after, in_group=in_group))
             if not batch:
@@ -335,7 +337,7 @@ class EmbeddedQueue:
                     if in_group is None:
                         self._logical_pos = c.position
                     self._browse_group = group_state_after(c)
-                return self._locked_read(c.id, row) if o.lock else self._qm._message(row)
+                return self._locked_read(c.id, row) if o.lock else self._qm.message_of(row)
 
     def _browse_under_cursor(self, o: GetOptions) -> Message | None:
         """MQGMO_BROWSE_MSG_UNDER_CURSOR: a copy of the message the last browse returned,
@@ -345,14 +347,14 @@ class EmbeddedQueue:
         c = self._cursor
         if c is None or self._expired(c):
             return None
-        store, conn, number = self._qm._store, self._qm.conn_id, self._number
+        store, conn, number = self._qm.store, self._qm.conn_id, self._number
         if self._locked == c.id and self._read is not None:
             return self._read[1]  # (locked by this handle: it cannot have changed)
         if o.lock:
             row = store.mark(_LOCK, (conn, number, c.id, conn, number)).fetchone()
             return None if row is None else self._locked_read(c.id, row)
         row = store.db.execute(_PEEK, (c.id, conn, number)).fetchone()
-        return None if row is None else self._qm._message(row)
+        return None if row is None else self._qm.message_of(row)
 
     def _lock_next(self, o: GetOptions, after: tuple[int, int] | None) -> Message | None:
         """Browse with MQGMO_LOCK (not in logical order) in one statement: lock the next
@@ -364,12 +366,12 @@ class EmbeddedQueue:
         while True:
             query = self._query(o, after=after, in_group=None, limit=1)
             sql = f"{_LOCK_FIRST} (SELECT id FROM ({query.sql})) {_RETURN_CANDIDATE}"  # noqa: S608 - constant fragments, bound values
-            row = qm._store.mark(sql, query.params).fetchone()
+            row = qm.store.mark(sql, query.params).fetchone()
             if row is None:
                 return None
             c = Candidate(*row[5:])
-            if c.expires_at is not None and c.expires_at <= qm._clock():
-                qm._discard_expired(c.id, self._number, bool(c.persistent))
+            if c.expires_at is not None and c.expires_at <= qm.clock():
+                qm.discard_expired(c.id, self._number, bool(c.persistent))
                 after = c.position
                 continue
             self._cursor = c
@@ -378,7 +380,7 @@ class EmbeddedQueue:
     def _locked_read(self, message_id: int, row: StoredRow) -> Message:
         """The message a browse with MQGMO_LOCK returns; the handle now holds its lock and
         what it read (see ``_read``)."""
-        message = self._qm._message(row)
+        message = self._qm.message_of(row)
         self._locked = message_id
         self._read = (message_id, message, row)
         return message
@@ -406,15 +408,15 @@ class EmbeddedQueue:
         params = {**query.params, "me": qm.conn_id}
         while True:
             row = (
-                qm._store.run(sql, params)
+                qm.store.run(sql, params)
                 if o.syncpoint
-                else qm._store.execute(sql, params, durable=True)
+                else qm.store.execute(sql, params, durable=True)
             ).fetchone()
             if row is None:
                 return None
             image, body, backout_count, expires_at, persistent, message_id, props = row
-            if expires_at is not None and expires_at <= qm._clock():
-                qm._discard_taken(
+            if expires_at is not None and expires_at <= qm.clock():
+                qm.discard_taken(
                     message_id, image, body, persistent=bool(persistent), deleted=not o.syncpoint
                 )
                 continue
@@ -422,7 +424,7 @@ class EmbeddedQueue:
                 self._claimed(message_id, bool(persistent))
             if self._locked == message_id:
                 self._locked = None
-            return qm._message((image, body, backout_count, expires_at, props))
+            return qm.message_of((image, body, backout_count, expires_at, props))
 
     def _get_one(self, o: GetOptions) -> Message | None:
         if not o.logical_order:
@@ -460,9 +462,9 @@ class EmbeddedQueue:
         back with BackoutCount + 1; on NOHARDENBO it stays in the held transaction (see
         :mod:`.store`)."""
         qm = self._qm
-        qm._joined_get(self._name, message_id, persistent)
+        qm.joined_get(self._name, message_id, persistent)
         if self._hardenbo:
-            qm._store.release(durable=persistent)
+            qm.store.release(durable=persistent)
 
     def _take(self, message_id: int, *, persistent: bool, syncpoint: bool) -> Message | None:
         """Claim one message for this connection's unit of work (or delete it now)."""
@@ -471,20 +473,20 @@ class EmbeddedQueue:
         read = self._read if self._locked == message_id else None  # (set together)
         if syncpoint:
             sql = _TAKE if read is None else _TAKE_LOCKED
-            row = qm._store.run(sql, (qm.conn_id, *params)).fetchone()
+            row = qm.store.run(sql, (qm.conn_id, *params)).fetchone()
             if row is not None:
                 self._claimed(message_id, persistent)
         else:
             sql = _REMOVE if read is None else _REMOVE_LOCKED
-            row = qm._store.execute(sql, params, durable=persistent).fetchone()
+            row = qm.store.execute(sql, params, durable=persistent).fetchone()
         if row is None:
             return None
         if self._locked == message_id:
             self._locked = None
         if read is None:
-            return qm._message(row)
+            return qm.message_of(row)
         self._read = None
         _, message, (image, body, backout_count, expires_at, props) = read
         if row[0] == backout_count and expires_at is None:
             return message  # as browsed: nothing in it can have changed
-        return qm._message((image, body, row[0], row[1], props))
+        return qm.message_of((image, body, row[0], row[1], props))

@@ -145,33 +145,33 @@ class EmbeddedQueueManager:
             {"pid": os.getpid(), "user": self._putter.user, "appl": self._putter.appl_name},
         )
         try:
-            self._store = Store(paths)
+            self.store = Store(paths)
         except BaseException:
             self._release_lock_file()
             raise
-        row = self._store.db.execute("SELECT value FROM meta WHERE key = 'name'").fetchone()
+        row = self.store.db.execute("SELECT value FROM meta WHERE key = 'name'").fetchone()
         self._name = str(row[0])
-        self._clock: Clock = clock or time.time
+        self.clock: Clock = clock or time.time
         self._observer = observer
-        self._mutex = self._store.guard
+        self.mutex = self.store.guard
         self._uow = UnitOfWork()
-        self._lookups = Lookups(self._store)
+        self._lookups = Lookups(self.store)
         self._handles: dict[int, EmbeddedQueue] = {}
         self._next_handle = 1
         self._ids = (0, 0)
         self._connected = True
         self._log = get_logger("qmgr", qmgr=self._name, conn=self.conn_id)
-        self._triggers = Triggers(
+        self.triggers = Triggers(
             qmgr_name=self._name,
             conn_id=self.conn_id,
             user=self._putter.user,
-            clock=self._clock,
+            clock=self.clock,
             make_id=self._new_id,
             log=self._log,
         )
         self._recovered_at = time.monotonic()
         recover_dead_connections(
-            self._store, self.conn_id, scan_db=True, on_closed=self._triggers.inputs_closed
+            self.store, self.conn_id, scan_db=True, on_closed=self.triggers.inputs_closed
         )
 
     # -- the port ---------------------------------------------------------------
@@ -185,8 +185,8 @@ class EmbeddedQueueManager:
         return self._putter.user
 
     def inquire(self) -> QMgrInfo:
-        with self._mutex:
-            self._check_connected()
+        with self.mutex:
+            self.check_connected()
             attrs = self.admin().qmgr_attributes()
             extra = {k: str(v) for k, v in attrs.items() if k not in ("DEADQ", "CCSID")}
             return QMgrInfo(
@@ -197,8 +197,8 @@ class EmbeddedQueueManager:
             )
 
     def inquire_queue(self, queue: str) -> QueueInfo:
-        with self._mutex:
-            self._check_connected()
+        with self.mutex:
+            self.check_connected()
             record = self.admin().queue(queue)
             a = record.attrs
             attributes = {k: str(v) for k, v in a.items()}
@@ -214,7 +214,7 @@ class EmbeddedQueueManager:
             )
 
     def inquire_object(self, objtype: ObjectType, name: str, selectors: Sequence[int]) -> Answers:
-        with self._mutex:  # admin() checks the connection
+        with self.mutex:  # admin() checks the connection
             return inquire_object(self.admin(), objtype, name, selectors)
 
     def create_message_handle(self) -> MessageHandle:
@@ -229,9 +229,9 @@ class EmbeddedQueueManager:
         output: bool = False,
         exclusive: bool = False,
     ) -> EmbeddedQueue:
-        with self._mutex:
-            self._check_connected()
-            opened, queue = queue, self._queue_view(queue).name  # (an alias: its base queue)
+        with self.mutex:
+            self.check_connected()
+            opened, queue = queue, self.queue_view(queue).name  # (an alias: its base queue)
             for wanted, authority in ((input, "GET"), (browse, "BROWSE"), (output, "PUT")):
                 if wanted and not self._lookups.authorised(self.user, opened, authority):
                     raise mqi_error(
@@ -250,7 +250,7 @@ class EmbeddedQueueManager:
             if input:  # the first input handle on an initiation queue: condition 13.3
                 if self._input_conflict(queue, exclusive=exclusive):
                     self.recover()  # (a dead connection's handle may be what is in the way)
-                with self._store.write(durable=False) as db:
+                with self.store.write(durable=False) as db:
                     if self._input_conflict(queue, exclusive=exclusive, db=db):
                         raise mqi_error(
                             MQRC_OBJECT_IN_USE,
@@ -263,14 +263,14 @@ class EmbeddedQueueManager:
                     ).fetchone()[0]
                     db.execute("INSERT INTO handles VALUES (?, ?, ?, ?, ?)", row)
                     if first:
-                        self._triggers.initq_opened(db, queue)
+                        self.triggers.initq_opened(db, queue)
             else:
-                self._store.execute("INSERT INTO handles VALUES (?, ?, ?, ?, ?)", row)
+                self.store.execute("INSERT INTO handles VALUES (?, ?, ?, ?, ?)", row)
             handle = EmbeddedQueue(
                 self, queue, number, input=input, browse=browse, output=output, opened_as=opened
             )
             self._handles[number] = handle
-            self._emit("open", queue)
+            self.emit("open", queue)
             return handle
 
     def _input_conflict(
@@ -282,51 +282,51 @@ class EmbeddedQueueManager:
         already open for input (of any sort)"). Queues here are SHARE with DEFSOPT(SHARED):
         MQOO_INPUT_AS_Q_DEF is shared input."""
         sql = _ANY_INPUT if exclusive else _EXCLUSIVE_INPUT
-        return (db or self._store.db).execute(sql, (queue,)).fetchone() is not None
+        return (db or self.store.db).execute(sql, (queue,)).fetchone() is not None
 
     def put1(
         self, queue: str, message: Message, options: PutOptions = _DEFAULT_PUT, *, qmgr: str = ""
     ) -> MQMD:
-        with self._mutex:
-            self._check_connected()
+        with self.mutex:
+            self.check_connected()
             target, remote = self._resolve(queue, qmgr)
             if not self._lookups.authorised(self.user, target, "PUT"):
                 raise mqi_error(
                     MQRC_NOT_AUTHORIZED, f"{self.user} has no PUT authority on {target}"
                 )
-            return self._put(target, message, options, remote=remote)
+            return self.put_message(target, message, options, remote=remote)
 
     def commit(self) -> None:
-        with self._mutex:
-            self._check_connected()
+        with self.mutex:
+            self.check_connected()
             uow = self._uow
             if not uow.active:
-                self._store.release(durable=False)  # browse locks only: nothing to make final
+                self.store.release(durable=False)  # browse locks only: nothing to make final
                 return
             try:
-                commit(self._store, uow, self.conn_id)
+                commit(self.store, uow, self.conn_id)
             except MQIError as exc:
                 if exc.reason == MQRC_BACKED_OUT:
                     self._uow = UnitOfWork()
                 raise
             self._uow = UnitOfWork()
             for queue in sorted(uow.put_queues):
-                self._emit("commit", queue)
+                self.emit("commit", queue)
 
     def backout(self) -> None:
-        with self._mutex:
-            self._check_connected()
+        with self.mutex:
+            self.check_connected()
             uow = self._uow
             if not uow.active:
-                self._store.release(durable=False)
+                self.store.release(durable=False)
                 return
-            back_out(self._store, uow, self.conn_id)
+            back_out(self.store, uow, self.conn_id)
             self._uow = UnitOfWork()
             for queue in sorted(uow.got_queues):
-                self._emit("backout", queue)
+                self.emit("backout", queue)
 
     def disconnect(self) -> None:
-        with self._mutex:
+        with self.mutex:
             if not self._connected:
                 return
             try:
@@ -342,7 +342,7 @@ class EmbeddedQueueManager:
                         )
             finally:
                 self._connected = False
-                self._store.close()
+                self.store.close()
                 self._release_lock_file()
 
     def __enter__(self) -> EmbeddedQueueManager:
@@ -359,26 +359,26 @@ class EmbeddedQueueManager:
     # -- administration -----------------------------------------------------------
     def admin(self) -> Admin:
         """Admin commands (MQSC's DEFINE/ALTER/DELETE...) on this queue manager."""
-        self._check_connected()
+        self.check_connected()
         return Admin(
-            self._store,
+            self.store,
             self._name,
-            self._clock,
-            on_alter=lambda queue: self._emit("alter", queue),
+            self.clock,
+            on_alter=lambda queue: self.emit("alter", queue),
             recover=self.recover,
-            triggers=self._triggers,
+            triggers=self.triggers,
         )
 
     def recover(self) -> list[str]:
         """Back out the units of work of dead connections now; returns their ids."""
-        with self._mutex:
+        with self.mutex:
             self._recovered_at = time.monotonic()
             return recover_dead_connections(
-                self._store, self.conn_id, scan_db=True, on_closed=self._triggers.inputs_closed
+                self.store, self.conn_id, scan_db=True, on_closed=self.triggers.inputs_closed
             )
 
     # -- internals shared with EmbeddedQueue ----------------------------------------
-    def _check_connected(self) -> None:
+    def check_connected(self) -> None:
         if not self._connected:
             raise mqi_error(MQRC_HCONN_ERROR, "connection is closed")
 
@@ -388,21 +388,21 @@ class EmbeddedQueueManager:
         finally:
             os.close(self._lock_fd)
 
-    def _emit(self, kind: EventKind, queue: str) -> None:
+    def emit(self, kind: EventKind, queue: str) -> None:
         if self._observer is not None:
             self._observer(QueueEvent(kind, queue, self.conn_id))
 
-    def _queue_view(self, queue: str, *, missing: int = MQRC_UNKNOWN_OBJECT_NAME) -> QueueView:
+    def queue_view(self, queue: str, *, missing: int = MQRC_UNKNOWN_OBJECT_NAME) -> QueueView:
         return self._lookups.queue(queue, missing=missing)
 
-    def _maybe_recover(self) -> bool:
+    def maybe_recover(self) -> bool:
         """Back out dead connections if not done for a while; True if any were found."""
         if time.monotonic() - self._recovered_at < _RECOVERY_INTERVAL:
             return False
         self._recovered_at = time.monotonic()
         return bool(
             recover_dead_connections(
-                self._store, self.conn_id, scan_db=False, on_closed=self._triggers.inputs_closed
+                self.store, self.conn_id, scan_db=False, on_closed=self.triggers.inputs_closed
             )
         )
 
@@ -414,7 +414,7 @@ class EmbeddedQueueManager:
             row = (
                 db.execute(sql, (_ID_BLOCK,))
                 if db is not None
-                else self._store.run(sql, (_ID_BLOCK,))
+                else self.store.run(sql, (_ID_BLOCK,))
             ).fetchone()
             high = int(row[0])
             low = high - _ID_BLOCK
@@ -427,7 +427,7 @@ class EmbeddedQueueManager:
         qmgr = qmgr.strip()
         if not qmgr or qmgr == self._name:
             return queue, None
-        row = self._store.db.execute("SELECT attrs FROM queues WHERE name = ?", (qmgr,)).fetchone()
+        row = self.store.db.execute("SELECT attrs FROM queues WHERE name = ?", (qmgr,)).fetchone()
         if row is not None and queue_view(qmgr, row[0]).xmitq:
             return qmgr, (queue, qmgr)
         raise mqi_error(
@@ -435,7 +435,7 @@ class EmbeddedQueueManager:
             f"{qmgr} is neither this queue manager nor a transmission queue",
         )
 
-    def _put(
+    def put_message(
         self,
         target: str,
         message: Message,
@@ -447,14 +447,14 @@ class EmbeddedQueueManager:
         """MQPUT: check, resolve the MQMD (:mod:`.putting`), wrap it for a remote queue
         manager (:mod:`.xqh`), insert the row (:mod:`.inserting`, triggering included),
         and join the unit of work (:mod:`.uow`) or tell the observer."""
-        qv = self._queue_view(target, missing=missing)
+        qv = self.queue_view(target, missing=missing)
         if not qv.put_enabled:
             raise mqi_error(MQRC_PUT_INHIBITED, target)
         alt = options.alternate_user
         if alt is not None and not self._lookups.authorised(alt, target, "PUT"):
             raise mqi_error(MQRC_NOT_AUTHORIZED, f"{alt} has no PUT authority on {target}")
         target = qv.name  # (an alias queue's messages go on its base queue)
-        now = self._clock()
+        now = self.clock()
         try:  # (an MQRFH2 at the start of the data becomes properties: see .propctl)
             message, blob = put_properties(message, options, qv.propctl)  # (None: none)
         except DecodeError as exc:
@@ -491,38 +491,38 @@ class EmbeddedQueueManager:
         row_id = None
         if not qv.triggered:
             row_id = insert_unarmed(
-                self._store, row, qv.maxdepth, syncpoint=syncpoint, durable=durable
+                self.store, row, qv.maxdepth, syncpoint=syncpoint, durable=durable
             )
-            if row_id is None and not self._queue_view(target, missing=missing).triggered:
+            if row_id is None and not self.queue_view(target, missing=missing).triggered:
                 raise mqi_error(MQRC_Q_FULL, f"{target} is at MAXDEPTH({qv.maxdepth})")
         if row_id is None:  # armed for triggering (or just now)
             row_id, written = insert_triggered(
-                self._store,
-                self._triggers,
+                self.store,
+                self.triggers,
                 row,
                 durable=durable,
                 syncpoint=syncpoint,
                 missing=missing,
             )
             if syncpoint:
-                self._uow.joined_triggers(self._store, written.pending, written.put)
+                self._uow.joined_triggers(self.store, written.pending, written.put)
         if syncpoint:
-            self._uow.joined_put(self._store, row_id, queue=target, persistent=bool(row.persistent))
+            self._uow.joined_put(self.store, row_id, queue=target, persistent=bool(row.persistent))
         else:
-            self._emit("put", target)
+            self.emit("put", target)
         return md
 
-    def _joined_get(self, queue: str, message_id: int, persistent: bool) -> None:
+    def joined_get(self, queue: str, message_id: int, persistent: bool) -> None:
         """Note a get under syncpoint in the unit of work."""
-        self._uow.joined_get(self._store, message_id, queue=queue, persistent=persistent)
+        self._uow.joined_get(self.store, message_id, queue=queue, persistent=persistent)
 
-    def _message(self, row: StoredRow) -> Message:
+    def message_of(self, row: StoredRow) -> Message:
         """A stored row as MQGET returns it (see :mod:`.images`)."""
-        return stored_message(row, self._clock)
+        return stored_message(row, self.clock)
 
-    def _discard_expired(self, message_id: int, handle: int, persistent: bool) -> None:
+    def discard_expired(self, message_id: int, handle: int, persistent: bool) -> None:
         """Remove an expired message (outside any unit of work) and send its report."""
-        row = self._store.execute(
+        row = self.store.execute(
             "DELETE FROM messages WHERE id = ? AND state = ? AND (lock_conn IS NULL"
             " OR (lock_conn = ? AND lock_handle = ?)) RETURNING md, body",
             (message_id, AVAILABLE, self.conn_id, handle),
@@ -531,12 +531,12 @@ class EmbeddedQueueManager:
         if row is not None:  # else someone else discarded (and reported) it
             self._report_expiry(row[0], row[1])
 
-    def _discard_taken(
+    def discard_taken(
         self, message_id: int, image: bytes, body: bytes, *, persistent: bool, deleted: bool
     ) -> None:
         """Discard an expired message a get just claimed (or deleted), outside the UOW."""
         if not deleted:
-            self._store.execute(
+            self.store.execute(
                 "DELETE FROM messages WHERE id = ? AND owner = ? AND state = ?",
                 (message_id, self.conn_id, TAKEN),
                 durable=persistent,
@@ -545,13 +545,15 @@ class EmbeddedQueueManager:
 
     def _report_expiry(self, image: bytes, body: bytes) -> None:
         md = decode_mqmd(image)
-        report = expiration_report(md, bytes(body), qmgr_name=self._name, now=self._clock())
+        report = expiration_report(md, bytes(body), qmgr_name=self._name, now=self.clock())
         self._log.debug("message_expired", msgid=md.msg_id.hex(), report=report is not None)
         if report is None:
             return
         try:
             target, remote = self._resolve(md.reply_to_q, md.reply_to_q_mgr)
-            self._put(target, report, PutOptions(syncpoint=False, context="set_all"), remote=remote)
+            self.put_message(
+                target, report, PutOptions(syncpoint=False, context="set_all"), remote=remote
+            )
         except MQIError as exc:
             self._log.warning(
                 "expiration_report_failed",
@@ -560,5 +562,5 @@ class EmbeddedQueueManager:
                 reason=exc.reason,
             )
 
-    def _forget_handle(self, number: int) -> None:
+    def forget_handle(self, number: int) -> None:
         self._handles.pop(number, None)

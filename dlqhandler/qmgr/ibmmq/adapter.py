@@ -159,11 +159,11 @@ class IBMMQQueueManager:
         self.mq = _load_ibmmq()
         self._plan = plan_connection(settings)
         self._sleep = sleep
-        self._mutex = threading.RLock()
-        self._log = get_logger("qmgr.ibmmq", qmgr=settings.qmgr or "(default)")
+        self.mutex = threading.RLock()
+        self.log = get_logger("qmgr.ibmmq", qmgr=settings.qmgr or "(default)")
         self._queues: list[IBMMQQueue] = []
         self._inquiry: dict[str, Any] = {}
-        self._props = PropertyHandles(
+        self.props = PropertyHandles(
             self._new_message_handle,
             settings.property_handles,
             lambda handle, props: clear_properties(self.mq, handle, props),
@@ -171,9 +171,9 @@ class IBMMQQueueManager:
         self._outgoing: list[tuple[Any, tuple[Property, ...]]] = []
         self._name = settings.qmgr
         self._qmo: Any = None
-        self._connected = False
-        self._broken = False
-        self._uow_active = False
+        self.connected = False
+        self.broken = False
+        self.uow_active = False
         self._uow_lost = False
         self._connect()
 
@@ -187,7 +187,7 @@ class IBMMQQueueManager:
     def inquire(self) -> QMgrInfo:
         c = self.mq.CMQC
         selectors = [c.MQCA_Q_MGR_NAME, c.MQCA_DEAD_LETTER_Q_NAME, c.MQIA_CODED_CHAR_SET_ID]
-        attrs = self._mqi("MQINQ qmgr", lambda: self._qmo.inquire(selectors), retry=True)
+        attrs = self.mqi("MQINQ qmgr", lambda: self._qmo.inquire(selectors), retry=True)
         return QMgrInfo(
             name=_text(attrs[c.MQCA_Q_MGR_NAME]),
             dead_letter_q_name=_text(attrs[c.MQCA_DEAD_LETTER_Q_NAME]),
@@ -212,7 +212,7 @@ class IBMMQQueueManager:
         def call() -> Any:
             obj = self._inquiry.get(name)
             if obj is None:
-                obj = self._open_object(name, c.MQOO_INQUIRE | c.MQOO_FAIL_IF_QUIESCING)
+                obj = self.open_object(name, c.MQOO_INQUIRE | c.MQOO_FAIL_IF_QUIESCING)
                 self._inquiry[name] = obj
             try:
                 return obj.inquire(selectors)
@@ -220,7 +220,7 @@ class IBMMQQueueManager:
                 self._inquiry.pop(name, None)  # deleted or changed: reopen next time
                 raise
 
-        a = self._mqi(f"MQINQ {name}", call, retry=True)
+        a = self.mqi(f"MQINQ {name}", call, retry=True)
         put_ok = int(a[c.MQIA_INHIBIT_PUT]) == c.MQQA_PUT_ALLOWED
         get_ok = int(a[c.MQIA_INHIBIT_GET]) == c.MQQA_GET_ALLOWED
         attributes = {
@@ -242,7 +242,7 @@ class IBMMQQueueManager:
 
     def inquire_object(self, objtype: ObjectType, name: str, selectors: Sequence[int]) -> Answers:
         what = "MQINQ qmgr" if objtype == "qmgr" else f"MQINQ {objtype} {name.strip()}"
-        return self._mqi(
+        return self.mqi(
             what, lambda: inquire_object(self.mq, self._qmo, objtype, name, selectors), retry=True
         )
 
@@ -255,11 +255,11 @@ class IBMMQQueueManager:
         output: bool = False,
         exclusive: bool = False,
     ) -> IBMMQQueue:
-        with self._mutex:
+        with self.mutex:
             handle = IBMMQQueue(
                 self, queue, input=input, browse=browse, output=output, exclusive=exclusive
             )
-            self._mqi(f"MQOPEN {handle.name}", handle._reopen, retry=True)
+            self.mqi(f"MQOPEN {handle.name}", handle._reopen, retry=True)
             self._queues.append(handle)
             return handle
 
@@ -275,54 +275,54 @@ class IBMMQQueueManager:
             if options.alternate_user is not None:
                 od.AlternateUserId = mq_name(options.alternate_user)
             try:
-                md, pmo = self._put_structs(message, options)
+                md, pmo = self.put_structs(message, options)
                 self._qmo.put1(od, message.body, md, pmo)
             finally:
-                self._end_put()
+                self.end_put()
             return md
 
-        md_out = self._mqi(f"MQPUT1 {queue.strip()}", call, retry=options.syncpoint)
+        md_out = self.mqi(f"MQPUT1 {queue.strip()}", call, retry=options.syncpoint)
         if options.syncpoint:
-            self._uow_active = True
+            self.uow_active = True
         return md_from_ibmmq(md_out)
 
     def commit(self) -> None:
-        with self._mutex:
-            self._check_connected()
+        with self.mutex:
+            self.check_connected()
             if self._uow_lost:
                 self._uow_lost = False
-                self._uow_active = False
-                if not self._broken:
-                    self._mqi("MQBACK", self._call_backout, retry=False)
+                self.uow_active = False
+                if not self.broken:
+                    self.mqi("MQBACK", self._call_backout, retry=False)
                 raise mqi_error(
                     MQRC_BACKED_OUT,
                     "the unit of work was backed out when the "
                     "connection to the queue manager broke",
                 )
-            self._mqi("MQCMIT", self._call_commit, retry=not self._uow_active)
-            self._uow_active = False
+            self.mqi("MQCMIT", self._call_commit, retry=not self.uow_active)
+            self.uow_active = False
 
     def backout(self) -> None:
-        with self._mutex:
-            self._check_connected()
+        with self.mutex:
+            self.check_connected()
             self._uow_lost = False
-            if self._broken:  # the queue manager backed it out when the connection broke
-                self._uow_active = False
+            if self.broken:  # the queue manager backed it out when the connection broke
+                self.uow_active = False
                 return
             try:
-                self._mqi("MQBACK", self._call_backout, retry=False)
+                self.mqi("MQBACK", self._call_backout, retry=False)
             except MQIError as exc:
                 if exc.reason != MQRC_CONNECTION_BROKEN:
                     raise
                 self._uow_lost = False
-            self._uow_active = False
+            self.uow_active = False
 
     def disconnect(self) -> None:
-        with self._mutex:
-            if not self._connected:
+        with self.mutex:
+            if not self.connected:
                 return
             try:
-                if not self._broken:
+                if not self.broken:
                     self._quietly("MQBACK", self._qmo.backout)  # never let MQDISC commit
                     for handle in list(self._queues):
                         if handle._obj is not None:
@@ -335,11 +335,11 @@ class IBMMQQueueManager:
                     handle._open, handle._obj = False, None
                 self._queues.clear()
                 self._inquiry.clear()
-                self._props.reset()
+                self.props.reset()
                 self._outgoing.clear()
-                self._connected = False
-                self._broken = False
-                self._log.info("mq_disconnected")
+                self.connected = False
+                self.broken = False
+                self.log.info("mq_disconnected")
 
     def __enter__(self) -> IBMMQQueueManager:
         return self
@@ -360,18 +360,18 @@ class IBMMQQueueManager:
     def _call_backout(self) -> None:
         self._qmo.backout()
 
-    def _mqi(self, what: str, call: Callable[[], T], *, retry: bool) -> T:
+    def mqi(self, what: str, call: Callable[[], T], *, retry: bool) -> T:
         """One MQI call: MQMIError -> MQIError, and the reconnection policy for 2009."""
         mq = self.mq
-        with self._mutex:
-            self._check_connected()
-            if self._broken:
+        with self.mutex:
+            self.check_connected()
+            if self.broken:
                 self._reconnect()
             try:
                 return call()
             except mq.MQMIError as exc:
                 if exc.reason != MQRC_CONNECTION_BROKEN:
-                    raise self._error(exc, what) from exc
+                    raise self.error(exc, what) from exc
                 self._on_broken(what, exc)
             except mq.PYIFError as exc:
                 raise mqi_error(MQRC_UNEXPECTED_ERROR, f"{what}: {exc}") from exc
@@ -384,18 +384,18 @@ class IBMMQQueueManager:
                 return call()
             except mq.MQMIError as exc:
                 if exc.reason == MQRC_CONNECTION_BROKEN:
-                    self._drop_connection()
-                raise self._error(exc, what) from exc
+                    self.drop_connection()
+                raise self.error(exc, what) from exc
 
     def _on_broken(self, what: str, exc: Any) -> None:
         """2009: raise if a unit of work was in flight, else reconnect (or raise)."""
-        in_uow = self._uow_active
-        self._drop_connection()
-        self._log.warning(
+        in_uow = self.uow_active
+        self.drop_connection()
+        self.log.warning(
             "mq_connection_broken", during=what, unit_of_work="backed_out" if in_uow else "none"
         )
         if in_uow:
-            self._uow_active = False
+            self.uow_active = False
             self._uow_lost = not what.startswith("MQCMIT")
             detail = (
                 "the outcome of the commit is unknown"
@@ -408,24 +408,24 @@ class IBMMQQueueManager:
             ) from exc
         self._reconnect()
 
-    def _error(self, exc: Any, what: str) -> MQIError:
+    def error(self, exc: Any, what: str) -> MQIError:
         return mqi_error(int(exc.reason), what, comp=int(exc.comp))
 
-    def _check_connected(self) -> None:
-        if not self._connected:
+    def check_connected(self) -> None:
+        if not self.connected:
             raise mqi_error(MQRC_HCONN_ERROR, "connection is closed")
 
     def _quietly(self, what: str, call: Callable[[], object]) -> None:
         try:
             call()
         except (self.mq.MQMIError, self.mq.PYIFError) as exc:
-            self._log.warning("mq_call_failed", call=what, reason=getattr(exc, "reason", None))
+            self.log.warning("mq_call_failed", call=what, reason=getattr(exc, "reason", None))
 
-    def _forget(self, handle: IBMMQQueue) -> None:
+    def forget(self, handle: IBMMQQueue) -> None:
         if handle in self._queues:
             self._queues.remove(handle)
 
-    def _open_object(self, name: str, options: int) -> Any:
+    def open_object(self, name: str, options: int) -> Any:
         od = self.mq.OD()
         od.ObjectName = mq_name(name)
         return self.mq.Queue(self._qmo, od, options)
@@ -433,7 +433,7 @@ class IBMMQQueueManager:
     def _new_message_handle(self) -> Any:
         return self.mq.MessageHandle(self._qmo)
 
-    def _put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]:
+    def put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]:
         """The MQMD and MQPMO for a put (see the module docstring on context)."""
         mq, c = self.mq, self.mq.CMQC
         carried = outgoing_properties(message, options)  # the port's MQACTP_* rules
@@ -446,22 +446,22 @@ class IBMMQQueueManager:
             pmo.Context = source.hobj
         if not carried:
             return md, pmo
-        held = self._props.find(key) if message.md.msg_id != _NO_ID else None
+        held = self.props.find(key) if message.md.msg_id != _NO_ID else None
         if held is not None and _same(held[1], carried):
             # The message as got, forwarded: runmqdlq's way, no MQSETMP.
             pmo.OriginalMsgHandle = held[0].get_handle()
             pmo.Action = c.MQACTP_FORWARD
         else:
-            handle = self._props.acquire()
+            handle = self.props.acquire()
             self._outgoing.append((handle, carried))
             set_properties(mq, handle, carried)
             pmo.NewMsgHandle = handle.get_handle()
         return md, pmo
 
-    def _end_put(self) -> None:
+    def end_put(self) -> None:
         """The handles a put's NewMsgHandle used go back to the pool (emptied on reuse)."""
         while self._outgoing:
-            self._props.release(*self._outgoing.pop())
+            self.props.release(*self._outgoing.pop())
 
     def _context_source(self, md: MQMD) -> IBMMQQueue | None:
         """The input handle whose saved context is exactly ``md``'s, if any."""
@@ -519,9 +519,9 @@ class IBMMQQueueManager:
                 csp.CSPPassword = b""
             kwargs.clear()
         self._qmo = qmo
-        self._connected = True
-        self._broken = False
-        self._log.info(
+        self.connected = True
+        self.broken = False
+        self.log.info(
             "mq_connected",
             source=plan.source,
             tls=plan.tls,
@@ -541,14 +541,14 @@ class IBMMQQueueManager:
                 handle._reopen()
             except self.mq.MQMIError as exc:
                 if exc.reason == MQRC_CONNECTION_BROKEN:
-                    self._drop_connection()
-                    raise self._error(exc, f"MQOPEN {handle.name}") from exc
-                self._log.warning("mq_reopen_failed", queue=handle.name, reason=int(exc.reason))
+                    self.drop_connection()
+                    raise self.error(exc, f"MQOPEN {handle.name}") from exc
+                self.log.warning("mq_reopen_failed", queue=handle.name, reason=int(exc.reason))
 
-    def _drop_connection(self) -> None:
+    def drop_connection(self) -> None:
         """The connection is gone: forget its handles (MQDISC best effort)."""
-        self._broken = True
-        self._props.reset()
+        self.broken = True
+        self.props.reset()
         self._outgoing.clear()
         self._inquiry.clear()
         for handle in self._queues:
@@ -566,7 +566,7 @@ class IBMMQQueueManager:
             if attempt > 1:
                 self._sleep(delay)
                 delay = min(delay * 2, s.reconnect_max_delay)
-            self._log.info("mq_reconnect_attempt", attempt=attempt)
+            self.log.info("mq_reconnect_attempt", attempt=attempt)
             try:
                 self._connect()
                 self._reopen_all()
@@ -575,9 +575,9 @@ class IBMMQQueueManager:
                     raise
                 last = exc
                 continue
-            self._log.info("mq_reconnected", attempts=attempt)
+            self.log.info("mq_reconnected", attempts=attempt)
             return
-        self._log.error(
+        self.log.error(
             "mq_reconnect_failed",
             attempts=s.reconnect_attempts,
             reason=last.reason if last else None,

@@ -125,22 +125,22 @@ class Connection(Protocol):
 
     mq: Any
     settings: IBMMQSettings
-    _props: PropertyHandles
-    _log: Any
-    _uow_active: bool
-    _broken: bool
-    _connected: bool
+    props: PropertyHandles
+    log: Any
+    uow_active: bool
+    broken: bool
+    connected: bool
 
     @property
-    def _mutex(self) -> AbstractContextManager[Any]: ...
-    def _mqi(self, what: str, call: Callable[[], T], *, retry: bool) -> T: ...
-    def _check_connected(self) -> None: ...
-    def _open_object(self, name: str, options: int) -> Any: ...
-    def _drop_connection(self) -> None: ...
-    def _error(self, exc: Any, what: str) -> MQIError: ...
-    def _forget(self, handle: IBMMQQueue) -> None: ...
-    def _put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]: ...
-    def _end_put(self) -> None: ...
+    def mutex(self) -> AbstractContextManager[Any]: ...
+    def mqi(self, what: str, call: Callable[[], T], *, retry: bool) -> T: ...
+    def check_connected(self) -> None: ...
+    def open_object(self, name: str, options: int) -> Any: ...
+    def drop_connection(self) -> None: ...
+    def error(self, exc: Any, what: str) -> MQIError: ...
+    def forget(self, handle: IBMMQQueue) -> None: ...
+    def put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]: ...
+    def end_put(self) -> None: ...
     def put1(
         self, queue: str, message: Message, options: PutOptions = ..., *, qmgr: str = ""
     ) -> MQMD: ...
@@ -183,7 +183,7 @@ class IBMMQQueue:
     # -- the port -------------------------------------------------------------------
     def get(self, options: GetOptions = _DEFAULT_GET) -> Message:
         self._live()
-        return self._qm._mqi(
+        return self._qm.mqi(
             f"MQGET {self._name}",
             lambda: self._get_once(options),
             retry=not options.under_cursor and options.browse != "under_cursor",
@@ -201,15 +201,15 @@ class IBMMQQueue:
 
         def call() -> Any:
             try:
-                md, pmo = qm._put_structs(message, options)
+                md, pmo = qm.put_structs(message, options)
                 self._live().put(message.body, md, pmo)
             finally:
-                qm._end_put()
+                qm.end_put()
             return md
 
-        md_out = qm._mqi(f"MQPUT {self._name}", call, retry=options.syncpoint)
+        md_out = qm.mqi(f"MQPUT {self._name}", call, retry=options.syncpoint)
         if options.syncpoint:
-            qm._uow_active = True
+            qm.uow_active = True
         return md_from_ibmmq(md_out)
 
     def unlock(self) -> None:
@@ -225,39 +225,39 @@ class IBMMQQueue:
                 if exc.reason != MQRC_NO_MSG_LOCKED:
                     raise
 
-        self._qm._mqi(f"MQGET(UNLOCK) {self._name}", call, retry=True)
+        self._qm.mqi(f"MQGET(UNLOCK) {self._name}", call, retry=True)
 
     def close(self) -> None:
         qm = self._qm
-        with qm._mutex:
+        with qm.mutex:
             if not self._open:
                 return
             self._open = False
-            qm._forget(self)
+            qm.forget(self)
             obj, self._obj = self._obj, None
-            if obj is None or qm._broken or not qm._connected:
+            if obj is None or qm.broken or not qm.connected:
                 return
             try:
                 obj.close()
             except qm.mq.MQMIError as exc:
                 if exc.reason == MQRC_CONNECTION_BROKEN:
-                    qm._drop_connection()
+                    qm.drop_connection()
                     return
-                raise qm._error(exc, f"MQCLOSE {self._name}") from exc
+                raise qm.error(exc, f"MQCLOSE {self._name}") from exc
 
     # -- helpers ----------------------------------------------------------------------
     def _live(self) -> Any:
         if not self._open:
             raise mqi_error(MQRC_HOBJ_ERROR, f"{self._name} handle is closed")
-        self._qm._check_connected()
-        if self._obj is None and not self._qm._broken:
+        self._qm.check_connected()
+        if self._obj is None and not self._qm.broken:
             raise mqi_error(MQRC_HOBJ_ERROR, f"{self._name} could not be reopened")
         return self._obj
 
     def _reopen(self) -> None:
         self._obj = None
         self._saved = None
-        self._obj = self._qm._open_object(self._name, self.open_options)
+        self._obj = self._qm.open_object(self._name, self.open_options)
 
     def _request(self, options: GetOptions) -> Any:
         md = self._qm.mq.MD()
@@ -278,7 +278,7 @@ class IBMMQQueue:
         # A message handle unless the caller wants none (MQHM_NONE). For a caller's own
         # handle a mark goes in first: still there after the get, the queue manager left
         # the handle as it was (a PROPCTL(FORCE) queue), and so is the caller's.
-        props = qm._props.acquire() if options.msg_handle is not False else None
+        props = qm.props.acquire() if options.msg_handle is not False else None
         caller = options.msg_handle if isinstance(options.msg_handle, MessageHandle) else None
         mark = (_UNTOUCHED,) if props is not None and caller is not None else ()
         filled = False  # a got message's properties may be in the handle
@@ -299,9 +299,7 @@ class IBMMQQueue:
                     needed = int(getattr(exc, "original_length", 0) or 0)
                     length = min(needed if needed > length else length * 2, _MAX_BUFFER)
                     self._buffer = max(self._buffer, length)
-                    qm._log.debug(
-                        "mq_get_truncated", queue=self._name, needed=needed, buffer=length
-                    )
+                    qm.log.debug("mq_get_truncated", queue=self._name, needed=needed, buffer=length)
                     if plain and not options.logical_order:
                         # Take exactly the message that did not fit (its ids are in md).
                         match |= mq.CMQC.MQMO_MATCH_MSG_ID | mq.CMQC.MQMO_MATCH_CORREL_ID
@@ -312,14 +310,14 @@ class IBMMQQueue:
             held = read_properties(mq, props) if props is not None else ()
         except BaseException:
             if props is not None and not filled:  # it holds at most the mark
-                qm._props.release(props, mark)
+                qm.props.release(props, mark)
             raise
         untouched = bool(mark) and any(p.name == _UNTOUCHED.name for p in held)
         properties = () if untouched else held
         got = md_from_ibmmq(md)
         key = (got.msg_id, got.correl_id)
         if props is not None:
-            qm._props.remember(key, props, held)
+            qm.props.remember(key, props, held)
         if caller is not None and not untouched:
             caller.replace_all(properties)
         if options.browse is not None:
@@ -329,5 +327,5 @@ class IBMMQQueue:
         else:
             self._saved = (key, context_of(got))
             if options.syncpoint:
-                qm._uow_active = True
+                qm.uow_active = True
         return Message(got, bytes(body), None, properties)

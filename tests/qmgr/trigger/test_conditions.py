@@ -583,16 +583,16 @@ def test_a_put_racing_an_alter_that_arms_the_queue_still_triggers(
     checks the stored attributes in the same statement and takes the triggered path."""
     world.app_queue(control="NOTRIGGER")
     world.monitor()
-    stale = world.qm._queue_view(APPQ)
+    stale = world.qm.queue_view(APPQ)
     world.connect().admin().alter_queue(APPQ, {"TRIGGER": "TRIGGER"})
-    real = EmbeddedQueueManager._queue_view
+    real = EmbeddedQueueManager.queue_view
     calls: list[str] = []
 
     def first_stale(self: EmbeddedQueueManager, queue: str, **kw: int) -> object:
         calls.append(queue)
         return stale if len(calls) == 1 else real(self, queue, **kw)
 
-    monkeypatch.setattr(EmbeddedQueueManager, "_queue_view", first_stale)
+    monkeypatch.setattr(EmbeddedQueueManager, "queue_view", first_stale)
     world.put()
     assert world.queues_triggered() == [APPQ]
 
