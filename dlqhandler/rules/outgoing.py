@@ -61,16 +61,18 @@ def control_queue_targets(
     rules: Sequence[Rule], control_queues: Mapping[str, str], *, local_qmgr: str | None = None
 ) -> list[ControlTarget]:
     """The rules whose ACTION(FWD) FWDQ names a control queue (``control_queues``: name ->
-    role, e.g. ``{"DLQHANDLER.STATUS": "status queue"}``) on the local queue manager (no
-    FWDQM, or ``local_qmgr``). A FWDQ of ``&DESTQ``/``&REPLYQ`` (or a FWDQM of
-    ``&DESTQM``/``&REPLYQM``) is known per message only: :func:`plan_outgoing` refuses it
-    then."""
+    role, e.g. ``{"DLQHANDLER.STATUS": "status queue"}``) on the local queue manager, or
+    may: no FWDQM, ``local_qmgr``, or a FWDQM of ``&DESTQM``/``&REPLYQM`` (the local one for
+    any message that names it). Only a FWDQM naming another queue manager outright is
+    safe. A FWDQ of ``&DESTQ``/``&REPLYQ`` is known per message only:
+    :func:`plan_outgoing` refuses it then."""
     found = []
     for rule in rules:
         action = rule.action
         if action.kind != "FWD" or action.fwdq is None or action.fwdq.startswith("&"):
             continue
-        if action.fwdqm not in (None, "", local_qmgr):
+        fwdqm = action.fwdqm
+        if fwdqm not in (None, "", local_qmgr) and not fwdqm.startswith("&"):
             continue
         role = control_queues.get(action.fwdq)
         if role is not None:
