@@ -219,14 +219,6 @@ def _queue_source(args: argparse.Namespace, settings: Settings) -> QueueSource:
     )
 
 
-# The totals printed (summary.json also has decoded_in_python, 0 since the JVM decodes all).
-_TOTALS: tuple[str, ...] = ("retried", "forwarded", "discarded", "catch_all", "remaining")
-_TOTALS += ("no_dlh", "unmatched", "malformed")
-_UNUSED = (
-    ("never_matched", "rules that matched nothing"),
-    ("shadowed", "rules matched but never chosen (shadowed)"),
-)
-
 # Each way a drain ends, and the exit code that says it.
 _EXIT = {
     DrainStatus.OK: ExitCode.OK,
@@ -265,49 +257,11 @@ def _said(outcome: DrainOutcome) -> int:
         )
         if outcome.log_file is not None:
             print(f"  Spark log: {outcome.log_file}", file=sys.stderr)
-    if outcome.summary is not None and outcome.manifest is not None:
-        _print_summary(outcome, outcome.summary, outcome.manifest)
+    for line in outcome.malformed_report():
+        print(line, file=sys.stderr)
+    for line in outcome.render():
+        print(line)
     return int(_EXIT[status])
-
-
-def _print_summary(
-    outcome: DrainOutcome, summary: dict[str, Any], manifest: dict[str, Any]
-) -> None:
-    t = summary["totals"]
-    print(
-        f"Drain ({manifest['mode']}): {t['messages']} messages -> {outcome.output}"
-        + (" (replaced)" if outcome.replaced else "")
-    )
-    for key in _TOTALS:
-        print(f"  {key:<12}{t[key]:>12}")
-    if t["malformed"]:
-        print(
-            f"  {t['malformed']} malformed record(s) were not decoded: they are in no output "
-            "file (nothing of them is delivered) and their reasons are in audit/; the first:",
-            file=sys.stderr,
-        )
-        for reason in summary.get("malformed_examples", []):
-            print(f"    {reason}", file=sys.stderr)
-    print("  by rule line:")
-    for r in summary["by_rule"]:
-        print(
-            f"    line {r['line']:>5}  {r['action']:<8} matched {r['matched']:>10}"
-            f"  chosen {r['chosen']:>10}"
-        )
-    for key, what in _UNUSED:
-        if summary[key]:
-            print(f"  {what}: lines " + ", ".join(str(x) for x in summary[key]))
-    for o in manifest["outputs"]:
-        print(f"  -> {o['queue']}@{o['qmgr'] or 'LOCAL'}: {o['messages']} messages in {o['file']}")
-    if manifest["remaining"].get("file"):
-        print(
-            f"  -> remaining on the DLQ: {manifest['remaining']['messages']} in "
-            f"{manifest['remaining']['file']}"
-        )
-    for note in outcome.inputs.notes():
-        print(f"  input note: {note}")
-    if outcome.log_file is not None:
-        print(f"  Spark log: {outcome.log_file}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

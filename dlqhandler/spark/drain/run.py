@@ -113,6 +113,60 @@ class DrainOutcome:
     moved: str | None = None
     log_file: Path | None = None
 
+    def render(self) -> list[str]:
+        """The summary a committed drain prints: its totals, the rules' lines, the files
+        written (none before it is committed)."""
+        summary, manifest = self.summary, self.manifest
+        if summary is None or manifest is None:
+            return []
+        t = summary["totals"]
+        lines = [
+            f"Drain ({manifest['mode']}): {t['messages']} messages -> {self.output}"
+            + (" (replaced)" if self.replaced else "")
+        ]
+        lines += [f"  {key:<12}{t[key]:>12}" for key in _TOTALS]
+        lines.append("  by rule line:")
+        lines += [
+            f"    line {r['line']:>5}  {r['action']:<8} matched {r['matched']:>10}"
+            f"  chosen {r['chosen']:>10}"
+            for r in summary["by_rule"]
+        ]
+        for key, what in _UNUSED:
+            if summary[key]:
+                lines.append(f"  {what}: lines " + ", ".join(str(x) for x in summary[key]))
+        lines += [
+            f"  -> {o['queue']}@{o['qmgr'] or 'LOCAL'}: {o['messages']} messages in {o['file']}"
+            for o in manifest["outputs"]
+        ]
+        left = manifest["remaining"]
+        if left.get("file"):
+            lines.append(f"  -> remaining on the DLQ: {left['messages']} in {left['file']}")
+        lines += [f"  input note: {note}" for note in self.inputs.notes()]
+        if self.log_file is not None:
+            lines.append(f"  Spark log: {self.log_file}")
+        return lines
+
+    def malformed_report(self) -> list[str]:
+        """What a committed drain says of the records it could not decode (their reasons
+        are in audit/), the first few named."""
+        if self.summary is None or not self.summary["totals"]["malformed"]:
+            return []
+        n = self.summary["totals"]["malformed"]
+        said = (
+            f"  {n} malformed record(s) were not decoded: they are in no output file (nothing "
+            "of them is delivered) and their reasons are in audit/; the first:"
+        )
+        return [said, *(f"    {why}" for why in self.summary.get("malformed_examples", []))]
+
+
+# The totals a summary prints (summary.json also has decoded_in_python, 0: the JVM decodes).
+_TOTALS: tuple[str, ...] = ("retried", "forwarded", "discarded", "catch_all", "remaining")
+_TOTALS += ("no_dlh", "unmatched", "malformed")
+_UNUSED = (
+    ("never_matched", "rules that matched nothing"),
+    ("shadowed", "rules matched but never chosen (shadowed)"),
+)
+
 
 def drain(request: DrainRequest) -> DrainOutcome:
     """Run the drain the request describes (see the module docstring)."""
