@@ -61,18 +61,16 @@ def control_queue_targets(
     rules: Sequence[Rule], control_queues: Mapping[str, str], *, local_qmgr: str | None = None
 ) -> list[ControlTarget]:
     """The rules whose ACTION(FWD) FWDQ names a control queue (``control_queues``: name ->
-    role, e.g. ``{"DLQHANDLER.STATUS": "status queue"}``) on the local queue manager, or
-    may: no FWDQM, ``local_qmgr``, or a FWDQM of ``&DESTQM``/``&REPLYQM`` (the local one for
-    any message that names it). Only a FWDQM naming another queue manager outright is
-    safe. A FWDQ of ``&DESTQ``/``&REPLYQ`` is known per message only:
-    :func:`plan_outgoing` refuses it then."""
+    role, e.g. ``{"DLQHANDLER.STATUS": "status queue"}``), whatever their FWDQM: on this
+    queue manager (no FWDQM, its name, or ``&DESTQM``/``&REPLYQM`` for any message naming
+    it) a dead letter would be read as one of the handler's records, and on another one as
+    one of its handler's. A FWDQ of ``&DESTQ``/``&REPLYQ`` is known per message only:
+    :func:`plan_outgoing` refuses it then. (``local_qmgr`` is kept for callers.)"""
+    del local_qmgr
     found = []
     for rule in rules:
         action = rule.action
         if action.kind != "FWD" or action.fwdq is None or action.fwdq.startswith("&"):
-            continue
-        fwdqm = action.fwdqm
-        if fwdqm not in (None, "", local_qmgr) and not fwdqm.startswith("&"):
             continue
         role = control_queues.get(action.fwdq)
         if role is not None:
