@@ -217,7 +217,9 @@ def test_the_ends_of_each_range_and_the_infinity_words_are_accepted(
     dt: str, text: str, value: float
 ) -> None:
     """The largest value of each type, leading zeros, and the words Infinity and inf
-    (the way Java writes an infinite float) are values, not out of range."""
+    (the way Java writes an infinite float) are values, not out of range.
+    IBM, MQSETMP (https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refdev/q101910_.html): "MQTYPE_INT8 ...
+    8-bit signed integer"."""
     assert typed_property("F", dt, text).value == value
 
 

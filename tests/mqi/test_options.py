@@ -38,7 +38,9 @@ def test_a_refused_get_option_fails_and_takes_nothing(
     mq: MQ, name: str, value: int, reason: int
 ) -> None:
     """MQGET with an MQGMO option (or MatchOptions value) the stand-in does not honour:
-    MQCC_FAILED with IBM's reason; the message stays."""
+    MQCC_FAILED with IBM's reason; the message stays.
+    IBM, 2046 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041170_.html): "options that
+    are not valid"; 2247 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042800_.html)."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
     _put(ibmmq, qmgr, b"m1")
@@ -58,7 +60,9 @@ def test_a_refused_put_option_fails_and_puts_nothing(
     mq: MQ, verb: str, name: str, value: int, reason: int
 ) -> None:
     """MQPUT and MQPUT1 with an MQPMO option the stand-in does not honour: MQCC_FAILED with
-    IBM's reason; the queue stays empty."""
+    IBM's reason; the queue stays empty.
+    IBM, 2046 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041170_.html): "options that
+    are not valid"."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
     pmo = ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT | value)
@@ -75,7 +79,9 @@ def test_a_refused_put_option_fails_and_puts_nothing(
 @pytest.mark.parametrize(("name", "value", "reason"), _cases("MQOPEN"))
 def test_a_refused_open_option_fails(mq: MQ, name: str, value: int, reason: int) -> None:
     """MQOPEN with an MQOO option the stand-in does not honour: MQCC_FAILED with IBM's
-    reason, no handle; the queue keeps its message."""
+    reason, no handle; the queue keeps its message.
+    IBM, 2046 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041170_.html): "options that
+    are not valid"."""
     ibmmq, qmgr = mq
     _put(ibmmq, qmgr, b"m1")
     open_ = lambda: ibmmq.Queue(qmgr, "Q1", value | ibmmq.CMQC.MQOO_BROWSE)  # noqa: E731
@@ -99,7 +105,9 @@ def test_a_refused_close_option_fails_and_the_handle_stays_open(
     mq: MQ, name: str, value: int, reason: int
 ) -> None:
     """MQCLOSE with an MQCO option the stand-in cannot honour: IBM's reason, and the handle
-    is still usable (a get through it returns the message)."""
+    is still usable (a get through it returns the message).
+    IBM, 2045 (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041160_.html): "The
+    MQCO_DELETE or MQCO_DELETE_PURGE option when the queue is not a dynamic queue"."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
     _put(ibmmq, qmgr, b"m1")

@@ -21,7 +21,9 @@ from dlqhandler.qmgr.embedded.xqh import decode_xqh, encode_xqh
 
 def test_mqfmt_none_after_an_mqdlh_is_left_and_the_header_converted() -> None:
     """MQDEAD whose data after the MQDLH is MQFMT_NONE: the MQDLH in the target CCSID and
-    encoding, the bytes after it untouched, MQCC_OK (reason 0)."""
+    encoding, the bytes after it untouched, MQCC_OK (reason 0).
+    IBM, MQMD Format (https://www.ibm.com/docs/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097520_.html):
+    "The MQ header structures are converted"."""
     dlh = MQDLH(reason=2085, dest_q_name="GONE", coded_char_set_id=819, format="")
     body = encode_mqdlh(dlh, encoding=546, ccsid=819) + b"\x00\x01\xff"
     out = convert(MQMD(format="MQDEAD", coded_char_set_id=819), body, ccsid=500, encoding=273)
@@ -33,7 +35,10 @@ def test_mqfmt_none_after_an_mqdlh_is_left_and_the_header_converted() -> None:
 
 def test_an_mqrfh2_is_converted_and_its_name_value_data_kept() -> None:
     """MQHRF2 then MQSTR: the MQRFH2 fixed part in the target encoding, its folders still
-    readable (NameValueData stays in NameValueCCSID 1208), the string after it converted."""
+    readable (NameValueData stays in NameValueCCSID 1208), the string after it converted.
+    IBM, Processing conventions
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=exit-processing-conventions):
+    "MQFMT_RF_HEADER_2"."""
     rfh2 = MQRFH2(
         encoding=546,
         coded_char_set_id=819,
@@ -51,7 +56,10 @@ def test_an_mqrfh2_is_converted_and_its_name_value_data_kept() -> None:
 
 def test_an_mqxqh_and_its_mqmd_are_converted_the_message_after_it_is_not() -> None:
     """MQXMIT: the MQXQH and the MQMD inside it in the target CCSID and encoding; the
-    message data after it as it was (it is the remote queue manager's to convert)."""
+    message data after it as it was (it is the remote queue manager's to convert).
+    IBM, Processing conventions
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=exit-processing-conventions):
+    "MQFMT_XMIT_Q_HEADER"."""
     inner = MQMD(format="MQSTR", coded_char_set_id=819, reply_to_q="R")
     body = encode_xqh("APP.IN", "QM2", inner) + "é".encode("latin-1")
     out = convert(MQMD(format="MQXMIT", coded_char_set_id=819), body, ccsid=500, encoding=273)
@@ -63,7 +71,9 @@ def test_an_mqxqh_and_its_mqmd_are_converted_the_message_after_it_is_not() -> No
 
 def test_data_after_a_header_that_cannot_be_converted_keeps_its_description() -> None:
     """MQDLH then MQSTR with a character the target lacks: the MQDLH converted, the data
-    after it unconverted with the MQDLH's CodedCharSetId still 1208, MQRC_NOT_CONVERTED."""
+    after it unconverted with the MQDLH's CodedCharSetId still 1208, MQRC_NOT_CONVERTED.
+    IBM, MQMD Format (https://www.ibm.com/docs/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097520_.html):
+    "The MQ header structures are converted"."""
     dlh = MQDLH(reason=2053, coded_char_set_id=1208, format="MQSTR")
     body = encode_mqdlh(dlh, encoding=546, ccsid=819) + "€".encode()
     out = convert(MQMD(format="MQDEAD", coded_char_set_id=819), body, ccsid=500, encoding=546)

@@ -173,7 +173,9 @@ def test_junk_after_a_message_names_the_next_and_the_advice_loads_no_message_twi
     or one in the middle), at any -t: messages 1..N are whole and committed, exit 6; the
     error says "after message N" (not "message N", which was loaded) and the hint names
     N+1, the first message NOT committed; following it on the repaired file loads every
-    message exactly once (issue 33, class 3: the hint used to name N, loaded twice)."""
+    message exactly once (issue 33, class 3: the hint used to name N, loaded twice).
+    IBM, dmpmqmsg (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q117660_.html):
+    the message range option, "-r x..y"."""
     _mqsc("APP.IN MAXDEPTH=100 MSGDLVSQ=FIFO")
     messages = _messages(12)
     good = tmp_path / "good.dmp"

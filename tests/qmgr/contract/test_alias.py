@@ -36,7 +36,9 @@ def _reason(call: object) -> int:
 
 def test_an_alias_resolves_to_its_target_on_open_and_put1(adapter: Adapter) -> None:
     """MQPUT1 and MQPUT through QALIAS(APP.A) TARGET(APP.T) land on APP.T; MQGET through
-    the alias takes them from APP.T."""
+    the alias takes them from APP.T.
+    IBM (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=objects-working-alias-queues): "the queue
+    manager resolves the alias to the target queue name"."""
     adapter.define_queue("APP.T")
     adapter.mqsc("DEFINE QALIAS(APP.A) TARGET(APP.T)")
     qm = adapter.connect()
@@ -52,7 +54,10 @@ def test_an_alias_resolves_to_its_target_on_open_and_put1(adapter: Adapter) -> N
 def test_the_aliases_own_inhibits_count_and_the_target_is_untouched(adapter: Adapter) -> None:
     """ALTER QALIAS PUT(DISABLED): a put through the alias is MQRC_PUT_INHIBITED (2051)
     and nothing lands; a put to APP.T itself works. GET(DISABLED) on the alias: a get
-    through it is MQRC_GET_INHIBITED (2016) and the message stays; from APP.T it comes."""
+    through it is MQRC_GET_INHIBITED (2016) and the message stays; from APP.T it comes.
+    IBM, DEFINE QALIAS
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=queues-define-qalias-define-new-alias-queue):
+    "PUT(ENABLED) PUT(DISABLED)", "GET(ENABLED) GET(DISABLED)"."""
     adapter.define_queue("APP.T")
     adapter.mqsc("DEFINE QALIAS(APP.A) TARGET(APP.T) PUT(DISABLED)")
     qm = adapter.connect()
@@ -67,7 +72,9 @@ def test_the_aliases_own_inhibits_count_and_the_target_is_untouched(adapter: Ada
 
 def test_an_alias_of_nothing_or_of_an_alias_is_refused(adapter: Adapter) -> None:
     """TARGET naming no queue: MQOPEN and MQPUT1 fail with MQRC_UNKNOWN_ALIAS_BASE_Q (2082);
-    TARGET naming another alias: MQRC_ALIAS_BASE_Q_TYPE_ERROR (2001). Nothing is put."""
+    TARGET naming another alias: MQRC_ALIAS_BASE_Q_TYPE_ERROR (2001). Nothing is put.
+    IBM (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=objects-working-alias-queues): "An alias
+    queue cannot resolve to another locally defined alias queue"."""
     adapter.define_queue("APP.T")
     adapter.mqsc("DEFINE QALIAS(APP.NONE) TARGET(NO.SUCH.Q)")
     adapter.mqsc("DEFINE QALIAS(APP.A) TARGET(APP.T)")
@@ -81,7 +88,10 @@ def test_an_alias_of_nothing_or_of_an_alias_is_refused(adapter: Adapter) -> None
 
 def test_inquire_of_an_alias_answers_its_own_attributes(adapter: Adapter) -> None:
     """MQINQ of an alias: MQIA_Q_TYPE MQQT_ALIAS, MQCA_BASE_Q_NAME its TARGET, its own
-    MQIA_INHIBIT_PUT."""
+    MQIA_INHIBIT_PUT.
+    IBM, DEFINE QALIAS
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=queues-define-qalias-define-new-alias-queue):
+    TARGET and the alias's own PUT and GET."""
     adapter.define_queue("APP.T")
     adapter.mqsc("DEFINE QALIAS(APP.A) TARGET(APP.T) PUT(DISABLED)")
     got = adapter.connect().inquire_object(
