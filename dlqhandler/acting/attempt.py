@@ -35,7 +35,6 @@ from dlqhandler.acting.unit import UnitOfWork
 from dlqhandler.errors import MQIError
 from dlqhandler.mq.groups import logical_order
 from dlqhandler.mq.message import Message
-from dlqhandler.outcomes import Outcome
 from dlqhandler.qmgr.attempts import AttemptRecord, Subject
 from dlqhandler.rules import Decision
 
@@ -49,21 +48,13 @@ Auditor = Callable[[Message, Decision, Outgoing | None], Message | None]
 
 
 class Result(StrEnum):
-    """What one attempt came to (its :attr:`outcome` in the one vocabulary)."""
+    """What one attempt came to (the handler books it as an :class:`Outcome`)."""
 
     TAKEN = "taken"  # in the unit of work: the message leaves the DLQ when it commits
     FAILED = "failed"  # a put failed: one attempt counted, the unit backed out (if got)
     REFUSED = "refused"  # the decision cannot be carried out: one attempt counted, no put
     VANISHED = "vanished"  # a message (member) was gone when it was to be taken: backed out
     UNAUDITED = "unaudited"  # an audit record could not be put: the action backed out
-
-    @property
-    def outcome(self) -> Outcome:
-        if self is Result.TAKEN:
-            return Outcome.OK
-        if self in (Result.FAILED, Result.REFUSED):
-            return Outcome.FAILED
-        return Outcome.BACKED_OUT
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,10 +77,6 @@ class Attempt:
     detail: str = ""
     record: AttemptRecord | None = None
     member: Message | None = None
-
-    @property
-    def outcome(self) -> Outcome:
-        return self.result.outcome
 
 
 def attempt(

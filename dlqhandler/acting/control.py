@@ -57,14 +57,12 @@ class ControlQueues:
                     out.append((name, f"{name} is both the {role} and the {other}: {rule}"))
         return out
 
-    def refusals(
-        self, rules: Sequence[Rule], *, source: str | None, local_qmgr: str | None = None
-    ) -> list[str]:
+    def refusals(self, rules: Sequence[Rule], *, source: str | None) -> list[str]:
         """Why a run with these queues and these rules is refused before anything moves:
         :meth:`clashes`, and every rule whose FWDQ names the status or audit queue (each
         as ``SOURCE:LINE: ...``; without a ``source``, a one-off's own rule, without)."""
         out = [why for _, why in self.clashes()]
-        for t in control_queue_targets(rules, self.roles(), local_qmgr=local_qmgr):
+        for t in control_queue_targets(rules, self.roles()):
             where = (
                 f"{source}:{t.line}: ACTION(FWD) FWDQ({t.queue})"
                 if source

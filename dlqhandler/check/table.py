@@ -129,7 +129,7 @@ def check_table(
             )
     if handler_queues is not None:
         roles = handler_queues.roles()
-        for t in control_queue_targets(ruleset.rules, roles, local_qmgr=qmgr):
+        for t in control_queue_targets(ruleset.rules, roles):
             c.add(
                 "rules-control-queue",
                 "error",

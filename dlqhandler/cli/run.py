@@ -374,9 +374,7 @@ def _serve(
         max_rate=args.max_rate,
         oneoff=args.action is not None,
     )
-    refused = options.control.refusals(
-        ruleset.rules, source=None if args.action else source, local_qmgr=qmgr.name
-    )
+    refused = options.control.refusals(ruleset.rules, source=None if args.action else source)
     if refused:
         for why in refused:
             print(f"dlqhandler run: {why}", file=sys.stderr)
@@ -418,9 +416,7 @@ def _serve(
             current_sha256=ruleset.sha256,
             input_queue=queue,
             on_rejected=rejected,
-            refusals=lambda new: options.control.refusals(
-                new.rules, source=str(args.rules), local_qmgr=qmgr.name
-            ),
+            refusals=lambda new: options.control.refusals(new.rules, source=str(args.rules)),
         )
         if not args.no_watch:
             reloader.start()

@@ -58,15 +58,14 @@ class ControlTarget:
 
 
 def control_queue_targets(
-    rules: Sequence[Rule], control_queues: Mapping[str, str], *, local_qmgr: str | None = None
+    rules: Sequence[Rule], control_queues: Mapping[str, str]
 ) -> list[ControlTarget]:
     """The rules whose ACTION(FWD) FWDQ names a control queue (``control_queues``: name ->
     role, e.g. ``{"DLQHANDLER.STATUS": "status queue"}``), whatever their FWDQM: on this
     queue manager (no FWDQM, its name, or ``&DESTQM``/``&REPLYQM`` for any message naming
     it) a dead letter would be read as one of the handler's records, and on another one as
     one of its handler's. A FWDQ of ``&DESTQ``/``&REPLYQ`` is known per message only:
-    :func:`plan_outgoing` refuses it then. (``local_qmgr`` is kept for callers.)"""
-    del local_qmgr
+    :func:`plan_outgoing` refuses it then."""
     found = []
     for rule in rules:
         action = rule.action

@@ -10,11 +10,11 @@ from collections import OrderedDict
 
 from dlqhandler.errors import MalformedMessageError, MQIError
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
-from dlqhandler.mq.groups import in_group, is_complete, logical_order
+from dlqhandler.mq.groups import is_complete, logical_order
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.qmgr.port import GetOptions, Queue
 
-__all__ = ["SeenGroups", "browse_group", "in_group", "is_complete", "logical_order"]
+__all__ = ["SeenGroups", "browse_group", "is_complete", "logical_order"]
 
 
 def browse_group(q: Queue, first: Message) -> tuple[list[Message], bytes | None]:

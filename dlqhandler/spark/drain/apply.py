@@ -242,11 +242,6 @@ def _to_catch_all(
     return Applied(Outcome.CATCH_ALL, line, catch_all, "")
 
 
-def _row_in_group(row: dict[str, Any]) -> bool:
-    """:func:`dlqhandler.mq.groups.in_unit` on a row's MQMD columns."""
-    return in_unit(row["md_group_id"], row["md_msg_flags"])
-
-
 class _Connection:
     """A task's queue manager connection, opened at its first row (group partitions
     after the shuffle are mostly empty: they never connect)."""
@@ -340,7 +335,7 @@ def apply_partition(
                         pa.field("applied_line", pa.int32())
                     )
                 for row in batch.to_pylist():
-                    if _row_in_group(row):
+                    if in_unit(row["md_group_id"], row["md_msg_flags"]):
                         if group and group[0]["md_group_id"] != row["md_group_id"]:
                             flush_group()
                         group.append(row)

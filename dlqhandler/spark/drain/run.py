@@ -241,8 +241,8 @@ class _Drain:
         if result.ruleset is None:
             return self.outcome(DrainStatus.RULES_ERROR, problems=_errors(result))
         apply = source is not None and source.apply
-        if apply and queue:
-            refused = _control_refusals(r, source, result.ruleset, queue, local_qmgr)
+        if source is not None and source.apply and queue:
+            refused = _control_refusals(r, source.status_queue or "", result.ruleset, queue)
             if refused:
                 return self.outcome(DrainStatus.REFUSED, problems=tuple(refused))
         config = DrainConfig(
@@ -333,14 +333,13 @@ def _errors(result: CompileResult) -> tuple[str, ...]:
 
 
 def _control_refusals(
-    r: DrainRequest, source: QueueSource | None, ruleset: RuleSet, queue: str, local_qmgr: str
+    r: DrainRequest, status_queue: str, ruleset: RuleSet, queue: str
 ) -> list[str]:
     """Why ``--apply`` is refused before anything moves: the DLQ, the status queue and the
     audit queue are not three different queues, a rule forwards to the status or audit
     queue, or the catch-all queue is one of them (as ``run`` refuses them)."""
-    assert source is not None
-    control = ControlQueues(queue, source.status_queue or "", DEFAULT_AUDIT_QUEUE)
-    refused = control.refusals(ruleset.rules, source=r.rules_source, local_qmgr=local_qmgr)
+    control = ControlQueues(queue, status_queue, DEFAULT_AUDIT_QUEUE)
+    refused = control.refusals(ruleset.rules, source=r.rules_source)
     catch_all = catch_all_queue(ruleset, r.catch_all)
     roles = {queue: "input dead-letter queue (a loop)", **control.roles()}
     if r.catch_all and catch_all in roles:
