@@ -195,7 +195,7 @@ def _check_local_target(c: Checker, target: _Target, dlq: str) -> None:
                 "FWDQ(<another queue>) in that rule",
             )
             return
-        base_attrs = c.ask("queue", base, [s.MQIA_INHIBIT_PUT]) if base else None
+        base_attrs = c.ask("queue", base, [s.MQIA_Q_TYPE, s.MQIA_INHIBIT_PUT]) if base else None
         if base_attrs is None:
             c.add(
                 "rules-target",
@@ -205,6 +205,19 @@ def _check_local_target(c: Checker, target: _Target, dlq: str) -> None:
                 why,
                 f"DEFINE QLOCAL({mqsc_name(base or q)})",
             )
+            return
+        if base_attrs.get(s.MQIA_Q_TYPE) == s.MQQT_REMOTE:  # an alias of a remote queue
+            if attrs.get(s.MQIA_INHIBIT_PUT) == s.MQQA_PUT_INHIBITED:
+                c.add(
+                    "rules-target",
+                    "error",
+                    f"QALIAS({q})",
+                    f"{q} is PUT(DISABLED) {_where(target)}",
+                    "the rule's put fails with MQRC_PUT_INHIBITED: the dead letter stays",
+                    f"ALTER QALIAS({mqsc_name(q)}) PUT(ENABLED)",
+                )
+                return
+            _check_remote_definition(c, _Target(base, "", target.lines), c.qm.name)
             return
     if kind == s.MQQT_REMOTE:
         _check_remote_definition(c, target, c.qm.name)

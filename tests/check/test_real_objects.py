@@ -168,6 +168,39 @@ SETUPS = [
     ("DEFINE QALIAS(APP.ALIAS) TARGET(APP.IN)", "APP.ALIAS", "", [], 0),
     (f"DEFINE QALIAS(BACK) TARGET({DLQ})", "BACK", "", [("rules-loop", "error")], 0),
     ("DEFINE QALIAS(NOWHERE) TARGET(NO.SUCH.Q)", "NOWHERE", "", [("rules-target", "error")], 2082),
+    # an alias queue of a remote queue definition: through it to the transmission queue
+    (
+        (
+            "DEFINE QLOCAL(QM2) USAGE(XMITQ)\n"
+            "DEFINE QREMOTE(CENTRAL) RNAME(APP.IN) RQMNAME(QM2)\n"
+            "DEFINE QALIAS(TO.CENTRAL) TARGET(CENTRAL)"
+        ),
+        "TO.CENTRAL",
+        "",
+        [],
+        0,
+    ),
+    (
+        (
+            "DEFINE QREMOTE(CENTRAL) RNAME(APP.IN) RQMNAME(QM2)\n"
+            "DEFINE QALIAS(TO.CENTRAL) TARGET(CENTRAL)"
+        ),
+        "TO.CENTRAL",
+        "",
+        [("rules-xmitq", "error")],
+        2087,
+    ),
+    (
+        (
+            "DEFINE QLOCAL(QM2) USAGE(XMITQ)\n"
+            "DEFINE QREMOTE(CENTRAL) RNAME(APP.IN) RQMNAME(QM2)\n"
+            "DEFINE QALIAS(TO.CENTRAL) TARGET(CENTRAL) PUT(DISABLED)"
+        ),
+        "TO.CENTRAL",
+        "",
+        [("rules-target", "error")],
+        2051,
+    ),
 ]
 
 

@@ -309,7 +309,7 @@ class EmbeddedQueueManager:
         try:
             self.queue_view(queue)
         except MQIError as exc:
-            if exc.reason == MQRC_UNKNOWN_OBJECT_NAME and self._router.is_remote(queue):
+            if self._router.is_remote(queue, through_alias=exc.reason != MQRC_UNKNOWN_OBJECT_NAME):
                 raise mqi_error(
                     MQRC_OPTION_NOT_VALID_FOR_TYPE, f"{queue} is a remote queue: input or browse"
                 ) from exc

@@ -21,8 +21,9 @@ remote definition's PUT inhibit is checked at each put, as for any queue. DEFPRT
 DEFPSIST are the first definition's in the path (the QREMOTE or the queue manager
 alias; the transmission queue when the queue manager name names it or DEFXMITQ is used).
 
-Not here: an alias queue whose TARGET is a remote queue definition (an alias must name
-a local queue), a reply-to queue alias, clusters and cell directories.
+An alias queue whose TARGET is a remote definition puts through it (its own PUT inhibit
+counting too; authority is checked on the alias). Not here: a reply-to queue alias, the
+PUT inhibit of a queue manager alias of this queue manager, clusters and cell directories.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from dlqhandler.mq.constants import (
     MQRC_DEF_XMIT_Q_USAGE_ERROR,
     MQRC_PUT_INHIBITED,
     MQRC_REMOTE_Q_NAME_ERROR,
+    MQRC_UNKNOWN_ALIAS_BASE_Q,
     MQRC_UNKNOWN_DEF_XMIT_Q,
     MQRC_UNKNOWN_OBJECT_NAME,
     MQRC_UNKNOWN_REMOTE_Q_MGR,
@@ -61,14 +63,16 @@ __all__ = ["Remote", "Route", "Router"]
 @dataclass(frozen=True, slots=True)
 class Remote:
     """A put bound for another queue manager: the MQXQH's RemoteQName and RemoteQMgrName,
-    the remote definition whose PUT inhibit counts (None: none), and the defaults of the
-    first definition in the path (None: the transmission queue's)."""
+    the remote definition (and the alias queue naming it) whose PUT inhibits count (None:
+    none), and the defaults of the remote definition or queue manager alias in the path
+    (None: the transmission queue's)."""
 
     queue: str
     qmgr: str
     definition: str | None = None
     defprty: int | None = None
     defpsist: int | None = None
+    alias: str | None = None  # an alias queue whose TARGET is the remote definition
 
     def defaults_of(self, xmitq: QueueView) -> QueueView:
         """The transmission queue's view with this path's DEFPRTY and DEFPSIST."""
@@ -111,6 +115,10 @@ class Router:
             try:
                 self._lookups.queue(queue)  # a local queue or an alias (cached)
             except MQIError as exc:
+                if exc.reason == MQRC_UNKNOWN_ALIAS_BASE_Q:
+                    through = self._alias_of_remote(queue)
+                    if through is not None:
+                        return through
                 if exc.reason != MQRC_UNKNOWN_OBJECT_NAME:
                     raise
             else:
@@ -121,20 +129,49 @@ class Router:
             return self._through_definition(queue, definition)
         return self._to_qmgr(queue, qmgr)
 
-    def is_remote(self, name: str) -> bool:
-        """Whether ``name`` is a remote queue definition (or a queue manager alias)."""
+    def is_remote(self, name: str, *, through_alias: bool = False) -> bool:
+        """Whether ``name`` is a remote queue definition (or a queue manager alias), or
+        (``through_alias``) an alias queue whose TARGET is one."""
+        if through_alias:
+            row = self._store.db.execute(
+                "SELECT attrs FROM aliases WHERE name = ?", (name,)
+            ).fetchone()
+            if row is None:
+                return False
+            name = str(json.loads(row[0]).get("TARGET", ""))
         return self._remote(name) is not None
 
     def check_put(self, remote: Remote) -> None:
-        """MQRC_PUT_INHIBITED (2051) when the remote definition a put goes through is
-        PUT(DISABLED) now (a definition deleted since MQOPEN inhibits nothing)."""
-        if remote.definition is None:
-            return
-        definition = self._remote(remote.definition)
-        if definition is not None and definition["PUT"] == "DISABLED":
-            raise mqi_error(MQRC_PUT_INHIBITED, remote.definition)
+        """MQRC_PUT_INHIBITED (2051) when the remote definition (or the alias queue) a put
+        goes through is PUT(DISABLED) now (one deleted since MQOPEN inhibits nothing). IBM,
+        InhibitPut: "put operations must be allowed for every definition in the path"."""
+        if remote.definition is not None:
+            definition = self._remote(remote.definition)
+            if definition is not None and definition["PUT"] == "DISABLED":
+                raise mqi_error(MQRC_PUT_INHIBITED, remote.definition)
+        if remote.alias is not None:
+            row = self._store.db.execute(
+                "SELECT attrs FROM aliases WHERE name = ?", (remote.alias,)
+            ).fetchone()
+            if row is not None and json.loads(row[0]).get("PUT") == "DISABLED":
+                raise mqi_error(MQRC_PUT_INHIBITED, remote.alias)
 
     # -- the cases of IBM's table -------------------------------------------------------------
+    def _alias_of_remote(self, alias: str) -> Route | None:
+        """An alias queue whose TARGET is a local definition of a remote queue (IBM, 2001:
+        an alias may resolve to "a local queue, a local definition of a remote queue, or a
+        cluster queue"): the remote definition's route, authority on the alias."""
+        row = self._store.db.execute(
+            "SELECT attrs FROM aliases WHERE name = ?", (alias,)
+        ).fetchone()
+        target = str(json.loads(row[0]).get("TARGET", "")) if row is not None else ""
+        definition = self._remote(target) if target else None
+        if definition is None:
+            return None
+        route = self._through_definition(target, definition)
+        assert route.remote is not None
+        return Route(route.target, replace(route.remote, alias=alias), alias)
+
     def _through_definition(self, name: str, d: dict[str, Value]) -> Route:
         """ObjectName is a local definition of a remote queue."""
         rname, rqmname = str(d["RNAME"]), str(d["RQMNAME"])

@@ -299,3 +299,29 @@ def test_mqinq_of_a_remote_definition_answers_its_own_attributes(adapter: Adapte
         s.MQCA_REMOTE_Q_MGR_NAME: "QM3",
         s.MQCA_XMIT_Q_NAME: "",
     }
+
+
+def test_an_alias_of_a_remote_definition_puts_through_it(adapter: Adapter) -> None:
+    """QALIAS(TO.CENTRAL) TARGET(CENTRAL), CENTRAL a QREMOTE: MQPUT1 and MQPUT through the
+    alias land on the remote definition's transmission queue with its MQXQH; opening it for
+    input is MQRC_OPTION_NOT_VALID_FOR_TYPE (2045); the alias's own PUT(DISABLED) is
+    MQRC_PUT_INHIBITED (2051) with nothing put.
+    IBM, 2001 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040750_.html): the base
+    may be "a local queue, a local definition of a remote queue, or a cluster queue";
+    InhibitPut (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q103260_.html):
+    "put operations must be allowed for every definition in the path"."""
+    adapter.define_queue("QM2", usage="XMITQ")
+    adapter.mqsc("DEFINE QREMOTE(CENTRAL) RNAME(APP.IN) RQMNAME(QM2)")
+    adapter.mqsc("DEFINE QALIAS(TO.CENTRAL) TARGET(CENTRAL)")
+    qm = adapter.connect()
+    qm.put1("TO.CENTRAL", text("one"), NOW)
+    out = qm.open("TO.CENTRAL", input=False, browse=False, output=True)
+    out.put(text("two"), NOW)
+    assert _reason(lambda: qm.open("TO.CENTRAL")) == 2045  # (it resolves to no local queue)
+    adapter.mqsc("ALTER QALIAS(TO.CENTRAL) PUT(DISABLED)")
+    assert _reason(lambda: qm.put1("TO.CENTRAL", text("x"), NOW)) == 2051
+    assert _reason(lambda: out.put(text("x"), NOW)) == 2051
+    assert [(q, m, d) for q, m, d, _ in _transmitted(qm, "QM2")] == [
+        ("APP.IN", "QM2", b"one"),
+        ("APP.IN", "QM2", b"two"),
+    ]
