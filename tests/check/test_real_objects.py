@@ -234,8 +234,9 @@ def test_deadq_as_alias_and_as_remote_definition(
     """DEADQ naming a QALIAS of SYSTEM.DEAD.LETTER.QUEUE: a warning whose fix names the
     base queue; DEADQ naming a QREMOTE: an error (a remote definition cannot hold dead
     letters). Both back ends, on real definitions.
-    IBM, DEADQ (ALTER QMGR, https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=reference-alter-qmgr):
-    "The local queue that is to be used for undeliverable messages"."""
+    IBM, DeadLetterQName (https://www.ibm.com/docs/SSFKSJ_9.3.0/refdev/q102290_.html): "the
+    name of a queue defined on the local queue manager as the dead-letter
+    (undelivered-message) queue"."""
     mqsc(home, f"DEFINE QALIAS(DLQ.ALIAS) TARGET({DLQ})\nALTER QMGR DEADQ(DLQ.ALIAS)")
     report = _run(capsys, tmp_path, backend, "ACTION(FWD) FWDQ(DLQ.CATCHALL)\n")
     assert bad(report) == [("deadq-local", "warning")]

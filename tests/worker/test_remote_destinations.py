@@ -10,8 +10,9 @@ call resolves the name either to a local queue or to a transmission queue"; Queu
 alias definitions
 (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=components-queue-manager-alias-definitions):
 "The queue manager changes the transmission header to say REALQM instead of YOURQM";
-runmqdlq's RETRY (https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=table-rules-patterns-actions):
-"Retry putting the message on its destination queue".
+DLQ rules (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=table-dlq-rules-patterns-actions):
+DESTQM, "The name of the queue manager of the message queue for which the message is
+destined".
 """
 
 from __future__ import annotations
