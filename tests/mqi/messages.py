@@ -449,7 +449,10 @@ def put(
         assert od is not None
         name, qmgr = text(od, "ObjectName"), text(od, "ObjectQMgrName")
         out = conn.qm.put1(name, message, options, qmgr=qmgr)
-        resolved = conn.qm.resolve(name, qmgr).resolved(conn.qm.name)
+        route = conn.qm.resolve(name, qmgr)
+        resolved = route.resolved(conn.qm.name)
+        if resolved[1] == conn.qm.name:  # (a local queue: an alias's base is its name)
+            resolved = (conn.qm.queue_view(route.target).name, resolved[1])
     write_md(pmd, out, md_version)
     put_field(pmo, "ResolvedQName", resolved[0].encode("latin-1"))
     put_field(pmo, "ResolvedQMgrName", resolved[1].encode("latin-1"))

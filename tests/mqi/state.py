@@ -110,6 +110,8 @@ class Conn:
             resolved = (
                 self.qm.resolve(name, qmgr).resolved(self.qm.name) if wanted["output"] else None
             )
+            if resolved is not None and resolved[1] == self.qm.name:
+                resolved = None  # a local queue: the handle's (an alias's base queue)
             return Obj(
                 hobj,
                 "queue",

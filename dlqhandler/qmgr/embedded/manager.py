@@ -478,7 +478,7 @@ class EmbeddedQueueManager:
         manager (:mod:`.xqh`), insert the row (:mod:`.inserting`, triggering included),
         and join the unit of work (:mod:`.uow`) or tell the observer."""
         qv = self.queue_view(target, missing=missing)
-        if remote is not None:  # (a transmission queue: see .remote)
+        if remote is not None:  # (the definitions on the way: see .remote)
             self._router.check_put(remote)
             qv = remote.defaults_of(qv)
         if not qv.put_enabled:
@@ -506,7 +506,7 @@ class EmbeddedQueueManager:
         )
         stored, data = md, message.body
         try:
-            if remote is not None:
+            if remote is not None and remote.qmgr:  # (a transmission queue)
                 stored, data = for_transmission(remote.queue, remote.qmgr, md, data)
             length = len(data) + len(blob or b"")  # (IBM counts properties in)
             if length > qv.maxmsgl:

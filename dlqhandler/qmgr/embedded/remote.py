@@ -22,8 +22,9 @@ DEFPSIST are the first definition's in the path (the QREMOTE or the queue manage
 alias; the transmission queue when the queue manager name names it or DEFXMITQ is used).
 
 An alias queue whose TARGET is a remote definition puts through it (its own PUT inhibit
-counting too; authority is checked on the alias). Not here: a reply-to queue alias, the
-PUT inhibit of a queue manager alias of this queue manager, clusters and cell directories.
+counting too; authority is checked on the alias); a queue manager alias of this queue
+manager puts on the local queue, its PUT inhibit and defaults counting. Not here: a
+reply-to queue alias, clusters and cell directories.
 """
 
 from __future__ import annotations
@@ -62,10 +63,11 @@ __all__ = ["Remote", "Route", "Router"]
 
 @dataclass(frozen=True, slots=True)
 class Remote:
-    """A put bound for another queue manager: the MQXQH's RemoteQName and RemoteQMgrName,
-    the remote definition (and the alias queue naming it) whose PUT inhibits count (None:
-    none), and the defaults of the remote definition or queue manager alias in the path
-    (None: the transmission queue's)."""
+    """What the definitions on a put's path add to it: the MQXQH's RemoteQName and
+    RemoteQMgrName of a put bound for another queue manager (``qmgr`` blank: none, the
+    path was a queue manager alias of this one), the remote definition (and the alias
+    queue naming it) whose PUT inhibits count (None: none), and the defaults of the remote
+    definition or queue manager alias in the path (None: the target queue's)."""
 
     queue: str
     qmgr: str
@@ -93,8 +95,8 @@ class Route:
 
     def resolved(self, qmgr_name: str) -> tuple[str, str]:
         """MQOD's ResolvedQName and ResolvedQMgrName: the queue, and the queue manager
-        that owns it."""
-        if self.remote is None:
+        that owns it (for a local queue, ``target``: an alias's base is the caller's)."""
+        if self.remote is None or not self.remote.qmgr:
             return self.target, qmgr_name
         return self.remote.queue, self.remote.qmgr
 
@@ -206,7 +208,9 @@ class Router:
                 )
             if rqmname == self._name:  # an alias of this queue manager: resolved here
                 route = self.route(queue)
-                return Route(route.target, route.remote, route.checked)
+                if route.remote is not None:  # (a remote definition: its own path)
+                    return route
+                return Route(route.target, _remote("", "", qmgr, alias), route.checked)
             xmitq = self._xmitq(str(alias["XMITQ"]), rqmname)
             return Route(xmitq, _remote(queue, rqmname, qmgr, alias), qmgr)
         xmitq = self._default_xmitq(qmgr)

@@ -325,3 +325,42 @@ def test_an_alias_of_a_remote_definition_puts_through_it(adapter: Adapter) -> No
         ("APP.IN", "QM2", b"one"),
         ("APP.IN", "QM2", b"two"),
     ]
+
+
+def test_a_put_inhibited_transmission_queue_is_2051(adapter: Adapter) -> None:
+    """The transmission queue a remote definition resolves to is PUT(DISABLED): MQPUT1 of
+    the definition, and of a queue at that queue manager, fail with MQRC_PUT_INHIBITED
+    (2051) and nothing is put.
+    IBM, InhibitPut (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q103260_.html):
+    "put operations must be allowed for every definition in the path (including any queue
+    manager alias definitions) at the time of the put operation"."""
+    adapter.define_queue("QM2", usage="XMITQ", put="DISABLED")
+    adapter.mqsc("DEFINE QREMOTE(CENTRAL) RNAME(APP.IN) RQMNAME(QM2)")
+    qm = adapter.connect()
+    assert _reason(lambda: qm.put1("CENTRAL", text("x"), NOW)) == 2051
+    assert _reason(lambda: qm.put1("APP.IN", text("x"), NOW, qmgr="QM2")) == 2051
+    assert _depths(qm, "QM2") == [0]
+
+
+def test_a_queue_manager_alias_of_this_qmgr_keeps_its_inhibit_and_defaults(
+    adapter: Adapter,
+) -> None:
+    """QREMOTE(OLD.NAME) RQMNAME(<this queue manager>) DEFPRTY(8): a put to APP.LOCAL at
+    OLD.NAME lands on the local queue with priority 8 "as queue default" (the alias is the
+    first definition in the path); ALTER QREMOTE(OLD.NAME) PUT(DISABLED) makes the put
+    MQRC_PUT_INHIBITED (2051) and nothing is put.
+    IBM, InhibitPut (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q103260_.html):
+    "put operations must be allowed for every definition in the path (including any queue
+    manager alias definitions)"; MQMD Priority
+    (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097610_.html):
+    the first definition in the path "can be ... A queue manager alias"."""
+    adapter.define_queue("APP.LOCAL", defprty=2)
+    adapter.mqsc(f"DEFINE QREMOTE(OLD.NAME) RQMNAME({adapter.qmgr_name}) DEFPRTY(8)")
+    qm = adapter.connect()
+    qm.put1("APP.LOCAL", text("x", priority=-1), NOW, qmgr="OLD.NAME")
+    assert qm.open("APP.LOCAL").get(GET).md.priority == 8
+    adapter.mqsc("ALTER QREMOTE(OLD.NAME) PUT(DISABLED)")
+    assert _reason(lambda: qm.put1("APP.LOCAL", text("x"), NOW, qmgr="OLD.NAME")) == 2051
+    assert _depths(qm, "APP.LOCAL") == [0]
+    qm.put1("APP.LOCAL", text("direct"), NOW)
+    assert _depths(qm, "APP.LOCAL") == [1]
