@@ -315,6 +315,16 @@ def _check_remote_target(c: Checker, target: _Target, qmgr: str, dlq: str) -> No
                 f"ALTER QREMOTE({mqsc_name(target.qmgr)}) RNAME(' ')",
             )
             return
+        if a.get(s.MQIA_INHIBIT_PUT) == s.MQQA_PUT_INHIBITED:
+            c.add(
+                "rules-target",
+                "error",
+                f"QREMOTE({target.qmgr})",
+                f"the queue manager alias {target.qmgr} is PUT(DISABLED) {_where(target)}",
+                "the rule's put fails with MQRC_PUT_INHIBITED: the dead letter stays",
+                f"ALTER QREMOTE({mqsc_name(target.qmgr)}) PUT(ENABLED)",
+            )
+            return
         if rqmname is not None and str(rqmname).strip() == qmgr:  # an alias of this qmgr
             _check_local_target(c, _Target(target.queue, "", target.lines), dlq)
             return

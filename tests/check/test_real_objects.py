@@ -141,6 +141,13 @@ SETUPS = [
     # a queue manager alias of this queue manager: the queue is a local one
     ("DEFINE QREMOTE(OLD.NAME) RQMNAME(QM1)", "APP.IN", "OLD.NAME", [], 0),
     (
+        "DEFINE QREMOTE(OLD.NAME) RQMNAME(QM1) PUT(DISABLED)",
+        "APP.IN",
+        "OLD.NAME",
+        [("rules-target", "error")],
+        2051,
+    ),
+    (
         "DEFINE QREMOTE(OLD.NAME) RQMNAME(QM1)",
         "NO.SUCH.Q",
         "OLD.NAME",
