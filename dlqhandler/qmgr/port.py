@@ -223,8 +223,10 @@ class QueueManager(Protocol):
     def put1(
         self, queue: str, message: Message, options: PutOptions = PutOptions(), *, qmgr: str = ""
     ) -> MQMD:
-        """MQPUT1 to ``queue`` at ``qmgr`` (blank: this queue manager; another
-        name must resolve to a transmission queue, else 2087)."""
+        """MQPUT1 to ``queue`` at ``qmgr`` (blank: this queue manager). Names resolve as
+        IBM's "Name resolution" describes: a remote queue definition or another queue
+        manager's name to a transmission queue (its own, a queue manager alias's, or
+        DEFXMITQ), else 2087."""
         ...
 
     def commit(self) -> None:

@@ -259,10 +259,12 @@ class StandIn:
                 text(od, "AlternateUserId")
                 if options & CMQC.MQOO_ALTERNATE_USER_AUTHORITY
                 else None,
+                text(od, "ObjectQMgrName"),
             )
             if od.Version >= 3:
-                put(od, "ResolvedQName", obj.name.encode("latin-1"))
-                put(od, "ResolvedQMgrName", conn.qm.name.encode("latin-1"))
+                resolved = obj.resolved or (obj.name, conn.qm.name)
+                put(od, "ResolvedQName", resolved[0].encode("latin-1"))
+                put(od, "ResolvedQMgrName", resolved[1].encode("latin-1"))
         elif od.ObjectType == CMQC.MQOT_PROCESS:  # MQOO_INQUIRE only; it must exist
             if options & ~(CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING):
                 return CMQC.MQCC_FAILED, MQRC_OPTION_NOT_VALID_FOR_TYPE

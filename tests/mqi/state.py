@@ -8,7 +8,11 @@ from typing import Any
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import Message
-from dlqhandler.mq.constants import MQRC_HMSG_ERROR, MQRC_HOBJ_ERROR
+from dlqhandler.mq.constants import (
+    MQRC_HMSG_ERROR,
+    MQRC_HOBJ_ERROR,
+    MQRC_OPTION_NOT_VALID_FOR_TYPE,
+)
 from dlqhandler.mq.properties import MessageHandle
 from dlqhandler.qmgr.embedded import EmbeddedQueueManager
 from dlqhandler.qmgr.port import Queue
@@ -42,6 +46,7 @@ class Obj:
     pending: tuple[Message, bool] | None = None
     held: Message | None = None
     peek: Queue | None = None
+    resolved: tuple[str, str] | None = None  # ResolvedQName, ResolvedQMgrName of an output open
 
     def port(self) -> Queue:
         if self.queue is None:
@@ -87,20 +92,38 @@ class Conn:
         self.message_handles[number] = MessageHandle()
         return number
 
-    def open_queue(self, name: str, options: int, alternate_user: str | None) -> Obj:
+    def open_queue(
+        self, name: str, options: int, alternate_user: str | None, qmgr: str = ""
+    ) -> Obj:
+        """MQOPEN of a queue (``qmgr``: MQOD.ObjectQMgrName, resolved as IBM documents by
+        the embedded queue manager: :mod:`dlqhandler.qmgr.embedded.remote`)."""
         hobj = self.next_hobj()
         wanted = {
             "input": bool(options & _INPUT),
             "browse": bool(options & CMQC.MQOO_BROWSE),
             "output": bool(options & CMQC.MQOO_OUTPUT),
         }
+        remote_qmgr = qmgr.strip() not in ("", self.qm.name)
         if any(wanted.values()):
             exclusive = bool(options & CMQC.MQOO_INPUT_EXCLUSIVE)
-            handle = self.qm.open(name, **wanted, exclusive=exclusive)
-            return Obj(
-                hobj, "queue", handle.name, options, queue=handle, alternate_user=alternate_user
+            handle = self.qm.open(name, **wanted, exclusive=exclusive, qmgr=qmgr)
+            resolved = (
+                self.qm.resolve(name, qmgr).resolved(self.qm.name) if wanted["output"] else None
             )
-        # MQOO_INQUIRE only: the queue (local or alias) must exist.
+            if resolved is not None and resolved[1] == self.qm.name:
+                resolved = None  # a local queue: the handle's (an alias's base queue)
+            return Obj(
+                hobj,
+                "queue",
+                handle.name,
+                options,
+                queue=handle,
+                alternate_user=alternate_user,
+                resolved=resolved,
+            )
+        if remote_qmgr:  # IBM 2045: "MQOO_INQUIRE for a remote queue that has no local definition"
+            raise MQIError(MQRC_OPTION_NOT_VALID_FOR_TYPE, comp=CMQC.MQCC_FAILED)
+        # MQOO_INQUIRE only: the queue (local, alias or remote definition) must exist.
         self.qm.inquire_object("queue", name, [])
         return Obj(hobj, "inquire", name, options, alternate_user=alternate_user)
 

@@ -54,7 +54,7 @@ def test_parenthesised_values_may_follow_a_blank_and_hold_lists() -> None:
     ("source", "problem"),
     [
         ("FROB QLOCAL(A)", "unknown command"),
-        ("DEFINE QREMOTE(A)", "unsupported object type"),
+        ("DEFINE CHANNEL(A)", "unsupported object type"),
         ("DEFINE QLOCAL", "needs a name"),
         ("DEFINE QLOCAL(A) DESCR('open", "unterminated"),
         ("DEFINE QLOCAL(A) MAXDEPTH(5", "missing ')'"),

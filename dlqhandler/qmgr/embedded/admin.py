@@ -30,6 +30,7 @@ from dlqhandler.qmgr.embedded.objects import (
     PROCESS_ATTRS,
     QMGR_ATTRS,
     QUEUE_ATTRS,
+    REMOTE_ATTRS,
     Value,
     defaults,
     generic_match,
@@ -59,6 +60,10 @@ class AdminError(DLQHandlerError):
 
 def _is_alias(db: sqlite3.Connection, name: str) -> bool:
     return db.execute("SELECT 1 FROM aliases WHERE name = ?", (name,)).fetchone() is not None
+
+
+def _is_remote(db: sqlite3.Connection, name: str) -> bool:
+    return db.execute("SELECT 1 FROM remotes WHERE name = ?", (name,)).fetchone() is not None
 
 
 def _not_found(name: str) -> AdminError:
@@ -219,7 +224,7 @@ class Admin:
         now = self._clock()
         with self._store.write(durable=True) as db:
             exists = db.execute("SELECT attrs FROM queues WHERE name = ?", (name,)).fetchone()
-            if (exists and not replace) or _is_alias(db, name):
+            if (exists and not replace) or _is_alias(db, name) or _is_remote(db, name):
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
             if exists:
                 db.execute(
@@ -312,7 +317,7 @@ class Admin:
         with self._store.write(durable=True) as db:
             exists = _is_alias(db, name)
             local = db.execute("SELECT 1 FROM queues WHERE name = ?", (name,)).fetchone()
-            if local or (exists and not replace):
+            if local or _is_remote(db, name) or (exists and not replace):
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
             if exists:
                 db.execute(
@@ -340,6 +345,63 @@ class Admin:
             if not _is_alias(db, name):
                 raise _not_found(name)
             db.execute("DELETE FROM aliases WHERE name = ?", (name,))
+
+    # -- remote queue definitions and queue manager aliases (QREMOTE) ----------------------
+    def remotes(self, pattern: str = "*", *, generic: bool = True) -> list[ObjectRecord]:
+        """Remote queue definitions matching an MQSC generic name, sorted by name."""
+        rows = self._store.db.execute(
+            "SELECT name, attrs, created, altered FROM remotes ORDER BY name"
+        ).fetchall()
+        return [
+            ObjectRecord(
+                name, {**defaults(REMOTE_ATTRS), **json.loads(attrs)}, created, altered, {}
+            )
+            for name, attrs, created, altered in rows
+            if (generic_match(pattern, name) if generic else name == pattern)
+        ]
+
+    def define_remote(
+        self, name: str, values: dict[str, Value], *, replace: bool = False, like: str | None = None
+    ) -> None:
+        """DEFINE QREMOTE (RNAME, RQMNAME and XMITQ are resolved at each MQOPEN/MQPUT1:
+        IBM performs no validation of them when the definition is made)."""
+        if not valid_name(name):
+            raise AdminError("AMQ8405I", f"invalid queue name {name!r}")
+        base = defaults(REMOTE_ATTRS)
+        if like is not None:
+            source = self.remotes(like, generic=False)
+            if not source:
+                raise _not_found(like)
+            base.update(source[0].attrs)
+        attrs = json.dumps({**base, **values}, sort_keys=True)
+        now = self._clock()
+        with self._store.write(durable=True) as db:
+            exists = _is_remote(db, name)
+            local = db.execute("SELECT 1 FROM queues WHERE name = ?", (name,)).fetchone()
+            if local or _is_alias(db, name) or (exists and not replace):
+                raise AdminError("AMQ8150E", "IBM MQ object already exists.")
+            if exists:
+                db.execute(
+                    "UPDATE remotes SET attrs = ?, altered = ? WHERE name = ?", (attrs, now, name)
+                )
+            else:
+                db.execute("INSERT INTO remotes VALUES (?, ?, ?, ?)", (name, attrs, now, now))
+
+    def alter_remote(self, name: str, changes: dict[str, Value]) -> None:
+        with self._store.write(durable=True) as db:
+            row = db.execute("SELECT attrs FROM remotes WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise _not_found(name)
+            attrs = json.dumps({**json.loads(row[0]), **changes}, sort_keys=True)
+            db.execute(
+                "UPDATE remotes SET attrs = ?, altered = ? WHERE name = ?",
+                (attrs, self._clock(), name),
+            )
+
+    def delete_remote(self, name: str) -> None:
+        with self._store.write(durable=True) as db:
+            if db.execute("DELETE FROM remotes WHERE name = ?", (name,)).rowcount == 0:
+                raise _not_found(name)
 
     def _altered(self, name: str) -> None:
         if self._on_alter is not None:

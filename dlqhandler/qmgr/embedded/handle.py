@@ -34,6 +34,7 @@ from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr.embedded.objects import QueueView
 from dlqhandler.qmgr.embedded.propctl import deliver
+from dlqhandler.qmgr.embedded.remote import Remote
 from dlqhandler.qmgr.embedded.selection import (
     BATCH,
     Candidate,
@@ -116,7 +117,7 @@ class Connection(Protocol):
         message: Message,
         options: PutOptions,
         *,
-        remote: tuple[str, str] | None,
+        remote: Remote | None,
         missing: int = ...,
     ) -> MQMD: ...
     def joined_get(self, queue: str, message_id: int, persistent: bool) -> None: ...
@@ -141,8 +142,10 @@ class EmbeddedQueue:
         browse: bool,
         output: bool,
         opened_as: str | None = None,
+        remote: Remote | None = None,
     ) -> None:
         self._qm = qm
+        self._remote = remote  # a remote queue: puts go on a transmission queue (.remote)
         self._name = name  # the local queue (an alias's base queue)
         self._opened = opened_as or name  # the name MQOPEN was given (its inhibits count)
         self._number = number
@@ -194,7 +197,7 @@ class EmbeddedQueue:
             if not self._output:
                 raise mqi_error(MQRC_NOT_OPEN_FOR_OUTPUT, self._name)
             return qm.put_message(
-                self._opened, message, options, remote=None, missing=MQRC_Q_DELETED
+                self._opened, message, options, remote=self._remote, missing=MQRC_Q_DELETED
             )
 
     def unlock(self) -> None:

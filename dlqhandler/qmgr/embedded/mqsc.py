@@ -42,6 +42,8 @@ OBJECTS = {
     "QL": "QLOCAL",
     "QALIAS": "QALIAS",
     "QA": "QALIAS",
+    "QREMOTE": "QREMOTE",
+    "QR": "QREMOTE",
     "QUEUE": "QUEUE",
     "Q": "QUEUE",
     "QMGR": "QMGR",

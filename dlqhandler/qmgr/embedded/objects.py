@@ -23,6 +23,7 @@ __all__ = [
     "PROCESS_ATTRS",
     "QMGR_ATTRS",
     "QUEUE_ATTRS",
+    "REMOTE_ATTRS",
     "AttrError",
     "AttrSpec",
     "QueueView",
@@ -107,9 +108,27 @@ ALIAS_ATTRS = _table(
     AttrSpec("GET", "enum", "ENABLED", choices=("ENABLED", "DISABLED")),
 )
 
+# DEFINE QREMOTE: a local definition of a remote queue (RNAME at RQMNAME, through XMITQ),
+# or, with RNAME blank, a queue manager alias (see dlqhandler.qmgr.embedded.remote for
+# IBM's name resolution). PUT, DEFPRTY and DEFPSIST are the first definition's in the
+# resolution path, as IBM documents; DEFBIND, CLUSTER, SCOPE and the rest of IBM's remote
+# queue attributes are not kept: MQSC refuses them.
+REMOTE_ATTRS = _table(
+    AttrSpec("DESCR", "str", "", length=64),
+    AttrSpec("RNAME", "str", ""),
+    AttrSpec("RQMNAME", "str", ""),
+    AttrSpec("XMITQ", "str", ""),
+    AttrSpec("PUT", "enum", "ENABLED", choices=("ENABLED", "DISABLED")),
+    AttrSpec("DEFPRTY", "int", 0, high=9),
+    AttrSpec("DEFPSIST", "enum", "NO", choices=("NO", "YES")),
+)
+
 QMGR_ATTRS = _table(
     AttrSpec("DESCR", "str", "", length=64),
     AttrSpec("DEADQ", "str", ""),
+    # The default transmission queue: where a message for a queue manager with no
+    # transmission queue of its name goes (IBM's DefXmitQName).
+    AttrSpec("DEFXMITQ", "str", ""),
     AttrSpec("TRIGINT", "int", MAX_INT),
     AttrSpec("CCSID", "int", 819, low=1, high=65535, alter=False),
     AttrSpec("MAXMSGL", "int", 4_194_304, low=32768, high=104_857_600),

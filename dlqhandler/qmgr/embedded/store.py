@@ -111,6 +111,7 @@ __all__ = [
     "INSERT_MESSAGE_PROPS",
     "OBJECTS_TRIGGERS",
     "PUT_PENDING",
+    "REMOTES_TABLE",
     "TAKEN",
     "TRIGGER_PENDING",
     "OnClosed",
@@ -146,6 +147,12 @@ ALIASES_TABLE = (
     "CREATE TABLE IF NOT EXISTS aliases (name TEXT PRIMARY KEY, attrs TEXT NOT NULL,"
     " created REAL NOT NULL, altered REAL NOT NULL)"
 )
+# Remote queue definitions and queue manager aliases (QREMOTE), added to schema 1 later:
+# created when missing, as the aliases table is.
+REMOTES_TABLE = (
+    "CREATE TABLE IF NOT EXISTS remotes (name TEXT PRIMARY KEY, attrs TEXT NOT NULL,"
+    " created REAL NOT NULL, altered REAL NOT NULL)"
+)
 # Every change of a queue definition or an authority record counts up meta('objects'):
 # what connections cache of them stays valid while the count does (messages moving on
 # other connections do not touch it). Added to schema 1 later: created when missing.
@@ -157,6 +164,7 @@ OBJECTS_TRIGGERS = tuple(
         ("queues", ("INSERT", "UPDATE OF attrs", "DELETE")),
         ("authrecs", ("INSERT", "UPDATE", "DELETE")),
         ("aliases", ("INSERT", "UPDATE OF attrs", "DELETE")),
+        ("remotes", ("INSERT", "UPDATE OF attrs", "DELETE")),
     )
     for event in events
 )
@@ -281,6 +289,10 @@ class Store:
                     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'aliases'"
                 ).fetchone():
                     self.db.execute(ALIASES_TABLE)
+                if not self.db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'remotes'"
+                ).fetchone():
+                    self.db.execute(REMOTES_TABLE)
         except (sqlite3.DatabaseError, ConfigError) as exc:
             self.db.close()
             if isinstance(exc, ConfigError):
