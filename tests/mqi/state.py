@@ -95,7 +95,11 @@ class Conn:
             "output": bool(options & CMQC.MQOO_OUTPUT),
         }
         if any(wanted.values()):
-            exclusive = bool(options & CMQC.MQOO_INPUT_EXCLUSIVE)
+            exclusive: bool | None = None  # MQOO_INPUT_AS_Q_DEF: the queue's DEFSOPT
+            if options & CMQC.MQOO_INPUT_EXCLUSIVE:
+                exclusive = True
+            elif options & CMQC.MQOO_INPUT_SHARED:
+                exclusive = False
             handle = self.qm.open(name, **wanted, exclusive=exclusive)
             return Obj(
                 hobj, "queue", handle.name, options, queue=handle, alternate_user=alternate_user

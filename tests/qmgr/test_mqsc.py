@@ -281,3 +281,31 @@ def test_propctl_is_defined_altered_and_displayed(qm: EmbeddedQueueManager) -> N
     result, out = mqsc(qm, "DEFINE QLOCAL(APP.Q) PROPCTL(SOME)")
     assert not result.ok
     assert "ALL, COMPAT, FORCE, NONE, V6COMPAT" in out, out
+
+
+def test_share_and_defsopt_are_defined_altered_and_displayed(qm: EmbeddedQueueManager) -> None:
+    """SHARE/NOSHARE and DEFSOPT(SHARED|EXCL): IBM's defaults SHARE and DEFSOPT(SHARED),
+    each value taken by DEFINE and ALTER and shown by DISPLAY (the flag as its bare keyword);
+    DEFSOPT with another value, or SHARE with a value, is refused and names the problem.
+
+    IBM, DEFINE QLOCAL (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.4.0/refadmin/q085710_.html):
+    "Values shown above the main line in the syntax diagram are the defaults supplied with
+    IBM MQ", DEFSOPT(SHARED) marked "Default for Multiplatforms"; ALTER QLOCAL
+    (https://www.ibm.com/docs/ja/SSFKSJ_9.3.0/refadmin/q085350_.html) takes
+    "DEFSOPT(EXCLSHARED)" and "NOSHARESHARE"."""
+    result, out = mqsc(qm, "DEFINE QLOCAL(APP.S)\nDISPLAY QLOCAL(APP.S) SHARE DEFSOPT")
+    assert result.ok, out
+    assert "DEFSOPT(SHARED)" in out, out
+    assert "   SHARE" in out, out
+    result, out = mqsc(
+        qm, "ALTER QLOCAL(APP.S) NOSHARE DEFSOPT(excl)\nDISPLAY QLOCAL(APP.S) SHARE DEFSOPT"
+    )
+    assert result.ok, out
+    assert "DEFSOPT(EXCL)" in out, out
+    assert "NOSHARE" in out, out
+    attributes = qm.inquire_queue("APP.S").attributes
+    assert (attributes["SHARE"], attributes["DEFSOPT"]) == ("NOSHARE", "EXCL")
+    result, out = mqsc(qm, "DEFINE QLOCAL(APP.T) DEFSOPT(BOTH)\nDEFINE QLOCAL(APP.U) SHARE(YES)")
+    assert len(result.failures) == 2, out
+    assert "must be one of SHARED, EXCL" in out, out
+    assert "SHARE takes no value" in out, out

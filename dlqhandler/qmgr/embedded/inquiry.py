@@ -3,9 +3,8 @@
 Each object type has one table from selector to how its value is read from the
 MQSC attributes the admin layer keeps (:mod:`.objects`). A selector is answered
 only when the attribute it reads is known to this queue manager: an attribute
-the embedded queue manager does not keep (DEFSOPT, SHARE, PROPCTL until it is
-added) is left out of the answer, as the port asks, never filled with a default
-the queue manager does not enforce.
+the embedded queue manager does not keep is left out of the answer, as the port
+asks, never filled with a default the queue manager does not enforce.
 """
 
 from __future__ import annotations
@@ -63,7 +62,6 @@ _QUEUE: dict[int, tuple[str, Reader]] = {
     s.MQCA_TRIGGER_DATA: _str("TRIGDATA"),
     s.MQCA_INITIATION_Q_NAME: _str("INITQ"),
     s.MQCA_PROCESS_NAME: _str("PROCESS"),
-    # Answered once the queue manager keeps them (MQSC PROPCTL, DEFSOPT, SHARE/NOSHARE).
     s.MQIA_PROPERTY_CONTROL: _enum(
         "PROPCTL",
         {

@@ -227,11 +227,13 @@ class EmbeddedQueueManager:
         input: bool = True,
         browse: bool = True,
         output: bool = False,
-        exclusive: bool = False,
+        exclusive: bool | None = None,
     ) -> EmbeddedQueue:
         with self.mutex:
             self.check_connected()
-            opened, queue = queue, self.queue_view(queue).name  # (an alias: its base queue)
+            view = self.queue_view(queue)
+            opened, queue = queue, view.name  # (an alias: its base queue)
+            exclusive = view.input_exclusive(exclusive)  # (SHARE/NOSHARE, DEFSOPT)
             for wanted, authority in ((input, "GET"), (browse, "BROWSE"), (output, "PUT")):
                 if wanted and not self._lookups.authorised(self.user, opened, authority):
                     raise mqi_error(
@@ -279,8 +281,8 @@ class EmbeddedQueueManager:
         """Whether an input open of ``queue`` must fail with MQRC_OBJECT_IN_USE (IBM, 2042:
         "if the request is for shared input, but the object is already open for exclusive
         input; it also arises if the request is for exclusive input, but the object is
-        already open for input (of any sort)"). Queues here are SHARE with DEFSOPT(SHARED):
-        MQOO_INPUT_AS_Q_DEF is shared input."""
+        already open for input (of any sort)"). ``exclusive`` is the open's effective
+        sharing, after DEFSOPT and SHARE/NOSHARE (:meth:`QueueView.input_exclusive`)."""
         sql = _ANY_INPUT if exclusive else _EXCLUSIVE_INPUT
         return (db or self.store.db).execute(sql, (queue,)).fetchone() is not None
 

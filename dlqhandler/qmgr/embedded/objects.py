@@ -93,6 +93,11 @@ QUEUE_ATTRS = _table(
     AttrSpec("TRIGDATA", "str", "", length=64),
     AttrSpec("INITQ", "str", ""),
     AttrSpec("PROCESS", "str", ""),
+    # Input sharing (IBM's defaults on distributed platforms): SHARE lets several handles
+    # open the queue for input; DEFSOPT is what MQOO_INPUT_AS_Q_DEF means. NOSHARE makes
+    # every input open exclusive (see QueueView.input_exclusive).
+    AttrSpec("SHARE", "flag", "SHARE", off="NOSHARE"),
+    AttrSpec("DEFSOPT", "enum", "SHARED", choices=("SHARED", "EXCL")),
 )
 
 # DEFINE QALIAS: a name that resolves to a local queue (TARGTYPE(QUEUE) only: no topics
@@ -255,6 +260,18 @@ class QueueView:
     triggered: bool = False  # TRIGGER and TRIGTYPE not NONE: puts go through triggering
     hardenbo: bool = False  # HARDENBO: a get under syncpoint commits its claim at once
     propctl: str = "COMPAT"  # PROPCTL: how a get receives message properties
+    shareable: bool = True  # SHARE (NOSHARE: every input open is exclusive)
+    defsopt_exclusive: bool = False  # DEFSOPT(EXCL): MQOO_INPUT_AS_Q_DEF is exclusive
+
+    def input_exclusive(self, requested: bool | None) -> bool:
+        """Whether an input open is exclusive: ``requested`` is True for
+        MQOO_INPUT_EXCLUSIVE, False for MQOO_INPUT_SHARED, None for MQOO_INPUT_AS_Q_DEF
+        (DEFSOPT decides); on a NOSHARE queue every input open is exclusive (IBM: "An
+        MQOPEN call with the MQOO_INPUT_SHARED option is treated as
+        MQOO_INPUT_EXCLUSIVE")."""
+        if not self.shareable:
+            return True
+        return self.defsopt_exclusive if requested is None else requested
 
 
 @lru_cache(maxsize=4096)
@@ -276,6 +293,8 @@ def queue_view(name: str, attrs_json: str) -> QueueView:
         triggered=a["TRIGGER"] == "TRIGGER" and a["TRIGTYPE"] != "NONE",
         hardenbo=a["HARDENBO"] == "HARDENBO",
         propctl=str(a["PROPCTL"]),
+        shareable=a["SHARE"] == "SHARE",
+        defsopt_exclusive=a["DEFSOPT"] == "EXCL",
     )
 
 

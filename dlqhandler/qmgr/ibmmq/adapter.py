@@ -253,7 +253,7 @@ class IBMMQQueueManager:
         input: bool = True,
         browse: bool = True,
         output: bool = False,
-        exclusive: bool = False,
+        exclusive: bool | None = None,
     ) -> IBMMQQueue:
         with self.mutex:
             handle = IBMMQQueue(

@@ -157,7 +157,7 @@ class IBMMQQueue:
         input: bool,
         browse: bool,
         output: bool,
-        exclusive: bool = False,
+        exclusive: bool | None = None,
     ) -> None:
         self._qm = qm
         self._name = name.strip()
