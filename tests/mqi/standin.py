@@ -259,7 +259,11 @@ class StandIn:
                 text(od, "AlternateUserId")
                 if options & CMQC.MQOO_ALTERNATE_USER_AUTHORITY
                 else None,
+                dynamic_name=raw(od, "DynamicQName").split(b"\x00", 1)[0].decode("latin-1"),
             )
+            if obj.name != text(od, "ObjectName"):  # a model queue: the dynamic queue made
+                put(od, "ObjectName", obj.name.encode("latin-1"))
+                put(od, "ObjectQMgrName", conn.qm.name.encode("latin-1"))
             if od.Version >= 3:
                 put(od, "ResolvedQName", obj.name.encode("latin-1"))
                 put(od, "ResolvedQMgrName", conn.qm.name.encode("latin-1"))
@@ -279,9 +283,10 @@ class StandIn:
         conn = self.conn(hconn)
         if _I32.from_address(phobj).value not in conn.objects:
             return CMQC.MQCC_FAILED, MQRC_HOBJ_ERROR
-        check_close(options)  # (the handle stays open when the call fails)
-        obj = conn.objects.pop(_I32.from_address(phobj).value)
-        obj.close()
+        delete = check_close(options)  # (the handle stays open when the call fails)
+        obj = conn.objects[_I32.from_address(phobj).value]
+        obj.close(delete)  # (MQCO_DELETE refused: 2045 or 2055, and the handle stays open)
+        del conn.objects[_I32.from_address(phobj).value]
         _set(phobj, CMQC.MQHO_UNUSABLE_HOBJ)
         return _OK
 

@@ -8,9 +8,16 @@ from typing import Any
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import Message
-from dlqhandler.mq.constants import MQRC_HMSG_ERROR, MQRC_HOBJ_ERROR
+from dlqhandler.mq.constants import (
+    MQRC_HMSG_ERROR,
+    MQRC_HOBJ_ERROR,
+    MQRC_OPTION_NOT_VALID_FOR_TYPE,
+    MQRC_UNKNOWN_OBJECT_NAME,
+)
 from dlqhandler.mq.properties import MessageHandle
 from dlqhandler.qmgr.embedded import EmbeddedQueueManager
+from dlqhandler.qmgr.embedded.dynamic import CloseDelete
+from dlqhandler.qmgr.embedded.handle import EmbeddedQueue
 from dlqhandler.qmgr.port import Queue
 from tests.mqi.cmqc import CMQC
 
@@ -48,7 +55,14 @@ class Obj:
             raise MQIError(MQRC_HOBJ_ERROR, comp=CMQC.MQCC_FAILED)
         return self.queue
 
-    def close(self) -> None:
+    def close(self, delete: CloseDelete = "") -> None:
+        """MQCLOSE: ``delete`` is MQCO_DELETE/MQCO_DELETE_PURGE (checked first: a refused
+        delete leaves the handle open)."""
+        if delete and self.queue is None:  # (not a queue handle)
+            raise MQIError(MQRC_OPTION_NOT_VALID_FOR_TYPE, comp=CMQC.MQCC_FAILED)
+        if self.queue is not None:
+            assert isinstance(self.queue, EmbeddedQueue)
+            self.queue.close(delete)
         for q in (self.queue, self.peek):
             if q is not None:
                 q.close()
@@ -87,7 +101,9 @@ class Conn:
         self.message_handles[number] = MessageHandle()
         return number
 
-    def open_queue(self, name: str, options: int, alternate_user: str | None) -> Obj:
+    def open_queue(
+        self, name: str, options: int, alternate_user: str | None, *, dynamic_name: str = ""
+    ) -> Obj:
         hobj = self.next_hobj()
         wanted = {
             "input": bool(options & _INPUT),
@@ -100,12 +116,25 @@ class Conn:
                 exclusive = True
             elif options & CMQC.MQOO_INPUT_SHARED:
                 exclusive = False
-            handle = self.qm.open(name, **wanted, exclusive=exclusive)
+            handle = self.qm.open(
+                name, **wanted, exclusive=exclusive, dynamic_name=dynamic_name or "AMQ.*"
+            )
             return Obj(
                 hobj, "queue", handle.name, options, queue=handle, alternate_user=alternate_user
             )
-        # MQOO_INQUIRE only: the queue (local or alias) must exist.
-        self.qm.inquire_object("queue", name, [])
+        # MQOO_INQUIRE only: the queue (local or alias) must exist; a model queue's open
+        # creates its dynamic queue all the same (IBM: "whatever options you specify").
+        try:
+            self.qm.inquire_object("queue", name, [])
+        except MQIError as exc:
+            if exc.reason != MQRC_UNKNOWN_OBJECT_NAME:
+                raise
+            handle = self.qm.open(
+                name, input=False, browse=False, dynamic_name=dynamic_name or "AMQ.*"
+            )  # (2085 again when ``name`` is no model either)
+            return Obj(
+                hobj, "inquire", handle.name, options, queue=handle, alternate_user=alternate_user
+            )
         return Obj(hobj, "inquire", name, options, alternate_user=alternate_user)
 
     def close(self, *, commit: bool) -> None:

@@ -22,6 +22,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from dlqhandler.errors import DLQHandlerError
 from dlqhandler.mq.constants import MQRC_UNKNOWN_OBJECT_NAME, mqi_error
@@ -37,6 +38,9 @@ from dlqhandler.qmgr.embedded.objects import (
 from dlqhandler.qmgr.embedded.qstatus import HandleStatus, QueueStatus, handle_status, queue_status
 from dlqhandler.qmgr.embedded.store import AVAILABLE, Store
 from dlqhandler.qmgr.embedded.trigger import Triggers
+
+if TYPE_CHECKING:
+    from dlqhandler.qmgr.embedded.models import Models
 
 __all__ = ["Admin", "AdminError", "AuthRecord", "ObjectRecord", "authorised", "valid_name"]
 
@@ -55,6 +59,12 @@ class AdminError(DLQHandlerError):
         super().__init__(f"{amq}: {text}")
         self.amq = amq
         self.text = text
+
+
+def _is_model(db: sqlite3.Connection, name: str) -> bool:
+    """Whether ``name`` is a model queue (QMODEL, :mod:`.models`): queues of every type
+    share one namespace."""
+    return db.execute("SELECT 1 FROM models WHERE name = ?", (name,)).fetchone() is not None
 
 
 def _is_alias(db: sqlite3.Connection, name: str) -> bool:
@@ -219,7 +229,7 @@ class Admin:
         now = self._clock()
         with self._store.write(durable=True) as db:
             exists = db.execute("SELECT attrs FROM queues WHERE name = ?", (name,)).fetchone()
-            if (exists and not replace) or _is_alias(db, name):
+            if (exists and not replace) or _is_alias(db, name) or _is_model(db, name):
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
             if exists:
                 db.execute(
@@ -283,6 +293,13 @@ class Admin:
         with self._store.write(durable=True) as db:
             return db.execute("DELETE FROM messages WHERE queue = ?", (name,)).rowcount
 
+    # -- model queues (QMODEL) -------------------------------------------------------------
+    def models(self) -> Models:
+        """DEFINE/ALTER/DELETE/DISPLAY QMODEL (see :mod:`.models`)."""
+        from dlqhandler.qmgr.embedded.models import Models  # (models imports this module)
+
+        return Models(self._store, self._clock)
+
     # -- alias queues (QALIAS) -------------------------------------------------------------
     def aliases(self, pattern: str = "*", *, generic: bool = True) -> list[ObjectRecord]:
         """Alias queues matching an MQSC generic name, sorted by name."""
@@ -312,7 +329,7 @@ class Admin:
         with self._store.write(durable=True) as db:
             exists = _is_alias(db, name)
             local = db.execute("SELECT 1 FROM queues WHERE name = ?", (name,)).fetchone()
-            if local or (exists and not replace):
+            if local or (exists and not replace) or _is_model(db, name):
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
             if exists:
                 db.execute(

@@ -32,6 +32,7 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.qmgr.embedded.dynamic import CloseDelete, check_delete, delete_dynamic
 from dlqhandler.qmgr.embedded.objects import QueueView
 from dlqhandler.qmgr.embedded.propctl import deliver
 from dlqhandler.qmgr.embedded.selection import (
@@ -126,6 +127,7 @@ class Connection(Protocol):
         self, message_id: int, image: bytes, body: bytes, *, persistent: bool, deleted: bool
     ) -> None: ...
     def forget_handle(self, number: int) -> None: ...
+    def deftype_of(self, queue: str) -> str: ...
 
 
 class EmbeddedQueue:
@@ -202,19 +204,29 @@ class EmbeddedQueue:
             self._check_open()
             self._release_lock()
 
-    def close(self) -> None:
+    def close(self, delete: CloseDelete = "") -> None:
+        """MQCLOSE; ``delete`` is MQCO_DELETE ("delete") or MQCO_DELETE_PURGE ("purge").
+        Closing the handle that created a temporary dynamic queue deletes the queue
+        (see :func:`.dynamic.check_delete`); a close that fails leaves the handle open."""
         qm = self._qm
         with qm.mutex:
             if not self._open:
                 return
-            self._release_lock()
             key = (qm.conn_id, self._number)
+            deftype = qm.deftype_of(self._name)
+            drop = (deftype != "PREDEFINED" or bool(delete)) and (
+                deftype != "" and check_delete(qm.store.db, self._name, deftype, key, delete)
+            )
+            self._release_lock()
             if self._input:  # the last input handle closing may be a trigger event (12)
                 with qm.store.write(durable=False) as db:
                     db.execute("DELETE FROM handles WHERE conn = ? AND handle = ?", key)
                     qm.triggers.inputs_closed(db, [self._name])
             else:
                 qm.store.execute("DELETE FROM handles WHERE conn = ? AND handle = ?", key)
+            if drop:
+                with qm.store.write(durable=True) as db:
+                    delete_dynamic(db, self._name)
             self._open = False
             qm.forget_handle(self._number)
             qm.emit("close", self._name)

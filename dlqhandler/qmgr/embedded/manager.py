@@ -32,9 +32,11 @@ from dlqhandler.mq.constants import (
     MQRC_MSG_TOO_BIG_FOR_Q,
     MQRC_NOT_AUTHORIZED,
     MQRC_OBJECT_IN_USE,
+    MQRC_PERSISTENT_NOT_ALLOWED,
     MQRC_PUT_INHIBITED,
     MQRC_Q_FULL,
     MQRC_Q_MGR_NAME_ERROR,
+    MQRC_Q_TYPE_ERROR,
     MQRC_UNKNOWN_OBJECT_NAME,
     MQRC_UNKNOWN_REMOTE_Q_MGR,
     mqi_error,
@@ -42,12 +44,13 @@ from dlqhandler.mq.constants import (
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD, decode_mqmd
 from dlqhandler.qmgr.embedded.admin import Admin
+from dlqhandler.qmgr.embedded.dynamic import DEFAULT_DYNAMIC_NAME, create_dynamic, model_attrs
 from dlqhandler.qmgr.embedded.handle import EmbeddedQueue, EventKind, StoredRow
 from dlqhandler.qmgr.embedded.images import encode_image, stored_message
 from dlqhandler.qmgr.embedded.inquiry import inquire_object
 from dlqhandler.qmgr.embedded.inserting import MessageRow, insert_triggered, insert_unarmed
 from dlqhandler.qmgr.embedded.lookups import Lookups
-from dlqhandler.qmgr.embedded.objects import QueueView, queue_view
+from dlqhandler.qmgr.embedded.objects import QueueView, Value, queue_view
 from dlqhandler.qmgr.embedded.propctl import put_properties
 from dlqhandler.qmgr.embedded.putting import Putter, expiration_report, resolve_md
 from dlqhandler.qmgr.embedded.recovery import hold_lock_file, recover_dead_connections
@@ -228,12 +231,15 @@ class EmbeddedQueueManager:
         browse: bool = True,
         output: bool = False,
         exclusive: bool | None = None,
+        dynamic_name: str = DEFAULT_DYNAMIC_NAME,
     ) -> EmbeddedQueue:
+        """The port's ``open``; ``dynamic_name`` is MQOD.DynamicQName, used when ``queue``
+        names a model queue (the handle's ``name`` is then the dynamic queue's)."""
         with self.mutex:
             self.check_connected()
-            view = self.queue_view(queue)
-            opened, queue = queue, view.name  # (an alias: its base queue)
-            exclusive = view.input_exclusive(exclusive)  # (SHARE/NOSHARE, DEFSOPT)
+            model = self._model(queue)
+            view = None if model is not None else self.queue_view(queue)
+            opened = queue
             for wanted, authority in ((input, "GET"), (browse, "BROWSE"), (output, "PUT")):
                 if wanted and not self._lookups.authorised(self.user, opened, authority):
                     raise mqi_error(
@@ -241,6 +247,15 @@ class EmbeddedQueueManager:
                     )
             number = self._next_handle
             self._next_handle += 1
+            if model is not None:  # MQOPEN of a model queue creates a dynamic queue
+                with self.store.write(durable=True) as db:
+                    opened = create_dynamic(
+                        db, model, dynamic_name, owner=(self.conn_id, number), now=self.clock()
+                    )
+                view = self.queue_view(opened)
+            assert view is not None
+            queue = view.name  # (an alias: its base queue)
+            exclusive = view.input_exclusive(exclusive)  # (SHARE/NOSHARE, DEFSOPT)
             # handles.input: 0 no, 1 shared, 2 exclusive (MQOO_INPUT_EXCLUSIVE)
             row = (
                 self.conn_id,
@@ -275,6 +290,21 @@ class EmbeddedQueueManager:
             self.emit("open", queue)
             return handle
 
+    def _model(self, name: str) -> dict[str, Value] | None:
+        """The attributes of model queue ``name``, None when it names none (a model has a
+        name no local or alias queue has)."""
+        return model_attrs(self.store.db, name)
+
+    def deftype_of(self, queue: str) -> str:
+        """A local queue's definition type (PREDEFINED, PERMDYN, TEMPDYN); "" when the
+        queue is gone (a dynamic queue another handle deleted)."""
+        try:
+            return self.queue_view(queue).deftype
+        except MQIError as exc:
+            if exc.reason == MQRC_UNKNOWN_OBJECT_NAME:
+                return ""
+            raise
+
     def _input_conflict(
         self, queue: str, *, exclusive: bool, db: sqlite3.Connection | None = None
     ) -> bool:
@@ -292,6 +322,8 @@ class EmbeddedQueueManager:
         with self.mutex:
             self.check_connected()
             target, remote = self._resolve(queue, qmgr)
+            if remote is None and self._model(target) is not None:
+                raise mqi_error(MQRC_Q_TYPE_ERROR, f"{target} is a model queue (MQPUT1)")
             if not self._lookups.authorised(self.user, target, "PUT"):
                 raise mqi_error(
                     MQRC_NOT_AUTHORIZED, f"{self.user} has no PUT authority on {target}"
@@ -473,6 +505,8 @@ class EmbeddedQueueManager:
             qmgr_name=self._name,
             new_correl_id=options.new_correl_id,
         )
+        if md.persistence == 1 and qv.deftype == "TEMPDYN":
+            raise mqi_error(MQRC_PERSISTENT_NOT_ALLOWED, f"{target} is a temporary dynamic queue")
         stored, data = md, message.body
         try:
             if remote is not None:

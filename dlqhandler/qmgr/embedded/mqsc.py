@@ -42,6 +42,8 @@ OBJECTS = {
     "QL": "QLOCAL",
     "QALIAS": "QALIAS",
     "QA": "QALIAS",
+    "QMODEL": "QMODEL",
+    "QM": "QMODEL",
     "QUEUE": "QUEUE",
     "Q": "QUEUE",
     "QMGR": "QMGR",

@@ -20,6 +20,7 @@ from dlqhandler.errors import DLQHandlerError
 __all__ = [
     "ALIAS_ATTRS",
     "AUTHORITIES",
+    "MODEL_ATTRS",
     "PROCESS_ATTRS",
     "QMGR_ATTRS",
     "QUEUE_ATTRS",
@@ -111,6 +112,14 @@ ALIAS_ATTRS = _table(
     AttrSpec("PUT", "enum", "ENABLED", choices=("ENABLED", "DISABLED")),
     AttrSpec("GET", "enum", "ENABLED", choices=("ENABLED", "DISABLED")),
 )
+
+# DEFINE QMODEL: the local-queue attributes a model passes on to the dynamic queues MQOPEN
+# creates from it, and DEFTYPE (IBM's default model, SYSTEM.DEFAULT.MODEL.QUEUE, is
+# TEMPDYN). See dlqhandler.qmgr.embedded.dynamic.
+MODEL_ATTRS = {
+    **QUEUE_ATTRS,
+    "DEFTYPE": AttrSpec("DEFTYPE", "enum", "TEMPDYN", choices=("TEMPDYN", "PERMDYN")),
+}
 
 QMGR_ATTRS = _table(
     AttrSpec("DESCR", "str", "", length=64),
@@ -261,6 +270,7 @@ class QueueView:
     hardenbo: bool = False  # HARDENBO: a get under syncpoint commits its claim at once
     propctl: str = "COMPAT"  # PROPCTL: how a get receives message properties
     shareable: bool = True  # SHARE (NOSHARE: every input open is exclusive)
+    deftype: str = "PREDEFINED"  # or a dynamic queue's TEMPDYN / PERMDYN (see .dynamic)
     defsopt_exclusive: bool = False  # DEFSOPT(EXCL): MQOO_INPUT_AS_Q_DEF is exclusive
 
     def input_exclusive(self, requested: bool | None) -> bool:
@@ -295,6 +305,7 @@ def queue_view(name: str, attrs_json: str) -> QueueView:
         propctl=str(a["PROPCTL"]),
         shareable=a["SHARE"] == "SHARE",
         defsopt_exclusive=a["DEFSOPT"] == "EXCL",
+        deftype=str(a.get("DEFTYPE", "PREDEFINED")),
     )
 
 
