@@ -116,9 +116,7 @@ class Conn:
                 exclusive = True
             elif options & CMQC.MQOO_INPUT_SHARED:
                 exclusive = False
-            handle = self.qm.open(
-                name, **wanted, exclusive=exclusive, dynamic_name=dynamic_name or "AMQ.*"
-            )
+            handle = self.qm.open(name, **wanted, exclusive=exclusive, dynamic_name=dynamic_name)
             return Obj(
                 hobj, "queue", handle.name, options, queue=handle, alternate_user=alternate_user
             )
@@ -130,7 +128,7 @@ class Conn:
             if exc.reason != MQRC_UNKNOWN_OBJECT_NAME:
                 raise
             handle = self.qm.open(
-                name, input=False, browse=False, dynamic_name=dynamic_name or "AMQ.*"
+                name, input=False, browse=False, dynamic_name=dynamic_name
             )  # (2085 again when ``name`` is no model either)
             return Obj(
                 hobj, "inquire", handle.name, options, queue=handle, alternate_user=alternate_user

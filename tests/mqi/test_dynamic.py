@@ -295,3 +295,22 @@ def test_a_reply_and_an_expiry_report_land_on_a_temporary_dynamic_reply_queue(
     server.disconnect()
     replies.close()
     assert _depth(ibmmq, reply_q) is None
+
+
+def test_a_blank_dynamic_queue_name_is_2011_and_creates_nothing(mq: MQ, home: Path) -> None:
+    """MQOPEN of a model with a blank DynamicQName: MQRC_DYNAMIC_Q_NAME_ERROR (2011), no
+    handle and no queue.
+
+    IBM, DynamicQName (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q098150_.htm):
+    "A name that is blank (or one in which only blanks occur before the first null
+    character) is not valid if ObjectName is the name of a model queue"."""
+    ibmmq, qmgr = mq
+    _mqsc(home, "DEFINE QMODEL(APP.MODEL)")
+    before = _queues(home)
+    for blank in (b"\x00", b" " * 48):
+        od = ibmmq.OD(ObjectName=b"APP.MODEL", DynamicQName=blank)
+        assert _fails(ibmmq, lambda od=od: ibmmq.Queue(qmgr, od, ibmmq.CMQC.MQOO_OUTPUT)) == (
+            2,
+            2011,
+        )
+    assert _queues(home) == before

@@ -22,12 +22,13 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from dlqhandler.errors import DLQHandlerError
 from dlqhandler.mq.constants import MQRC_UNKNOWN_OBJECT_NAME, mqi_error
+from dlqhandler.qmgr.embedded.dynamic import model_attrs, queue_exists
 from dlqhandler.qmgr.embedded.objects import (
     ALIAS_ATTRS,
+    MODEL_ATTRS,
     PROCESS_ATTRS,
     QMGR_ATTRS,
     QUEUE_ATTRS,
@@ -38,9 +39,6 @@ from dlqhandler.qmgr.embedded.objects import (
 from dlqhandler.qmgr.embedded.qstatus import HandleStatus, QueueStatus, handle_status, queue_status
 from dlqhandler.qmgr.embedded.store import AVAILABLE, Store
 from dlqhandler.qmgr.embedded.trigger import Triggers
-
-if TYPE_CHECKING:
-    from dlqhandler.qmgr.embedded.models import Models
 
 __all__ = ["Admin", "AdminError", "AuthRecord", "ObjectRecord", "authorised", "valid_name"]
 
@@ -62,8 +60,8 @@ class AdminError(DLQHandlerError):
 
 
 def _is_model(db: sqlite3.Connection, name: str) -> bool:
-    """Whether ``name`` is a model queue (QMODEL, :mod:`.models`): queues of every type
-    share one namespace."""
+    """Whether ``name`` is a model queue (QMODEL): queues of every type share one
+    namespace."""
     return db.execute("SELECT 1 FROM models WHERE name = ?", (name,)).fetchone() is not None
 
 
@@ -293,13 +291,6 @@ class Admin:
         with self._store.write(durable=True) as db:
             return db.execute("DELETE FROM messages WHERE queue = ?", (name,)).rowcount
 
-    # -- model queues (QMODEL) -------------------------------------------------------------
-    def models(self) -> Models:
-        """DEFINE/ALTER/DELETE/DISPLAY QMODEL (see :mod:`.models`)."""
-        from dlqhandler.qmgr.embedded.models import Models  # (models imports this module)
-
-        return Models(self._store, self._clock)
-
     # -- alias queues (QALIAS) -------------------------------------------------------------
     def aliases(self, pattern: str = "*", *, generic: bool = True) -> list[ObjectRecord]:
         """Alias queues matching an MQSC generic name, sorted by name."""
@@ -453,3 +444,57 @@ class Admin:
             if (profile is None or generic_match(profile, p))
             and (principal is None or u == principal.lower())
         ]
+
+    # -- model queues (QMODEL: see .dynamic for the dynamic queues made of them) ----------
+    def models(self, pattern: str = "*") -> list[ObjectRecord]:
+        """Model queues matching an MQSC generic name, sorted by name."""
+        rows = self._store.db.execute(
+            "SELECT name, attrs, created, altered FROM models ORDER BY name"
+        ).fetchall()
+        return [
+            ObjectRecord(n, {**defaults(MODEL_ATTRS), **json.loads(a)}, c, m, {})
+            for n, a, c, m in rows
+            if generic_match(pattern, n)
+        ]
+
+    def define_model(
+        self, name: str, values: dict[str, Value], *, replace: bool = False, like: str | None = None
+    ) -> None:
+        """DEFINE QMODEL (LIKE copies another model's attributes)."""
+        if not valid_name(name):
+            raise AdminError("AMQ8405I", f"invalid queue name {name!r}")
+        base = defaults(MODEL_ATTRS)
+        if like is not None:
+            source = model_attrs(self._store.db, like)
+            if source is None:
+                raise _not_found(like)
+            base.update(source)
+        attrs = json.dumps({**base, **values}, sort_keys=True)
+        now = self._clock()
+        with self._store.write(durable=True) as db:
+            exists = _is_model(db, name)
+            if (exists and not replace) or queue_exists(db, name):
+                raise AdminError("AMQ8150E", "IBM MQ object already exists.")
+            if exists:
+                db.execute(
+                    "UPDATE models SET attrs = ?, altered = ? WHERE name = ?", (attrs, now, name)
+                )
+            else:
+                db.execute("INSERT INTO models VALUES (?, ?, ?, ?)", (name, attrs, now, now))
+
+    def alter_model(self, name: str, changes: dict[str, Value]) -> None:
+        with self._store.write(durable=True) as db:
+            row = db.execute("SELECT attrs FROM models WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise _not_found(name)
+            attrs = json.dumps({**json.loads(row[0]), **changes}, sort_keys=True)
+            db.execute(
+                "UPDATE models SET attrs = ?, altered = ? WHERE name = ?",
+                (attrs, self._clock(), name),
+            )
+
+    def delete_model(self, name: str) -> None:
+        """DELETE QMODEL: the dynamic queues made from it stay (local queues of their own)."""
+        with self._store.write(durable=True) as db:
+            if db.execute("DELETE FROM models WHERE name = ?", (name,)).rowcount == 0:
+                raise _not_found(name)

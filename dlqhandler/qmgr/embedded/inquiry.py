@@ -34,10 +34,18 @@ def _enum(keyword: str, values: dict[str, int]) -> tuple[str, Reader]:
     return keyword, lambda a: values[str(a[keyword])]
 
 
+_DEFTYPES = {
+    "PREDEFINED": s.MQQDT_PREDEFINED,
+    "PERMDYN": s.MQQDT_PERMANENT_DYNAMIC,
+    "TEMPDYN": s.MQQDT_TEMPORARY_DYNAMIC,
+}
+
 _QUEUE: dict[int, tuple[str, Reader]] = {
     s.MQCA_Q_NAME: ("NAME", lambda a: str(a["NAME"])),
     s.MQIA_Q_TYPE: ("NAME", lambda a: s.MQQT_LOCAL),  # only local queues exist here
     s.MQIA_CURRENT_Q_DEPTH: _int("CURDEPTH"),
+    # (a dynamic queue keeps the DEFTYPE of its model, see .dynamic; others are predefined)
+    s.MQIA_DEFINITION_TYPE: ("NAME", lambda a: _DEFTYPES[str(a.get("DEFTYPE", "PREDEFINED"))]),
     s.MQIA_OPEN_INPUT_COUNT: _int("IPPROCS"),
     s.MQIA_MAX_Q_DEPTH: _int("MAXDEPTH"),
     s.MQIA_MAX_MSG_LENGTH: _int("MAXMSGL"),

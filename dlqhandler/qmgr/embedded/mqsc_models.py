@@ -22,7 +22,7 @@ from dlqhandler.qmgr.embedded.mqsc_attrs import (
 )
 from dlqhandler.qmgr.embedded.objects import MODEL_ATTRS
 
-__all__ = ["MODEL_COMMANDS"]
+__all__ = ["MODEL_COMMANDS", "display_models"]
 
 
 def _define_model(cmd: Command, adm: AdminOf) -> Action:
@@ -30,12 +30,13 @@ def _define_model(cmd: Command, adm: AdminOf) -> Action:
     like = others["LIKE"].single() if "LIKE" in others else None
     name = str(cmd.name)
     return then(
-        lambda: adm().models().define(name, values, like=like, replace="REPLACE" in others),
+        lambda: adm().define_model(name, values, like=like, replace="REPLACE" in others),
         "AMQ8006I: IBM MQ queue created.",
     )
 
 
-def _display_models(cmd: Command, adm: AdminOf) -> Action:
+def display_models(cmd: Command, adm: AdminOf) -> Action:
+    """DISPLAY QMODEL(pattern) [attributes | ALL], and DISPLAY QUEUE(...) TYPE(QMODEL)."""
     _, others = read_attrs(cmd, {}, extra=all_keywords(cmd))
     pattern = str(cmd.name)
     names = wanted(cmd, MODEL_ATTRS, {k: v for k, v in others.items() if k != "TYPE"}, ())
@@ -43,7 +44,7 @@ def _display_models(cmd: Command, adm: AdminOf) -> Action:
         names = None  # no attributes: ALL
 
     def objects() -> Iterator[list[str]]:
-        for rec in adm().models().models(pattern):
+        for rec in adm().models(pattern):
             yield [
                 f"QUEUE({rec.name})",
                 "TYPE(QMODEL)",
@@ -55,11 +56,7 @@ def _display_models(cmd: Command, adm: AdminOf) -> Action:
 
 MODEL_COMMANDS: dict[tuple[str, str], Planner] = {
     ("DEFINE", "QMODEL"): _define_model,
-    ("ALTER", "QMODEL"): alter(
-        MODEL_ATTRS, lambda a, n, v: Admin.models(a).alter(n, v), "AMQ8008I: IBM MQ queue changed."
-    ),
-    ("DELETE", "QMODEL"): on_name(
-        lambda a, n: Admin.models(a).delete(n), "AMQ8007I: IBM MQ queue deleted."
-    ),
-    ("DISPLAY", "QMODEL"): _display_models,
+    ("ALTER", "QMODEL"): alter(MODEL_ATTRS, Admin.alter_model, "AMQ8008I: IBM MQ queue changed."),
+    ("DELETE", "QMODEL"): on_name(Admin.delete_model, "AMQ8007I: IBM MQ queue deleted."),
+    ("DISPLAY", "QMODEL"): display_models,
 }

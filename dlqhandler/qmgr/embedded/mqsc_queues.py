@@ -24,6 +24,7 @@ from dlqhandler.qmgr.embedded.mqsc_attrs import (
     wanted,
     where,
 )
+from dlqhandler.qmgr.embedded.mqsc_models import display_models
 from dlqhandler.qmgr.embedded.objects import ALIAS_ATTRS, QUEUE_ATTRS
 
 __all__ = ["QUEUE_COMMANDS"]
@@ -99,8 +100,14 @@ def _display_queues(cmd: Command, adm: AdminOf) -> Action:
     _, others = read_attrs(cmd, {}, extra=all_keywords(cmd))
     if "TYPE" in others and others["TYPE"].single() == "QALIAS":
         return _display_aliases(cmd, adm)
+    if "TYPE" in others and others["TYPE"].single() == "QMODEL":
+        return display_models(cmd, adm)
     if "TYPE" in others and others["TYPE"].single() not in ("QLOCAL", "ALL"):
-        raise syntax(cmd, others["TYPE"], "only TYPE(QLOCAL) and TYPE(QALIAS) queues exist here")
+        raise syntax(
+            cmd,
+            others["TYPE"],
+            "only TYPE(QLOCAL), TYPE(QALIAS) and TYPE(QMODEL) queues exist here",
+        )
     pattern = str(cmd.name)
     generic = pattern.endswith("*")
     names = wanted(cmd, QUEUE_ATTRS, others, _QUEUE_STATUS)
