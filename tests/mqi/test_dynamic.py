@@ -105,7 +105,10 @@ def test_open_of_a_model_creates_a_temporary_dynamic_queue_named_from_the_prefix
     "The name of the model queue in the ObjDesc parameter is replaced with the name of the
     dynamic queue created"; Closing objects (https://www.ibm.com/docs/en/SSFKSJ_9.1.0/develop/q026120_.html):
     "When you close a temporary dynamic queue, the queue is deleted, along with any messages
-    that might still be on it"."""
+    that might still be on it"; another connection's handle on it then gets 2052
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041230_.html): "An Hobj queue
+    handle specified on a call refers to a dynamic queue that has been deleted since the
+    queue was opened"."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
     _mqsc(home, "DEFINE QMODEL(APP.REPLY.MODEL) MAXDEPTH(7)")
@@ -120,10 +123,17 @@ def test_open_of_a_model_creates_a_temporary_dynamic_queue_named_from_the_prefix
     assert _name(od2).startswith("AMQ.")
     assert _name(od2) != name
     assert int(q.inquire(c.MQIA_MAX_Q_DEPTH)) == 7
-    _put(ibmmq, _second(ibmmq), name, b"reply", _NOT_PERSISTENT)
+    writer_conn = _second(ibmmq)
+    writer = ibmmq.Queue(writer_conn, name, c.MQOO_OUTPUT)
+    put_now = ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT)
+    writer.put(b"reply", ibmmq.MD(Persistence=_NOT_PERSISTENT), put_now)
     assert _depth(ibmmq, name) == 1
     q.close()
     assert _depth(ibmmq, name) is None  # gone, with its message
+    late = ibmmq.MD(Persistence=_NOT_PERSISTENT)
+    assert _fails(ibmmq, lambda: writer.put(b"late", late, put_now)) == (2, 2052)
+    writer.close()  # (a handle to a deleted queue still closes)
+    writer_conn.disconnect()
     assert _depth(ibmmq, _name(od2)) == 0
     other.close()
     assert _depth(ibmmq, _name(od2)) is None
