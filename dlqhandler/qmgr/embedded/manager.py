@@ -237,8 +237,7 @@ class EmbeddedQueueManager:
         names a model queue (the handle's ``name`` is then the dynamic queue's)."""
         with self.mutex:
             self.check_connected()
-            model = self._model(queue)
-            view = None if model is not None else self.queue_view(queue)
+            view, model = self._view_or_model(queue)
             opened = queue
             for wanted, authority in ((input, "GET"), (browse, "BROWSE"), (output, "PUT")):
                 if wanted and not self._lookups.authorised(self.user, opened, authority):
@@ -290,10 +289,16 @@ class EmbeddedQueueManager:
             self.emit("open", queue)
             return handle
 
-    def _model(self, name: str) -> dict[str, Value] | None:
-        """The attributes of model queue ``name``, None when it names none (a model has a
-        name no local or alias queue has)."""
-        return model_attrs(self.store.db, name)
+    def _view_or_model(self, name: str) -> tuple[QueueView | None, dict[str, Value] | None]:
+        """The queue ``name`` opens, or else the attributes of the model queue it names
+        (a model has a name no local or alias queue has); 2085 when it is neither."""
+        try:
+            return self.queue_view(name), None
+        except MQIError as exc:
+            model = model_attrs(self.store.db, name)
+            if exc.reason != MQRC_UNKNOWN_OBJECT_NAME or model is None:
+                raise
+            return None, model
 
     def deftype_of(self, queue: str) -> str:
         """A local queue's definition type (PREDEFINED, PERMDYN, TEMPDYN); "" when the
@@ -322,13 +327,19 @@ class EmbeddedQueueManager:
         with self.mutex:
             self.check_connected()
             target, remote = self._resolve(queue, qmgr)
-            if remote is None and self._model(target) is not None:
-                raise mqi_error(MQRC_Q_TYPE_ERROR, f"{target} is a model queue (MQPUT1)")
             if not self._lookups.authorised(self.user, target, "PUT"):
                 raise mqi_error(
                     MQRC_NOT_AUTHORIZED, f"{self.user} has no PUT authority on {target}"
                 )
-            return self.put_message(target, message, options, remote=remote)
+            try:
+                return self.put_message(target, message, options, remote=remote)
+            except MQIError as exc:
+                model = exc.reason == MQRC_UNKNOWN_OBJECT_NAME and remote is None
+                if model and model_attrs(self.store.db, target) is not None:
+                    raise mqi_error(
+                        MQRC_Q_TYPE_ERROR, f"{target} is a model queue (MQPUT1)"
+                    ) from exc
+                raise
 
     def commit(self) -> None:
         with self.mutex:
