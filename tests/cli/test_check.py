@@ -183,8 +183,8 @@ def test_text_output_shows_why_and_fix(home: Path, capsys: pytest.CaptureFixture
         ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) MAXMSGL(65536)", "dlq-maxmsgl", "error"),
         ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) PUT(DISABLED)", "dlq-put", "error"),
         ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) GET(DISABLED)", "dlq-get", "error"),
-        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) DEFSOPT(EXCL)", "dlq-defsopt", "warning"),
-        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) NOSHARE", "dlq-share", "warning"),
+        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) DEFSOPT(EXCL)", "dlq-defsopt", "error"),
+        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) NOSHARE", "dlq-share", "error"),
         ("DELETE QLOCAL(DLQHANDLER.STATUS)", "status-exists", "warning"),
         ("ALTER QLOCAL(DLQHANDLER.STATUS) HARDENBO", "status-hardenbo", "warning"),
         ("ALTER QLOCAL(DLQHANDLER.STATUS) PUT(DISABLED)", "status-put", "error"),
@@ -451,23 +451,24 @@ def test_standin_gives_the_same_findings_as_the_embedded_queue_manager(
     assert ("rules-target", "error") in bad(ibmmq[1])
 
 
-def test_exclusive_dlq_warns_the_same_through_ibmmq(
+def test_exclusive_dlq_is_an_error_the_same_through_ibmmq(
     home: Path, standin: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A DLQ defined DEFSOPT(EXCL) NOSHARE: both warnings, through IBM's library (MQINQ
-    MQIA_DEF_INPUT_OPEN_OPTION and MQIA_SHAREABILITY on the stand-in) as on the embedded
-    queue manager; the fix, run as MQSC, clears them on both.
+    """A DLQ defined DEFSOPT(EXCL) NOSHARE: both errors (exit 1: run opens the DLQ for
+    input twice and could not start, see tests/cli/test_run_checks.py), through IBM's
+    library (MQINQ MQIA_DEF_INPUT_OPEN_OPTION and MQIA_SHAREABILITY on the stand-in) as on
+    the embedded queue manager; the fix, run as MQSC, clears them on both.
 
     IBM, Shareability (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q103540_.html):
     MQQA_NOT_SHAREABLE "An MQOPEN call with the MQOO_INPUT_SHARED option is treated as
-    MQOO_INPUT_EXCLUSIVE": a second handler could not open the DLQ."""
+    MQOO_INPUT_EXCLUSIVE"."""
     mqsc(home, "ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) DEFSOPT(EXCL) NOSHARE")
     embedded = check(capsys)
     ibmmq = check(capsys, "--backend", "ibmmq")
     assert ibmmq == embedded
     assert (ibmmq[0], bad(ibmmq[1])) == (
-        ExitCode.OK,
-        [("dlq-defsopt", "warning"), ("dlq-share", "warning")],
+        ExitCode.FAILURE,
+        [("dlq-defsopt", "error"), ("dlq-share", "error")],
     )
     fix = next(f["fix"] for f in ibmmq[1]["findings"] if f["check"] == "dlq-defsopt")
     mqsc(home, fix)
