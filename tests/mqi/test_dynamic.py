@@ -189,7 +189,8 @@ def test_permanent_dynamic_queue_close_options(mq: MQ, home: Path) -> None:
     full name is MQRC_OBJECT_ALREADY_EXISTS (2100). MQCO_DELETE of it with a message on it
     is MQRC_Q_NOT_EMPTY (2055) and an uncommitted put makes MQCO_DELETE_PURGE 2055 too: the
     handle stays open and the queue and its message stay. Once committed, MQCO_DELETE_PURGE
-    deletes it with its messages. MQCO_DELETE on a predefined queue is 2045.
+    deletes it with its messages. MQCO_DELETE on a predefined queue is 2045; both delete
+    options at once are MQRC_OPTIONS_ERROR (2046: "You must specify only one option").
 
     IBM, MQCLOSE (https://www.ibm.com/docs/zh/SSFKSJ_7.5.0/com.ibm.mq.ref.dev.doc/q101740_.html),
     MQCO_DELETE_PURGE: the queue is deleted if "it is a permanent dynamic queue, created by
@@ -211,6 +212,8 @@ def test_permanent_dynamic_queue_close_options(mq: MQ, home: Path) -> None:
     ) == (2, 2100)
     q = ibmmq.Queue(qmgr, "APP.PERM.Q1", options)
     _put(ibmmq, qmgr, "APP.PERM.Q1", b"m1", _PERSISTENT)
+    both = c.MQCO_DELETE | c.MQCO_DELETE_PURGE
+    assert _fails(ibmmq, lambda: q.close(both)) == (2, 2046)  # (one of them only)
     assert _fails(ibmmq, lambda: q.close(c.MQCO_DELETE)) == (2, 2055)
     q.put(b"m2", ibmmq.MD(), ibmmq.PMO(Options=c.MQPMO_SYNCPOINT))
     assert _fails(ibmmq, lambda: q.close(c.MQCO_DELETE_PURGE)) == (2, 2055)
