@@ -190,7 +190,7 @@ def test_permanent_dynamic_queue_close_options(mq: MQ, home: Path) -> None:
     is MQRC_Q_NOT_EMPTY (2055) and an uncommitted put makes MQCO_DELETE_PURGE 2055 too: the
     handle stays open and the queue and its message stay. Once committed, MQCO_DELETE_PURGE
     deletes it with its messages. MQCO_DELETE on a predefined queue is 2045; both delete
-    options at once are MQRC_OPTIONS_ERROR (2046: "You must specify only one option").
+    options at once are MQRC_OPTIONS_ERROR (2046: the MQCLOSE page allows one of them).
 
     IBM, MQCLOSE (https://www.ibm.com/docs/zh/SSFKSJ_7.5.0/com.ibm.mq.ref.dev.doc/q101740_.html),
     MQCO_DELETE_PURGE: the queue is deleted if "it is a permanent dynamic queue, created by
