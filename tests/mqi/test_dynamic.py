@@ -192,9 +192,9 @@ def test_permanent_dynamic_queue_close_options(mq: MQ, home: Path) -> None:
     deletes it with its messages. MQCO_DELETE on a predefined queue is 2045; both delete
     options at once are MQRC_OPTIONS_ERROR (2046: the MQCLOSE page allows one of them).
 
-    IBM, MQCLOSE (https://www.ibm.com/docs/zh/SSFKSJ_7.5.0/com.ibm.mq.ref.dev.doc/q101740_.html),
-    MQCO_DELETE_PURGE: the queue is deleted if "it is a permanent dynamic queue, created by
-    an earlier MQOPEN call, and there are no uncommitted get or put requests"; 2055
+    IBM, Closing objects (https://www.ibm.com/docs/en/SSFKSJ_9.1.0/develop/q026120_.html):
+    "The control option to determine whether the queue manager should delete the queue even
+    if there are still messages on it (when closing a permanent dynamic queue)"; 2055
     MQRC_Q_NOT_EMPTY (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041250_.html):
     "The MQCO_DELETE option was specified, but there are messages on the queue"; 2045
     (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041160_.html): "The
