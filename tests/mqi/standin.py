@@ -261,8 +261,8 @@ class StandIn:
                 else None,
                 dynamic_name=raw(od, "DynamicQName").split(b"\x00", 1)[0].decode("latin-1"),
             )
-            if obj.name != text(od, "ObjectName"):  # a model queue: the dynamic queue made
-                put(od, "ObjectName", obj.name.encode("latin-1"))
+            if obj.created:  # a model queue: the name of the dynamic queue it made
+                put(od, "ObjectName", obj.created.encode("latin-1"))
                 put(od, "ObjectQMgrName", conn.qm.name.encode("latin-1"))
             if od.Version >= 3:
                 put(od, "ResolvedQName", obj.name.encode("latin-1"))

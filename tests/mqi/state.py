@@ -49,6 +49,7 @@ class Obj:
     pending: tuple[Message, bool] | None = None
     held: Message | None = None
     peek: Queue | None = None
+    created: str = ""  # the dynamic queue an MQOPEN of a model queue created
 
     def port(self) -> Queue:
         if self.queue is None:
@@ -117,8 +118,15 @@ class Conn:
             elif options & CMQC.MQOO_INPUT_SHARED:
                 exclusive = False
             handle = self.qm.open(name, **wanted, exclusive=exclusive, dynamic_name=dynamic_name)
+            created = handle.opened_as if handle.opened_as != name else ""
             return Obj(
-                hobj, "queue", handle.name, options, queue=handle, alternate_user=alternate_user
+                hobj,
+                "queue",
+                handle.name,
+                options,
+                queue=handle,
+                alternate_user=alternate_user,
+                created=created,
             )
         # MQOO_INQUIRE only: the queue (local or alias) must exist; a model queue's open
         # creates its dynamic queue all the same (IBM: "whatever options you specify").
@@ -131,7 +139,13 @@ class Conn:
                 name, input=False, browse=False, dynamic_name=dynamic_name
             )  # (2085 again when ``name`` is no model either)
             return Obj(
-                hobj, "inquire", handle.name, options, queue=handle, alternate_user=alternate_user
+                hobj,
+                "inquire",
+                handle.name,
+                options,
+                queue=handle,
+                alternate_user=alternate_user,
+                created=handle.name,
             )
         return Obj(hobj, "inquire", name, options, alternate_user=alternate_user)
 

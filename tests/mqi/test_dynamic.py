@@ -327,3 +327,28 @@ def test_a_blank_dynamic_queue_name_is_2011_and_creates_nothing(mq: MQ, home: Pa
             2011,
         )
     assert _queues(home) == before
+
+
+def test_only_a_model_s_open_replaces_the_object_name(mq: MQ, home: Path) -> None:
+    """MQOPEN of a local queue or an alias leaves MQOD.ObjectName as the caller gave it (the
+    resolved base queue goes in ResolvedQName); only a model's open writes the dynamic
+    queue's name there.
+
+    IBM, ObjectQMgrName for MQOD (https://ibm.com/support/knowledgecenter/SSFKSJ_9.3.0/refdev/q098190_.html):
+    "If ObjectName is the name of a model queue, the queue manager creates a dynamic queue
+    with the attributes of the model queue"; ResolvedQName
+    (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q098270_.html):
+    "This is the name of the destination queue after the local queue manager resolves the
+    name"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    _mqsc(home, "DEFINE QALIAS(APP.ALIAS) TARGET(Q1)\nDEFINE QMODEL(APP.MODEL)")
+    for given in ("Q1", "APP.ALIAS"):
+        od = ibmmq.OD(Version=c.MQOD_VERSION_3, ObjectName=given.encode())
+        q = ibmmq.Queue(qmgr, od, c.MQOO_OUTPUT)
+        assert _name(od) == given
+        assert bytes(od.ResolvedQName).rstrip(b"\x00 ") == b"Q1"
+        q.close()
+    q, od = _open_model(ibmmq, qmgr, "APP.MODEL", c.MQOO_OUTPUT)
+    assert _name(od) != "APP.MODEL"
+    q.close()

@@ -166,6 +166,12 @@ class EmbeddedQueue:
     def name(self) -> str:
         return self._name
 
+    @property
+    def opened_as(self) -> str:
+        """The queue MQOPEN opened: an alias's own name (``name`` is its base queue's), the
+        dynamic queue a model's open created."""
+        return self._opened
+
     # -- the port -------------------------------------------------------------------
     def get(self, options: GetOptions = _DEFAULT_GET) -> Message:
         qm = self._qm
