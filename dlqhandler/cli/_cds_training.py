@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.spark.cds import LOGGING
 
 # The training run's table: every action and the header options, so that the classes
@@ -77,9 +78,9 @@ def _train(archive: Path, master: str) -> int:
                     sys.stdout = saved
             if code != 0:
                 sys.stderr.write(f"training run failed: dlqhandler {' '.join(argv)} exit {code}\n")
-                return 1
+                return ExitCode.FAILURE
     stop_session(spark, timeout=900.0)  # the JVM writes the archive as it exits
-    return 0
+    return ExitCode.OK
 
 
 if __name__ == "__main__":

@@ -260,7 +260,11 @@ class StandIn:
                 if options & CMQC.MQOO_ALTERNATE_USER_AUTHORITY
                 else None,
                 text(od, "ObjectQMgrName"),
+                dynamic_name=raw(od, "DynamicQName").split(b"\x00", 1)[0].decode("latin-1"),
             )
+            if obj.created:  # a model queue: the name of the dynamic queue it made
+                put(od, "ObjectName", obj.created.encode("latin-1"))
+                put(od, "ObjectQMgrName", conn.qm.name.encode("latin-1"))
             if od.Version >= 3:
                 resolved = obj.resolved or (obj.name, conn.qm.name)
                 put(od, "ResolvedQName", resolved[0].encode("latin-1"))
@@ -281,9 +285,10 @@ class StandIn:
         conn = self.conn(hconn)
         if _I32.from_address(phobj).value not in conn.objects:
             return CMQC.MQCC_FAILED, MQRC_HOBJ_ERROR
-        check_close(options)  # (the handle stays open when the call fails)
-        obj = conn.objects.pop(_I32.from_address(phobj).value)
-        obj.close()
+        delete = check_close(options)  # (the handle stays open when the call fails)
+        obj = conn.objects[_I32.from_address(phobj).value]
+        obj.close(delete)  # (MQCO_DELETE refused: 2045 or 2055, and the handle stays open)
+        del conn.objects[_I32.from_address(phobj).value]
         _set(phobj, CMQC.MQHO_UNUSABLE_HOBJ)
         return _OK
 

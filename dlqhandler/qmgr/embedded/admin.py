@@ -25,8 +25,10 @@ from dataclasses import dataclass
 
 from dlqhandler.errors import DLQHandlerError
 from dlqhandler.mq.constants import MQRC_UNKNOWN_OBJECT_NAME, mqi_error
+from dlqhandler.qmgr.embedded.dynamic import model_attrs, queue_exists
 from dlqhandler.qmgr.embedded.objects import (
     ALIAS_ATTRS,
+    MODEL_ATTRS,
     PROCESS_ATTRS,
     QMGR_ATTRS,
     QUEUE_ATTRS,
@@ -56,6 +58,12 @@ class AdminError(DLQHandlerError):
         super().__init__(f"{amq}: {text}")
         self.amq = amq
         self.text = text
+
+
+def _is_model(db: sqlite3.Connection, name: str) -> bool:
+    """Whether ``name`` is a model queue (QMODEL): queues of every type share one
+    namespace."""
+    return db.execute("SELECT 1 FROM models WHERE name = ?", (name,)).fetchone() is not None
 
 
 def _is_alias(db: sqlite3.Connection, name: str) -> bool:
@@ -224,7 +232,12 @@ class Admin:
         now = self._clock()
         with self._store.write(durable=True) as db:
             exists = db.execute("SELECT attrs FROM queues WHERE name = ?", (name,)).fetchone()
-            if (exists and not replace) or _is_alias(db, name) or _is_remote(db, name):
+            if (
+                (exists and not replace)
+                or _is_alias(db, name)
+                or _is_remote(db, name)
+                or _is_model(db, name)
+            ):
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
             if exists:
                 db.execute(
@@ -317,7 +330,7 @@ class Admin:
         with self._store.write(durable=True) as db:
             exists = _is_alias(db, name)
             local = db.execute("SELECT 1 FROM queues WHERE name = ?", (name,)).fetchone()
-            if local or _is_remote(db, name) or (exists and not replace):
+            if local or _is_remote(db, name) or (exists and not replace) or _is_model(db, name):
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
             if exists:
                 db.execute(
@@ -378,7 +391,8 @@ class Admin:
         with self._store.write(durable=True) as db:
             exists = _is_remote(db, name)
             local = db.execute("SELECT 1 FROM queues WHERE name = ?", (name,)).fetchone()
-            if local or _is_alias(db, name) or (exists and not replace):
+            other = local or _is_alias(db, name) or _is_model(db, name)
+            if other or (exists and not replace):
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
             if exists:
                 db.execute(
@@ -498,3 +512,57 @@ class Admin:
             if (profile is None or generic_match(profile, p))
             and (principal is None or u == principal.lower())
         ]
+
+    # -- model queues (QMODEL: see .dynamic for the dynamic queues made of them) ----------
+    def models(self, pattern: str = "*") -> list[ObjectRecord]:
+        """Model queues matching an MQSC generic name, sorted by name."""
+        rows = self._store.db.execute(
+            "SELECT name, attrs, created, altered FROM models ORDER BY name"
+        ).fetchall()
+        return [
+            ObjectRecord(n, {**defaults(MODEL_ATTRS), **json.loads(a)}, c, m, {})
+            for n, a, c, m in rows
+            if generic_match(pattern, n)
+        ]
+
+    def define_model(
+        self, name: str, values: dict[str, Value], *, replace: bool = False, like: str | None = None
+    ) -> None:
+        """DEFINE QMODEL (LIKE copies another model's attributes)."""
+        if not valid_name(name):
+            raise AdminError("AMQ8405I", f"invalid queue name {name!r}")
+        base = defaults(MODEL_ATTRS)
+        if like is not None:
+            source = model_attrs(self._store.db, like)
+            if source is None:
+                raise _not_found(like)
+            base.update(source)
+        attrs = json.dumps({**base, **values}, sort_keys=True)
+        now = self._clock()
+        with self._store.write(durable=True) as db:
+            exists = _is_model(db, name)
+            if (exists and not replace) or queue_exists(db, name):
+                raise AdminError("AMQ8150E", "IBM MQ object already exists.")
+            if exists:
+                db.execute(
+                    "UPDATE models SET attrs = ?, altered = ? WHERE name = ?", (attrs, now, name)
+                )
+            else:
+                db.execute("INSERT INTO models VALUES (?, ?, ?, ?)", (name, attrs, now, now))
+
+    def alter_model(self, name: str, changes: dict[str, Value]) -> None:
+        with self._store.write(durable=True) as db:
+            row = db.execute("SELECT attrs FROM models WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise _not_found(name)
+            attrs = json.dumps({**json.loads(row[0]), **changes}, sort_keys=True)
+            db.execute(
+                "UPDATE models SET attrs = ?, altered = ? WHERE name = ?",
+                (attrs, self._clock(), name),
+            )
+
+    def delete_model(self, name: str) -> None:
+        """DELETE QMODEL: the dynamic queues made from it stay (local queues of their own)."""
+        with self._store.write(durable=True) as db:
+            if db.execute("DELETE FROM models WHERE name = ?", (name,)).rowcount == 0:
+                raise _not_found(name)

@@ -3,9 +3,8 @@
 Each object type has one table from selector to how its value is read from the
 MQSC attributes the admin layer keeps (:mod:`.objects`). A selector is answered
 only when the attribute it reads is known to this queue manager: an attribute
-the embedded queue manager does not keep (DEFSOPT, SHARE, PROPCTL until it is
-added) is left out of the answer, as the port asks, never filled with a default
-the queue manager does not enforce.
+the embedded queue manager does not keep is left out of the answer, as the port
+asks, never filled with a default the queue manager does not enforce.
 """
 
 from __future__ import annotations
@@ -35,10 +34,18 @@ def _enum(keyword: str, values: dict[str, int]) -> tuple[str, Reader]:
     return keyword, lambda a: values[str(a[keyword])]
 
 
+_DEFTYPES = {
+    "PREDEFINED": s.MQQDT_PREDEFINED,
+    "PERMDYN": s.MQQDT_PERMANENT_DYNAMIC,
+    "TEMPDYN": s.MQQDT_TEMPORARY_DYNAMIC,
+}
+
 _QUEUE: dict[int, tuple[str, Reader]] = {
     s.MQCA_Q_NAME: ("NAME", lambda a: str(a["NAME"])),
     s.MQIA_Q_TYPE: ("NAME", lambda a: s.MQQT_LOCAL),  # only local queues exist here
     s.MQIA_CURRENT_Q_DEPTH: _int("CURDEPTH"),
+    # (a dynamic queue keeps the DEFTYPE of its model, see .dynamic; others are predefined)
+    s.MQIA_DEFINITION_TYPE: ("NAME", lambda a: _DEFTYPES[str(a.get("DEFTYPE", "PREDEFINED"))]),
     s.MQIA_OPEN_INPUT_COUNT: _int("IPPROCS"),
     s.MQIA_MAX_Q_DEPTH: _int("MAXDEPTH"),
     s.MQIA_MAX_MSG_LENGTH: _int("MAXMSGL"),
@@ -63,7 +70,6 @@ _QUEUE: dict[int, tuple[str, Reader]] = {
     s.MQCA_TRIGGER_DATA: _str("TRIGDATA"),
     s.MQCA_INITIATION_Q_NAME: _str("INITQ"),
     s.MQCA_PROCESS_NAME: _str("PROCESS"),
-    # Answered once the queue manager keeps them (MQSC PROPCTL, DEFSOPT, SHARE/NOSHARE).
     s.MQIA_PROPERTY_CONTROL: _enum(
         "PROPCTL",
         {

@@ -33,21 +33,24 @@ from dlqhandler.mq.constants import (
     MQRC_NOT_AUTHORIZED,
     MQRC_OBJECT_IN_USE,
     MQRC_OPTION_NOT_VALID_FOR_TYPE,
+    MQRC_PERSISTENT_NOT_ALLOWED,
     MQRC_PUT_INHIBITED,
     MQRC_Q_FULL,
     MQRC_Q_MGR_NAME_ERROR,
+    MQRC_Q_TYPE_ERROR,
     MQRC_UNKNOWN_OBJECT_NAME,
     mqi_error,
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD, decode_mqmd
 from dlqhandler.qmgr.embedded.admin import Admin
+from dlqhandler.qmgr.embedded.dynamic import DEFAULT_DYNAMIC_NAME, create_dynamic, model_attrs
 from dlqhandler.qmgr.embedded.handle import EmbeddedQueue, EventKind, StoredRow
 from dlqhandler.qmgr.embedded.images import encode_image, stored_message
 from dlqhandler.qmgr.embedded.inquiry import inquire_object
 from dlqhandler.qmgr.embedded.inserting import MessageRow, insert_triggered, insert_unarmed
 from dlqhandler.qmgr.embedded.lookups import Lookups
-from dlqhandler.qmgr.embedded.objects import QueueView
+from dlqhandler.qmgr.embedded.objects import QueueView, Value
 from dlqhandler.qmgr.embedded.propctl import put_properties
 from dlqhandler.qmgr.embedded.putting import Putter, expiration_report, resolve_md
 from dlqhandler.qmgr.embedded.recovery import hold_lock_file, recover_dead_connections
@@ -229,18 +232,18 @@ class EmbeddedQueueManager:
         input: bool = True,
         browse: bool = True,
         output: bool = False,
-        exclusive: bool = False,
+        exclusive: bool | None = None,
         qmgr: str = "",
+        dynamic_name: str = DEFAULT_DYNAMIC_NAME,
     ) -> EmbeddedQueue:
         """The port's MQOPEN; ``qmgr`` (MQOD.ObjectQMgrName, blank: this queue manager)
-        may name another queue manager for output (see :mod:`.remote`)."""
+        may name another queue manager for output (see :mod:`.remote`); ``dynamic_name``
+        is MQOD.DynamicQName, used when ``queue`` names a model queue (the handle's
+        ``name`` is then the dynamic queue's)."""
         with self.mutex:
             self.check_connected()
-            route = self._open_route(queue, qmgr, reading=input or browse)
-            opened, queue = (
-                route.checked,
-                self.queue_view(route.target).name,
-            )  # (an alias: its base)
+            route, model = self._route_or_model(queue, qmgr, reading=input or browse)
+            opened = route.checked if route is not None else queue
             for wanted, authority in ((input, "GET"), (browse, "BROWSE"), (output, "PUT")):
                 if wanted and not self._lookups.authorised(self.user, opened, authority):
                     raise mqi_error(
@@ -248,6 +251,16 @@ class EmbeddedQueueManager:
                     )
             number = self._next_handle
             self._next_handle += 1
+            if model is not None:  # MQOPEN of a model queue creates a dynamic queue
+                with self.store.write(durable=True) as db:
+                    opened = create_dynamic(
+                        db, model, dynamic_name, owner=(self.conn_id, number), now=self.clock()
+                    )
+                route = Route(opened, None, opened)
+            assert route is not None
+            view = self.queue_view(route.target)
+            queue = view.name  # (an alias: its base queue)
+            exclusive = view.input_exclusive(exclusive)  # (SHARE/NOSHARE, DEFSOPT)
             # handles.input: 0 no, 1 shared, 2 exclusive (MQOO_INPUT_EXCLUSIVE)
             row = (
                 self.conn_id,
@@ -284,6 +297,7 @@ class EmbeddedQueueManager:
                 output=output,
                 opened_as=route.target,
                 remote=route.remote,
+                created=model is not None,
             )
             self._handles[number] = handle
             self.emit("open", queue)
@@ -316,14 +330,41 @@ class EmbeddedQueueManager:
             raise
         return Route(queue, None, queue)
 
+    def _route_or_model(
+        self, queue: str, qmgr: str, *, reading: bool
+    ) -> tuple[Route | None, dict[str, Value] | None]:
+        """What MQOPEN resolves ``queue`` at ``qmgr`` to, or else the attributes of the
+        model queue it names (a model is a local object whose name no other queue has: it
+        is looked for only when the name resolves to nothing, so an ordinary open makes no
+        extra query); 2085 when it is neither."""
+        try:
+            return self._open_route(queue, qmgr, reading=reading), None
+        except MQIError as exc:
+            local = qmgr.strip() in ("", self._name)
+            unknown = exc.reason == MQRC_UNKNOWN_OBJECT_NAME and local
+            model = model_attrs(self.store.db, queue) if unknown else None
+            if model is None:
+                raise
+            return None, model
+
+    def deftype_of(self, queue: str) -> str:
+        """A local queue's definition type (PREDEFINED, PERMDYN, TEMPDYN); "" when the
+        queue is gone (a dynamic queue another handle deleted)."""
+        try:
+            return self.queue_view(queue).deftype
+        except MQIError as exc:
+            if exc.reason == MQRC_UNKNOWN_OBJECT_NAME:
+                return ""
+            raise
+
     def _input_conflict(
         self, queue: str, *, exclusive: bool, db: sqlite3.Connection | None = None
     ) -> bool:
         """Whether an input open of ``queue`` must fail with MQRC_OBJECT_IN_USE (IBM, 2042:
         "if the request is for shared input, but the object is already open for exclusive
         input; it also arises if the request is for exclusive input, but the object is
-        already open for input (of any sort)"). Queues here are SHARE with DEFSOPT(SHARED):
-        MQOO_INPUT_AS_Q_DEF is shared input."""
+        already open for input (of any sort)"). ``exclusive`` is the open's effective
+        sharing, after DEFSOPT and SHARE/NOSHARE (:meth:`QueueView.input_exclusive`)."""
         sql = _ANY_INPUT if exclusive else _EXCLUSIVE_INPUT
         return (db or self.store.db).execute(sql, (queue,)).fetchone() is not None
 
@@ -332,7 +373,16 @@ class EmbeddedQueueManager:
     ) -> MQMD:
         with self.mutex:
             self.check_connected()
-            route = self._router.route(queue, qmgr)
+            try:
+                route = self._router.route(queue, qmgr)
+            except MQIError as exc:
+                local = qmgr.strip() in ("", self._name)
+                unknown = exc.reason == MQRC_UNKNOWN_OBJECT_NAME and local
+                if unknown and model_attrs(self.store.db, queue) is not None:
+                    raise mqi_error(
+                        MQRC_Q_TYPE_ERROR, f"{queue} is a model queue (MQPUT1)"
+                    ) from exc
+                raise
             if not self._lookups.authorised(self.user, route.checked, "PUT"):
                 raise mqi_error(
                     MQRC_NOT_AUTHORIZED, f"{self.user} has no PUT authority on {route.checked}"
@@ -504,6 +554,8 @@ class EmbeddedQueueManager:
             qmgr_name=self._name,
             new_correl_id=options.new_correl_id,
         )
+        if md.persistence == 1 and qv.deftype == "TEMPDYN":
+            raise mqi_error(MQRC_PERSISTENT_NOT_ALLOWED, f"{target} is a temporary dynamic queue")
         stored, data = md, message.body
         try:
             if remote is not None and remote.qmgr:  # (a transmission queue)

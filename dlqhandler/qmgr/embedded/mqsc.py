@@ -44,6 +44,8 @@ OBJECTS = {
     "QA": "QALIAS",
     "QREMOTE": "QREMOTE",
     "QR": "QREMOTE",
+    "QMODEL": "QMODEL",
+    "QM": "QMODEL",
     "QUEUE": "QUEUE",
     "Q": "QUEUE",
     "QMGR": "QMGR",

@@ -25,6 +25,7 @@ from dlqhandler.qmgr.embedded.mqsc_attrs import (
     wanted,
     where,
 )
+from dlqhandler.qmgr.embedded.mqsc_models import display_models
 from dlqhandler.qmgr.embedded.objects import ALIAS_ATTRS, QUEUE_ATTRS, REMOTE_ATTRS
 
 __all__ = ["QUEUE_COMMANDS"]
@@ -130,11 +131,13 @@ def _display_queues(cmd: Command, adm: AdminOf) -> Action:
         return _display_aliases(cmd, adm)
     if "TYPE" in others and others["TYPE"].single() == "QREMOTE":
         return _display_remotes(cmd, adm)
+    if "TYPE" in others and others["TYPE"].single() == "QMODEL":
+        return display_models(cmd, adm)
     if "TYPE" in others and others["TYPE"].single() not in ("QLOCAL", "ALL"):
         raise syntax(
             cmd,
             others["TYPE"],
-            "only TYPE(QLOCAL), TYPE(QALIAS) and TYPE(QREMOTE) queues exist here",
+            "only TYPE(QLOCAL), TYPE(QALIAS), TYPE(QREMOTE) and TYPE(QMODEL) queues exist here",
         )
     pattern = str(cmd.name)
     generic = pattern.endswith("*")

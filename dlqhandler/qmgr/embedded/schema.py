@@ -10,6 +10,7 @@ import time
 
 from dlqhandler.qmgr.embedded.store import (
     ALIASES_TABLE,
+    DYNAMIC_TABLES,
     OBJECTS_TRIGGERS,
     REMOTES_TABLE,
     SCHEMA_VERSION,
@@ -98,6 +99,7 @@ def initialise(store: Store, *, name: str, attrs: dict[str, str]) -> None:
         *(s.strip() for s in _split_sql(_SCHEMA) if s.strip()),
         ALIASES_TABLE,
         REMOTES_TABLE,
+        *DYNAMIC_TABLES,
         *OBJECTS_TRIGGERS,
     ]
     with store.write(durable=True) as db:
