@@ -111,6 +111,9 @@ class PutOptions:
       MQMD's.
     * ``new_msg_handle`` (MQPMO.NewMsgHandle): its properties are the message's,
       in place of ``Message.properties``.
+    * ``logical_order`` (MQPMO_LOGICAL_ORDER, MQPUT on a queue handle only): the queue
+      manager sets GroupId, MsgSeqNumber and Offset from the group and segment status
+      it keeps for the handle; the MQMD's MsgFlags say where the message stands.
     * ``original_msg_handle`` (MQPMO.OriginalMsgHandle) with ``action``
       (MQPMO.Action, MQACTP_*): ``"new"`` (the default), ``"forward"`` and
       ``"report"`` carry the original's properties (those the new handle, or the
@@ -125,6 +128,7 @@ class PutOptions:
     new_msg_handle: MessageHandle | None = None
     original_msg_handle: MessageHandle | None = None
     action: Literal["new", "forward", "reply", "report"] = "new"
+    logical_order: bool = False
 
 
 @dataclass(frozen=True, slots=True)

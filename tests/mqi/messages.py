@@ -431,7 +431,11 @@ def put(
         if pmo.Action not in _ACTIONS:
             raise MQIError(MQRC_ACTION_ERROR, comp=CMQC.MQCC_FAILED)
         action = _ACTIONS[pmo.Action]
+    logical = bool(o & CMQC.MQPMO_LOGICAL_ORDER)
+    if logical and obj is None:  # (tests.mqi.options.REFUSED: no handle keeps the status)
+        raise MQIError(MQRC_OPTIONS_ERROR, "MQPMO_LOGICAL_ORDER on MQPUT1", comp=CMQC.MQCC_FAILED)
     options = PutOptions(
+        logical_order=logical,
         syncpoint=bool(o & CMQC.MQPMO_SYNCPOINT),
         context=context,
         alternate_user=alternate,

@@ -65,11 +65,11 @@ REFUSED: tuple[tuple[str, str, int, int, str], ...] = (
     ("MQGET", "MQMO_MATCH_OFFSET", 0x10, 2247, "as MQMO_MATCH_MSG_SEQ_NUMBER"),
     ("MQGET", "MQMO_MATCH_MSG_TOKEN", 0x20, 2247, "no message tokens"),
     (
-        "MQPUT",
+        "MQPUT1",
         "MQPMO_LOGICAL_ORDER",
         0x8000,
         2046,
-        "the queue manager does not assign GroupId and MsgSeqNumber",
+        "no queue handle keeps the group status (IBM: with MQPUT1 the application sets GroupId)",
     ),
     ("MQPUT", "MQPMO_ASYNC_RESPONSE", 0x10000, 2046, "every put is synchronous"),
     (
@@ -149,6 +149,7 @@ _PMO_OK = (
     | CMQC.MQPMO_ALTERNATE_USER_AUTHORITY
     | CMQC.MQPMO_FAIL_IF_QUIESCING
     | CMQC.MQPMO_NO_CONTEXT
+    | CMQC.MQPMO_LOGICAL_ORDER
     | 0x20000  # MQPMO_SYNC_RESPONSE
     | 0x40000  # MQPMO_RESOLVE_LOCAL_Q
 )

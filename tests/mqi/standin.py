@@ -281,9 +281,11 @@ class StandIn:
             return CMQC.MQCC_FAILED, MQRC_HOBJ_ERROR
         check_close(options)  # (the handle stays open when the call fails)
         obj = conn.objects.pop(_I32.from_address(phobj).value)
+        # IBM 2242/2241 on MQCLOSE: a logical-order put left a message or group unfinished.
+        unfinished = int(getattr(obj.queue, "unfinished_put", 0) or 0)
         obj.close()
         _set(phobj, CMQC.MQHO_UNUSABLE_HOBJ)
-        return _OK
+        return (CMQC.MQCC_WARNING, unfinished) if unfinished else _OK
 
     def crtmh(self, hconn: int, pcmho: int, phmsg: int) -> tuple[int, int]:
         conn = self.conn(hconn)

@@ -12,6 +12,7 @@ SQLite's ``data_version`` says another connection committed something
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -34,6 +35,7 @@ from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr.embedded.objects import QueueView
 from dlqhandler.qmgr.embedded.propctl import deliver
+from dlqhandler.qmgr.embedded.segments import PutGroup, logical_put
 from dlqhandler.qmgr.embedded.selection import (
     BATCH,
     Candidate,
@@ -126,6 +128,7 @@ class Connection(Protocol):
         self, message_id: int, image: bytes, body: bytes, *, persistent: bool, deleted: bool
     ) -> None: ...
     def forget_handle(self, number: int) -> None: ...
+    def new_id(self) -> bytes: ...
 
 
 class EmbeddedQueue:
@@ -157,6 +160,7 @@ class EmbeddedQueue:
         self._browse_group: GroupState | None = None
         self._logical_pos: tuple[int, int] | None = None
         self._get_group: GroupState | None = None
+        self._put_group: PutGroup | None = None  # MQPMO_LOGICAL_ORDER status
         self._hardenbo = False  # the queue's HARDENBO, as of this call
         self._propctl = "COMPAT"  # the queue's PROPCTL, as of this call
 
@@ -193,9 +197,42 @@ class EmbeddedQueue:
             self._check_open()
             if not self._output:
                 raise mqi_error(MQRC_NOT_OPEN_FOR_OUTPUT, self._name)
-            return qm.put_message(
-                self._opened, message, options, remote=None, missing=MQRC_Q_DELETED
-            )
+            if not options.logical_order:
+                return qm.put_message(
+                    self._opened, message, options, remote=None, missing=MQRC_Q_DELETED
+                )
+            return self._put_logical(message, options)
+
+    def _put_logical(self, message: Message, options: PutOptions) -> MQMD:
+        """MQPMO_LOGICAL_ORDER: the queue manager numbers the message from this handle's
+        group status (:mod:`.segments`), which moves only when the put succeeds."""
+        qm = self._qm
+        md = message.md
+        qv = qm.queue_view(self._opened, missing=MQRC_Q_DELETED)
+        persistence = qv.defpsist if md.persistence == 2 else md.persistence  # (AS_Q_DEF)
+        numbered, status = logical_put(
+            self._put_group,
+            md,
+            length=len(message.body),
+            persistence=persistence,
+            syncpoint=options.syncpoint,
+            make_id=qm.new_id,
+        )
+        out = qm.put_message(
+            self._opened,
+            dataclasses.replace(message, md=numbered),
+            options,
+            remote=None,
+            missing=MQRC_Q_DELETED,
+        )
+        self._put_group = status
+        return out
+
+    @property
+    def unfinished_put(self) -> int:
+        """MQRC_INCOMPLETE_MSG / MQRC_INCOMPLETE_GROUP when a logical-order put left a
+        logical message or a group unfinished on this handle (what MQCLOSE warns of), else 0."""
+        return 0 if self._put_group is None else self._put_group.unfinished
 
     def unlock(self) -> None:
         with self._qm.mutex:

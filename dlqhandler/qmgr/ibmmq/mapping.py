@@ -198,4 +198,6 @@ def pmo_options(c: Any, o: PutOptions, *, pass_context: bool) -> int:
         flags |= c.MQPMO_NEW_MSG_ID
     if o.new_correl_id:
         flags |= c.MQPMO_NEW_CORREL_ID
+    if o.logical_order:
+        flags |= c.MQPMO_LOGICAL_ORDER
     return int(flags)
