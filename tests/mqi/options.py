@@ -42,14 +42,6 @@ REFUSED: tuple[tuple[str, str, int, int, str], ...] = (
         2046,
         "the port chooses syncpoint before it knows the message's persistence",
     ),
-    ("MQGET", "MQGMO_COMPLETE_MSG", 0x10000, 2046, "segments are not reassembled"),
-    (
-        "MQGET",
-        "MQGMO_ALL_SEGMENTS_AVAILABLE",
-        0x40000,
-        2046,
-        "segments are not reassembled",
-    ),
     ("MQGET", "MQGMO_MARK_BROWSE_HANDLE", 0x100000, 2046, "no browse marks"),
     ("MQGET", "MQGMO_MARK_BROWSE_CO_OP", 0x200000, 2046, "no cooperative browsing"),
     ("MQGET", "MQGMO_UNMARK_BROWSE_CO_OP", 0x400000, 2046, "no cooperative browsing"),
@@ -130,6 +122,8 @@ _GMO_OK = (
     | CMQC.MQGMO_CONVERT
     | CMQC.MQGMO_LOGICAL_ORDER
     | CMQC.MQGMO_ALL_MSGS_AVAILABLE
+    | CMQC.MQGMO_COMPLETE_MSG
+    | CMQC.MQGMO_ALL_SEGMENTS_AVAILABLE
     | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2
     | CMQC.MQGMO_NO_PROPERTIES
     | CMQC.MQGMO_PROPERTIES_IN_HANDLE

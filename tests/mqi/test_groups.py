@@ -53,3 +53,29 @@ def test_close_after_a_finished_group_is_ok(mq: MQ) -> None:
     assert (last.GroupId, last.MsgSeqNumber) == (first.GroupId, 2)
     q.close()
     assert _depth(ibmmq) == 2
+
+
+def test_segment_status_and_complete_msg_through_the_mqi(mq: MQ) -> None:
+    """Two segments put in logical order: an MQGET version 2 without MQGMO_COMPLETE_MSG
+    reports MQSS_SEGMENT for the first (browsed), and with it returns the whole logical
+    message, SegmentStatus MQSS_LAST_SEGMENT (the only segment), MsgFlags MQMF_LAST_SEGMENT;
+    the queue is then empty.
+    IBM, SegmentStatus (https://www.ibm.com/docs/en/ibm-mq/9.0.x?topic=options-segmentstatus-mqchar):
+    "MQSS_LAST_SEGMENT ... This is also the value returned if the logical message consists
+    of only one segment"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    out = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT)
+    _logical_put(ibmmq, out, b"abc", c.MQMF_SEGMENT)
+    _logical_put(ibmmq, out, b"de", c.MQMF_LAST_SEGMENT)
+    out.close()
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_INPUT_AS_Q_DEF | c.MQOO_BROWSE)
+    gmo = ibmmq.GMO(Version=2, Options=c.MQGMO_BROWSE_FIRST)
+    assert bytes(q.get(None, ibmmq.MD(Version=2), gmo)) == b"abc"
+    assert gmo.SegmentStatus == ord("S")
+    md = ibmmq.MD(Version=2)
+    gmo = ibmmq.GMO(Version=2, Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_COMPLETE_MSG)
+    assert bytes(q.get(None, md, gmo)) == b"abcde"
+    assert (gmo.SegmentStatus, md.MsgFlags, md.Offset) == (ord("L"), c.MQMF_LAST_SEGMENT, 0)
+    q.close()
+    assert _depth(ibmmq) == 0

@@ -1,5 +1,6 @@
-"""Groups and segments on MQPUT: what the queue manager keeps per queue handle for
-MQPMO_LOGICAL_ORDER, and the checks every put of a segment gets.
+"""Groups and segments: on MQPUT, what the queue manager keeps per queue handle for
+MQPMO_LOGICAL_ORDER and the checks every put of a segment gets; on MQGET, when a logical
+message's segments are all there and the message MQGMO_COMPLETE_MSG makes of them.
 
 IBM (*GroupId*, *MsgSeqNumber*, *Offset*): with MQPMO_LOGICAL_ORDER "the queue manager
 automatically generates a unique group identifier for the first message in the group or
@@ -22,6 +23,7 @@ MQRC_SEGMENT_LENGTH_ZERO (2253).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,9 +40,17 @@ from dlqhandler.mq.constants import (
     MQRC_SEGMENT_LENGTH_ZERO,
     mqi_error,
 )
+from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 
-__all__ = ["PutGroup", "check_segment", "logical_put"]
+__all__ = [
+    "SEGMENTS_OF",
+    "PutGroup",
+    "check_segment",
+    "logical_put",
+    "reassembled",
+    "whole",
+]
 
 _GROUPED = MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP
 _SEGMENTED = MQMF_SEGMENT | MQMF_LAST_SEGMENT
@@ -131,3 +141,41 @@ def logical_put(
         persistence=persistence,
         syncpoint=syncpoint,
     )
+
+
+# -- MQGET: MQGMO_ALL_SEGMENTS_AVAILABLE and MQGMO_COMPLETE_MSG ---------------------------
+# The segments of one logical message visible to a handle (row id, Offset, data length).
+SEGMENTS_OF = (
+    "SELECT id, seg_offset, length(body), msg_flags FROM messages"
+    " WHERE queue = ? AND group_id = ? AND msg_seq_number = ? AND msg_flags & 6 != 0"
+    " AND state = 0 AND (lock_conn IS NULL OR (lock_conn = ? AND lock_handle = ?))"
+    " ORDER BY seg_offset, id"
+)
+
+
+def whole(rows: list[tuple[int, int, int, int]]) -> list[int] | None:
+    """The row ids of a logical message's segments in Offset order when they are all
+    there (from Offset 0, each starting where the one before ends, up to the one flagged
+    MQMF_LAST_SEGMENT), else None."""
+    ids: list[int] = []
+    expected = 0
+    for row_id, offset, length, flags in rows:
+        if offset != expected:
+            return None
+        ids.append(row_id)
+        expected += length
+        if flags & MQMF_LAST_SEGMENT:
+            return ids
+    return None
+
+
+def reassembled(parts: list[Message]) -> Message:
+    """The logical message MQGMO_COMPLETE_MSG returns: the segments' data joined, with
+    the first segment's MQMD (and properties) "with the values from the message
+    descriptor for the first segment; the only exception is the MsgFlags field, which
+    the queue manager sets to indicate that the reassembled message is the only segment"
+    (IBM): MQMF_LAST_SEGMENT, not MQMF_SEGMENT, the group flags kept; Offset 0."""
+    first = parts[0]
+    flags = (first.md.msg_flags & ~MQMF_SEGMENT) | MQMF_LAST_SEGMENT
+    md = first.md.replace(msg_flags=flags, offset=0)
+    return dataclasses.replace(first, md=md, body=b"".join(p.body for p in parts))

@@ -155,6 +155,10 @@ def gmo_options(c: Any, o: GetOptions) -> tuple[int, int, int]:
         flags |= c.MQGMO_LOGICAL_ORDER
     if o.all_msgs_available:
         flags |= c.MQGMO_ALL_MSGS_AVAILABLE
+    if o.complete_msg:
+        flags |= c.MQGMO_COMPLETE_MSG
+    if o.all_segments_available:
+        flags |= c.MQGMO_ALL_SEGMENTS_AVAILABLE
     wait = 0
     if o.wait_ms:
         flags |= c.MQGMO_WAIT
