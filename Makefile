@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,spark]'
+	@# The Spark JVM's class-data archive (docs/performance.md): Spark commands start
+	@# faster with it and work without it, so a failure here is said, not fatal.
+	$(BIN)/python -m dlqhandler.spark.cds || echo "make install: no Spark class-data archive (Spark starts slower)"
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -26,7 +26,11 @@ platform, date, git commit) and a table of each figure next to its floor:
   (its own process) against a fresh Python reading the same file and splitting it into
   tokens with one regex (``benchmarks/lint.py``);
 * the matcher's own decisions/s: ``dlqhandler test`` of 10,000 cases against a 1,000-rule
-  table as its own process (``benchmarks/test_cases.py``).
+  table as its own process (``benchmarks/test_cases.py``);
+* what a user waits for around a small Spark job: ``dlqhandler drain`` and ``report`` of
+  2,000 messages, whole processes, with and without the Spark class-data archive, against
+  ``spark_copy_floor.py`` and ``spark_decode_floor.py``; ``dlqhandler --help`` and ``lint``
+  against a bare ``python -c 'import pydantic'`` (``benchmarks/startup.py``).
 
 ``ratio`` is figure / floor as rates: 1.0 is as fast as the floor, 0.25 four
 times slower (above 1 for the matcher means deciding beats decoding). The exit
@@ -73,8 +77,9 @@ PLAN: dict[str, dict[str, Any]] = {
     "drain": {"n": 50_000, "master": "local[2]"},
     "lint": {"sizes": (2500, 10_000)},
     "test_cases": {"cases": 10_000, "rules": 1000},
+    "startup": {"messages": 2000, "repeat": 3, "master": "local[2]"},
 }
-ORDER = ("codec", "matcher", "qmgr", "handler", "drain", "lint", "test_cases")
+ORDER = ("codec", "matcher", "qmgr", "handler", "drain", "lint", "test_cases", "startup")
 Row = dict[str, Any]
 
 
@@ -318,6 +323,11 @@ def floor_rows(name: str, r: dict[str, Any]) -> list[Row]:
                         "rules/s",
                     )
                 )
+        elif name == "startup":
+            startup = _load("startup")
+            assert startup is not None
+            for figure, value, floor, floor_value, unit in startup.rows(r):
+                rows.append(_row(name, figure, value, floor, floor_value, unit))
         elif name == "test_cases":
             rows.append(
                 _row(

@@ -343,9 +343,10 @@ def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -
 def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
     obj = f"QLOCAL({dlq})"
     why = (
-        "dlqhandler opens the DLQ with MQOO_INPUT_AS_Q_DEF: with an exclusive "
-        "default a second handler (several handlers for throughput, or a triggered one "
-        "while another runs) gets MQRC_OBJECT_IN_USE (2042)"
+        "dlqhandler run opens the DLQ for input twice (MQOO_INPUT_AS_Q_DEF; the second "
+        "handle takes the members of message groups): with an exclusive default the second "
+        "open gets MQRC_OBJECT_IN_USE (2042) and run cannot start, nor could a second "
+        "handler (several for throughput, or a triggered one while another runs)"
     )
     defsopt, share = a.get(s.MQIA_DEF_INPUT_OPEN_OPTION), a.get(s.MQIA_SHAREABILITY)
     if defsopt is None:
@@ -355,7 +356,7 @@ def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
     elif int(defsopt) == s.MQOO_INPUT_EXCLUSIVE:
         c.add(
             "dlq-defsopt",
-            "warning",
+            "error",
             obj,
             "DEFSOPT(EXCL)",
             why,
@@ -366,7 +367,7 @@ def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
     if share is None:
         c.unknown("dlq-share", obj, "SHARE for several handlers", s.MQIA_SHAREABILITY)
     elif int(share) == s.MQQA_NOT_SHAREABLE:
-        c.add("dlq-share", "warning", obj, "NOSHARE", why, f"ALTER QLOCAL({mqsc_name(dlq)}) SHARE")
+        c.add("dlq-share", "error", obj, "NOSHARE", why, f"ALTER QLOCAL({mqsc_name(dlq)}) SHARE")
     else:
         c.add("dlq-share", "ok", obj, "SHARE")
 

@@ -39,6 +39,20 @@ class _Target:
     lines: tuple[int, ...]
 
 
+_REMOTE_SELECTORS = [
+    s.MQCA_REMOTE_Q_NAME,
+    s.MQCA_REMOTE_Q_MGR_NAME,
+    s.MQCA_XMIT_Q_NAME,
+    s.MQIA_INHIBIT_PUT,
+]
+_TYPES = {
+    s.MQQT_LOCAL: "local",
+    s.MQQT_MODEL: "model",
+    s.MQQT_ALIAS: "alias",
+    s.MQQT_REMOTE: "remote",
+}
+
+
 def _exact(rule: Rule, keyword: str) -> str | None:
     for p in rule.predicates:
         if isinstance(p, StringPredicate) and p.keyword == keyword and p.kind == "exact":
@@ -141,7 +155,7 @@ def check_table(
             )
     for target in _targets(c, qmgr, ruleset.rules):
         if target.qmgr:
-            _check_remote_target(c, target)
+            _check_remote_target(c, target, qmgr, dlq)
         else:
             _check_local_target(c, target, dlq)
     _check_authority(c, ruleset.rules)
@@ -181,7 +195,7 @@ def _check_local_target(c: Checker, target: _Target, dlq: str) -> None:
                 "FWDQ(<another queue>) in that rule",
             )
             return
-        base_attrs = c.ask("queue", base, [s.MQIA_INHIBIT_PUT]) if base else None
+        base_attrs = c.ask("queue", base, [s.MQIA_Q_TYPE, s.MQIA_INHIBIT_PUT]) if base else None
         if base_attrs is None:
             c.add(
                 "rules-target",
@@ -192,8 +206,21 @@ def _check_local_target(c: Checker, target: _Target, dlq: str) -> None:
                 f"DEFINE QLOCAL({mqsc_name(base or q)})",
             )
             return
+        if base_attrs.get(s.MQIA_Q_TYPE) == s.MQQT_REMOTE:  # an alias of a remote queue
+            if attrs.get(s.MQIA_INHIBIT_PUT) == s.MQQA_PUT_INHIBITED:
+                c.add(
+                    "rules-target",
+                    "error",
+                    f"QALIAS({q})",
+                    f"{q} is PUT(DISABLED) {_where(target)}",
+                    "the rule's put fails with MQRC_PUT_INHIBITED: the dead letter stays",
+                    f"ALTER QALIAS({mqsc_name(q)}) PUT(ENABLED)",
+                )
+                return
+            _check_remote_definition(c, _Target(base, "", target.lines), c.qm.name)
+            return
     if kind == s.MQQT_REMOTE:
-        _check_remote_definition(c, target)
+        _check_remote_definition(c, target, c.qm.name)
         return
     put = attrs.get(s.MQIA_INHIBIT_PUT)
     if put is None:
@@ -212,43 +239,179 @@ def _check_local_target(c: Checker, target: _Target, dlq: str) -> None:
     _probe_put(c, q, target)
 
 
-def _check_remote_definition(c: Checker, target: _Target) -> None:
+def _check_remote_definition(c: Checker, target: _Target, qmgr: str) -> None:
+    """A destination that is a local definition of a remote queue (QREMOTE): resolved as
+    IBM's "Name resolution" describes, each way it cannot resolve being the reason the
+    rule's put would fail with."""
     q = target.queue
-    attrs = c.ask("queue", q, [s.MQCA_XMIT_Q_NAME, s.MQCA_REMOTE_Q_MGR_NAME]) or {}
-    xmitq = str(attrs.get(s.MQCA_XMIT_Q_NAME, "") or attrs.get(s.MQCA_REMOTE_Q_MGR_NAME, ""))
-    if not xmitq.strip():
+    obj = f"QREMOTE({q})"
+    a = c.ask("queue", q, _REMOTE_SELECTORS) or {}
+    rname, rqmname = a.get(s.MQCA_REMOTE_Q_NAME), a.get(s.MQCA_REMOTE_Q_MGR_NAME)
+    why = "the rule's put fails with {}: the dead letter stays and is retried"
+    if a.get(s.MQIA_INHIBIT_PUT) == s.MQQA_PUT_INHIBITED:
+        c.add(
+            "rules-target",
+            "error",
+            obj,
+            f"{q} is PUT(DISABLED) {_where(target)}",
+            why.format("MQRC_PUT_INHIBITED"),
+            f"ALTER QREMOTE({mqsc_name(q)}) PUT(ENABLED)",
+        )
+        return
+    if rname is not None and not str(rname).strip():
+        c.add(
+            "rules-target",
+            "error",
+            obj,
+            f"{q} has no RNAME: it is a queue manager alias, not a queue {_where(target)}",
+            why.format("MQRC_REMOTE_Q_NAME_ERROR"),
+            f"ALTER QREMOTE({mqsc_name(q)}) RNAME(<the queue at the other queue manager>)",
+        )
+        return
+    if rqmname is not None and str(rqmname).strip() in ("", qmgr):
+        c.add(
+            "rules-target",
+            "error",
+            obj,
+            f"{q} has RQMNAME({str(rqmname).strip()}): not another queue manager {_where(target)}",
+            why.format("MQRC_UNKNOWN_REMOTE_Q_MGR"),
+            f"ALTER QREMOTE({mqsc_name(q)}) RQMNAME(<the other queue manager>)",
+        )
+        return
+    xmitq = str(a.get(s.MQCA_XMIT_Q_NAME, "") or "").strip()
+    if xmitq:
+        ok = _check_xmitq(c, xmitq, target, obj, unknown="MQRC_UNKNOWN_XMIT_Q", probe=False)
+    elif rqmname is None:
         c.add(
             "rules-target",
             "not checked",
-            f"QREMOTE({q})",
-            "the remote queue's transmission queue: MQINQ did not tell it",
+            obj,
+            "the remote queue's transmission queue: MQINQ did not tell its RQMNAME",
         )
         return
-    _check_xmitq(c, xmitq.strip(), target, f"QREMOTE({q})")
+    else:
+        ok = _check_xmitq_of(c, str(rqmname).strip(), target, obj, probe=False)
+    if ok:  # the put opens the remote definition: its authority is the one checked
+        _probe_put(c, q, target)
 
 
-def _check_remote_target(c: Checker, target: _Target) -> None:
+def _check_remote_target(c: Checker, target: _Target, qmgr: str, dlq: str) -> None:
+    """A destination at another queue manager (FWDQM, DESTQM): ObjectQMgrName is resolved
+    first - a local queue (a transmission queue), a queue manager alias, else DEFXMITQ."""
     attrs = c.ask("queue", target.qmgr, [s.MQIA_Q_TYPE])
-    if attrs is not None and attrs.get(s.MQIA_Q_TYPE) == s.MQQT_REMOTE:  # a qmgr alias
-        _check_remote_definition(c, _Target(target.qmgr, "", target.lines))
+    obj = f"{target.queue}@{target.qmgr}"
+    kind = None if attrs is None else attrs.get(s.MQIA_Q_TYPE)
+    if kind == s.MQQT_REMOTE:  # a queue manager alias
+        a = c.ask("queue", target.qmgr, _REMOTE_SELECTORS) or {}
+        rname, rqmname = a.get(s.MQCA_REMOTE_Q_NAME), a.get(s.MQCA_REMOTE_Q_MGR_NAME)
+        if rname is not None and str(rname).strip():
+            c.add(
+                "rules-target",
+                "error",
+                f"QREMOTE({target.qmgr})",
+                f"{target.qmgr} is a remote queue definition (RNAME({str(rname).strip()})), "
+                f"not a queue manager alias {_where(target)}",
+                "the rule's put fails with MQRC_UNKNOWN_REMOTE_Q_MGR: the dead letter stays",
+                f"ALTER QREMOTE({mqsc_name(target.qmgr)}) RNAME(' ')",
+            )
+            return
+        if a.get(s.MQIA_INHIBIT_PUT) == s.MQQA_PUT_INHIBITED:
+            c.add(
+                "rules-target",
+                "error",
+                f"QREMOTE({target.qmgr})",
+                f"the queue manager alias {target.qmgr} is PUT(DISABLED) {_where(target)}",
+                "the rule's put fails with MQRC_PUT_INHIBITED: the dead letter stays",
+                f"ALTER QREMOTE({mqsc_name(target.qmgr)}) PUT(ENABLED)",
+            )
+            return
+        if rqmname is not None and str(rqmname).strip() == qmgr:  # an alias of this qmgr
+            _check_local_target(c, _Target(target.queue, "", target.lines), dlq)
+            return
+        xmitq = str(a.get(s.MQCA_XMIT_Q_NAME, "") or "").strip()
+        alias = f"QREMOTE({target.qmgr})"
+        if xmitq:
+            _check_xmitq(c, xmitq, target, alias, unknown="MQRC_UNKNOWN_XMIT_Q")
+        elif rqmname is not None and str(rqmname).strip():
+            _check_xmitq_of(c, str(rqmname).strip(), target, alias)
+        else:
+            c.add(
+                "rules-target",
+                "not checked",
+                alias,
+                "the queue manager alias's transmission queue: MQINQ did not tell it",
+            )
         return
-    _check_xmitq(c, target.qmgr, target, f"{target.queue}@{target.qmgr}")
+    if kind is not None:  # a local queue: it must be a transmission queue
+        _check_xmitq(c, target.qmgr, target, obj)
+        return
+    _check_default_xmitq(c, target.qmgr, target, obj)
 
 
-def _check_xmitq(c: Checker, xmitq: str, target: _Target, obj: str) -> None:
-    attrs = c.ask("queue", xmitq, [s.MQIA_USAGE, s.MQIA_INHIBIT_PUT])
+def _check_xmitq_of(
+    c: Checker, rqmname: str, target: _Target, obj: str, *, probe: bool = True
+) -> bool:
+    """XMITQ blank: the queue named like the queue manager, else DEFXMITQ (IBM's
+    XmitQName: "If there is no queue with the name RemoteQMgrName, the queue identified
+    by the DefXmitQName queue manager attribute is used")."""
+    if c.ask("queue", rqmname, [s.MQIA_Q_TYPE]) is not None:
+        return _check_xmitq(c, rqmname, target, obj, probe=probe)
+    return _check_default_xmitq(c, rqmname, target, obj, probe=probe)
+
+
+def _check_default_xmitq(
+    c: Checker, rqmname: str, target: _Target, obj: str, *, probe: bool = True
+) -> bool:
+    answers = c.qm.inquire_object("qmgr", "", [s.MQCA_DEF_XMIT_Q_NAME])
+    defxmitq = answers.get(s.MQCA_DEF_XMIT_Q_NAME)
+    if defxmitq is not None and str(defxmitq).strip():
+        return _check_xmitq(
+            c, str(defxmitq).strip(), target, obj, unknown="MQRC_UNKNOWN_DEF_XMIT_Q", probe=probe
+        )
+    c.add(
+        "rules-xmitq",
+        "error",
+        obj,
+        f"no transmission queue {rqmname}"
+        + (" and no DEFXMITQ" if defxmitq is not None else "")
+        + f" {_where(target)}",
+        "the put to the other queue manager fails (MQRC_UNKNOWN_REMOTE_Q_MGR): the dead "
+        "letter stays (the transmission queue also needs its sender channel)",
+        f"DEFINE QLOCAL({mqsc_name(rqmname)}) USAGE(XMITQ)",
+    )
+    return False
+
+
+def _check_xmitq(
+    c: Checker, xmitq: str, target: _Target, obj: str, *, unknown: str = "", probe: bool = True
+) -> bool:
+    """The transmission queue exists, is local, USAGE(XMITQ) and put-enabled (True);
+    ``probe``: then open it for output (the put authority check)."""
+    attrs = c.ask("queue", xmitq, [s.MQIA_Q_TYPE, s.MQIA_USAGE, s.MQIA_INHIBIT_PUT])
     if attrs is None:
         c.add(
             "rules-xmitq",
             "error",
             obj,
             f"no transmission queue {xmitq} {_where(target)}",
-            "the put to the other queue manager fails (MQRC_UNKNOWN_REMOTE_Q_MGR or "
-            "MQRC_UNKNOWN_XMIT_Q): the dead letter stays (the transmission queue also "
-            "needs its sender channel)",
+            "the put to the other queue manager fails ("
+            + (unknown or "MQRC_UNKNOWN_REMOTE_Q_MGR")
+            + "): the dead letter stays (the transmission queue also needs its sender channel)",
             f"DEFINE QLOCAL({mqsc_name(xmitq)}) USAGE(XMITQ)",
         )
-        return
+        return False
+    kind = attrs.get(s.MQIA_Q_TYPE)
+    if kind is not None and int(kind) != s.MQQT_LOCAL:
+        c.add(
+            "rules-xmitq",
+            "error",
+            f"QUEUE({xmitq})",
+            f"{xmitq} is a {_TYPES.get(int(kind), str(kind))} queue, not a local "
+            f"transmission queue {_where(target)}",
+            "the put fails with MQRC_XMIT_Q_TYPE_ERROR (MQRC_DEF_XMIT_Q_TYPE_ERROR for DEFXMITQ)",
+            f"DEFINE QLOCAL({mqsc_name(xmitq)}) USAGE(XMITQ)",
+        )
+        return False
     usage = attrs.get(s.MQIA_USAGE)
     if usage is not None and int(usage) != s.MQUS_TRANSMISSION:
         c.add(
@@ -256,17 +419,30 @@ def _check_xmitq(c: Checker, xmitq: str, target: _Target, obj: str) -> None:
             "error",
             f"QLOCAL({xmitq})",
             f"{xmitq} is not a transmission queue (USAGE(NORMAL)) {_where(target)}",
-            "the put fails with MQRC_XMIT_Q_USAGE_ERROR",
+            "the put fails with MQRC_XMIT_Q_USAGE_ERROR (MQRC_DEF_XMIT_Q_USAGE_ERROR for DEFXMITQ)",
             f"ALTER QLOCAL({mqsc_name(xmitq)}) USAGE(XMITQ)",
         )
-        return
+        return False
+    if attrs.get(s.MQIA_INHIBIT_PUT) == s.MQQA_PUT_INHIBITED:
+        c.add(
+            "rules-xmitq",
+            "error",
+            f"QLOCAL({xmitq})",
+            f"the transmission queue {xmitq} is PUT(DISABLED) {_where(target)}",
+            "the put to the other queue manager fails with MQRC_PUT_INHIBITED: the dead "
+            "letter stays",
+            f"ALTER QLOCAL({mqsc_name(xmitq)}) PUT(ENABLED)",
+        )
+        return False
     c.add(
         "rules-xmitq",
         "ok",
         f"QLOCAL({xmitq})",
         f"the transmission queue for {obj} exists {_where(target)}",
     )
-    _probe_put(c, xmitq, target)
+    if probe:
+        _probe_put(c, xmitq, target)
+    return True
 
 
 def _probe_put(c: Checker, queue: str, target: _Target) -> None:

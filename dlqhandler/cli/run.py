@@ -60,6 +60,7 @@ from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import Settings, load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError, MQIError
 from dlqhandler.logs import configure_logging, get_logger
+from dlqhandler.mq.constants import MQRC_OBJECT_IN_USE
 from dlqhandler.mq.mqtm import MQTMC2, looks_like_mqtmc2
 from dlqhandler.mq.names import NAME_RULE, validate_qmgr_name, validate_queue_name
 from dlqhandler.qmgr.port import QueueManager
@@ -333,6 +334,20 @@ def _connect_and_serve(
         qmgr.disconnect()
 
 
+def _open_hint(exc: MQIError, queue: str) -> str:
+    """What to do about an input open the queue manager refused, where the reason alone
+    does not say: 2042 is another handle's exclusive input, or ours made exclusive."""
+    if exc.reason != MQRC_OBJECT_IN_USE:
+        return ""
+    return (
+        f". Another handle has {queue} open for input and one of the two opens is exclusive:"
+        " MQOO_INPUT_EXCLUSIVE, or the queue's DEFSOPT(EXCL) or NOSHARE (dlqhandler opens it"
+        " with MQOO_INPUT_AS_Q_DEF, twice: it needs DEFSOPT(SHARED) and SHARE); see who with"
+        f" DISPLAY QSTATUS({queue}) TYPE(HANDLE), and let handlers share it with"
+        f" ALTER QLOCAL({queue}) DEFSOPT(SHARED) SHARE"
+    )
+
+
 def _serve(
     args: argparse.Namespace,
     qmgr: QueueManager,
@@ -401,7 +416,7 @@ def _serve(
             audit=trail,
         )
     except MQIError as exc:
-        _say("AMQ8745", f"Unable to open queue {queue}: {exc}", error=True)
+        _say("AMQ8745", f"Unable to open queue {queue}: {exc}{_open_hint(exc, queue)}", error=True)
         return int(ExitCode.CONNECTION_ERROR)
     if metrics is not None:
         metrics.rules(ruleset.sha256)

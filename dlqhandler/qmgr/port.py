@@ -224,18 +224,23 @@ class QueueManager(Protocol):
         input: bool = True,
         browse: bool = True,
         output: bool = False,
-        exclusive: bool = False,
+        exclusive: bool | None = None,
     ) -> Queue:
-        """MQOPEN (MQOO_INPUT_AS_Q_DEF / MQOO_BROWSE / MQOO_OUTPUT). ``exclusive`` with
-        ``input``: MQOO_INPUT_EXCLUSIVE, MQRC_OBJECT_IN_USE (2042) while another handle
-        has the queue open for input, and other input opens get 2042 while it is open."""
+        """MQOPEN (MQOO_INPUT_* / MQOO_BROWSE / MQOO_OUTPUT). ``exclusive`` with ``input``:
+        None is MQOO_INPUT_AS_Q_DEF (the queue's DEFSOPT decides), False
+        MQOO_INPUT_SHARED, True MQOO_INPUT_EXCLUSIVE; a NOSHARE queue makes every input
+        open exclusive. An exclusive open gets MQRC_OBJECT_IN_USE (2042) while another
+        handle has the queue open for input, and other input opens get 2042 while it is
+        open."""
         ...
 
     def put1(
         self, queue: str, message: Message, options: PutOptions = PutOptions(), *, qmgr: str = ""
     ) -> MQMD:
-        """MQPUT1 to ``queue`` at ``qmgr`` (blank: this queue manager; another
-        name must resolve to a transmission queue, else 2087)."""
+        """MQPUT1 to ``queue`` at ``qmgr`` (blank: this queue manager). Names resolve as
+        IBM's "Name resolution" describes: a remote queue definition or another queue
+        manager's name to a transmission queue (its own, a queue manager alias's, or
+        DEFXMITQ), else 2087."""
         ...
 
     def commit(self) -> None:

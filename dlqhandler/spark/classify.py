@@ -1,12 +1,18 @@
-"""The rules compiler's second back end: native Spark column expressions.
+"""The rules compiler's second back end: native Spark SQL expressions.
 
-Every rule of the IR becomes one boolean Column (the AND of its predicates);
-no Python runs per row. String predicates use the IR's own forms: ``exact`` is
-an equality on the canonical value, ``prefix`` a LIKE on the blank-padded field
-with ``%``, ``_`` and ``\\`` escaped (MQ names may contain ``%`` and ``_``),
-``any`` is true, ``nonblank`` a length test, and ``generic`` the IR's regex,
-full-matched with ``rlike`` on the padded field. The same IR drives the Python
-matcher; ``tests/spark/test_differential.py`` demands identical decisions.
+Every rule of the IR becomes one boolean expression (the AND of its predicates); no
+Python runs per row. String predicates use the IR's own forms: ``exact`` is an equality
+on the canonical value, ``prefix`` a LIKE on the blank-padded field with ``%``, ``_`` and
+``\\`` escaped (MQ names may contain ``%`` and ``_``), ``any`` is true, ``nonblank`` a
+length test, and ``generic`` the IR's regex, full-matched with RLIKE on the padded field.
+The same IR drives the Python matcher; ``tests/spark/test_differential.py`` demands
+identical decisions.
+
+The expressions are SQL text, and the whole classification is one ``spark.sql`` query
+over the frame: one analysis and a constant number of py4j round trips, whatever the
+number of rules (building them as Column objects cost several round trips per predicate
+and per rule: thousands for a large table). Every literal is written by
+:func:`sql_string`, exact whatever the session's string-escaping settings.
 
 The decision for a message seen for the first time (no failed attempts) is
 the first matching rule (RETRY counts are at least 1), or the implicit IGNORE.
@@ -25,9 +31,21 @@ __all__ = [
     "classify",
     "field_column",
     "rule_condition",
+    "sql_string",
 ]
 
 MQ_NAME_REGEX = r"^[A-Za-z0-9._/%]{1,48}$"
+_NULL_STRING = "CAST(NULL AS STRING)"
+
+
+def sql_string(text: str) -> str:
+    """``text`` as a Spark SQL string literal, read the same whatever
+    ``spark.sql.parser.escapedStringLiterals`` says: quoted when it holds no quote, no
+    backslash and no control character (no escape to read), else decoded from its UTF-8
+    bytes (a regex's backslashes, say)."""
+    if "'" not in text and "\\" not in text and text.isprintable():
+        return f"'{text}'"
+    return f"decode(X'{text.encode('utf-8').hex()}', 'UTF-8')"
 
 
 def field_column(keyword: str) -> str:
@@ -40,51 +58,45 @@ def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _string_condition(pred: StringPredicate) -> Any:
-    from pyspark.sql import functions as F
-
-    value = F.coalesce(F.col(field_column(pred.keyword)), F.lit(""))
+def _string_condition(pred: StringPredicate) -> str:
+    value = f"coalesce(`{field_column(pred.keyword)}`, '')"
     if pred.kind == "any":
-        return F.lit(True)
+        return "true"
     if pred.kind == "nonblank":
-        return F.length(value) > 0
+        return f"length({value}) > 0"
     if pred.kind == "exact":
-        return value == F.lit(pred.pattern.rstrip(" "))
-    padded = F.rpad(value, pred.length, " ")
+        return f"{value} = {sql_string(pred.pattern.rstrip(' '))}"
+    padded = f"rpad({value}, {pred.length}, ' ')"
     if pred.kind == "prefix":
         literal = pred.pattern.rstrip("*")
-        return padded.like(_like_escape(literal) + "%")
-    return padded.rlike("^(?:" + pred.regex + ")$")
+        return f"{padded} LIKE {sql_string(_like_escape(literal) + '%')}"
+    return f"{padded} RLIKE {sql_string('^(?:' + pred.regex + ')$')}"
 
 
-def rule_condition(rule: Rule) -> Any:
-    """The boolean Column that is true when ``rule``'s pattern matches a row."""
-    from pyspark.sql import functions as F
-
-    cond = F.col("has_dlh")
+def rule_condition(rule: Rule) -> str:
+    """The boolean SQL expression that is true when ``rule``'s pattern matches a row."""
+    parts = ["has_dlh"]
     for pred in rule.predicates:
         if isinstance(pred, IntPredicate):
-            cond = cond & (F.col(field_column(pred.keyword)) == F.lit(pred.value))
+            parts.append(f"`{field_column(pred.keyword)}` = {int(pred.value)}")
         else:
-            cond = cond & _string_condition(pred)
-    return F.coalesce(cond, F.lit(False))
+            parts.append(_string_condition(pred))
+    return "coalesce(" + " AND ".join(f"({p})" for p in parts) + ", false)"
 
 
-def _target_columns(rule: Rule) -> tuple[Any, Any]:
-    from pyspark.sql import functions as F
-
+def _target_columns(rule: Rule) -> tuple[str, str]:
     action = rule.action
     if action.kind == "RETRY":
-        return F.col("dlh_dest_q_name"), F.col("dlh_dest_q_mgr_name")
+        return "dlh_dest_q_name", "dlh_dest_q_mgr_name"
     if action.kind != "FWD":
-        return F.lit(None).cast("string"), F.lit(None).cast("string")
-    q = {"&DESTQ": F.col("dlh_dest_q_name"), "&REPLYQ": F.col("md_reply_to_q")}.get(
-        action.fwdq or "", F.lit(action.fwdq)
+        return _NULL_STRING, _NULL_STRING
+    q = {"&DESTQ": "dlh_dest_q_name", "&REPLYQ": "md_reply_to_q"}.get(
+        action.fwdq or "", sql_string(action.fwdq or "")
     )
-    qm = {"&DESTQM": F.col("dlh_dest_q_mgr_name"), "&REPLYQM": F.col("md_reply_to_q_mgr")}.get(
-        action.fwdqm or "", F.lit(action.fwdqm or "")
+    qm = {"&DESTQM": "dlh_dest_q_mgr_name", "&REPLYQM": "md_reply_to_q_mgr"}.get(
+        action.fwdqm or "", sql_string(action.fwdqm or "")
     )
-    return q, F.coalesce(qm, F.lit(""))
+    return q, f"coalesce({qm}, '')"
 
 
 def catch_all_queue(ruleset: RuleSet, explicit: str | None) -> str | None:
@@ -114,7 +126,7 @@ def classify(
     local_qmgr: str = "",
     catch_all: str | None = None,
 ) -> Any:
-    """Add decision columns to a message DataFrame.
+    """Add decision columns to a message DataFrame (one ``spark.sql`` query).
 
     Added: ``matched_lines`` (array of rule lines, table order), ``chosen_line``
     (null: implicit IGNORE), ``action``, ``target_q``/``target_qm`` (substituted;
@@ -123,72 +135,74 @@ def classify(
     ``out_qm``, ``strip_header``. A row with an ``error`` (a malformed record)
     always stays: REMAIN, no target, even with a catch-all.
     """
-    from pyspark.sql import functions as F
-
     rules = ruleset.rules
-    conds = [rule_condition(r) for r in rules]
-    frame = frame.withColumns({f"_m{i}": c for i, c in enumerate(conds)})
-    m = [F.col(f"_m{i}") for i in range(len(rules))]
+    columns = frame.columns
+    kept = ", ".join(f"`{c}`" for c in columns)
+    matches = [f"{rule_condition(r)} AS _m{i}" for i, r in enumerate(rules)]
+
+    def first(values: list[str], default: str) -> str:
+        if not rules:
+            return default
+        whens = " ".join(f"WHEN _m{i} THEN {v}" for i, v in enumerate(values))
+        return f"CASE {whens} ELSE {default} END"
+
     # array_except drops the nulls in generated code (filter's lambda is interpreted).
     matched = (
-        F.array_except(
-            F.array(*[F.when(mi, F.lit(r.line)) for mi, r in zip(m, rules, strict=True)]),
-            F.array(F.lit(None).cast("int")),
-        )
+        "array_except(array("
+        + ", ".join(f"CASE WHEN _m{i} THEN {r.line} END" for i, r in enumerate(rules))
+        + "), array(CAST(NULL AS INT)))"
         if rules
-        else F.array().cast("array<int>")
+        else "CAST(array() AS array<int>)"
     )
-
-    def first(values: list[Any], default: Any) -> Any:
-        expr = None
-        for mi, v in zip(m, values, strict=True):
-            expr = F.when(mi, v) if expr is None else expr.when(mi, v)
-        return default if expr is None else expr.otherwise(default)
-
     targets = [_target_columns(r) for r in rules]
-    frame = frame.withColumns(
-        {
-            "matched_lines": matched,
-            "chosen_line": first([F.lit(r.line) for r in rules], F.lit(None).cast("int")),
-            "action": first([F.lit(r.action.kind) for r in rules], F.lit("IGNORE")),
-            "target_q": first([t[0] for t in targets], F.lit(None).cast("string")),
-            "target_qm": first([t[1] for t in targets], F.lit(None).cast("string")),
-            "header": first([F.lit(r.action.header) for r in rules], F.lit(True)),
-        }
-    ).drop(*[f"_m{i}" for i in range(len(rules))])
-    valid_q = F.coalesce(F.col("target_q").rlike(MQ_NAME_REGEX), F.lit(False))
-    valid_qm = F.coalesce(
-        (F.col("target_qm") == "") | F.col("target_qm").rlike(MQ_NAME_REGEX), F.lit(False)
-    )
-    loop = F.lit(False)
+    decisions = {
+        "matched_lines": matched,
+        "chosen_line": first([str(r.line) for r in rules], "CAST(NULL AS INT)"),
+        "action": first([sql_string(r.action.kind) for r in rules], "'IGNORE'"),
+        "target_q": first([t[0] for t in targets], _NULL_STRING),
+        "target_qm": first([t[1] for t in targets], _NULL_STRING),
+        "header": first(["true" if r.action.header else "false" for r in rules], "true"),
+    }
+    valid_q = f"coalesce(target_q RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
+    valid_qm = f"coalesce(target_qm = '' OR target_qm RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
+    loop = "false"
     if input_queue:
-        loop = (F.col("target_q") == F.lit(input_queue)) & (F.col("target_qm").isin("", local_qmgr))
-    puts = F.col("action").isin("RETRY", "FWD")
-    frame = frame.withColumn(
-        "target_valid",
-        F.when(puts, valid_q & valid_qm & ~loop).otherwise(F.lit(None).cast("boolean")),
+        loop = (
+            f"(target_q = {sql_string(input_queue)}"
+            f" AND target_qm IN ('', {sql_string(local_qmgr)}))"
+        )
+    puts = "action IN ('RETRY', 'FWD')"
+    valid = f"CASE WHEN {puts} THEN {valid_q} AND {valid_qm} AND NOT {loop} END"
+    placed = f"(action = 'DISCARD' OR ({puts} AND target_valid))"
+    leftover = sql_string(Disposition.CATCHALL.value if catch_all else Disposition.REMAIN.value)
+    malformed = "false"
+    if "error" in columns:  # a malformed record stays, whatever the rules say
+        malformed = "error IS NOT NULL"
+        placed = f"(NOT {malformed} AND {placed})"
+        leftover = (
+            f"CASE WHEN {malformed} THEN {sql_string(Disposition.REMAIN.value)} ELSE {leftover} END"
+        )
+    catch = sql_string(catch_all) if catch_all is not None else _NULL_STRING
+    put_placed = f"({placed} AND {puts} AND target_valid)"
+    unplaced = f"(NOT {placed} AND NOT {malformed})"
+    placement = {
+        "disposition": f"CASE WHEN {placed} THEN action ELSE {leftover} END",
+        "out_q": f"CASE WHEN {put_placed} THEN target_q WHEN {unplaced} THEN {catch} END",
+        "out_qm": f"CASE WHEN {put_placed} THEN CASE WHEN target_qm = {sql_string(local_qmgr)}"
+        f" THEN '' ELSE target_qm END"
+        f" WHEN {unplaced} AND {'true' if catch_all is not None else 'false'} THEN '' END",
+        "strip_header": f"{placed} AND (action = 'RETRY' OR (action = 'FWD' AND NOT header))",
+    }
+    decided = ", ".join(f"{expr} AS {name}" for name, expr in decisions.items())
+    placed_sql = ", ".join(f"{expr} AS {name}" for name, expr in placement.items())
+    inner = ", ".join([kept, *matches])
+    # Every value in the text is a literal of sql_string's; braces (a regex's {1,48})
+    # are doubled for PySpark's formatter, which puts the frame where {frame} is.
+    before = (
+        f"SELECT *, {placed_sql} FROM ("  # noqa: S608 (every literal is sql_string's)
+        f"SELECT *, {valid} AS target_valid FROM ("
+        f"SELECT {kept}, {decided} FROM ("
+        f"SELECT {inner} FROM "
     )
-    placed = (F.col("action") == "DISCARD") | (puts & F.col("target_valid"))
-    leftover = F.lit(Disposition.CATCHALL.value if catch_all else Disposition.REMAIN.value)
-    if "error" in frame.columns:  # a malformed record stays, whatever the rules say
-        malformed = F.col("error").isNotNull()
-        placed = ~malformed & placed
-        leftover = F.when(malformed, F.lit(Disposition.REMAIN.value)).otherwise(leftover)
-    else:
-        malformed = F.lit(False)
-    return frame.withColumns(
-        {
-            "disposition": F.when(placed, F.col("action")).otherwise(leftover),
-            "out_q": F.when(placed & puts & F.col("target_valid"), F.col("target_q")).when(
-                ~placed & ~malformed, F.lit(catch_all).cast("string")
-            ),
-            "out_qm": F.when(
-                placed & puts & F.col("target_valid"),
-                F.when(F.col("target_qm") == F.lit(local_qmgr), F.lit("")).otherwise(
-                    F.col("target_qm")
-                ),
-            ).when(~placed & ~malformed & F.lit(catch_all is not None), F.lit("")),
-            "strip_header": placed
-            & ((F.col("action") == "RETRY") | ((F.col("action") == "FWD") & ~F.col("header"))),
-        }
-    )
+    query = before.replace("{", "{{").replace("}", "}}") + "{frame})))"
+    return frame.sparkSession.sql(query, frame=frame)

@@ -26,14 +26,14 @@ from pathlib import Path
 from dlqhandler.logs import get_logger
 from dlqhandler.spark._jarbuild import JAR_NAME, SERVICES, STAMP_NAME, build_jar
 
-__all__ = ["LOCAL_FS_CLASS", "compiled_jar", "shipped_jar"]
+__all__ = ["LOCAL_FS_CLASS", "cache_root", "compiled_jar", "shipped_jar"]
 
 LOCAL_FS_CLASS = "dlqhandler.spark.NioLocalFileSystem"
 _SOURCES = Path(__file__).with_name("jvm")
 _log = get_logger(__name__)
 
 
-def _cache_root() -> Path:
+def cache_root() -> Path:
     explicit = os.environ.get("DLQHANDLER_JAR_CACHE")
     if explicit:
         return Path(explicit)
@@ -85,7 +85,7 @@ def compiled_jar() -> Path | None:
         digest.update(name.encode() + b"\0" + text.encode())
     for src in sources:
         digest.update(src.name.encode() + b"\0" + src.read_bytes())
-    final = _cache_root() / digest.hexdigest()[:16]
+    final = cache_root() / digest.hexdigest()[:16]
     jar = final / JAR_NAME
     if jar.is_file():
         return jar
@@ -107,8 +107,13 @@ if __name__ == "__main__":  # the spark-submit options that give the drain its j
     built = compiled_jar()
     if built is None:
         raise SystemExit("the drain's jar cannot be built here: install a JDK (javac)")
+    from dlqhandler.spark.cds import java_options
+
+    archive = java_options()  # the class-data archive, when make install made one
     sys.stdout.write(
         f"--jars {built} --driver-class-path {built} "
         f"--conf spark.executor.extraClassPath={built} "
-        f"--conf spark.hadoop.fs.file.impl={LOCAL_FS_CLASS}\n"
+        f"--conf spark.hadoop.fs.file.impl={LOCAL_FS_CLASS}"
+        + (f" --driver-java-options '{archive}'" if archive else "")
+        + "\n"
     )

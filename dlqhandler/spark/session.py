@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from dlqhandler.spark.cds import java_options
 from dlqhandler.spark.jar import LOCAL_FS_CLASS, compiled_jar
 
 __all__ = ["BUILT_SESSION", "get_session", "has_active_session", "stop_session"]
@@ -35,9 +36,10 @@ __all__ = ["BUILT_SESSION", "get_session", "has_active_session", "stop_session"]
 # "Generated method too long to be JIT compiled"), so it ran interpreted. On a local
 # master the tasks run in the driver's JVM; on a cluster, give the executors the same
 # option (docs/performance.md).
+_JAVA_OPTIONS = "spark.driver.defaultJavaOptions"
 BUILT_SESSION = {
     "spark.python.sql.dataFrameDebugging.enabled": "false",
-    "spark.driver.defaultJavaOptions": "-XX:-DontCompileHugeMethods",
+    _JAVA_OPTIONS: "-XX:-DontCompileHugeMethods",
 }
 
 
@@ -101,17 +103,26 @@ def get_session(
 
 def jvm_settings(master: str) -> dict[str, str]:
     """Spark settings for a JVM this process launches: the drain's jar on the class
-    path, and, on this machine's masters (``local``, ``local-cluster``: the jar's path
-    exists for every JVM), its local file system (no ``chmod`` process per file or
+    path, the class-data archive when there is one (:mod:`dlqhandler.spark.cds`), and,
+    on this machine's masters (``local``, ``local-cluster``: the jar's path exists for
+    every JVM), its local file system (no ``chmod`` process per file or
     directory, see ``jvm/NioLocalFileSystem.java``). Empty without a JDK to build the
     jar. Under ``spark-submit`` give them on its command line (``python -m
     dlqhandler.spark.jar`` prints them)."""
     jar = compiled_jar()
     if jar is None:
         return {}
+    # The driver JVM is launched here whatever the master: it maps the class-data archive.
+    archive = java_options()
+    driver = (
+        {"spark.driver.defaultJavaOptions": f"{BUILT_SESSION[_JAVA_OPTIONS]} {archive}"}
+        if archive
+        else {}
+    )
     if not master.startswith("local"):
-        return {"spark.jars": str(jar)}
+        return {"spark.jars": str(jar), **driver}
     return {
+        **driver,
         "spark.jars": str(jar),
         "spark.driver.extraClassPath": str(jar),
         "spark.executor.extraClassPath": str(jar),

@@ -106,14 +106,14 @@ def test_clean_setup_passes_and_lists_what_it_could_not_check(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The shipped MQSC and a table whose destinations exist: exit 0, no error or warning;
-    what the embedded queue manager cannot tell (channels' MAXMSGL, DEFSOPT, SHARE,
-    passall; PROPCTL until it keeps it) is 'not checked', never 'ok'."""
+    what the embedded queue manager cannot tell (channels' MAXMSGL, passall) is 'not
+    checked', never 'ok'; DEFSOPT(SHARED) and SHARE, IBM's defaults, are 'ok'."""
     code, report = check(capsys, "--rules", rules(tmp_path))
     assert code == ExitCode.OK
     assert bad(report) == []
     assert report["worst"] == "not checked"
     not_checked = {f["check"] for f in report["findings"] if f["severity"] == "not checked"}
-    assert {"dlq-channel-maxmsgl", "dlq-defsopt", "dlq-share", "auth-passall"} <= not_checked
+    assert {"dlq-channel-maxmsgl", "auth-passall"} <= not_checked
     # PROPCTL is checked once the embedded queue manager keeps it, and not before.
     assert found(report, "dlq-propctl") == [
         ("ok" if "PROPCTL" in QUEUE_ATTRS else "not checked", f"QLOCAL({DLQ})")
@@ -126,6 +126,8 @@ def test_clean_setup_passes_and_lists_what_it_could_not_check(
         "dlq-headroom",
         "dlq-put",
         "dlq-get",
+        "dlq-defsopt",
+        "dlq-share",
         "status-exists",
         "status-local",
         "status-hardenbo",
@@ -181,6 +183,8 @@ def test_text_output_shows_why_and_fix(home: Path, capsys: pytest.CaptureFixture
         ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) MAXMSGL(65536)", "dlq-maxmsgl", "error"),
         ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) PUT(DISABLED)", "dlq-put", "error"),
         ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) GET(DISABLED)", "dlq-get", "error"),
+        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) DEFSOPT(EXCL)", "dlq-defsopt", "error"),
+        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) NOSHARE", "dlq-share", "error"),
         ("DELETE QLOCAL(DLQHANDLER.STATUS)", "status-exists", "warning"),
         ("ALTER QLOCAL(DLQHANDLER.STATUS) HARDENBO", "status-hardenbo", "warning"),
         ("ALTER QLOCAL(DLQHANDLER.STATUS) PUT(DISABLED)", "status-put", "error"),
@@ -445,6 +449,32 @@ def test_standin_gives_the_same_findings_as_the_embedded_queue_manager(
     assert ibmmq == embedded
     assert ibmmq[0] == ExitCode.FAILURE
     assert ("rules-target", "error") in bad(ibmmq[1])
+
+
+def test_exclusive_dlq_is_an_error_the_same_through_ibmmq(
+    home: Path, standin: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A DLQ defined DEFSOPT(EXCL) NOSHARE: both errors (exit 1: run opens the DLQ for
+    input twice and could not start, see tests/cli/test_run_checks.py), through IBM's
+    library (MQINQ MQIA_DEF_INPUT_OPEN_OPTION and MQIA_SHAREABILITY on the stand-in) as on
+    the embedded queue manager; the fix, run as MQSC, clears them on both.
+
+    IBM, Shareability (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q103540_.html):
+    MQQA_NOT_SHAREABLE "An MQOPEN call with the MQOO_INPUT_SHARED option is treated as
+    MQOO_INPUT_EXCLUSIVE"."""
+    mqsc(home, "ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) DEFSOPT(EXCL) NOSHARE")
+    embedded = check(capsys)
+    ibmmq = check(capsys, "--backend", "ibmmq")
+    assert ibmmq == embedded
+    assert (ibmmq[0], bad(ibmmq[1])) == (
+        ExitCode.FAILURE,
+        [("dlq-defsopt", "error"), ("dlq-share", "error")],
+    )
+    fix = next(f["fix"] for f in ibmmq[1]["findings"] if f["check"] == "dlq-defsopt")
+    mqsc(home, fix)
+    for args in ((), ("--backend", "ibmmq")):
+        code, report = check(capsys, *args)
+        assert (code, bad(report)) == (ExitCode.OK, [])
 
 
 def test_missing_status_queue_is_an_error_through_ibmmq(

@@ -118,3 +118,60 @@ def test_a_missing_queue_manager_is_exit_4_from_every_command(
     for argv in commands:
         assert main(argv) == ExitCode.CONNECTION_ERROR, argv
         assert "Q_MGR_NAME_ERROR" in capsys.readouterr().err or argv[0] == "run"
+
+
+@pytest.mark.parametrize(
+    ("dlq", "held"),
+    [("", True), ("DEFSOPT(EXCL)", None), ("NOSHARE", False)],
+    ids=["MQOO_INPUT_EXCLUSIVE", "DEFSOPT(EXCL)", "NOSHARE"],
+)
+@pytest.mark.parametrize("backend", ["embedded", "ibmmq"])
+def test_a_dlq_held_exclusively_elsewhere_stops_run_with_2042(
+    qm, home: Path, run_cli: RunCli, backend: str, dlq: str, held: bool | None
+) -> None:
+    """Another handle holds the DLQ open for exclusive input (MQOO_INPUT_EXCLUSIVE; or
+    MQOO_INPUT_AS_Q_DEF on a DEFSOPT(EXCL) DLQ; or MQOO_INPUT_SHARED on a NOSHARE one):
+    ``dlqhandler run`` (which opens with MQOO_INPUT_AS_Q_DEF) stops with exit 4, an error
+    naming MQRC_OBJECT_IN_USE (2042), the queue, and what to do, no traceback, and moves
+    nothing; the same on the embedded back end and through IBM's library on the stand-in.
+    Once the other handle closes, the same run forwards the message, on a DEFSOPT(EXCL) or
+    NOSHARE DLQ only after the fix the error names (run opens the DLQ for input twice, so
+    alone it still gets 2042 from its own first handle).
+
+    IBM, 2042 MQRC_OBJECT_IN_USE
+    (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041130_.html): "This
+    arises if the request is for shared input, but the object is already open for
+    exclusive input"."""
+    from tests.mqi.build import load as load_standin
+
+    define(qm, "CATCH", "DLQHANDLER.STATUS")  # (--backend ibmmq defines no queue)
+    load(qm, [dead_letter("held")])
+    standin = load_standin() if backend == "ibmmq" else None
+    if standin is not None:
+        standin.reset(home=home)
+    try:
+        if dlq:
+            qm.admin().alter_queue(DLQ, {"DEFSOPT": "EXCL"} if "EXCL" in dlq else {"SHARE": dlq})
+        holder = qm.open(DLQ, exclusive=held)
+        args = ("--backend", backend, DLQ, "QM1")
+        run = run_cli(FWD_WITH_HEADER, *args, rendered=True)
+        assert run.rc == ExitCode.CONNECTION_ERROR, run.err
+        assert "Unable to open queue SYSTEM.DEAD.LETTER.QUEUE" in run.err
+        assert "MQRC_OBJECT_IN_USE (2042)" in run.err
+        assert f"DISPLAY QSTATUS({DLQ}) TYPE(HANDLE)" in run.err
+        assert "Traceback" not in run.err
+        assert (depth(qm, DLQ), depth(qm, "CATCH")) == (1, 0)
+        holder.close()
+        run = run_cli(FWD_WITH_HEADER, *args, rendered=True)
+        if dlq:
+            assert run.rc == ExitCode.CONNECTION_ERROR, run.err
+            assert "MQRC_OBJECT_IN_USE (2042)" in run.err
+            assert (depth(qm, DLQ), depth(qm, "CATCH")) == (1, 0)
+            qm.admin().alter_queue(DLQ, {"DEFSOPT": "SHARED", "SHARE": "SHARE"})
+            run = run_cli(FWD_WITH_HEADER, *args, rendered=True)
+        assert run.rc == ExitCode.OK, run.err
+        assert (depth(qm, DLQ), depth(qm, "CATCH")) == (0, 1)
+    finally:
+        if standin is not None:
+            assert not standin.errors, standin.errors
+            standin.reset()

@@ -463,21 +463,26 @@ def put(
     message = Message(md, body)
     if obj is not None:
         out = obj.port().put(message, options)
-        name = obj.name
+        resolved = obj.resolved or (obj.name, conn.qm.name)
     else:
         assert od is not None
-        name = text(od, "ObjectName")
-        out = conn.qm.put1(name, message, options, qmgr=text(od, "ObjectQMgrName"))
+        name, qmgr = text(od, "ObjectName"), text(od, "ObjectQMgrName")
+        out = conn.qm.put1(name, message, options, qmgr=qmgr)
+        route = conn.qm.resolve(name, qmgr)
+        resolved = route.resolved(conn.qm.name)
+        if resolved[1] == conn.qm.name:  # (a local queue: an alias's base is its name)
+            resolved = (conn.qm.queue_view(route.target).name, resolved[1])
     write_md(pmd, out, md_version)
-    put_field(pmo, "ResolvedQName", name.encode("latin-1"))
-    put_field(pmo, "ResolvedQMgrName", conn.qm.name.encode("latin-1"))
+    put_field(pmo, "ResolvedQName", resolved[0].encode("latin-1"))
+    put_field(pmo, "ResolvedQMgrName", resolved[1].encode("latin-1"))
     return _OK
 
 
 # -- MQINQ --------------------------------------------------------------------------------------
 def _queue_values(conn: Conn, obj: Obj) -> dict[int, int | str]:
-    if conn.qm.admin().aliases(obj.name, generic=False):
-        return {}  # (an alias queue: inquire_object answers with its attributes)
+    admin = conn.qm.admin()
+    if admin.aliases(obj.name, generic=False) or admin.remotes(obj.name, generic=False):
+        return {}  # (an alias or remote queue: inquire_object answers with its attributes)
     info = conn.qm.inquire_queue(obj.name)
     a = info.attributes
     return {

@@ -20,6 +20,7 @@ from dlqhandler.mq.constants import (
     MQRC_PMO_ERROR,
     MQRC_WAIT_INTERVAL_ERROR,
 )
+from dlqhandler.qmgr.embedded.dynamic import CloseDelete
 from tests.mqi.cmqc import CMQC
 from tests.mqi.structs import MQGMO, MQOD, MQPMO, raw
 
@@ -78,14 +79,6 @@ REFUSED: tuple[tuple[str, str, int, int, str], ...] = (
     ("MQPUT", "MQPMO_NOT_OWN_SUBS", 0x10000000, 2046, "publish/subscribe"),
     ("MQOPEN", "MQOO_CO_OP", 0x20000, 2046, "no cooperative browsing"),
     ("MQCLOSE", "MQCO_QUIESCE", 0x20, 2046, "no reconnectable quiesce"),
-    (
-        "MQCLOSE",
-        "MQCO_DELETE",
-        0x1,
-        2045,
-        "no dynamic queues: IBM gives MQRC_OPTION_NOT_VALID_FOR_TYPE on a permanent queue",
-    ),
-    ("MQCLOSE", "MQCO_DELETE_PURGE", 0x2, 2045, "as MQCO_DELETE"),
     ("MQCLOSE", "MQCO_KEEP_SUB", 0x4, 2045, "no subscriptions (a queue handle)"),
     ("MQCLOSE", "MQCO_REMOVE_SUB", 0x8, 2045, "no subscriptions (a queue handle)"),
 )
@@ -233,10 +226,12 @@ def check_open(od: MQOD, options: int) -> None:
         raise _fail(MQRC_OPTION_NOT_VALID_FOR_TYPE, "not an option of the queue manager object")
 
 
-def check_close(options: int) -> None:
-    """MQCLOSE: only MQCO_NONE; the delete and subscription options are IBM's 2045 on a
-    permanent queue, the rest 2046."""
-    if options & ~0xF:
+def check_close(options: int) -> CloseDelete:
+    """MQCLOSE: MQCO_NONE, or one of MQCO_DELETE / MQCO_DELETE_PURGE (whether the queue
+    may be deleted is the queue manager's to say: 2045 on a predefined queue, 2055...);
+    the subscription options are IBM's 2045 on a queue handle, the rest 2046."""
+    if options & ~0xF or (options & 0x3) == 0x3:
         raise _fail(MQRC_OPTIONS_ERROR, f"MQCO options {options:#x}")
-    if options:
-        raise _fail(MQRC_OPTION_NOT_VALID_FOR_TYPE, "no dynamic queue or subscription here")
+    if options & 0xC:
+        raise _fail(MQRC_OPTION_NOT_VALID_FOR_TYPE, "no subscription here")
+    return "delete" if options & 0x1 else "purge" if options & 0x2 else ""

@@ -259,10 +259,16 @@ class StandIn:
                 text(od, "AlternateUserId")
                 if options & CMQC.MQOO_ALTERNATE_USER_AUTHORITY
                 else None,
+                text(od, "ObjectQMgrName"),
+                dynamic_name=raw(od, "DynamicQName").split(b"\x00", 1)[0].decode("latin-1"),
             )
+            if obj.created:  # a model queue: the name of the dynamic queue it made
+                put(od, "ObjectName", obj.created.encode("latin-1"))
+                put(od, "ObjectQMgrName", conn.qm.name.encode("latin-1"))
             if od.Version >= 3:
-                put(od, "ResolvedQName", obj.name.encode("latin-1"))
-                put(od, "ResolvedQMgrName", conn.qm.name.encode("latin-1"))
+                resolved = obj.resolved or (obj.name, conn.qm.name)
+                put(od, "ResolvedQName", resolved[0].encode("latin-1"))
+                put(od, "ResolvedQMgrName", resolved[1].encode("latin-1"))
         elif od.ObjectType == CMQC.MQOT_PROCESS:  # MQOO_INQUIRE only; it must exist
             if options & ~(CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING):
                 return CMQC.MQCC_FAILED, MQRC_OPTION_NOT_VALID_FOR_TYPE
@@ -279,11 +285,12 @@ class StandIn:
         conn = self.conn(hconn)
         if _I32.from_address(phobj).value not in conn.objects:
             return CMQC.MQCC_FAILED, MQRC_HOBJ_ERROR
-        check_close(options)  # (the handle stays open when the call fails)
-        obj = conn.objects.pop(_I32.from_address(phobj).value)
+        delete = check_close(options)  # (the handle stays open when the call fails)
+        obj = conn.objects[_I32.from_address(phobj).value]
         # IBM 2242/2241 on MQCLOSE: a logical-order put left a message or group unfinished.
         unfinished = int(getattr(obj.queue, "unfinished_put", 0) or 0)
-        obj.close()
+        obj.close(delete)  # (MQCO_DELETE refused: 2045 or 2055, and the handle stays open)
+        del conn.objects[_I32.from_address(phobj).value]
         _set(phobj, CMQC.MQHO_UNUSABLE_HOBJ)
         return (CMQC.MQCC_WARNING, unfinished) if unfinished else _OK
 

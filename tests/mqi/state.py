@@ -8,9 +8,16 @@ from typing import Any
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import Message
-from dlqhandler.mq.constants import MQRC_HMSG_ERROR, MQRC_HOBJ_ERROR
+from dlqhandler.mq.constants import (
+    MQRC_HMSG_ERROR,
+    MQRC_HOBJ_ERROR,
+    MQRC_OPTION_NOT_VALID_FOR_TYPE,
+    MQRC_UNKNOWN_OBJECT_NAME,
+)
 from dlqhandler.mq.properties import MessageHandle
 from dlqhandler.qmgr.embedded import EmbeddedQueueManager
+from dlqhandler.qmgr.embedded.dynamic import CloseDelete
+from dlqhandler.qmgr.embedded.handle import EmbeddedQueue
 from dlqhandler.qmgr.port import Queue
 from tests.mqi.cmqc import CMQC
 
@@ -42,13 +49,22 @@ class Obj:
     pending: tuple[Message, bool] | None = None
     held: Message | None = None
     peek: Queue | None = None
+    resolved: tuple[str, str] | None = None  # ResolvedQName, ResolvedQMgrName of an output open
+    created: str = ""  # the dynamic queue an MQOPEN of a model queue created
 
     def port(self) -> Queue:
         if self.queue is None:
             raise MQIError(MQRC_HOBJ_ERROR, comp=CMQC.MQCC_FAILED)
         return self.queue
 
-    def close(self) -> None:
+    def close(self, delete: CloseDelete = "") -> None:
+        """MQCLOSE: ``delete`` is MQCO_DELETE/MQCO_DELETE_PURGE (checked first: a refused
+        delete leaves the handle open)."""
+        if delete and self.queue is None:  # (not a queue handle)
+            raise MQIError(MQRC_OPTION_NOT_VALID_FOR_TYPE, comp=CMQC.MQCC_FAILED)
+        if self.queue is not None:
+            assert isinstance(self.queue, EmbeddedQueue)
+            self.queue.close(delete)
         for q in (self.queue, self.peek):
             if q is not None:
                 q.close()
@@ -87,21 +103,74 @@ class Conn:
         self.message_handles[number] = MessageHandle()
         return number
 
-    def open_queue(self, name: str, options: int, alternate_user: str | None) -> Obj:
+    def open_queue(
+        self,
+        name: str,
+        options: int,
+        alternate_user: str | None,
+        qmgr: str = "",
+        *,
+        dynamic_name: str = "",
+    ) -> Obj:
+        """MQOPEN of a queue (``qmgr``: MQOD.ObjectQMgrName, resolved as IBM documents by
+        the embedded queue manager: :mod:`dlqhandler.qmgr.embedded.remote`; a model queue's
+        name makes a dynamic queue named from ``dynamic_name``)."""
         hobj = self.next_hobj()
         wanted = {
             "input": bool(options & _INPUT),
             "browse": bool(options & CMQC.MQOO_BROWSE),
             "output": bool(options & CMQC.MQOO_OUTPUT),
         }
+        remote_qmgr = qmgr.strip() not in ("", self.qm.name)
         if any(wanted.values()):
-            exclusive = bool(options & CMQC.MQOO_INPUT_EXCLUSIVE)
-            handle = self.qm.open(name, **wanted, exclusive=exclusive)
-            return Obj(
-                hobj, "queue", handle.name, options, queue=handle, alternate_user=alternate_user
+            exclusive: bool | None = None  # MQOO_INPUT_AS_Q_DEF: the queue's DEFSOPT
+            if options & CMQC.MQOO_INPUT_EXCLUSIVE:
+                exclusive = True
+            elif options & CMQC.MQOO_INPUT_SHARED:
+                exclusive = False
+            handle = self.qm.open(
+                name, **wanted, exclusive=exclusive, qmgr=qmgr, dynamic_name=dynamic_name
             )
-        # MQOO_INQUIRE only: the queue (local or alias) must exist.
-        self.qm.inquire_object("queue", name, [])
+            created = handle.opened_as if handle.created else ""
+            resolved = (
+                self.qm.resolve(name, qmgr).resolved(self.qm.name)
+                if wanted["output"] and not created
+                else None
+            )
+            if resolved is not None and resolved[1] == self.qm.name:
+                resolved = None  # a local queue: the handle's (an alias's base queue)
+            return Obj(
+                hobj,
+                "queue",
+                handle.name,
+                options,
+                queue=handle,
+                alternate_user=alternate_user,
+                resolved=resolved,
+                created=created,
+            )
+        if remote_qmgr:  # IBM 2045: "MQOO_INQUIRE for a remote queue that has no local definition"
+            raise MQIError(MQRC_OPTION_NOT_VALID_FOR_TYPE, comp=CMQC.MQCC_FAILED)
+        # MQOO_INQUIRE only: the queue (local, alias or remote definition) must exist; a
+        # model queue's open creates its dynamic queue all the same (IBM: "whatever options
+        # you specify").
+        try:
+            self.qm.inquire_object("queue", name, [])
+        except MQIError as exc:
+            if exc.reason != MQRC_UNKNOWN_OBJECT_NAME:
+                raise
+            handle = self.qm.open(
+                name, input=False, browse=False, dynamic_name=dynamic_name
+            )  # (2085 again when ``name`` is no model either)
+            return Obj(
+                hobj,
+                "inquire",
+                handle.name,
+                options,
+                queue=handle,
+                alternate_user=alternate_user,
+                created=handle.name,
+            )
         return Obj(hobj, "inquire", name, options, alternate_user=alternate_user)
 
     def close(self, *, commit: bool) -> None:

@@ -6,9 +6,11 @@ IBM, 2046 MQRC_OPTIONS_ERROR (https://www.ibm.com/docs/en/SSFKSJ_latest/referenc
 options that is not valid"; 2247 MQRC_MATCH_OPTIONS_ERROR
 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042800_.html): "An undefined option is
 specified"; 2045 MQRC_OPTION_NOT_VALID_FOR_TYPE
-(https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041160_.html): "The
-MQCO_DELETE or MQCO_DELETE_PURGE option when the queue is not a dynamic queue". Each case
-puts, fails the call, and counts the queue on a second connection.
+(https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041160_.html): "an option
+is specified that is not valid for the type of object or queue being opened or closed" (the
+subscription options of MQCLOSE on a queue handle; MQCO_DELETE and MQCO_DELETE_PURGE are
+honoured, see tests/mqi/test_dynamic.py). Each case puts, fails the call, and counts the
+queue on a second connection.
 """
 
 from __future__ import annotations
@@ -122,8 +124,9 @@ def test_a_refused_close_option_fails_and_the_handle_stays_open(
 ) -> None:
     """MQCLOSE with an MQCO option the stand-in cannot honour: IBM's reason, and the handle
     is still usable (a get through it returns the message).
-    IBM, 2045 (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041160_.html): "The
-    MQCO_DELETE or MQCO_DELETE_PURGE option when the queue is not a dynamic queue"."""
+    IBM, 2045 (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041160_.html): "an
+    option is specified that is not valid for the type of object or queue being opened or
+    closed" (MQCO_KEEP_SUB and MQCO_REMOVE_SUB on a queue handle)."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
     _put(ibmmq, qmgr, b"m1")

@@ -54,7 +54,7 @@ def test_parenthesised_values_may_follow_a_blank_and_hold_lists() -> None:
     ("source", "problem"),
     [
         ("FROB QLOCAL(A)", "unknown command"),
-        ("DEFINE QREMOTE(A)", "unsupported object type"),
+        ("DEFINE CHANNEL(A)", "unsupported object type"),
         ("DEFINE QLOCAL", "needs a name"),
         ("DEFINE QLOCAL(A) DESCR('open", "unterminated"),
         ("DEFINE QLOCAL(A) MAXDEPTH(5", "missing ')'"),
@@ -281,3 +281,66 @@ def test_propctl_is_defined_altered_and_displayed(qm: EmbeddedQueueManager) -> N
     result, out = mqsc(qm, "DEFINE QLOCAL(APP.Q) PROPCTL(SOME)")
     assert not result.ok
     assert "ALL, COMPAT, FORCE, NONE, V6COMPAT" in out, out
+
+
+def test_share_and_defsopt_are_defined_altered_and_displayed(qm: EmbeddedQueueManager) -> None:
+    """SHARE/NOSHARE and DEFSOPT(SHARED|EXCL): IBM's defaults SHARE and DEFSOPT(SHARED),
+    each value taken by DEFINE and ALTER and shown by DISPLAY (the flag as its bare keyword);
+    DEFSOPT with another value, or SHARE with a value, is refused and names the problem.
+
+    IBM, DEFINE QLOCAL (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.4.0/refadmin/q085710_.html):
+    "Values shown above the main line in the syntax diagram are the defaults supplied with
+    IBM MQ", DEFSOPT(SHARED) marked "Default for Multiplatforms"; ALTER QLOCAL
+    (https://www.ibm.com/docs/ja/SSFKSJ_9.3.0/refadmin/q085350_.html) takes
+    "DEFSOPT(EXCLSHARED)" and "NOSHARESHARE"."""
+    result, out = mqsc(qm, "DEFINE QLOCAL(APP.S)\nDISPLAY QLOCAL(APP.S) SHARE DEFSOPT")
+    assert result.ok, out
+    assert "DEFSOPT(SHARED)" in out, out
+    assert "   SHARE" in out, out
+    result, out = mqsc(
+        qm, "ALTER QLOCAL(APP.S) NOSHARE DEFSOPT(excl)\nDISPLAY QLOCAL(APP.S) SHARE DEFSOPT"
+    )
+    assert result.ok, out
+    assert "DEFSOPT(EXCL)" in out, out
+    assert "NOSHARE" in out, out
+    attributes = qm.inquire_queue("APP.S").attributes
+    assert (attributes["SHARE"], attributes["DEFSOPT"]) == ("NOSHARE", "EXCL")
+    result, out = mqsc(qm, "DEFINE QLOCAL(APP.T) DEFSOPT(BOTH)\nDEFINE QLOCAL(APP.U) SHARE(YES)")
+    assert len(result.failures) == 2, out
+    assert "must be one of SHARED, EXCL" in out, out
+    assert "SHARE takes no value" in out, out
+
+
+def test_qmodel_is_defined_altered_displayed_and_deleted(qm: EmbeddedQueueManager) -> None:
+    """DEFINE QMODEL takes DEFTYPE (TEMPDYN by default, as IBM's default model) and the
+    local-queue attributes; ALTER changes them, DISPLAY QMODEL and DISPLAY QUEUE TYPE(QMODEL)
+    show them, DELETE removes the model. A model's name is taken for every queue type (and
+    the reverse): AMQ8150E; DEFTYPE with another value is refused naming the choices.
+
+    IBM, Working with model queues (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.0.0/com.ibm.mq.adm.doc/q020830_.html):
+    "You can use the appropriate MQSC commands to display or alter a model queue's
+    attributes, or to delete the model queue object"."""
+    result, out = mqsc(
+        qm,
+        "DEFINE QMODEL(APP.MODEL) MAXDEPTH(10) DESCR('replies')\n"
+        "DISPLAY QMODEL(APP.MODEL) DEFTYPE MAXDEPTH DESCR",
+    )
+    assert result.ok, out
+    for item in ("TYPE(QMODEL)", "DEFTYPE(TEMPDYN)", "MAXDEPTH(10)", "DESCR(replies)"):
+        assert item in out, out
+    result, out = mqsc(
+        qm, "ALTER QMODEL(APP.MODEL) DEFTYPE(PERMDYN)\nDISPLAY QUEUE(APP.*) TYPE(QMODEL) DEFTYPE"
+    )
+    assert result.ok, out
+    assert "DEFTYPE(PERMDYN)" in out, out
+    result, out = mqsc(
+        qm,
+        "DEFINE QLOCAL(APP.MODEL)\nDEFINE QALIAS(APP.MODEL) TARGET(X)\n"
+        "DEFINE QLOCAL(APP.L)\nDEFINE QMODEL(APP.L)\nDEFINE QMODEL(APP.M2) DEFTYPE(SHAREDYN)",
+    )
+    assert len(result.failures) == 4, out
+    assert out.count("AMQ8150E") == 3, out
+    assert "must be one of TEMPDYN, PERMDYN" in out, out
+    result, out = mqsc(qm, "DELETE QMODEL(APP.MODEL)\nDISPLAY QMODEL(APP.MODEL)")
+    assert "AMQ8007I" in out, out
+    assert "AMQ8147E" in out, out

@@ -119,6 +119,40 @@ def test_qstatus_handle_lists_who_holds_the_queue(
     assert (rc, _blocks(out)) == (0, [])
 
 
+def test_handle_status_shows_exclusive_input_as_excl(
+    qm1: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """TYPE(HANDLE) shows INPUT(EXCL) for an input handle that is exclusive, whether the
+    open asked for it (MQOO_INPUT_EXCLUSIVE) or the queue's DEFSOPT(EXCL) made it so, and
+    INPUT(SHARED) for a shared one.
+
+    IBM, MQQSO_* queue status open options
+    (https://www.ibm.com/docs/zh/SSFKSJ_8.0.0/com.ibm.mq.ref.dev.doc/q092450_.html):
+    "MQQSO_SHARED | 1" and "MQQSO_EXCLUSIVE | 2", the INPUT of DISPLAY QSTATUS
+    (https://ibm.com/docs/en/SSFKSJ_7.5.0/com.ibm.mq.ref.adm.doc/q086260_.htm) "Handle
+    status ... INPUT"."""
+    holder = connect("QM1", appl_name="app", user="mqm")
+    try:
+        holder.admin().define_queue("APP.EXCL", {"DEFSOPT": "EXCL"})
+        holder.admin().define_queue("APP.SHARED", {})
+        holder.open(DLQ, exclusive=True)
+        holder.open("APP.EXCL")
+        holder.open("APP.SHARED")
+        rc, out = _mqsc(monkeypatch, capsys, "DISPLAY QSTATUS(*) TYPE(HANDLE)\n")
+    finally:
+        holder.disconnect()
+    assert rc == 0, out
+    found = {
+        name: block
+        for block in _blocks(out)
+        for name in (DLQ, "APP.EXCL", "APP.SHARED")
+        if f"QUEUE({name})" in block
+    }
+    assert "INPUT(EXCL)" in found[DLQ]
+    assert "INPUT(EXCL)" in found["APP.EXCL"]
+    assert "INPUT(SHARED)" in found["APP.SHARED"]
+
+
 def test_qstatus_shows_a_running_handler_process_by_pid(
     qm1: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

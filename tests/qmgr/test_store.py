@@ -250,3 +250,25 @@ def test_a_queue_manager_created_before_alias_queues_gets_their_table(home: Path
     qm.put1("APP.A", Message(MQMD(), b"x"), PutOptions(syncpoint=False))
     assert qm.inquire_queue("APP.T").curdepth == 1
     qm.disconnect()
+
+
+def test_a_queue_manager_created_before_model_queues_gets_their_tables(home: Path) -> None:
+    """A queue manager whose database predates QMODEL (no ``models`` nor
+    ``dynamic_owners`` table, nor the models' change-count triggers) gets them on the next
+    connection: a model defined then opens as a temporary dynamic queue that goes when its
+    handle closes."""
+    import sqlite3
+
+    create_qmgr(home, "OLD")
+    db = sqlite3.connect(QMgrPaths.of(home / "qmgrs", "OLD").db)
+    db.execute("DROP TABLE models")  # (its triggers go with it)
+    db.execute("DROP TABLE dynamic_owners")
+    db.commit()
+    db.close()
+    qm = connect("OLD", home=home)
+    qm.admin().define_model("APP.MODEL", {})
+    q = qm.open("APP.MODEL", output=True)
+    assert qm.inquire_queue(q.name).curdepth == 0
+    q.close()
+    assert q.name not in [rec.name for rec in qm.admin().queues("*")]
+    qm.disconnect()

@@ -25,11 +25,14 @@ from dataclasses import dataclass
 
 from dlqhandler.errors import DLQHandlerError
 from dlqhandler.mq.constants import MQRC_UNKNOWN_OBJECT_NAME, mqi_error
+from dlqhandler.qmgr.embedded.dynamic import model_attrs, queue_exists
 from dlqhandler.qmgr.embedded.objects import (
     ALIAS_ATTRS,
+    MODEL_ATTRS,
     PROCESS_ATTRS,
     QMGR_ATTRS,
     QUEUE_ATTRS,
+    REMOTE_ATTRS,
     Value,
     defaults,
     generic_match,
@@ -57,8 +60,18 @@ class AdminError(DLQHandlerError):
         self.text = text
 
 
+def _is_model(db: sqlite3.Connection, name: str) -> bool:
+    """Whether ``name`` is a model queue (QMODEL): queues of every type share one
+    namespace."""
+    return db.execute("SELECT 1 FROM models WHERE name = ?", (name,)).fetchone() is not None
+
+
 def _is_alias(db: sqlite3.Connection, name: str) -> bool:
     return db.execute("SELECT 1 FROM aliases WHERE name = ?", (name,)).fetchone() is not None
+
+
+def _is_remote(db: sqlite3.Connection, name: str) -> bool:
+    return db.execute("SELECT 1 FROM remotes WHERE name = ?", (name,)).fetchone() is not None
 
 
 def _not_found(name: str) -> AdminError:
@@ -219,7 +232,12 @@ class Admin:
         now = self._clock()
         with self._store.write(durable=True) as db:
             exists = db.execute("SELECT attrs FROM queues WHERE name = ?", (name,)).fetchone()
-            if (exists and not replace) or _is_alias(db, name):
+            if (
+                (exists and not replace)
+                or _is_alias(db, name)
+                or _is_remote(db, name)
+                or _is_model(db, name)
+            ):
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
             if exists:
                 db.execute(
@@ -312,7 +330,7 @@ class Admin:
         with self._store.write(durable=True) as db:
             exists = _is_alias(db, name)
             local = db.execute("SELECT 1 FROM queues WHERE name = ?", (name,)).fetchone()
-            if local or (exists and not replace):
+            if local or _is_remote(db, name) or (exists and not replace) or _is_model(db, name):
                 raise AdminError("AMQ8150E", "IBM MQ object already exists.")
             if exists:
                 db.execute(
@@ -340,6 +358,64 @@ class Admin:
             if not _is_alias(db, name):
                 raise _not_found(name)
             db.execute("DELETE FROM aliases WHERE name = ?", (name,))
+
+    # -- remote queue definitions and queue manager aliases (QREMOTE) ----------------------
+    def remotes(self, pattern: str = "*", *, generic: bool = True) -> list[ObjectRecord]:
+        """Remote queue definitions matching an MQSC generic name, sorted by name."""
+        rows = self._store.db.execute(
+            "SELECT name, attrs, created, altered FROM remotes ORDER BY name"
+        ).fetchall()
+        return [
+            ObjectRecord(
+                name, {**defaults(REMOTE_ATTRS), **json.loads(attrs)}, created, altered, {}
+            )
+            for name, attrs, created, altered in rows
+            if (generic_match(pattern, name) if generic else name == pattern)
+        ]
+
+    def define_remote(
+        self, name: str, values: dict[str, Value], *, replace: bool = False, like: str | None = None
+    ) -> None:
+        """DEFINE QREMOTE (RNAME, RQMNAME and XMITQ are resolved at each MQOPEN/MQPUT1:
+        IBM performs no validation of them when the definition is made)."""
+        if not valid_name(name):
+            raise AdminError("AMQ8405I", f"invalid queue name {name!r}")
+        base = defaults(REMOTE_ATTRS)
+        if like is not None:
+            source = self.remotes(like, generic=False)
+            if not source:
+                raise _not_found(like)
+            base.update(source[0].attrs)
+        attrs = json.dumps({**base, **values}, sort_keys=True)
+        now = self._clock()
+        with self._store.write(durable=True) as db:
+            exists = _is_remote(db, name)
+            local = db.execute("SELECT 1 FROM queues WHERE name = ?", (name,)).fetchone()
+            other = local or _is_alias(db, name) or _is_model(db, name)
+            if other or (exists and not replace):
+                raise AdminError("AMQ8150E", "IBM MQ object already exists.")
+            if exists:
+                db.execute(
+                    "UPDATE remotes SET attrs = ?, altered = ? WHERE name = ?", (attrs, now, name)
+                )
+            else:
+                db.execute("INSERT INTO remotes VALUES (?, ?, ?, ?)", (name, attrs, now, now))
+
+    def alter_remote(self, name: str, changes: dict[str, Value]) -> None:
+        with self._store.write(durable=True) as db:
+            row = db.execute("SELECT attrs FROM remotes WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise _not_found(name)
+            attrs = json.dumps({**json.loads(row[0]), **changes}, sort_keys=True)
+            db.execute(
+                "UPDATE remotes SET attrs = ?, altered = ? WHERE name = ?",
+                (attrs, self._clock(), name),
+            )
+
+    def delete_remote(self, name: str) -> None:
+        with self._store.write(durable=True) as db:
+            if db.execute("DELETE FROM remotes WHERE name = ?", (name,)).rowcount == 0:
+                raise _not_found(name)
 
     def _altered(self, name: str) -> None:
         if self._on_alter is not None:
@@ -436,3 +512,57 @@ class Admin:
             if (profile is None or generic_match(profile, p))
             and (principal is None or u == principal.lower())
         ]
+
+    # -- model queues (QMODEL: see .dynamic for the dynamic queues made of them) ----------
+    def models(self, pattern: str = "*") -> list[ObjectRecord]:
+        """Model queues matching an MQSC generic name, sorted by name."""
+        rows = self._store.db.execute(
+            "SELECT name, attrs, created, altered FROM models ORDER BY name"
+        ).fetchall()
+        return [
+            ObjectRecord(n, {**defaults(MODEL_ATTRS), **json.loads(a)}, c, m, {})
+            for n, a, c, m in rows
+            if generic_match(pattern, n)
+        ]
+
+    def define_model(
+        self, name: str, values: dict[str, Value], *, replace: bool = False, like: str | None = None
+    ) -> None:
+        """DEFINE QMODEL (LIKE copies another model's attributes)."""
+        if not valid_name(name):
+            raise AdminError("AMQ8405I", f"invalid queue name {name!r}")
+        base = defaults(MODEL_ATTRS)
+        if like is not None:
+            source = model_attrs(self._store.db, like)
+            if source is None:
+                raise _not_found(like)
+            base.update(source)
+        attrs = json.dumps({**base, **values}, sort_keys=True)
+        now = self._clock()
+        with self._store.write(durable=True) as db:
+            exists = _is_model(db, name)
+            if (exists and not replace) or queue_exists(db, name):
+                raise AdminError("AMQ8150E", "IBM MQ object already exists.")
+            if exists:
+                db.execute(
+                    "UPDATE models SET attrs = ?, altered = ? WHERE name = ?", (attrs, now, name)
+                )
+            else:
+                db.execute("INSERT INTO models VALUES (?, ?, ?, ?)", (name, attrs, now, now))
+
+    def alter_model(self, name: str, changes: dict[str, Value]) -> None:
+        with self._store.write(durable=True) as db:
+            row = db.execute("SELECT attrs FROM models WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise _not_found(name)
+            attrs = json.dumps({**json.loads(row[0]), **changes}, sort_keys=True)
+            db.execute(
+                "UPDATE models SET attrs = ?, altered = ? WHERE name = ?",
+                (attrs, self._clock(), name),
+            )
+
+    def delete_model(self, name: str) -> None:
+        """DELETE QMODEL: the dynamic queues made from it stay (local queues of their own)."""
+        with self._store.write(durable=True) as db:
+            if db.execute("DELETE FROM models WHERE name = ?", (name,)).rowcount == 0:
+                raise _not_found(name)

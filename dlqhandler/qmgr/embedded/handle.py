@@ -33,8 +33,10 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.qmgr.embedded.dynamic import CloseDelete, check_delete, delete_dynamic
 from dlqhandler.qmgr.embedded.objects import QueueView
 from dlqhandler.qmgr.embedded.propctl import deliver
+from dlqhandler.qmgr.embedded.remote import Remote
 from dlqhandler.qmgr.embedded.segments import (
     SEGMENTS_OF,
     PutGroup,
@@ -124,7 +126,7 @@ class Connection(Protocol):
         message: Message,
         options: PutOptions,
         *,
-        remote: tuple[str, str] | None,
+        remote: Remote | None,
         missing: int = ...,
     ) -> MQMD: ...
     def joined_get(self, queue: str, message_id: int, persistent: bool) -> None: ...
@@ -135,6 +137,7 @@ class Connection(Protocol):
     ) -> None: ...
     def forget_handle(self, number: int) -> None: ...
     def new_id(self) -> bytes: ...
+    def deftype_of(self, queue: str) -> str: ...
 
 
 class EmbeddedQueue:
@@ -150,8 +153,12 @@ class EmbeddedQueue:
         browse: bool,
         output: bool,
         opened_as: str | None = None,
+        remote: Remote | None = None,
+        created: bool = False,
     ) -> None:
         self._qm = qm
+        self._created = created  # MQOPEN of a model queue made this dynamic queue
+        self._remote = remote  # a remote queue: puts go on a transmission queue (.remote)
         self._name = name  # the local queue (an alias's base queue)
         self._opened = opened_as or name  # the name MQOPEN was given (its inhibits count)
         self._number = number
@@ -173,6 +180,18 @@ class EmbeddedQueue:
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def created(self) -> bool:
+        """Whether this handle's MQOPEN created its queue (a dynamic queue, from a model
+        queue: ``name`` is the dynamic queue's)."""
+        return self._created
+
+    @property
+    def opened_as(self) -> str:
+        """The queue MQOPEN opened: an alias's own name (``name`` is its base queue's), the
+        dynamic queue a model's open created."""
+        return self._opened
 
     # -- the port -------------------------------------------------------------------
     def get(self, options: GetOptions = _DEFAULT_GET) -> Message:
@@ -205,7 +224,7 @@ class EmbeddedQueue:
                 raise mqi_error(MQRC_NOT_OPEN_FOR_OUTPUT, self._name)
             if not options.logical_order:
                 return qm.put_message(
-                    self._opened, message, options, remote=None, missing=MQRC_Q_DELETED
+                    self._opened, message, options, remote=self._remote, missing=MQRC_Q_DELETED
                 )
             return self._put_logical(message, options)
 
@@ -215,6 +234,8 @@ class EmbeddedQueue:
         qm = self._qm
         md = message.md
         qv = qm.queue_view(self._opened, missing=MQRC_Q_DELETED)
+        if self._remote is not None:  # (a remote definition's defaults: see .remote)
+            qv = self._remote.defaults_of(qv)
         persistence = qv.defpsist if md.persistence == 2 else md.persistence  # (AS_Q_DEF)
         numbered, status = logical_put(
             self._put_group,
@@ -228,7 +249,7 @@ class EmbeddedQueue:
             self._opened,
             dataclasses.replace(message, md=numbered),
             options,
-            remote=None,
+            remote=self._remote,
             missing=MQRC_Q_DELETED,
         )
         self._put_group = status
@@ -245,19 +266,29 @@ class EmbeddedQueue:
             self._check_open()
             self._release_lock()
 
-    def close(self) -> None:
+    def close(self, delete: CloseDelete = "") -> None:
+        """MQCLOSE; ``delete`` is MQCO_DELETE ("delete") or MQCO_DELETE_PURGE ("purge").
+        Closing the handle that created a temporary dynamic queue deletes the queue
+        (see :func:`.dynamic.check_delete`); a close that fails leaves the handle open."""
         qm = self._qm
         with qm.mutex:
             if not self._open:
                 return
-            self._release_lock()
             key = (qm.conn_id, self._number)
+            deftype = qm.deftype_of(self._name)
+            drop = (deftype != "PREDEFINED" or bool(delete)) and (
+                deftype != "" and check_delete(qm.store.db, self._name, deftype, key, delete)
+            )
+            self._release_lock()
             if self._input:  # the last input handle closing may be a trigger event (12)
                 with qm.store.write(durable=False) as db:
                     db.execute("DELETE FROM handles WHERE conn = ? AND handle = ?", key)
                     qm.triggers.inputs_closed(db, [self._name])
             else:
                 qm.store.execute("DELETE FROM handles WHERE conn = ? AND handle = ?", key)
+            if drop:
+                with qm.store.write(durable=True) as db:
+                    delete_dynamic(db, self._name)
             self._open = False
             qm.forget_handle(self._number)
             qm.emit("close", self._name)

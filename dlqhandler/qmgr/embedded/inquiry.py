@@ -3,9 +3,8 @@
 Each object type has one table from selector to how its value is read from the
 MQSC attributes the admin layer keeps (:mod:`.objects`). A selector is answered
 only when the attribute it reads is known to this queue manager: an attribute
-the embedded queue manager does not keep (DEFSOPT, SHARE, PROPCTL until it is
-added) is left out of the answer, as the port asks, never filled with a default
-the queue manager does not enforce.
+the embedded queue manager does not keep is left out of the answer, as the port
+asks, never filled with a default the queue manager does not enforce.
 """
 
 from __future__ import annotations
@@ -35,10 +34,18 @@ def _enum(keyword: str, values: dict[str, int]) -> tuple[str, Reader]:
     return keyword, lambda a: values[str(a[keyword])]
 
 
+_DEFTYPES = {
+    "PREDEFINED": s.MQQDT_PREDEFINED,
+    "PERMDYN": s.MQQDT_PERMANENT_DYNAMIC,
+    "TEMPDYN": s.MQQDT_TEMPORARY_DYNAMIC,
+}
+
 _QUEUE: dict[int, tuple[str, Reader]] = {
     s.MQCA_Q_NAME: ("NAME", lambda a: str(a["NAME"])),
     s.MQIA_Q_TYPE: ("NAME", lambda a: s.MQQT_LOCAL),  # only local queues exist here
     s.MQIA_CURRENT_Q_DEPTH: _int("CURDEPTH"),
+    # (a dynamic queue keeps the DEFTYPE of its model, see .dynamic; others are predefined)
+    s.MQIA_DEFINITION_TYPE: ("NAME", lambda a: _DEFTYPES[str(a.get("DEFTYPE", "PREDEFINED"))]),
     s.MQIA_OPEN_INPUT_COUNT: _int("IPPROCS"),
     s.MQIA_MAX_Q_DEPTH: _int("MAXDEPTH"),
     s.MQIA_MAX_MSG_LENGTH: _int("MAXMSGL"),
@@ -63,7 +70,6 @@ _QUEUE: dict[int, tuple[str, Reader]] = {
     s.MQCA_TRIGGER_DATA: _str("TRIGDATA"),
     s.MQCA_INITIATION_Q_NAME: _str("INITQ"),
     s.MQCA_PROCESS_NAME: _str("PROCESS"),
-    # Answered once the queue manager keeps them (MQSC PROPCTL, DEFSOPT, SHARE/NOSHARE).
     s.MQIA_PROPERTY_CONTROL: _enum(
         "PROPCTL",
         {
@@ -92,9 +98,26 @@ _ALIAS: dict[int, tuple[str, Reader]] = {
     **_INHIBITS,
 }
 
+# A remote queue definition or queue manager alias (QREMOTE): its own attributes, as
+# IBM lists them for MQQT_REMOTE (MQINQ never resolves it to its transmission queue).
+_REMOTE: dict[int, tuple[str, Reader]] = {
+    s.MQCA_Q_NAME: ("NAME", lambda a: str(a["NAME"])),
+    s.MQIA_Q_TYPE: ("NAME", lambda a: s.MQQT_REMOTE),
+    s.MQCA_Q_DESC: _str("DESCR"),
+    s.MQCA_REMOTE_Q_NAME: _str("RNAME"),
+    s.MQCA_REMOTE_Q_MGR_NAME: _str("RQMNAME"),
+    s.MQCA_XMIT_Q_NAME: _str("XMITQ"),
+    s.MQIA_INHIBIT_PUT: _QUEUE[s.MQIA_INHIBIT_PUT],
+    s.MQIA_DEF_PRIORITY: _int("DEFPRTY"),
+    s.MQIA_DEF_PERSISTENCE: _enum(
+        "DEFPSIST", {"NO": s.MQPER_NOT_PERSISTENT, "YES": s.MQPER_PERSISTENT}
+    ),
+}
+
 _QMGR: dict[int, tuple[str, Reader]] = {
     s.MQCA_Q_MGR_NAME: ("QMNAME", lambda a: str(a["QMNAME"])),
     s.MQCA_DEAD_LETTER_Q_NAME: _str("DEADQ"),
+    s.MQCA_DEF_XMIT_Q_NAME: _str("DEFXMITQ"),
     s.MQIA_CODED_CHAR_SET_ID: _int("CCSID"),
     s.MQIA_MAX_MSG_LENGTH: _int("MAXMSGL"),
     s.MQIA_TRIGGER_INTERVAL: _int("TRIGINT"),
@@ -131,6 +154,9 @@ def inquire_object(
         aliases = admin.aliases(name.strip(), generic=False)
         if aliases:  # (an alias queue answers with its own attributes, as on IBM MQ)
             return _answer(_ALIAS, {**aliases[0].attrs, "NAME": aliases[0].name}, selectors)
+        remotes = admin.remotes(name.strip(), generic=False)
+        if remotes:
+            return _answer(_REMOTE, {**remotes[0].attrs, "NAME": remotes[0].name}, selectors)
         record = admin.queue(name.strip())
         return _answer(_QUEUE, {**record.attrs, **record.status, "NAME": record.name}, selectors)
     found = [p for p in admin.processes(name.strip()) if p.name == name.strip()]

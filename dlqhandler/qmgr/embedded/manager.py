@@ -32,25 +32,29 @@ from dlqhandler.mq.constants import (
     MQRC_MSG_TOO_BIG_FOR_Q,
     MQRC_NOT_AUTHORIZED,
     MQRC_OBJECT_IN_USE,
+    MQRC_OPTION_NOT_VALID_FOR_TYPE,
+    MQRC_PERSISTENT_NOT_ALLOWED,
     MQRC_PUT_INHIBITED,
     MQRC_Q_FULL,
     MQRC_Q_MGR_NAME_ERROR,
+    MQRC_Q_TYPE_ERROR,
     MQRC_UNKNOWN_OBJECT_NAME,
-    MQRC_UNKNOWN_REMOTE_Q_MGR,
     mqi_error,
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD, decode_mqmd
 from dlqhandler.qmgr.embedded.admin import Admin
+from dlqhandler.qmgr.embedded.dynamic import DEFAULT_DYNAMIC_NAME, create_dynamic, model_attrs
 from dlqhandler.qmgr.embedded.handle import EmbeddedQueue, EventKind, StoredRow
 from dlqhandler.qmgr.embedded.images import encode_image, stored_message
 from dlqhandler.qmgr.embedded.inquiry import inquire_object
 from dlqhandler.qmgr.embedded.inserting import MessageRow, insert_triggered, insert_unarmed
 from dlqhandler.qmgr.embedded.lookups import Lookups
-from dlqhandler.qmgr.embedded.objects import QueueView, queue_view
+from dlqhandler.qmgr.embedded.objects import QueueView, Value
 from dlqhandler.qmgr.embedded.propctl import put_properties
 from dlqhandler.qmgr.embedded.putting import Putter, expiration_report, resolve_md
 from dlqhandler.qmgr.embedded.recovery import hold_lock_file, recover_dead_connections
+from dlqhandler.qmgr.embedded.remote import Remote, Route, Router
 from dlqhandler.qmgr.embedded.segments import check_segment
 from dlqhandler.qmgr.embedded.store import AVAILABLE, TAKEN, QMgrPaths, Store, check_home
 from dlqhandler.qmgr.embedded.trigger import Triggers
@@ -157,6 +161,7 @@ class EmbeddedQueueManager:
         self.mutex = self.store.guard
         self._uow = UnitOfWork()
         self._lookups = Lookups(self.store)
+        self._router = Router(self.store, self._lookups, self._name)
         self._handles: dict[int, EmbeddedQueue] = {}
         self._next_handle = 1
         self._ids = (0, 0)
@@ -228,11 +233,18 @@ class EmbeddedQueueManager:
         input: bool = True,
         browse: bool = True,
         output: bool = False,
-        exclusive: bool = False,
+        exclusive: bool | None = None,
+        qmgr: str = "",
+        dynamic_name: str = DEFAULT_DYNAMIC_NAME,
     ) -> EmbeddedQueue:
+        """The port's MQOPEN; ``qmgr`` (MQOD.ObjectQMgrName, blank: this queue manager)
+        may name another queue manager for output (see :mod:`.remote`); ``dynamic_name``
+        is MQOD.DynamicQName, used when ``queue`` names a model queue (the handle's
+        ``name`` is then the dynamic queue's)."""
         with self.mutex:
             self.check_connected()
-            opened, queue = queue, self.queue_view(queue).name  # (an alias: its base queue)
+            route, model = self._route_or_model(queue, qmgr, reading=input or browse)
+            opened = route.checked if route is not None else queue
             for wanted, authority in ((input, "GET"), (browse, "BROWSE"), (output, "PUT")):
                 if wanted and not self._lookups.authorised(self.user, opened, authority):
                     raise mqi_error(
@@ -240,6 +252,16 @@ class EmbeddedQueueManager:
                     )
             number = self._next_handle
             self._next_handle += 1
+            if model is not None:  # MQOPEN of a model queue creates a dynamic queue
+                with self.store.write(durable=True) as db:
+                    opened = create_dynamic(
+                        db, model, dynamic_name, owner=(self.conn_id, number), now=self.clock()
+                    )
+                route = Route(opened, None, opened)
+            assert route is not None
+            view = self.queue_view(route.target)
+            queue = view.name  # (an alias: its base queue)
+            exclusive = view.input_exclusive(exclusive)  # (SHARE/NOSHARE, DEFSOPT)
             # handles.input: 0 no, 1 shared, 2 exclusive (MQOO_INPUT_EXCLUSIVE)
             row = (
                 self.conn_id,
@@ -268,11 +290,73 @@ class EmbeddedQueueManager:
             else:
                 self.store.execute("INSERT INTO handles VALUES (?, ?, ?, ?, ?)", row)
             handle = EmbeddedQueue(
-                self, queue, number, input=input, browse=browse, output=output, opened_as=opened
+                self,
+                queue,
+                number,
+                input=input,
+                browse=browse,
+                output=output,
+                opened_as=route.target,
+                remote=route.remote,
+                created=model is not None,
             )
             self._handles[number] = handle
             self.emit("open", queue)
             return handle
+
+    def resolve(self, queue: str, qmgr: str = "") -> Route:
+        """Queue name resolution for a put to ``queue`` at ``qmgr`` (see :mod:`.remote`)."""
+        with self.mutex:
+            self.check_connected()
+            return self._router.route(queue, qmgr)
+
+    def _open_route(self, queue: str, qmgr: str, *, reading: bool) -> Route:
+        """Name resolution for MQOPEN. IBM: "If a queue is opened for any type of input,
+        browse, or set, it resolves to a local queue if there is one, and fails if there
+        is not one": a remote queue definition or another queue manager opened for input
+        or browse is MQRC_OPTION_NOT_VALID_FOR_TYPE (2045)."""
+        if not reading:
+            return self._router.route(queue, qmgr)
+        if qmgr.strip() not in ("", self._name):
+            raise mqi_error(
+                MQRC_OPTION_NOT_VALID_FOR_TYPE, f"{queue} at {qmgr.strip()}: input or browse"
+            )
+        try:
+            self.queue_view(queue)
+        except MQIError as exc:
+            if self._router.is_remote(queue, through_alias=exc.reason != MQRC_UNKNOWN_OBJECT_NAME):
+                raise mqi_error(
+                    MQRC_OPTION_NOT_VALID_FOR_TYPE, f"{queue} is a remote queue: input or browse"
+                ) from exc
+            raise
+        return Route(queue, None, queue)
+
+    def _route_or_model(
+        self, queue: str, qmgr: str, *, reading: bool
+    ) -> tuple[Route | None, dict[str, Value] | None]:
+        """What MQOPEN resolves ``queue`` at ``qmgr`` to, or else the attributes of the
+        model queue it names (a model is a local object whose name no other queue has: it
+        is looked for only when the name resolves to nothing, so an ordinary open makes no
+        extra query); 2085 when it is neither."""
+        try:
+            return self._open_route(queue, qmgr, reading=reading), None
+        except MQIError as exc:
+            local = qmgr.strip() in ("", self._name)
+            unknown = exc.reason == MQRC_UNKNOWN_OBJECT_NAME and local
+            model = model_attrs(self.store.db, queue) if unknown else None
+            if model is None:
+                raise
+            return None, model
+
+    def deftype_of(self, queue: str) -> str:
+        """A local queue's definition type (PREDEFINED, PERMDYN, TEMPDYN); "" when the
+        queue is gone (a dynamic queue another handle deleted)."""
+        try:
+            return self.queue_view(queue).deftype
+        except MQIError as exc:
+            if exc.reason == MQRC_UNKNOWN_OBJECT_NAME:
+                return ""
+            raise
 
     def _input_conflict(
         self, queue: str, *, exclusive: bool, db: sqlite3.Connection | None = None
@@ -280,8 +364,8 @@ class EmbeddedQueueManager:
         """Whether an input open of ``queue`` must fail with MQRC_OBJECT_IN_USE (IBM, 2042:
         "if the request is for shared input, but the object is already open for exclusive
         input; it also arises if the request is for exclusive input, but the object is
-        already open for input (of any sort)"). Queues here are SHARE with DEFSOPT(SHARED):
-        MQOO_INPUT_AS_Q_DEF is shared input."""
+        already open for input (of any sort)"). ``exclusive`` is the open's effective
+        sharing, after DEFSOPT and SHARE/NOSHARE (:meth:`QueueView.input_exclusive`)."""
         sql = _ANY_INPUT if exclusive else _EXCLUSIVE_INPUT
         return (db or self.store.db).execute(sql, (queue,)).fetchone() is not None
 
@@ -290,12 +374,21 @@ class EmbeddedQueueManager:
     ) -> MQMD:
         with self.mutex:
             self.check_connected()
-            target, remote = self._resolve(queue, qmgr)
-            if not self._lookups.authorised(self.user, target, "PUT"):
+            try:
+                route = self._router.route(queue, qmgr)
+            except MQIError as exc:
+                local = qmgr.strip() in ("", self._name)
+                unknown = exc.reason == MQRC_UNKNOWN_OBJECT_NAME and local
+                if unknown and model_attrs(self.store.db, queue) is not None:
+                    raise mqi_error(
+                        MQRC_Q_TYPE_ERROR, f"{queue} is a model queue (MQPUT1)"
+                    ) from exc
+                raise
+            if not self._lookups.authorised(self.user, route.checked, "PUT"):
                 raise mqi_error(
-                    MQRC_NOT_AUTHORIZED, f"{self.user} has no PUT authority on {target}"
+                    MQRC_NOT_AUTHORIZED, f"{self.user} has no PUT authority on {route.checked}"
                 )
-            return self.put_message(target, message, options, remote=remote)
+            return self.put_message(route.target, message, options, remote=route.remote)
 
     def commit(self) -> None:
         with self.mutex:
@@ -427,26 +520,13 @@ class EmbeddedQueueManager:
         prefix = self._name.encode("latin-1", "replace")[:12].ljust(12, b" ")
         return b"AMQ " + prefix + low.to_bytes(8, "big")
 
-    def _resolve(self, queue: str, qmgr: str) -> tuple[str, tuple[str, str] | None]:
-        """Queue name resolution: (local queue to put on, (remote queue, remote qmgr))."""
-        qmgr = qmgr.strip()
-        if not qmgr or qmgr == self._name:
-            return queue, None
-        row = self.store.db.execute("SELECT attrs FROM queues WHERE name = ?", (qmgr,)).fetchone()
-        if row is not None and queue_view(qmgr, row[0]).xmitq:
-            return qmgr, (queue, qmgr)
-        raise mqi_error(
-            MQRC_UNKNOWN_REMOTE_Q_MGR,
-            f"{qmgr} is neither this queue manager nor a transmission queue",
-        )
-
     def put_message(
         self,
         target: str,
         message: Message,
         options: PutOptions,
         *,
-        remote: tuple[str, str] | None,
+        remote: Remote | None,
         missing: int = MQRC_UNKNOWN_OBJECT_NAME,
     ) -> MQMD:
         """MQPUT: check, resolve the MQMD (:mod:`.putting`), wrap it for a remote queue
@@ -454,6 +534,9 @@ class EmbeddedQueueManager:
         and join the unit of work (:mod:`.uow`) or tell the observer."""
         qv = self.queue_view(target, missing=missing)
         check_segment(message.md, len(message.body))
+        if remote is not None:  # (the definitions on the way: see .remote)
+            self._router.check_put(remote)
+            qv = remote.defaults_of(qv)
         if not qv.put_enabled:
             raise mqi_error(MQRC_PUT_INHIBITED, target)
         alt = options.alternate_user
@@ -477,10 +560,12 @@ class EmbeddedQueueManager:
             qmgr_name=self._name,
             new_correl_id=options.new_correl_id,
         )
+        if md.persistence == 1 and qv.deftype == "TEMPDYN":
+            raise mqi_error(MQRC_PERSISTENT_NOT_ALLOWED, f"{target} is a temporary dynamic queue")
         stored, data = md, message.body
         try:
-            if remote is not None:
-                stored, data = for_transmission(remote[0], remote[1], md, data)
+            if remote is not None and remote.qmgr:  # (a transmission queue)
+                stored, data = for_transmission(remote.queue, remote.qmgr, md, data)
             length = len(data) + len(blob or b"")  # (IBM counts properties in)
             if length > qv.maxmsgl:
                 raise mqi_error(
@@ -556,9 +641,12 @@ class EmbeddedQueueManager:
         if report is None:
             return
         try:
-            target, remote = self._resolve(md.reply_to_q, md.reply_to_q_mgr)
+            route = self._router.route(md.reply_to_q, md.reply_to_q_mgr)
             self.put_message(
-                target, report, PutOptions(syncpoint=False, context="set_all"), remote=remote
+                route.target,
+                report,
+                PutOptions(syncpoint=False, context="set_all"),
+                remote=route.remote,
             )
         except MQIError as exc:
             self._log.warning(

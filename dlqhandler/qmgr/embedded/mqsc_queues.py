@@ -1,6 +1,7 @@
 """runmqsc's queue commands: DEFINE/ALTER/DELETE/CLEAR/DISPLAY QLOCAL (DISPLAY QUEUE
 too, with generic names, attribute lists, ALL and WHERE), DEFINE/ALTER/DELETE/DISPLAY
-QALIAS (TARGET, TARGTYPE(QUEUE), PUT, GET, DESCR) and DISPLAY QSTATUS."""
+QALIAS (TARGET, TARGTYPE(QUEUE), PUT, GET, DESCR), DEFINE/ALTER/DELETE/DISPLAY QREMOTE
+(RNAME, RQMNAME, XMITQ, PUT, DEFPRTY, DEFPSIST, DESCR) and DISPLAY QSTATUS."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ from dlqhandler.qmgr.embedded.mqsc_attrs import (
     wanted,
     where,
 )
-from dlqhandler.qmgr.embedded.objects import ALIAS_ATTRS, QUEUE_ATTRS
+from dlqhandler.qmgr.embedded.mqsc_models import display_models
+from dlqhandler.qmgr.embedded.objects import ALIAS_ATTRS, QUEUE_ATTRS, REMOTE_ATTRS
 
 __all__ = ["QUEUE_COMMANDS"]
 
@@ -95,12 +97,48 @@ def _display_aliases(cmd: Command, adm: AdminOf) -> Action:
     return lambda: shown("AMQ8409I: Display Queue details.", objects(), pattern)
 
 
+def _define_remote(cmd: Command, adm: AdminOf) -> Action:
+    values, others = read_attrs(cmd, REMOTE_ATTRS, extra=("LIKE", "REPLACE", "NOREPLACE"))
+    like = others["LIKE"].single() if "LIKE" in others else None
+    name = str(cmd.name)
+    return then(
+        lambda: adm().define_remote(name, values, like=like, replace="REPLACE" in others),
+        "AMQ8006I: IBM MQ queue created.",
+    )
+
+
+def _display_remotes(cmd: Command, adm: AdminOf) -> Action:
+    _, others = read_attrs(cmd, {}, extra=all_keywords(cmd))
+    pattern = str(cmd.name)
+    names = wanted(cmd, REMOTE_ATTRS, {k: v for k, v in others.items() if k != "TYPE"}, ())
+    if names is not None and not names:
+        names = None  # no attributes: ALL
+
+    def objects() -> Iterator[list[str]]:
+        for rec in adm().remotes(pattern):
+            yield [
+                f"QUEUE({rec.name})",
+                "TYPE(QREMOTE)",
+                *display_items(rec, REMOTE_ATTRS, names, ()),
+            ]
+
+    return lambda: shown("AMQ8409I: Display Queue details.", objects(), pattern)
+
+
 def _display_queues(cmd: Command, adm: AdminOf) -> Action:
     _, others = read_attrs(cmd, {}, extra=all_keywords(cmd))
     if "TYPE" in others and others["TYPE"].single() == "QALIAS":
         return _display_aliases(cmd, adm)
+    if "TYPE" in others and others["TYPE"].single() == "QREMOTE":
+        return _display_remotes(cmd, adm)
+    if "TYPE" in others and others["TYPE"].single() == "QMODEL":
+        return display_models(cmd, adm)
     if "TYPE" in others and others["TYPE"].single() not in ("QLOCAL", "ALL"):
-        raise syntax(cmd, others["TYPE"], "only TYPE(QLOCAL) and TYPE(QALIAS) queues exist here")
+        raise syntax(
+            cmd,
+            others["TYPE"],
+            "only TYPE(QLOCAL), TYPE(QALIAS), TYPE(QREMOTE) and TYPE(QMODEL) queues exist here",
+        )
     pattern = str(cmd.name)
     generic = pattern.endswith("*")
     names = wanted(cmd, QUEUE_ATTRS, others, _QUEUE_STATUS)
@@ -158,4 +196,10 @@ QUEUE_COMMANDS: dict[tuple[str, str], Planner] = {
     ("ALTER", "QALIAS"): alter(ALIAS_ATTRS, Admin.alter_alias, "AMQ8008I: IBM MQ queue changed."),
     ("DELETE", "QALIAS"): on_name(Admin.delete_alias, "AMQ8007I: IBM MQ queue deleted."),
     ("DISPLAY", "QALIAS"): _display_aliases,
+    ("DEFINE", "QREMOTE"): _define_remote,
+    ("ALTER", "QREMOTE"): alter(
+        REMOTE_ATTRS, Admin.alter_remote, "AMQ8008I: IBM MQ queue changed."
+    ),
+    ("DELETE", "QREMOTE"): on_name(Admin.delete_remote, "AMQ8007I: IBM MQ queue deleted."),
+    ("DISPLAY", "QREMOTE"): _display_remotes,
 }

@@ -20,9 +20,11 @@ from dlqhandler.errors import DLQHandlerError
 __all__ = [
     "ALIAS_ATTRS",
     "AUTHORITIES",
+    "MODEL_ATTRS",
     "PROCESS_ATTRS",
     "QMGR_ATTRS",
     "QUEUE_ATTRS",
+    "REMOTE_ATTRS",
     "AttrError",
     "AttrSpec",
     "QueueView",
@@ -93,6 +95,11 @@ QUEUE_ATTRS = _table(
     AttrSpec("TRIGDATA", "str", "", length=64),
     AttrSpec("INITQ", "str", ""),
     AttrSpec("PROCESS", "str", ""),
+    # Input sharing (IBM's defaults on distributed platforms): SHARE lets several handles
+    # open the queue for input; DEFSOPT is what MQOO_INPUT_AS_Q_DEF means. NOSHARE makes
+    # every input open exclusive (see QueueView.input_exclusive).
+    AttrSpec("SHARE", "flag", "SHARE", off="NOSHARE"),
+    AttrSpec("DEFSOPT", "enum", "SHARED", choices=("SHARED", "EXCL")),
 )
 
 # DEFINE QALIAS: a name that resolves to a local queue (TARGTYPE(QUEUE) only: no topics
@@ -107,9 +114,35 @@ ALIAS_ATTRS = _table(
     AttrSpec("GET", "enum", "ENABLED", choices=("ENABLED", "DISABLED")),
 )
 
+# DEFINE QREMOTE: a local definition of a remote queue (RNAME at RQMNAME, through XMITQ),
+# or, with RNAME blank, a queue manager alias (see dlqhandler.qmgr.embedded.remote for
+# IBM's name resolution). PUT, DEFPRTY and DEFPSIST are the first definition's in the
+# resolution path, as IBM documents; DEFBIND, CLUSTER, SCOPE and the rest of IBM's remote
+# queue attributes are not kept: MQSC refuses them.
+REMOTE_ATTRS = _table(
+    AttrSpec("DESCR", "str", "", length=64),
+    AttrSpec("RNAME", "str", ""),
+    AttrSpec("RQMNAME", "str", ""),
+    AttrSpec("XMITQ", "str", ""),
+    AttrSpec("PUT", "enum", "ENABLED", choices=("ENABLED", "DISABLED")),
+    AttrSpec("DEFPRTY", "int", 0, high=9),
+    AttrSpec("DEFPSIST", "enum", "NO", choices=("NO", "YES")),
+)
+
+# DEFINE QMODEL: the local-queue attributes a model passes on to the dynamic queues MQOPEN
+# creates from it, and DEFTYPE (IBM's default model, SYSTEM.DEFAULT.MODEL.QUEUE, is
+# TEMPDYN). See dlqhandler.qmgr.embedded.dynamic.
+MODEL_ATTRS = {
+    **QUEUE_ATTRS,
+    "DEFTYPE": AttrSpec("DEFTYPE", "enum", "TEMPDYN", choices=("TEMPDYN", "PERMDYN")),
+}
+
 QMGR_ATTRS = _table(
     AttrSpec("DESCR", "str", "", length=64),
     AttrSpec("DEADQ", "str", ""),
+    # The default transmission queue: where a message for a queue manager with no
+    # transmission queue of its name goes (IBM's DefXmitQName).
+    AttrSpec("DEFXMITQ", "str", ""),
     AttrSpec("TRIGINT", "int", MAX_INT),
     AttrSpec("CCSID", "int", 819, low=1, high=65535, alter=False),
     AttrSpec("MAXMSGL", "int", 4_194_304, low=32768, high=104_857_600),
@@ -255,6 +288,19 @@ class QueueView:
     triggered: bool = False  # TRIGGER and TRIGTYPE not NONE: puts go through triggering
     hardenbo: bool = False  # HARDENBO: a get under syncpoint commits its claim at once
     propctl: str = "COMPAT"  # PROPCTL: how a get receives message properties
+    shareable: bool = True  # SHARE (NOSHARE: every input open is exclusive)
+    deftype: str = "PREDEFINED"  # or a dynamic queue's TEMPDYN / PERMDYN (see .dynamic)
+    defsopt_exclusive: bool = False  # DEFSOPT(EXCL): MQOO_INPUT_AS_Q_DEF is exclusive
+
+    def input_exclusive(self, requested: bool | None) -> bool:
+        """Whether an input open is exclusive: ``requested`` is True for
+        MQOO_INPUT_EXCLUSIVE, False for MQOO_INPUT_SHARED, None for MQOO_INPUT_AS_Q_DEF
+        (DEFSOPT decides); on a NOSHARE queue every input open is exclusive (IBM: "An
+        MQOPEN call with the MQOO_INPUT_SHARED option is treated as
+        MQOO_INPUT_EXCLUSIVE")."""
+        if not self.shareable:
+            return True
+        return self.defsopt_exclusive if requested is None else requested
 
 
 @lru_cache(maxsize=4096)
@@ -276,6 +322,9 @@ def queue_view(name: str, attrs_json: str) -> QueueView:
         triggered=a["TRIGGER"] == "TRIGGER" and a["TRIGTYPE"] != "NONE",
         hardenbo=a["HARDENBO"] == "HARDENBO",
         propctl=str(a["PROPCTL"]),
+        shareable=a["SHARE"] == "SHARE",
+        defsopt_exclusive=a["DEFSOPT"] == "EXCL",
+        deftype=str(a.get("DEFTYPE", "PREDEFINED")),
     )
 
 

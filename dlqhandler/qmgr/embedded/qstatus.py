@@ -57,6 +57,7 @@ class HandleStatus:
     appl_tag: str
     input: bool
     output: bool
+    exclusive: bool = False  # the input is exclusive (MQOO_INPUT_EXCLUSIVE, DEFSOPT, NOSHARE)
 
     def items(self) -> list[str]:
         """The MQSC attribute items, in runmqsc's order."""
@@ -66,7 +67,7 @@ class HandleStatus:
             f"APPLTAG({self.appl_tag})",
             "APPLTYPE(USER)",
             f"CONNID({self.conn_id})",
-            f"INPUT({'SHARED' if self.input else 'NO'})",
+            f"INPUT({('EXCL' if self.exclusive else 'SHARED') if self.input else 'NO'})",
             f"OUTPUT({'YES' if self.output else 'NO'})",
             f"PID({'' if self.pid is None else self.pid})",
             f"USERID({self.user})",
@@ -162,6 +163,7 @@ def handle_status(store: Store, queues: list[str]) -> list[HandleStatus]:
                 str(info.get("appl", "")),
                 bool(input_),
                 bool(output),
+                exclusive=input_ == 2,  # (handles.input: 2 is exclusive)
             )
         )
     return out

@@ -17,6 +17,7 @@ import os
 import time
 from collections.abc import Mapping
 
+from dlqhandler.qmgr.embedded.dynamic import reap_orphans
 from dlqhandler.qmgr.embedded.store import (
     AVAILABLE,
     PUT_PENDING,
@@ -96,6 +97,7 @@ def backout_owner(
             )
         ]
         db.execute("DELETE FROM handles WHERE conn = ?", (conn_id,))
+        reap_orphans(db)  # its temporary dynamic queues go with its handles
         if closed and on_closed is not None:
             on_closed(db, closed)
     return restored, removed

@@ -26,6 +26,7 @@ from dlqhandler.qmgr.embedded.admin import Admin, AdminError, valid_name
 from dlqhandler.qmgr.embedded.mqsc import Command, MQSCSyntaxError, parse, split_commands
 from dlqhandler.qmgr.embedded.mqsc_attrs import Action, Planner, syntax
 from dlqhandler.qmgr.embedded.mqsc_authrecs import AUTHREC_COMMANDS
+from dlqhandler.qmgr.embedded.mqsc_models import MODEL_COMMANDS
 from dlqhandler.qmgr.embedded.mqsc_processes import PROCESS_COMMANDS
 from dlqhandler.qmgr.embedded.mqsc_qmgr import QMGR_COMMANDS
 from dlqhandler.qmgr.embedded.mqsc_queues import QUEUE_COMMANDS
@@ -71,6 +72,7 @@ _PLANNERS: dict[tuple[str, str], Planner] = {
     **PROCESS_COMMANDS,
     **QMGR_COMMANDS,
     **AUTHREC_COMMANDS,
+    **MODEL_COMMANDS,
 }
 
 

@@ -10,7 +10,9 @@ import time
 
 from dlqhandler.qmgr.embedded.store import (
     ALIASES_TABLE,
+    DYNAMIC_TABLES,
     OBJECTS_TRIGGERS,
+    REMOTES_TABLE,
     SCHEMA_VERSION,
     Store,
 )
@@ -96,6 +98,8 @@ def initialise(store: Store, *, name: str, attrs: dict[str, str]) -> None:
     statements = [
         *(s.strip() for s in _split_sql(_SCHEMA) if s.strip()),
         ALIASES_TABLE,
+        REMOTES_TABLE,
+        *DYNAMIC_TABLES,
         *OBJECTS_TRIGGERS,
     ]
     with store.write(durable=True) as db:

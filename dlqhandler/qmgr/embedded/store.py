@@ -107,10 +107,12 @@ from dlqhandler.qmgr.embedded.hold import BUSY_TIMEOUT, HOLD_LIMIT, HOLDERS, Wri
 __all__ = [
     "ALIASES_TABLE",
     "AVAILABLE",
+    "DYNAMIC_TABLES",
     "INSERT_MESSAGE",
     "INSERT_MESSAGE_PROPS",
     "OBJECTS_TRIGGERS",
     "PUT_PENDING",
+    "REMOTES_TABLE",
     "TAKEN",
     "TRIGGER_PENDING",
     "OnClosed",
@@ -146,6 +148,24 @@ ALIASES_TABLE = (
     "CREATE TABLE IF NOT EXISTS aliases (name TEXT PRIMARY KEY, attrs TEXT NOT NULL,"
     " created REAL NOT NULL, altered REAL NOT NULL)"
 )
+# Remote queue definitions and queue manager aliases (QREMOTE), added to schema 1 later:
+# created when missing, as the aliases table is.
+REMOTES_TABLE = (
+    "CREATE TABLE IF NOT EXISTS remotes (name TEXT PRIMARY KEY, attrs TEXT NOT NULL,"
+    " created REAL NOT NULL, altered REAL NOT NULL)"
+)
+# Model queues (DEFINE QMODEL) and the owners of temporary dynamic queues, added to schema
+# 1 later: created when missing (see dlqhandler.qmgr.embedded.dynamic).
+DYNAMIC_TABLES = (
+    (
+        "CREATE TABLE IF NOT EXISTS models (name TEXT PRIMARY KEY, attrs TEXT NOT NULL,"
+        " created REAL NOT NULL, altered REAL NOT NULL)"
+    ),
+    (
+        "CREATE TABLE IF NOT EXISTS dynamic_owners (name TEXT PRIMARY KEY, conn TEXT NOT NULL,"
+        " handle INTEGER NOT NULL)"
+    ),
+)
 # Every change of a queue definition or an authority record counts up meta('objects'):
 # what connections cache of them stays valid while the count does (messages moving on
 # other connections do not touch it). Added to schema 1 later: created when missing.
@@ -157,6 +177,8 @@ OBJECTS_TRIGGERS = tuple(
         ("queues", ("INSERT", "UPDATE OF attrs", "DELETE")),
         ("authrecs", ("INSERT", "UPDATE", "DELETE")),
         ("aliases", ("INSERT", "UPDATE OF attrs", "DELETE")),
+        ("remotes", ("INSERT", "UPDATE OF attrs", "DELETE")),
+        ("models", ("INSERT", "UPDATE OF attrs", "DELETE")),
     )
     for event in events
 )
@@ -281,6 +303,15 @@ class Store:
                     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'aliases'"
                 ).fetchone():
                     self.db.execute(ALIASES_TABLE)
+                if not self.db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'remotes'"
+                ).fetchone():
+                    self.db.execute(REMOTES_TABLE)
+                if not self.db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'dynamic_owners'"
+                ).fetchone():
+                    for ddl in DYNAMIC_TABLES:
+                        self.db.execute(ddl)
         except (sqlite3.DatabaseError, ConfigError) as exc:
             self.db.close()
             if isinstance(exc, ConfigError):

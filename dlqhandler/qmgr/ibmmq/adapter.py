@@ -253,7 +253,7 @@ class IBMMQQueueManager:
         input: bool = True,
         browse: bool = True,
         output: bool = False,
-        exclusive: bool = False,
+        exclusive: bool | None = None,
     ) -> IBMMQQueue:
         with self.mutex:
             handle = IBMMQQueue(
@@ -426,9 +426,16 @@ class IBMMQQueueManager:
             self._queues.remove(handle)
 
     def open_object(self, name: str, options: int) -> Any:
+        return self.open_queue(name, options)[0]
+
+    def open_queue(self, name: str, options: int) -> tuple[Any, str]:
+        """MQOPEN of a queue: the handle and the name of the queue it opened (a model
+        queue's MQOPEN returns the dynamic queue it created in MQOD.ObjectName)."""
         od = self.mq.OD()
         od.ObjectName = mq_name(name)
-        return self.mq.Queue(self._qmo, od, options)
+        queue = self.mq.Queue(self._qmo, od, options)
+        opened = bytes(od.ObjectName).split(b"\x00", 1)[0].decode(MQCHAR_ENCODING).rstrip(" ")
+        return queue, opened or name
 
     def _new_message_handle(self) -> Any:
         return self.mq.MessageHandle(self._qmo)

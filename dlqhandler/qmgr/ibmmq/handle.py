@@ -136,6 +136,7 @@ class Connection(Protocol):
     def mqi(self, what: str, call: Callable[[], T], *, retry: bool) -> T: ...
     def check_connected(self) -> None: ...
     def open_object(self, name: str, options: int) -> Any: ...
+    def open_queue(self, name: str, options: int) -> tuple[Any, str]: ...
     def drop_connection(self) -> None: ...
     def error(self, exc: Any, what: str) -> MQIError: ...
     def forget(self, handle: IBMMQQueue) -> None: ...
@@ -157,7 +158,7 @@ class IBMMQQueue:
         input: bool,
         browse: bool,
         output: bool,
-        exclusive: bool = False,
+        exclusive: bool | None = None,
     ) -> None:
         self._qm = qm
         self._name = name.strip()
@@ -260,7 +261,8 @@ class IBMMQQueue:
     def _reopen(self) -> None:
         self._obj = None
         self._saved = None
-        self._obj = self._qm.open_object(self._name, self.open_options)
+        # (a model queue: the handle is the dynamic queue's, and so is its name)
+        self._obj, self._name = self._qm.open_queue(self._name, self.open_options)
 
     def _request(self, options: GetOptions) -> Any:
         md = self._qm.mq.MD()

@@ -105,13 +105,17 @@ def md_from_ibmmq(md: Any) -> MQMD:
 
 
 def open_options(
-    c: Any, *, input: bool, browse: bool, output: bool, exclusive: bool = False
+    c: Any, *, input: bool, browse: bool, output: bool, exclusive: bool | None = None
 ) -> int:
     """MQOO_* for the port's ``open``: input handles save context (MQOO_SAVE_ALL_CONTEXT);
-    ``exclusive`` input is MQOO_INPUT_EXCLUSIVE."""
+    ``exclusive`` input is MQOO_INPUT_EXCLUSIVE, False MQOO_INPUT_SHARED, None (the
+    default) MQOO_INPUT_AS_Q_DEF."""
     flags = int(c.MQOO_FAIL_IF_QUIESCING)
     if input:
-        flags |= c.MQOO_INPUT_EXCLUSIVE if exclusive else c.MQOO_INPUT_AS_Q_DEF
+        if exclusive is None:
+            flags |= c.MQOO_INPUT_AS_Q_DEF
+        else:
+            flags |= c.MQOO_INPUT_EXCLUSIVE if exclusive else c.MQOO_INPUT_SHARED
         flags |= c.MQOO_SAVE_ALL_CONTEXT
     if browse:
         flags |= c.MQOO_BROWSE

@@ -1,7 +1,7 @@
-"""The age of a message on the DLQ as Spark column expressions (no Python worker).
+"""The age of a message on the DLQ as Spark SQL expressions (no Python worker).
 
 The rule is :mod:`dlqhandler.mq.ages`'s (``run --older-than`` applies it in Python);
-this is its column form over the decoded-message contract of
+this is its SQL form over the decoded-message contract of
 :mod:`dlqhandler.spark.messages` (``has_dlh``, ``dlh_put_date``, ``dlh_put_time``,
 ``md_put_date``, ``md_put_time``), step for step, so that the two give the same
 double for the same fields and the same selection for the same reference time
@@ -14,70 +14,67 @@ double for the same fields and the same selection for the same reference time
   :class:`~dlqhandler.mq.ages.AgeWindow` at ``now``: ``selected``, ``too_new``
   (younger than ``older_than``), ``too_old`` (older than ``newer_than``) or
   ``no_put_time``.
+
+Each returns SQL text (the report builds its columns as text: a few py4j round trips
+instead of one per column function); every literal is
+:func:`dlqhandler.spark.classify.sql_string`'s or a number.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from dlqhandler.mq.ages import AgeWindow
+from dlqhandler.spark.classify import sql_string
 
-__all__ = ["AGE_STATUSES", "age_status", "dead_lettered_epoch", "put_epoch"]
+__all__ = ["AGE_STATUSES", "age_status", "dead_lettered_epoch", "double", "put_epoch"]
 
 AGE_STATUSES = ("selected", "too_new", "too_old", "no_put_time")
+# \z, not $: Java's $ also matches before a final line end
+_DATE = sql_string(r"^[0-9]{8}\z")
+_TIME = sql_string(r"^[0-9]{6}([0-9]{2})?\z")
 
 
-def put_epoch(date: Any, when: Any) -> Any:
-    """:func:`dlqhandler.mq.ages.put_at` over two string columns: a double, or null."""
-    from pyspark.sql import functions as F
+def double(value: float) -> str:
+    """A double as a SQL literal (``repr`` reads back as the same double)."""
+    return f"CAST({float(value)!r} AS DOUBLE)"
 
-    d = F.trim(F.coalesce(date, F.lit("")))  # Spark's trim removes blanks (U+0020) only
-    t = F.trim(F.coalesce(when, F.lit("")))
-    # \z, not $: Java's $ also matches before a final line end
-    well_formed = d.rlike(r"^[0-9]{8}\z") & t.rlike(r"^[0-9]{6}([0-9]{2})?\z")
 
-    def part(text: Any, start: int, length: int) -> Any:
-        return F.substring(text, start, length).try_cast("long")
+def put_epoch(date: str, when: str) -> str:
+    """:func:`dlqhandler.mq.ages.put_at` over two string expressions: a double, or null."""
+    d = f"trim(coalesce({date}, ''))"  # Spark's trim removes blanks (U+0020) only
+    t = f"trim(coalesce({when}, ''))"
+    well_formed = f"({d} RLIKE {_DATE} AND {t} RLIKE {_TIME})"
+
+    def part(text: str, start: int, length: int) -> str:
+        return f"try_cast(substring({text}, {start}, {length}) AS BIGINT)"
 
     year, hour, minute, second = part(d, 1, 4), part(t, 1, 2), part(t, 3, 2), part(t, 5, 2)
     # midnight of the date in UTC; null for a month or a day the calendar has not
-    midnight = F.try_make_timestamp(
-        year, part(d, 5, 2), part(d, 7, 2), F.lit(0), F.lit(0), F.lit(0), F.lit("UTC")
-    )
+    midnight = f"try_make_timestamp({year}, {part(d, 5, 2)}, {part(d, 7, 2)}, 0, 0, 0, 'UTC')"
     valid = (
-        well_formed
-        & (year >= 1)
-        & (hour <= 23)
-        & (minute <= 59)
-        & (second <= 61)
-        & midnight.isNotNull()
+        f"{well_formed} AND {year} >= 1 AND {hour} <= 23 AND {minute} <= 59"
+        f" AND {second} <= 61 AND {midnight} IS NOT NULL"
     )
-    whole = F.unix_seconds(midnight) + hour * F.lit(3600) + minute * F.lit(60) + second
-    hundredths = F.when(F.length(t) == 8, part(t, 7, 2) / F.lit(100)).otherwise(F.lit(0.0))
-    return F.when(valid, whole.cast("double") + hundredths)
+    whole = f"(unix_seconds({midnight}) + {hour} * 3600 + {minute} * 60 + {second})"
+    hundredths = f"CASE WHEN length({t}) = 8 THEN {part(t, 7, 2)} / 100 ELSE {double(0)} END"
+    return f"CASE WHEN {valid} THEN CAST({whole} AS DOUBLE) + {hundredths} END"
 
 
-def dead_lettered_epoch() -> Any:
+def dead_lettered_epoch() -> str:
     """The MQDLH's PutDate/PutTime, else (no MQDLH, or a blank PutDate in it) the MQMD's."""
-    from pyspark.sql import functions as F
-
-    dlh_dated = (F.col("has_dlh") == F.lit(True)) & (
-        F.trim(F.coalesce(F.col("dlh_put_date"), F.lit(""))) != F.lit("")
-    )
-    return F.when(dlh_dated, put_epoch(F.col("dlh_put_date"), F.col("dlh_put_time"))).otherwise(
-        put_epoch(F.col("md_put_date"), F.col("md_put_time"))
+    dlh_dated = "(has_dlh = true AND trim(coalesce(dlh_put_date, '')) != '')"
+    return (
+        f"CASE WHEN {dlh_dated} THEN {put_epoch('dlh_put_date', 'dlh_put_time')}"
+        f" ELSE {put_epoch('md_put_date', 'md_put_time')} END"
     )
 
 
-def age_status(window: AgeWindow, now: float, epoch: Any) -> Any:
-    """Where a message dead-lettered at ``epoch`` stands in ``window`` at ``now``
-    (Unix seconds): :meth:`AgeWindow.admits`' comparisons, in its order."""
-    from pyspark.sql import functions as F
-
-    age = F.lit(float(now)) - epoch
-    status = F.when(epoch.isNull(), F.lit("no_put_time"))
+def age_status(window: AgeWindow, now: float, epoch: str) -> str:
+    """Where a message dead-lettered at ``epoch`` (a SQL expression) stands in ``window``
+    at ``now`` (Unix seconds): :meth:`AgeWindow.admits`' comparisons, in its order."""
+    age = f"({double(now)} - {epoch})"
+    status = f"CASE WHEN {epoch} IS NULL THEN 'no_put_time'"
     if window.older_than is not None:
-        status = status.when(age < F.lit(float(window.older_than)), F.lit("too_new"))
+        status += f" WHEN {age} < {double(window.older_than)} THEN 'too_new'"
     if window.newer_than is not None:
-        status = status.when(age > F.lit(float(window.newer_than)), F.lit("too_old"))
-    return status.otherwise(F.lit("selected"))
+        status += f" WHEN {age} > {double(window.newer_than)} THEN 'too_old'"
+    return status + " ELSE 'selected' END"

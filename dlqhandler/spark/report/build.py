@@ -42,9 +42,9 @@ from typing import Any
 from dlqhandler.logs import get_logger
 from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
 from dlqhandler.rules import RuleSet
-from dlqhandler.spark.classify import classify
+from dlqhandler.spark.classify import classify, sql_string
 from dlqhandler.spark.messages import bad_input, load_source, malformed_parts
-from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch
+from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch, double
 from dlqhandler.spark.report.document import assemble
 from dlqhandler.spark.report.options import ReportOptions
 
@@ -94,37 +94,33 @@ def _decision_columns(frame: Any, ruleset: RuleSet, options: ReportOptions, pref
     ``queue`` is the substituted target of a RETRY or FWD when it is a valid name that
     does not loop back onto the input queue, else null (and ``unplaceable`` true).
     """
-    from pyspark.sql import functions as F
-
     decided = classify(
         frame, ruleset, input_queue=options.input_queue, local_qmgr=options.local_qmgr
     )
-    puts = F.col("action").isin("RETRY", "FWD")
-    valid = F.coalesce(F.col("target_valid"), F.lit(False))
-    return decided.select(
-        *frame.columns,
-        F.col("matched_lines").alias(f"{prefix}_matched"),
-        F.col("chosen_line").alias(f"{prefix}_line"),
-        F.col("action").alias(f"{prefix}_action"),
-        F.when(puts & valid, F.col("target_q")).alias(f"{prefix}_queue"),
-        (puts & ~valid).alias(f"{prefix}_unplaceable"),
+    puts = "action IN ('RETRY', 'FWD')"
+    valid = "coalesce(target_valid, false)"
+    # SQL text in one selectExpr: a few py4j round trips, not one per column function
+    return decided.selectExpr(
+        *[f"`{c}`" for c in frame.columns],
+        f"matched_lines AS {prefix}_matched",
+        f"chosen_line AS {prefix}_line",
+        f"action AS {prefix}_action",
+        f"CASE WHEN {puts} AND {valid} THEN target_q END AS {prefix}_queue",
+        f"{puts} AND NOT {valid} AS {prefix}_unplaceable",
     )
 
 
 def facts(messages: Any, options: ReportOptions) -> Any:
     """One row per input record with what the report counts (a pure transform)."""
-    from pyspark.sql import functions as F
-
     state = (
-        F.when(F.col("error").isNotNull(), F.lit("unreadable"))
-        .when(F.col("has_dlh") == F.lit(True), F.lit("dlh"))
-        .otherwise(F.lit("no_dlh"))
+        "CASE WHEN error IS NOT NULL THEN 'unreadable'"
+        " WHEN has_dlh = true THEN 'dlh' ELSE 'no_dlh' END"
     )
-    frame = messages.withColumns({"state": state, "put_epoch": dead_lettered_epoch()})
+    added = [f"{state} AS state", f"{dead_lettered_epoch()} AS put_epoch"]
+    frame = messages.selectExpr("*", *added)
     if options.ages.active:
-        frame = frame.withColumn(
-            "age_status", age_status(options.ages, options.as_of.timestamp(), F.col("put_epoch"))
-        )
+        status = age_status(options.ages, options.as_of.timestamp(), "put_epoch")
+        frame = frame.selectExpr("*", f"{status} AS age_status")
     if options.ruleset is not None:
         frame = _decision_columns(frame, options.ruleset, options, "new")
     if options.old_ruleset is not None:
@@ -145,53 +141,40 @@ def facts(messages: Any, options: ReportOptions) -> Any:
     return frame.select(*keep)
 
 
-def _row(dim: str, *keys: Any, values: list[Any]) -> Any:
-    """One dimension row of a combination (:func:`_combinations`): its ``dim``, its key
-    and ``values`` (:func:`_row_values`)."""
-    from pyspark.sql import functions as F
-
+def _row(dim: str, *keys: str, values: str) -> str:
+    """One dimension row of a combination (:func:`_combinations`), as SQL: its ``dim``,
+    its key (from the SQL expressions ``keys``) and ``values`` (:func:`_row_values`)."""
     # The key is one string, its parts joined by _SEP: Spark hashes and compares a
     # string several times faster than an array of strings. A part never holds _SEP
     # (it becomes U+FFFD; MQ names cannot hold it and decoded text hardly does) nor
     # NUL (a null part), so strings sort as their parts do.
-    return F.struct(
-        F.lit(dim).alias("dim"),
-        F.concat_ws(
-            _SEP,
-            *[
-                F.coalesce(F.translate(k.cast("string"), _SEP, "\ufffd"), F.lit(_NULL))
-                for k in keys
-            ],
-        ).alias("key"),
-        *values,
+    sep, null = sql_string(_SEP), sql_string(_NULL)
+    parts = ", ".join(
+        f"coalesce(translate(CAST({k} AS STRING), {sep}, '\ufffd'), {null})" for k in keys
     )
+    return f"named_struct('dim', {sql_string(dim)}, 'key', concat_ws({sep}, {parts}), {values})"
 
 
-def _row_values(*, epoch: bool = False, sample: bool = False) -> list[Any]:
+def _row_values(*, epoch: bool = False, sample: bool = False) -> str:
     """A combination's count, with its oldest and newest time (``epoch``) and its sample
-    MsgIds (``sample``), else nulls in their place: the values of a dimension row."""
-    from pyspark.sql import functions as F
-
-    none = F.lit(None).cast("long")
-    return [
-        F.col("count"),
-        *[F.col(c) if epoch else none.alias(c) for c in ("min_epoch", "max_epoch")],
-        *[F.col(c) if sample else none.alias(c) for c in _SAMPLE_COLUMNS],
-    ]
+    MsgIds (``sample``), else nulls in their place: the values of a dimension row (the
+    fields of :func:`_row`'s struct after ``dim`` and ``key``, as SQL)."""
+    none = "CAST(NULL AS BIGINT)"
+    fields = [("count", "`count`")]
+    fields += [(c, c if epoch else none) for c in ("min_epoch", "max_epoch")]
+    fields += [(c, c if sample else none) for c in _SAMPLE_COLUMNS]
+    return ", ".join(f"'{name}', {value}" for name, value in fields)
 
 
-def _msg_id_longs(msg_id: Any) -> list[Any]:
-    """A 24-byte MsgId as three signed longs (big-endian thirds), or three Nones.
+def _msg_id_longs(msg_id: str) -> list[str]:
+    """A 24-byte MsgId (a SQL expression) as three signed longs (big-endian thirds), or
+    three nulls.
 
     An aggregation buffer of fixed-width values keeps Spark's hash aggregation (a
     binary one would make it sort every row); :func:`build_report` packs them back."""
-    from pyspark.sql import functions as F
-
-    if msg_id is None:
-        return [None] * _MSG_ID_LONGS
-    whole = F.length(msg_id) == F.lit(8 * _MSG_ID_LONGS)
     return [
-        F.when(whole, F.conv(F.hex(F.substring(msg_id, 1 + 8 * j, 8)), 16, -10).cast("long"))
+        f"CASE WHEN length({msg_id}) = {8 * _MSG_ID_LONGS}"
+        f" THEN CAST(conv(hex(substring({msg_id}, {1 + 8 * j}, 8)), 16, -10) AS BIGINT) END"
         for j in range(_MSG_ID_LONGS)
     ]
 
@@ -207,31 +190,22 @@ _NULL = "\x00"  # a null key part (MQ text never holds NUL after decoding)
 _SEP = "\x01"  # between the parts of a key
 
 
-def _age_bucket(as_of: float) -> Any:
-    """The age bucket at ``as_of``; ages are compared as ``--older-than`` compares them
-    (``>7d`` holds exactly what ``--older-than 7d`` selects)."""
-    from pyspark.sql import functions as F
-
-    age = F.lit(as_of) - F.col("put_epoch")
-    expr = F.when(F.col("put_epoch").isNull(), F.lit("unknown"))
+def _age_bucket(as_of: float) -> str:
+    """The age bucket at ``as_of`` (SQL); ages are compared as ``--older-than`` compares
+    them (``>7d`` holds exactly what ``--older-than 7d`` selects)."""
+    age = f"({double(as_of)} - put_epoch)"
+    expr = "CASE WHEN put_epoch IS NULL THEN 'unknown'"
     for name, limit in AGE_BUCKETS:
-        expr = (
-            expr.when(age < F.lit(limit), F.lit(name))
-            if limit is not None
-            else expr.otherwise(F.lit(name))
-        )
-    return expr
+        if limit is not None:
+            expr += f" WHEN {age} < {limit} THEN {sql_string(name)}"
+        else:
+            expr += f" ELSE {sql_string(name)}"
+    return expr + " END"
 
 
-def _changed() -> Any:
-    """Whether a readable message's decision differs between the two tables (its action,
-    or its queue): the ``change`` dimension and the messages it samples."""
-    from pyspark.sql import functions as F
-
-    return (F.col("state") != F.lit("unreadable")) & (
-        (F.col("old_action") != F.col("new_action"))
-        | ~F.col("old_queue").eqNullSafe(F.col("new_queue"))
-    )
+# Whether a readable message's decision differs between the two tables (its action, or
+# its queue): the ``change`` dimension and the messages it samples.
+_CHANGED = "(state != 'unreadable' AND (old_action != new_action OR NOT old_queue <=> new_queue))"
 
 
 def _combinations(frame: Any, options: ReportOptions) -> Any:
@@ -249,75 +223,68 @@ def _combinations(frame: Any, options: ReportOptions) -> Any:
     (``order<i>``) with the MsgId that has it (``sample<i>_m<j>``)."""
     from pyspark.sql import functions as F
 
-    state = F.col("state")
-    dlh = state == F.lit("dlh")
-    selected = F.col("age_status") == F.lit("selected") if options.ages.active else F.lit(True)
+    dlh = "state = 'dlh'"
+    selected = "age_status = 'selected'" if options.ages.active else "true"
     keys = {
-        "state": state,
-        "error": F.col("error"),
-        "reason": F.when(dlh, F.col("dlh_reason")),
-        "dest_q": F.when(dlh, F.col("dlh_dest_q_name")),
-        "dest_qm": F.when(dlh, F.col("dlh_dest_q_mgr_name")),
-        "appl": F.when(dlh, F.col("dlh_put_appl_name")),
-        "age": F.when(dlh, _age_bucket(options.as_of.timestamp())),
+        "state": "state",
+        "error": "error",
+        "reason": f"CASE WHEN {dlh} THEN dlh_reason END",
+        "dest_q": f"CASE WHEN {dlh} THEN dlh_dest_q_name END",
+        "dest_qm": f"CASE WHEN {dlh} THEN dlh_dest_q_mgr_name END",
+        "appl": f"CASE WHEN {dlh} THEN dlh_put_appl_name END",
+        "age": f"CASE WHEN {dlh} THEN {_age_bucket(options.as_of.timestamp())} END",
     }
     if PROPERTY_FOLDERS in frame.columns:
-        folders = F.col(PROPERTY_FOLDERS)
-        keys["carried"] = F.when(dlh, F.coalesce(F.size(folders) > F.lit(0), F.lit(False)))
-        keys["front"] = F.when(dlh, F.coalesce(F.col("rfh2_in_front") > F.lit(0), F.lit(False)))
-        keys["folders"] = F.when(dlh, folders)
-    changed = F.lit(False)
+        folders = PROPERTY_FOLDERS
+        keys["carried"] = f"CASE WHEN {dlh} THEN coalesce(size({folders}) > 0, false) END"
+        keys["front"] = f"CASE WHEN {dlh} THEN coalesce(rfh2_in_front > 0, false) END"
+        keys["folders"] = f"CASE WHEN {dlh} THEN {folders} END"
+    changed = "false"
     if options.ruleset is not None:
-        keys |= {c: F.col(c) for c in ("new_line", "new_action", "new_unplaceable", "new_matched")}
+        keys |= {c: c for c in ("new_line", "new_action", "new_unplaceable", "new_matched")}
     if options.old_ruleset is not None:
-        keys |= {c: F.col(c) for c in ("old_action", "old_queue", "old_line", "new_queue")}
-        changed = _changed()
+        keys |= {c: c for c in ("old_action", "old_queue", "old_line", "new_queue")}
+        changed = _CHANGED
     if options.ages.active:
-        keys["age_status"] = F.col("age_status")
-    hour = F.when(
-        dlh & F.col("put_epoch").isNotNull() & selected,
-        F.floor(F.col("put_epoch") / F.lit(3600)) * F.lit(3600),
+        keys["age_status"] = "age_status"
+    hour = (
+        f"CASE WHEN {dlh} AND put_epoch IS NOT NULL AND {selected}"
+        " THEN floor(put_epoch / 3600) * 3600 END"
     )
-    parts = _msg_id_longs(F.col("md_msg_id"))
-    sampled = F.coalesce(changed, F.lit(False)) & parts[0].isNotNull()
+    parts = _msg_id_longs("md_msg_id")
+    sampled = f"coalesce({changed}, false) AND ({parts[0]}) IS NOT NULL"
     values = {
         **keys,
         "hour": hour,
-        "epoch": F.when(dlh, F.floor(F.col("put_epoch"))),
-        **{f"m{j}": F.when(sampled, part) for j, part in enumerate(parts)},
+        "epoch": f"CASE WHEN {dlh} THEN floor(put_epoch) END",
+        **{f"m{j}": f"CASE WHEN {sampled} THEN {part} END" for j, part in enumerate(parts)},
         # the hour's row, after the message's own (a message without an hour has none)
-        "hour_row": F.explode(
-            F.when(hour.isNotNull(), F.array(F.lit(False), F.lit(True))).otherwise(
-                F.array(F.lit(False))
-            )
-        ),
+        "hour_row": f"explode(CASE WHEN ({hour}) IS NOT NULL THEN array(false, true)"
+        " ELSE array(false) END)",
     }
-    messages = frame.select(*[v.alias(k) for k, v in values.items()])
-    own = ~F.col("hour_row")
-    ms = [F.col(f"m{j}") for j in range(_MSG_ID_LONGS)]
+    # SQL text throughout: a few py4j round trips, not one per column function
+    messages = frame.selectExpr(*[f"{v} AS `{k}`" for k, v in values.items()])
+    own = "NOT hour_row"
+    ms = ", ".join(f"m{j}" for j in range(_MSG_ID_LONGS))
     orders = {
-        name: F.when(ms[0].isNotNull(), F.xxhash64(*ms, F.lit(seed)))
+        name: f"CASE WHEN m0 IS NOT NULL THEN xxhash64({ms}, {seed}) END"
         for name, seed in zip(_ORDERS, _SAMPLE_SEEDS, strict=True)
     }
-    rows = messages.select(
-        *[F.when(own, F.col(k)).alias(k) for k in keys],
-        F.when(F.col("hour_row"), F.col("hour")).alias("hour"),
-        F.when(own, F.col("epoch")).alias("epoch"),
-        *[F.when(own, order).alias(name) for name, order in orders.items()],
-        *ms,
+    rows = messages.selectExpr(
+        *[f"CASE WHEN {own} THEN `{k}` END AS `{k}`" for k in keys],
+        "CASE WHEN hour_row THEN hour END AS hour",
+        f"CASE WHEN {own} THEN epoch END AS epoch",
+        *[f"CASE WHEN {own} THEN {order} END AS {name}" for name, order in orders.items()],
+        *[f"m{j}" for j in range(_MSG_ID_LONGS)],
     )
-    aggs = [
-        F.count(F.lit(1)).alias("count"),
-        F.min("epoch").alias("min_epoch"),
-        F.max("epoch").alias("max_epoch"),
-    ]
-    aggs += [F.min(name).alias(name) for name in _ORDERS]
+    aggs = ["count(1) AS `count`", "min(epoch) AS min_epoch", "max(epoch) AS max_epoch"]
+    aggs += [f"min({name}) AS {name}" for name in _ORDERS]
     aggs += [
-        F.min_by(m, F.col(name)).alias(f"sample{i}_{m}")
+        f"min_by({m}, {name}) AS sample{i}_{m}"
         for i, name in enumerate(_ORDERS)
         for m in (f"m{j}" for j in range(_MSG_ID_LONGS))
     ]
-    return rows.groupBy(*keys, "hour").agg(*aggs)
+    return rows.groupBy(*keys, "hour").agg(*[F.expr(a) for a in aggs])
 
 
 def dimension_rows(frame: Any, options: ReportOptions) -> Any:
@@ -336,109 +303,81 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
     With age selectors, ``selection`` counts every record by its ``age_status`` and
     the other dimensions count the selected messages only.
     """
-    from pyspark.sql import functions as F
-
     combos = _combinations(frame, options)
-    plain = _row_values()  # built once, shared by the rows (each a few py4j calls)
-    state = F.col("state")
-    dlh = state == F.lit("dlh")
-    readable = state != F.lit("unreadable")
+    plain = _row_values()
+    dlh = "(state = 'dlh')"
+    readable = "(state != 'unreadable')"
     rows = [
-        _row("state", state, values=plain),
-        F.when(state == F.lit("unreadable"), _row("unreadable", F.col("error"), values=plain)),
-        F.when(dlh, _row("reason", F.col("reason"), values=plain)),
-        F.when(dlh, _row("destination", F.col("dest_q"), F.col("dest_qm"), values=plain)),
-        F.when(dlh, _row("application", F.col("appl"), values=plain)),
-        F.when(dlh, _row("age", F.col("age"), values=_row_values(epoch=True))),
+        _row("state", "state", values=plain),
+        f"CASE WHEN state = 'unreadable' THEN {_row('unreadable', 'error', values=plain)} END",
+        f"CASE WHEN {dlh} THEN {_row('reason', 'reason', values=plain)} END",
+        f"CASE WHEN {dlh} THEN {_row('destination', 'dest_q', 'dest_qm', values=plain)} END",
+        f"CASE WHEN {dlh} THEN {_row('application', 'appl', values=plain)} END",
+        f"CASE WHEN {dlh} THEN {_row('age', 'age', values=_row_values(epoch=True))} END",
     ]
     if "folders" in combos.columns:
-        folders = F.col("folders")
-        rows.append(F.when(dlh, _row("properties", F.col("carried"), F.col("front"), values=plain)))
+        rows.append(
+            f"CASE WHEN {dlh} THEN {_row('properties', 'carried', 'front', values=plain)} END"
+        )
         rows += [
-            F.when(
-                dlh & F.array_contains(folders, F.lit(name)),
-                _row("folder", F.lit(name), values=plain),
-            )
+            f"CASE WHEN {dlh} AND array_contains(folders, {sql_string(name)})"
+            f" THEN {_row('folder', sql_string(name), values=plain)} END"
             for name in FOLDERS
         ]
     extra = []
     if options.ruleset is not None:
-        rows.append(
-            F.when(
-                readable,
-                _row(
-                    "chosen",
-                    F.col("new_line"),
-                    F.col("new_action"),
-                    dlh,
-                    F.col("new_unplaceable"),
-                    values=plain,
-                ),
-            )
-        )
-        extra.append(
-            F.transform(F.col("new_matched"), lambda line: _row("matched", line, values=plain))
-        )
+        chosen = _row("chosen", "new_line", "new_action", dlh, "new_unplaceable", values=plain)
+        rows.append(f"CASE WHEN {readable} THEN {chosen} END")
+        extra.append(f"transform(new_matched, line -> {_row('matched', 'line', values=plain)})")
     if options.old_ruleset is not None:
-        changed = _changed()
-        rows.append(
-            F.when(
-                changed,
-                _row(
-                    "change",
-                    F.col("old_action"),
-                    F.col("old_queue"),
-                    F.col("old_line"),
-                    F.col("new_action"),
-                    F.col("new_queue"),
-                    F.col("new_line"),
-                    values=_row_values(sample=True),
-                ),
-            )
+        change = _row(
+            "change",
+            *("old_action", "old_queue", "old_line", "new_action", "new_queue", "new_line"),
+            values=_row_values(sample=True),
         )
-    every = F.array(*rows)
+        rows.append(f"CASE WHEN {_CHANGED} THEN {change} END")
+    every = f"array({', '.join(rows)})"
     if extra:
-        every = F.concat(every, *extra)
+        every = f"concat({every}, {', '.join(extra)})"
     if options.ages.active:  # a message left out counts in "selection" and nowhere else
-        chosen = _row("selection", F.col("age_status"), values=plain)
-        every = F.when(
-            F.col("age_status") == F.lit("selected"), F.concat(F.array(chosen), every)
-        ).otherwise(F.array(chosen))
-    every = F.when(
-        F.col("hour").isNotNull(), F.array(_row("hour", F.col("hour"), values=plain))
-    ).otherwise(every)
-    return combos.select(F.explode(every).alias("r")).filter(F.col("r").isNotNull()).select("r.*")
+        selection = _row("selection", "age_status", values=plain)
+        every = (
+            f"CASE WHEN age_status = 'selected' THEN concat(array({selection}), {every})"
+            f" ELSE array({selection}) END"
+        )
+    every = (
+        f"CASE WHEN hour IS NOT NULL THEN array({_row('hour', 'hour', values=plain)})"
+        f" ELSE {every} END"
+    )
+    # SQL text: one expression, a few py4j round trips whatever the dimensions
+    return combos.selectExpr(f"explode({every}) AS r").filter("r IS NOT NULL").select("r.*")
 
 
 def top_counts(rows: Any, top: int) -> Any:
     """Count per ``(dim, key)`` (the sum of its rows' counts); keep the ``top`` biggest
     keys per dim plus one row (``other`` true, ``key`` null) summing the rest. Ties
     break on the key."""
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    aggs = [
-        F.sum("count").alias("count"),
-        F.min("min_epoch").alias("min_epoch"),
-        F.max("max_epoch").alias("max_epoch"),
-    ]
+    aggs = ["sum(`count`) AS `count`", "min(min_epoch) AS min_epoch", "max(max_epoch) AS max_epoch"]
     aggs += [
-        F.min_by(F.col(f"sample{i}_m{j}"), F.col(order)).alias(f"sample{i}_m{j}")
+        f"min_by(sample{i}_m{j}, {order}) AS sample{i}_m{j}"
         for i, order in enumerate(_ORDERS)
         for j in range(_MSG_ID_LONGS)
     ]
-    counted = rows.groupBy("dim", "key").agg(*aggs)
-    rank = F.row_number().over(Window.partitionBy("dim").orderBy(F.desc("count"), "key"))
-    ranked = counted.withColumn("rank", rank)
-    kept = (F.col("rank") <= F.lit(top)) | F.col("dim").isin(*_UNBOUNDED)
+    counted = rows.groupBy("dim", "key").agg(*[F.expr(a) for a in aggs])
+    unbounded = ", ".join(sql_string(d) for d in _UNBOUNDED)
+    kept = f"(row_number() OVER (PARTITION BY dim ORDER BY `count` DESC, key) <= {int(top)}"
+    ranked = counted.selectExpr("*", f"{kept} OR dim IN ({unbounded})) AS kept")
+    again = [
+        "sum(`count`) AS `count`",
+        "min(min_epoch) AS min_epoch",
+        "max(max_epoch) AS max_epoch",
+    ]
+    again += [f"first(CASE WHEN kept THEN {c} END, true) AS {c}" for c in _SAMPLES]
     return ranked.groupBy(
-        "dim", F.when(kept, F.col("key")).alias("key"), (~kept).alias("other")
-    ).agg(
-        F.sum("count").alias("count"),
-        F.min("min_epoch").alias("min_epoch"),
-        F.max("max_epoch").alias("max_epoch"),
-        *[F.first(F.when(kept, F.col(s)), ignorenulls=True).alias(s) for s in _SAMPLES],
-    )
+        "dim", F.expr("CASE WHEN kept THEN key END AS key"), F.expr("NOT kept AS other")
+    ).agg(*[F.expr(a) for a in again])
 
 
 def build_report(messages: Any, options: ReportOptions) -> dict[str, Any]:

@@ -102,11 +102,12 @@ def test_unknown_object_is_2085(adapter: Adapter, kind: str) -> None:
 
 
 def test_a_selector_the_queue_manager_cannot_answer_is_left_out(adapter: Adapter) -> None:
-    """Asked for DEFSOPT and SHARE, which this queue manager does not keep, with its
-    MAXDEPTH: the answer has MAXDEPTH and leaves the other two out, not guessed."""
+    """Asked for the trigger interval, which a queue does not have (it is the queue
+    manager's TRIGINT), with its MAXDEPTH: the answer has MAXDEPTH and leaves the other
+    out, not guessed."""
     adapter.define_queue("APP.Q", maxdepth=42)
     got = adapter.connect().inquire_object(
-        "queue", "APP.Q", [s.MQIA_MAX_Q_DEPTH, s.MQIA_DEF_INPUT_OPEN_OPTION, s.MQIA_SHAREABILITY]
+        "queue", "APP.Q", [s.MQIA_MAX_Q_DEPTH, s.MQIA_TRIGGER_INTERVAL]
     )
     assert got == {s.MQIA_MAX_Q_DEPTH: 42}
 

@@ -92,14 +92,19 @@ def test_alternate_user_needs_put_authority_2035(adapter: Adapter) -> None:
 
 
 def test_unknown_remote_qmgr_is_2087(adapter: Adapter) -> None:
-    """A queue manager name that is neither ours nor a transmission queue fails with 2087."""
+    """A queue manager name that is not ours, no queue and no queue manager alias, with no
+    DEFXMITQ, fails with 2087; one naming a local queue that is not a transmission queue
+    with MQRC_XMIT_Q_USAGE_ERROR (2092).
+    IBM, 2092 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041530_.html):
+    "ObjectQMgrName specifies the name of a local queue, but it does not have a Usage
+    attribute of MQUS_TRANSMISSION"."""
     adapter.define_queue("APP.IN")
     adapter.define_queue("NOT.AN.XMITQ")
     qm = adapter.connect()
-    for qmgr in ("ELSEWHERE", "NOT.AN.XMITQ"):
+    for qmgr, expected in (("ELSEWHERE", 2087), ("NOT.AN.XMITQ", 2092)):
         with pytest.raises(MQIError) as exc:
             qm.put1("APP.IN", text("x"), NOW, qmgr=qmgr)
-        assert reason(exc) == 2087
+        assert reason(exc) == expected
     qm.put1("APP.IN", text("local"), NOW, qmgr=adapter.qmgr_name)
     assert qm.inquire_queue("APP.IN").curdepth == 1
 
