@@ -69,6 +69,11 @@ class GetOptions:
       nor get it until this handle gets it, browses on or unlocks (MQGMO_LOCK).
     * ``msg_id`` / ``correl_id`` / ``group_id``: match these (MQMO_MATCH_*).
     * ``logical_order`` / ``all_msgs_available``: group handling (MQGMO_*).
+    * ``complete_msg`` (MQGMO_COMPLETE_MSG): a segmented logical message comes back
+      whole (its segments joined in Offset order, the first segment's MQMD with
+      MsgFlags saying it is the only segment), and only once all its segments are
+      there; ``all_segments_available`` (MQGMO_ALL_SEGMENTS_AVAILABLE): segments come
+      back one by one, but only those of a logical message whose segments are all there.
     * ``wait_ms``: 0 = no wait; -1 = wait forever (MQWI_UNLIMITED).
     * ``properties``: MQGMO_PROPERTIES_AS_Q_DEF (the queue's PROPCTL decides),
       ``_IN_HANDLE``, ``_FORCE_MQRFH2`` (in an MQRFH2 in front of the data),
@@ -88,6 +93,8 @@ class GetOptions:
     group_id: bytes | None = None
     logical_order: bool = False
     all_msgs_available: bool = False
+    complete_msg: bool = False
+    all_segments_available: bool = False
     properties: Literal["as_q_def", "in_handle", "force_rfh2", "compatibility", "none"] = "as_q_def"
     msg_handle: bool | MessageHandle = True
 
@@ -111,6 +118,9 @@ class PutOptions:
       MQMD's.
     * ``new_msg_handle`` (MQPMO.NewMsgHandle): its properties are the message's,
       in place of ``Message.properties``.
+    * ``logical_order`` (MQPMO_LOGICAL_ORDER, MQPUT on a queue handle only): the queue
+      manager sets GroupId, MsgSeqNumber and Offset from the group and segment status
+      it keeps for the handle; the MQMD's MsgFlags say where the message stands.
     * ``original_msg_handle`` (MQPMO.OriginalMsgHandle) with ``action``
       (MQPMO.Action, MQACTP_*): ``"new"`` (the default), ``"forward"`` and
       ``"report"`` carry the original's properties (those the new handle, or the
@@ -125,6 +135,7 @@ class PutOptions:
     new_msg_handle: MessageHandle | None = None
     original_msg_handle: MessageHandle | None = None
     action: Literal["new", "forward", "reply", "report"] = "new"
+    logical_order: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -212,12 +212,19 @@ def _get_options(conn: Conn, gmo: MQGMO, md: MQMD) -> GetOptions:
         group_id=wanted(CMQC.MQMO_MATCH_GROUP_ID, md.group_id),
         logical_order=bool(o & CMQC.MQGMO_LOGICAL_ORDER),
         all_msgs_available=bool(o & CMQC.MQGMO_ALL_MSGS_AVAILABLE),
+        complete_msg=bool(o & CMQC.MQGMO_COMPLETE_MSG),
+        all_segments_available=bool(o & CMQC.MQGMO_ALL_SEGMENTS_AVAILABLE),
     )
 
 
 def _peek(conn: Conn, obj: Obj, options: GetOptions) -> Message | None:
     """The message a destructive get would take, browsed on a second handle."""
-    if options.logical_order or options.wait_ms:
+    if (
+        options.logical_order
+        or options.wait_ms
+        or options.complete_msg
+        or options.all_segments_available
+    ):
         return None  # the group position (or a message yet to come) is the get's to find
     if obj.peek is None:
         obj.peek = conn.qm.open(obj.name, input=False, browse=True)
@@ -327,8 +334,16 @@ def get(
             if flags & CMQC.MQMF_MSG_IN_GROUP
             else CMQC.MQGS_NOT_IN_GROUP
         )
-        gmo.SegmentStatus[0] = ord(CMQC.MQSS_NOT_A_SEGMENT)
-        gmo.Segmentation[0] = ord(CMQC.MQSEG_INHIBITED)
+        gmo.SegmentStatus[0] = ord(
+            CMQC.MQSS_LAST_SEGMENT
+            if flags & CMQC.MQMF_LAST_SEGMENT
+            else CMQC.MQSS_SEGMENT
+            if flags & CMQC.MQMF_SEGMENT
+            else CMQC.MQSS_NOT_A_SEGMENT
+        )
+        gmo.Segmentation[0] = ord(
+            CMQC.MQSEG_ALLOWED if flags & CMQC.MQMF_SEGMENTATION_ALLOWED else CMQC.MQSEG_INHIBITED
+        )
     if gmo.Version >= 3:
         gmo.ReturnedLength = copied
     if not done:
@@ -431,7 +446,11 @@ def put(
         if pmo.Action not in _ACTIONS:
             raise MQIError(MQRC_ACTION_ERROR, comp=CMQC.MQCC_FAILED)
         action = _ACTIONS[pmo.Action]
+    logical = bool(o & CMQC.MQPMO_LOGICAL_ORDER)
+    if logical and obj is None:  # (tests.mqi.options.REFUSED: no handle keeps the status)
+        raise MQIError(MQRC_OPTIONS_ERROR, "MQPMO_LOGICAL_ORDER on MQPUT1", comp=CMQC.MQCC_FAILED)
     options = PutOptions(
+        logical_order=logical,
         syncpoint=bool(o & CMQC.MQPMO_SYNCPOINT),
         context=context,
         alternate_user=alternate,

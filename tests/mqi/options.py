@@ -43,14 +43,6 @@ REFUSED: tuple[tuple[str, str, int, int, str], ...] = (
         2046,
         "the port chooses syncpoint before it knows the message's persistence",
     ),
-    ("MQGET", "MQGMO_COMPLETE_MSG", 0x10000, 2046, "segments are not reassembled"),
-    (
-        "MQGET",
-        "MQGMO_ALL_SEGMENTS_AVAILABLE",
-        0x40000,
-        2046,
-        "segments are not reassembled",
-    ),
     ("MQGET", "MQGMO_MARK_BROWSE_HANDLE", 0x100000, 2046, "no browse marks"),
     ("MQGET", "MQGMO_MARK_BROWSE_CO_OP", 0x200000, 2046, "no cooperative browsing"),
     ("MQGET", "MQGMO_UNMARK_BROWSE_CO_OP", 0x400000, 2046, "no cooperative browsing"),
@@ -66,11 +58,11 @@ REFUSED: tuple[tuple[str, str, int, int, str], ...] = (
     ("MQGET", "MQMO_MATCH_OFFSET", 0x10, 2247, "as MQMO_MATCH_MSG_SEQ_NUMBER"),
     ("MQGET", "MQMO_MATCH_MSG_TOKEN", 0x20, 2247, "no message tokens"),
     (
-        "MQPUT",
+        "MQPUT1",
         "MQPMO_LOGICAL_ORDER",
         0x8000,
         2046,
-        "the queue manager does not assign GroupId and MsgSeqNumber",
+        "no queue handle keeps the group status (IBM: with MQPUT1 the application sets GroupId)",
     ),
     ("MQPUT", "MQPMO_ASYNC_RESPONSE", 0x10000, 2046, "every put is synchronous"),
     (
@@ -123,6 +115,8 @@ _GMO_OK = (
     | CMQC.MQGMO_CONVERT
     | CMQC.MQGMO_LOGICAL_ORDER
     | CMQC.MQGMO_ALL_MSGS_AVAILABLE
+    | CMQC.MQGMO_COMPLETE_MSG
+    | CMQC.MQGMO_ALL_SEGMENTS_AVAILABLE
     | CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2
     | CMQC.MQGMO_NO_PROPERTIES
     | CMQC.MQGMO_PROPERTIES_IN_HANDLE
@@ -142,6 +136,7 @@ _PMO_OK = (
     | CMQC.MQPMO_ALTERNATE_USER_AUTHORITY
     | CMQC.MQPMO_FAIL_IF_QUIESCING
     | CMQC.MQPMO_NO_CONTEXT
+    | CMQC.MQPMO_LOGICAL_ORDER
     | 0x20000  # MQPMO_SYNC_RESPONSE
     | 0x40000  # MQPMO_RESOLVE_LOCAL_Q
 )

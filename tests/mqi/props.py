@@ -11,8 +11,12 @@ between it and the C arguments as IBM's ``cmqc.h`` lays them out:
   of the type's size, an IEEE float, bytes, or text (``ValueLength``
   MQVL_NULL_TERMINATED allowed for MQTYPE_STRING only; ``MQSMPO.ValueCCSID`` as for
   the name). A length that does not fit the type is MQRC_BUFFER_LENGTH_ERROR (2005).
-* MQINQMP returns strings in UTF-8 (``ReturnedCCSID`` 1208, whatever
-  ``RequestedCCSID`` asked: a choice, said here); a value longer than the buffer is
+* MQINQMP returns a string as stored, in UTF-8 (``ReturnedCCSID`` 1208), unless
+  MQIMPO_CONVERT_VALUE asks for ``RequestedCCSID`` (MQCCSI_APPL: 1208, the stand-in's
+  application CCSID, a choice said here; MQCCSI_Q_MGR: 819): then in that CCSID
+  (``ReturnedCCSID`` it), or, when the CCSID is unknown or lacks a character of the
+  value, unconverted with IBM's warning MQRC_PROP_VALUE_NOT_CONVERTED (2466); a value
+  longer than the buffer is
   MQRC_PROPERTY_VALUE_TOO_BIG (2469, failed) with ``DataLength`` the length it
   needs (the buffer holds the value's first bytes), and the property cursor on
   it, so that MQIMPO_INQ_PROP_UNDER_CURSOR with a larger buffer returns it;
@@ -33,7 +37,7 @@ import ctypes
 import struct
 
 from dlqhandler.errors import DecodeError, MQIError
-from dlqhandler.mq.ccsid import codec_for
+from dlqhandler.mq.ccsid import QMGR_CCSID, codec_for
 from dlqhandler.mq.constants import (
     MQRC_DMPO_ERROR,
     MQRC_FUNCTION_NOT_SUPPORTED,
@@ -197,6 +201,13 @@ def inqmp(
     if ptype:
         ctypes.c_int32.from_address(ptype).value = int(prop.type)
     data = _encode(prop)
+    warning = 0
+    if prop.type is T.STRING and o & CMQC.MQIMPO_CONVERT_VALUE:
+        converted = _converted(str(prop.value), impo.RequestedCCSID)
+        if converted is None:
+            warning = MQRC_PROP_VALUE_NOT_CONVERTED
+        else:
+            data, impo.ReturnedCCSID = converted
     if pdatalen:
         ctypes.c_int32.from_address(pdatalen).value = len(data)
     if o & CMQC.MQIMPO_QUERY_LENGTH:
@@ -205,7 +216,7 @@ def inqmp(
         # The buffer gets the value's first bytes (a string cut at a character, the rest
         # NULs): IBM's ``ibmmqc`` decodes the buffer even when the call failed.
         head = data[: max(length, 0)]
-        if prop.type is T.STRING:
+        if prop.type is T.STRING and impo.ReturnedCCSID == 1208:
             head = head.decode("utf-8", "ignore").encode("utf-8").ljust(len(head), b"\0")
         if head:
             ctypes.memmove(pvalue, head, len(head))
@@ -214,7 +225,21 @@ def inqmp(
         )
     if data:
         ctypes.memmove(pvalue, data, len(data))
-    return _OK
+    return (CMQC.MQCC_WARNING, warning) if warning else _OK
+
+
+def _converted(value: str, requested: int) -> tuple[bytes, int] | None:
+    """MQIMPO_CONVERT_VALUE: ``value`` in the requested CCSID, with that CCSID, or None
+    when it cannot be (an unknown CCSID, a character the CCSID lacks). IBM, MQIMPO
+    Options: "If conversion fails, but the MQINQMP call otherwise completes without error,
+    the property value is returned unconverted" with MQCC_WARNING and 2466."""
+    ccsid = {CMQC.MQCCSI_APPL: 1208, 0: QMGR_CCSID}.get(requested, requested)
+    if ccsid <= 0:
+        return None
+    try:
+        return value.encode(codec_for(ccsid)), ccsid
+    except (DecodeError, UnicodeEncodeError, LookupError):
+        return None
 
 
 def dltmp(conn: Conn, hmsg: int, pdmpo: int, pname: int) -> tuple[int, int]:

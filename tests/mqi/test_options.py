@@ -78,6 +78,22 @@ def test_a_refused_put_option_fails_and_puts_nothing(
     assert _depth(ibmmq) == 0
 
 
+@pytest.mark.parametrize(("name", "value", "reason"), _cases("MQPUT1"))
+def test_a_refused_put1_option_fails_and_puts_nothing(
+    mq: MQ, name: str, value: int, reason: int
+) -> None:
+    """MQPUT1 with an MQPMO option the stand-in honours on MQPUT only (MQPMO_LOGICAL_ORDER:
+    the group status lives on a queue handle): MQCC_FAILED with 2046; the queue stays empty.
+    IBM, GroupId (https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097530_.html):
+    "if the application requires more control, or the call is MQPUT1, the application must
+    ensure that GroupId is set to an appropriate value"."""
+    ibmmq, qmgr = mq
+    pmo = ibmmq.PMO(Options=ibmmq.CMQC.MQPMO_NO_SYNCPOINT | value)
+    put1 = lambda: qmgr.put1(ibmmq.OD(ObjectName=b"Q1"), b"x", ibmmq.MD(), pmo)  # noqa: E731
+    assert _fails(ibmmq, put1) == (2, reason)
+    assert _depth(ibmmq) == 0
+
+
 @pytest.mark.parametrize(("name", "value", "reason"), _cases("MQOPEN"))
 def test_a_refused_open_option_fails(mq: MQ, name: str, value: int, reason: int) -> None:
     """MQOPEN with an MQOO option the stand-in does not honour: MQCC_FAILED with IBM's

@@ -12,12 +12,17 @@ import pytest
 
 from dlqhandler.cli import main as cli_main
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
+from dlqhandler.mq.constants import (
+    MQMF_LAST_MSG_IN_GROUP,
+    MQMF_LAST_SEGMENT,
+    MQMF_MSG_IN_GROUP,
+    MQMF_SEGMENT,
+)
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 from dlqhandler.qmgr.attempts import AttemptStore, group_subject
 from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager, connect
 from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
-from dlqhandler.qmgr.port import PutOptions, browse_all
+from dlqhandler.qmgr.port import GetOptions, PutOptions, browse_all
 from dlqhandler.rules import Matcher, compile_rules
 from dlqhandler.spark.drain.apply import apply_group
 
@@ -179,4 +184,59 @@ def test_a_group_taken_by_a_handler_is_skipped_whole(tmp_path: Path) -> None:
     assert qm.inquire_queue(DLQ).curdepth == 2
     daemon.disconnect()
     q.close()
+    qm.disconnect()
+
+
+def _segment(tag: str, index: int, data: bytes) -> Message:
+    """Segment ``index`` (0-2, 50 bytes each) of a logical message, dead-lettered with
+    its own MQDLH."""
+    md = MQMD(
+        format="MQSTR",
+        msg_id=f"{tag}-seg{index}".encode().ljust(24, b"\x00"),
+        group_id=f"SEG {tag}".encode().ljust(24, b"\x00"),
+        msg_flags=MQMF_LAST_SEGMENT if index == 2 else MQMF_SEGMENT,
+        offset=index * 50,
+        persistence=1,
+    )
+    part = data[index * 50 : (index + 1) * 50]
+    return Message.dead_letter(md, part, reason=2053, dest_q_name="APP.ORDERS")
+
+
+def test_apply_moves_a_segmented_message_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three segments on the DLQ out of order, between single messages, arrive on their
+    target together in Offset order (3 messages) and MQGMO_COMPLETE_MSG there returns
+    the 150 original bytes as one message; a logical message missing a segment stays on
+    the DLQ whole (2 messages); every message is in exactly one place with its payload.
+    IBM, MsgFlags (https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097540_.html):
+    the segments can be reassembled "into a single message that is returned by the MQGET
+    call" with MQGMO_COMPLETE_MSG."""
+    monkeypatch.setenv("DLQHANDLER_HOME", str(tmp_path / "home"))
+    qm = _qm(tmp_path, "APP.ORDERS")
+    data = bytes(range(150))
+    whole = [_segment("W", i, data) for i in range(3)]
+    holed = [_segment("H", i, data) for i in (0, 2)]
+    singles = [_single(i) for i in range(2)]
+    order = [whole[2], singles[0], holed[1], whole[0], holed[0], singles[1], whole[1]]
+    for m in order:
+        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
+    rules = tmp_path / "r.rul"
+    rules.write_text("ACTION(FWD) FWDQ(APP.ORDERS) HEADER(NO)\n")
+    out = tmp_path / "out"
+    argv = ["drain", "--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)]
+    assert cli_main(argv) == 0
+    target = _browse(qm, "APP.ORDERS")
+    left = _browse(qm, DLQ)
+    segs = [m for m in target if m.md.group_id == whole[0].md.group_id]
+    assert [m.md.msg_id for m in segs] == [m.md.msg_id for m in whole]
+    assert len(target) == 5
+    assert {m.md.msg_id for m in left} == {m.md.msg_id for m in holed}
+    original = {m.md.msg_id: _payload(m) for m in order}
+    placed = [*target, *left]
+    assert sorted(m.md.msg_id for m in placed) == sorted(original)
+    assert all(_payload(m) == original[m.md.msg_id] for m in placed)
+    q = qm.open("APP.ORDERS")
+    logical = q.get(GetOptions(complete_msg=True, group_id=whole[0].md.group_id, syncpoint=False))
+    assert logical.body == data
     qm.disconnect()

@@ -12,6 +12,7 @@ SQLite's ``data_version`` says another connection committed something
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -36,6 +37,13 @@ from dlqhandler.qmgr.embedded.dynamic import CloseDelete, check_delete, delete_d
 from dlqhandler.qmgr.embedded.objects import QueueView
 from dlqhandler.qmgr.embedded.propctl import deliver
 from dlqhandler.qmgr.embedded.remote import Remote
+from dlqhandler.qmgr.embedded.segments import (
+    SEGMENTS_OF,
+    PutGroup,
+    logical_put,
+    reassembled,
+    whole,
+)
 from dlqhandler.qmgr.embedded.selection import (
     BATCH,
     Candidate,
@@ -128,6 +136,7 @@ class Connection(Protocol):
         self, message_id: int, image: bytes, body: bytes, *, persistent: bool, deleted: bool
     ) -> None: ...
     def forget_handle(self, number: int) -> None: ...
+    def new_id(self) -> bytes: ...
     def deftype_of(self, queue: str) -> str: ...
 
 
@@ -164,6 +173,7 @@ class EmbeddedQueue:
         self._browse_group: GroupState | None = None
         self._logical_pos: tuple[int, int] | None = None
         self._get_group: GroupState | None = None
+        self._put_group: PutGroup | None = None  # MQPMO_LOGICAL_ORDER status
         self._hardenbo = False  # the queue's HARDENBO, as of this call
         self._propctl = "COMPAT"  # the queue's PROPCTL, as of this call
 
@@ -212,9 +222,44 @@ class EmbeddedQueue:
             self._check_open()
             if not self._output:
                 raise mqi_error(MQRC_NOT_OPEN_FOR_OUTPUT, self._name)
-            return qm.put_message(
-                self._opened, message, options, remote=self._remote, missing=MQRC_Q_DELETED
-            )
+            if not options.logical_order:
+                return qm.put_message(
+                    self._opened, message, options, remote=self._remote, missing=MQRC_Q_DELETED
+                )
+            return self._put_logical(message, options)
+
+    def _put_logical(self, message: Message, options: PutOptions) -> MQMD:
+        """MQPMO_LOGICAL_ORDER: the queue manager numbers the message from this handle's
+        group status (:mod:`.segments`), which moves only when the put succeeds."""
+        qm = self._qm
+        md = message.md
+        qv = qm.queue_view(self._opened, missing=MQRC_Q_DELETED)
+        if self._remote is not None:  # (a remote definition's defaults: see .remote)
+            qv = self._remote.defaults_of(qv)
+        persistence = qv.defpsist if md.persistence == 2 else md.persistence  # (AS_Q_DEF)
+        numbered, status = logical_put(
+            self._put_group,
+            md,
+            length=len(message.body),
+            persistence=persistence,
+            syncpoint=options.syncpoint,
+            make_id=qm.new_id,
+        )
+        out = qm.put_message(
+            self._opened,
+            dataclasses.replace(message, md=numbered),
+            options,
+            remote=self._remote,
+            missing=MQRC_Q_DELETED,
+        )
+        self._put_group = status
+        return out
+
+    @property
+    def unfinished_put(self) -> int:
+        """MQRC_INCOMPLETE_MSG / MQRC_INCOMPLETE_GROUP when a logical-order put left a
+        logical message or a group unfinished on this handle (what MQCLOSE warns of), else 0."""
+        return 0 if self._put_group is None else self._put_group.unfinished
 
     def unlock(self) -> None:
         with self._qm.mutex:
@@ -264,6 +309,8 @@ class EmbeddedQueue:
             raise mqi_error(MQRC_OPTIONS_ERROR, "browse and under_cursor together")
         if o.lock and o.browse is None:
             raise mqi_error(MQRC_OPTIONS_ERROR, "lock needs a browse")
+        if o.lock and o.complete_msg:  # (docs/ibmmq.md: a lock holds one message here)
+            raise mqi_error(MQRC_OPTIONS_ERROR, "MQGMO_LOCK with MQGMO_COMPLETE_MSG")
         # Checked here, before anything is read or taken: a call that fails changes nothing.
         if o.properties == "in_handle" and o.msg_handle is False:
             raise mqi_error(MQRC_HMSG_ERROR, "MQGMO_PROPERTIES_IN_HANDLE without a message handle")
@@ -320,6 +367,7 @@ class EmbeddedQueue:
             logical=o.logical_order,
             in_group=in_group,
             all_available=o.all_msgs_available and in_group is None,
+            segments="complete" if o.complete_msg else "all" if o.all_segments_available else "",
             limit=limit,
         )
 
@@ -345,9 +393,10 @@ class EmbeddedQueue:
         else:
             in_group = None
             after = None if first or self._cursor is None else self._cursor.position
-        if o.lock and not o.logical_order:
+        if o.lock and not o.logical_order and not o.all_segments_available:
             return self._lock_next(o, after)
         store, conn, number = self._qm.store, self._qm.conn_id, self._number
+        skipped = False
         while True:
             batch = self._candidates(self._query(o, after=after, in_group=in_group))
             if not batch:
@@ -355,6 +404,20 @@ class EmbeddedQueue:
             for c in batch:
                 if self._expired(c):
                     continue
+                parts = self._segments(c, o, in_group)
+                if parts is not None and not parts:
+                    skipped = True
+                    continue  # a logical message with segments still missing
+                if parts:
+                    message = self._peek_whole(parts)
+                    if message is None:
+                        continue
+                    self._cursor = c
+                    if o.logical_order:
+                        if in_group is None:
+                            self._logical_pos = c.position
+                        self._browse_group = group_state_after(_whole_candidate(c))
+                    return message
                 if o.lock:
                     row = store.mark(_LOCK, (conn, number, c.id, conn, number)).fetchone()
                 else:
@@ -367,6 +430,10 @@ class EmbeddedQueue:
                         self._logical_pos = c.position
                     self._browse_group = group_state_after(c)
                 return self._locked_read(c.id, row) if o.lock else self._qm.message_of(row)
+            if in_group is not None and skipped:
+                return None  # the group's next logical message is not whole yet
+            if in_group is None:  # none of this batch: look further
+                after = batch[-1].position
 
     def _browse_under_cursor(self, o: GetOptions) -> Message | None:
         """MQGMO_BROWSE_MSG_UNDER_CURSOR: a copy of the message the last browse returned,
@@ -456,21 +523,96 @@ class EmbeddedQueue:
             return qm.message_of((image, body, backout_count, expires_at, props))
 
     def _get_one(self, o: GetOptions) -> Message | None:
-        if not o.logical_order:
+        if not (o.logical_order or o.complete_msg or o.all_segments_available):
             return self._get_first(o)
-        in_group = self._get_group
+        in_group = self._get_group if o.logical_order else None
+        after: tuple[int, int] | None = None  # (past candidates skipped: see the loop's end)
+        skipped = False
         while True:
-            batch = self._candidates(self._query(o, after=None, in_group=in_group))
+            batch = self._candidates(self._query(o, after=after, in_group=in_group))
             if not batch:
                 return None
             for c in batch:
                 if self._expired(c):
                     continue
-                message = self._take(c.id, persistent=bool(c.persistent), syncpoint=o.syncpoint)
+                parts = self._segments(c, o, in_group)
+                if parts is not None and not parts:
+                    skipped = True
+                    continue  # a logical message with segments still missing
+                if parts:
+                    message = self._take_whole(parts, c, syncpoint=o.syncpoint)
+                    c = _whole_candidate(c)
+                else:
+                    message = self._take(c.id, persistent=bool(c.persistent), syncpoint=o.syncpoint)
                 if message is None:
                     continue
-                self._get_group = group_state_after(c)
+                if o.logical_order:
+                    self._get_group = group_state_after(c)
                 return message
+            if in_group is not None and skipped:
+                return None  # the group's next logical message is not whole yet
+            if in_group is None:  # none of this batch: look further (an incomplete logical
+                after = batch[-1].position  # message stays where it is)
+
+    # -- segments (MQGMO_ALL_SEGMENTS_AVAILABLE, MQGMO_COMPLETE_MSG: see .segments) ------
+    def _segments(
+        self, c: Candidate, o: GetOptions, in_group: GroupState | None
+    ) -> list[int] | None:
+        """For a segment under ALL_SEGMENTS_AVAILABLE or COMPLETE_MSG: [] when its logical
+        message is not whole yet, else (COMPLETE_MSG, from its first segment) the row ids
+        of all its segments in order; None when the candidate is returned as it is. Inside
+        the handle's current logical message (logical order) the options are ignored, as
+        IBM ignores MQGMO_ALL_MSGS_AVAILABLE inside a current group; COMPLETE_MSG still
+        joins the group's next logical message."""
+        if not (o.complete_msg or o.all_segments_available) or not c.msg_flags & 6:
+            return None
+        if in_group is not None and not (o.complete_msg and in_group.segment_done):
+            return None
+        rows = self._qm.store.db.execute(
+            SEGMENTS_OF,
+            (self._name, c.group_id, c.msg_seq_number, self._qm.conn_id, self._number),
+        ).fetchall()
+        ids = whole([tuple(r) for r in rows])
+        if ids is None:
+            return []
+        return ids if o.complete_msg and c.offset == 0 else None
+
+    def _peek_whole(self, ids: list[int]) -> Message | None:
+        """A browse of a whole logical message (None: a segment went meanwhile)."""
+        db, conn, number = self._qm.store.db, self._qm.conn_id, self._number
+        parts = []
+        for row_id in ids:
+            row = db.execute(_PEEK, (row_id, conn, number)).fetchone()
+            if row is None:
+                return None
+            parts.append(self._qm.message_of(row))
+        return reassembled(parts)
+
+    def _take_whole(self, ids: list[int], c: Candidate, *, syncpoint: bool) -> Message | None:
+        """Get every segment of a logical message in one transaction (all or none: None
+        when one went meanwhile) and return them reassembled."""
+        qm = self._qm
+        persistent = bool(c.persistent)
+        conn, number = qm.conn_id, self._number
+        parts: list[Message] = []
+        try:
+            with qm.store.join() if syncpoint else qm.store.write(durable=persistent) as db:
+                for row_id in ids:
+                    if syncpoint:
+                        row = db.execute(_TAKE, (conn, row_id, conn, number)).fetchone()
+                    else:
+                        row = db.execute(_REMOVE, (row_id, conn, number)).fetchone()
+                    if row is None:
+                        raise _SegmentGoneError
+                    parts.append(qm.message_of(row))
+        except _SegmentGoneError:
+            return None
+        if syncpoint:
+            for row_id in ids:
+                self._claimed(row_id, persistent)
+        if self._locked in ids:
+            self._locked = None
+        return reassembled(parts)
 
     def _get_under_cursor(self, o: GetOptions) -> Message | None:
         c = self._cursor
@@ -479,6 +621,11 @@ class EmbeddedQueue:
         if self._expired(c):
             self._cursor = None
             return None
+        parts = self._segments(c, o, None)
+        if parts:
+            return self._take_whole(parts, c, syncpoint=o.syncpoint)
+        if parts is not None:
+            return None  # (its logical message is no longer whole)
         message = self._take(c.id, persistent=bool(c.persistent), syncpoint=o.syncpoint)
         if message is not None and self._locked == c.id:
             self._locked = None
@@ -519,3 +666,12 @@ class EmbeddedQueue:
         if row[0] == backout_count and expires_at is None:
             return message  # as browsed: nothing in it can have changed
         return qm.message_of((image, body, row[0], row[1], props))
+
+
+class _SegmentGoneError(Exception):
+    """A segment of the logical message being got went meanwhile (undo the others)."""
+
+
+def _whole_candidate(c: Candidate) -> Candidate:
+    """A reassembled logical message as logical order sees it: its only segment."""
+    return dataclasses.replace(c, msg_flags=(c.msg_flags & ~2) | 4)

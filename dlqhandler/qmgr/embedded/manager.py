@@ -55,6 +55,7 @@ from dlqhandler.qmgr.embedded.propctl import put_properties
 from dlqhandler.qmgr.embedded.putting import Putter, expiration_report, resolve_md
 from dlqhandler.qmgr.embedded.recovery import hold_lock_file, recover_dead_connections
 from dlqhandler.qmgr.embedded.remote import Remote, Route, Router
+from dlqhandler.qmgr.embedded.segments import check_segment
 from dlqhandler.qmgr.embedded.store import AVAILABLE, TAKEN, QMgrPaths, Store, check_home
 from dlqhandler.qmgr.embedded.trigger import Triggers
 from dlqhandler.qmgr.embedded.uow import UnitOfWork, back_out, commit
@@ -499,6 +500,10 @@ class EmbeddedQueueManager:
             )
         )
 
+    def new_id(self) -> bytes:
+        """A new unique id (a MsgId, a GroupId, a CorrelId), as MQ makes them."""
+        return self._new_id()
+
     def _new_id(self, db: sqlite3.Connection | None = None) -> bytes:
         """A new MsgId; ``db``: the open transaction to draw a new block of ids in."""
         low, high = self._ids
@@ -528,6 +533,7 @@ class EmbeddedQueueManager:
         manager (:mod:`.xqh`), insert the row (:mod:`.inserting`, triggering included),
         and join the unit of work (:mod:`.uow`) or tell the observer."""
         qv = self.queue_view(target, missing=missing)
+        check_segment(message.md, len(message.body))
         if remote is not None:  # (the definitions on the way: see .remote)
             self._router.check_put(remote)
             qv = remote.defaults_of(qv)

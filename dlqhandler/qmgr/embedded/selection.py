@@ -53,6 +53,20 @@ _ALL_AVAILABLE = """(m.msg_flags & 24 = 0 OR EXISTS (
           = l.msg_seq_number))"""
 
 
+# MQGMO_ALL_SEGMENTS_AVAILABLE / MQGMO_COMPLETE_MSG: a segment (flags 2 SEGMENT, 4
+# LAST_SEGMENT) qualifies only when its logical message's last segment is there (the
+# caller checks the segments between: .segments); COMPLETE_MSG returns a logical message
+# from its first segment (Offset 0).
+_LAST_SEGMENT_THERE = """EXISTS (
+    SELECT 1 FROM messages l
+    WHERE l.queue = m.queue AND l.group_id = m.group_id AND l.msg_flags & 31 != 0
+      AND l.msg_seq_number = m.msg_seq_number AND l.msg_flags & 4 != 0 AND l.state = 0)"""
+_SEGMENTS_READY = {
+    "all": f"(m.msg_flags & 6 = 0 OR {_LAST_SEGMENT_THERE})",
+    "complete": f"(m.msg_flags & 6 = 0 OR (m.seg_offset = 0 AND {_LAST_SEGMENT_THERE}))",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A message that could be returned, with what the caller needs to decide."""
@@ -113,12 +127,16 @@ def candidate_query(
     logical: bool = False,
     in_group: GroupState | None = None,
     all_available: bool = False,
+    segments: str = "",
     columns: str = "",
     limit: int = BATCH,
 ) -> Query:
     """The first few visible messages an MQGET with these options may return, in order.
 
-    ``columns``/``limit`` narrow the SELECT (a subquery wants ``m.id`` and 1). The
+    ``segments``: ``"all"`` (MQGMO_ALL_SEGMENTS_AVAILABLE) or ``"complete"``
+    (MQGMO_COMPLETE_MSG) admits a segment only if its logical message's last segment
+    is there (``"complete"``: and it is the first). ``columns``/``limit`` narrow the
+    SELECT (a subquery wants ``m.id`` and 1). The
     SQL depends only on which options are given (built once per shape); the values
     are bound parameters.
     """
@@ -150,6 +168,7 @@ def candidate_query(
         after=after is not None,
         logical=logical,
         all_available=all_available,
+        segments=segments,
         columns=columns,
         limit=limit,
     )
@@ -166,6 +185,7 @@ def _candidate_sql(
     after: bool,
     logical: bool,
     all_available: bool,
+    segments: str,
     columns: str,
     limit: int,
 ) -> str:
@@ -197,6 +217,8 @@ def _candidate_sql(
             )
         if all_available:
             where.append(_ALL_AVAILABLE)
+        if segments:
+            where.append(_SEGMENTS_READY[segments])
         order = "m.priority DESC, m.id"
     # Without statistics SQLite would walk the queue in delivery order and filter; a
     # match on an id should look the id up and sort the few rows it finds instead.

@@ -194,9 +194,12 @@ class IBMMQQueue:
         self._live()
         if not self._output:
             raise mqi_error(MQRC_NOT_OPEN_FOR_OUTPUT, self._name)
-        if options.context != "default" or options.alternate_user is not None:
+        if not options.logical_order and (
+            options.context != "default" or options.alternate_user is not None
+        ):
             # Context and alternate-user puts need open options this handle was not
             # opened with; MQPUT1 checks the same authority per put (as runmqdlq does).
+            # (A logical-order put needs this handle: its group status is the handle's.)
             return self._qm.put1(self._name, message, options)
         qm = self._qm
 

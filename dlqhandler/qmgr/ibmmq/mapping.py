@@ -159,6 +159,10 @@ def gmo_options(c: Any, o: GetOptions) -> tuple[int, int, int]:
         flags |= c.MQGMO_LOGICAL_ORDER
     if o.all_msgs_available:
         flags |= c.MQGMO_ALL_MSGS_AVAILABLE
+    if o.complete_msg:
+        flags |= c.MQGMO_COMPLETE_MSG
+    if o.all_segments_available:
+        flags |= c.MQGMO_ALL_SEGMENTS_AVAILABLE
     wait = 0
     if o.wait_ms:
         flags |= c.MQGMO_WAIT
@@ -202,4 +206,6 @@ def pmo_options(c: Any, o: PutOptions, *, pass_context: bool) -> int:
         flags |= c.MQPMO_NEW_MSG_ID
     if o.new_correl_id:
         flags |= c.MQPMO_NEW_CORREL_ID
+    if o.logical_order:
+        flags |= c.MQPMO_LOGICAL_ORDER
     return int(flags)

@@ -1,0 +1,81 @@
+"""Groups and segments through IBM's ``ibmmq`` on the stand-in: what only the MQI shows
+(MQCLOSE's warning, the MQGMO group and segment status fields)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.mqi.test_conformance import _depth, _fails
+
+MQ = tuple[Any, Any]
+
+
+def _logical_put(ibmmq: Any, q: Any, body: bytes, flags: int) -> Any:
+    c = ibmmq.CMQC
+    md = ibmmq.MD(Version=2, Format=b"MQSTR   ", MsgFlags=flags)
+    q.put(body, md, ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT | c.MQPMO_LOGICAL_ORDER))
+    return md
+
+
+@pytest.mark.parametrize(
+    ("flags", "reason"),
+    [("MQMF_MSG_IN_GROUP", 2241), ("MQMF_SEGMENT", 2242)],
+)
+def test_close_with_an_unfinished_logical_put_warns(mq: MQ, flags: str, reason: int) -> None:
+    """MQCLOSE of a handle whose logical-order puts left a group (or a logical message's
+    segments) unfinished: MQCC_WARNING with MQRC_INCOMPLETE_GROUP (MQRC_INCOMPLETE_MSG);
+    the handle is closed and the message put stays.
+    IBM, 2241 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042740_.html): "On the
+    MQCLOSE call, when the application attempts to close the queue that has the incomplete
+    message group. The completion code is MQCC_WARNING in this case"."""
+    ibmmq, qmgr = mq
+    q = ibmmq.Queue(qmgr, "Q1", ibmmq.CMQC.MQOO_OUTPUT)
+    md = _logical_put(ibmmq, q, b"part", getattr(ibmmq.CMQC, flags))
+    assert md.GroupId != bytes(24)
+    assert md.MsgSeqNumber == 1
+    assert _fails(ibmmq, q.close) == (1, reason)
+    assert _depth(ibmmq) == 1
+
+
+def test_close_after_a_finished_group_is_ok(mq: MQ) -> None:
+    """A group finished with MQMF_LAST_MSG_IN_GROUP leaves nothing unfinished: MQCLOSE is
+    MQCC_OK, and the MQMD returned by each MQPUT carries the GroupId and MsgSeqNumber set.
+    IBM, MsgSeqNumber (https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097560_.html):
+    "On output from the MQPUT and MQPUT1 calls, the queue manager sets this field to the
+    value that was sent with the message"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT)
+    first = _logical_put(ibmmq, q, b"a", c.MQMF_MSG_IN_GROUP)
+    last = _logical_put(ibmmq, q, b"b", c.MQMF_LAST_MSG_IN_GROUP)
+    assert (last.GroupId, last.MsgSeqNumber) == (first.GroupId, 2)
+    q.close()
+    assert _depth(ibmmq) == 2
+
+
+def test_segment_status_and_complete_msg_through_the_mqi(mq: MQ) -> None:
+    """Two segments put in logical order: an MQGET version 2 without MQGMO_COMPLETE_MSG
+    reports MQSS_SEGMENT for the first (browsed), and with it returns the whole logical
+    message, SegmentStatus MQSS_LAST_SEGMENT (the only segment), MsgFlags MQMF_LAST_SEGMENT;
+    the queue is then empty.
+    IBM, SegmentStatus (https://www.ibm.com/docs/en/ibm-mq/9.0.x?topic=options-segmentstatus-mqchar):
+    "MQSS_LAST_SEGMENT ... This is also the value returned if the logical message consists
+    of only one segment"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    out = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT)
+    _logical_put(ibmmq, out, b"abc", c.MQMF_SEGMENT)
+    _logical_put(ibmmq, out, b"de", c.MQMF_LAST_SEGMENT)
+    out.close()
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_INPUT_AS_Q_DEF | c.MQOO_BROWSE)
+    gmo = ibmmq.GMO(Version=2, Options=c.MQGMO_BROWSE_FIRST)
+    assert bytes(q.get(None, ibmmq.MD(Version=2), gmo)) == b"abc"
+    assert gmo.SegmentStatus == ord("S")
+    md = ibmmq.MD(Version=2)
+    gmo = ibmmq.GMO(Version=2, Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_COMPLETE_MSG)
+    assert bytes(q.get(None, md, gmo)) == b"abcde"
+    assert (gmo.SegmentStatus, md.MsgFlags, md.Offset) == (ord("L"), c.MQMF_LAST_SEGMENT, 0)
+    q.close()
+    assert _depth(ibmmq) == 0
