@@ -343,10 +343,10 @@ def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -
 def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
     obj = f"QLOCAL({dlq})"
     why = (
-        "dlqhandler run opens the DLQ for input twice (MQOO_INPUT_AS_Q_DEF; the second "
-        "handle takes the members of message groups): with an exclusive default the second "
-        "open gets MQRC_OBJECT_IN_USE (2042) and run cannot start, nor could a second "
-        "handler (several for throughput, or a triggered one while another runs)"
+        "every input open of the DLQ is exclusive: one dlqhandler run works alone (its only "
+        "reader, as runmqdlq is), but a second handler (several for throughput, or a "
+        "triggered one while another runs), drain --apply's tasks and any other reader get "
+        "MQRC_OBJECT_IN_USE (2042) while it runs"
     )
     defsopt, share = a.get(s.MQIA_DEF_INPUT_OPEN_OPTION), a.get(s.MQIA_SHAREABILITY)
     if defsopt is None:
@@ -356,7 +356,7 @@ def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
     elif int(defsopt) == s.MQOO_INPUT_EXCLUSIVE:
         c.add(
             "dlq-defsopt",
-            "error",
+            "warning",
             obj,
             "DEFSOPT(EXCL)",
             why,
@@ -367,7 +367,7 @@ def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
     if share is None:
         c.unknown("dlq-share", obj, "SHARE for several handlers", s.MQIA_SHAREABILITY)
     elif int(share) == s.MQQA_NOT_SHAREABLE:
-        c.add("dlq-share", "error", obj, "NOSHARE", why, f"ALTER QLOCAL({mqsc_name(dlq)}) SHARE")
+        c.add("dlq-share", "warning", obj, "NOSHARE", why, f"ALTER QLOCAL({mqsc_name(dlq)}) SHARE")
     else:
         c.add("dlq-share", "ok", obj, "SHARE")
 

@@ -342,7 +342,7 @@ def _open_hint(exc: MQIError, queue: str) -> str:
     return (
         f". Another handle has {queue} open for input and one of the two opens is exclusive:"
         " MQOO_INPUT_EXCLUSIVE, or the queue's DEFSOPT(EXCL) or NOSHARE (dlqhandler opens it"
-        " with MQOO_INPUT_AS_Q_DEF, twice: it needs DEFSOPT(SHARED) and SHARE); see who with"
+        " with MQOO_INPUT_AS_Q_DEF); see who with"
         f" DISPLAY QSTATUS({queue}) TYPE(HANDLE), and let handlers share it with"
         f" ALTER QLOCAL({queue}) DEFSOPT(SHARED) SHARE"
     )

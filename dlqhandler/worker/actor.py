@@ -86,8 +86,10 @@ class Actor:
     """Decides and acts for the messages the loop hands it; owns the unit of work.
 
     ``dlq`` is the loop's browse handle (its cursor is on the message being
-    examined, which it has locked); ``other`` a second handle on the DLQ for
-    the other members of a group.
+    examined, which it has locked); ``other`` a second handle on the DLQ that browses
+    the other members of a group (the loop's cursor stays where it is) and gets them,
+    unless ``members`` names the handle that gets them (``dlq``, on a DLQ this handler
+    holds exclusively: see :class:`dlqhandler.worker.handler.Handler`).
     """
 
     def __init__(
@@ -99,6 +101,7 @@ class Actor:
         *,
         dlq: Queue,
         other: Queue,
+        members: Queue | None = None,
         ruleset: RuleSet,
         clock: Callable[[], float],
         log: Any,
@@ -125,6 +128,7 @@ class Actor:
         self._batch = Batch(unit, store, stats, log)
         self._books = Books(stats, metrics, unit.audit_queue)
         self._dlq, self._other = dlq, other
+        self._members = members if members is not None else other
         self._clock = clock
         self._log = log
         self._no_dlh = ReportLimiter(
@@ -318,7 +322,9 @@ class Actor:
         take = self._batch.unit.take
         if first is None:
             return lambda m: take(self._dlq, m, under_cursor=True)
-        return lambda m: take(self._dlq if m is first else self._other, m, under_cursor=m is first)
+        return lambda m: take(
+            self._dlq if m is first else self._members, m, under_cursor=m is first
+        )
 
     def _book(self, subject: Subject, result: Attempt, log: Any, *, group: bool) -> bool:
         """Book what came of an attempt; True when the message (group) was taken, or

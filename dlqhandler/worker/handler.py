@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 from dlqhandler.acting import AuditTrail
 from dlqhandler.errors import MQIError
 from dlqhandler.logs import get_logger
-from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, reason_name
+from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_OBJECT_IN_USE, reason_name
 from dlqhandler.qmgr.attempts import AttemptStore, Subject
 from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 from dlqhandler.rules import RuleSet
@@ -119,7 +119,11 @@ class Handler:
         self._lock = threading.Lock()
         self._log = log or get_logger("worker", queue=options.input_queue)
         self._dlq: Queue = qmgr.open(options.input_queue, input=not options.dry_run, browse=True)
-        self._other: Queue = qmgr.open(options.input_queue, input=not options.dry_run, browse=True)
+        try:
+            self._other, members = self._second_handle(qmgr, options)
+        except MQIError:
+            self._dlq.close()
+            raise
         try:
             self._store = AttemptStore(qmgr, options.status_queue, readonly=options.dry_run)
         except MQIError:
@@ -133,6 +137,7 @@ class Handler:
             self._store,
             dlq=self._dlq,
             other=self._other,
+            members=members,
             ruleset=ruleset,
             clock=clock,
             log=self._log,
@@ -272,6 +277,26 @@ class Handler:
             self.stats.status_records_collected += removed
             if removed:
                 self._log.info("status_records_collected", removed=removed)
+
+    def _second_handle(
+        self, qmgr: QueueManager, options: HandlerOptions
+    ) -> tuple[Queue, Queue | None]:
+        """The handle that browses a group's other members, and the one that gets them
+        when it is not that one.
+
+        Normally a second input handle does both (the loop's cursor stays on the message
+        it examines). On a DLQ defined DEFSOPT(EXCL) or NOSHARE the first open made this
+        handler its only reader, as runmqdlq is there, and a second input open is
+        MQRC_OBJECT_IN_USE (2042): the second handle then only browses, and the members
+        are got by their ids on the first (no other handle can get from the queue, so
+        nothing the lock on the loop's message guards is lost)."""
+        try:
+            return qmgr.open(options.input_queue, input=not options.dry_run, browse=True), None
+        except MQIError as exc:
+            if exc.reason != MQRC_OBJECT_IN_USE or options.dry_run:
+                raise
+        self._log.info("dlq_open_exclusive", queue=options.input_queue)
+        return qmgr.open(options.input_queue, input=False, browse=True), self._dlq
 
     def _present(self, subject: Subject) -> bool:
         """Whether a status record's message (or group) is still on the DLQ."""

@@ -183,8 +183,8 @@ def test_text_output_shows_why_and_fix(home: Path, capsys: pytest.CaptureFixture
         ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) MAXMSGL(65536)", "dlq-maxmsgl", "error"),
         ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) PUT(DISABLED)", "dlq-put", "error"),
         ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) GET(DISABLED)", "dlq-get", "error"),
-        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) DEFSOPT(EXCL)", "dlq-defsopt", "error"),
-        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) NOSHARE", "dlq-share", "error"),
+        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) DEFSOPT(EXCL)", "dlq-defsopt", "warning"),
+        ("ALTER QLOCAL(SYSTEM.DEAD.LETTER.QUEUE) NOSHARE", "dlq-share", "warning"),
         ("DELETE QLOCAL(DLQHANDLER.STATUS)", "status-exists", "warning"),
         ("ALTER QLOCAL(DLQHANDLER.STATUS) HARDENBO", "status-hardenbo", "warning"),
         ("ALTER QLOCAL(DLQHANDLER.STATUS) PUT(DISABLED)", "status-put", "error"),
@@ -451,12 +451,12 @@ def test_standin_gives_the_same_findings_as_the_embedded_queue_manager(
     assert ("rules-target", "error") in bad(ibmmq[1])
 
 
-def test_exclusive_dlq_is_an_error_the_same_through_ibmmq(
+def test_exclusive_dlq_is_a_warning_the_same_through_ibmmq(
     home: Path, standin: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A DLQ defined DEFSOPT(EXCL) NOSHARE: both errors (exit 1: run opens the DLQ for
-    input twice and could not start, see tests/cli/test_run_checks.py), through IBM's
-    library (MQINQ MQIA_DEF_INPUT_OPEN_OPTION and MQIA_SHAREABILITY on the stand-in) as on
+    """A DLQ defined DEFSOPT(EXCL) NOSHARE: both warnings (exit 0: one run works on it
+    alone, as runmqdlq does, but a second reader gets 2042; see
+    tests/cli/test_run_checks.py), through IBM's library (MQINQ MQIA_DEF_INPUT_OPEN_OPTION and MQIA_SHAREABILITY on the stand-in) as on
     the embedded queue manager; the fix, run as MQSC, clears them on both.
 
     IBM, Shareability (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q103540_.html):
@@ -467,8 +467,8 @@ def test_exclusive_dlq_is_an_error_the_same_through_ibmmq(
     ibmmq = check(capsys, "--backend", "ibmmq")
     assert ibmmq == embedded
     assert (ibmmq[0], bad(ibmmq[1])) == (
-        ExitCode.FAILURE,
-        [("dlq-defsopt", "error"), ("dlq-share", "error")],
+        ExitCode.OK,
+        [("dlq-defsopt", "warning"), ("dlq-share", "warning")],
     )
     fix = next(f["fix"] for f in ibmmq[1]["findings"] if f["check"] == "dlq-defsopt")
     mqsc(home, fix)

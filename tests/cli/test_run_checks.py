@@ -135,8 +135,7 @@ def test_a_dlq_held_exclusively_elsewhere_stops_run_with_2042(
     naming MQRC_OBJECT_IN_USE (2042), the queue, and what to do, no traceback, and moves
     nothing; the same on the embedded back end and through IBM's library on the stand-in.
     Once the other handle closes, the same run forwards the message, on a DEFSOPT(EXCL) or
-    NOSHARE DLQ only after the fix the error names (run opens the DLQ for input twice, so
-    alone it still gets 2042 from its own first handle).
+    NOSHARE DLQ too: alone, it is that queue's only reader, as runmqdlq is.
 
     IBM, 2042 MQRC_OBJECT_IN_USE
     (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041130_.html): "This
@@ -163,14 +162,60 @@ def test_a_dlq_held_exclusively_elsewhere_stops_run_with_2042(
         assert (depth(qm, DLQ), depth(qm, "CATCH")) == (1, 0)
         holder.close()
         run = run_cli(FWD_WITH_HEADER, *args, rendered=True)
-        if dlq:
-            assert run.rc == ExitCode.CONNECTION_ERROR, run.err
-            assert "MQRC_OBJECT_IN_USE (2042)" in run.err
-            assert (depth(qm, DLQ), depth(qm, "CATCH")) == (1, 0)
-            qm.admin().alter_queue(DLQ, {"DEFSOPT": "SHARED", "SHARE": "SHARE"})
-            run = run_cli(FWD_WITH_HEADER, *args, rendered=True)
         assert run.rc == ExitCode.OK, run.err
         assert (depth(qm, DLQ), depth(qm, "CATCH")) == (0, 1)
+    finally:
+        if standin is not None:
+            assert not standin.errors, standin.errors
+            standin.reset()
+
+
+@pytest.mark.parametrize("dlq", ["DEFSOPT(EXCL)", "NOSHARE"])
+@pytest.mark.parametrize("backend", ["embedded", "ibmmq"])
+def test_run_alone_on_an_exclusive_dlq_moves_singles_and_groups_whole(
+    qm, home: Path, run_cli: RunCli, backend: str, dlq: str
+) -> None:
+    """On a DLQ defined DEFSOPT(EXCL) or NOSHARE, where every input open is exclusive,
+    ``dlqhandler run`` alone is the queue's only reader, as runmqdlq is: it forwards single
+    dead letters and a three-message group whole (each member once, in order), on the
+    embedded back end and through IBM's library on the stand-in; nothing is left and
+    nothing is duplicated.
+
+    IBM, Shareable (https://www.ibm.com/docs/en/ibm-mq/9.4?topic=queues-shareable):
+    "MQQA_NOT_SHAREABLE: Queue is not shareable. A call to MQOPEN with the
+    MQOO_INPUT_SHARED option is treated as MQOO_INPUT_EXCLUSIVE"."""
+    from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
+    from dlqhandler.qmgr import GetOptions
+    from tests.mqi.build import load as load_standin
+
+    define(qm, "CATCH", "DLQHANDLER.STATUS")
+    gid = b"GROUP EXCL".ljust(24, b"\x00")
+    group = [
+        dead_letter(
+            f"member {seq}",
+            tag=f"EXG{seq}",
+            group_id=gid,
+            msg_seq_number=seq,
+            msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == 3 else MQMF_MSG_IN_GROUP,
+        )
+        for seq in (1, 2, 3)
+    ]
+    singles = [dead_letter(f"single {i}", tag=f"EXS{i}") for i in range(4)]
+    load(qm, [singles[0], *group, *singles[1:]])
+    qm.admin().alter_queue(DLQ, {"DEFSOPT": "EXCL"} if "EXCL" in dlq else {"SHARE": dlq})
+    standin = load_standin() if backend == "ibmmq" else None
+    if standin is not None:
+        standin.reset(home=home)
+    try:
+        run = run_cli(FWD_WITH_HEADER, "--backend", backend, DLQ, "QM1", rendered=True)
+        assert run.rc == ExitCode.OK, run.err
+        assert (depth(qm, DLQ), depth(qm, "CATCH")) == (0, 7)
+        got = qm.open("CATCH", input=True, browse=False)
+        bodies = [got.get(GetOptions(syncpoint=False)).payload for _ in range(7)]
+        got.close()
+        members = [b for b in bodies if b"member" in b]
+        assert len(bodies) == len(set(bodies)) == 7
+        assert [m[-8:] for m in members] == [b"member 1", b"member 2", b"member 3"]
     finally:
         if standin is not None:
             assert not standin.errors, standin.errors
