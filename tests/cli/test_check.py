@@ -456,8 +456,9 @@ def test_exclusive_dlq_is_a_warning_the_same_through_ibmmq(
 ) -> None:
     """A DLQ defined DEFSOPT(EXCL) NOSHARE: both warnings (exit 0: one run works on it
     alone, as runmqdlq does, but a second reader gets 2042; see
-    tests/cli/test_run_checks.py), through IBM's library (MQINQ MQIA_DEF_INPUT_OPEN_OPTION and MQIA_SHAREABILITY on the stand-in) as on
-    the embedded queue manager; the fix, run as MQSC, clears them on both.
+    tests/cli/test_run_checks.py), through IBM's library (MQINQ
+    MQIA_DEF_INPUT_OPEN_OPTION and MQIA_SHAREABILITY on the stand-in) as on the embedded
+    queue manager; the fix, run as MQSC, clears them on both.
 
     IBM, Shareability (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q103540_.html):
     MQQA_NOT_SHAREABLE "An MQOPEN call with the MQOO_INPUT_SHARED option is treated as

@@ -44,6 +44,17 @@ from dlqhandler.qmgr.embedded.trigger import Triggers
 __all__ = ["Admin", "AdminError", "AuthRecord", "ObjectRecord", "authorised", "valid_name"]
 
 _OBJECT_NAME = re.compile(r"[A-Za-z0-9._/%]{1,48}")
+# The SQL of Admin's helpers for definitions kept as JSON rows of a table of their own
+# (name, attrs, created, altered): the table names are these constants, values are bound.
+_DEFINITION_SQL = {
+    table: {
+        "find": f"SELECT attrs FROM {table} WHERE name = ?",  # noqa: S608
+        "update": f"UPDATE {table} SET attrs = ?, altered = ? WHERE name = ?",  # noqa: S608
+        "insert": f"INSERT INTO {table} VALUES (?, ?, ?, ?)",  # noqa: S608
+        "delete": f"DELETE FROM {table} WHERE name = ?",  # noqa: S608
+    }
+    for table in ("remotes", "models")
+}
 
 
 def valid_name(name: str) -> bool:
@@ -386,35 +397,62 @@ class Admin:
             if not source:
                 raise _not_found(like)
             base.update(source[0].attrs)
-        attrs = json.dumps({**base, **values}, sort_keys=True)
-        now = self._clock()
-        with self._store.write(durable=True) as db:
-            exists = _is_remote(db, name)
-            local = db.execute("SELECT 1 FROM queues WHERE name = ?", (name,)).fetchone()
-            other = local or _is_alias(db, name) or _is_model(db, name)
-            if other or (exists and not replace):
-                raise AdminError("AMQ8150E", "IBM MQ object already exists.")
-            if exists:
-                db.execute(
-                    "UPDATE remotes SET attrs = ?, altered = ? WHERE name = ?", (attrs, now, name)
-                )
-            else:
-                db.execute("INSERT INTO remotes VALUES (?, ?, ?, ?)", (name, attrs, now, now))
+        self._put_definition(
+            "remotes",
+            name,
+            json.dumps({**base, **values}, sort_keys=True),
+            replace=replace,
+            taken=lambda db: bool(
+                db.execute("SELECT 1 FROM queues WHERE name = ?", (name,)).fetchone()
+                or _is_alias(db, name)
+                or _is_model(db, name)
+            ),
+        )
 
     def alter_remote(self, name: str, changes: dict[str, Value]) -> None:
+        self._alter_definition("remotes", name, changes)
+
+    def delete_remote(self, name: str) -> None:
+        self._delete_definition("remotes", name)
+
+    # -- definitions kept as JSON rows of their own table (remote and model queues) ------
+    def _put_definition(
+        self,
+        table: str,
+        name: str,
+        attrs: str,
+        *,
+        replace: bool,
+        taken: Callable[[sqlite3.Connection], bool],
+    ) -> None:
+        """DEFINE: ``name``'s row of ``table``, new, or replaced (``replace``); AMQ8150E
+        when a queue of another type has the name (``taken``: one name space for every
+        queue type) or the row exists without ``replace``."""
+        sql = _DEFINITION_SQL[table]
+        now = self._clock()
         with self._store.write(durable=True) as db:
-            row = db.execute("SELECT attrs FROM remotes WHERE name = ?", (name,)).fetchone()
+            exists = db.execute(sql["find"], (name,)).fetchone() is not None
+            if taken(db) or (exists and not replace):
+                raise AdminError("AMQ8150E", "IBM MQ object already exists.")
+            if exists:
+                db.execute(sql["update"], (attrs, now, name))
+            else:
+                db.execute(sql["insert"], (name, attrs, now, now))
+
+    def _alter_definition(self, table: str, name: str, changes: dict[str, Value]) -> None:
+        """ALTER: ``changes`` over ``name``'s row of ``table`` (AMQ8147E when none)."""
+        sql = _DEFINITION_SQL[table]
+        with self._store.write(durable=True) as db:
+            row = db.execute(sql["find"], (name,)).fetchone()
             if row is None:
                 raise _not_found(name)
             attrs = json.dumps({**json.loads(row[0]), **changes}, sort_keys=True)
-            db.execute(
-                "UPDATE remotes SET attrs = ?, altered = ? WHERE name = ?",
-                (attrs, self._clock(), name),
-            )
+            db.execute(sql["update"], (attrs, self._clock(), name))
 
-    def delete_remote(self, name: str) -> None:
+    def _delete_definition(self, table: str, name: str) -> None:
+        """DELETE: ``name``'s row of ``table`` (AMQ8147E when none)."""
         with self._store.write(durable=True) as db:
-            if db.execute("DELETE FROM remotes WHERE name = ?", (name,)).rowcount == 0:
+            if db.execute(_DEFINITION_SQL[table]["delete"], (name,)).rowcount == 0:
                 raise _not_found(name)
 
     def _altered(self, name: str) -> None:
@@ -537,32 +575,17 @@ class Admin:
             if source is None:
                 raise _not_found(like)
             base.update(source)
-        attrs = json.dumps({**base, **values}, sort_keys=True)
-        now = self._clock()
-        with self._store.write(durable=True) as db:
-            exists = _is_model(db, name)
-            if (exists and not replace) or queue_exists(db, name):
-                raise AdminError("AMQ8150E", "IBM MQ object already exists.")
-            if exists:
-                db.execute(
-                    "UPDATE models SET attrs = ?, altered = ? WHERE name = ?", (attrs, now, name)
-                )
-            else:
-                db.execute("INSERT INTO models VALUES (?, ?, ?, ?)", (name, attrs, now, now))
+        self._put_definition(
+            "models",
+            name,
+            json.dumps({**base, **values}, sort_keys=True),
+            replace=replace,
+            taken=lambda db: queue_exists(db, name),
+        )
 
     def alter_model(self, name: str, changes: dict[str, Value]) -> None:
-        with self._store.write(durable=True) as db:
-            row = db.execute("SELECT attrs FROM models WHERE name = ?", (name,)).fetchone()
-            if row is None:
-                raise _not_found(name)
-            attrs = json.dumps({**json.loads(row[0]), **changes}, sort_keys=True)
-            db.execute(
-                "UPDATE models SET attrs = ?, altered = ? WHERE name = ?",
-                (attrs, self._clock(), name),
-            )
+        self._alter_definition("models", name, changes)
 
     def delete_model(self, name: str) -> None:
         """DELETE QMODEL: the dynamic queues made from it stay (local queues of their own)."""
-        with self._store.write(durable=True) as db:
-            if db.execute("DELETE FROM models WHERE name = ?", (name,)).rowcount == 0:
-                raise _not_found(name)
+        self._delete_definition("models", name)
