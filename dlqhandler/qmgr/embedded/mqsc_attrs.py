@@ -13,7 +13,7 @@ display) when it runs; ``runmqsc -v`` only plans.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from dlqhandler.qmgr.embedded.admin import Admin, AdminError, ObjectRecord
 from dlqhandler.qmgr.embedded.mqsc import Attr, Command, MQSCSyntaxError
@@ -33,7 +33,9 @@ __all__ = [
     "all_keywords",
     "alter",
     "columns",
+    "define_queue_type",
     "display_items",
+    "display_queue_type",
     "matches",
     "on_name",
     "read_attrs",
@@ -103,6 +105,52 @@ def alter(
         values, _ = read_attrs(cmd, table)
         name = str(cmd.name)
         return then(lambda: change(adm(), name, values), message)
+
+    return plan
+
+
+def define_queue_type(table: dict[str, AttrSpec], define: Callable[..., object]) -> Planner:
+    """The planner of DEFINE for a queue type kept by Admin (QALIAS, QREMOTE, QMODEL): the
+    attributes of ``table``, LIKE and REPLACE; ``define(admin, name, values, like=,
+    replace=)``."""
+
+    def plan(cmd: Command, adm: AdminOf) -> Action:
+        values, others = read_attrs(cmd, table, extra=("LIKE", "REPLACE", "NOREPLACE"))
+        like = others["LIKE"].single() if "LIKE" in others else None
+        name = str(cmd.name)
+        return then(
+            lambda: define(adm(), name, values, like=like, replace="REPLACE" in others),
+            "AMQ8006I: IBM MQ queue created.",
+        )
+
+    return plan
+
+
+def display_queue_type(
+    table: dict[str, AttrSpec],
+    listing: Callable[[Admin, str], list[ObjectRecord]],
+    queue_type: str,
+) -> Planner:
+    """The planner of DISPLAY for a queue type kept by Admin, as DISPLAY Q<type>(pattern)
+    and DISPLAY QUEUE(pattern) TYPE(Q<type>): the attributes asked for, or ALL;
+    ``listing(admin, pattern)`` gives the objects."""
+
+    def plan(cmd: Command, adm: AdminOf) -> Action:
+        _, others = read_attrs(cmd, {}, extra=all_keywords(cmd))
+        pattern = str(cmd.name)
+        names = wanted(cmd, table, {k: v for k, v in others.items() if k != "TYPE"}, ())
+        if names is not None and not names:
+            names = None  # no attributes: ALL
+
+        def objects() -> Iterator[list[str]]:
+            for rec in listing(adm(), pattern):
+                yield [
+                    f"QUEUE({rec.name})",
+                    f"TYPE({queue_type})",
+                    *display_items(rec, table, names, ()),
+                ]
+
+        return lambda: shown("AMQ8409I: Display Queue details.", objects(), pattern)
 
     return plan
 

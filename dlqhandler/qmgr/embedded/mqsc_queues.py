@@ -15,7 +15,9 @@ from dlqhandler.qmgr.embedded.mqsc_attrs import (
     Planner,
     all_keywords,
     alter,
+    define_queue_type,
     display_items,
+    display_queue_type,
     matches,
     on_name,
     read_attrs,
@@ -69,60 +71,10 @@ def _delete_queue(cmd: Command, adm: AdminOf) -> Action:
     )
 
 
-def _define_alias(cmd: Command, adm: AdminOf) -> Action:
-    values, others = read_attrs(cmd, ALIAS_ATTRS, extra=("LIKE", "REPLACE", "NOREPLACE"))
-    like = others["LIKE"].single() if "LIKE" in others else None
-    name = str(cmd.name)
-    return then(
-        lambda: adm().define_alias(name, values, like=like, replace="REPLACE" in others),
-        "AMQ8006I: IBM MQ queue created.",
-    )
-
-
-def _display_aliases(cmd: Command, adm: AdminOf) -> Action:
-    _, others = read_attrs(cmd, {}, extra=all_keywords(cmd))
-    pattern = str(cmd.name)
-    names = wanted(cmd, ALIAS_ATTRS, {k: v for k, v in others.items() if k != "TYPE"}, ())
-    if names is not None and not names:
-        names = None  # no attributes: ALL
-
-    def objects() -> Iterator[list[str]]:
-        for rec in adm().aliases(pattern):
-            yield [
-                f"QUEUE({rec.name})",
-                "TYPE(QALIAS)",
-                *display_items(rec, ALIAS_ATTRS, names, ()),
-            ]
-
-    return lambda: shown("AMQ8409I: Display Queue details.", objects(), pattern)
-
-
-def _define_remote(cmd: Command, adm: AdminOf) -> Action:
-    values, others = read_attrs(cmd, REMOTE_ATTRS, extra=("LIKE", "REPLACE", "NOREPLACE"))
-    like = others["LIKE"].single() if "LIKE" in others else None
-    name = str(cmd.name)
-    return then(
-        lambda: adm().define_remote(name, values, like=like, replace="REPLACE" in others),
-        "AMQ8006I: IBM MQ queue created.",
-    )
-
-
-def _display_remotes(cmd: Command, adm: AdminOf) -> Action:
-    _, others = read_attrs(cmd, {}, extra=all_keywords(cmd))
-    pattern = str(cmd.name)
-    names = wanted(cmd, REMOTE_ATTRS, {k: v for k, v in others.items() if k != "TYPE"}, ())
-    if names is not None and not names:
-        names = None  # no attributes: ALL
-
-    def objects() -> Iterator[list[str]]:
-        for rec in adm().remotes(pattern):
-            yield [
-                f"QUEUE({rec.name})",
-                "TYPE(QREMOTE)",
-                *display_items(rec, REMOTE_ATTRS, names, ()),
-            ]
-
-    return lambda: shown("AMQ8409I: Display Queue details.", objects(), pattern)
+_define_alias = define_queue_type(ALIAS_ATTRS, Admin.define_alias)
+_display_aliases = display_queue_type(ALIAS_ATTRS, Admin.aliases, "QALIAS")
+_define_remote = define_queue_type(REMOTE_ATTRS, Admin.define_remote)
+_display_remotes = display_queue_type(REMOTE_ATTRS, Admin.remotes, "QREMOTE")
 
 
 def _display_queues(cmd: Command, adm: AdminOf) -> Action:
