@@ -17,9 +17,10 @@ from dlqhandler.cli import main
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.mq import Message
 from dlqhandler.mq.mqmd import MQMD
-from dlqhandler.qmgr import PutOptions, connect, create_qmgr, run_mqsc
+from dlqhandler.qmgr import PutOptions, connect, create_qmgr
 from dlqhandler.qmgr.embedded.objects import QUEUE_ATTRS
 from tests.mqi.build import load
+from tests.worker.helpers import mqsc
 
 ROOT = Path(__file__).resolve().parents[2]
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
@@ -53,16 +54,6 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     mqsc(path, "DEFINE QLOCAL(APP.IN)")
     yield path
     structlog.reset_defaults()  # check configured logging for the process
-
-
-def mqsc(home: Path, text: str) -> None:
-    """Run MQSC on QM1 with the embedded runmqsc; every command must succeed."""
-    qm = connect("QM1", home=home)
-    try:
-        out = io.StringIO()
-        assert run_mqsc(text, qm.admin(), out, qmgr_name="QM1").ok, out.getvalue()
-    finally:
-        qm.disconnect()
 
 
 def check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:

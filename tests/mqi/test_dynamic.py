@@ -7,26 +7,17 @@ A call that fails changes nothing: the queue is counted on a second connection.
 
 from __future__ import annotations
 
-import io
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dlqhandler.qmgr import connect, run_mqsc
+from dlqhandler.qmgr import connect
+from tests.worker.helpers import mqsc
 
 MQ = tuple[Any, Any]
 _NOT_PERSISTENT, _PERSISTENT = 0, 1
-
-
-def _mqsc(home: Path, text: str) -> None:
-    qm = connect("QM1", home=home)
-    try:
-        out = io.StringIO()
-        assert run_mqsc(text, qm.admin(), out, qmgr_name="QM1").ok, out.getvalue()
-    finally:
-        qm.disconnect()
 
 
 def _queues(home: Path) -> list[str]:
@@ -111,7 +102,7 @@ def test_open_of_a_model_creates_a_temporary_dynamic_queue_named_from_the_prefix
     queue was opened"."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
-    _mqsc(home, "DEFINE QMODEL(APP.REPLY.MODEL) MAXDEPTH(7)")
+    mqsc(home, "DEFINE QMODEL(APP.REPLY.MODEL) MAXDEPTH(7)")
     options = c.MQOO_INPUT_EXCLUSIVE | c.MQOO_INQUIRE
     q, od = _open_model(ibmmq, qmgr, "APP.REPLY.MODEL", options, "APP.REPLY.*")
     name = _name(od)
@@ -147,7 +138,7 @@ def test_a_temporary_dynamic_queue_goes_when_its_connection_ends(mq: MQ, home: P
     temporary dynamic queues "are deleted when the application that issued the MQOPEN call
     that created the queue closes the queue or terminates"."""
     ibmmq, _ = mq
-    _mqsc(home, "DEFINE QMODEL(APP.MODEL)")
+    mqsc(home, "DEFINE QMODEL(APP.MODEL)")
     creator = _second(ibmmq)
     _, od = _open_model(ibmmq, creator, "APP.MODEL", ibmmq.CMQC.MQOO_INPUT_AS_Q_DEF)
     name = _name(od)
@@ -172,7 +163,7 @@ def test_a_persistent_message_on_a_temporary_dynamic_queue_is_2048(
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
     defpsist = "YES" if how == "DEFPSIST(YES)" else "NO"
-    _mqsc(home, f"DEFINE QMODEL(APP.MODEL) DEFPSIST({defpsist})")
+    mqsc(home, f"DEFINE QMODEL(APP.MODEL) DEFPSIST({defpsist})")
     q, od = _open_model(ibmmq, qmgr, "APP.MODEL", c.MQOO_INPUT_AS_Q_DEF | c.MQOO_OUTPUT)
     persistence = _PERSISTENT if how == "MQPER_PERSISTENT" else c.MQPER_PERSISTENCE_AS_Q_DEF
     md = ibmmq.MD(Persistence=persistence)
@@ -201,7 +192,7 @@ def test_permanent_dynamic_queue_close_options(mq: MQ, home: Path) -> None:
     MQCO_DELETE or MQCO_DELETE_PURGE option when the queue is not a dynamic queue"."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
-    _mqsc(home, "DEFINE QMODEL(APP.PERM.MODEL) DEFTYPE(PERMDYN)")
+    mqsc(home, "DEFINE QMODEL(APP.PERM.MODEL) DEFTYPE(PERMDYN)")
     options = c.MQOO_INPUT_AS_Q_DEF | c.MQOO_OUTPUT
     q, od = _open_model(ibmmq, qmgr, "APP.PERM.MODEL", options, "APP.PERM.Q1")
     assert _name(od) == "APP.PERM.Q1"
@@ -237,7 +228,7 @@ def test_a_model_is_opened_for_output_or_browse_but_not_put1_to(mq: MQ, home: Pa
     the object descriptor MQOD or object record MQOR specifies the name of a model queue"."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
-    _mqsc(home, "DEFINE QMODEL(APP.MODEL) DEFTYPE(PERMDYN)")
+    mqsc(home, "DEFINE QMODEL(APP.MODEL) DEFTYPE(PERMDYN)")
     for options, name in ((c.MQOO_OUTPUT, "APP.OUT"), (c.MQOO_BROWSE, "APP.BROWSE")):
         q, od = _open_model(ibmmq, qmgr, "APP.MODEL", options, name)
         assert _name(od) == name
@@ -270,7 +261,7 @@ def test_a_reply_and_an_expiry_report_land_on_a_temporary_dynamic_reply_queue(
     (so these requests are non-persistent)."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
-    _mqsc(home, "DEFINE QMODEL(APP.REPLY.MODEL)")
+    mqsc(home, "DEFINE QMODEL(APP.REPLY.MODEL)")
     replies, od = _open_model(ibmmq, qmgr, "APP.REPLY.MODEL", c.MQOO_INPUT_EXCLUSIVE, "APP.R.*")
     reply_q = _name(od)
     request = ibmmq.MD(
@@ -318,7 +309,7 @@ def test_a_blank_dynamic_queue_name_is_2011_and_creates_nothing(mq: MQ, home: Pa
     "A name that is blank (or one in which only blanks occur before the first null
     character) is not valid if ObjectName is the name of a model queue"."""
     ibmmq, qmgr = mq
-    _mqsc(home, "DEFINE QMODEL(APP.MODEL)")
+    mqsc(home, "DEFINE QMODEL(APP.MODEL)")
     before = _queues(home)
     for blank in (b"\x00", b" " * 48):
         od = ibmmq.OD(ObjectName=b"APP.MODEL", DynamicQName=blank)
@@ -342,7 +333,7 @@ def test_only_a_model_s_open_replaces_the_object_name(mq: MQ, home: Path) -> Non
     name"."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
-    _mqsc(home, "DEFINE QALIAS(APP.ALIAS) TARGET(Q1)\nDEFINE QMODEL(APP.MODEL)")
+    mqsc(home, "DEFINE QALIAS(APP.ALIAS) TARGET(Q1)\nDEFINE QMODEL(APP.MODEL)")
     for given in ("Q1", "APP.ALIAS"):
         od = ibmmq.OD(Version=c.MQOD_VERSION_3, ObjectName=given.encode())
         q = ibmmq.Queue(qmgr, od, c.MQOO_OUTPUT)

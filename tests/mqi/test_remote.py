@@ -6,25 +6,15 @@ DEFXMITQ). The port-level cases are in tests/qmgr/contract/test_remote.py.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dlqhandler.qmgr import connect, run_mqsc
 from dlqhandler.qmgr.embedded.xqh import decode_xqh
+from tests.worker.helpers import mqsc
 
 MQ = tuple[Any, Any]
-
-
-def _mqsc(home: Path, text: str) -> None:
-    admin = connect("QM1", home=home)
-    try:
-        out = io.StringIO()
-        assert run_mqsc(text, admin.admin(), out, qmgr_name="QM1").ok, out.getvalue()
-    finally:
-        admin.disconnect()
 
 
 def _fails(ibmmq: Any, call: Any) -> tuple[int, int]:
@@ -68,7 +58,7 @@ def test_mqopen_with_object_qmgr_name_puts_through_its_transmission_queue(
     identified by ResolvedQMgrName"."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
-    _mqsc(home, "DEFINE QLOCAL(QM2) USAGE(XMITQ)")
+    mqsc(home, "DEFINE QLOCAL(QM2) USAGE(XMITQ)")
     od = ibmmq.OD(Version=c.MQOD_VERSION_3, ObjectName=b"APP.IN", ObjectQMgrName=b"QM2")
     q = ibmmq.Queue(qmgr, od, c.MQOO_OUTPUT)
     assert (_name(od.ResolvedQName), _name(od.ResolvedQMgrName)) == ("APP.IN", "QM2")
@@ -87,7 +77,7 @@ def test_mqput1_of_a_remote_definition_resolves_to_rname_at_rqmname(mq: MQ, home
     name"."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
-    _mqsc(
+    mqsc(
         home,
         "DEFINE QLOCAL(TO.QM2) USAGE(XMITQ)\n"
         "DEFINE QREMOTE(CENTRAL) RNAME(APP.IN) RQMNAME(QM2) XMITQ(TO.QM2)",
@@ -112,7 +102,7 @@ def test_input_browse_or_inquire_through_a_queue_manager_alias_of_this_qmgr_is_2
     that has no local definition"."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
-    _mqsc(home, "DEFINE QREMOTE(OLD.NAME) RQMNAME(QM1)\nDEFINE QLOCAL(QM2) USAGE(XMITQ)")
+    mqsc(home, "DEFINE QREMOTE(OLD.NAME) RQMNAME(QM1)\nDEFINE QLOCAL(QM2) USAGE(XMITQ)")
     for alias in (b"OLD.NAME", b"QM2"):
         od = ibmmq.OD(ObjectName=b"Q1", ObjectQMgrName=alias)
         assert _fails(ibmmq, lambda od=od: ibmmq.Queue(qmgr, od, getattr(c, option))) == (2, 2045)
@@ -133,7 +123,7 @@ def test_mqinq_of_a_remote_definition_and_of_defxmitq(mq: MQ, home: Path) -> Non
     given by MQ_Q_NAME_LENGTH"."""
     ibmmq, qmgr = mq
     c = ibmmq.CMQC
-    _mqsc(
+    mqsc(
         home,
         "DEFINE QREMOTE(CENTRAL) RNAME(APP.IN) RQMNAME(QM2) XMITQ(TO.QM2)\n"
         "DEFINE QLOCAL(DEF.XMITQ) USAGE(XMITQ)\nALTER QMGR DEFXMITQ(DEF.XMITQ)",

@@ -37,7 +37,7 @@ from dlqhandler.mq import MQMD, Message, decode_dead_letter
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS, Property, PropertyType
 from dlqhandler.mq.rfh2 import decode_rfh2, properties_of
-from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
+from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager, connect, run_mqsc
 from dlqhandler.qmgr.embedded.xqh import MQFMT_XMIT_Q_HEADER, decode_xqh
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,6 +73,19 @@ MQ_ENV = (
     "DLQHANDLER_MQ_KEY_REPOSITORY",
     "DLQHANDLER_MQ_CERT_LABEL",
 )
+
+
+def mqsc(home: Path, text: str) -> None:
+    """Run MQSC on the embedded QM1 under ``home`` (runmqsc's own); every command must
+    succeed."""
+    import io
+
+    qm = connect("QM1", home=home)
+    try:
+        out = io.StringIO()
+        assert run_mqsc(text, qm.admin(), out, qmgr_name="QM1").ok, out.getvalue()
+    finally:
+        qm.disconnect()
 
 
 def msg_id(tag: str = "T") -> bytes:
