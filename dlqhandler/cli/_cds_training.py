@@ -10,6 +10,7 @@ it in a process of its own and renames the archive into place.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -70,12 +71,8 @@ def _train(archive: Path, master: str) -> int:
             ],
         )
         for argv in runs:
-            with open(os.devnull, "w") as quiet:
-                saved, sys.stdout = sys.stdout, quiet
-                try:
-                    code = main([*argv, "--master", master])
-                finally:
-                    sys.stdout = saved
+            with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+                code = main([*argv, "--master", master])
             if code != 0:
                 sys.stderr.write(f"training run failed: dlqhandler {' '.join(argv)} exit {code}\n")
                 return ExitCode.FAILURE

@@ -22,12 +22,18 @@ _REGISTER = "META-INF/services/org.apache.spark.sql.sources.DataSourceRegister"
 SERVICES = {_REGISTER: "dlqhandler.spark.DmpmqmsgFileFormat\n"}
 
 
-def javac() -> str | None:
-    """The JDK's compiler: ``$JAVA_HOME/bin/javac``, else ``javac`` on PATH."""
+def jdk_tool(name: str) -> str | None:
+    """A JDK program as PySpark finds the JDK: ``$JAVA_HOME/bin/<name>``, else ``name``
+    on PATH."""
     home = os.environ.get("JAVA_HOME")
-    if home and (Path(home) / "bin" / "javac").is_file():
-        return str(Path(home) / "bin" / "javac")
-    return shutil.which("javac")
+    if home and (Path(home) / "bin" / name).is_file():
+        return str(Path(home) / "bin" / name)
+    return shutil.which(name)
+
+
+def javac() -> str | None:
+    """The JDK's compiler (:func:`jdk_tool`)."""
+    return jdk_tool("javac")
 
 
 def build_jar(sources: list[Path], spark_jars: Path, jar: Path) -> str | None:

@@ -34,6 +34,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from dlqhandler.spark._jarbuild import jdk_tool
+
 __all__ = ["LOGGING", "archive_path", "build", "java_options"]
 
 ENV = "DLQHANDLER_SPARK_CDS"
@@ -42,12 +44,9 @@ LOGGING = "-Xlog:disable -Xlog:all=warning:stderr"
 
 
 def _java() -> Path | None:
-    """The ``java`` PySpark launches (``$JAVA_HOME/bin/java``, else the one on PATH)."""
-    home = os.environ.get("JAVA_HOME")
-    found = str(Path(home) / "bin" / "java") if home else shutil.which("java")
-    if not found or not Path(found).is_file():
-        return None
-    return Path(found).resolve()
+    """The ``java`` PySpark launches, resolved (its links followed)."""
+    found = jdk_tool("java")
+    return Path(found).resolve() if found else None
 
 
 def archive_path() -> Path | None:

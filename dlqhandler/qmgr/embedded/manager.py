@@ -341,12 +341,17 @@ class EmbeddedQueueManager:
         try:
             return self._open_route(queue, qmgr, reading=reading), None
         except MQIError as exc:
-            local = qmgr.strip() in ("", self._name)
-            unknown = exc.reason == MQRC_UNKNOWN_OBJECT_NAME and local
-            model = model_attrs(self.store.db, queue) if unknown else None
+            model = self._model_behind(exc, queue, qmgr)
             if model is None:
                 raise
             return None, model
+
+    def _model_behind(self, exc: MQIError, queue: str, qmgr: str) -> dict[str, Value] | None:
+        """The attributes of the model queue ``queue`` names, when resolving it failed
+        only for want of another queue of that name (2085, on this queue manager)."""
+        if exc.reason != MQRC_UNKNOWN_OBJECT_NAME or qmgr.strip() not in ("", self._name):
+            return None
+        return model_attrs(self.store.db, queue)
 
     def deftype_of(self, queue: str) -> str:
         """A local queue's definition type (PREDEFINED, PERMDYN, TEMPDYN); "" when the
@@ -377,9 +382,7 @@ class EmbeddedQueueManager:
             try:
                 route = self._router.route(queue, qmgr)
             except MQIError as exc:
-                local = qmgr.strip() in ("", self._name)
-                unknown = exc.reason == MQRC_UNKNOWN_OBJECT_NAME and local
-                if unknown and model_attrs(self.store.db, queue) is not None:
+                if self._model_behind(exc, queue, qmgr) is not None:
                     raise mqi_error(
                         MQRC_Q_TYPE_ERROR, f"{queue} is a model queue (MQPUT1)"
                     ) from exc

@@ -359,8 +359,12 @@ def top_counts(rows: Any, top: int) -> Any:
     break on the key."""
     from pyspark.sql import functions as F
 
-    aggs = ["sum(`count`) AS `count`", "min(min_epoch) AS min_epoch", "max(max_epoch) AS max_epoch"]
-    aggs += [
+    totals = [
+        "sum(`count`) AS `count`",
+        "min(min_epoch) AS min_epoch",
+        "max(max_epoch) AS max_epoch",
+    ]
+    aggs = totals + [
         f"min_by(sample{i}_m{j}, {order}) AS sample{i}_m{j}"
         for i, order in enumerate(_ORDERS)
         for j in range(_MSG_ID_LONGS)
@@ -369,12 +373,7 @@ def top_counts(rows: Any, top: int) -> Any:
     unbounded = ", ".join(sql_string(d) for d in _UNBOUNDED)
     kept = f"(row_number() OVER (PARTITION BY dim ORDER BY `count` DESC, key) <= {int(top)}"
     ranked = counted.selectExpr("*", f"{kept} OR dim IN ({unbounded})) AS kept")
-    again = [
-        "sum(`count`) AS `count`",
-        "min(min_epoch) AS min_epoch",
-        "max(max_epoch) AS max_epoch",
-    ]
-    again += [f"first(CASE WHEN kept THEN {c} END, true) AS {c}" for c in _SAMPLES]
+    again = totals + [f"first(CASE WHEN kept THEN {c} END, true) AS {c}" for c in _SAMPLES]
     return ranked.groupBy(
         "dim", F.expr("CASE WHEN kept THEN key END AS key"), F.expr("NOT kept AS other")
     ).agg(*[F.expr(a) for a in again])
