@@ -226,7 +226,10 @@ def test_findings_on_real_definitions_agree_with_the_put(
     """A rule ACTION(FWD) FWDQ(...) [FWDQM(...)] on definitions made with MQSC: check finds
     exactly the expected errors (none where the destination resolves), on both back ends,
     and the rule's put to that destination fails with the reason IBM gives exactly when
-    check finds a destination error (a forwarding loop puts, and loops)."""
+    check finds a destination error (a forwarding loop puts, and loops).
+
+    IBM, Name resolution (https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q025990_.html): "the
+    call resolves the name either to a local queue or to a transmission queue"."""
     if commands:
         mqsc(home, commands)
     table = f"ACTION(FWD) FWDQ({fwdq})" + (f" FWDQM({fwdqm})" if fwdqm else "") + "\n"

@@ -181,9 +181,13 @@ def test_run_alone_on_an_exclusive_dlq_moves_singles_and_groups_whole(
     embedded back end and through IBM's library on the stand-in; nothing is left and
     nothing is duplicated.
 
-    IBM, Shareable (https://www.ibm.com/docs/en/ibm-mq/9.4?topic=queues-shareable):
-    "MQQA_NOT_SHAREABLE: Queue is not shareable. A call to MQOPEN with the
-    MQOO_INPUT_SHARED option is treated as MQOO_INPUT_EXCLUSIVE"."""
+    IBM, Shareability
+    (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q103540_.html):
+    MQQA_NOT_SHAREABLE "An MQOPEN call with the MQOO_INPUT_SHARED option is treated as
+    MQOO_INPUT_EXCLUSIVE"; 2042 MQRC_OBJECT_IN_USE
+    (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041130_.html): "If the
+    queue definition shows NOSHARE, then IBM MQ will make the input handle exclusive
+    regardless of the options set by the application"."""
     from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
     from dlqhandler.qmgr import GetOptions
     from tests.mqi.build import load as load_standin

@@ -27,7 +27,12 @@ def test_define_alter_display_delete_qremote(qm: EmbeddedQueueManager) -> None:
     """DEFINE QREMOTE (and its synonym QR) keeps RNAME, RQMNAME, XMITQ, PUT, DEFPRTY,
     DEFPSIST and DESCR without resolving them (the transmission queue need not exist yet);
     ALTER changes one; DISPLAY QREMOTE and DISPLAY QUEUE TYPE(QREMOTE) show them with
-    TYPE(QREMOTE); LIKE copies; DELETE removes, AMQ8147E when it is not there."""
+    TYPE(QREMOTE); LIKE copies; DELETE removes, AMQ8147E when it is not there.
+
+    IBM, DEFINE QREMOTE
+    (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q085730_.html): "Use
+    DEFINE QREMOTE to define a new local definition of a remote queue, a queue manager
+    alias, or a reply-to queue alias"; "Synonym: DEF QR"."""
     result, out = mqsc(
         qm,
         "DEFINE QREMOTE(CENTRAL) RNAME(APP.IN) RQMNAME(QM2) XMITQ(NOT.YET) DESCR('to qm2')\n"
@@ -63,7 +68,12 @@ def test_define_alter_display_delete_qremote(qm: EmbeddedQueueManager) -> None:
 def test_what_is_not_kept_is_refused_and_names_are_shared(qm: EmbeddedQueueManager) -> None:
     """IBM's remote-queue attributes this queue manager does not keep (CLUSTER, DEFBIND,
     SCOPE) are syntax errors naming the keyword, never accepted and ignored; a QREMOTE
-    cannot take the name of a local or alias queue, nor they its name (AMQ8150E)."""
+    cannot take the name of a local or alias queue, nor they its name (AMQ8150E).
+
+    IBM, DEFINE QREMOTE
+    (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q085730_.html): "Use
+    DEFINE QREMOTE to define a new local definition of a remote queue, a queue manager
+    alias, or a reply-to queue alias"; "Synonym: DEF QR"."""
     result, out = mqsc(
         qm,
         "DEFINE QREMOTE(R) RNAME(A) RQMNAME(QM2) CLUSTER(C)\n"

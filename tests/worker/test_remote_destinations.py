@@ -124,7 +124,10 @@ def test_run_forwards_and_retries_to_remote_and_alias_destinations(
     to an alias queue and to a queue at a queue manager alias; RETRY of dead letters whose
     DestQMgrName is a transmission queue, a queue manager alias or a queue manager only
     DEFXMITQ reaches, and whose DestQName is a QREMOTE: each on the right transmission
-    queue naming the right queue and queue manager, its context and properties kept."""
+    queue naming the right queue and queue manager, its context and properties kept.
+
+    IBM, Name resolution (https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q025990_.html): "the
+    call resolves the name either to a local queue or to a transmission queue"."""
     cases = _cases()
     put_all(qm, [m for m, _ in cases.values()])
     book = Ledger.of(qm, DLQ)
@@ -143,7 +146,10 @@ def test_drain_apply_forwards_and_retries_to_remote_and_alias_destinations(
     qm: EmbeddedQueueManager, home: Path, tmp_path: Path, backend: tuple[str, ...]
 ) -> None:
     """dlqhandler drain -m QM1 --apply (its own process; through the stand-in's library
-    for ibmmq): the same table and dead letters land where the handler puts them."""
+    for ibmmq): the same table and dead letters land where the handler puts them.
+
+    IBM, Name resolution (https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q025990_.html): "the
+    call resolves the name either to a local queue or to a transmission queue"."""
     cases = _cases()
     put_all(qm, [m for m, _ in cases.values()])
     book = Ledger.of(qm, DLQ)

@@ -56,11 +56,12 @@ def test_input_as_q_def_on_defsopt_excl_is_exclusive(adapter: Adapter) -> None:
     connection); browse and output opens still work. Explicit MQOO_INPUT_SHARED opens share
     the queue, DEFSOPT notwithstanding (it is the default only).
 
-    IBM, MQOPEN Options
-    (http://setgetweb.com/p/WAS60/MQ/com.ibm.mq.csqzak.doc/js02681.htm), MQOO_INPUT_AS_Q_DEF:
-    "The type of access is either shared or exclusive, depending on the value of the
-    DefInputOpenOption queue attribute"; MQOO_BROWSE: "This is allowed even if the queue is
-    currently open for MQOO_INPUT_EXCLUSIVE"."""
+    IBM, 2042 MQRC_OBJECT_IN_USE
+    (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041130_.html): "IBM MQ
+    opens a queue for shared input if the application uses the MQOO_INPUT_SHARED open
+    option or, if the application uses MQOO_INPUT_AS_Q_DEF and the default sharing option
+    queue attribute is set to DEFSOPT(SHARED)"; "it also arises if the request is for
+    exclusive input, but the object is already open for input (of any sort)"."""
     adapter.define_queue("APP.EX", defsopt="EXCL")
     holder = adapter.connect()
     holder.put1("APP.EX", text("m1"), NOW)
