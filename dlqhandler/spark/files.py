@@ -21,7 +21,8 @@ points; what the driver does around them (list the part files, join them under a
 header, write ``summary.json`` and ``manifest.json``, move and delete directories)
 goes through one of two :class:`OutFiles`:
 
-* :class:`LocalFiles` (``file:``): Python, with ``copy_file_range`` for the join, and
+* :class:`LocalFiles` (``file:``): Python, with ``copy_file_range`` for the join (each
+  part copied to its offset and removed, by a thread per core), and
   every name checked to stay inside the directory (:func:`safe_path`);
 * :class:`HadoopFiles` (``hdfs:``, ``s3a:``, ``viewfs:``...: whatever filesystem the
   session's Hadoop configuration knows): the Hadoop FileSystem API through the
@@ -42,6 +43,7 @@ import re
 import shutil
 import uuid
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -489,8 +491,9 @@ class OutFiles(Protocol):
         (partitioned by file and split), in input order."""
         ...
 
-    def join(self, name: str, parts: list[str]) -> int:
-        """The dmpmqmsg header and ``parts`` into file ``name`` (atomically); its size."""
+    def join(self, targets: list[tuple[str, list[str]]]) -> list[int]:
+        """For each ``(name, parts)``: the dmpmqmsg header and ``parts`` into file
+        ``name`` (atomically), the part files consumed; the files' sizes, in order."""
         ...
 
     def texts(self, uris: list[str]) -> list[str]:
@@ -534,21 +537,43 @@ class LocalFiles(OutFiles):
         found = self._path(*names).glob(_PART_GLOB + suffix)
         return sorted((str(p) for p in found), key=parts_order)
 
-    def join(self, name: str, parts: list[str]) -> int:
-        final = safe_path(self.base, name)
-        tmp = final.with_name(f".{final.name}.tmp")
-        first = b""
-        if parts:
-            with open(parts[0], "rb") as src:
-                first = src.read(4096)
-        with tmp.open("wb") as out:
-            out.write(_header(crlf=_crlf(first)).encode("latin-1"))
-            out.flush()
-            for part in parts:
-                with open(part, "rb") as src:
-                    _copy(src, out)
-        os.replace(tmp, final)
-        return final.stat().st_size
+    def join(self, targets: list[tuple[str, list[str]]]) -> list[int]:
+        # Every target's file is made at its final size, then every part is copied to its
+        # offset and removed, largest first, by as many threads as cores: the work is
+        # shared by part, not by target (one large target would keep one core busy while
+        # the other idles), and each copy is the kernel's, outside the GIL.
+        files: list[tuple[Path, Path, int]] = []  # (temporary, final, file descriptor)
+        copies: list[tuple[int, str, int, int]] = []  # (file descriptor, part, offset, size)
+        try:
+            for name, parts in targets:
+                final = safe_path(self.base, name)
+                tmp = final.with_name(f".{final.name}.tmp")
+                first = b""
+                if parts:
+                    with open(parts[0], "rb") as src:
+                        first = src.read(4096)
+                header = _header(crlf=_crlf(first)).encode("latin-1")
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+                offset = len(header)
+                files.append((tmp, final, fd))
+                os.pwrite(fd, header, 0)
+                for part in parts:
+                    size = os.stat(part).st_size
+                    copies.append((fd, part, offset, size))
+                    offset += size
+                os.ftruncate(fd, offset)
+            copies.sort(key=lambda c: -c[3])
+            workers = max(1, min(len(copies), os.cpu_count() or 1))
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                list(pool.map(lambda c: _copy_at(*c), copies))
+        finally:
+            for _tmp, _final, fd in files:
+                os.close(fd)
+        sizes = []
+        for tmp, final, _fd in files:
+            os.replace(tmp, final)
+            sizes.append(final.stat().st_size)
+        return sizes
 
     def texts(self, uris: list[str]) -> list[str]:
         return [Path(u).read_text(encoding="utf-8") for u in uris]
@@ -572,23 +597,24 @@ class LocalFiles(OutFiles):
             path.unlink(missing_ok=True)
 
 
-def _copy(src: Any, dst: Any) -> None:
-    """Copy a whole file in the kernel where it can (copy_file_range), else by chunks."""
-    size = os.fstat(src.fileno()).st_size
-    try:
+def _copy_at(fd: int, part: str, offset: int, size: int) -> None:
+    """Copy file ``part`` into ``fd`` at ``offset`` (in the kernel where it can:
+    copy_file_range, else by chunks), then remove it."""
+    with open(part, "rb") as src:
         done = 0
+        with contextlib.suppress(OSError):  # another filesystem, an old kernel: by chunks
+            while done < size:
+                n = os.copy_file_range(src.fileno(), fd, size - done, done, offset + done)
+                if n == 0:
+                    break
+                done += n
         while done < size:
-            n = os.copy_file_range(src.fileno(), dst.fileno(), size - done)
-            if n == 0:
-                break
-            done += n
-        if done == size:
-            return
-        src.seek(done)
-    except OSError:
-        src.seek(0)
-        dst.seek(0, os.SEEK_END)
-    shutil.copyfileobj(src, dst, 8 << 20)
+            chunk = os.pread(src.fileno(), min(8 << 20, size - done), done)
+            if not chunk:
+                raise OSError(errno.EIO, f"{part}: shorter than its {size} bytes")
+            os.pwrite(fd, chunk, offset + done)
+            done += len(chunk)
+    os.unlink(part)
 
 
 class HadoopFiles(OutFiles):
@@ -648,10 +674,19 @@ class HadoopFiles(OutFiles):
             array[i] = item
         return array
 
-    def join(self, name: str, parts: list[str]) -> int:
-        return int(
-            self._dump_files().concat(self._conf, _header(), self._strings(parts), self.uri(name))
-        )
+    def join(self, targets: list[tuple[str, list[str]]]) -> list[int]:
+        # The targets' joins run side by side (each a copy inside the JVM, outside the GIL).
+        def one(target: tuple[str, list[str]]) -> int:
+            name, parts = target
+            return int(
+                self._dump_files().concat(
+                    self._conf, _header(), self._strings(parts), self.uri(name)
+                )
+            )
+
+        workers = max(1, min(len(targets), os.cpu_count() or 1))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(one, targets))
 
     def texts(self, uris: list[str]) -> list[str]:
         if not uris:

@@ -112,3 +112,47 @@ def test_output_dir_discard_removes_the_staging(tmp_path: Path) -> None:
     (out.staging_path / "_snapshot").mkdir()
     out.discard()
     assert os.listdir(tmp_path) == []
+
+
+def test_local_join_writes_each_target_whole_in_part_order_and_consumes_the_parts(
+    tmp_path: Path,
+) -> None:
+    """The local join (parts copied to their offsets by a thread per core, largest first)
+    gives each target dmpmqmsg's header and its parts in the order given, whatever order
+    the copies finish in; a CRLF part gets a CRLF header; every part is removed once
+    copied, no temporary file is left, and the sizes returned are the files' own."""
+    from dlqhandler.formats import read_dump
+    from dlqhandler.spark.files import LocalFiles
+
+    parts_dir = tmp_path / "parts"
+    parts_dir.mkdir()
+    contents: dict[str, list[bytes]] = {
+        "q-A@LOCAL.dmp": [b"A0" * 10, b"A1" * 300_000, b"", b"A3" * 7],
+        "q-B@LOCAL.dmp": [b"B0" * 5_000_000],
+        "q-C@LOCAL.dmp": [b"C0\r\n" * 3, b"C1" * 2],
+    }
+    targets = []
+    for name, chunks in contents.items():
+        paths = []
+        for i, chunk in enumerate(chunks):
+            part = parts_dir / f"{name}.{i}"
+            part.write_bytes(chunk)
+            paths.append(str(part))
+        targets.append((name, paths))
+    out = LocalFiles(tmp_path / "out")
+    out.mkdirs()
+    sizes = out.join(targets)
+    header_lf = b""
+    for (name, chunks), size in zip(contents.items(), sizes, strict=True):
+        data = (tmp_path / "out" / name).read_bytes()
+        assert size == len(data)
+        body = b"".join(chunks)
+        assert data.endswith(body)
+        header = data[: len(data) - len(body)]
+        assert header.startswith(b"*")
+        assert (b"\r\n" in header) == name.startswith("q-C")
+        header_lf = header_lf or header
+    assert not list(parts_dir.iterdir())
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(contents)
+    (tmp_path / "h.dmp").write_bytes(header_lf)
+    assert list(read_dump(tmp_path / "h.dmp")) == []  # the header alone is an empty dump

@@ -198,12 +198,15 @@ def run_drain(
     frame = frame.withColumn("outcome", _outcome_column(config.apply))
 
     written = None
-    audit_schema = frame.selectExpr(*_AUDIT_COLUMNS).schema  # read back without a footer
+
+    def audit_schema() -> Any:  # to read the audit back without a footer (analysis: 0.2 s)
+        return frame.selectExpr(*_AUDIT_COLUMNS).schema
+
     if config.dry_run or config.apply:
         step(spark, "classify, write the audit")
         bad_input(lambda: frame.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
         # The audit holds every column the summary counts: no second pass over the bodies.
-        groups = _groups(spark.read.schema(audit_schema).parquet(out.uri("audit")))
+        groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
     else:
         step(spark, "classify, write the dmpmqmsg files and the audit")
         written = bad_input(
@@ -218,7 +221,7 @@ def run_drain(
         )
         if not written.audit_files:  # no message at all: an empty audit all the same
             out.delete("audit")
-            spark.createDataFrame([], audit_schema).write.parquet(out.uri("audit"))
+            spark.createDataFrame([], audit_schema()).write.parquet(out.uri("audit"))
         groups = written.counts  # counted by the writers, in the same job
     summary = _summarise(groups, ruleset)
     summary["decoder"] = "jvm"  # the dmpmqmsg data source decodes every record
@@ -241,7 +244,7 @@ def run_drain(
                 }
             )
     if summary["totals"]["malformed"]:  # each names its file, line and message number
-        audit = spark.read.schema(audit_schema).parquet(out.uri("audit"))
+        audit = spark.read.schema(audit_schema()).parquet(out.uri("audit"))
         summary["malformed_examples"] = [
             str(r["error"])
             for r in audit.filter(F.col("error").isNotNull())

@@ -18,10 +18,8 @@ path is checked to stay inside the output directory.
 from __future__ import annotations
 
 import json
-import os
 import re
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,10 +177,8 @@ def write_outputs(
             q, qm = bytes.fromhex(key).decode("utf-8").split("\x00", 1)
             name = target_file_name(q, qm)
         targets.append((key, name, q, qm))
-    # Joining copies every written byte once more: the targets' joins run side by side
-    # (the copies are the kernel's or the JVM's, outside the GIL).
-    with ThreadPoolExecutor(max_workers=max(1, min(len(targets), os.cpu_count() or 1))) as pool:
-        sizes = list(pool.map(lambda t: out.join(t[1], parts[t[0]]), targets))
+    # Joining copies every written byte once more (side by side, outside the GIL).
+    sizes = out.join([(name, parts[key]) for key, name, _q, _qm in targets])
     written = [
         {"out_q": q, "out_qm": qm, "file": name, "bytes": size}
         for (_key, name, q, qm), size in zip(targets, sizes, strict=True)
