@@ -12,7 +12,10 @@ The expressions are SQL text, and the whole classification is one ``spark.sql`` 
 over the frame: one analysis and a constant number of py4j round trips, whatever the
 number of rules (building them as Column objects cost several round trips per predicate
 and per rule: thousands for a large table). Every literal is written by
-:func:`sql_string`, exact whatever the session's string-escaping settings.
+:func:`dlqhandler.spark.sql.sql_string`, exact whatever the session's string-escaping
+settings.
+:func:`classify_query` gives that query's text, for a caller that builds a bigger query
+around it (the report's, run whole by :func:`dlqhandler.spark.sql.sql_over`).
 
 The decision for a message seen for the first time (no failed attempts) is
 the first matching rule (RETRY counts are at least 1), or the implicit IGNORE.
@@ -20,32 +23,24 @@ the first matching rule (RETRY counts are at least 1), or the implicit IGNORE.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from dlqhandler.outcomes import Disposition
 from dlqhandler.rules import PATTERN_FIELDS, IntPredicate, Rule, RuleSet, StringPredicate
+from dlqhandler.spark.sql import FRAME, sql_over, sql_string
 
 __all__ = [
     "MQ_NAME_REGEX",
     "catch_all_queue",
     "classify",
+    "classify_query",
     "field_column",
     "rule_condition",
-    "sql_string",
 ]
 
 MQ_NAME_REGEX = r"^[A-Za-z0-9._/%]{1,48}$"
 _NULL_STRING = "CAST(NULL AS STRING)"
-
-
-def sql_string(text: str) -> str:
-    """``text`` as a Spark SQL string literal, read the same whatever
-    ``spark.sql.parser.escapedStringLiterals`` says: quoted when it holds no quote, no
-    backslash and no control character (no escape to read), else decoded from its UTF-8
-    bytes (a regex's backslashes, say)."""
-    if "'" not in text and "\\" not in text and text.isprintable():
-        return f"'{text}'"
-    return f"decode(X'{text.encode('utf-8').hex()}', 'UTF-8')"
 
 
 def field_column(keyword: str) -> str:
@@ -126,7 +121,30 @@ def classify(
     local_qmgr: str = "",
     catch_all: str | None = None,
 ) -> Any:
-    """Add decision columns to a message DataFrame (one ``spark.sql`` query).
+    """Add decision columns to a message DataFrame (one ``spark.sql`` query):
+    :func:`classify_query` over ``frame``."""
+    query = classify_query(
+        frame.columns,
+        ruleset,
+        source=FRAME,
+        input_queue=input_queue,
+        local_qmgr=local_qmgr,
+        catch_all=catch_all,
+    )
+    return sql_over(frame, query)
+
+
+def classify_query(
+    columns: Sequence[str],
+    ruleset: RuleSet,
+    *,
+    source: str,
+    input_queue: str | None = None,
+    local_qmgr: str = "",
+    catch_all: str | None = None,
+) -> str:
+    """The classification as SQL text: ``source`` (a table, :data:`FRAME`, or a query
+    in parentheses) with its ``columns`` and the decision columns added.
 
     Added: ``matched_lines`` (array of rule lines, table order), ``chosen_line``
     (null: implicit IGNORE), ``action``, ``target_q``/``target_qm`` (substituted;
@@ -136,7 +154,6 @@ def classify(
     always stays: REMAIN, no target, even with a catch-all.
     """
     rules = ruleset.rules
-    columns = frame.columns
     kept = ", ".join(f"`{c}`" for c in columns)
     matches = [f"{rule_condition(r)} AS _m{i}" for i, r in enumerate(rules)]
 
@@ -196,13 +213,9 @@ def classify(
     decided = ", ".join(f"{expr} AS {name}" for name, expr in decisions.items())
     placed_sql = ", ".join(f"{expr} AS {name}" for name, expr in placement.items())
     inner = ", ".join([kept, *matches])
-    # Every value in the text is a literal of sql_string's; braces (a regex's {1,48})
-    # are doubled for PySpark's formatter, which puts the frame where {frame} is.
-    before = (
-        f"SELECT *, {placed_sql} FROM ("  # noqa: S608 (every literal is sql_string's)
+    return (
+        f"SELECT *, {placed_sql} FROM ("
         f"SELECT *, {valid} AS target_valid FROM ("
         f"SELECT {kept}, {decided} FROM ("
-        f"SELECT {inner} FROM "
+        f"SELECT {inner} FROM {source})))"
     )
-    query = before.replace("{", "{{").replace("}", "}}") + "{frame})))"
-    return frame.sparkSession.sql(query, frame=frame)

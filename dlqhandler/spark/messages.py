@@ -35,6 +35,7 @@ from dlqhandler.errors import ConfigError, DumpFormatError
 from dlqhandler.logs import get_logger
 from dlqhandler.mq.mqdlh import MQDLH
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.spark.sql import sql_string
 
 __all__ = [
     "DLH_FIELDS",
@@ -153,58 +154,45 @@ def read_messages(
     select (a query of header columns never copies a record nor decodes a body).
     ``error`` is the problem alone (what the report counts by), or with ``located`` the
     drain's ``<file>, line <n>, [after ]message <m>: <problem>``."""
-    from pyspark.sql import functions as F
-
     files = [str(f) for f in files]
     # a cut-off message is named by its first line, as the drain always has
     source = load_source(spark, files, split_bytes=split_bytes, cutOffLine="message")
-    uris = spelt_uris(spark, files)
-    index = (
-        F.array_position(F.array(*[F.lit(u) for u in uris]), F.col("_metadata.file_path")) - 1
-    ).cast("int")
-    names = F.get(F.array(*[F.lit(f) for f in files]), index)
+    uris = ", ".join(sql_string(u) for u in spelt_uris(spark, files))
+    index = f"CAST(array_position(array({uris}), _metadata.file_path) - 1 AS INT)"
+    names = f"get(array({', '.join(sql_string(f) for f in files)}), {index})"
     line, message, problem = malformed_parts()
-    error = F.when(
-        F.col("malformed").isNotNull(),
+    said = (
         problem
         if not located
-        else F.concat(
-            names,
-            F.lit(", line "),
-            line,
-            F.lit(", "),
-            message,
-            F.lit(": "),
-            problem,
-        ),
+        else f"concat({names}, ', line ', {line}, ', ', {message}, ': ', {problem})"
     )
     columns = [
-        index.alias("file_index"),
-        F.col("_metadata.file_block_start").alias("split_start"),
-        F.col("offset").alias("seq"),
-        error.alias("error"),
-        *(F.col(f"md_{name}") for name, _kind in MD_FIELDS),
+        f"{index} AS file_index",
+        "_metadata.file_block_start AS split_start",
+        "offset AS seq",
+        f"CASE WHEN malformed IS NOT NULL THEN {said} END AS error",
+        *(f"md_{name}" for name, _kind in MD_FIELDS),
         "has_dlh",
         "dlh_error",
-        *(F.col(f"dlh_{name}") for name, _kind in DLH_FIELDS),
-        F.lit(False).alias("decoded_in_python"),
-        F.when(F.col("malformed").isNotNull(), line.cast("int")).alias("error_line"),
+        *(f"dlh_{name}" for name, _kind in DLH_FIELDS),
+        "false AS decoded_in_python",
+        f"CASE WHEN malformed IS NOT NULL THEN CAST({line} AS INT) END AS error_line",
     ]
     if body:
         columns.append("body")
     if record:
         columns.append("record")
-    return source.select(*columns)
+    return source.selectExpr(*columns)  # SQL text: no Column objects (dlqhandler.spark.sql)
 
 
-def malformed_parts() -> tuple[Any, Any, Any]:
+def malformed_parts() -> tuple[str, str, str]:
     """The line, the message (``message <n>``, or ``after message <n>`` for junk after
     its data lines) and the problem of the source's ``malformed`` column
-    (``<input_file>:<line>: [after ]message <n>: <problem>``), as string columns."""
-    from pyspark.sql import functions as F
-
-    located = F.expr("substring(malformed, char_length(input_file) + 2)")
-    line, message, problem = (F.regexp_extract(located, _LOCATED, g) for g in (1, 2, 3))
+    (``<input_file>:<line>: [after ]message <n>: <problem>``), as SQL string
+    expressions."""
+    located = "substring(malformed, char_length(input_file) + 2)"
+    pattern = sql_string(_LOCATED)
+    line, message, problem = (f"regexp_extract({located}, {pattern}, {g})" for g in (1, 2, 3))
     return line, message, problem
 
 

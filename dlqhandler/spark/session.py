@@ -62,6 +62,47 @@ def _stderr_to(path: Path | None) -> Iterator[None]:
         os.close(fd)
 
 
+class _NumpyConverter:
+    """One of PySpark's two py4j input converters for numpy values that finds out
+    whether a value is a numpy one from ``sys.modules``.
+
+    PySpark's own ask ``pyspark.testing.utils`` whether numpy is installed, and that
+    module imports pandas and pyarrow to check their versions: 0.2 s of every run, at its
+    first py4j call with an argument, in a drain or a report that never uses either. No
+    value is a numpy one before numpy is imported, and after, the test is PySpark's."""
+
+    def __init__(self, inner: Any, kind: str) -> None:
+        self._inner, self._kind = inner, kind
+
+    def can_convert(self, obj: Any) -> bool:
+        np = sys.modules.get("numpy")
+        if np is None:
+            return False
+        if self._kind == "scalar":
+            return isinstance(obj, np.generic)
+        return isinstance(obj, np.ndarray) and obj.ndim == 1
+
+    def convert(self, obj: Any, gateway_client: Any) -> Any:
+        return self._inner.convert(obj, gateway_client)
+
+
+def _numpy_converters_ask_sys_modules() -> None:
+    """Put :class:`_NumpyConverter` in place of PySpark's numpy converters in py4j's
+    list (once; a PySpark without them is left as it is)."""
+    from py4j import protocol
+    from pyspark.sql import types
+
+    kinds = {
+        getattr(types, "NumpyScalarConverter", None): "scalar",
+        getattr(types, "NumpyArrayConverter", None): "array",
+    }
+    converters = protocol.INPUT_CONVERTER
+    for i, converter in enumerate(converters):
+        kind = kinds.get(type(converter))
+        if kind is not None:
+            converters[i] = _NumpyConverter(converter, kind)
+
+
 def get_session(
     master: str | None = None,
     *,
@@ -74,6 +115,8 @@ def get_session(
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
+
+    _numpy_converters_ask_sys_modules()
 
     active = SparkSession.getActiveSession()
     if active is not None and master is None:

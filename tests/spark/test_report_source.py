@@ -22,10 +22,8 @@ from dlqhandler.rules import compile_rules
 from dlqhandler.spark.report.build import (
     ReportOptions,
     build_report,
-    dimension_rows,
-    facts,
     read_dumps,
-    top_counts,
+    report_rows,
 )
 from tests.spark.report_counts import expected_transitions, independent_counts, python_rules
 
@@ -158,7 +156,7 @@ def test_plan_reads_header_columns_and_runs_no_python(spark: Any, inputs: list[P
     body columns (ReadSchema) and holds no Python UDF evaluation."""
     options = _tables()
     messages = read_dumps(spark, [str(p) for p in inputs])
-    rows = top_counts(dimension_rows(facts(messages, options), options), options.top)
+    rows = report_rows(messages, options)
     spark.conf.set("spark.sql.maxMetadataStringLength", "100000")  # the whole ReadSchema
     try:
         plan = rows._jdf.queryExecution().executedPlan().toString()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dlqhandler.spark.classify import sql_string
+from dlqhandler.spark.sql import sql_string
 
 pytestmark = pytest.mark.spark
 

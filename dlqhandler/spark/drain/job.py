@@ -33,6 +33,7 @@ from dlqhandler.spark.drain.outputs import REMAINING_FILE, write_outputs
 from dlqhandler.spark.files import output_files
 from dlqhandler.spark.messages import bad_input, read_messages
 from dlqhandler.spark.progress import step
+from dlqhandler.spark.sql import sql_string
 
 __all__ = ["DrainConfig", "DrainResult", "mode_problem", "run_drain"]
 
@@ -106,30 +107,28 @@ _AUDIT_PARQUET = {
 }
 
 
-def _applied_disposition() -> Any:
-    from pyspark.sql import functions as F
-
-    outcome = F.col("outcome")
+def _applied_disposition() -> str:
+    """The disposition of a row ``--apply`` acted on, from its ``outcome`` (SQL)."""
+    o, d = Outcome, Disposition
     return (
-        F.when(outcome == Outcome.DISCARDED.value, F.lit(Disposition.DISCARD.value))
-        .when(outcome == Outcome.CATCH_ALL.value, F.lit(Disposition.CATCHALL.value))
-        .when(outcome == Outcome.OK.value, F.col("action"))
-        .when(outcome == Outcome.SKIPPED.value, F.lit(Disposition.SKIPPED.value))
-        .otherwise(F.lit(Disposition.REMAIN.value))
+        f"CASE outcome WHEN {sql_string(o.DISCARDED.value)} THEN {sql_string(d.DISCARD.value)}"
+        f" WHEN {sql_string(o.CATCH_ALL.value)} THEN {sql_string(d.CATCHALL.value)}"
+        f" WHEN {sql_string(o.OK.value)} THEN action"
+        f" WHEN {sql_string(o.SKIPPED.value)} THEN {sql_string(d.SKIPPED.value)}"
+        f" ELSE {sql_string(d.REMAIN.value)} END"
     )
 
 
-def _outcome_column(apply: bool) -> Any:
-    from pyspark.sql import functions as F
-
+def _outcome_column(apply: bool) -> str:
+    """A row's ``outcome`` (SQL): what ``--apply`` did, else what the files assume."""
     if apply:
-        return F.col("outcome")
-    disposition = F.col("disposition")
+        return "outcome"
+    o, d = Outcome, Disposition
     return (
-        F.when(disposition == Disposition.DISCARD.value, F.lit(Outcome.DISCARDED.value))
-        .when(disposition == Disposition.REMAIN.value, F.lit(Outcome.REMAINING.value))
-        .when(disposition == Disposition.CATCHALL.value, F.lit(Outcome.CATCH_ALL.value))
-        .otherwise(F.lit(Outcome.ASSUMED.value))
+        f"CASE disposition WHEN {sql_string(d.DISCARD.value)} THEN {sql_string(o.DISCARDED.value)}"
+        f" WHEN {sql_string(d.REMAIN.value)} THEN {sql_string(o.REMAINING.value)}"
+        f" WHEN {sql_string(d.CATCHALL.value)} THEN {sql_string(o.CATCH_ALL.value)}"
+        f" ELSE {sql_string(o.ASSUMED.value)} END"
     )
 
 
@@ -193,9 +192,9 @@ def run_drain(
                 ).roles(),
             ).localCheckpoint(eager=True)
         )
-        frame = frame.withColumn("disposition", _applied_disposition())
+        frame = frame.withColumn("disposition", F.expr(_applied_disposition()))
         failures = frame.filter(F.col("outcome") == Outcome.FAILED.value).count()
-    frame = frame.withColumn("outcome", _outcome_column(config.apply))
+    frame = frame.withColumn("outcome", F.expr(_outcome_column(config.apply)))
 
     written = None
 

@@ -26,6 +26,7 @@ from typing import Any
 from dlqhandler.outcomes import Disposition
 from dlqhandler.spark.files import OutFiles, safe_path
 from dlqhandler.spark.messages import SOURCE
+from dlqhandler.spark.sql import sql_string
 
 __all__ = [
     "REMAINING_FILE",
@@ -61,25 +62,20 @@ _NONE_KEY = "N"  # the directory of rows in no dump file (DISCARD, malformed): a
 _PARTITIONS = ("t", "pf", "ps")  # output key, input file, input split
 
 
-def _target_key() -> Any:
-    """The output directory of a row: ``R`` (remaining.dmp), ``N`` (no dump file: a
+def _target_key() -> str:
+    """The output directory of a row (SQL): ``R`` (remaining.dmp), ``N`` (no dump file: a
     DISCARD or a malformed record), else the target ``queue NUL qmgr`` as upper-case
     hex (any queue name makes a plain name)."""
-    from pyspark.sql import functions as F
-
-    target = F.concat_ws("\x00", "out_q", F.coalesce("out_qm", F.lit("")))
+    target = f"concat_ws({sql_string(chr(0))}, out_q, coalesce(out_qm, ''))"
     return (
-        F.when(_kept() == F.lit(False), F.lit(_NONE_KEY))
-        .when(F.col("disposition") == Disposition.REMAIN.value, F.lit(_REMAIN_KEY))
-        .otherwise(F.hex(F.encode(target, "UTF-8")))
+        f"CASE WHEN NOT {_KEPT} THEN {sql_string(_NONE_KEY)}"
+        f" WHEN disposition = {sql_string(Disposition.REMAIN.value)} THEN {sql_string(_REMAIN_KEY)}"
+        f" ELSE hex(encode({target}, 'UTF-8')) END"
     )
 
 
-def _kept() -> Any:
-    """Whether a row goes into a dump file: not discarded, not malformed."""
-    from pyspark.sql import functions as F
-
-    return (F.col("disposition") != Disposition.DISCARD.value) & F.col("error").isNull()
+# Whether a row goes into a dump file (SQL): not discarded, not malformed.
+_KEPT = f"(disposition != {sql_string(Disposition.DISCARD.value)} AND error IS NULL)"
 
 
 @dataclass
@@ -130,29 +126,28 @@ def write_outputs(
     """
     if not counts:
         raise ValueError("write_outputs needs at least one column to count by")
-    from pyspark.sql import functions as F
-
     if partitions:
         frame = frame.coalesce(partitions)
-    audit_exprs = [F.expr(e) for e in audit]
     audited = frame.selectExpr(*audit)
     audit_names = audited.columns
     counted = audited.selectExpr(*counts).columns
+    from pyspark.sql import functions as F
+
     count_exprs = [  # an audit column is counted as it is; anything else computed from them
-        F.expr(e).alias(f"_n_{name}")
+        F.expr(e).alias(f"_n_{name}")  # (``e`` may name itself: ``... AS x``)
         for e, name in zip(counts, counted, strict=True)
         if name not in audit_names
     ]
     count_columns = [n if n in audit_names else f"_n_{n}" for n in counted]
-    rows = frame.select(
-        _target_key().alias("t"),
-        F.col("file_index").alias("pf"),
-        F.col("split_start").alias("ps"),
-        F.col("seq").alias("_seq"),
-        F.when(_kept(), F.col("record")).alias("record"),
-        F.coalesce(F.col("strip_header"), F.lit(False)).alias("strip_dlh"),
+    rows = frame.selectExpr(
+        f"{_target_key()} AS t",
+        "file_index AS pf",
+        "split_start AS ps",
+        "seq AS _seq",
+        f"CASE WHEN {_KEPT} THEN record END AS record",
+        "coalesce(strip_header, false) AS strip_dlh",
         *_TOLD,
-        *audit_exprs,
+        *audit,
     ).select("*", *count_exprs)
     options: dict[str, Any] = {
         "audit": audit_names,

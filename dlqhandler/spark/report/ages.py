@@ -23,7 +23,7 @@ instead of one per column function); every literal is
 from __future__ import annotations
 
 from dlqhandler.mq.ages import AgeWindow
-from dlqhandler.spark.classify import sql_string
+from dlqhandler.spark.sql import sql_string
 
 __all__ = ["AGE_STATUSES", "age_status", "dead_lettered_epoch", "double", "put_epoch"]
 

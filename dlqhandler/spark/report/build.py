@@ -1,7 +1,9 @@
 """The backlog report: what is on a dead-letter queue, and what a rules table would do.
 
-Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.messages`
-(``error``, ``has_dlh``, ``md_*``, ``dlh_*``), then one aggregation job:
+One query over the decoded-message contract of :mod:`dlqhandler.spark.messages`
+(``error``, ``has_dlh``, ``md_*``, ``dlh_*``), built as SQL text in steps, then one
+aggregation job (one parse and one analysis for the whole report: a DataFrame per step
+would analyse the growing plan again at each):
 
 0. :func:`read_dumps` gives that contract straight from the ``dmpmqmsg`` data source
    (``jvm/DmpmqmsgFileFormat.java``): header columns only, so the scan never decodes a
@@ -13,23 +15,24 @@ Pure transforms over the decoded-message contract of :mod:`dlqhandler.spark.mess
    dmpmqmsg), so such a message counts as a dead letter, and gives
    ``rfh2_in_front`` and ``property_folders``, which the ``properties`` dimension counts.
 
-1. :func:`facts` keeps the few columns the report needs, adds the time the message was
-   dead-lettered (:func:`dlqhandler.spark.report.ages.dead_lettered_epoch`: the MQDLH's put
-   time, the rule ``run`` ages by; null when blank or invalid), with ``--older-than``
+1. :func:`facts_query` keeps the few columns the report needs, adds the time the message
+   was dead-lettered (:func:`dlqhandler.spark.report.ages.dead_lettered_epoch`: the MQDLH's
+   put time, the rule ``run`` ages by; null when blank or invalid), with ``--older-than``
    or ``--newer-than`` where the message stands against them (``age_status``), and,
-   with rules tables, the decisions of :func:`dlqhandler.spark.classify.classify`
+   with rules tables, the decisions of :func:`dlqhandler.spark.classify.classify_query`
    (the drain's own back end).
 2. :func:`dimension_rows` counts the messages per combination of the values the
    dimensions read (:func:`_combinations`: one row per message, and one for its hour of
    arrival, into Spark's hash aggregation, partial before the shuffle), then turns each
    combination into one row per dimension it counts in (``state``, ``reason``,
-   ``destination``, ``properties``, ...) with its count: a DataFrame of ``(dim, key,
+   ``destination``, ``properties``, ...) with its count: rows of ``(dim, key,
    count, ...)``. A message the age selectors leave out counts in ``selection`` alone.
 3. :func:`top_counts` sums them by ``(dim, key)`` and keeps the ``top`` biggest keys of
    each dimension plus one ``other`` row, so what reaches the driver is bounded by the
    number of dimensions times ``top``, whatever the backlog's size.
 
-:func:`build_report` runs the job and :mod:`dlqhandler.spark.report.document` assembles
+:func:`report_rows` puts the three together over a messages DataFrame;
+:func:`build_report` runs its job and :mod:`dlqhandler.spark.report.document` assembles
 ``report.json`` from the collected rows.
 """
 
@@ -42,11 +45,12 @@ from typing import Any
 from dlqhandler.logs import get_logger
 from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
 from dlqhandler.rules import RuleSet
-from dlqhandler.spark.classify import classify, sql_string
+from dlqhandler.spark.classify import classify_query
 from dlqhandler.spark.messages import bad_input, load_source, malformed_parts
 from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch, double
 from dlqhandler.spark.report.document import assemble
 from dlqhandler.spark.report.options import ReportOptions
+from dlqhandler.spark.sql import FRAME, sql_over, sql_string
 
 __all__ = [
     "AGE_BUCKETS",
@@ -54,7 +58,9 @@ __all__ = [
     "build_report",
     "dimension_rows",
     "facts",
+    "facts_query",
     "read_dumps",
+    "report_rows",
     "top_counts",
 ]
 
@@ -77,54 +83,62 @@ def read_dumps(spark: Any, files: Sequence[str], *, split_bytes: int = 128 << 20
 
     A session without the data source is a :class:`ConfigError` naming ``python -m
     dlqhandler.spark.jar`` (:func:`dlqhandler.spark.messages.load_source`)."""
-    from pyspark.sql import functions as F
-
     source = load_source(spark, files, split_bytes=split_bytes)
     _line, _message, problem = malformed_parts()  # the report counts by problem
     headers = [c for c in source.columns if c.startswith(("md_", "dlh_"))]
     headers += [PROPERTY_FOLDERS, "rfh2_in_front"]
-    return source.select(
-        F.when(F.col("malformed").isNotNull(), problem).alias("error"), "has_dlh", *headers
+    return source.selectExpr(
+        f"CASE WHEN malformed IS NOT NULL THEN {problem} END AS error", "has_dlh", *headers
     )
 
 
-def _decision_columns(frame: Any, ruleset: RuleSet, options: ReportOptions, prefix: str) -> Any:
-    """The drain's decision for each message under ``ruleset``, as ``prefix``-columns.
+def _decisions(
+    source: str, columns: list[str], ruleset: RuleSet, options: ReportOptions, prefix: str
+) -> tuple[str, list[str]]:
+    """``source`` (a query over messages with ``columns``) with the drain's decision for
+    each message under ``ruleset`` as ``prefix``-columns; the query and its columns.
 
     ``queue`` is the substituted target of a RETRY or FWD when it is a valid name that
     does not loop back onto the input queue, else null (and ``unplaceable`` true).
     """
-    decided = classify(
-        frame, ruleset, input_queue=options.input_queue, local_qmgr=options.local_qmgr
+    decided = classify_query(
+        columns,
+        ruleset,
+        source=f"({source})",
+        input_queue=options.input_queue,
+        local_qmgr=options.local_qmgr,
     )
     puts = "action IN ('RETRY', 'FWD')"
     valid = "coalesce(target_valid, false)"
-    # SQL text in one selectExpr: a few py4j round trips, not one per column function
-    return decided.selectExpr(
-        *[f"`{c}`" for c in frame.columns],
-        f"matched_lines AS {prefix}_matched",
-        f"chosen_line AS {prefix}_line",
-        f"action AS {prefix}_action",
-        f"CASE WHEN {puts} AND {valid} THEN target_q END AS {prefix}_queue",
-        f"{puts} AND NOT {valid} AS {prefix}_unplaceable",
-    )
+    added = {
+        f"{prefix}_matched": "matched_lines",
+        f"{prefix}_line": "chosen_line",
+        f"{prefix}_action": "action",
+        f"{prefix}_queue": f"CASE WHEN {puts} AND {valid} THEN target_q END",
+        f"{prefix}_unplaceable": f"{puts} AND NOT {valid}",
+    }
+    kept = [f"`{c}`" for c in columns] + [f"{e} AS {n}" for n, e in added.items()]
+    return f"SELECT {', '.join(kept)} FROM ({decided})", [*columns, *added]
 
 
-def facts(messages: Any, options: ReportOptions) -> Any:
-    """One row per input record with what the report counts (a pure transform)."""
+def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, list[str]]:
+    """One row per input record with what the report counts, as SQL text over
+    :data:`~dlqhandler.spark.classify.FRAME` (the messages, with ``columns``): the query
+    and its columns."""
     state = (
         "CASE WHEN error IS NOT NULL THEN 'unreadable'"
         " WHEN has_dlh = true THEN 'dlh' ELSE 'no_dlh' END"
     )
-    added = [f"{state} AS state", f"{dead_lettered_epoch()} AS put_epoch"]
-    frame = messages.selectExpr("*", *added)
+    query = f"SELECT *, {state} AS state, {dead_lettered_epoch()} AS put_epoch FROM {FRAME}"
+    have = [*columns, "state", "put_epoch"]
     if options.ages.active:
         status = age_status(options.ages, options.as_of.timestamp(), "put_epoch")
-        frame = frame.selectExpr("*", f"{status} AS age_status")
+        query = f"SELECT *, {status} AS age_status FROM ({query})"
+        have.append("age_status")
     if options.ruleset is not None:
-        frame = _decision_columns(frame, options.ruleset, options, "new")
+        query, have = _decisions(query, have, options.ruleset, options, "new")
     if options.old_ruleset is not None:
-        frame = _decision_columns(frame, options.old_ruleset, options, "old")
+        query, have = _decisions(query, have, options.old_ruleset, options, "old")
     keep = [
         "state",
         "error",
@@ -135,10 +149,15 @@ def facts(messages: Any, options: ReportOptions) -> Any:
         "dlh_put_appl_name",
         "put_epoch",
     ]
-    keep += [c for c in (PROPERTY_FOLDERS, "rfh2_in_front") if c in frame.columns]
-    keep += [c for c in frame.columns if c.startswith(("new_", "old_"))]
+    keep += [c for c in (PROPERTY_FOLDERS, "rfh2_in_front") if c in have]
+    keep += [c for c in have if c.startswith(("new_", "old_"))]
     keep += ["age_status"] if options.ages.active else []
-    return frame.select(*keep)
+    return f"SELECT {', '.join(f'`{c}`' for c in keep)} FROM ({query})", keep
+
+
+def facts(messages: Any, options: ReportOptions) -> Any:
+    """:func:`facts_query` over the ``messages`` DataFrame (a pure transform)."""
+    return sql_over(messages, facts_query(messages.columns, options)[0])
 
 
 def _row(dim: str, *keys: str, values: str) -> str:
@@ -208,9 +227,10 @@ def _age_bucket(as_of: float) -> str:
 _CHANGED = "(state != 'unreadable' AND (old_action != new_action OR NOT old_queue <=> new_queue))"
 
 
-def _combinations(frame: Any, options: ReportOptions) -> Any:
-    """Count the messages per combination of the values the dimensions read: a pure
-    transform, the one aggregation over every message.
+def _combinations(source: str, columns: list[str], options: ReportOptions) -> tuple[str, list[str]]:
+    """Count the messages per combination of the values the dimensions read: SQL text
+    over ``source`` (the facts, with ``columns``), the one aggregation over every
+    message; the query and its columns.
 
     Most dimensions are functions of a few low-cardinality columns (state, reason,
     destination, application, age bucket, properties, the decisions), so the messages
@@ -221,8 +241,6 @@ def _combinations(frame: Any, options: ReportOptions) -> Any:
     count, its oldest and newest second of a message with an MQDLH (``min_epoch``,
     ``max_epoch``) and, for changed messages, each sample seed's least hash
     (``order<i>``) with the MsgId that has it (``sample<i>_m<j>``)."""
-    from pyspark.sql import functions as F
-
     dlh = "state = 'dlh'"
     selected = "age_status = 'selected'" if options.ages.active else "true"
     keys = {
@@ -234,7 +252,7 @@ def _combinations(frame: Any, options: ReportOptions) -> Any:
         "appl": f"CASE WHEN {dlh} THEN dlh_put_appl_name END",
         "age": f"CASE WHEN {dlh} THEN {_age_bucket(options.as_of.timestamp())} END",
     }
-    if PROPERTY_FOLDERS in frame.columns:
+    if PROPERTY_FOLDERS in columns:
         folders = PROPERTY_FOLDERS
         keys["carried"] = f"CASE WHEN {dlh} THEN coalesce(size({folders}) > 0, false) END"
         keys["front"] = f"CASE WHEN {dlh} THEN coalesce(rfh2_in_front > 0, false) END"
@@ -262,20 +280,21 @@ def _combinations(frame: Any, options: ReportOptions) -> Any:
         "hour_row": f"explode(CASE WHEN ({hour}) IS NOT NULL THEN array(false, true)"
         " ELSE array(false) END)",
     }
-    # SQL text throughout: a few py4j round trips, not one per column function
-    messages = frame.selectExpr(*[f"{v} AS `{k}`" for k, v in values.items()])
+    messages = ", ".join(f"{v} AS `{k}`" for k, v in values.items())
     own = "NOT hour_row"
     ms = ", ".join(f"m{j}" for j in range(_MSG_ID_LONGS))
     orders = {
         name: f"CASE WHEN m0 IS NOT NULL THEN xxhash64({ms}, {seed}) END"
         for name, seed in zip(_ORDERS, _SAMPLE_SEEDS, strict=True)
     }
-    rows = messages.selectExpr(
-        *[f"CASE WHEN {own} THEN `{k}` END AS `{k}`" for k in keys],
-        "CASE WHEN hour_row THEN hour END AS hour",
-        f"CASE WHEN {own} THEN epoch END AS epoch",
-        *[f"CASE WHEN {own} THEN {order} END AS {name}" for name, order in orders.items()],
-        *[f"m{j}" for j in range(_MSG_ID_LONGS)],
+    rows = ", ".join(
+        [
+            *[f"CASE WHEN {own} THEN `{k}` END AS `{k}`" for k in keys],
+            "CASE WHEN hour_row THEN hour END AS hour",
+            f"CASE WHEN {own} THEN epoch END AS epoch",
+            *[f"CASE WHEN {own} THEN {order} END AS {name}" for name, order in orders.items()],
+            *[f"m{j}" for j in range(_MSG_ID_LONGS)],
+        ]
     )
     aggs = ["count(1) AS `count`", "min(epoch) AS min_epoch", "max(epoch) AS max_epoch"]
     aggs += [f"min({name}) AS {name}" for name in _ORDERS]
@@ -284,11 +303,17 @@ def _combinations(frame: Any, options: ReportOptions) -> Any:
         for i, name in enumerate(_ORDERS)
         for m in (f"m{j}" for j in range(_MSG_ID_LONGS))
     ]
-    return rows.groupBy(*keys, "hour").agg(*[F.expr(a) for a in aggs])
+    grouped = ", ".join([*(f"`{k}`" for k in keys), "hour"])
+    query = (
+        f"SELECT {grouped}, {', '.join(aggs)} FROM ("
+        f"SELECT {rows} FROM (SELECT {messages} FROM ({source}))) GROUP BY {grouped}"
+    )
+    return query, [*keys, "hour"]
 
 
-def dimension_rows(frame: Any, options: ReportOptions) -> Any:
-    """Every dimension row ``(dim, key, count, min_epoch, max_epoch, samples)`` of the
+def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> str:
+    """SQL text over ``source`` (the facts, with ``columns``): every dimension row
+    ``(dim, key, count, min_epoch, max_epoch, samples)`` of the
     messages' combinations (:func:`_combinations`): a combination counts its messages in
     each dimension row it gives.
 
@@ -303,7 +328,7 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
     With age selectors, ``selection`` counts every record by its ``age_status`` and
     the other dimensions count the selected messages only.
     """
-    combos = _combinations(frame, options)
+    combos, combined = _combinations(source, columns, options)
     plain = _row_values()
     dlh = "(state = 'dlh')"
     readable = "(state != 'unreadable')"
@@ -315,7 +340,7 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
         f"CASE WHEN {dlh} THEN {_row('application', 'appl', values=plain)} END",
         f"CASE WHEN {dlh} THEN {_row('age', 'age', values=_row_values(epoch=True))} END",
     ]
-    if "folders" in combos.columns:
+    if "folders" in combined:
         rows.append(
             f"CASE WHEN {dlh} THEN {_row('properties', 'carried', 'front', values=plain)} END"
         )
@@ -349,16 +374,13 @@ def dimension_rows(frame: Any, options: ReportOptions) -> Any:
         f"CASE WHEN hour IS NOT NULL THEN array({_row('hour', 'hour', values=plain)})"
         f" ELSE {every} END"
     )
-    # SQL text: one expression, a few py4j round trips whatever the dimensions
-    return combos.selectExpr(f"explode({every}) AS r").filter("r IS NOT NULL").select("r.*")
+    return f"SELECT r.* FROM (SELECT explode({every}) AS r FROM ({combos})) WHERE r IS NOT NULL"
 
 
-def top_counts(rows: Any, top: int) -> Any:
-    """Count per ``(dim, key)`` (the sum of its rows' counts); keep the ``top`` biggest
-    keys per dim plus one row (``other`` true, ``key`` null) summing the rest. Ties
-    break on the key."""
-    from pyspark.sql import functions as F
-
+def top_counts(source: str, top: int) -> str:
+    """SQL text over ``source`` (the dimension rows): the count per ``(dim, key)`` (the
+    sum of its rows' counts); keeps the ``top`` biggest keys per dim plus one row
+    (``other`` true, ``key`` null) summing the rest. Ties break on the key."""
     totals = [
         "sum(`count`) AS `count`",
         "min(min_epoch) AS min_epoch",
@@ -369,19 +391,29 @@ def top_counts(rows: Any, top: int) -> Any:
         for i, order in enumerate(_ORDERS)
         for j in range(_MSG_ID_LONGS)
     ]
-    counted = rows.groupBy("dim", "key").agg(*[F.expr(a) for a in aggs])
+    counted = f"SELECT dim, key, {', '.join(aggs)} FROM ({source}) GROUP BY dim, key"
     unbounded = ", ".join(sql_string(d) for d in _UNBOUNDED)
     kept = f"(row_number() OVER (PARTITION BY dim ORDER BY `count` DESC, key) <= {int(top)}"
-    ranked = counted.selectExpr("*", f"{kept} OR dim IN ({unbounded})) AS kept")
+    ranked = f"SELECT *, {kept} OR dim IN ({unbounded})) AS kept FROM ({counted})"
     again = totals + [f"first(CASE WHEN kept THEN {c} END, true) AS {c}" for c in _SAMPLES]
-    return ranked.groupBy(
-        "dim", F.expr("CASE WHEN kept THEN key END AS key"), F.expr("NOT kept AS other")
-    ).agg(*[F.expr(a) for a in again])
+    key = "CASE WHEN kept THEN key END"
+    return (
+        f"SELECT dim, {key} AS key, NOT kept AS other, {', '.join(again)}"
+        f" FROM ({ranked}) GROUP BY dim, {key}, NOT kept"
+    )
+
+
+def report_rows(messages: Any, options: ReportOptions) -> Any:
+    """The report job's rows over the ``messages`` DataFrame: :func:`facts_query`,
+    :func:`dimension_rows` and :func:`top_counts` as one query (one parse, one
+    analysis: each step's DataFrame would analyse the growing plan again)."""
+    facts_sql, columns = facts_query(messages.columns, options)
+    return sql_over(messages, top_counts(dimension_rows(facts_sql, columns, options), options.top))
 
 
 def build_report(messages: Any, options: ReportOptions) -> dict[str, Any]:
     """Run the report job over a decoded-message DataFrame; the ``report.json`` object."""
-    rows = top_counts(dimension_rows(facts(messages, options), options), options.top)
+    rows = report_rows(messages, options)
     # a file that is not a dump (binary after a header) is one line, as for the drain
     collected = [r.asDict() for r in bad_input(rows.collect)]
     for r in collected:
