@@ -123,7 +123,7 @@ def _decisions(
 
 def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, list[str]]:
     """One row per input record with what the report counts, as SQL text over
-    :data:`~dlqhandler.spark.classify.FRAME` (the messages, with ``columns``): the query
+    :data:`~dlqhandler.spark.sql.FRAME` (the messages, with ``columns``): the query
     and its columns."""
     state = (
         "CASE WHEN error IS NOT NULL THEN 'unreadable'"
