@@ -294,14 +294,16 @@ def test_batches_keep_failures_isolated(qm, ledger, run_cli: RunCli) -> None:
 
 def test_context_survives_a_retry_with_an_mqmd_from_elsewhere(qm, ledger, run_cli: RunCli) -> None:
     """A message dead-lettered with its own ReplyToQ, Report and Priority is retried with
-    all of them (and all context) unchanged (PASS_ALL_CONTEXT)."""
+    all of them (and all context) unchanged (PASS_ALL_CONTEXT). (Report MQRO_EXCEPTION: a
+    report the embedded queue manager never generates itself; a COA would be, and with
+    ReplyToQMgr QM9 unknown here it would go to the DLQ: tests/qmgr/contract/test_reports.py.)"""
     define(qm, "APP.Q")
     original = MQMD(
         format="MQSTR",
         coded_char_set_id=819,
         persistence=0,
         priority=7,
-        report=0x0100,
+        report=0x01000000,
         reply_to_q="MY.REPLY",
         reply_to_q_mgr="QM9",
         msg_id=b"CONTEXT".ljust(24, b"\x00"),
@@ -332,7 +334,7 @@ def test_context_survives_a_retry_with_an_mqmd_from_elsewhere(qm, ledger, run_cl
     [m] = placed["APP.Q"]
     assert (m.md.priority, m.md.report, m.md.reply_to_q, m.md.user_identifier) == (
         7,
-        0x0100,
+        0x01000000,
         "MY.REPLY",
         "ctxuser",
     )
