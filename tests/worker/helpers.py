@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -290,15 +290,7 @@ class Ledger:
         return per_queue
 
     def _generated_report(self, m: Message) -> bool:
-        """A report the queue manager (PutApplType MQAT_QMGR) made about an original (its
-        CorrelId the original's MsgId, MQRO_COPY_MSG_ID_TO_CORREL_ID) during the run."""
-        md = m.md
-        return (
-            md.msg_type == _MQMT_REPORT
-            and md.put_appl_type == _MQAT_QMGR
-            and md.msg_id not in self.original
-            and md.correl_id in self.original
-        )
+        return generated_report(m, self.original)
 
     def where(self, message: Message) -> str | None:
         placed = self.outcome.get(message.md.msg_id)
@@ -438,6 +430,19 @@ def _unwrap(queue: str, m: Message) -> Placed:
         queue,
         Message(md, data, None, m.properties),
         remote=f"{xqh.remote_q_name}@{xqh.remote_q_mgr_name}",
+    )
+
+
+def generated_report(m: Message, originals: Container[bytes]) -> bool:
+    """Whether ``m`` is a report the queue manager (PutApplType MQAT_QMGR) made about one of
+    the ``originals`` (by MsgId: its CorrelId is the original's MsgId, IBM's default
+    MQRO_COPY_MSG_ID_TO_CORREL_ID) and not an original itself."""
+    md = m.md
+    return (
+        md.msg_type == _MQMT_REPORT
+        and md.put_appl_type == _MQAT_QMGR
+        and md.msg_id not in originals
+        and md.correl_id in originals
     )
 
 
