@@ -11,7 +11,11 @@
    SYSTEM.DEAD.LETTER.QUEUE with ``dlqhandler qm dmpmqmsg -o``.
 4. Run ``dlqhandler run --rules rules/demo.rul`` to completion (WAIT(NO)).
 5. Show the summary, ``DISPLAY QLOCAL(*) CURDEPTH``, and check conservation:
-   messages in = on target queues + discarded + left on the DLQ.
+   messages in + reports the queue manager generated about them = on target queues +
+   discarded + left on the DLQ. (Requests in the backlog ask for a COA: a retry or a
+   forward that places one on a queue makes the queue manager send a COA to a reply queue
+   that does not exist, so the report itself is dead-lettered and handled, as on IBM MQ;
+   those found on the queues or discarded by a rule are counted in.)
 
 Every step is the real command line; the handler's JSON log goes to
 ``$DLQHANDLER_HOME/handler.log``.
@@ -19,6 +23,7 @@ Every step is the real command line; the handler's JSON log goes to
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -26,7 +31,8 @@ import sys
 from pathlib import Path
 
 from dlqhandler.formats import read_dump
-from dlqhandler.qmgr import delete_qmgr, list_qmgrs
+from dlqhandler.qmgr import connect, delete_qmgr, list_qmgrs
+from dlqhandler.qmgr.port import browse_all
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "backlog-small.dmp"
@@ -45,6 +51,7 @@ APPLICATION_QUEUES = (
     "PAYROLL.AUDIT",
 )
 NOT_TARGETS = {DLQ, "DLQHANDLER.STATUS", "SYSTEM.DEFAULT.INITIATION.QUEUE"}
+_MQMT_REPORT, _MQAT_QMGR = 4, 7
 
 
 def dlqhandler(
@@ -86,7 +93,8 @@ def main() -> int:
     dlqhandler("qm", "mqsc", QMGR, stdin=mqsc, quiet=True)
     print(f"Defined {', '.join(TARGETS)} and {len(APPLICATION_QUEUES)} application queues")
     dlqhandler("qm", "dmpmqmsg", "-m", QMGR, "-o", DLQ, "-f", str(SAMPLE))
-    loaded = sum(1 for _ in read_dump(SAMPLE))
+    loaded_ids = {m.md.msg_id for m in read_dump(SAMPLE)}
+    loaded = len(loaded_ids)
 
     print(
         "\nRunning the handler (rules/demo.rul: RETRYINT(5) WAIT(NO)); this takes about"
@@ -104,12 +112,55 @@ def main() -> int:
     discarded = int(re.search(r"^\s+discarded\s+(\d+)$", out, re.MULTILINE)[1])  # type: ignore[index]
     on_targets = sum(n for q, n in depths.items() if q not in NOT_TARGETS)
     left = depths[DLQ]
-    ok = loaded == on_targets + discarded + left
+    queues = [q for q in depths if q not in NOT_TARGETS or q == DLQ]
+    generated = _generated_reports(home, queues, loaded_ids) + _discarded_reports(
+        home / "handler.log", loaded_ids
+    )
+    ok = loaded + generated == on_targets + discarded + left
     print(
-        f"\nConservation: {loaded} in = {on_targets} on target queues + {discarded} "
-        f"discarded + {left} left on the DLQ: {'OK' if ok else 'MISMATCH'}"
+        f"\nConservation: {loaded} in + {generated} reports the queue manager generated = "
+        f"{on_targets} on target queues + {discarded} discarded + {left} left on the DLQ: "
+        f"{'OK' if ok else 'MISMATCH'}"
     )
     return 0 if ok else 1
+
+
+def _generated_reports(home: Path, queues: list[str], loaded: set[bytes]) -> int:
+    """Reports the queue manager made about the loaded messages (MsgType MQMT_REPORT,
+    PutApplType MQAT_QMGR, CorrelId a loaded MsgId), wherever they are now."""
+    qm = connect(QMGR, home=home)
+    try:
+        count = 0
+        for name in queues:
+            queue = qm.open(name, input=False, browse=True)
+            try:
+                count += sum(
+                    1
+                    for m in browse_all(queue)
+                    if m.md.msg_type == _MQMT_REPORT
+                    and m.md.put_appl_type == _MQAT_QMGR
+                    and m.md.msg_id not in loaded
+                    and m.md.correl_id in loaded
+                )
+            finally:
+                queue.close()
+        return count
+    finally:
+        qm.disconnect()
+
+
+def _discarded_reports(log: Path, loaded: set[bytes]) -> int:
+    """Messages the handler discarded that were not loaded: reports the queue manager
+    dead-lettered during the run, which a rule discarded (from the handler's JSON log)."""
+    wanted = {m.hex() for m in loaded}
+    count = 0
+    for line in log.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("{"):
+            continue
+        event = json.loads(line)
+        if event.get("event") == "message_discarded" and event.get("msgid") not in wanted:
+            count += 1
+    return count
 
 
 if __name__ == "__main__":

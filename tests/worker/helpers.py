@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,8 @@ from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS, Property, PropertyTyp
 from dlqhandler.mq.rfh2 import decode_rfh2, properties_of
 from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager, connect, run_mqsc
 from dlqhandler.qmgr.embedded.xqh import MQFMT_XMIT_Q_HEADER, decode_xqh
+
+_MQMT_REPORT, _MQAT_QMGR = 4, 7
 
 ROOT = Path(__file__).resolve().parents[2]
 DLQHANDLER = Path(sys.executable).parent / "dlqhandler"
@@ -231,6 +233,10 @@ class Ledger:
     dlq: str
     original: dict[bytes, Message]
     outcome: dict[bytes, list[Placed]] = field(default_factory=dict)
+    # Reports the queue manager generated about the originals during the run (a COA when
+    # a retry placed a message on its destination, a COD...; IBM's Report field): found
+    # wherever they went, never mistaken for an original.
+    generated: list[Placed] = field(default_factory=list)
 
     @classmethod
     def of(cls, qm: QueueManager, dlq: str = DLQ) -> Ledger:
@@ -257,9 +263,13 @@ class Ledger:
         allowed = must_go | set(may_discard)
         found: dict[bytes, list[Placed]] = {}
         per_queue: dict[str, list[Message]] = {}
+        self.generated = []
         for queue in dict.fromkeys([self.dlq, *targets]):
             for m in browse(self.qmgr, queue):
                 placed = _unwrap(queue, m)
+                if self._generated_report(placed.message):
+                    self.generated.append(placed)
+                    continue
                 per_queue.setdefault(queue, []).append(placed.message)
                 found.setdefault(placed.message.md.msg_id, []).append(placed)
         unknown = set(found) - set(self.original)
@@ -278,6 +288,9 @@ class Ledger:
             self._same(self.original[key], placed)
         self.outcome = found
         return per_queue
+
+    def _generated_report(self, m: Message) -> bool:
+        return generated_report(m, self.original)
 
     def where(self, message: Message) -> str | None:
         placed = self.outcome.get(message.md.msg_id)
@@ -417,6 +430,19 @@ def _unwrap(queue: str, m: Message) -> Placed:
         queue,
         Message(md, data, None, m.properties),
         remote=f"{xqh.remote_q_name}@{xqh.remote_q_mgr_name}",
+    )
+
+
+def generated_report(m: Message, originals: Container[bytes]) -> bool:
+    """Whether ``m`` is a report the queue manager (PutApplType MQAT_QMGR) made about one of
+    the ``originals`` (by MsgId: its CorrelId is the original's MsgId, IBM's default
+    MQRO_COPY_MSG_ID_TO_CORREL_ID) and not an original itself."""
+    md = m.md
+    return (
+        md.msg_type == _MQMT_REPORT
+        and md.put_appl_type == _MQAT_QMGR
+        and md.msg_id not in originals
+        and md.correl_id in originals
     )
 
 

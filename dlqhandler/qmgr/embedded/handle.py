@@ -138,6 +138,7 @@ class Connection(Protocol):
     def forget_handle(self, number: int) -> None: ...
     def new_id(self) -> bytes: ...
     def deftype_of(self, queue: str) -> str: ...
+    def delivered(self, queue: str, message: Message, *, syncpoint: bool) -> None: ...
 
 
 class EmbeddedQueue:
@@ -203,6 +204,8 @@ class EmbeddedQueue:
                 version = qm.store.data_version() if options.wait_ms else 0
                 message = self._attempt(options)
                 if message is not None:
+                    if options.browse is None:  # (a destructive get: IBM's COD)
+                        qm.delivered(self._name, message, syncpoint=options.syncpoint)
                     # (a message without properties, the most, is returned as it is)
                     if message.properties or options.msg_handle is not True:
                         return deliver(message, options, self._propctl)

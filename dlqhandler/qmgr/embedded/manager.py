@@ -52,9 +52,10 @@ from dlqhandler.qmgr.embedded.inserting import MessageRow, insert_triggered, ins
 from dlqhandler.qmgr.embedded.lookups import Lookups
 from dlqhandler.qmgr.embedded.objects import QueueView, Value
 from dlqhandler.qmgr.embedded.propctl import put_properties
-from dlqhandler.qmgr.embedded.putting import Putter, expiration_report, resolve_md
+from dlqhandler.qmgr.embedded.putting import MQAT_QMGR, Putter, put_timestamp, resolve_md
 from dlqhandler.qmgr.embedded.recovery import hold_lock_file, recover_dead_connections
 from dlqhandler.qmgr.embedded.remote import Remote, Route, Router
+from dlqhandler.qmgr.embedded.reports import Kind, report_for, wants
 from dlqhandler.qmgr.embedded.segments import check_segment
 from dlqhandler.qmgr.embedded.store import AVAILABLE, TAKEN, QMgrPaths, Store, check_home
 from dlqhandler.qmgr.embedded.trigger import Triggers
@@ -604,6 +605,9 @@ class EmbeddedQueueManager:
             self._uow.joined_put(self.store, row_id, queue=target, persistent=bool(row.persistent))
         else:
             self.emit("put", target)
+        arrived = remote is None or not remote.qmgr  # (not bound for another qmgr)
+        if arrived and wants("coa", md) and self._destination(qv):
+            self.send_report("coa", md, data, syncpoint=syncpoint)  # (arrived: IBM's COA)
         return md
 
     def joined_get(self, queue: str, message_id: int, persistent: bool) -> None:
@@ -639,25 +643,64 @@ class EmbeddedQueueManager:
 
     def _report_expiry(self, image: bytes, body: bytes) -> None:
         md = decode_mqmd(image)
-        report = expiration_report(md, bytes(body), qmgr_name=self._name, now=self.clock())
-        self._log.debug("message_expired", msgid=md.msg_id.hex(), report=report is not None)
+        self._log.debug("message_expired", msgid=md.msg_id.hex(), report=wants("expiration", md))
+        self.send_report("expiration", md, bytes(body), syncpoint=False)
+
+    # -- reports the queue manager generates (see .reports) -------------------------
+    def send_report(self, kind: Kind, md: MQMD, body: bytes, *, syncpoint: bool) -> None:
+        """Put the ``kind`` report ``md`` asks for on its ReplyToQ at ReplyToQMgr (in the
+        unit of work when ``syncpoint``); one that cannot be put there goes to the
+        dead-letter queue with an MQDLH giving the reason; one that cannot go there
+        either is logged and dropped (never the caller's failure)."""
+        report = report_for(kind, md, body, qmgr_name=self._name, now=self.clock())
         if report is None:
             return
+        options = PutOptions(syncpoint=syncpoint, context="set_all")
         try:
             route = self._router.route(md.reply_to_q, md.reply_to_q_mgr)
-            self.put_message(
-                route.target,
-                report,
-                PutOptions(syncpoint=False, context="set_all"),
-                remote=route.remote,
+            self.put_message(route.target, report, options, remote=route.remote)
+            return
+        except MQIError as exc:
+            reason = exc.reason
+        deadq = str(self.admin().qmgr_attributes().get("DEADQ", "")).strip()
+        try:
+            if not deadq:
+                raise mqi_error(MQRC_UNKNOWN_OBJECT_NAME, "no dead-letter queue (DEADQ)")
+            date, time_ = put_timestamp(self.clock())
+            dead = Message.dead_letter(
+                report.md,
+                report.body,
+                reason=reason,
+                dest_q_name=md.reply_to_q.strip(),
+                dest_q_mgr_name=md.reply_to_q_mgr.strip() or self._name,
+                put_appl_type=MQAT_QMGR,
+                put_appl_name=self._name[:28],
+                put_date=date,
+                put_time=time_,
             )
+            self.put_message(deadq, dead, options, remote=None)
         except MQIError as exc:
             self._log.warning(
-                "expiration_report_failed",
+                f"{kind}_report_failed",
                 reply_to_q=md.reply_to_q,
                 reply_to_q_mgr=md.reply_to_q_mgr,
-                reason=exc.reason,
+                reason=reason,
+                dlq_reason=exc.reason,
             )
+
+    def _destination(self, qv: QueueView) -> bool:
+        """Whether a message on ``qv`` is on its destination queue (for COA and COD):
+        not on a transmission queue, not on the dead-letter queue."""
+        if qv.xmitq:
+            return False
+        return qv.name != str(self.admin().qmgr_attributes().get("DEADQ", "")).strip()
+
+    def delivered(self, queue: str, message: Message, *, syncpoint: bool) -> None:
+        """A destructive get of ``message`` from ``queue``: its COD report, if asked for
+        and ``queue`` is its destination (in the get's unit of work)."""
+        md = message.md
+        if wants("cod", md) and self._destination(self.queue_view(queue)):
+            self.send_report("cod", md, message.body, syncpoint=syncpoint)
 
     def forget_handle(self, number: int) -> None:
         self._handles.pop(number, None)

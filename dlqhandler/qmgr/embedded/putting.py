@@ -13,8 +13,6 @@
   does; ``none`` empties both (blanks, nulls, zeros: PutApplType MQAT_NO_CONTEXT).
 * CorrelId: a new one (as a MsgId is made) with ``new_correl_id``.
 * Group members and segments without a GroupId get a new one.
-
-Also here: the expiration report a discarded expired message asks for.
 """
 
 from __future__ import annotations
@@ -31,19 +29,11 @@ from dlqhandler.mq.ccsid import QMGR_CCSID
 from dlqhandler.mq.constants import (
     MQAT_NO_CONTEXT,
     MQAT_UNIX,
-    MQFB_EXPIRATION,
-    MQMT_REPORT,
     MQRC_EXPIRY_ERROR,
     MQRC_PERSISTENCE_ERROR,
     MQRC_PRIORITY_ERROR,
-    MQRO_EXPIRATION,
-    MQRO_EXPIRATION_WITH_DATA,
-    MQRO_EXPIRATION_WITH_FULL_DATA,
-    MQRO_PASS_CORREL_ID,
-    MQRO_PASS_MSG_ID,
     mqi_error,
 )
-from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr.embedded.objects import QueueView
 
@@ -52,7 +42,6 @@ __all__ = [
     "NO_ID",
     "Putter",
     "effective_priority",
-    "expiration_report",
     "put_timestamp",
     "resolve_md",
 ]
@@ -62,7 +51,6 @@ MQAT_QMGR = 7
 MAX_PRIORITY = 9
 # SEGMENTATION_ALLOWED | SEGMENT | LAST_SEGMENT | MSG_IN_GROUP | LAST_MSG_IN_GROUP
 _GROUP_FLAGS = 0x1F
-_REPORT_DATA_LIMIT = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,49 +156,3 @@ def resolve_md(
             appl_origin_data="",
         )
     return md.replace(**changes) if changes else md
-
-
-def expiration_report(md: MQMD, body: bytes, *, qmgr_name: str, now: float) -> Message | None:
-    """The MQFB_EXPIRATION report an expired message asked for, or None.
-
-    Data: none for MQRO_EXPIRATION, the first 100 bytes for ``_WITH_DATA``,
-    everything for ``_WITH_FULL_DATA``. MsgId is new unless MQRO_PASS_MSG_ID;
-    CorrelId is the original MsgId unless MQRO_PASS_CORREL_ID.
-    """
-    report = md.report
-    if report & MQRO_EXPIRATION_WITH_FULL_DATA == MQRO_EXPIRATION_WITH_FULL_DATA:
-        data = body
-    elif report & MQRO_EXPIRATION_WITH_DATA == MQRO_EXPIRATION_WITH_DATA:
-        data = body[:_REPORT_DATA_LIMIT]
-    elif report & MQRO_EXPIRATION:
-        data = b""
-    else:
-        return None
-    if not md.reply_to_q:
-        return None
-    date, time_ = put_timestamp(now)
-    out = MQMD(
-        version=md.version,
-        msg_type=MQMT_REPORT,
-        feedback=MQFB_EXPIRATION,
-        encoding=md.encoding,
-        coded_char_set_id=md.coded_char_set_id,
-        format=md.format if data else "",
-        priority=md.priority,
-        persistence=md.persistence,
-        msg_id=md.msg_id if report & MQRO_PASS_MSG_ID else NO_ID,
-        correl_id=md.correl_id if report & MQRO_PASS_CORREL_ID else md.msg_id,
-        reply_to_q_mgr=qmgr_name,
-        user_identifier=md.user_identifier,
-        accounting_token=md.accounting_token,
-        appl_identity_data=md.appl_identity_data,
-        put_appl_type=MQAT_QMGR,
-        put_appl_name=qmgr_name[:28],
-        put_date=date,
-        put_time=time_,
-        group_id=md.group_id,
-        msg_seq_number=md.msg_seq_number,
-        offset=md.offset,
-        msg_flags=md.msg_flags,
-    )
-    return Message(out, data)
