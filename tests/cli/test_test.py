@@ -449,6 +449,17 @@ def test_a_missing_table_or_case_file(write: Write, capsys: Out) -> None:
     assert "cannot read case file" in capsys.readouterr().err
 
 
+def test_a_file_with_no_cases_fails(write: Write, capsys: Out) -> None:
+    """``tests: []`` checks nothing, so it would pass whatever the table does (a table that
+    sends every message to the wrong queue included): C110 at the list, exit 2, never
+    "0 passed, 0 failed" and exit 0."""
+    cases = write("cases.yaml", "rules: table.rul\ntests: []\n")
+    assert main(["test", cases]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert f"{cases}:2:8: error[C110]: the file has no cases" in err
+    assert "0 passed" not in err
+
+
 def test_no_table_anywhere_is_c108(write: Write, capsys: Out) -> None:
     """A case file without ``rules:`` and no TABLE given: C108, exit 2."""
     cases = write("cases.yaml", CASES.replace("rules: table.rul\n", ""))
