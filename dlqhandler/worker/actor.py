@@ -173,14 +173,16 @@ class Actor:
     def examine(self, raw: Message, p: PassState) -> None:
         """Decide and act for the message under the cursor; note it if it stays."""
         md = raw.md
+        named = self._selector.saw(md.msg_id)
         try:
             msg = decode_dead_letter(md, raw.body, raw.properties)
         except MalformedMessageError as exc:
             p.no_dlh += 1
             p.left(put_at(md.put_date, md.put_time))
             # said in a table run, and in a one-off run for a message its --msgid names
-            named = not self._selector.active or md.msg_id in self._selector.msg_ids
-            if named and self._no_dlh.allow(md.msg_id, self._clock()):
+            if (named or not self._selector.active) and self._no_dlh.allow(
+                md.msg_id, self._clock()
+            ):
                 self._log.warning(
                     "message_without_dlh",
                     msgid=md.msg_id.hex(),
@@ -239,6 +241,10 @@ class Actor:
             return False
         log = self._log.bind(groupid=gid.hex())
         members, bad = browse_group(self._other, first)
+        for m in members:
+            self._selector.saw(m.md.msg_id)
+        if bad is not None:
+            self._selector.saw(bad)
         if bad is not None:
             p.no_dlh += 1
             p.ignored += len(members)
@@ -249,7 +255,8 @@ class Actor:
             log.info("group_incomplete", present=len(members), outcome=Outcome.LEFT)
             return False
         members = logical_order(members)
-        if not any(self._selector.selects(m) for m in members):
+        chosen = [self._selector.selects(m) for m in members]  # each one counted
+        if not any(chosen):
             p.not_selected += len(members)
             return False
         return self._decide_and_act(group_subject(gid), members, p, log, first=first)
