@@ -38,15 +38,30 @@ class Outcome:
         return self.decision.rule.line if self.decision.rule is not None else None
 
 
+# The DLQ ``run`` reads when the table has no INPUTQ: the queue manager's DEADQ, usually this.
+ASSUMED_DEADQ = "SYSTEM.DEAD.LETTER.QUEUE"
+
+
 def outcome(matcher: Matcher, message: Message, attempts: int) -> Outcome:
-    """The decision for ``message`` encountered ``attempts`` times before, and its target."""
+    """The decision for ``message`` encountered ``attempts`` times before, and its target.
+
+    A FWD whose target (after substitution) is the input dead-letter queue (the table's
+    INPUTQ, else :data:`ASSUMED_DEADQ`) on the local queue manager (blank, or the
+    table's INPUTQM) has no usable target: ``run`` refuses that put as a forward loop
+    and the message stays."""
     decision = matcher.decide(message, attempts)
     if decision.action.kind != "FWD" or decision.rule is None:
         return Outcome(decision)
     try:
-        return Outcome(decision, _resolve(decision.rule, message))
+        target = _resolve(decision.rule, message)
     except InvalidTargetError as exc:
         return Outcome(decision, None, str(exc))
+    control = matcher.ruleset.control
+    dlq = control.inputq or ASSUMED_DEADQ
+    if target.queue == dlq and target.qmgr in ("", control.inputqm or ""):
+        problem = f"{target.queue} is the input dead-letter queue: run refuses it as a loop"
+        return Outcome(decision, None, problem)
+    return Outcome(decision, target)
 
 
 @dataclass(frozen=True, slots=True)
