@@ -453,10 +453,13 @@ class Actor:
         )
         if out is not None and not out.qmgr:
             landing = self._landing(out.queue)
-            if landing == self.options.input_queue:
+            dlq = self.options.input_queue
+            # the input queue may itself be an alias (INPUTQ(DLQ.ALIAS)): compare where
+            # both land
+            if landing is not None and landing in (dlq, self._landing(dlq)):
                 raise ForwardLoopError(
-                    f"target {out.queue} resolves to the input dead-letter queue "
-                    f"{landing} (an alias of it): a loop"
+                    f"target {out.queue} resolves to {landing}, the queue the input "
+                    f"dead-letter queue {dlq} is (an alias of it): a loop"
                 )
         return out
 

@@ -252,7 +252,28 @@ def test_a_target_that_is_an_alias_of_the_input_dlq_is_refused_as_a_loop(
     assert run.summary("forward loops refused") == 2 + 5
     failed = run.events("put_failed")
     assert {e["reason_name"] for e in failed} == {"FORWARD_LOOP"}
-    assert all("resolves to the input dead-letter queue" in e["detail"] for e in failed)
+    assert all("the queue the input dead-letter queue" in e["detail"] for e in failed)
+
+
+def test_an_input_queue_that_is_an_alias_is_no_way_round_the_loop_check(
+    qm, home, ledger, run_cli: RunCli
+) -> None:
+    """Run on INPUTQ(DLQ.ALIAS), an alias of the DLQ (MQ resolves an alias to its base
+    queue, IBM MQ, Name resolution,
+    https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q025990_.html): a FWDQ naming the base
+    queue lands where the messages are read from, and is refused as a loop too."""
+    mqsc(home, "DEFINE QALIAS(DLQ.ALIAS) TARGET(SYSTEM.DEAD.LETTER.QUEUE)\n")
+    define(qm, "CATCH")
+    load(qm, [dead_letter(f"m{i}") for i in range(2)])
+    book = ledger()
+    run = run_cli(
+        "INPUTQ(DLQ.ALIAS) RETRYINT(0) WAIT(NO)\n"
+        "REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(SYSTEM.DEAD.LETTER.QUEUE)\n"
+        "ACTION(FWD) FWDQ(CATCH)\n"
+    )
+    assert run.rc == 0, run.err
+    assert len(book.check(["CATCH"])["CATCH"]) == 2
+    assert run.summary("forward loops refused") == 2
 
 
 def test_a_message_that_keeps_coming_back_is_left(qm, ledger, run_cli: RunCli) -> None:
