@@ -502,6 +502,37 @@ def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, capsys:
     assert "0 passed, 1 failed" in capsys.readouterr().out
 
 
+def test_a_case_expecting_a_forward_to_a_control_queue_fails(write: Write, capsys: Out) -> None:
+    """``FWDQ(&REPLYQ)`` substituted to the handler's status or audit queue is refused by
+    ``run`` (CONTROL_QUEUE, docs/one-off-actions.md) and the message stays: a case
+    expecting that forward fails, naming the queue's role. The names are run's defaults,
+    held equal to the constants run uses."""
+    from dlqhandler.acting import DEFAULT_AUDIT_QUEUE
+    from dlqhandler.cases.runner import CONTROL_QUEUES
+    from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
+
+    assert CONTROL_QUEUES == {
+        DEFAULT_STATUS_QUEUE: "status queue",
+        DEFAULT_AUDIT_QUEUE: "audit queue",
+    }
+    write("r.rul", "ACTION(FWD) FWDQ(&REPLYQ)\n")
+    cases = write(
+        "r.yaml",
+        "rules: r.rul\ntests:\n"
+        "  - name: status\n    message: {REPLYQ: DLQHANDLER.STATUS}\n"
+        "    expect: {action: FWD, fwdq: DLQHANDLER.STATUS}\n"
+        "  - name: audit\n    message: {REPLYQ: DLQHANDLER.AUDIT}\n"
+        "    expect: {action: FWD, fwdq: DLQHANDLER.AUDIT}\n"
+        "  - name: an application queue\n    message: {REPLYQ: APP.REPLY}\n"
+        "    expect: {action: FWD, fwdq: APP.REPLY}\n",
+    )
+    assert main(["test", cases]) == ExitCode.FAILURE
+    out = capsys.readouterr().out
+    assert "DLQHANDLER.STATUS is the handler's status queue (by default): run refuses" in out
+    assert "DLQHANDLER.AUDIT is the handler's audit queue (by default): run refuses" in out
+    assert "1 passed, 2 failed" in out
+
+
 def test_no_table_anywhere_is_c108(write: Write, capsys: Out) -> None:
     """A case file without ``rules:`` and no TABLE given: C108, exit 2."""
     cases = write("cases.yaml", CASES.replace("rules: table.rul\n", ""))
