@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from dlqhandler.errors import MQIError
+from dlqhandler.mq import selectors as s
 from dlqhandler.mq.message import Message
-from dlqhandler.qmgr.port import PutOptions
+from dlqhandler.qmgr.port import PutOptions, QueueManager
 from dlqhandler.rules import Decision
 from dlqhandler.rules.outgoing import (
     ActionError,
@@ -24,6 +26,7 @@ __all__ = [
     "InvalidTargetError",
     "Outgoing",
     "as_is",
+    "landing_queue",
     "plan",
     "refusal",
 ]
@@ -75,6 +78,29 @@ def plan(
     qmgr = "" if target.qmgr == local_qmgr else target.qmgr
     options = PutOptions(syncpoint=True, context="pass_all", alternate_user=alternate)
     return Outgoing(out, target.queue, qmgr, options)
+
+
+def landing_queue(qm: QueueManager, queue: str, *, hops: int = 8) -> str | None:
+    """The local queue a put to the local queue name ``queue`` lands on, as the queue
+    manager resolves it: a QALIAS to its TARGET, in turn, to a local queue. None when the
+    put goes elsewhere (a QREMOTE: another queue manager; one naming this queue manager is
+    refused by MQ, MQRC_UNKNOWN_REMOTE_Q_MGR), the name is not defined, or the queue
+    manager does not say (a chain of aliases, a failed MQINQ): the put itself then tells."""
+    name = queue
+    for _ in range(hops):
+        try:
+            kind = qm.inquire_object("queue", name, [s.MQIA_Q_TYPE]).get(s.MQIA_Q_TYPE)
+            if kind == s.MQQT_REMOTE:
+                return None
+            if kind != s.MQQT_ALIAS:
+                return name
+            got = qm.inquire_object("queue", name, [s.MQCA_BASE_Q_NAME])
+        except MQIError:
+            return None
+        name = str(got.get(s.MQCA_BASE_Q_NAME, "")).strip()
+        if not name:
+            return None
+    return None
 
 
 def as_is(message: Message, queue: str) -> Outgoing:

@@ -101,6 +101,14 @@ _TABLE: tuple[CaseCode, ...] = (
         needs_files=True,
     ),
     CaseCode(
+        "C110",
+        "a file with no cases",
+        "the file has no cases: tests is an empty list",
+        "add a case (- name: ..., message: ..., expect: ...); a file that checks nothing "
+        "would pass whatever the table does",
+        "rules: t.rul\ntests: []\n",
+    ),
+    CaseCode(
         "C201",
         "an unknown message keyword",
         "unknown message keyword {key!r}",

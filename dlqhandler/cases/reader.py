@@ -297,6 +297,9 @@ def _cases(r: _Reader, node: yaml.Node) -> Iterator[Case]:
     if not isinstance(node, yaml.SequenceNode):
         r.shape(node, "tests", "a list of cases", "write each case as a list item: - name: ...")
         return
+    if not node.value:  # `tests: []` would pass whatever the table does
+        r.problem("C110", _where(node))
+        return
     names: dict[str, int] = {}
     for item in node.value:
         case = _case(r, item, names)

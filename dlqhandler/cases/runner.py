@@ -38,15 +38,39 @@ class Outcome:
         return self.decision.rule.line if self.decision.rule is not None else None
 
 
+# The DLQ ``run`` reads when the table has no INPUTQ: the queue manager's DEADQ, usually this.
+ASSUMED_DEADQ = "SYSTEM.DEAD.LETTER.QUEUE"
+# ``run``'s control queues by default (--status-queue, --audit-queue; the constants live in
+# qmgr and acting, which cases may not import: a test holds these equal to them). No
+# action may put a dead letter there.
+CONTROL_QUEUES = {"DLQHANDLER.STATUS": "status queue", "DLQHANDLER.AUDIT": "audit queue"}
+
+
 def outcome(matcher: Matcher, message: Message, attempts: int) -> Outcome:
-    """The decision for ``message`` encountered ``attempts`` times before, and its target."""
+    """The decision for ``message`` encountered ``attempts`` times before, and its target.
+
+    A FWD whose target (after substitution) is the input dead-letter queue (the table's
+    INPUTQ, else :data:`ASSUMED_DEADQ`) or one of :data:`CONTROL_QUEUES` on the local
+    queue manager (blank, or the table's INPUTQM) has no usable target: ``run`` refuses
+    that put (a forward loop; a control queue) and the message stays."""
     decision = matcher.decide(message, attempts)
     if decision.action.kind != "FWD" or decision.rule is None:
         return Outcome(decision)
     try:
-        return Outcome(decision, _resolve(decision.rule, message))
+        target = _resolve(decision.rule, message)
     except InvalidTargetError as exc:
         return Outcome(decision, None, str(exc))
+    control = matcher.ruleset.control
+    dlq = control.inputq or ASSUMED_DEADQ
+    if target.qmgr in ("", control.inputqm or ""):
+        role = CONTROL_QUEUES.get(target.queue)
+        if target.queue == dlq:
+            problem = f"{target.queue} is the input dead-letter queue: run refuses it as a loop"
+            return Outcome(decision, None, problem)
+        if role is not None:
+            problem = f"{target.queue} is the handler's {role} (by default): run refuses it"
+            return Outcome(decision, None, problem)
+    return Outcome(decision, target)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,11 +23,20 @@ from typing import Any, TextIO
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, AuditTrail
 from dlqhandler.acting.audit import os_user
+from dlqhandler.cli._reading import escape
 from dlqhandler.errors import ConfigError
 from dlqhandler.mq.names import validate_qmgr_name, validate_queue_name
+from dlqhandler.worker.selection import Selector
 from dlqhandler.worker.stats import RunStats
 
-__all__ = ["Progress", "add_oneoff_options", "audit_trail", "oneoff_table", "say_moved"]
+__all__ = [
+    "Progress",
+    "add_oneoff_options",
+    "audit_trail",
+    "oneoff_table",
+    "say_moved",
+    "say_unselected",
+]
 
 _ACTIONS = "retry, discard or fwd:QUEUE[@QMGR]"
 
@@ -142,6 +151,37 @@ def say_moved(args: argparse.Namespace, stats: RunStats, *, stopped: bool) -> No
         file=sys.stderr,
         flush=True,
     )
+
+
+def _selector_words(args: argparse.Namespace) -> str:
+    words = [f"--match {args.match!r}"] if args.match else []
+    words += [f"--msgid {m}" for m in args.msgid or ()]
+    words += [f"--older-than {args.older_than}"] if args.older_than else []
+    words += [f"--newer-than {args.newer_than}"] if args.newer_than else []
+    return escape(" ".join(words))
+
+
+def say_unselected(
+    args: argparse.Namespace, selector: Selector, stats: RunStats, queue: str
+) -> list[bytes]:
+    """After a finished one-off pass: each ``--msgid`` that names no message on the queue,
+    and a selector that selected nothing, said on stderr (never a silent "0 moved").
+    Returns the MsgIds not found (the run then fails: the message named is not there)."""
+    missing = selector.missing()
+    for msg_id in missing:
+        print(
+            f"dlqhandler run: no message with MsgId {msg_id.hex()} is on {escape(queue)} "
+            "(moved already, or on another queue? qm browse or dlqhandler audit --msgid "
+            "shows where it went)",
+            file=sys.stderr,
+        )
+    if selector.selected == 0:
+        print(
+            f"dlqhandler run: {_selector_words(args)} selected none of the {stats.seen} "
+            f"message(s) on {escape(queue)}: nothing was done",
+            file=sys.stderr,
+        )
+    return missing
 
 
 class Progress:

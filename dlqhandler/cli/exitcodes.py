@@ -30,7 +30,8 @@ MEANINGS: dict[ExitCode, str] = {
     ExitCode.OK: "success",
     ExitCode.FAILURE: "lint found errors; test: a case failed, or fewer rules were "
     "covered than --fail-under asks; check found a problem worse than a warning; "
-    "qm mqsc: a command failed; any other failure",
+    "qm mqsc: a command failed; run --action: a --msgid names no message on the queue; "
+    "any other failure",
     ExitCode.USAGE: "bad arguments or option values; an input file that cannot be read or "
     "is not valid (a cut-off dmpmqmsg file...)",
     ExitCode.RULES_ERROR: "the rules table did not compile; nothing was processed",

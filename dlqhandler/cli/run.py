@@ -52,6 +52,7 @@ from dlqhandler.cli._oneoff import (
     audit_trail,
     oneoff_table,
     say_moved,
+    say_unselected,
 )
 from dlqhandler.cli._reading import omitted_line, read_table, render
 from dlqhandler.cli._run_options import add_run_options, check_run_options, start_metrics
@@ -469,8 +470,11 @@ def _serve(
     for line in stats.render(queue):
         print(line)
     sys.stdout.flush()
+    missing: list[bytes] = []
     if args.action is not None:
         say_moved(args, stats, stopped=handler.stop_reason == StopReason.STOPPED)
+        if handler.stop_reason in (StopReason.SELECTION_DONE, StopReason.DRY_RUN_DONE):
+            missing = say_unselected(args, selector, stats, queue)
     log.info("handler_ended", reason=handler.stop_reason, **stats.as_dict())
     if handler.stop_reason == StopReason.FATAL:
         return int(ExitCode.MQ_ERROR)
@@ -481,6 +485,8 @@ def _serve(
             return int(ExitCode.INTERRUPTED)
         if args.action is not None:
             return int(ExitCode.TERMINATED)
+    if missing:
+        return int(ExitCode.FAILURE)
     if stats.unresolved:
         failed = "would be refused" if args.dry_run else "failed"
         print(

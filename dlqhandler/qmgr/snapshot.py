@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from dlqhandler.errors import MQIError
+from dlqhandler.errors import ConfigError, MQIError
 from dlqhandler.formats.dmpmqmsg import DumpWriter
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
 from dlqhandler.mq.message import Message
@@ -85,9 +85,15 @@ def unload_queue(
 def snapshot_queue(qm: QueueManager, queue: str | None, path: Path) -> Snapshot:
     """Browse ``queue`` (None: the queue manager's DEADQ) into a new dmpmqmsg file at
     ``path`` (its directory is made); nothing is taken from the queue. Raises MQIError
-    when the queue manager or the queue cannot be used."""
+    when the queue manager or the queue cannot be used, ConfigError when no queue is named
+    and the queue manager has no DEADQ."""
     info = qm.inquire()
     name = queue or info.dead_letter_q_name.strip()
+    if not name:  # else a browse of "" fails with a bare MQRC_UNKNOWN_OBJECT_NAME
+        raise ConfigError(
+            f"no queue named and queue manager {info.name} has no DEADQ; name the queue "
+            f"(--queue Q, or INPUTQ in the rules table) or set one: ALTER QMGR DEADQ(Q)"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as stream:
         count = unload_queue(qm, name, stream)

@@ -48,6 +48,7 @@ from dlqhandler.acting import (
     plan,
     refusal,
 )
+from dlqhandler.acting.plan import ForwardLoopError, landing_queue
 from dlqhandler.errors import MalformedMessageError
 from dlqhandler.mq.ages import dead_lettered_at, put_at
 from dlqhandler.mq.constants import reason_name
@@ -135,6 +136,8 @@ class Actor:
             interval=options.no_dlh_report_interval, per_pass=options.no_dlh_reports_per_pass
         )
         self._control = options.control.roles()
+        self._qm = qmgr
+        self._landings: dict[str, tuple[float, str | None]] = {}
         # A one-off run: each subject's attempt count when the run first saw it.
         self._before: dict[bytes, int] = {}
         self._ruleset = ruleset
@@ -173,14 +176,16 @@ class Actor:
     def examine(self, raw: Message, p: PassState) -> None:
         """Decide and act for the message under the cursor; note it if it stays."""
         md = raw.md
+        named = self._selector.saw(md.msg_id)
         try:
             msg = decode_dead_letter(md, raw.body, raw.properties)
         except MalformedMessageError as exc:
             p.no_dlh += 1
             p.left(put_at(md.put_date, md.put_time))
             # said in a table run, and in a one-off run for a message its --msgid names
-            named = not self._selector.active or md.msg_id in self._selector.msg_ids
-            if named and self._no_dlh.allow(md.msg_id, self._clock()):
+            if (named or not self._selector.active) and self._no_dlh.allow(
+                md.msg_id, self._clock()
+            ):
                 self._log.warning(
                     "message_without_dlh",
                     msgid=md.msg_id.hex(),
@@ -239,6 +244,10 @@ class Actor:
             return False
         log = self._log.bind(groupid=gid.hex())
         members, bad = browse_group(self._other, first)
+        for m in members:
+            self._selector.saw(m.md.msg_id)
+        if bad is not None:
+            self._selector.saw(bad)
         if bad is not None:
             p.no_dlh += 1
             p.ignored += len(members)
@@ -249,7 +258,8 @@ class Actor:
             log.info("group_incomplete", present=len(members), outcome=Outcome.LEFT)
             return False
         members = logical_order(members)
-        if not any(self._selector.selects(m) for m in members):
+        chosen = [self._selector.selects(m) for m in members]  # each one counted
+        if not any(chosen):
             p.not_selected += len(members)
             return False
         return self._decide_and_act(group_subject(gid), members, p, log, first=first)
@@ -433,7 +443,7 @@ class Actor:
         return True
 
     def _plan(self, decision: Decision, msg: Message) -> Outgoing | None:
-        return plan(
+        out = plan(
             decision,
             msg,
             input_queue=self.options.input_queue,
@@ -441,6 +451,30 @@ class Actor:
             max_hops=self.options.max_hops,
             control_queues=self._control,
         )
+        if out is not None and not out.qmgr:
+            landing = self._landing(out.queue)
+            dlq = self.options.input_queue
+            # the input queue may itself be an alias (INPUTQ(DLQ.ALIAS)): compare where
+            # both land
+            if landing is not None and landing in (dlq, self._landing(dlq)):
+                raise ForwardLoopError(
+                    f"target {out.queue} resolves to {landing}, the queue the input "
+                    f"dead-letter queue {dlq} is (an alias of it): a loop"
+                )
+        return out
+
+    _LANDING_TTL = 60.0  # seconds a queue's resolution is trusted (definitions change)
+
+    def _landing(self, queue: str) -> str | None:
+        """Where a put to the local ``queue`` lands (:func:`landing_queue`), asked of
+        the queue manager once a minute per name."""
+        now = self._clock()
+        known = self._landings.get(queue)
+        if known is None or now - known[0] > self._LANDING_TTL:
+            if len(self._landings) > 10_000:
+                self._landings.clear()
+            known = self._landings[queue] = (now, landing_queue(self._qm, queue))
+        return known[1]
 
     def _where(self, out: Outgoing | None) -> str | None:
         return None if out is None else out.where(self._qmgr_name)

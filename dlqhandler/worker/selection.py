@@ -40,6 +40,10 @@ class Selector:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.msg_ids = frozenset(msg_ids or ())
+        # What this run's pass found, so that a selection of nothing is said
+        # (``--msgid`` naming no message on the queue, a pattern matching none).
+        self.found: set[bytes] = set()
+        self.selected = 0
         self.ages = AgeWindow(older_than, newer_than)
         self._clock = clock
         self._matcher: Matcher | None = None
@@ -94,9 +98,26 @@ class Selector:
     def active(self) -> bool:
         return bool(self.msg_ids) or self._matcher is not None or self.ages.active
 
+    def saw(self, msg_id: bytes) -> bool:
+        """Note that a message with this MsgId is on the queue; True when ``--msgid``
+        names it."""
+        if msg_id in self.msg_ids:
+            self.found.add(msg_id)
+            return True
+        return False
+
+    def missing(self) -> list[bytes]:
+        """The ``--msgid`` values no message seen on the queue had, in order."""
+        return sorted(self.msg_ids - self.found)
+
     def selects(self, message: Message) -> bool:
-        """True when the run may act on this (decoded) message."""
-        if self.msg_ids and message.md.msg_id not in self.msg_ids:
+        """True when the run may act on this (decoded) message (counted in ``selected``)."""
+        chosen = self._selects(message)
+        self.selected += chosen
+        return chosen
+
+    def _selects(self, message: Message) -> bool:
+        if self.msg_ids and not self.saw(message.md.msg_id):
             return False
         if self.ages.active and not self.ages.admits(dead_lettered_at(message), self._clock()):
             return False

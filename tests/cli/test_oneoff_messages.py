@@ -212,3 +212,80 @@ def test_a_message_without_an_mqdlh_named_by_msgid_is_left_saying_why(
     assert [e["msgid"] for e in said] == [msgid.hex()]
     assert detail in said[0]["detail"]
     assert [identity(m) for m in browse(qm, DLQ)] == before
+
+
+def test_a_msgid_that_is_not_on_the_queue_is_named_and_fails(
+    qm: EmbeddedQueueManager,
+    loaded: list[tuple[bytes, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A one-off discard by two MsgIds, one on the DLQ and one not (moved already, a typo):
+    the one found is discarded, the other is named as not on the queue and the run exits 1,
+    not a silent success; a dry run of a MsgId not there says the same and exits 1."""
+    there = browse(qm, DLQ)[0].md.msg_id
+    gone = bytes(24 - 3) + b"\x01\x02\x03"
+    code, err, _logs = _one_off(
+        capsys,
+        monkeypatch,
+        DLQ,
+        "QM1",
+        "--msgid",
+        there.hex(),
+        "--msgid",
+        gone.hex(),
+        "--action",
+        "discard",
+        "--reason",
+        "INC-7",
+    )
+    assert code == 1, err
+    assert "1 message(s) moved" in err
+    assert f"no message with MsgId {gone.hex()} is on {DLQ}" in err
+    assert there.hex() not in err
+    assert [identity(m) for m in browse(qm, DLQ)] == loaded[1:]
+    code, err, _logs = _one_off(
+        capsys, monkeypatch, DLQ, "QM1", "--msgid", "0102", "--action", "retry", "--dry-run"
+    )
+    assert code == 1, err
+    assert f"no message with MsgId 0102{'00' * 22} is on {DLQ}" in err
+    assert f"--msgid 0102 selected none of the 2 message(s) on {DLQ}: nothing was done" in err
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [["--match", "DESTQ(NOPE.*)"], ["--older-than", "7d"]],
+    ids=["match", "age"],
+)
+def test_a_selector_that_selects_nothing_says_so(
+    qm: EmbeddedQueueManager,
+    loaded: list[tuple[bytes, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    selector: list[str],
+) -> None:
+    """A pattern or an age that selects none of the DLQ's messages is not silent: besides
+    "0 message(s) moved" the run says the selector selected none of the 3 messages and
+    nothing was done (exit 0: finding nothing to do is no failure); nothing moves. A
+    selector that selects something does not say it."""
+    code, err, _logs = _one_off(
+        capsys, monkeypatch, DLQ, "QM1", *selector, "--action", "discard", "--reason", "x"
+    )
+    assert code == 0, err
+    assert f"selected none of the 3 message(s) on {DLQ}: nothing was done" in err
+    assert selector[0] in err.splitlines()[-1]
+    assert [identity(m) for m in browse(qm, DLQ)] == loaded
+    code, err, _logs = _one_off(
+        capsys,
+        monkeypatch,
+        DLQ,
+        "QM1",
+        "--match",
+        "DESTQ(APP.*)",
+        "--action",
+        "discard",
+        "--dry-run",
+    )
+    assert code == 0, err
+    assert "3 message(s) would be moved" in err
+    assert "selected none" not in err

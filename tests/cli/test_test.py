@@ -449,6 +449,90 @@ def test_a_missing_table_or_case_file(write: Write, capsys: Out) -> None:
     assert "cannot read case file" in capsys.readouterr().err
 
 
+def test_a_file_with_no_cases_fails(write: Write, capsys: Out) -> None:
+    """``tests: []`` checks nothing, so it would pass whatever the table does (a table that
+    sends every message to the wrong queue included): C110 at the list, exit 2, never
+    "0 passed, 0 failed" and exit 0."""
+    cases = write("cases.yaml", "rules: table.rul\ntests: []\n")
+    assert main(["test", cases]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert f"{cases}:2:8: error[C110]: the file has no cases" in err
+    assert "0 passed" not in err
+
+
+def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, capsys: Out) -> None:
+    """A FWD whose target is the DLQ being processed (FWDQ naming it, or &REPLYQ
+    substituted to it) is refused by ``run`` as a loop and the message stays: a case
+    expecting that forward fails, naming the problem, instead of passing. The input DLQ
+    is the table's INPUTQ, else the queue manager's DEADQ ("If no queue name is supplied
+    as an explicit parameter to runmqdlq, use the DLQ defined for the local queue
+    manager", IBM MQ, An example DLQ handler rules table,
+    https://www.ibm.com/docs/en/ibm-mq/9.3.x?topic=table-example-dlq-handler-rules),
+    taken as SYSTEM.DEAD.LETTER.QUEUE. On another queue manager it is no loop."""
+    write(
+        "loop.rul",
+        "INPUTQ(MY.DLQ) INPUTQM(QM1)\n"
+        "REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(MY.DLQ)\n"
+        "REPLYQM(QM9) ACTION(FWD) FWDQ(&REPLYQ) FWDQM(&REPLYQM)\n"
+        "ACTION(FWD) FWDQ(&REPLYQ) FWDQM(QM1)\n",
+    )
+    cases = write(
+        "loop.yaml",
+        "rules: loop.rul\ntests:\n"
+        "  - name: named\n    message: {REASON: MQRC_Q_FULL}\n"
+        "    expect: {action: FWD, fwdq: MY.DLQ}\n"
+        "  - name: substituted\n    message: {REASON: 2051, REPLYQ: MY.DLQ}\n"
+        "    expect: {action: FWD, fwdq: MY.DLQ}\n"
+        "  - name: elsewhere\n    message: {REPLYQ: MY.DLQ, REPLYQM: QM9}\n"
+        "    expect: {action: FWD, fwdq: MY.DLQ, fwdqm: QM9}\n",
+    )
+    assert main(["test", cases]) == ExitCode.FAILURE
+    out = capsys.readouterr().out
+    problem = "FWD to an unusable target (MY.DLQ is the input dead-letter queue: run refuses"
+    assert f"{cases}:3: FAIL named: expected FWD MY.DLQ, got {problem}" in out
+    assert f"{cases}:6: FAIL substituted: expected FWD MY.DLQ, got {problem}" in out
+    assert "1 passed, 2 failed" in out
+    default = write(
+        "default.yaml",
+        "tests:\n  - name: to the DEADQ\n    message: {REASON: 2053}\n"
+        "    expect: {action: FWD, fwdq: SYSTEM.DEAD.LETTER.QUEUE}\n",
+    )
+    write("dead.rul", "ACTION(FWD) FWDQ(SYSTEM.DEAD.LETTER.QUEUE)\n")
+    assert main(["test", str(Path(default).parent / "dead.rul"), default]) == ExitCode.FAILURE
+    assert "0 passed, 1 failed" in capsys.readouterr().out
+
+
+def test_a_case_expecting_a_forward_to_a_control_queue_fails(write: Write, capsys: Out) -> None:
+    """``FWDQ(&REPLYQ)`` substituted to the handler's status or audit queue is refused by
+    ``run`` (CONTROL_QUEUE, docs/one-off-actions.md) and the message stays: a case
+    expecting that forward fails, naming the queue's role. The names are run's defaults,
+    held equal to the constants run uses."""
+    from dlqhandler.acting import DEFAULT_AUDIT_QUEUE
+    from dlqhandler.cases.runner import CONTROL_QUEUES
+    from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
+
+    assert CONTROL_QUEUES == {
+        DEFAULT_STATUS_QUEUE: "status queue",
+        DEFAULT_AUDIT_QUEUE: "audit queue",
+    }
+    write("r.rul", "ACTION(FWD) FWDQ(&REPLYQ)\n")
+    cases = write(
+        "r.yaml",
+        "rules: r.rul\ntests:\n"
+        "  - name: status\n    message: {REPLYQ: DLQHANDLER.STATUS}\n"
+        "    expect: {action: FWD, fwdq: DLQHANDLER.STATUS}\n"
+        "  - name: audit\n    message: {REPLYQ: DLQHANDLER.AUDIT}\n"
+        "    expect: {action: FWD, fwdq: DLQHANDLER.AUDIT}\n"
+        "  - name: an application queue\n    message: {REPLYQ: APP.REPLY}\n"
+        "    expect: {action: FWD, fwdq: APP.REPLY}\n",
+    )
+    assert main(["test", cases]) == ExitCode.FAILURE
+    out = capsys.readouterr().out
+    assert "DLQHANDLER.STATUS is the handler's status queue (by default): run refuses" in out
+    assert "DLQHANDLER.AUDIT is the handler's audit queue (by default): run refuses" in out
+    assert "1 passed, 2 failed" in out
+
+
 def test_no_table_anywhere_is_c108(write: Write, capsys: Out) -> None:
     """A case file without ``rules:`` and no TABLE given: C108, exit 2."""
     cases = write("cases.yaml", CASES.replace("rules: table.rul\n", ""))

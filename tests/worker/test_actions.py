@@ -7,7 +7,7 @@ import json
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.mq import MQMD, Message, decode_dead_letter
 from dlqhandler.mq.constants import MQFB_COA
-from tests.worker.helpers import DLQ, STATUS, RunCli, dead_letter, define, depth, load
+from tests.worker.helpers import DLQ, STATUS, RunCli, dead_letter, define, depth, load, mqsc
 
 ACTIONS = """\
 RETRYINT(0) WAIT(NO)
@@ -208,6 +208,73 @@ def test_a_forward_to_the_input_dlq_is_refused_as_a_loop(qm, ledger, run_cli: Ru
     assert run.summary("forward loops refused") == 3
     assert {e["reason_name"] for e in run.events("put_failed")} == {"FORWARD_LOOP"}
     assert "SYSTEM.DEAD.LETTER.QUEUE" in run.err  # the compile-time warning
+
+
+def test_a_target_that_is_an_alias_of_the_input_dlq_is_refused_as_a_loop(
+    qm, home, ledger, run_cli: RunCli
+) -> None:
+    """A FWDQ, or a RETRY's DestQName, naming a QALIAS whose TARGET is the DLQ being
+    processed puts the message straight back on it: MQ resolves an alias to its base
+    queue ("when you specify the name of an alias queue ... the call resolves the name
+    either to a local queue or to a transmission queue", IBM MQ, Name resolution,
+    https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q025990_.html). Such a put is refused
+    as a loop (FORWARD_LOOP, in a dry run too) and the next rule takes over, as for the
+    DLQ named outright. Before, a dry run said "would be forwarded" and a WAIT(NO) run
+    forwarded the messages round and round (99,750 puts in 30 s) and never ended."""
+    mqsc(
+        home,
+        "DEFINE QALIAS(DLQ.ALIAS) TARGET(SYSTEM.DEAD.LETTER.QUEUE)\n"
+        "DEFINE QALIAS(DLQ.ALIAS2) TARGET(DLQ.ALIAS)\n"
+        "DEFINE QLOCAL(CATCH)\n",
+    )
+    load(
+        qm,
+        [dead_letter(f"m{i}") for i in range(2)]
+        + [dead_letter("r", reason=2051, destq="DLQ.ALIAS2")],
+    )
+    book = ledger()
+    table = (
+        "RETRYINT(0) WAIT(NO)\n"
+        "REASON(MQRC_PUT_INHIBITED) ACTION(RETRY) RETRY(5)\n"
+        "REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(DLQ.ALIAS) HEADER(YES)\n"
+        "ACTION(FWD) FWDQ(CATCH)\n"
+    )
+
+    dry = run_cli(table, "--dry-run")
+    assert dry.summary("forward loops refused") == 3, dry.out
+    assert dry.summary("would be forwarded") == 0  # not "forwarded" to the alias
+    assert dry.rc == ExitCode.PARTIAL
+    assert depth(qm, "SYSTEM.DEAD.LETTER.QUEUE") == 3
+
+    run = run_cli(table)
+    assert run.rc == 0, run.err
+    assert len(book.check(["CATCH"])["CATCH"]) == 3
+    # the two FWDs once each, the RETRY each of its RETRY(5) tries, then the catch-all
+    assert run.summary("forward loops refused") == 2 + 5
+    failed = run.events("put_failed")
+    assert {e["reason_name"] for e in failed} == {"FORWARD_LOOP"}
+    assert all("the queue the input dead-letter queue" in e["detail"] for e in failed)
+
+
+def test_an_input_queue_that_is_an_alias_is_no_way_round_the_loop_check(
+    qm, home, ledger, run_cli: RunCli
+) -> None:
+    """Run on INPUTQ(DLQ.ALIAS), an alias of the DLQ (MQ resolves an alias to its base
+    queue, IBM MQ, Name resolution,
+    https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q025990_.html): a FWDQ naming the base
+    queue lands where the messages are read from, and is refused as a loop too."""
+    mqsc(home, "DEFINE QALIAS(DLQ.ALIAS) TARGET(SYSTEM.DEAD.LETTER.QUEUE)\n")
+    define(qm, "CATCH")
+    load(qm, [dead_letter(f"m{i}") for i in range(2)])
+    book = ledger()
+    run = run_cli(
+        "INPUTQ(DLQ.ALIAS) RETRYINT(0) WAIT(NO)\n"
+        "REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(SYSTEM.DEAD.LETTER.QUEUE)\n"
+        "ACTION(FWD) FWDQ(CATCH)\n"
+    )
+    assert run.rc == 0, run.err
+    assert len(book.check(["CATCH"])["CATCH"]) == 2
+    assert run.summary("forward loops refused") == 2
 
 
 def test_a_message_that_keeps_coming_back_is_left(qm, ledger, run_cli: RunCli) -> None:
