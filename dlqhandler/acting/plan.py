@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from dlqhandler.errors import MQIError
@@ -24,6 +25,7 @@ __all__ = [
     "ControlQueueError",
     "ForwardLoopError",
     "InvalidTargetError",
+    "Landings",
     "Outgoing",
     "as_is",
     "landing_queue",
@@ -101,6 +103,42 @@ def landing_queue(qm: QueueManager, queue: str, *, hops: int = 8) -> str | None:
         if not name:
             return None
     return None
+
+
+class Landings:
+    """Where puts to local queue names land (:func:`landing_queue`), asked of the queue
+    manager once per ``ttl`` seconds per name (definitions change), and the loop it
+    reveals: a put to an alias of the input dead-letter queue puts the message back
+    where it came from. ``dlqhandler run`` and ``drain --apply`` ask the same."""
+
+    def __init__(
+        self, qm: QueueManager, clock: Callable[[], float] = time.monotonic, ttl: float = 60.0
+    ) -> None:
+        self._qm, self._clock, self._ttl = qm, clock, ttl
+        self._known: dict[str, tuple[float, str | None]] = {}
+
+    def of(self, queue: str) -> str | None:
+        """The local queue a put to ``queue`` lands on, or None (:func:`landing_queue`)."""
+        now = self._clock()
+        known = self._known.get(queue)
+        if known is None or now - known[0] > self._ttl:
+            if len(self._known) > 10_000:
+                self._known.clear()
+            known = self._known[queue] = (now, landing_queue(self._qm, queue))
+        return known[1]
+
+    def refuse_loop(self, out: Outgoing | None, input_queue: str) -> None:
+        """ForwardLoopError when the local put ``out`` lands on the queue the input
+        dead-letter queue is (the input queue may itself be an alias, INPUTQ(DLQ.ALIAS):
+        where both land is compared)."""
+        if out is None or out.qmgr:
+            return
+        landing = self.of(out.queue)
+        if landing is not None and landing in (input_queue, self.of(input_queue)):
+            raise ForwardLoopError(
+                f"target {out.queue} resolves to {landing}, the queue the input "
+                f"dead-letter queue {input_queue} is (an alias of it): a loop"
+            )
 
 
 def as_is(message: Message, queue: str) -> Outgoing:

@@ -48,7 +48,7 @@ from dlqhandler.acting import (
     plan,
     refusal,
 )
-from dlqhandler.acting.plan import ForwardLoopError, landing_queue
+from dlqhandler.acting.plan import Landings
 from dlqhandler.errors import MalformedMessageError
 from dlqhandler.mq.ages import dead_lettered_at, put_at
 from dlqhandler.mq.constants import reason_name
@@ -137,7 +137,7 @@ class Actor:
         )
         self._control = options.control.roles()
         self._qm = qmgr
-        self._landings: dict[str, tuple[float, str | None]] = {}
+        self._landings = Landings(qmgr, clock)
         # A one-off run: each subject's attempt count when the run first saw it.
         self._before: dict[bytes, int] = {}
         self._ruleset = ruleset
@@ -451,30 +451,8 @@ class Actor:
             max_hops=self.options.max_hops,
             control_queues=self._control,
         )
-        if out is not None and not out.qmgr:
-            landing = self._landing(out.queue)
-            dlq = self.options.input_queue
-            # the input queue may itself be an alias (INPUTQ(DLQ.ALIAS)): compare where
-            # both land
-            if landing is not None and landing in (dlq, self._landing(dlq)):
-                raise ForwardLoopError(
-                    f"target {out.queue} resolves to {landing}, the queue the input "
-                    f"dead-letter queue {dlq} is (an alias of it): a loop"
-                )
+        self._landings.refuse_loop(out, self.options.input_queue)
         return out
-
-    _LANDING_TTL = 60.0  # seconds a queue's resolution is trusted (definitions change)
-
-    def _landing(self, queue: str) -> str | None:
-        """Where a put to the local ``queue`` lands (:func:`landing_queue`), asked of
-        the queue manager once a minute per name."""
-        now = self._clock()
-        known = self._landings.get(queue)
-        if known is None or now - known[0] > self._LANDING_TTL:
-            if len(self._landings) > 10_000:
-                self._landings.clear()
-            known = self._landings[queue] = (now, landing_queue(self._qm, queue))
-        return known[1]
 
     def _where(self, out: Outgoing | None) -> str | None:
         return None if out is None else out.where(self._qmgr_name)

@@ -472,3 +472,39 @@ def test_failure_handler_never_fails_on_a_dead_spark_error() -> None:
     first, detail = _describe(DeadError())
     assert first == "DeadError: DeadError"
     assert "DeadError" in detail
+
+
+@pytest.mark.parametrize("alias_is", ["catch-all", "rules' last FWD"])
+def test_apply_refuses_a_catch_all_that_is_an_alias_of_the_dlq(
+    tmp_path: Path, alias_is: str
+) -> None:
+    """``drain --apply`` whose catch-all queue (``--catch-all``, or the table's last FWD
+    that catches everything) is a QALIAS of the DLQ would put every message it catches
+    back onto the DLQ: it is refused before anything moves (exit 2, Spark never starts),
+    as ``run`` refuses such a target. IBM, *Name resolution*
+    (https://www.ibm.com/docs/en/ibm-mq/9.4?topic=naming-name-resolution): "If the queue
+    name is the name of an alias queue, the queue manager resolves it to the queue named
+    in its TARGET attribute"."""
+    home = tmp_path / "dlq-home"
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    qm.admin().define_alias("DLQ.ALIAS", {"TARGET": DLQ})
+    loaded = list(read_dump(SAMPLE))[:5]
+    for m in loaded:
+        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
+    qm.disconnect()
+    rules = tmp_path / "t.rul"
+    if alias_is == "catch-all":
+        rules.write_text("REASON(MQRC_Q_FULL) ACTION(DISCARD)\n", encoding="utf-8")
+        extra = ["--catch-all", "DLQ.ALIAS"]
+    else:
+        rules.write_text("ACTION(FWD) FWDQ(DLQ.ALIAS) HEADER(YES)\n", encoding="utf-8")
+        extra = []
+    args = ["-m", "QM1", "--apply", "--rules", str(rules), "--output", str(tmp_path / "out")]
+    proc = dlq("drain", *args, *extra, cwd=tmp_path)
+    assert_clean(proc, ExitCode.USAGE, "drain", "catch-all queue DLQ.ALIAS resolves to " + DLQ)
+    qm = connect("QM1", home=home)
+    q = qm.open(DLQ, input=False, browse=True)
+    assert sorted(m.md.msg_id for m in browse_all(q)) == sorted(m.md.msg_id for m in loaded)
+    q.close()
+    qm.disconnect()

@@ -14,7 +14,7 @@ from dlqhandler.outcomes import Outcome
 from dlqhandler.qmgr.attempts import AttemptStore, message_subject
 from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager, connect
 from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
-from dlqhandler.qmgr.port import GetOptions, PutOptions
+from dlqhandler.qmgr.port import GetOptions, PutOptions, browse_all
 from dlqhandler.rules import Matcher, compile_rules
 from dlqhandler.spark.drain.apply import Applied, apply_message
 
@@ -138,4 +138,29 @@ def test_a_drain_counts_a_failure_while_it_still_holds_the_message(
     assert seen == [False, False]  # both attempts counted while the message was held
     watcher.close()
     other.disconnect()
+    qm.disconnect()
+
+
+def test_a_drain_task_refuses_a_forward_to_an_alias_of_the_dlq(tmp_path: Path) -> None:
+    """A rule forwarding to a QALIAS whose TARGET is the DLQ would put the message back
+    where it came from: the drain's task refuses it as ``run`` does (a forward loop), the
+    message stays on the DLQ once (not put back a second time) and nothing lands
+    elsewhere. IBM, *Name resolution*
+    (https://www.ibm.com/docs/en/ibm-mq/9.4?topic=naming-name-resolution): "If the queue
+    name is the name of an alias queue, the queue manager resolves it to the queue named
+    in its TARGET attribute"."""
+    qm, msg = _setup(tmp_path)
+    qm.admin().define_alias("DLQ.ALIAS", {"TARGET": DLQ})
+    ruleset = compile_rules("ACTION(FWD) FWDQ(DLQ.ALIAS) HEADER(YES)\n").ruleset
+    assert ruleset is not None
+    q = qm.open(DLQ)
+    outcome = apply_message(
+        qm, q, Matcher(ruleset), msg.md.msg_id, msg.md.correl_id, input_queue=DLQ, catch_all=None
+    )
+    q.close()
+    assert outcome.outcome in (Outcome.FAILED, Outcome.REMAINING)
+    dlq = qm.open(DLQ, input=False, browse=True)
+    assert [m.md.msg_id for m in browse_all(dlq)] == [msg.md.msg_id]
+    dlq.close()
+    assert qm.inquire_queue("DLQ.CATCHALL").curdepth == 0
     qm.disconnect()

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dlqhandler.acting import Outgoing, Planner, Result, UnitOfWork, attempt, plan
-from dlqhandler.acting.plan import as_is
+from dlqhandler.acting.plan import Landings, as_is
 from dlqhandler.errors import MalformedMessageError, MQIError
 from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS, in_unit, is_complete, logical_order
 from dlqhandler.mq.message import Message, decode_dead_letter
@@ -67,10 +67,12 @@ class Applied:
 def _planner(
     qm: QueueManager, input_queue: str, max_hops: int, control_queues: Mapping[str, str] | None
 ) -> Planner:
-    """How this task turns a decision into a put (:func:`dlqhandler.acting.plan`)."""
+    """How this task turns a decision into a put (:func:`dlqhandler.acting.plan`), and
+    refuses a local put that lands on the DLQ through an alias, as ``run`` does."""
+    landings = Landings(qm)
 
     def planned(decision: Decision, msg: Message) -> Outgoing | None:
-        return plan(
+        out = plan(
             decision,
             msg,
             input_queue=input_queue,
@@ -78,6 +80,8 @@ def _planner(
             max_hops=max_hops,
             control_queues=control_queues,
         )
+        landings.refuse_loop(out, input_queue)
+        return out
 
     return planned
 

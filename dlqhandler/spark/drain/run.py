@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
+from dlqhandler.acting.plan import Landings
 from dlqhandler.errors import ConfigError, DLQHandlerError, DumpFormatError, MQIError
 from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.qmgr.port import QueueManager, browse_all
@@ -243,6 +244,7 @@ class _Drain:
         apply = source is not None and source.apply
         if source is not None and source.apply and queue:
             refused = _control_refusals(r, source.status_queue or "", result.ruleset, queue)
+            refused += _catch_all_loop(source, catch_all_queue(result.ruleset, r.catch_all), queue)
             if refused:
                 return self.outcome(DrainStatus.REFUSED, problems=tuple(refused))
         config = DrainConfig(
@@ -348,6 +350,29 @@ def _control_refusals(
             "the rules leave"
         )
     return refused
+
+
+def _catch_all_loop(source: QueueSource, catch_all: str | None, queue: str) -> list[str]:
+    """Why ``--apply`` is refused when its catch-all queue (``--catch-all``, or the
+    table's last FWD that catches all) resolves to the input DLQ through an alias: every
+    message it catches would be put back where it came from (``run`` refuses a rule's
+    target that does; the drain's tasks refuse them too)."""
+    if not catch_all:
+        return []
+    qm = source.connect()
+    try:
+        landings = Landings(qm)
+        landing = landings.of(catch_all)
+        if landing is None or landing not in (queue, landings.of(queue)):
+            return []
+    finally:
+        qm.disconnect()
+    said = (
+        f"catch-all queue {catch_all} resolves to {landing}, the queue the input dead-letter "
+        f"queue {queue} is (an alias of it): a loop; name another queue for what the rules "
+        "leave"
+    )
+    return [said]
 
 
 def _new_notes(before: InputSet, after: InputSet) -> list[str]:
