@@ -14,11 +14,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from dlqhandler.cases.runner import ASSUMED_DEADQ  # what `run` uses: the QM's DEADQ, usually
 from dlqhandler.rules import CompileResult, Diagnostic
 
 __all__ = ["ASSUMED_DEADQ", "escape", "omitted_line", "read_table", "render"]
-
-ASSUMED_DEADQ = "SYSTEM.DEAD.LETTER.QUEUE"  # what `run` uses: the QM's DEADQ, usually this
 
 
 def read_table(name: str | Path) -> bytes | str:
