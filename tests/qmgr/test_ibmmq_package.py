@@ -279,6 +279,47 @@ def test_connection_broken_between_units_of_work_reconnects(standin: StandIn) ->
     assert standin.connections == 0
 
 
+def test_after_a_reconnect_a_temporary_dynamic_queue_handle_is_2052(standin: StandIn) -> None:
+    """A broken connection ends the temporary dynamic queue its handle created; after the
+    adapter reconnects, that handle is not reopened by the gone name nor by its model's (no
+    new queue appears): its put and get are MQRC_Q_DELETED (2052), and closing it works.
+    A permanent dynamic queue's handle is reopened by the queue's name and keeps working.
+
+    IBM, Dynamic and Model queues
+    (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_8.0.0/com.ibm.mq.pro.doc/q003140_.htm):
+    temporary dynamic queues "are deleted when the application that issued the MQOPEN call
+    that created the queue closes the queue or terminates"; 2052
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041230_.html): "An Hobj queue
+    handle specified on a call refers to a dynamic queue that has been deleted since the
+    queue was opened"."""
+    adm = admin(standin)
+    adm.admin().define_model("TEMP.MODEL", {})
+    adm.admin().define_model("PERM.MODEL", {"DEFTYPE": "PERMDYN"})
+    qm = open_qm()
+    temp = qm.open("TEMP.MODEL", output=True, dynamic_name="APP.TEMP.*")
+    perm = qm.open("PERM.MODEL", output=True, dynamic_name="APP.PERM")
+    temp.put(text("np", persistence=0), PutOptions(syncpoint=False, context="default"))
+    assert [r.name for r in adm.admin().queues("APP.*")] == ["APP.PERM", temp.name]
+    standin.faults.fail("MQINQ", 2009)
+    assert qm.inquire().name == "QM1"
+    assert len(standin.connects) == 2
+    assert [r.name for r in adm.admin().queues("APP.*")] == ["APP.PERM"]
+    for call in (
+        lambda: temp.put(text("x", persistence=0), PutOptions(syncpoint=False)),
+        lambda: temp.put(text("x", persistence=0), PutOptions(syncpoint=False, context="pass_all")),
+        lambda: temp.get(GetOptions(syncpoint=False)),
+    ):
+        with pytest.raises(MQIError) as caught:
+            call()
+        assert caught.value.reason == 2052
+    temp.close()
+    perm.put(text("kept"), PutOptions(syncpoint=False))
+    assert perm.get(GetOptions(syncpoint=False)).body == b"kept"
+    assert [r.name for r in adm.admin().queues("APP.*")] == ["APP.PERM"]
+    perm.close()
+    qm.disconnect()
+
+
 def test_calls_the_product_never_makes_are_not_supported(standin: StandIn) -> None:
     """MQSTAT through IBM's package reaches the stand-in: MQRC_FUNCTION_NOT_SUPPORTED."""
     import ibmmq

@@ -30,6 +30,7 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.qmgr.embedded.objects import MODEL_ATTRS, QUEUE_ATTRS, Value, defaults
 from dlqhandler.qmgr.embedded.store import AVAILABLE
+from dlqhandler.qmgr.port import DEFAULT_DYNAMIC_NAME
 
 __all__ = [
     "DEFAULT_DYNAMIC_NAME",
@@ -43,7 +44,6 @@ __all__ = [
 ]
 
 CloseDelete = Literal["", "delete", "purge"]  # MQCO_NONE, MQCO_DELETE, MQCO_DELETE_PURGE
-DEFAULT_DYNAMIC_NAME = "AMQ.*"  # IBM's initial MQOD.DynamicQName on distributed platforms
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/%")
 _SUFFIX_HEX = 16  # the unique part a trailing '*' becomes (48 - 32 characters of prefix)
 
