@@ -147,3 +147,48 @@ def test_a_handle_on_a_deleted_dynamic_queue_gets_2052(adapter: Adapter) -> None
         assert exc.value.reason == 2052
     assert _gone(adapter, "APP.GONE")
     handle.close()
+
+
+@pytest.mark.parametrize("end", ["commit", "backout"])
+def test_closing_a_temporary_dynamic_queue_with_uncommitted_work(
+    adapter: Adapter, end: str
+) -> None:
+    """The creating handle closes a temporary dynamic queue while its unit of work holds an
+    uncommitted get from it, an uncommitted put to it and an uncommitted put to another
+    queue: the dynamic queue is gone at once for every application (2085 by name), with its
+    messages; ending the unit of work then succeeds, commits or backs out only the other
+    queue's put, and brings nothing back on the dynamic queue's name.
+
+    IBM, Closing objects using the MQCLOSE call
+    (https://www.ibm.com/docs/en/SSFKSJ_9.1.0/develop/q026120_.html): "When you close a
+    temporary dynamic queue, the queue is deleted, along with any messages that might still
+    be on it. This is true even if there are uncommitted MQGET, MQPUT, or MQPUT1 calls
+    outstanding against the queue"; Dynamic and Model queues
+    (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_8.0.0/com.ibm.mq.pro.doc/q003140_.htm):
+    with such calls outstanding "the queue is marked as being logically deleted, and is only
+    physically deleted (after these calls have been committed)", and MQCLOSE
+    (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.dev.doc/q101740_.html): the
+    deleted queue "cannot be accessed by applications" meanwhile."""
+    adapter.mqsc("DEFINE QMODEL(APP.MODEL)")
+    adapter.define_queue("APP.Q")
+    qm = adapter.connect()
+    temp = qm.open("APP.MODEL", output=True, dynamic_name="APP.TEMP")
+    temp.put(text("committed", persistence=0), NOW)
+    in_uow = PutOptions(syncpoint=True)
+    assert temp.get(GetOptions(syncpoint=True)).body == b"committed"
+    temp.put(text("uncommitted", persistence=0), in_uow)
+    qm.put1("APP.Q", text("other", persistence=0), in_uow)
+    temp.close()
+    assert _gone(adapter, "APP.TEMP")
+    other = adapter.connect()
+    with pytest.raises(MQIError) as exc:
+        other.open("APP.Q").get(GET)  # (CURDEPTH counts uncommitted puts; a get does not)
+    assert exc.value.reason == 2033
+    qm.commit() if end == "commit" else qm.backout()
+    assert _gone(adapter, "APP.TEMP")
+    assert other.inquire_queue("APP.Q").curdepth == (1 if end == "commit" else 0)
+    if end == "commit":
+        assert other.open("APP.Q").get(GET).body == b"other"
+    again = qm.open("APP.MODEL", output=True, dynamic_name="APP.TEMP")
+    assert other.inquire_queue("APP.TEMP").curdepth == 0
+    again.close()
