@@ -23,9 +23,11 @@ from structlog.testing import capture_logs
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import MQMD, Message
+from dlqhandler.mq.constants import MQMF_MSG_IN_GROUP
 from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions, connect, create_qmgr
 from dlqhandler.qmgr.ibmmq.adapter import IBMMQQueueManager
 from dlqhandler.qmgr.ibmmq.config import IBMMQSettings, ibmmq_settings_from_env
+from dlqhandler.qmgr.port import browse_all
 from tests.mqi.build import load
 from tests.mqi.cmqc import CMQC
 from tests.mqi.standin import StandIn
@@ -317,6 +319,39 @@ def test_after_a_reconnect_a_temporary_dynamic_queue_handle_is_2052(standin: Sta
     assert perm.get(GetOptions(syncpoint=False)).body == b"kept"
     assert [r.name for r in adm.admin().queues("APP.*")] == ["APP.PERM"]
     perm.close()
+    qm.disconnect()
+
+
+def test_a_put_that_ibm_answers_with_a_warning_is_a_put(standin: StandIn) -> None:
+    """Through the port, a put without logical order right after a logical-order put that
+    left a group unfinished is MQCC_WARNING 2241 at the MQI (the message is put): the
+    adapter returns the MQMD as put (the MsgId the queue manager gave it) instead of an
+    error, and the next puts are plain MQPUTs again; closing the handle, which IBM answers
+    with the same warning (the handle is closed), is no error either.
+
+    IBM, 2241 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042740_.html): "On the
+    MQPUT call, when the application does not specify MQPMO_LOGICAL_ORDER, but the previous
+    MQPUT call for the queue handle did specify MQPMO_LOGICAL_ORDER. The completion code is
+    MQCC_WARNING in this case"."""
+    qm = open_qm()
+    q = qm.open("Q1", input=False, browse=False, output=True)
+    first = q.put(
+        text("part", msg_flags=MQMF_MSG_IN_GROUP),
+        PutOptions(syncpoint=False, context="default", logical_order=True),
+    )
+    aside = q.put(text("aside"), PutOptions(syncpoint=False, context="default"))
+    assert aside.msg_id != bytes(24)
+    assert aside.msg_id != first.msg_id
+    again = q.put(text("again"), PutOptions(syncpoint=False, context="default"))
+    assert again.msg_id not in (bytes(24), aside.msg_id)
+    reader = admin(standin).open("Q1", input=False)
+    got = [m.md.msg_id for m in browse_all(reader)]
+    reader.close()
+    assert got == [first.msg_id, aside.msg_id, again.msg_id]
+    q.close()
+    with pytest.raises(MQIError) as closed:
+        q.put(text("late"), PutOptions(syncpoint=False, context="default"))
+    assert closed.value.reason == 2019  # MQRC_HOBJ_ERROR: the handle is closed
     qm.disconnect()
 
 

@@ -466,6 +466,22 @@ class IBMMQQueueManager:
     def _new_message_handle(self) -> Any:
         return self.mq.MessageHandle(self._qmo)
 
+    def put_tolerating_warning(self, obj: Any, body: bytes, md: Any, pmo: Any) -> int:
+        """MQPUT on ``obj`` that takes MQCC_WARNING as the success it is (the message is
+        put) and returns its reason (0: MQCC_OK); MQMIError on MQCC_FAILED. IBM's
+        ``Queue.put`` raises on a warning before it reads the MQMD back (MsgId...), so
+        this calls the extension's MQPUT itself and unpacks the MQMD and MQPMO."""
+        mq = self.mq
+        rv = mq.ibmmqc.MQPUT(self._qmo.get_handle(), obj.get_handle(), md.pack(), pmo.pack(), body)
+        comp, reason = int(rv[-2]), int(rv[-1])
+        if comp == mq.CMQC.MQCC_FAILED:
+            raise mq.MQMIError(comp, reason)
+        md.unpack(rv[0])
+        pmo.unpack(rv[1])
+        if comp:
+            self.log.info("mq_put_warning", reason=reason)
+        return reason if comp else 0
+
     def put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]:
         """The MQMD and MQPMO for a put (see the module docstring on context)."""
         mq, c = self.mq, self.mq.CMQC

@@ -155,6 +155,7 @@ class Connection(Protocol):
     def error(self, exc: Any, what: str) -> MQIError: ...
     def forget(self, handle: IBMMQQueue) -> None: ...
     def put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]: ...
+    def put_tolerating_warning(self, obj: Any, body: bytes, md: Any, pmo: Any) -> int: ...
     def end_put(self) -> None: ...
     def put1(
         self, queue: str, message: Message, options: PutOptions = ..., *, qmgr: str = ""
@@ -183,6 +184,7 @@ class IBMMQQueue:
         self._opened = False  # the first MQOPEN succeeded
         self.temporary = False  # it created a temporary dynamic queue (the adapter says)
         self._deleted = False  # its queue is gone: MQRC_Q_DELETED
+        self._last_logical = False  # its last MQPUT was MQPMO_LOGICAL_ORDER
         self._input, self._browse, self._output = input, browse, output
         self.open_options = open_options(
             qm.mq.CMQC, input=input, browse=browse, output=output, exclusive=exclusive
@@ -235,9 +237,16 @@ class IBMMQQueue:
         def call() -> Any:
             try:
                 md, pmo = qm.put_structs(message, options)
-                self._live().put(message.body, md, pmo)
+                if options.logical_order or not self._last_logical:
+                    self._live().put(message.body, md, pmo)
+                else:
+                    # Right after a logical-order MQPUT, IBM may answer MQCC_WARNING (2241,
+                    # 2242: a group or logical message left unfinished) with the message
+                    # put; the port has no warnings, and a failure would be a lie.
+                    qm.put_tolerating_warning(self._live(), message.body, md, pmo)
             finally:
                 qm.end_put()
+            self._last_logical = options.logical_order
             return md
 
         md_out = qm.mqi(f"MQPUT {self._name}", call, retry=options.syncpoint)
@@ -275,6 +284,9 @@ class IBMMQQueue:
             except qm.mq.MQMIError as exc:
                 if exc.reason == MQRC_CONNECTION_BROKEN:
                     qm.drop_connection()
+                    return
+                if exc.comp == qm.mq.CMQC.MQCC_WARNING:  # (2241/2242: closed all the same)
+                    qm.log.info("mq_close_warning", queue=self._name, reason=int(exc.reason))
                     return
                 raise qm.error(exc, f"MQCLOSE {self._name}") from exc
 
