@@ -34,6 +34,7 @@ from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.mq.properties import MessageHandle, Property
 
 __all__ = [
+    "DEFAULT_DYNAMIC_NAME",
     "Answers",
     "GetOptions",
     "MessageHandle",
@@ -48,6 +49,7 @@ __all__ = [
 ]
 
 _MQRC_NO_MSG_AVAILABLE = 2033
+DEFAULT_DYNAMIC_NAME = "AMQ.*"  # IBM's initial MQOD.DynamicQName on distributed platforms
 
 # What MQOPEN with MQOO_INQUIRE can open (MQOT_Q_MGR, MQOT_Q, MQOT_PROCESS), and what
 # MQINQ answers: selector -> value.
@@ -225,13 +227,19 @@ class QueueManager(Protocol):
         browse: bool = True,
         output: bool = False,
         exclusive: bool | None = None,
+        qmgr: str = "",
+        dynamic_name: str = DEFAULT_DYNAMIC_NAME,
     ) -> Queue:
         """MQOPEN (MQOO_INPUT_* / MQOO_BROWSE / MQOO_OUTPUT). ``exclusive`` with ``input``:
         None is MQOO_INPUT_AS_Q_DEF (the queue's DEFSOPT decides), False
         MQOO_INPUT_SHARED, True MQOO_INPUT_EXCLUSIVE; a NOSHARE queue makes every input
         open exclusive. An exclusive open gets MQRC_OBJECT_IN_USE (2042) while another
         handle has the queue open for input, and other input opens get 2042 while it is
-        open."""
+        open. ``qmgr`` is MQOD.ObjectQMgrName (blank: this queue manager): another queue
+        manager's name resolves, for output only, as :meth:`put1`'s does (2045 with
+        input or browse). ``dynamic_name`` is MQOD.DynamicQName, used when ``queue``
+        names a model queue: the handle's ``name`` is then the dynamic queue's. A handle
+        whose dynamic queue was deleted after it opened gets MQRC_Q_DELETED (2052)."""
         ...
 
     def put1(

@@ -87,7 +87,8 @@ class Pools:
     kinds: tuple[str, ...] = ("dlh", "dlh", "dlh", "plain", "group")
     reasons: tuple[int, ...] = (2053, 2053, 2053, 2051, 2051, 2085, 2035)
     destinations: tuple[str, ...] = DESTINATIONS
-    dest_qmgrs: tuple[str, ...] = (LOCAL_QMGR, LOCAL_QMGR, "", REMOTE, UNREACHABLE)
+    # "APP.A" as a queue manager name: a local queue, not a transmission queue (2092).
+    dest_qmgrs: tuple[str, ...] = (LOCAL_QMGR, LOCAL_QMGR, "", REMOTE, UNREACHABLE, "APP.A")
     properties: tuple[bool, ...] = (False, True)
     pattern_destq: tuple[Value | None, ...] = (
         None,

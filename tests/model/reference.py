@@ -18,9 +18,9 @@ What it follows:
   DestQMgrName with the MQDLH removed; FWD puts to FWDQ at FWDQM (``&DESTQ``,
   ``&DESTQM`` from the MQDLH, §4.3), HEADER(YES) with the MQDLH, HEADER(NO) without;
   a blank queue manager name is the local one. A put fails on a queue that does not
-  exist (2085), is put-inhibited (2051) or is at MAXDEPTH (2053), or on a queue
-  manager that is neither this one nor reachable through a transmission queue of its
-  name (2087);
+  exist (2085), is put-inhibited (2051) or is at MAXDEPTH (2053), on a queue manager
+  named like a local queue that is not USAGE(XMITQ) (2092, MQRC_XMIT_Q_USAGE_ERROR),
+  or on one that is neither this one nor a local queue's name (2087);
 * messages without an MQDLH are never matched and stay (§5.6); a message group moves
   whole or not at all, with one attempt count for the group (docs/drain.md: "one
   attempt count for the group"; a group not whole on the queue stays, all of it);
@@ -371,8 +371,10 @@ class Model:
         """The reason a put to ``queue`` at ``qmgr`` fails with, or None: it succeeds."""
         if qmgr not in ("", LOCAL_QMGR):
             xmitq = self.queues.get(qmgr)
-            if xmitq is None or not xmitq.defined or not xmitq.xmitq:
+            if xmitq is None or not xmitq.defined:
                 return 2087  # MQRC_UNKNOWN_REMOTE_Q_MGR
+            if not xmitq.xmitq:
+                return 2092  # MQRC_XMIT_Q_USAGE_ERROR
             return self._local_fails(qmgr)
         return self._local_fails(queue)
 

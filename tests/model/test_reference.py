@@ -78,3 +78,20 @@ def test_a_run_walks_the_chain_and_a_one_off_ignores_the_count() -> None:
     model.queues["APP.A"].put_enabled = True
     model.one_off(OneOff(Rule("IGNORE", destq=Value("*")), "retry"))
     assert (model.place["M"], model.attempts) == (Place("APP.A", header=False), {})
+
+
+def test_a_queue_manager_named_like_a_plain_local_queue_is_2092() -> None:
+    """A put at a queue manager named like a defined local queue that is not USAGE(XMITQ)
+    fails with MQRC_XMIT_Q_USAGE_ERROR (2092), as the embedded queue manager answers; a
+    name that is no local queue (or one deleted) is MQRC_UNKNOWN_REMOTE_Q_MGR (2087); a
+    transmission queue of that name takes the put.
+
+    IBM, 2092 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041530_.html):
+    "ObjectQMgrName specifies the name of a local queue, but it does not have a Usage
+    attribute of MQUS_TRANSMISSION"."""
+    model = Model(queues={"PLAIN": QueueState(), "QR": QueueState(xmitq=True)})
+    assert model.put_fails("APP.A", "PLAIN") == 2092
+    assert model.put_fails("APP.A", "QX") == 2087
+    assert model.put_fails("APP.A", "QR") is None
+    model.queues["PLAIN"].defined = False
+    assert model.put_fails("APP.A", "PLAIN") == 2087

@@ -461,8 +461,12 @@ def put(
         action=action,
     )
     message = Message(md, body)
+    warning = 0
     if obj is not None:
         out = obj.port().put(message, options)
+        # IBM 2242/2241 as MQCC_WARNING: a put without MQPMO_LOGICAL_ORDER after one with
+        # it that left a logical message or group unfinished (the message is put).
+        warning = int(getattr(obj.queue, "put_warning", 0) or 0)
         resolved = obj.resolved or (obj.name, conn.qm.name)
     else:
         assert od is not None
@@ -475,7 +479,7 @@ def put(
     write_md(pmd, out, md_version)
     put_field(pmo, "ResolvedQName", resolved[0].encode("latin-1"))
     put_field(pmo, "ResolvedQMgrName", resolved[1].encode("latin-1"))
-    return _OK
+    return (CMQC.MQCC_WARNING, warning) if warning else _OK
 
 
 # -- MQINQ --------------------------------------------------------------------------------------

@@ -15,7 +15,12 @@ between it and the C arguments as IBM's ``cmqc.h`` lays them out:
   MQIMPO_CONVERT_VALUE asks for ``RequestedCCSID`` (MQCCSI_APPL: 1208, the stand-in's
   application CCSID, a choice said here; MQCCSI_Q_MGR: 819): then in that CCSID
   (``ReturnedCCSID`` it), or, when the CCSID is unknown or lacks a character of the
-  value, unconverted with IBM's warning MQRC_PROP_VALUE_NOT_CONVERTED (2466); a value
+  value, unconverted with IBM's warning MQRC_PROP_VALUE_NOT_CONVERTED (2466); with it,
+  a numeric value (MQTYPE_BOOLEAN, INT16, INT32, INT64, FLOAT32, FLOAT64) comes in
+  ``RequestedEncoding``'s byte order (MQENC_INTEGER_NORMAL/_REVERSED,
+  MQENC_FLOAT_IEEE_NORMAL/_REVERSED; ``ReturnedEncoding`` it), or, for an encoding the
+  stand-in cannot make (S/390 or TNS floating point, an undefined integer or float
+  encoding), natively with 2466 (``ReturnedEncoding`` MQENC_NATIVE); a value
   longer than the buffer is
   MQRC_PROPERTY_VALUE_TOO_BIG (2469, failed) with ``DataLength`` the length it
   needs (the buffer holds the value's first bytes), and the property cursor on
@@ -208,6 +213,13 @@ def inqmp(
             warning = MQRC_PROP_VALUE_NOT_CONVERTED
         else:
             data, impo.ReturnedCCSID = converted
+            impo.ReturnedEncoding = impo.RequestedEncoding
+    elif o & CMQC.MQIMPO_CONVERT_VALUE:
+        ordered = in_encoding(prop, impo.RequestedEncoding)
+        if ordered is None:
+            warning = MQRC_PROP_VALUE_NOT_CONVERTED
+        else:
+            data, impo.ReturnedEncoding = ordered, impo.RequestedEncoding
     if pdatalen:
         ctypes.c_int32.from_address(pdatalen).value = len(data)
     if o & CMQC.MQIMPO_QUERY_LENGTH:
@@ -226,6 +238,30 @@ def inqmp(
     if data:
         ctypes.memmove(pvalue, data, len(data))
     return (CMQC.MQCC_WARNING, warning) if warning else _OK
+
+
+_INTEGER_ORDER = {1: ">", 2: "<"}  # MQENC_INTEGER_NORMAL, MQENC_INTEGER_REVERSED
+_FLOAT_ORDER = {0x100: ">", 0x200: "<"}  # MQENC_FLOAT_IEEE_NORMAL, _IEEE_REVERSED
+_FLOATS = (T.FLOAT32, T.FLOAT64)
+
+
+def in_encoding(prop: Property, requested: int) -> bytes | None:
+    """MQIMPO_CONVERT_VALUE of a value that is not a string: a number's bytes in the
+    byte order ``requested`` (an MQENC_* value) gives its type, or None when the stand-in
+    cannot make that encoding. A one-byte integer, a byte string or a null has no byte
+    order: its bytes as they are. IBM, MQIMPO Options: the value is "converted to conform
+    to the RequestedCCSID and RequestedEncoding values"."""
+    if prop.type not in _FIXED or prop.type is T.INT8:
+        return _encode(prop)
+    if prop.type in _FLOATS:
+        order = _FLOAT_ORDER.get(requested & CMQC.MQENC_FLOAT_MASK)
+    else:
+        order = _INTEGER_ORDER.get(requested & CMQC.MQENC_INTEGER_MASK)
+    if order is None:
+        return None
+    v = prop.value
+    number = int(bool(v)) if prop.type is T.BOOLEAN else v
+    return struct.pack(order + _FIXED[prop.type].format[-1], number)
 
 
 def _converted(value: str, requested: int) -> tuple[bytes, int] | None:

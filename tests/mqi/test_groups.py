@@ -79,3 +79,53 @@ def test_segment_status_and_complete_msg_through_the_mqi(mq: MQ) -> None:
     assert (gmo.SegmentStatus, md.MsgFlags, md.Offset) == (ord("L"), c.MQMF_LAST_SEGMENT, 0)
     q.close()
     assert _depth(ibmmq) == 0
+
+
+@pytest.mark.parametrize(
+    ("flags", "reason"),
+    [
+        ("MQMF_MSG_IN_GROUP", 2241),
+        ("MQMF_SEGMENT", 2242),
+        ("MQMF_SEGMENT | MQMF_MSG_IN_GROUP", 2242),
+    ],
+)
+def test_a_put_without_logical_order_mid_group_warns(mq: MQ, flags: str, reason: int) -> None:
+    """MQPUT without MQPMO_LOGICAL_ORDER right after a logical-order put that left a group
+    (a logical message; both: the message first) unfinished: MQCC_WARNING with
+    MQRC_INCOMPLETE_GROUP (MQRC_INCOMPLETE_MSG), and the message is put; the next such put
+    (its previous put was not logical) is MQCC_OK; the group status stays, so MQCLOSE still
+    warns with the same reason.
+    IBM, 2241 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042740_.html): "On the
+    MQPUT call, when the application does not specify MQPMO_LOGICAL_ORDER, but the previous
+    MQPUT call for the queue handle did specify MQPMO_LOGICAL_ORDER. The completion code is
+    MQCC_WARNING in this case"; "If there is an incomplete logical message as well as an
+    incomplete message group, reason code MQRC_INCOMPLETE_MSG is returned in preference";
+    2242 (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/reference/q042750_.html), the same."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    value = 0
+    for name in flags.split(" | "):
+        value |= getattr(c, name)
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT)
+    _logical_put(ibmmq, q, b"part", value)
+    plain = ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT)
+    assert _fails(ibmmq, lambda: q.put(b"aside", ibmmq.MD(), plain)) == (1, reason)
+    assert _depth(ibmmq) == 2
+    q.put(b"again", ibmmq.MD(), ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT))
+    assert _depth(ibmmq) == 3
+    assert _fails(ibmmq, q.close) == (1, reason)
+
+
+def test_a_put_without_logical_order_after_a_finished_group_is_ok(mq: MQ) -> None:
+    """After a logical-order group is finished (MQMF_LAST_MSG_IN_GROUP), an MQPUT without
+    MQPMO_LOGICAL_ORDER is MQCC_OK: nothing is unfinished.
+    IBM, 2241 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042740_.html): "An
+    operation was attempted on a queue using a queue handle that had an incomplete message
+    group"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT)
+    _logical_put(ibmmq, q, b"only", c.MQMF_LAST_MSG_IN_GROUP)
+    q.put(b"aside", ibmmq.MD(), ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT))
+    q.close()
+    assert _depth(ibmmq) == 2

@@ -23,9 +23,11 @@ from structlog.testing import capture_logs
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import MQMD, Message
+from dlqhandler.mq.constants import MQMF_MSG_IN_GROUP
 from dlqhandler.qmgr import EmbeddedQueueManager, GetOptions, PutOptions, connect, create_qmgr
 from dlqhandler.qmgr.ibmmq.adapter import IBMMQQueueManager
 from dlqhandler.qmgr.ibmmq.config import IBMMQSettings, ibmmq_settings_from_env
+from dlqhandler.qmgr.port import browse_all
 from tests.mqi.build import load
 from tests.mqi.cmqc import CMQC
 from tests.mqi.standin import StandIn
@@ -277,6 +279,80 @@ def test_connection_broken_between_units_of_work_reconnects(standin: StandIn) ->
     assert len(standin.connects) == 2  # a failed MQCONNX reached no queue manager
     qm.disconnect()
     assert standin.connections == 0
+
+
+def test_after_a_reconnect_a_temporary_dynamic_queue_handle_is_2052(standin: StandIn) -> None:
+    """A broken connection ends the temporary dynamic queue its handle created; after the
+    adapter reconnects, that handle is not reopened by the gone name nor by its model's (no
+    new queue appears): its put and get are MQRC_Q_DELETED (2052), and closing it works.
+    A permanent dynamic queue's handle is reopened by the queue's name and keeps working.
+
+    IBM, Dynamic and Model queues
+    (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_8.0.0/com.ibm.mq.pro.doc/q003140_.htm):
+    temporary dynamic queues "are deleted when the application that issued the MQOPEN call
+    that created the queue closes the queue or terminates"; 2052
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041230_.html): "An Hobj queue
+    handle specified on a call refers to a dynamic queue that has been deleted since the
+    queue was opened"."""
+    adm = admin(standin)
+    adm.admin().define_model("TEMP.MODEL", {})
+    adm.admin().define_model("PERM.MODEL", {"DEFTYPE": "PERMDYN"})
+    qm = open_qm()
+    temp = qm.open("TEMP.MODEL", output=True, dynamic_name="APP.TEMP.*")
+    perm = qm.open("PERM.MODEL", output=True, dynamic_name="APP.PERM")
+    temp.put(text("np", persistence=0), PutOptions(syncpoint=False, context="default"))
+    assert [r.name for r in adm.admin().queues("APP.*")] == ["APP.PERM", temp.name]
+    standin.faults.fail("MQINQ", 2009)
+    assert qm.inquire().name == "QM1"
+    assert len(standin.connects) == 2
+    assert [r.name for r in adm.admin().queues("APP.*")] == ["APP.PERM"]
+    for call in (
+        lambda: temp.put(text("x", persistence=0), PutOptions(syncpoint=False)),
+        lambda: temp.put(text("x", persistence=0), PutOptions(syncpoint=False, context="pass_all")),
+        lambda: temp.get(GetOptions(syncpoint=False)),
+    ):
+        with pytest.raises(MQIError) as caught:
+            call()
+        assert caught.value.reason == 2052
+    temp.close()
+    perm.put(text("kept"), PutOptions(syncpoint=False))
+    assert perm.get(GetOptions(syncpoint=False)).body == b"kept"
+    assert [r.name for r in adm.admin().queues("APP.*")] == ["APP.PERM"]
+    perm.close()
+    qm.disconnect()
+
+
+def test_a_put_that_ibm_answers_with_a_warning_is_a_put(standin: StandIn) -> None:
+    """Through the port, a put without logical order right after a logical-order put that
+    left a group unfinished is MQCC_WARNING 2241 at the MQI (the message is put): the
+    adapter returns the MQMD as put (the MsgId the queue manager gave it) instead of an
+    error, and the next puts are plain MQPUTs again; closing the handle, which IBM answers
+    with the same warning (the handle is closed), is no error either.
+
+    IBM, 2241 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042740_.html): "On the
+    MQPUT call, when the application does not specify MQPMO_LOGICAL_ORDER, but the previous
+    MQPUT call for the queue handle did specify MQPMO_LOGICAL_ORDER. The completion code is
+    MQCC_WARNING in this case"."""
+    qm = open_qm()
+    q = qm.open("Q1", input=False, browse=False, output=True)
+    first = q.put(
+        text("part", msg_flags=MQMF_MSG_IN_GROUP),
+        PutOptions(syncpoint=False, context="default", logical_order=True),
+    )
+    aside = q.put(text("aside"), PutOptions(syncpoint=False, context="default"))
+    assert aside.msg_id != bytes(24)
+    assert aside.msg_id != first.msg_id
+    again = q.put(text("again"), PutOptions(syncpoint=False, context="default"))
+    assert again.msg_id not in (bytes(24), aside.msg_id)
+    reader = admin(standin).open("Q1", input=False)
+    got = [m.md.msg_id for m in browse_all(reader)]
+    reader.close()
+    assert got == [first.msg_id, aside.msg_id, again.msg_id]
+    q.close()
+    with pytest.raises(MQIError) as closed:
+        q.put(text("late"), PutOptions(syncpoint=False, context="default"))
+    assert closed.value.reason == 2019  # MQRC_HOBJ_ERROR: the handle is closed
+    qm.disconnect()
 
 
 def test_calls_the_product_never_makes_are_not_supported(standin: StandIn) -> None:

@@ -344,3 +344,41 @@ def test_qmodel_is_defined_altered_displayed_and_deleted(qm: EmbeddedQueueManage
     result, out = mqsc(qm, "DELETE QMODEL(APP.MODEL)\nDISPLAY QMODEL(APP.MODEL)")
     assert "AMQ8007I" in out, out
     assert "AMQ8147E" in out, out
+
+
+def test_display_queue_without_type_lists_every_queue_type(qm: EmbeddedQueueManager) -> None:
+    """DISPLAY QUEUE(pattern) without TYPE, and with TYPE(ALL), lists the local, alias,
+    remote and model queues that match, by name, each with its TYPE and only the asked-for
+    attributes its type has; a WHERE on a local-queue attribute leaves the other types out;
+    DISPLAY QLOCAL still lists local queues only.
+
+    IBM, DISPLAY QUEUE (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q086270_.html):
+    "display the attributes of one or more queues of any type", and TYPE(ALL) is the
+    default of its TYPE(ALL|QLOCAL|QMODEL|QALIAS|QREMOTE|QCLUSTER) parameter."""
+    result, out = mqsc(
+        qm,
+        "DEFINE QLOCAL(APP.D)\nDEFINE QALIAS(APP.A) TARGET(APP.D)\n"
+        "DEFINE QREMOTE(APP.C) RNAME(X) RQMNAME(QM2) XMITQ(APP.D)\n"
+        "DEFINE QMODEL(APP.B)\nDEFINE QLOCAL(OTHER)",
+    )
+    assert result.ok, out
+    for command in ("DISPLAY QUEUE(APP.*) DESCR", "DISPLAY QUEUE(APP.*) TYPE(ALL) DESCR"):
+        result, out = mqsc(qm, command)
+        assert result.ok, out
+        heads = [line.split()[0] for line in out.splitlines() if line.startswith("   QUEUE(")]
+        assert heads == ["QUEUE(APP.A)", "QUEUE(APP.B)", "QUEUE(APP.C)", "QUEUE(APP.D)"], out
+        for kind in ("QALIAS", "QMODEL", "QREMOTE", "QLOCAL"):
+            assert f"TYPE({kind})" in out, out
+        assert out.count("DESCR( )") == 4, out
+    result, out = mqsc(qm, "DISPLAY QUEUE(APP.*) RNAME TARGET")
+    assert "RNAME(X)" in out, out
+    assert "TARGET(APP.D)" in out, out
+    assert (out.count("RNAME("), out.count("TARGET(")) == (1, 1), out
+    result, out = mqsc(qm, "DISPLAY QUEUE(APP.*) WHERE(CURDEPTH EQ 0)")
+    assert "QUEUE(APP.D)" in out, out
+    assert "APP.A" not in out, out
+    assert "APP.C" not in out, out
+    result, out = mqsc(qm, "DISPLAY QLOCAL(APP.*)")
+    assert "QUEUE(APP.D)" in out, out
+    assert "APP.A" not in out, out
+    assert "APP.B" not in out, out

@@ -8,7 +8,11 @@ attributes carry ``DEFTYPE`` (TEMPDYN or PERMDYN, from the model); a temporary
 one also has a row in ``dynamic_owners`` naming the handle that created it, so
 that closing that handle, or the end of its connection, deletes the queue with
 its messages (IBM: "When you close a temporary dynamic queue, the queue is
-deleted, along with any messages that might still be on it"). MQCLOSE's
+deleted, along with any messages that might still be on it. This is true even if
+there are uncommitted MQGET, MQPUT, or MQPUT1 calls outstanding against the queue": IBM
+keeps it logically deleted, out of every application's reach, until that work ends, so
+deleting it at once is what an application sees; the unit of work then commits or backs
+out its other queues' work as usual). MQCLOSE's
 MQCO_DELETE and MQCO_DELETE_PURGE follow IBM's MQCLOSE rules
 (:func:`check_delete`).
 """
@@ -30,6 +34,7 @@ from dlqhandler.mq.constants import (
 )
 from dlqhandler.qmgr.embedded.objects import MODEL_ATTRS, QUEUE_ATTRS, Value, defaults
 from dlqhandler.qmgr.embedded.store import AVAILABLE
+from dlqhandler.qmgr.port import DEFAULT_DYNAMIC_NAME
 
 __all__ = [
     "DEFAULT_DYNAMIC_NAME",
@@ -43,7 +48,6 @@ __all__ = [
 ]
 
 CloseDelete = Literal["", "delete", "purge"]  # MQCO_NONE, MQCO_DELETE, MQCO_DELETE_PURGE
-DEFAULT_DYNAMIC_NAME = "AMQ.*"  # IBM's initial MQOD.DynamicQName on distributed platforms
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/%")
 _SUFFIX_HEX = 16  # the unique part a trailing '*' becomes (48 - 32 characters of prefix)
 

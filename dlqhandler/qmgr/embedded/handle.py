@@ -175,6 +175,8 @@ class EmbeddedQueue:
         self._logical_pos: tuple[int, int] | None = None
         self._get_group: GroupState | None = None
         self._put_group: PutGroup | None = None  # MQPMO_LOGICAL_ORDER status
+        self._last_put_logical = False  # the last successful put was MQPMO_LOGICAL_ORDER
+        self._put_warning = 0  # the MQCC_WARNING reason of the last successful put (0: none)
         self._hardenbo = False  # the queue's HARDENBO, as of this call
         self._propctl = "COMPAT"  # the queue's PROPCTL, as of this call
 
@@ -226,10 +228,15 @@ class EmbeddedQueue:
             if not self._output:
                 raise mqi_error(MQRC_NOT_OPEN_FOR_OUTPUT, self._name)
             if not options.logical_order:
-                return qm.put_message(
+                out = qm.put_message(
                     self._opened, message, options, remote=self._remote, missing=MQRC_Q_DELETED
                 )
-            return self._put_logical(message, options)
+                self._put_warning = self.unfinished_put if self._last_put_logical else 0
+                self._last_put_logical = False
+                return out
+            out = self._put_logical(message, options)
+            self._put_warning, self._last_put_logical = 0, True
+            return out
 
     def _put_logical(self, message: Message, options: PutOptions) -> MQMD:
         """MQPMO_LOGICAL_ORDER: the queue manager numbers the message from this handle's
@@ -257,6 +264,15 @@ class EmbeddedQueue:
         )
         self._put_group = status
         return out
+
+    @property
+    def put_warning(self) -> int:
+        """The warning IBM gives the last successful MQPUT on this handle (0: none): a put
+        without MQPMO_LOGICAL_ORDER right after one with it, while that left a logical
+        message (MQRC_INCOMPLETE_MSG, 2242) or a group (MQRC_INCOMPLETE_GROUP, 2241)
+        unfinished. The put is made and the group status kept (the port cannot return a
+        warning; the MQI shows it)."""
+        return self._put_warning
 
     @property
     def unfinished_put(self) -> int:

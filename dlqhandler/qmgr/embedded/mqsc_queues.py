@@ -1,14 +1,15 @@
 """runmqsc's queue commands: DEFINE/ALTER/DELETE/CLEAR/DISPLAY QLOCAL (DISPLAY QUEUE
 too, with generic names, attribute lists, ALL and WHERE), DEFINE/ALTER/DELETE/DISPLAY
 QALIAS (TARGET, TARGTYPE(QUEUE), PUT, GET, DESCR), DEFINE/ALTER/DELETE/DISPLAY QREMOTE
-(RNAME, RQMNAME, XMITQ, PUT, DEFPRTY, DEFPSIST, DESCR) and DISPLAY QSTATUS."""
+(RNAME, RQMNAME, XMITQ, PUT, DEFPRTY, DEFPSIST, DESCR) and DISPLAY QSTATUS. DISPLAY
+QUEUE without TYPE (IBM's TYPE(ALL)) lists every queue type."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from dlqhandler.qmgr.embedded.admin import Admin, AdminError
-from dlqhandler.qmgr.embedded.mqsc import Command
+from dlqhandler.qmgr.embedded.admin import Admin, AdminError, ObjectRecord
+from dlqhandler.qmgr.embedded.mqsc import Attr, Command
 from dlqhandler.qmgr.embedded.mqsc_attrs import (
     Action,
     AdminOf,
@@ -28,7 +29,13 @@ from dlqhandler.qmgr.embedded.mqsc_attrs import (
     where,
 )
 from dlqhandler.qmgr.embedded.mqsc_models import display_models
-from dlqhandler.qmgr.embedded.objects import ALIAS_ATTRS, QUEUE_ATTRS, REMOTE_ATTRS
+from dlqhandler.qmgr.embedded.objects import (
+    ALIAS_ATTRS,
+    MODEL_ATTRS,
+    QUEUE_ATTRS,
+    REMOTE_ATTRS,
+    AttrSpec,
+)
 
 __all__ = ["QUEUE_COMMANDS"]
 
@@ -89,8 +96,11 @@ def _display_queues(cmd: Command, adm: AdminOf) -> Action:
         raise syntax(
             cmd,
             others["TYPE"],
-            "only TYPE(QLOCAL), TYPE(QALIAS), TYPE(QREMOTE) and TYPE(QMODEL) queues exist here",
+            "only TYPE(ALL), TYPE(QLOCAL), TYPE(QALIAS), TYPE(QREMOTE) and TYPE(QMODEL)"
+            " queues exist here",
         )
+    if cmd.objtype == "QUEUE" and ("TYPE" not in others or others["TYPE"].single() == "ALL"):
+        return _display_all_types(cmd, adm, others)
     pattern = str(cmd.name)
     generic = pattern.endswith("*")
     names = wanted(cmd, QUEUE_ATTRS, others, _QUEUE_STATUS)
@@ -107,6 +117,50 @@ def _display_queues(cmd: Command, adm: AdminOf) -> Action:
                     continue
             head = [f"QUEUE({rec.name})"] + (["TYPE(QLOCAL)"] if show_type else [])
             yield head + display_items(rec, QUEUE_ATTRS, names, _QUEUE_STATUS)
+
+    return lambda: shown(
+        "AMQ8409I: Display Queue details.", objects(), pattern if filter_ is None else None
+    )
+
+
+# Each queue type DISPLAY QUEUE TYPE(ALL) lists: its TYPE value, its attribute table,
+# its status attributes and how Admin lists it.
+_QUEUE_TYPES: tuple[
+    tuple[str, dict[str, AttrSpec], tuple[str, ...], Callable[[Admin, str], list[ObjectRecord]]],
+    ...,
+] = (
+    ("QLOCAL", QUEUE_ATTRS, _QUEUE_STATUS, Admin.queues),
+    ("QALIAS", ALIAS_ATTRS, (), Admin.aliases),
+    ("QREMOTE", REMOTE_ATTRS, (), Admin.remotes),
+    ("QMODEL", MODEL_ATTRS, (), Admin.models),
+)
+
+
+def _display_all_types(cmd: Command, adm: AdminOf, others: dict[str, Attr]) -> Action:
+    """DISPLAY QUEUE(pattern) with TYPE(ALL), IBM's default: every queue type, by name,
+    each with its TYPE and the asked-for attributes that apply to its type; a WHERE on
+    an attribute a type does not have leaves that type's queues out."""
+    every = {k: v for _, table, _, _ in _QUEUE_TYPES for k, v in table.items()}
+    pattern = str(cmd.name)
+    names = wanted(cmd, every, others, _QUEUE_STATUS)
+    if names is not None and not names and not pattern.endswith("*"):
+        names = None  # a single queue and no attributes: ALL
+    filter_ = where(cmd, others["WHERE"], every, _QUEUE_STATUS) if "WHERE" in others else None
+
+    def objects() -> Iterator[list[str]]:
+        admin = adm()
+        found: list[tuple[str, str, ObjectRecord, dict[str, AttrSpec], tuple[str, ...]]] = []
+        for kind, table, status, listing in _QUEUE_TYPES:
+            if filter_ is not None and filter_[0] not in table and filter_[0] not in status:
+                continue
+            for rec in listing(admin, pattern):
+                if filter_ is not None:
+                    value = rec.status.get(filter_[0], rec.attrs.get(filter_[0], ""))
+                    if not matches(value, filter_[1], filter_[2]):
+                        continue
+                found.append((rec.name, kind, rec, table, status))
+        for name, kind, rec, table, status in sorted(found, key=lambda f: f[0]):
+            yield [f"QUEUE({name})", f"TYPE({kind})", *display_items(rec, table, names, status)]
 
     return lambda: shown(
         "AMQ8409I: Display Queue details.", objects(), pattern if filter_ is None else None

@@ -18,7 +18,10 @@ the status does not move) with:
   syncpoint differs from the group's or the logical message's.
 
 Every put (logical order or not): a segment other than the last with no data is
-MQRC_SEGMENT_LENGTH_ZERO (2253).
+MQRC_SEGMENT_LENGTH_ZERO (2253). A put without MQPMO_LOGICAL_ORDER right after one with
+it, while a logical message or group is unfinished, is made and keeps the status; IBM
+answers it with MQCC_WARNING and 2242 (else 2241), which the queue handle keeps as
+``put_warning`` for the MQI to show (the port has no warnings).
 """
 
 from __future__ import annotations

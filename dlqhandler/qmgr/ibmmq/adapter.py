@@ -85,6 +85,7 @@ from dlqhandler.mq.constants import (
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.mq.properties import Property
+from dlqhandler.mq.selectors import MQIA_DEFINITION_TYPE, MQQDT_TEMPORARY_DYNAMIC
 from dlqhandler.qmgr.ibmmq.config import IBMMQSettings, ibmmq_settings_from_env, plan_connection
 from dlqhandler.qmgr.ibmmq.handle import IBMMQQueue, PropertyHandles, context_of, mq_name
 from dlqhandler.qmgr.ibmmq.inquiry import inquire_object
@@ -96,6 +97,7 @@ from dlqhandler.qmgr.ibmmq.mapping import (
 )
 from dlqhandler.qmgr.ibmmq.properties import clear_properties, set_properties
 from dlqhandler.qmgr.port import (
+    DEFAULT_DYNAMIC_NAME,
     Answers,
     MessageHandle,
     ObjectType,
@@ -254,13 +256,31 @@ class IBMMQQueueManager:
         browse: bool = True,
         output: bool = False,
         exclusive: bool | None = None,
+        qmgr: str = "",
+        dynamic_name: str = DEFAULT_DYNAMIC_NAME,
     ) -> IBMMQQueue:
         with self.mutex:
             handle = IBMMQQueue(
-                self, queue, input=input, browse=browse, output=output, exclusive=exclusive
+                self,
+                queue,
+                input=input,
+                browse=browse,
+                output=output,
+                exclusive=exclusive,
+                qmgr=qmgr,
+                dynamic_name=dynamic_name,
             )
             self.mqi(f"MQOPEN {handle.name}", handle._reopen, retry=True)
             self._queues.append(handle)
+            if handle.name != queue.strip() and not qmgr.strip():
+                # MQOPEN of a model: was the queue it created temporary? (IBM deletes a
+                # temporary dynamic queue when its connection ends: not reopened.)
+                try:
+                    kind = self.inquire_object("queue", handle.name, [MQIA_DEFINITION_TYPE])
+                except MQIError:
+                    handle.close()
+                    raise
+                handle.temporary = kind.get(MQIA_DEFINITION_TYPE) == MQQDT_TEMPORARY_DYNAMIC
             return handle
 
     def put1(
@@ -428,17 +448,39 @@ class IBMMQQueueManager:
     def open_object(self, name: str, options: int) -> Any:
         return self.open_queue(name, options)[0]
 
-    def open_queue(self, name: str, options: int) -> tuple[Any, str]:
-        """MQOPEN of a queue: the handle and the name of the queue it opened (a model
-        queue's MQOPEN returns the dynamic queue it created in MQOD.ObjectName)."""
+    def open_queue(
+        self, name: str, options: int, *, qmgr: str = "", dynamic_name: str = ""
+    ) -> tuple[Any, str]:
+        """MQOPEN of a queue (at ``qmgr``, blank: this one): the handle and the name of
+        the queue it opened (a model queue's MQOPEN returns the dynamic queue it created,
+        named from ``dynamic_name`` (MQOD.DynamicQName), in MQOD.ObjectName)."""
         od = self.mq.OD()
         od.ObjectName = mq_name(name)
+        od.ObjectQMgrName = mq_name(qmgr)
+        if dynamic_name:
+            od.DynamicQName = mq_name(dynamic_name)
         queue = self.mq.Queue(self._qmo, od, options)
         opened = bytes(od.ObjectName).split(b"\x00", 1)[0].decode(MQCHAR_ENCODING).rstrip(" ")
         return queue, opened or name
 
     def _new_message_handle(self) -> Any:
         return self.mq.MessageHandle(self._qmo)
+
+    def put_tolerating_warning(self, obj: Any, body: bytes, md: Any, pmo: Any) -> int:
+        """MQPUT on ``obj`` that takes MQCC_WARNING as the success it is (the message is
+        put) and returns its reason (0: MQCC_OK); MQMIError on MQCC_FAILED. IBM's
+        ``Queue.put`` raises on a warning before it reads the MQMD back (MsgId...), so
+        this calls the extension's MQPUT itself and unpacks the MQMD and MQPMO."""
+        mq = self.mq
+        rv = mq.ibmmqc.MQPUT(self._qmo.get_handle(), obj.get_handle(), md.pack(), pmo.pack(), body)
+        comp, reason = int(rv[-2]), int(rv[-1])
+        if comp == mq.CMQC.MQCC_FAILED:
+            raise mq.MQMIError(comp, reason)
+        md.unpack(rv[0])
+        pmo.unpack(rv[1])
+        if comp:
+            self.log.info("mq_put_warning", reason=reason)
+        return reason if comp else 0
 
     def put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]:
         """The MQMD and MQPMO for a put (see the module docstring on context)."""

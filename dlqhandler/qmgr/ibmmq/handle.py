@@ -8,6 +8,16 @@ go through the connection's ``_mqi`` (error mapping, reconnection).
 :class:`PropertyHandles` is the connection's pool of message handles that carry
 the properties of recently got messages.
 
+A handle on a dynamic queue. IBM's MQPUT on a handle whose dynamic queue was deleted
+after the handle opened is MQRC_Q_DELETED (2052); the handle's context puts go by MQPUT1
+(per-put context and authority, see the adapter's module docstring), which names the
+queue and would say MQRC_UNKNOWN_OBJECT_NAME (2085) instead, so a 2085 from the MQPUT1
+of a handle opened on this queue manager is answered as 2052: the queue the handle
+opened is gone. After a reconnect a handle that created a temporary dynamic queue is
+not reopened (IBM deletes such a queue when its connection ends, and reopening by its
+name or its model's would open nothing or another queue): it answers 2052, as does a
+handle whose queue no longer exists when it is reopened.
+
 A handle knows its connection only as :class:`Connection`, the protocol the
 adapter (:class:`~dlqhandler.qmgr.ibmmq.adapter.IBMMQQueueManager`) implements,
 so this module does not import the adapter: the adapter depends on the handle,
@@ -27,7 +37,9 @@ from dlqhandler.mq.constants import (
     MQRC_HOBJ_ERROR,
     MQRC_NO_MSG_LOCKED,
     MQRC_NOT_OPEN_FOR_OUTPUT,
+    MQRC_Q_DELETED,
     MQRC_TRUNCATED_MSG_FAILED,
+    MQRC_UNKNOWN_OBJECT_NAME,
     mqi_error,
 )
 from dlqhandler.mq.message import Message
@@ -136,11 +148,14 @@ class Connection(Protocol):
     def mqi(self, what: str, call: Callable[[], T], *, retry: bool) -> T: ...
     def check_connected(self) -> None: ...
     def open_object(self, name: str, options: int) -> Any: ...
-    def open_queue(self, name: str, options: int) -> tuple[Any, str]: ...
+    def open_queue(
+        self, name: str, options: int, *, qmgr: str = "", dynamic_name: str = ""
+    ) -> tuple[Any, str]: ...
     def drop_connection(self) -> None: ...
     def error(self, exc: Any, what: str) -> MQIError: ...
     def forget(self, handle: IBMMQQueue) -> None: ...
     def put_structs(self, message: Message, options: PutOptions) -> tuple[Any, Any]: ...
+    def put_tolerating_warning(self, obj: Any, body: bytes, md: Any, pmo: Any) -> int: ...
     def end_put(self) -> None: ...
     def put1(
         self, queue: str, message: Message, options: PutOptions = ..., *, qmgr: str = ""
@@ -159,9 +174,17 @@ class IBMMQQueue:
         browse: bool,
         output: bool,
         exclusive: bool | None = None,
+        qmgr: str = "",
+        dynamic_name: str = "",
     ) -> None:
         self._qm = qm
         self._name = name.strip()
+        self._qmgr = qmgr.strip()
+        self._dynamic_name = dynamic_name
+        self._opened = False  # the first MQOPEN succeeded
+        self.temporary = False  # it created a temporary dynamic queue (the adapter says)
+        self._deleted = False  # its queue is gone: MQRC_Q_DELETED
+        self._last_logical = False  # its last MQPUT was MQPMO_LOGICAL_ORDER
         self._input, self._browse, self._output = input, browse, output
         self.open_options = open_options(
             qm.mq.CMQC, input=input, browse=browse, output=output, exclusive=exclusive
@@ -200,15 +223,30 @@ class IBMMQQueue:
             # Context and alternate-user puts need open options this handle was not
             # opened with; MQPUT1 checks the same authority per put (as runmqdlq does).
             # (A logical-order put needs this handle: its group status is the handle's.)
-            return self._qm.put1(self._name, message, options)
+            try:
+                return self._qm.put1(self._name, message, options, qmgr=self._qmgr)
+            except MQIError as exc:
+                if exc.reason != MQRC_UNKNOWN_OBJECT_NAME or self._qmgr:
+                    raise
+                self._deleted = True
+                raise mqi_error(
+                    MQRC_Q_DELETED, f"{self._name} was deleted after this handle opened it"
+                ) from exc
         qm = self._qm
 
         def call() -> Any:
             try:
                 md, pmo = qm.put_structs(message, options)
-                self._live().put(message.body, md, pmo)
+                if options.logical_order or not self._last_logical:
+                    self._live().put(message.body, md, pmo)
+                else:
+                    # Right after a logical-order MQPUT, IBM may answer MQCC_WARNING (2241,
+                    # 2242: a group or logical message left unfinished) with the message
+                    # put; the port has no warnings, and a failure would be a lie.
+                    qm.put_tolerating_warning(self._live(), message.body, md, pmo)
             finally:
                 qm.end_put()
+            self._last_logical = options.logical_order
             return md
 
         md_out = qm.mqi(f"MQPUT {self._name}", call, retry=options.syncpoint)
@@ -247,6 +285,9 @@ class IBMMQQueue:
                 if exc.reason == MQRC_CONNECTION_BROKEN:
                     qm.drop_connection()
                     return
+                if exc.comp == qm.mq.CMQC.MQCC_WARNING:  # (2241/2242: closed all the same)
+                    qm.log.info("mq_close_warning", queue=self._name, reason=int(exc.reason))
+                    return
                 raise qm.error(exc, f"MQCLOSE {self._name}") from exc
 
     # -- helpers ----------------------------------------------------------------------
@@ -254,15 +295,31 @@ class IBMMQQueue:
         if not self._open:
             raise mqi_error(MQRC_HOBJ_ERROR, f"{self._name} handle is closed")
         self._qm.check_connected()
+        if self._deleted:
+            raise mqi_error(MQRC_Q_DELETED, f"{self._name} was deleted after this handle opened")
         if self._obj is None and not self._qm.broken:
             raise mqi_error(MQRC_HOBJ_ERROR, f"{self._name} could not be reopened")
         return self._obj
 
     def _reopen(self) -> None:
+        """MQOPEN: the first (a model queue: the handle is the dynamic queue's, and so is
+        its name), or again after a reconnect (see the module docstring)."""
         self._obj = None
         self._saved = None
-        # (a model queue: the handle is the dynamic queue's, and so is its name)
-        self._obj, self._name = self._qm.open_queue(self._name, self.open_options)
+        if self._opened and (self.temporary or self._deleted):
+            self._deleted = True  # a temporary dynamic queue ends with its connection
+            return
+        mq = self._qm.mq
+        try:
+            self._obj, self._name = self._qm.open_queue(
+                self._name, self.open_options, qmgr=self._qmgr, dynamic_name=self._dynamic_name
+            )
+        except mq.MQMIError as exc:
+            if self._opened and exc.reason == MQRC_UNKNOWN_OBJECT_NAME and not self._qmgr:
+                self._deleted = True
+                return
+            raise
+        self._opened = True
 
     def _request(self, options: GetOptions) -> Any:
         md = self._qm.mq.MD()

@@ -364,3 +364,35 @@ def test_a_queue_manager_alias_of_this_qmgr_keeps_its_inhibit_and_defaults(
     assert _depths(qm, "APP.LOCAL") == [0]
     qm.put1("APP.LOCAL", text("direct"), NOW)
     assert _depths(qm, "APP.LOCAL") == [1]
+
+
+def test_open_with_a_queue_manager_name_resolves_through_the_remote_path(adapter: Adapter) -> None:
+    """``open(queue, output=True, qmgr="QM2")`` is MQOPEN with MQOD.ObjectQMgrName: the
+    handle's puts (a plain one and one passing all context) land on the transmission queue
+    QM2 with an MQXQH naming the queue at QM2, and nothing reaches the local queue of that
+    name; the same open for input is MQRC_OPTION_NOT_VALID_FOR_TYPE (2045); this queue
+    manager's own name opens the local queue.
+
+    IBM, Name resolution (https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q025990_.html): "The
+    name that you supply in ObjectQMgrName is resolved before that in ObjectName", "If a
+    queue is opened for any type of input, browse, or set, it resolves to a local queue if
+    there is one, and fails if there is not one"; 2045
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041160_.html): "An option that is
+    unsupported for the queue type"."""
+    adapter.define_queue("QM2", usage="XMITQ")
+    adapter.define_queue("APP.IN")
+    qm = adapter.connect()
+    out = qm.open("APP.IN", input=False, browse=False, output=True, qmgr="QM2")
+    out.put(text("one"), NOW)
+    out.put(text("two"), PutOptions(syncpoint=False, context="pass_all"))
+    out.close()
+    assert _depths(qm, "APP.IN") == [0]
+    got = _transmitted(qm, "QM2")
+    assert [(q, m, d) for q, m, d, _ in got] == [
+        ("APP.IN", "QM2", b"one"),
+        ("APP.IN", "QM2", b"two"),
+    ]
+    assert _reason(lambda: qm.open("APP.IN", qmgr="QM2")) == 2045
+    local = qm.open("APP.IN", input=False, browse=False, output=True, qmgr=adapter.qmgr_name)
+    local.put(text("here"), NOW)
+    assert _depths(qm, "APP.IN", "QM2") == [1, 0]
