@@ -52,7 +52,7 @@ from dlqhandler.qmgr.embedded.inserting import MessageRow, insert_triggered, ins
 from dlqhandler.qmgr.embedded.lookups import Lookups
 from dlqhandler.qmgr.embedded.objects import QueueView, Value
 from dlqhandler.qmgr.embedded.propctl import put_properties
-from dlqhandler.qmgr.embedded.putting import MQAT_QMGR, Putter, put_timestamp, resolve_md
+from dlqhandler.qmgr.embedded.putting import Putter, qmgr_dead_letter, resolve_md
 from dlqhandler.qmgr.embedded.recovery import hold_lock_file, recover_dead_connections
 from dlqhandler.qmgr.embedded.remote import Remote, Route, Router
 from dlqhandler.qmgr.embedded.reports import Kind, report_for, wants
@@ -662,21 +662,18 @@ class EmbeddedQueueManager:
             return
         except MQIError as exc:
             reason = exc.reason
-        deadq = str(self.admin().qmgr_attributes().get("DEADQ", "")).strip()
+        deadq = self._deadq()
         try:
             if not deadq:
                 raise mqi_error(MQRC_UNKNOWN_OBJECT_NAME, "no dead-letter queue (DEADQ)")
-            date, time_ = put_timestamp(self.clock())
-            dead = Message.dead_letter(
+            dead = qmgr_dead_letter(
                 report.md,
                 report.body,
                 reason=reason,
                 dest_q_name=md.reply_to_q.strip(),
                 dest_q_mgr_name=md.reply_to_q_mgr.strip() or self._name,
-                put_appl_type=MQAT_QMGR,
-                put_appl_name=self._name[:28],
-                put_date=date,
-                put_time=time_,
+                qmgr_name=self._name,
+                now=self.clock(),
             )
             self.put_message(deadq, dead, options, remote=None)
         except MQIError as exc:
@@ -693,7 +690,11 @@ class EmbeddedQueueManager:
         not on a transmission queue, not on the dead-letter queue."""
         if qv.xmitq:
             return False
-        return qv.name != str(self.admin().qmgr_attributes().get("DEADQ", "")).strip()
+        return qv.name != self._deadq()
+
+    def _deadq(self) -> str:
+        """The queue manager's DEADQ (blank: none)."""
+        return str(self.admin().qmgr_attributes().get("DEADQ", "")).strip()
 
     def delivered(self, queue: str, message: Message, *, syncpoint: bool) -> None:
         """A destructive get of ``message`` from ``queue``: its COD report, if asked for

@@ -34,6 +34,7 @@ from dlqhandler.mq.constants import (
     MQRC_PRIORITY_ERROR,
     mqi_error,
 )
+from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr.embedded.objects import QueueView
 
@@ -43,6 +44,7 @@ __all__ = [
     "Putter",
     "effective_priority",
     "put_timestamp",
+    "qmgr_dead_letter",
     "resolve_md",
 ]
 
@@ -87,6 +89,34 @@ def put_timestamp(now: float) -> tuple[str, str]:
     moment = datetime.fromtimestamp(now, UTC)
     hundredths = moment.microsecond // 10_000
     return moment.strftime("%Y%m%d"), moment.strftime("%H%M%S") + f"{hundredths:02d}"
+
+
+def qmgr_dead_letter(
+    md: MQMD,
+    body: bytes,
+    *,
+    reason: int,
+    dest_q_name: str,
+    dest_q_mgr_name: str,
+    qmgr_name: str,
+    now: float,
+) -> Message:
+    """A message the queue manager itself puts on its dead-letter queue (a trigger
+    message its initiation queue refused, a report its ReplyToQ refused): behind an
+    MQDLH giving ``reason`` and where it was going, with the queue manager's context
+    (PutApplType MQAT_QMGR, its name, the time ``now``)."""
+    date, time_ = put_timestamp(now)
+    return Message.dead_letter(
+        md,
+        body,
+        reason=reason,
+        dest_q_name=dest_q_name,
+        dest_q_mgr_name=dest_q_mgr_name,
+        put_appl_type=MQAT_QMGR,
+        put_appl_name=qmgr_name[:28],
+        put_date=date,
+        put_time=time_,
+    )
 
 
 def effective_priority(priority: int) -> int:

@@ -89,11 +89,10 @@ from dlqhandler.mq.constants import (
     MQRC_MSG_TOO_BIG_FOR_Q,
     MQRC_Q_FULL,
 )
-from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD, encode_mqmd
 from dlqhandler.mq.mqtm import MQFMT_TRIGGER, MQTM, encode_mqtm
 from dlqhandler.qmgr.embedded.objects import MAX_INT, PROCESS_ATTRS, QUEUE_ATTRS, Value, defaults
-from dlqhandler.qmgr.embedded.putting import effective_priority, put_timestamp
+from dlqhandler.qmgr.embedded.putting import effective_priority, put_timestamp, qmgr_dead_letter
 from dlqhandler.qmgr.embedded.store import (
     AVAILABLE,
     INSERT_MESSAGE,
@@ -564,17 +563,14 @@ class Triggers:
         """Put a trigger message the initiation queue refused on the dead-letter queue."""
         deadq = _qmgr_attr(db, "DEADQ") or ""
         dlq = _load_queue(db, deadq) if deadq else None
-        date, time_ = put_timestamp(now)
-        message = Message.dead_letter(
+        message = qmgr_dead_letter(
             md,
             body,
             reason=reason,
             dest_q_name=initq,
             dest_q_mgr_name=self._qmgr,
-            put_appl_type=MQAT_QMGR,
-            put_appl_name=self._qmgr[:28],
-            put_date=date,
-            put_time=time_,
+            qmgr_name=self._qmgr,
+            now=now,
         )
         if (
             dlq is None
