@@ -166,6 +166,26 @@ def test_every_column_equals_the_python_reader(spark: Any, tmp_path: Path) -> No
         assert _spark_rows(spark, path) == _python_rows(path), path.name
 
 
+def test_lines_longer_than_the_read_buffer(spark: Any, tmp_path: Path) -> None:
+    """Data lines longer than the reader's 64 KiB buffer (X lines of 150,000 hex digits,
+    the file with LF and with CRLF line ends) and messages whose lines straddle the
+    buffer's end: every column equals the Python reader's, and writing every row back
+    gives the file byte for byte (the reader looks at lines inside its buffer there and
+    reads a line across the buffer's end on its own)."""
+    messages = [
+        dataclasses.replace(m, body=m.body + bytes(range(256)) * (i * 150))
+        for i, m in enumerate(generate_backlog(12, seed=8))
+    ]
+    lf = tmp_path / "long-lines.dmp"
+    write_dump(lf, messages, qmgr="QM1", queue="DLQ", width=75_000)
+    crlf = tmp_path / "long-lines-crlf.dmp"
+    crlf.write_bytes(lf.read_bytes().replace(b"\n", b"\r\n"))
+    assert max(len(line) for line in lf.read_bytes().split(b"\n")) > 1 << 17
+    for i, path in enumerate((lf, crlf)):
+        assert _spark_rows(spark, path) == _python_rows(path), path.name
+        assert _write_back(spark, path, tmp_path / f"out{i}") == path.read_bytes(), path.name
+
+
 def test_every_ebcdic_byte_decodes_as_python(spark: Any, tmp_path: Path) -> None:
     """MQDLH PutApplName holding every byte 1-255, in every Latin EBCDIC code page and
     both byte orders: the same text, or the same reason it is not an MQDLH."""

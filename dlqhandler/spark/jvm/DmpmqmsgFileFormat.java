@@ -278,6 +278,8 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         private final boolean needDlh;       // an MQDLH column
         private final boolean needFolders;   // property_folders
         private final UTF8String file;
+        private final boolean[] wanted;      // by column: selected (only those are converted)
+        private final boolean[] mdFields;    // by MQMD field: selected (only those are stored)
         private final boolean cutAtMessage;
         private DumpSplitReader.Raw next;
         private boolean done;
@@ -292,13 +294,19 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             boolean dlh = false;
             boolean folders = false;
             boolean record = false;
+            this.wanted = new boolean[RECORD + 1];
             for (int c : columns) {
+                wanted[c] = true;
                 d |= c >= MD && c <= MALFORMED;
                 l |= c == NUMBER || c == LINE;
                 body |= c == BODY;
                 dlh |= c >= HAS_DLH && c < MALFORMED;
                 folders |= c == FOLDERS;
                 record |= c == RECORD;
+            }
+            this.mdFields = new boolean[DumpTables.MD_FIELDS.length];
+            for (int i = 0; i < mdFields.length; i++) {
+                mdFields[i] = wanted[MD + i];
             }
             this.decode = d;
             this.locate = l;
@@ -369,7 +377,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                         + DumpMessage.show(raw.bytes, 0, n, 24);
                 } else {
                     m = DumpMessage.decode(raw.bytes, 0, raw.bytes.length,
-                                           needBody ? Integer.MAX_VALUE : DumpMessage.DLH_PREFIX);
+                        needBody ? Integer.MAX_VALUE : DumpMessage.DLH_PREFIX, mdFields);
                     if (m.error != null) {
                         malformed = m.error;
                         problemLine = m.errorLine;
@@ -390,8 +398,10 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             }
             if (m != null && m.error == null) {
                 for (int i = 0; i < m.md.length; i++) {
-                    Object v = m.md[i];
-                    all[MD + i] = v instanceof String ? UTF8String.fromString((String) v) : v;
+                    if (wanted[MD + i]) {
+                        Object v = m.md[i];
+                        all[MD + i] = v instanceof String ? UTF8String.fromString((String) v) : v;
+                    }
                 }
                 all[BODY] = m.body;
                 if (needDlh) {
@@ -401,9 +411,11 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                         all[DLH_ERROR] = UTF8String.fromString(dlh.error);
                     } else {
                         for (int i = 0; i < DLH_COLUMNS.length; i++) {
-                            Object v = dlh.values[i];
-                            all[DLH + i] = v instanceof String
-                                ? UTF8String.fromString((String) v) : v;
+                            if (wanted[DLH + i]) {
+                                Object v = dlh.values[i];
+                                all[DLH + i] = v instanceof String
+                                    ? UTF8String.fromString((String) v) : v;
+                            }
                         }
                         all[IN_FRONT] = dlh.inFront;
                         if (dlh.folders != null) {

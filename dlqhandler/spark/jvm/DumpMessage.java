@@ -28,10 +28,12 @@ final class DumpMessage {
     int errorLine;        // 0-based line within the record
 
     private static final int[] ATTR_INDEX = new int[1 << 15];  // code letters -> index + 1
+    private static final byte[][] CODE_BYTES = new byte[DumpTables.CODES.length][];
 
     static {
         for (int i = 0; i < DumpTables.CODES.length; i++) {
-            ATTR_INDEX[key(DumpTables.CODES[i].getBytes(StandardCharsets.US_ASCII), 0)] = i + 1;
+            CODE_BYTES[i] = DumpTables.CODES[i].getBytes(StandardCharsets.US_ASCII);
+            ATTR_INDEX[key(CODE_BYTES[i], 0)] = i + 1;
         }
     }
 
@@ -60,6 +62,20 @@ final class DumpMessage {
      * reads.
      */
     static DumpMessage decode(byte[] buf, int off, int len, int keep) {
+        return decode(buf, off, len, keep, null);
+    }
+
+    /** The MQMD fields (by index into DumpTables.MD_FIELDS) every decode stores: the
+     *  MQDLH is decoded in their Encoding and CCSID, and behind their Format. */
+    static final int[] ALWAYS = {5, 6, 7};
+
+    /**
+     * {@link #decode(byte[], int, int, int)} storing only the MQMD fields {@code fields}
+     * marks (null: all) and {@link #ALWAYS}; the other fields keep their defaults in
+     * {@link #md}. Every attribute line is still checked, so a record is malformed exactly
+     * as when all are stored: a query stores (and allocates) only the fields it selects.
+     */
+    static DumpMessage decode(byte[] buf, int off, int len, int keep, boolean[] fields) {
         DumpMessage m = new DumpMessage();
         Object[] values = DumpTables.mdDefaults();
         ByteSink data = new ByteSink(Math.max(16, Math.min(keep, len / 2)));
@@ -83,8 +99,9 @@ final class DumpMessage {
                     }
                     hexEnd = nl = k;
                 }
-                while (nl < end && buf[nl] != '\n') {
-                    nl++;
+                nl = find(buf, nl, end, (byte) '\n');
+                if (nl < 0) {
+                    nl = end;
                 }
                 int next = nl < end ? nl + 1 : end;
                 int stop = nl;
@@ -97,10 +114,10 @@ final class DumpMessage {
                     if (first) {
                         first = false;  // the record's first line is its A or N line
                         if (c == 'A') {
-                            applyAttribute(values, buf, pos, n);
+                            applyAttribute(values, buf, pos, n, fields);
                         }
                     } else if (c == 'A' && !inData) {
-                        applyAttribute(values, buf, pos, n);
+                        applyAttribute(values, buf, pos, n, fields);
                     } else if (c == 'X' || c == 'S' || c == 'T') {
                         dataLine(data, buf, pos, n, c, hexEnd);
                         inData = true;
@@ -140,12 +157,14 @@ final class DumpMessage {
 
     // --- A lines -------------------------------------------------------------------
 
-    private static void applyAttribute(Object[] values, byte[] b, int at, int n)
-            throws LineError {
+    private static void applyAttribute(Object[] values, byte[] b, int at, int n,
+                                       boolean[] fields) throws LineError {
         int index = n >= 5 ? ATTR_INDEX[key(b, at + 2)] - 1 : -1;
-        if (index >= 0 && !DumpTables.CODES[index].equals(
-                new String(b, at + 2, 3, StandardCharsets.ISO_8859_1))) {
-            index = -1;
+        if (index >= 0) {
+            byte[] code = CODE_BYTES[index];
+            if (b[at + 2] != code[0] || b[at + 3] != code[1] || b[at + 4] != code[2]) {
+                index = -1;
+            }
         }
         if (index < 0 || n < 5 || b[at + 1] != ' ' || (n > 5 && b[at + 5] != ' ')) {
             throw new LineError(attributeProblem(b, at, n));
@@ -153,48 +172,62 @@ final class DumpMessage {
         if (n < 7) {
             return;  // no value: the field keeps its default, as in dmpmqmsg
         }
-        String code = DumpTables.CODES[index];
         int field = DumpTables.FIELD[index];
+        boolean store = fields == null || fields[field] || field == 5 || field == 6
+            || field == 7;
         int length = DumpTables.LENGTH[index];
         int v = at + 6;
         int vn = n - 6;
         switch (DumpTables.KIND[index]) {
             case DumpTables.LONG: {
-                long number = parseLong(b, v, vn, code);
+                long number = parseLong(b, v, vn, index);
                 if (field == 0 && number != 1 && number != 2) {
                     throw new LineError("A VER: MQMD version must be 1 or 2, found " + number);
                 }
-                values[field] = (int) number;
+                if (store) {
+                    values[field] = (int) number;
+                }
                 break;
             }
             case DumpTables.CHAR: {
                 int nul = indexOf(b, v, vn, (byte) 0);
-                if (vn <= length && nul < 0) {
-                    values[field] = rstrip(latin1(b, v, vn));
-                } else {
-                    if (vn > length) {
-                        for (int i = v + length; i < v + vn; i++) {
-                            if (b[i] != ' ') {
-                                throw new LineError("A " + code + ": value is longer than the "
-                                    + length + "-byte field: " + show(b, v, vn, 60));
-                            }
+                if (vn > length) {
+                    for (int i = v + length; i < v + vn; i++) {
+                        if (b[i] != ' ') {
+                            throw new LineError("A " + DumpTables.CODES[index] + ": value is "
+                                + "longer than the " + length + "-byte field: "
+                                + show(b, v, vn, 60));
                         }
-                        vn = length;
                     }
-                    values[field] = text(b, v, vn);
+                }
+                if (store) {
+                    // as read (cut at a NUL), trailing blanks removed: one string made
+                    int e = nul >= 0 ? nul : v + Math.min(vn, length);
+                    while (e > v && b[e - 1] == ' ') {
+                        e--;
+                    }
+                    values[field] = latin1(b, v, e - v);
                 }
                 break;
             }
             case DumpTables.BYTE:
-                values[field] = hexField(b, v, vn, (byte[]) values[field], code);
+                byte[] bytes = hexField(b, v, vn, store ? (byte[]) values[field] : null, length,
+                                        index);
+                if (store) {
+                    values[field] = bytes;
+                }
                 break;
             default: {  // an MQCHARn spelt in hex (AIX, AOX)
+                if (!store) {
+                    hexField(b, v, vn, null, length, index);
+                    break;
+                }
                 byte[] current = Arrays.copyOf(
                     ((String) values[field]).getBytes(StandardCharsets.ISO_8859_1), length);
                 for (int i = ((String) values[field]).length(); i < length; i++) {
                     current[i] = ' ';
                 }
-                byte[] raw = hexField(b, v, vn, current, code);
+                byte[] raw = hexField(b, v, vn, current, length, index);
                 values[field] = text(raw, 0, raw.length);
                 break;
             }
@@ -217,7 +250,7 @@ final class DumpMessage {
     }
 
     /** Python's " *([+-]?[0-9]{1,10}) *" as a signed 32-bit integer. */
-    private static long parseLong(byte[] b, int v, int vn, String code) throws LineError {
+    private static long parseLong(byte[] b, int v, int vn, int index) throws LineError {
         int i = v;
         int end = v + vn;
         while (i < end && b[i] == ' ') {
@@ -247,21 +280,24 @@ final class DumpMessage {
             value = -value;
         }
         if (!ok || value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
-            throw new LineError("A " + code + ": expected a signed 32-bit decimal integer, found "
+            throw new LineError("A " + DumpTables.CODES[index] + ": expected a signed 32-bit "
+                + "decimal integer, found "
                 + show(b, v, vn, 24));
         }
         return value;
     }
 
-    private static byte[] hexField(byte[] b, int v, int vn, byte[] current, String code)
-            throws LineError {
-        int length = current.length;
+    /** An A line's hex value of a {@code length}-byte field over {@code current} (the
+     *  field's value so far, which a shorter value overwrites from its start); with
+     *  {@code current} null the value is only checked. */
+    private static byte[] hexField(byte[] b, int v, int vn, byte[] current, int length,
+                                   int index) throws LineError {
         int digits = 0;
-        while (digits < vn && hexValue(b[v + digits]) >= 0) {
+        while (digits < vn && HEX_VALUE[b[v + digits] & 0xFF] >= 0) {
             digits++;
         }
         if (digits == vn && vn == 2 * length) {
-            return unhex(b, v, vn);
+            return current == null ? null : unhex(b, v, vn);
         }
         int junk = v + digits;
         while (junk < v + vn && b[junk] == ' ') {
@@ -277,7 +313,11 @@ final class DumpMessage {
             problem = "an odd number of hex digits (" + digits + ")";
         }
         if (!problem.isEmpty()) {
-            throw new LineError("A " + code + ": badly formed hex value: " + problem);
+            throw new LineError("A " + DumpTables.CODES[index] + ": badly formed hex value: "
+                + problem);
+        }
+        if (current == null) {
+            return null;
         }
         byte[] data = unhex(b, v, digits);
         byte[] out = current.clone();
@@ -645,7 +685,32 @@ final class DumpMessage {
     }
 
     private static int indexOf(byte[] b, int at, int n, byte x) {
-        for (int i = at; i < at + n; i++) {
+        return find(b, at, at + n, x);
+    }
+
+    private static final java.lang.invoke.VarHandle LONGS =
+        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class,
+                                                              java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+
+    /**
+     * The first index in b[from, to) of byte x, or -1: eight bytes at a time (the bytes
+     * equal to x are the zero bytes of the word XOR x repeated, and the lowest byte the
+     * classic has-zero test flags is the first zero byte; the ones above it may be false
+     * hits, so only the lowest is taken). Lines and fields of a dump are scanned with it.
+     */
+    static int find(byte[] b, int from, int to, byte x) {
+        long pattern = (x & 0xFFL) * ONES;
+        int i = from;
+        for (; i + 8 <= to; i += 8) {
+            long w = (long) LONGS.get(b, i) ^ pattern;
+            long hit = (w - ONES) & ~w & HIGHS;
+            if (hit != 0) {
+                return i + (Long.numberOfTrailingZeros(hit) >>> 3);
+            }
+        }
+        for (; i < to; i++) {
             if (b[i] == x) {
                 return i;
             }

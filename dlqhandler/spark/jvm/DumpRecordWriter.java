@@ -27,9 +27,8 @@ import java.util.Arrays;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.ProjectingInternalRow;
 import org.apache.spark.sql.execution.datasources.OutputWriter;
-import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 
 final class DumpRecordWriter extends OutputWriter {
@@ -59,8 +58,7 @@ final class DumpRecordWriter extends OutputWriter {
     private final int strip;
     private final int[] told;  // md_format, dlh_format, dlh_encoding, dlh_ccsid; or null
     private final OutputWriter audit;
-    private final int[] auditColumns;
-    private final DataType[] auditTypes;
+    private final ProjectingInternalRow auditRow;  // the audit columns of the row in hand
     private boolean started;
     private final RowCounts counts;  // null: no option "counts"
     private final DumpMessage.ByteSink buf = new DumpMessage.ByteSink(1 << 12);  // a record
@@ -79,11 +77,12 @@ final class DumpRecordWriter extends OutputWriter {
         this.strip = strip;
         this.told = told;
         this.audit = audit;
-        this.auditColumns = auditColumns;
-        this.auditTypes = new DataType[auditColumns == null ? 0 : auditColumns.length];
-        for (int i = 0; i < auditTypes.length; i++) {
-            auditTypes[i] = auditSchema.fields()[i].dataType();
-        }
+        // a view of the row's audit columns (no copy, no boxing): the Parquet writer
+        // reads each value as it writes the row
+        this.auditRow = audit == null ? null : ProjectingInternalRow.apply(auditSchema,
+            scala.jdk.javaapi.CollectionConverters.asScala(
+                java.util.Arrays.stream(auditColumns).boxed()
+                    .collect(java.util.stream.Collectors.<Object>toList())).toList());
         if (audit == null) {
             open();
         }
@@ -101,12 +100,8 @@ final class DumpRecordWriter extends OutputWriter {
             counts.add(row);
         }
         if (audit != null) {
-            Object[] values = new Object[auditColumns.length];
-            for (int i = 0; i < values.length; i++) {
-                values[i] = row.isNullAt(auditColumns[i]) ? null
-                    : row.get(auditColumns[i], auditTypes[i]);
-            }
-            audit.write(new GenericInternalRow(values));
+            auditRow.project(row);
+            audit.write(auditRow);
         }
         if (row.isNullAt(record)) {
             return;

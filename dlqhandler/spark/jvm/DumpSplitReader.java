@@ -270,7 +270,56 @@ final class DumpSplitReader implements AutoCloseable {
         boolean tooLong = false;
         long length = pendingLen;
         int lastStart = 0;
+        boolean ended = false;  // the next record's first line was found
         while (true) {
+            // The lines wholly inside the input buffer are looked at there and copied
+            // into the record together, one copy per buffer rather than one per line.
+            int seg = bufPos;
+            while (true) {
+                int ls = bufPos;
+                int nl = DumpMessage.find(buf, ls, bufLen, (byte) '\n');
+                if (nl < 0) {
+                    break;  // the line goes on past the buffer: read it below
+                }
+                int n = (nl > ls && buf[nl - 1] == '\r' ? nl - 1 : nl) - ls;
+                if (n > 0 && buf[ls] != '*') {
+                    byte c = buf[ls];
+                    if (starts(c, prevKind)) {
+                        record.write(buf, seg, ls - seg);
+                        raw.bytes = tooLong ? null : keepBytes ? Arrays.copyOf(record.buf, record.size) : NOT_KEPT;
+                        record.size = 0;
+                        record.write(buf, ls, nl + 1 - ls);
+                        bufPos = nl + 1;
+                        pending = true;
+                        pendingLen = nl + 1 - ls;
+                        pendingOffset = bufOffset + ls;
+                        pendingJunk = c != 'A' && c != 'N';
+                        prevKind = c;
+                        ended = true;
+                        break;
+                    }
+                    prevKind = c;
+                    lastLine = lines;
+                    lastStart = record.size + (ls - seg);
+                } else if (n == 0) {
+                    prevKind = afterEmpty(prevKind);  // ends a message
+                }
+                lines++;
+                length += nl + 1 - ls;
+                newlines++;
+                bufPos = nl + 1;
+                if (length > maxRecord) {
+                    tooLong = true;
+                    record.size = 0;  // keep reading to its end, without its bytes
+                    seg = bufPos;
+                    lastStart = -1;
+                }
+            }
+            if (ended) {
+                break;
+            }
+            record.write(buf, seg, bufPos - seg);
+            // a line across the buffer's end, or the end of the file
             long at = bufOffset + bufPos;
             int s = readLine();
             if (s < 0) {
@@ -409,11 +458,11 @@ final class DumpSplitReader implements AutoCloseable {
             if (bufPos == bufLen && !fill()) {
                 return record.size > s ? s : -1;
             }
-            int i = bufPos;
-            while (i < bufLen && buf[i] != '\n') {
-                i++;
+            int i = DumpMessage.find(buf, bufPos, bufLen, (byte) '\n');
+            boolean found = i >= 0;
+            if (!found) {
+                i = bufLen;
             }
-            boolean found = i < bufLen;
             int take = (found ? i + 1 : i) - bufPos;
             record.write(buf, bufPos, take);
             bufPos += take;

@@ -63,10 +63,11 @@ final class RowCounts {
             || t instanceof StringType;
     }
 
-    /** A combination of values (copied: Spark reuses the row it hands the writer). */
+    /** A combination of values. The probe's values are the row's own (Spark reuses
+     *  the row it hands the writer); a key stored in the map has copies. */
     private static final class Key {
         final Object[] values;
-        final int hash;
+        int hash;
 
         Key(Object[] values) {
             this.values = values;
@@ -84,23 +85,43 @@ final class RowCounts {
         }
     }
 
+    private Key probe;  // the row in hand's values, looked up before anything is copied
+
     void add(InternalRow row) {
-        Object[] values = new Object[columns.length];
+        if (probe == null) {
+            probe = new Key(new Object[columns.length]);
+        }
+        Object[] values = probe.values;
         for (int i = 0; i < columns.length; i++) {
             int c = columns[i];
             if (row.isNullAt(c)) {
+                values[i] = null;
                 continue;
             }
             DataType t = types[i];
             if (t instanceof ArrayType) {
                 values[i] = new IntList(row.getArray(c));
             } else if (t instanceof StringType) {
-                values[i] = row.getUTF8String(c).copy();
+                values[i] = row.getUTF8String(c);
+            } else if (t instanceof IntegerType) {
+                values[i] = row.getInt(c);
             } else {
                 values[i] = row.get(c, t);
             }
         }
-        counts.computeIfAbsent(new Key(values), k -> new long[1])[0]++;
+        probe.hash = Arrays.hashCode(values);
+        long[] n = counts.get(probe);
+        if (n == null) {
+            Object[] kept = values.clone();
+            for (int i = 0; i < kept.length; i++) {
+                if (kept[i] instanceof UTF8String) {
+                    kept[i] = ((UTF8String) kept[i]).copy();
+                }
+            }
+            n = new long[1];
+            counts.put(new Key(kept), n);
+        }
+        n[0]++;
     }
 
     /** The ints of an array (null elements as null), comparable by content. */

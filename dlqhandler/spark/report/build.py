@@ -160,9 +160,10 @@ def facts(messages: Any, options: ReportOptions) -> Any:
     return sql_over(messages, facts_query(messages.columns, options)[0])
 
 
-def _row(dim: str, *keys: str, values: str) -> str:
-    """One dimension row of a combination (:func:`_combinations`), as SQL: its ``dim``,
-    its key (from the SQL expressions ``keys``) and ``values`` (:func:`_row_values`)."""
+def _row(dim: str, *keys: str) -> str:
+    """One dimension row of a combination (:func:`_combinations`), as SQL: its ``dim``
+    and its key (from the SQL expressions ``keys``). Its values (the count, the times,
+    the samples) are the combination's: :func:`dimension_rows` takes them beside it."""
     # The key is one string, its parts joined by _SEP: Spark hashes and compares a
     # string several times faster than an array of strings. A part never holds _SEP
     # (it becomes U+FFFD; MQ names cannot hold it and decoded text hardly does) nor
@@ -171,18 +172,7 @@ def _row(dim: str, *keys: str, values: str) -> str:
     parts = ", ".join(
         f"coalesce(translate(CAST({k} AS STRING), {sep}, '\ufffd'), {null})" for k in keys
     )
-    return f"named_struct('dim', {sql_string(dim)}, 'key', concat_ws({sep}, {parts}), {values})"
-
-
-def _row_values(*, epoch: bool = False, sample: bool = False) -> str:
-    """A combination's count, with its oldest and newest time (``epoch``) and its sample
-    MsgIds (``sample``), else nulls in their place: the values of a dimension row (the
-    fields of :func:`_row`'s struct after ``dim`` and ``key``, as SQL)."""
-    none = "CAST(NULL AS BIGINT)"
-    fields = [("count", "`count`")]
-    fields += [(c, c if epoch else none) for c in ("min_epoch", "max_epoch")]
-    fields += [(c, c if sample else none) for c in _SAMPLE_COLUMNS]
-    return ", ".join(f"'{name}', {value}" for name, value in fields)
+    return f"named_struct('dim', {sql_string(dim)}, 'key', concat_ws({sep}, {parts}))"
 
 
 def _msg_id_longs(msg_id: str) -> list[str]:
@@ -329,52 +319,53 @@ def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> s
     the other dimensions count the selected messages only.
     """
     combos, combined = _combinations(source, columns, options)
-    plain = _row_values()
     dlh = "(state = 'dlh')"
     readable = "(state != 'unreadable')"
     rows = [
-        _row("state", "state", values=plain),
-        f"CASE WHEN state = 'unreadable' THEN {_row('unreadable', 'error', values=plain)} END",
-        f"CASE WHEN {dlh} THEN {_row('reason', 'reason', values=plain)} END",
-        f"CASE WHEN {dlh} THEN {_row('destination', 'dest_q', 'dest_qm', values=plain)} END",
-        f"CASE WHEN {dlh} THEN {_row('application', 'appl', values=plain)} END",
-        f"CASE WHEN {dlh} THEN {_row('age', 'age', values=_row_values(epoch=True))} END",
+        _row("state", "state"),
+        f"CASE WHEN state = 'unreadable' THEN {_row('unreadable', 'error')} END",
+        f"CASE WHEN {dlh} THEN {_row('reason', 'reason')} END",
+        f"CASE WHEN {dlh} THEN {_row('destination', 'dest_q', 'dest_qm')} END",
+        f"CASE WHEN {dlh} THEN {_row('application', 'appl')} END",
+        f"CASE WHEN {dlh} THEN {_row('age', 'age')} END",
     ]
     if "folders" in combined:
-        rows.append(
-            f"CASE WHEN {dlh} THEN {_row('properties', 'carried', 'front', values=plain)} END"
-        )
+        rows.append(f"CASE WHEN {dlh} THEN {_row('properties', 'carried', 'front')} END")
         rows += [
             f"CASE WHEN {dlh} AND array_contains(folders, {sql_string(name)})"
-            f" THEN {_row('folder', sql_string(name), values=plain)} END"
+            f" THEN {_row('folder', sql_string(name))} END"
             for name in FOLDERS
         ]
     extra = []
     if options.ruleset is not None:
-        chosen = _row("chosen", "new_line", "new_action", dlh, "new_unplaceable", values=plain)
+        chosen = _row("chosen", "new_line", "new_action", dlh, "new_unplaceable")
         rows.append(f"CASE WHEN {readable} THEN {chosen} END")
-        extra.append(f"transform(new_matched, line -> {_row('matched', 'line', values=plain)})")
+        extra.append(f"transform(new_matched, line -> {_row('matched', 'line')})")
     if options.old_ruleset is not None:
         change = _row(
             "change",
             *("old_action", "old_queue", "old_line", "new_action", "new_queue", "new_line"),
-            values=_row_values(sample=True),
         )
         rows.append(f"CASE WHEN {_CHANGED} THEN {change} END")
     every = f"array({', '.join(rows)})"
     if extra:
         every = f"concat({every}, {', '.join(extra)})"
     if options.ages.active:  # a message left out counts in "selection" and nowhere else
-        selection = _row("selection", "age_status", values=plain)
+        selection = _row("selection", "age_status")
         every = (
             f"CASE WHEN age_status = 'selected' THEN concat(array({selection}), {every})"
             f" ELSE array({selection}) END"
         )
-    every = (
-        f"CASE WHEN hour IS NOT NULL THEN array({_row('hour', 'hour', values=plain)})"
-        f" ELSE {every} END"
+    every = f"CASE WHEN hour IS NOT NULL THEN array({_row('hour', 'hour')}) ELSE {every} END"
+    # Every row counts its combination's messages; the age rows also keep their oldest and
+    # newest times, the change rows their samples (other rows: nulls in their place).
+    values = ["`count`"]
+    values += [f"CASE WHEN r.dim = 'age' THEN {c} END AS {c}" for c in ("min_epoch", "max_epoch")]
+    values += [f"CASE WHEN r.dim = 'change' THEN {c} END AS {c}" for c in _SAMPLE_COLUMNS]
+    return (
+        f"SELECT r.dim AS dim, r.key AS key, {', '.join(values)}"
+        f" FROM (SELECT explode({every}) AS r, * FROM ({combos})) WHERE r IS NOT NULL"
     )
-    return f"SELECT r.* FROM (SELECT explode({every}) AS r FROM ({combos})) WHERE r IS NOT NULL"
 
 
 def top_counts(source: str, top: int) -> str:
