@@ -127,16 +127,16 @@ def _add_jar(spark: Any) -> bool:
 
 
 def spelt_uris(spark: Any, files: Sequence[str]) -> list[str]:
-    """Each file as Spark's ``_metadata.file_path`` spells it (``file:/x`` without an
-    empty authority, %-escapes kept)."""
+    """Each file as the source's ``input_file`` spells it: as Spark lists it (its
+    ``FileStatus`` path, URL-encoded: ``file:///x``, %-escapes kept)."""
     jvm = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     spelt = []
     for name in files:
         path = jvm.org.apache.hadoop.fs.Path(str(name))
-        uri = path.getFileSystem(conf).makeQualified(path).toUri()
-        authority = uri.getRawAuthority()
-        spelt.append(f"{uri.getScheme()}:{'//' + authority if authority else ''}{uri.getRawPath()}")
+        fs = path.getFileSystem(conf)
+        status = fs.getFileStatus(fs.makeQualified(path))
+        spelt.append(jvm.org.apache.spark.paths.SparkPath.fromFileStatus(status).urlEncoded())
     return spelt
 
 
@@ -158,7 +158,9 @@ def read_messages(
     # a cut-off message is named by its first line, as the drain always has
     source = load_source(spark, files, split_bytes=split_bytes, cutOffLine="message")
     uris = ", ".join(sql_string(u) for u in spelt_uris(spark, files))
-    index = f"CAST(array_position(array({uris}), _metadata.file_path) - 1 AS INT)"
+    # the file and the split from the source's own columns: Spark's _metadata columns
+    # would cost a copy of every row (they are joined to it and the pair projected)
+    index = f"CAST(array_position(array({uris}), input_file) - 1 AS INT)"
     names = f"get(array({', '.join(sql_string(f) for f in files)}), {index})"
     line, message, problem = malformed_parts()
     said = (
@@ -168,7 +170,7 @@ def read_messages(
     )
     columns = [
         f"{index} AS file_index",
-        "_metadata.file_block_start AS split_start",
+        "split_start",
         "offset AS seq",
         f"CASE WHEN malformed IS NOT NULL THEN {said} END AS error",
         *(f"md_{name}" for name, _kind in MD_FIELDS),

@@ -217,6 +217,45 @@ def test_splits_of_any_size_keep_every_message_once(spark: Any, tmp_path: Path) 
         spark.conf.unset("spark.sql.files.maxPartitionBytes")
 
 
+def test_split_start_and_file_index_without_spark_metadata(spark: Any, tmp_path: Path) -> None:
+    """The source's ``split_start`` is Spark's ``_metadata.file_block_start`` and its
+    ``input_file`` names one file as ``_metadata.file_path`` does, for every row at any
+    split size; the message frame's ``file_index`` (from ``input_file``) is each file's
+    place in the input list, also for a name that needs %-escapes. The drain orders and
+    joins its outputs by them, and takes them from the source to spare Spark a copy of
+    every row."""
+    from dlqhandler.spark.messages import read_messages
+
+    odd = tmp_path / "a dir%20x" / "backlog #1.dmp"
+    odd.parent.mkdir()
+    odd.write_bytes(SAMPLE.read_bytes())
+    try:
+        for size in (7_000, 50_000, 10 << 20):
+            spark.conf.set("spark.sql.files.maxPartitionBytes", str(size))
+            rows = (
+                _read(spark, SAMPLE, odd)
+                .selectExpr(
+                    "input_file",
+                    "_metadata.file_path AS path",
+                    "split_start = _metadata.file_block_start AS same_split",
+                    "split_start",
+                )
+                .collect()
+            )
+            assert len(rows) == 400
+            assert all(r["same_split"] for r in rows), size
+            assert len({(r["input_file"], r["path"]) for r in rows}) == 2
+            assert len({r["split_start"] for r in rows}) > (1 if size < 1 << 20 else 0)
+            for files in ([SAMPLE, odd], [odd, SAMPLE]):
+                frame = read_messages(spark, [str(f) for f in files])
+                got = frame.groupBy("file_index").count().orderBy("file_index").collect()
+                assert [(r["file_index"], r["count"]) for r in got] == [(0, 200), (1, 200)]
+                first = frame.where("file_index = 0").selectExpr("min(seq)").first()[0]
+                assert first == files[0].read_bytes().index(b"\nA VER") + 1
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+
+
 def test_header_columns_do_not_read_the_record(spark: Any) -> None:
     """A query of header columns scans only those: its ReadSchema has no record or body."""
     df = _read(spark, SAMPLE).groupBy("dlh_reason", "md_format").count()

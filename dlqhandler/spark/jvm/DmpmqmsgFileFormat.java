@@ -21,7 +21,8 @@
  * FileFormat trait compiles to a Java interface with default methods).
  *
  * Read schema (SCHEMA, in this order; DumpMessage decodes as the Python reader does):
- *   input_file string    the file, as Spark's _metadata.file_path spells it
+ *   input_file string    the file, as Spark lists it (its FileStatus path, URL-encoded:
+ *                        "file:///x"; _metadata.file_path spells the same file "file:/x")
  *   offset long          byte offset of the message's first line in the file
  *   message_number long  1-based message number in the file
  *   line long            line number of the message's first line
@@ -47,6 +48,11 @@
  *                        a row of their own after the message's, in its number)
  *   record binary        the message's bytes as in the file: its first line up to the
  *                        next message (null for a cut-off or over-long message)
+ *   split_start long     the byte offset where the message's split begins (Spark's
+ *                        _metadata.file_block_start): with input_file, which split read
+ *                        it. A query that takes these two from the source, not from
+ *                        _metadata, spares Spark a copy of every row (its metadata
+ *                        columns are joined to the row and the pair projected again).
  * Options: maxRecordBytes (default 1 GiB): a longer message is a malformed row;
  * cutOffLine ("data", the default, or "message"): the line a cut-off message's malformed
  * reason names, its last data line (as the Python reader says it) or its first line.
@@ -128,6 +134,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
     private static final int HAS_DLH = BODY + 1, DLH_ERROR = BODY + 2, DLH = BODY + 3;
     private static final int IN_FRONT = DLH + DLH_COLUMNS.length, FOLDERS = IN_FRONT + 1;
     private static final int MALFORMED = FOLDERS + 1, RECORD = MALFORMED + 1;
+    private static final int SPLIT_START = RECORD + 1;
 
     private static StructType schema() {
         StructType s = new StructType()
@@ -150,7 +157,8 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         return s.add("rfh2_in_front", DataTypes.IntegerType, true)
             .add("property_folders", DataTypes.createArrayType(DataTypes.StringType, false), true)
             .add("malformed", DataTypes.StringType, true)
-            .add("record", DataTypes.BinaryType, true);
+            .add("record", DataTypes.BinaryType, true)
+            .add("split_start", DataTypes.LongType, false);
     }
 
     private static DataType typeOf(Object value) {
@@ -294,7 +302,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             boolean dlh = false;
             boolean folders = false;
             boolean record = false;
-            this.wanted = new boolean[RECORD + 1];
+            this.wanted = new boolean[SPLIT_START + 1];
             for (int c : columns) {
                 wanted[c] = true;
                 d |= c >= MD && c <= MALFORMED;
@@ -345,8 +353,9 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         }
 
         private InternalRow row(DumpSplitReader.Raw raw) throws IOException {
-            Object[] all = new Object[RECORD + 1];
+            Object[] all = new Object[SPLIT_START + 1];
             all[INPUT_FILE] = file;
+            all[SPLIT_START] = split.start;
             all[OFFSET] = raw.offset;
             all[RECORD] = raw.cut ? null : raw.bytes;
             String malformed = null;

@@ -28,8 +28,10 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.ProjectingInternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.datasources.OutputWriter;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.Platform;
 
 final class DumpRecordWriter extends OutputWriter {
     /** The header dmpmqmsg writes: "* DMPMQMSG Version:9.4 Created:" and the C ctime()
@@ -106,8 +108,23 @@ final class DumpRecordWriter extends OutputWriter {
         if (row.isNullAt(record)) {
             return;
         }
-        byte[] bytes = row.getBinary(record);
-        boolean crlf = crlf(bytes);
+        // The record where the row holds it: an UnsafeRow's bytes are written from its
+        // own buffer (no copy of each record into a new array); any other row's copied.
+        byte[] bytes;
+        int off = 0;
+        int len;
+        Object base = row instanceof UnsafeRow ? ((UnsafeRow) row).getBaseObject() : null;
+        if (base instanceof byte[]) {
+            UnsafeRow u = (UnsafeRow) row;
+            long offsetAndSize = u.getLong(record);
+            bytes = (byte[]) base;
+            off = (int) (u.getBaseOffset() - Platform.BYTE_ARRAY_OFFSET + (offsetAndSize >> 32));
+            len = (int) offsetAndSize;
+        } else {
+            bytes = row.getBinary(record);
+            len = bytes.length;
+        }
+        boolean crlf = crlf(bytes, off, len);
         try {
             if (out == null) {
                 open();
@@ -116,13 +133,15 @@ final class DumpRecordWriter extends OutputWriter {
                 writeHeader(crlf);
             }
             if (strip >= 0 && !row.isNullAt(strip) && row.getBoolean(strip)) {
-                if (!writeTold(row, bytes, crlf)) {
-                    writeStripped(bytes, crlf);
+                byte[] own = off == 0 && len == bytes.length ? bytes
+                    : Arrays.copyOfRange(bytes, off, off + len);
+                if (!writeTold(row, own, crlf)) {
+                    writeStripped(own, crlf);
                 }
                 return;
             }
-            out.write(bytes);
-            out.write(ending(bytes, crlf));
+            out.write(bytes, off, len);
+            out.write(ending(bytes, off, len, crlf));
         } catch (IOException e) {
             throw new DmpmqmsgFileFormat.DumpReadException("writing " + path + ": "
                 + e.getMessage(), e);
@@ -141,17 +160,16 @@ final class DumpRecordWriter extends OutputWriter {
         }
     }
 
+    private static final byte[] CRLF = {'\r', '\n'};
+
     private static byte[] lineEnd(boolean crlf) {
-        return crlf ? new byte[] {'\r', '\n'} : new byte[] {'\n'};
+        return crlf ? CRLF : LF;
     }
 
-    private static boolean crlf(byte[] b) {
-        for (int i = 0; i < b.length; i++) {
-            if (b[i] == '\n') {
-                return i > 0 && b[i - 1] == '\r';
-            }
-        }
-        return false;
+    /** Whether the first line of b[off, off + len) ends with CR LF. */
+    private static boolean crlf(byte[] b, int off, int len) {
+        int i = DumpMessage.find(b, off, off + len, (byte) '\n');
+        return i > off && b[i - 1] == '\r';
     }
 
     private static final byte[] NOTHING = new byte[0];
@@ -166,19 +184,19 @@ final class DumpRecordWriter extends OutputWriter {
      * CR that neither reader takes for empty); a last line without a line end gets one;
      * and an empty line is added unless the last line is one.
      */
-    static byte[] ending(byte[] b, boolean crlf) {
-        int n = b.length;
-        if (n == 0) {
+    static byte[] ending(byte[] b, int off, int len, boolean crlf) {
+        int n = off + len;
+        if (len == 0) {
             return NOTHING;
         }
         byte[] close = b[n - 1] == '\n' ? NOTHING : b[n - 1] == '\r' ? LF : lineEnd(crlf);
         // the last line, its line end completed: [start, end) without its CR LF or LF
         int end = b[n - 1] == '\n' ? n - 1 : n;
-        if (end > 0 && b[end - 1] == '\r') {
+        if (end > off && b[end - 1] == '\r') {
             end--;
         }
         int start = end;
-        while (start > 0 && b[start - 1] != '\n') {
+        while (start > off && b[start - 1] != '\n') {
             start--;
         }
         if (start == end) {

@@ -40,6 +40,7 @@ final class DumpSplitReader implements AutoCloseable {
         "* QLOAD".getBytes(StandardCharsets.US_ASCII)};
 
     final String name;
+    final long start;          // where the split begins in the file
     private final Path path;
     private final Configuration conf;
     private final FSDataInputStream in;
@@ -107,6 +108,7 @@ final class DumpSplitReader implements AutoCloseable {
         this.conf = conf;
         this.path = path;
         this.name = name;
+        this.start = start;
         this.end = end;
         this.maxRecord = maxRecord;
         FileSystem fs = path.getFileSystem(conf);

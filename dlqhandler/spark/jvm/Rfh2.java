@@ -253,6 +253,13 @@ final class Rfh2 {
 
         /** CPython's strict UTF-8 decoder: its reasons, at the byte it names. */
         static String utf8(byte[] b, int off, int n) throws Invalid {
+            int ascii = off;
+            while (ascii < off + n && b[ascii] >= 0) {
+                ascii++;
+            }
+            if (ascii == off + n) {  // all ASCII (MQ names are): the bytes are the text
+                return new String(b, off, n, StandardCharsets.ISO_8859_1);
+            }
             StringBuilder out = new StringBuilder(n);
             int i = off;
             int end = off + n;
