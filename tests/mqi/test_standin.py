@@ -247,3 +247,27 @@ def test_a_value_longer_than_the_buffer_is_2469_then_read_under_the_cursor(
     )
     assert (value, name) == ("x" * 200, "Long")
     handle.dlt()
+
+
+def test_a_waiting_get_that_fails_with_2080_takes_nothing(mq: tuple[Any, Any]) -> None:
+    """MQGET with a wait interval and a buffer too small (no MQGMO_ACCEPT_TRUNCATED_MSG)
+    fails with 2080 and leaves the message on the queue: the depth another handle sees is
+    still 1 and the next get with a big enough buffer takes it, under syncpoint or not.
+    IBM's 2080 page
+    (http://www-01.ibm.com/support/knowledgecenter/SSFKSJ_7.5.0/com.ibm.mq.tro.doc/q041460_.html):
+    "The MQGMO_ACCEPT_TRUNCATED_MSG option was not specified, so the message has not been
+    removed from the queue"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_INPUT_AS_Q_DEF | c.MQOO_INQUIRE)
+    q.put(b"x" * 100, ibmmq.MD(Format=b"MQSTR   "))
+    for syncpoint in (c.MQGMO_NO_SYNCPOINT, c.MQGMO_SYNCPOINT):
+        gmo = ibmmq.GMO(Options=syncpoint | c.MQGMO_WAIT, WaitInterval=100)
+        with pytest.raises(ibmmq.MQMIError) as failed:
+            q.get(10, ibmmq.MD(), gmo)
+        assert failed.value.reason == c.MQRC_TRUNCATED_MSG_FAILED
+        qmgr.backout()
+        assert q.inquire(c.MQIA_CURRENT_Q_DEPTH) == 1
+    got = q.get(200, ibmmq.MD(), ibmmq.GMO(Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_WAIT))
+    assert got == b"x" * 100
+    q.close()
