@@ -281,15 +281,18 @@ def _take(
             if peeked is None:
                 if options.wait_ms and _peekable(options):  # (the peek waited: no wait twice)
                     raise MQIError(MQRC_NO_MSG_AVAILABLE, obj.name, comp=CMQC.MQCC_FAILED)
+                msg = q.get(options)
                 break
             if len(peeked.body) > room:
                 return peeked, False
             try:  # take the message peeked, which fits (it went meanwhile: peek again)
-                return q.get(replace(options, msg_id=peeked.md.msg_id, wait_ms=0)), True
+                msg = q.get(replace(options, msg_id=peeked.md.msg_id, wait_ms=0))
+                break
             except MQIError as exc:
                 if exc.reason != MQRC_NO_MSG_AVAILABLE:
                     raise
-    msg = q.get(options)
+    else:
+        msg = q.get(options)
     if not accept and len(msg.body) > room:  # changed since the peek: keep it for the retry
         obj.held = msg
         return msg, False
