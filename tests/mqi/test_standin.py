@@ -271,3 +271,22 @@ def test_a_waiting_get_that_fails_with_2080_takes_nothing(mq: tuple[Any, Any]) -
     got = q.get(200, ibmmq.MD(), ibmmq.GMO(Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_WAIT))
     assert got == b"x" * 100
     q.close()
+
+
+def test_an_open_with_bad_options_of_an_unknown_queue_is_2046(mq: tuple[Any, Any]) -> None:
+    """MQOPEN of a queue that does not exist with options that are not valid (both
+    MQOO_INPUT_SHARED and MQOO_INPUT_EXCLUSIVE, or an undefined bit) fails with
+    MQRC_OPTIONS_ERROR (2046), not MQRC_UNKNOWN_OBJECT_NAME (2085): the call's options
+    are checked before the object is looked up, and with valid options the same open is
+    2085. IBM's reason-code pages give no order between the two (IBM's API reason codes
+    page, https://www.ibm.com/docs/en/ibm-mq/9.2?topic=codes-api-reason: "details are
+    given under each call description"); this is our choice."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    for options in (c.MQOO_INPUT_SHARED | c.MQOO_INPUT_EXCLUSIVE, 0x40000000):
+        with pytest.raises(ibmmq.MQMIError) as failed:
+            ibmmq.Queue(qmgr, "NO.SUCH.QUEUE", options)
+        assert failed.value.reason == c.MQRC_OPTIONS_ERROR
+    with pytest.raises(ibmmq.MQMIError) as failed:
+        ibmmq.Queue(qmgr, "NO.SUCH.QUEUE", c.MQOO_INPUT_SHARED)
+    assert failed.value.reason == c.MQRC_UNKNOWN_OBJECT_NAME
