@@ -7,10 +7,11 @@ bytes and the message stays where it was (on the queue; under the browse
 cursor). Before a destructive get, the message it would take is browsed on a
 second handle to learn its length (waiting there when the get waits), and the get then
 takes that message by its MsgId, so a get that fails takes nothing and sends no COD (a
-message that went meanwhile is peeked for again). Only a get in a group's logical order
-or of whole logical messages (MQGMO_LOGICAL_ORDER, _COMPLETE_MSG,
-_ALL_SEGMENTS_AVAILABLE) is not peeked: one that does not fit after all is kept by the
-handle for its next get (``Obj.held``). An MQMD version 1 receives the version 2
+message that went meanwhile is peeked for again; MQGMO_COMPLETE_MSG and
+_ALL_SEGMENTS_AVAILABLE are peeked with the same options). Only a get in a group's
+logical order (MQGMO_LOGICAL_ORDER: the position is the handle's) is not peeked: one that
+does not fit after all has been taken, its COD sent, and is kept by the handle for its
+next get (``Obj.held``). An MQMD version 1 receives the version 2
 fields in an MQMDE in front of the data when they are not the defaults.
 """
 
@@ -224,7 +225,7 @@ def _get_options(conn: Conn, gmo: MQGMO, md: MQMD) -> GetOptions:
 
 
 def _peekable(options: GetOptions) -> bool:
-    return not (options.logical_order or options.complete_msg or options.all_segments_available)
+    return not options.logical_order
 
 
 def _peek(conn: Conn, obj: Obj, options: GetOptions) -> Message | None:
@@ -239,6 +240,8 @@ def _peek(conn: Conn, obj: Obj, options: GetOptions) -> Message | None:
                 browse="first",
                 syncpoint=False,
                 wait_ms=options.wait_ms,  # (a message yet to come: wait for it here)
+                complete_msg=options.complete_msg,
+                all_segments_available=options.all_segments_available,
                 msg_id=options.msg_id,
                 correl_id=options.correl_id,
                 group_id=options.group_id,
