@@ -5,7 +5,13 @@ without MQGMO_ACCEPT_TRUNCATED_MSG fails with MQRC_TRUNCATED_MSG_FAILED (2080,
 warning), the MQMD and ``DataLength`` describe it, the buffer holds its first
 bytes and the message stays where it was (on the queue; under the browse
 cursor). Before a destructive get, the message it would take is browsed on a
-second handle to learn its length. An MQMD version 1 receives the version 2
+second handle to learn its length (waiting there when the get waits), and the get then
+takes that message by its MsgId, so a get that fails takes nothing and sends no COD (a
+message that went meanwhile is peeked for again; MQGMO_COMPLETE_MSG and
+_ALL_SEGMENTS_AVAILABLE are peeked with the same options). Only a get in a group's
+logical order (MQGMO_LOGICAL_ORDER: the position is the handle's) is not peeked: one that
+does not fit after all has been taken, its COD sent, and is kept by the handle for its
+next get (``Obj.held``). An MQMD version 1 receives the version 2
 fields in an MQMDE in front of the data when they are not the defaults.
 """
 
@@ -14,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import struct
 import threading
+from dataclasses import replace
 from typing import Literal
 
 from dlqhandler.errors import MQIError
@@ -217,15 +224,14 @@ def _get_options(conn: Conn, gmo: MQGMO, md: MQMD) -> GetOptions:
     )
 
 
+def _peekable(options: GetOptions) -> bool:
+    return not options.logical_order
+
+
 def _peek(conn: Conn, obj: Obj, options: GetOptions) -> Message | None:
     """The message a destructive get would take, browsed on a second handle."""
-    if (
-        options.logical_order
-        or options.wait_ms
-        or options.complete_msg
-        or options.all_segments_available
-    ):
-        return None  # the group position (or a message yet to come) is the get's to find
+    if not _peekable(options):
+        return None  # the group position is the get's to find
     if obj.peek is None:
         obj.peek = conn.qm.open(obj.name, input=False, browse=True)
     try:
@@ -233,6 +239,9 @@ def _peek(conn: Conn, obj: Obj, options: GetOptions) -> Message | None:
             GetOptions(
                 browse="first",
                 syncpoint=False,
+                wait_ms=options.wait_ms,  # (a message yet to come: wait for it here)
+                complete_msg=options.complete_msg,
+                all_segments_available=options.all_segments_available,
                 msg_id=options.msg_id,
                 correl_id=options.correl_id,
                 group_id=options.group_id,
@@ -270,10 +279,23 @@ def _take(
             return msg, False
         return msg, True
     if not accept:
-        peeked = _peek(conn, obj, options)
-        if peeked is not None and len(peeked.body) > room:
-            return peeked, False
-    msg = q.get(options)
+        while True:
+            peeked = _peek(conn, obj, options)
+            if peeked is None:
+                if options.wait_ms and _peekable(options):  # (the peek waited: no wait twice)
+                    raise MQIError(MQRC_NO_MSG_AVAILABLE, obj.name, comp=CMQC.MQCC_FAILED)
+                msg = q.get(options)
+                break
+            if len(peeked.body) > room:
+                return peeked, False
+            try:  # take the message peeked, which fits (it went meanwhile: peek again)
+                msg = q.get(replace(options, msg_id=peeked.md.msg_id, wait_ms=0))
+                break
+            except MQIError as exc:
+                if exc.reason != MQRC_NO_MSG_AVAILABLE:
+                    raise
+    else:
+        msg = q.get(options)
     if not accept and len(msg.body) > room:  # changed since the peek: keep it for the retry
         obj.held = msg
         return msg, False

@@ -247,3 +247,80 @@ def test_a_value_longer_than_the_buffer_is_2469_then_read_under_the_cursor(
     )
     assert (value, name) == ("x" * 200, "Long")
     handle.dlt()
+
+
+def test_a_waiting_get_that_fails_with_2080_takes_nothing(mq: tuple[Any, Any]) -> None:
+    """MQGET with a wait interval and a buffer too small (no MQGMO_ACCEPT_TRUNCATED_MSG)
+    fails with 2080 and leaves the message on the queue: the depth another handle sees is
+    still 1 and the next get with a big enough buffer takes it, under syncpoint or not.
+    IBM's 2080 page
+    (http://www-01.ibm.com/support/knowledgecenter/SSFKSJ_7.5.0/com.ibm.mq.tro.doc/q041460_.html):
+    "The MQGMO_ACCEPT_TRUNCATED_MSG option was not specified, so the message has not been
+    removed from the queue"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_INPUT_AS_Q_DEF | c.MQOO_INQUIRE)
+    q.put(b"x" * 100, ibmmq.MD(Format=b"MQSTR   "))
+    for syncpoint in (c.MQGMO_NO_SYNCPOINT, c.MQGMO_SYNCPOINT):
+        gmo = ibmmq.GMO(Options=syncpoint | c.MQGMO_WAIT, WaitInterval=100)
+        with pytest.raises(ibmmq.MQMIError) as failed:
+            q.get(10, ibmmq.MD(), gmo)
+        assert failed.value.reason == c.MQRC_TRUNCATED_MSG_FAILED
+        qmgr.backout()
+        assert q.inquire(c.MQIA_CURRENT_Q_DEPTH) == 1
+    got = q.get(200, ibmmq.MD(), ibmmq.GMO(Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_WAIT))
+    assert got == b"x" * 100
+    q.close()
+
+
+def test_an_open_with_bad_options_of_an_unknown_queue_is_2046(mq: tuple[Any, Any]) -> None:
+    """MQOPEN of a queue that does not exist with options that are not valid (both
+    MQOO_INPUT_SHARED and MQOO_INPUT_EXCLUSIVE, or an undefined bit) fails with
+    MQRC_OPTIONS_ERROR (2046), not MQRC_UNKNOWN_OBJECT_NAME (2085): the call's options
+    are checked before the object is looked up, and with valid options the same open is
+    2085. IBM's reason-code pages give no order between the two (IBM's API reason codes
+    page, https://www.ibm.com/docs/en/ibm-mq/9.2?topic=codes-api-reason: "details are
+    given under each call description"); this is our choice."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    for options in (c.MQOO_INPUT_SHARED | c.MQOO_INPUT_EXCLUSIVE, 0x40000000):
+        with pytest.raises(ibmmq.MQMIError) as failed:
+            ibmmq.Queue(qmgr, "NO.SUCH.QUEUE", options)
+        assert failed.value.reason == c.MQRC_OPTIONS_ERROR
+    with pytest.raises(ibmmq.MQMIError) as failed:
+        ibmmq.Queue(qmgr, "NO.SUCH.QUEUE", c.MQOO_INPUT_SHARED)
+    assert failed.value.reason == c.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def test_a_complete_msg_get_that_fails_with_2080_takes_nothing(mq: tuple[Any, Any]) -> None:
+    """MQGET with MQGMO_COMPLETE_MSG and a buffer too small for the logical message fails
+    with 2080 and takes none of its segments (the depth stays 2, no COD is sent); a big
+    enough buffer then gets it whole and sends one COD. IBM's 2080 page
+    (http://www-01.ibm.com/support/knowledgecenter/SSFKSJ_7.5.0/com.ibm.mq.tro.doc/q041460_.html):
+    "the message has not been removed from the queue"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_INPUT_AS_Q_DEF | c.MQOO_INQUIRE)
+    group = b"G3".ljust(24, b"\0")
+    for offset, flags in ((0, c.MQMF_SEGMENT), (50, c.MQMF_LAST_SEGMENT)):
+        md = ibmmq.MD(
+            Format=b"MQSTR   ",
+            GroupId=group,
+            Offset=offset,
+            MsgFlags=flags,
+            Report=c.MQRO_COD,
+            ReplyToQ=b"Q1",
+        )
+        q.put(b"x" * 50, md)
+    gmo = ibmmq.GMO(Version=2, Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_COMPLETE_MSG)
+    with pytest.raises(ibmmq.MQMIError) as failed:
+        q.get(60, ibmmq.MD(Version=2), gmo)
+    assert failed.value.reason == c.MQRC_TRUNCATED_MSG_FAILED
+    assert q.inquire(c.MQIA_CURRENT_Q_DEPTH) == 2
+    gmo = ibmmq.GMO(Version=2, Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_COMPLETE_MSG)
+    assert q.get(200, ibmmq.MD(Version=2), gmo) == b"x" * 100
+    report = ibmmq.MD()
+    q.get(200, report, ibmmq.GMO(Options=c.MQGMO_NO_SYNCPOINT))
+    assert (report.MsgType, report.Feedback) == (c.MQMT_REPORT, c.MQFB_COD)
+    assert q.inquire(c.MQIA_CURRENT_Q_DEPTH) == 0
+    q.close()

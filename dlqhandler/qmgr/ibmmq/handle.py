@@ -16,7 +16,10 @@ of a handle opened on this queue manager is answered as 2052: the queue the hand
 opened is gone. After a reconnect a handle that created a temporary dynamic queue is
 not reopened (IBM deletes such a queue when its connection ends, and reopening by its
 name or its model's would open nothing or another queue): it answers 2052, as does a
-handle whose queue no longer exists when it is reopened.
+handle whose queue no longer exists when it is reopened. Not matched: a queue of the
+same name created again after the deletion receives the handle's context puts (MQPUT1
+names it), where IBM fails every call through the old handle with 2052; see
+docs/ibmmq.md.
 
 A handle knows its connection only as :class:`Connection`, the protocol the
 adapter (:class:`~dlqhandler.qmgr.ibmmq.adapter.IBMMQQueueManager`) implements,

@@ -16,6 +16,8 @@ from dlqhandler.mq import Message
 from dlqhandler.mq.constants import (
     MQFB_COA,
     MQFB_COD,
+    MQMF_LAST_SEGMENT,
+    MQMF_SEGMENT,
     MQMT_REPORT,
     MQRO_COA,
     MQRO_COA_WITH_DATA,
@@ -193,3 +195,42 @@ def test_coa_of_a_put_under_syncpoint_is_in_its_unit_of_work(
     qm.commit()
     [report] = _reports(adapter)
     assert (report.md.feedback, report.md.correl_id) == (MQFB_COA, put.msg_id)
+
+
+def test_a_segmented_message_got_whole_sends_one_cod_and_segments_one_each(
+    adapter: Adapter, qm: QueueManager
+) -> None:
+    """Segments asking for COD: a logical message got whole with MQGMO_COMPLETE_MSG sends
+    one COD report; got segment by segment, one COD per segment, each with the
+    segment's GroupId and Offset (the first segment's report, without data, is put all
+    the same: IBM's MQRC_SEGMENT_LENGTH_ZERO is for an application's put). IBM, Reports
+    and segmented messages
+    (https://ibm.com/support/knowledgecenter/SSFKSJ_9.3.0/develop/q022880_.html): "there
+    is only one case in which you can expect to receive a single report for the entire
+    message. This is when you have requested only COD reports, and you have specified
+    MQGMO_COMPLETE_MSG on the getting application" and otherwise "usually one for each
+    segment"."""
+    group = b"SEGCOD".ljust(24, b"\0")
+
+    def put_segments() -> None:
+        for offset, flags in ((0, MQMF_SEGMENT), (len(DATA), MQMF_LAST_SEGMENT)):
+            qm.put1(
+                "APP.IN",
+                _asking(MQRO_COD, group_id=group, offset=offset, msg_flags=flags),
+                NOW,
+            )
+
+    put_segments()
+    got = qm.open("APP.IN").get(GetOptions(complete_msg=True, syncpoint=False))
+    assert got.body == (DATA * 2).encode()
+    reports = _reports(adapter)
+    assert [r.md.feedback for r in reports] == [MQFB_COD]
+    put_segments()
+    q = qm.open("APP.IN")
+    assert [m.md.offset for m in collect(q, TAKE)] == [0, len(DATA)]
+    reports = _reports(adapter)
+    assert [(r.md.feedback, r.md.group_id, r.md.offset) for r in reports] == [
+        (MQFB_COD, group, 0),
+        (MQFB_COD, group, len(DATA)),
+    ]
+    assert _reports(adapter, DLQ) == []

@@ -1,0 +1,168 @@
+"""A call that fails leaves the queue manager as it was: the queue's messages (order,
+bytes, BackoutCount), the unit of work the connection has open, and the browse cursor.
+
+Each case does some work in a unit of work, makes a call fail one way, then checks the
+reason and that committing (or backing out) gives exactly what it would have given
+without the failed call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from dlqhandler.errors import MQIError
+from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
+from tests.qmgr.contract.conftest import Adapter, collect, text
+
+NOW = PutOptions(syncpoint=False)
+UOW = PutOptions(syncpoint=True)
+GET_UOW = GetOptions(syncpoint=True)
+FIRST = GetOptions(browse="first", syncpoint=False)
+NEXT = GetOptions(browse="next", syncpoint=False)
+
+
+def state(qm: QueueManager, queue: str) -> list[tuple[bytes, bytes, int]]:
+    """The committed messages of ``queue`` in order: (MsgId, data, BackoutCount)."""
+    return [
+        (m.md.msg_id, m.body, m.md.backout_count)
+        for m in collect(qm.open(queue, input=False, browse=True), FIRST, NEXT)
+    ]
+
+
+def fails(call: Callable[[], object]) -> int:
+    with pytest.raises(MQIError) as exc:
+        call()
+    return exc.value.reason
+
+
+def test_a_put_to_a_full_queue_inside_a_unit_of_work_leaves_the_unit_of_work(
+    adapter: Adapter,
+) -> None:
+    """MQPUT and MQPUT1 to a full queue fail with MQRC_Q_FULL (2053) and change nothing:
+    the unit of work's earlier puts and gets are all still in it, and MQCMIT commits them
+    as if the failed calls had not been made. IBM's 2053 page
+    (http://www.ibm.com/support/knowledgecenter/SSFKSJ_7.5.0/com.ibm.mq.tro.doc/q041240_.htm):
+    "An MQPUT or MQPUT1 call, or a command, failed because the queue is full"."""
+    adapter.define_queue("APP.SMALL", maxdepth=2)
+    adapter.define_queue("APP.IN")
+    qm, other = adapter.connect(), adapter.connect()
+    qm.put1("APP.IN", text("in"), NOW)
+    got = qm.open("APP.IN").get(GET_UOW)
+    out = qm.open("APP.SMALL", output=True)
+    out.put(text("one"), UOW)
+    qm.put1("APP.SMALL", text("two"), UOW)
+    assert fails(lambda: out.put(text("three"), UOW)) == 2053
+    assert fails(lambda: qm.put1("APP.SMALL", text("three"), UOW)) == 2053
+    assert fails(lambda: qm.put1("APP.SMALL", text("three"), NOW)) == 2053
+    qm.commit()
+    assert [body for _, body, _ in state(other, "APP.SMALL")] == [b"one", b"two"]
+    assert state(other, "APP.IN") == []
+    assert got.body == b"in"
+
+
+def test_a_put1_to_a_put_inhibited_queue_leaves_the_unit_of_work(adapter: Adapter) -> None:
+    """MQPUT1 to a queue defined PUT(DISABLED) fails with MQRC_PUT_INHIBITED (2051); the
+    unit of work's get is still in it (MQBACK gives the message back once, BackoutCount 1)
+    and the inhibited queue is untouched. IBM's 2051 page
+    (http://www-01.ibm.com/support/knowledgecenter/SSFKSJ_7.5.0/com.ibm.mq.tro.doc/q041220_.html):
+    "MQPUT and MQPUT1 calls are currently inhibited for the queue"."""
+    adapter.define_queue("APP.IN")
+    adapter.define_queue("APP.SHUT")
+    qm, other = adapter.connect(), adapter.connect()
+    qm.put1("APP.SHUT", text("kept"), NOW)
+    adapter.alter_queue("APP.SHUT", put="DISABLED")
+    qm.put1("APP.IN", text("a"), NOW)
+    before = state(other, "APP.SHUT")
+    qm.open("APP.IN").get(GET_UOW)
+    assert fails(lambda: qm.put1("APP.SHUT", text("x"), UOW)) == 2051
+    assert fails(lambda: qm.put1("APP.SHUT", text("x"), NOW)) == 2051
+    qm.backout()
+    assert state(other, "APP.SHUT") == before
+    assert [(body, count) for _, body, count in state(other, "APP.IN")] == [(b"a", 1)]
+
+
+def test_an_open_of_an_unknown_queue_leaves_the_unit_of_work(adapter: Adapter) -> None:
+    """MQOPEN of a queue that does not exist fails with MQRC_UNKNOWN_OBJECT_NAME (2085)
+    inside a unit of work; the unit of work's put is still in it and MQCMIT makes it
+    visible. IBM's Unknown Object Name event page (MQRC_UNKNOWN_OBJECT_NAME; a copy at
+    http://setgetweb.com/p/MQ92/ref/q050100_.htm): "On an MQOPEN or MQPUT1 call ... the
+    ObjectName in the object descriptor is not recognized for the specified object type"."""
+    adapter.define_queue("APP.IN")
+    qm, other = adapter.connect(), adapter.connect()
+    qm.put1("APP.IN", text("a"), UOW)
+    assert fails(lambda: qm.open("NO.SUCH.QUEUE")) == 2085
+    assert fails(lambda: qm.put1("NO.SUCH.QUEUE", text("x"), UOW)) == 2085
+    qm.commit()
+    assert [body for _, body, _ in state(other, "APP.IN")] == [b"a"]
+
+
+def test_a_get_from_a_get_inhibited_queue_leaves_its_messages_and_the_unit_of_work(
+    adapter: Adapter,
+) -> None:
+    """MQGET from a queue altered GET(DISABLED) fails with MQRC_GET_INHIBITED (2016), on
+    an open handle too; the queue's messages stay in order with their BackoutCount, and
+    the unit of work's earlier get is still in it (MQCMIT makes it final). IBM's
+    InhibitGet page (a copy at http://setgetweb.com/p/MQ90/ref.dev/q103250_.htm): "MQGET
+    calls fail with reason code MQRC_GET_INHIBITED. This includes MQGET calls that specify
+    MQGMO_BROWSE_FIRST or MQGMO_BROWSE_NEXT", and "If an MQGET call operating within a
+    unit of work completes successfully, changing the value of the InhibitGet attribute
+    subsequently to MQQA_GET_INHIBITED does not prevent the unit of work being
+    committed"."""
+    adapter.define_queue("APP.IN")
+    adapter.define_queue("APP.SHUT")
+    qm, other = adapter.connect(), adapter.connect()
+    for body in ("x", "y"):
+        qm.put1("APP.SHUT", text(body), NOW)
+    qm.put1("APP.IN", text("a"), NOW)
+    shut = qm.open("APP.SHUT")
+    qm.open("APP.IN").get(GET_UOW)
+    before = state(other, "APP.SHUT")
+    adapter.alter_queue("APP.SHUT", get="DISABLED")
+    assert fails(lambda: shut.get(GET_UOW)) == 2016
+    assert fails(lambda: shut.get(GetOptions(syncpoint=False))) == 2016
+    qm.commit()
+    adapter.alter_queue("APP.SHUT", get="ENABLED")
+    assert state(other, "APP.SHUT") == before
+    assert state(other, "APP.IN") == []
+
+
+def test_a_get_that_finds_no_match_leaves_the_browse_cursor(adapter: Adapter) -> None:
+    """A browse and a get that match no message fail with MQRC_NO_MSG_AVAILABLE (2033)
+    and move nothing: the next browse-next returns the message after the one under the
+    cursor, and no message was taken. IBM's 2033 page says nothing of the cursor; this
+    holds it to the rule IBM's 2080 page gives for a browse that fails
+    (http://www-01.ibm.com/support/knowledgecenter/SSFKSJ_7.5.0/com.ibm.mq.tro.doc/q041460_.html):
+    "the browse cursor remains where it was before this call"."""
+    adapter.define_queue("APP.IN")
+    qm = adapter.connect()
+    for body in ("a", "b", "c"):
+        qm.put1("APP.IN", text(body), NOW)
+    q = qm.open("APP.IN", browse=True)
+    assert q.get(FIRST).body == b"a"
+    missing = b"NO SUCH MSGID".ljust(24, b"\0")
+    no_match = GetOptions(browse="next", syncpoint=False, msg_id=missing)
+    assert fails(lambda: q.get(no_match)) == 2033
+    assert fails(lambda: q.get(GetOptions(syncpoint=True, msg_id=missing))) == 2033
+    assert q.get(NEXT).body == b"b"
+    qm.backout()
+    assert [body for _, body, _ in state(adapter.connect(), "APP.IN")] == [b"a", b"b", b"c"]
+
+
+def test_a_message_too_big_for_a_full_queue_is_2030(adapter: Adapter) -> None:
+    """A put of a message longer than MAXMSGL to a queue at MAXDEPTH fails with
+    MQRC_MSG_TOO_BIG_FOR_Q (2030), not MQRC_Q_FULL (2053): the message is checked before
+    the queue's room. IBM's pages give no order between the two (2030,
+    http://setgetweb.com/p/MQ90/tro/q041020_.htm: "the message was too long for the
+    queue"; 2053,
+    http://www.ibm.com/support/knowledgecenter/SSFKSJ_7.5.0/com.ibm.mq.tro.doc/q041240_.htm:
+    "failed because the queue is full"); this is our choice, the same on both back ends,
+    and a smaller message still gets 2053."""
+    adapter.define_queue("APP.SMALL", maxdepth=1, maxmsgl=10)
+    qm = adapter.connect()
+    qm.put1("APP.SMALL", text("1"), NOW)
+    before = state(qm, "APP.SMALL")
+    assert fails(lambda: qm.put1("APP.SMALL", text("x" * 11), NOW)) == 2030
+    assert fails(lambda: qm.put1("APP.SMALL", text("x"), NOW)) == 2053
+    assert state(qm, "APP.SMALL") == before
