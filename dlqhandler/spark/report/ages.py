@@ -48,13 +48,15 @@ def put_epoch(date: str, when: str) -> str:
         return f"try_cast(substring({text}, {start}, {length}) AS BIGINT)"
 
     year, hour, minute, second = part(d, 1, 4), part(t, 1, 2), part(t, 3, 2), part(t, 5, 2)
-    # midnight of the date in UTC; null for a month or a day the calendar has not
-    midnight = f"try_make_timestamp({year}, {part(d, 5, 2)}, {part(d, 7, 2)}, 0, 0, 0, 'UTC')"
+    # midnight of the date, as a local date-time: null for a month or a day the calendar
+    # has not. Without a time zone (the times are UTC), so no zone is looked up per row.
+    midnight = f"try_make_timestamp_ntz({year}, {part(d, 5, 2)}, {part(d, 7, 2)}, 0, 0, 0)"
     valid = (
         f"{well_formed} AND {year} >= 1 AND {hour} <= 23 AND {minute} <= 59"
         f" AND {second} <= 61 AND {midnight} IS NOT NULL"
     )
-    whole = f"(unix_seconds({midnight}) + {hour} * 3600 + {minute} * 60 + {second})"
+    days = f"CAST(unix_date(CAST({midnight} AS DATE)) AS BIGINT)"
+    whole = f"({days} * 86400 + {hour} * 3600 + {minute} * 60 + {second})"
     hundredths = f"CASE WHEN length({t}) = 8 THEN {part(t, 7, 2)} / 100 ELSE {double(0)} END"
     return f"CASE WHEN {valid} THEN CAST({whole} AS DOUBLE) + {hundredths} END"
 
