@@ -44,8 +44,8 @@ from typing import Any
 
 from dlqhandler.logs import get_logger
 from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
-from dlqhandler.rules import RuleSet
-from dlqhandler.spark.classify import classify_query
+from dlqhandler.rules import PATTERN_FIELDS, RuleSet
+from dlqhandler.spark.classify import classify_query, field_column
 from dlqhandler.spark.messages import bad_input, load_source, malformed_parts
 from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch, double
 from dlqhandler.spark.report.document import assemble
@@ -129,8 +129,14 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
         "CASE WHEN error IS NOT NULL THEN 'unreadable'"
         " WHEN has_dlh = true THEN 'dlh' ELSE 'no_dlh' END"
     )
-    query = f"SELECT *, {state} AS state, {dead_lettered_epoch()} AS put_epoch FROM {FRAME}"
-    have = [*columns, "state", "put_epoch"]
+    # Only the columns the report reads go into the query: the classifications carry their
+    # input columns through each of their steps, and every name is text to parse and analyse.
+    read = {"error", "has_dlh", "md_msg_id", "md_put_date", "md_put_time", "rfh2_in_front"}
+    read |= {PROPERTY_FOLDERS} | {field_column(keyword) for keyword in PATTERN_FIELDS}
+    needed = [c for c in columns if c in read or c.startswith("dlh_")]
+    kept = ", ".join(f"`{c}`" for c in needed)
+    query = f"SELECT {kept}, {state} AS state, {dead_lettered_epoch()} AS put_epoch FROM {FRAME}"
+    have = [*needed, "state", "put_epoch"]
     if options.ages.active:
         status = age_status(options.ages, options.as_of.timestamp(), "put_epoch")
         query = f"SELECT *, {status} AS age_status FROM ({query})"
@@ -168,7 +174,7 @@ def _row(dim: str, *keys: str) -> str:
     # string several times faster than an array of strings. A part never holds _SEP
     # (it becomes U+FFFD; MQ names cannot hold it and decoded text hardly does) nor
     # NUL (a null part), so strings sort as their parts do.
-    sep, null = sql_string(_SEP), sql_string(_NULL)
+    sep, null = f"chr({ord(_SEP)})", f"chr({ord(_NULL)})"  # short text, constant-folded
     parts = ", ".join(
         f"coalesce(translate(CAST({k} AS STRING), {sep}, '\ufffd'), {null})" for k in keys
     )
