@@ -165,8 +165,9 @@ def say_unselected(
     args: argparse.Namespace, selector: Selector, stats: RunStats, queue: str
 ) -> list[bytes]:
     """After a finished one-off pass: each ``--msgid`` that names no message on the queue,
-    and a selector that selected nothing, said on stderr (never a silent "0 moved").
-    Returns the MsgIds not found (the run then fails: the message named is not there)."""
+    each one that names a member of a group left whole on the queue (incomplete), and a
+    selector that selected nothing, said on stderr (never a silent "0 moved"). Returns
+    those MsgIds (the run then fails: the message named was not acted on)."""
     missing = selector.missing()
     for msg_id in missing:
         print(
@@ -175,13 +176,22 @@ def say_unselected(
             "shows where it went)",
             file=sys.stderr,
         )
+    held = sorted(selector.held_in_group.items())
+    for msg_id, group_id in held:
+        print(
+            f"dlqhandler run: the message with MsgId {msg_id.hex()} is on {escape(queue)} "
+            f"but in group {group_id.hex()}, which was left whole: not all of its members "
+            "are on the queue (or one has no MQDLH), and a group is moved whole or not at "
+            "all; wait for the rest of the group, or see it with qm browse",
+            file=sys.stderr,
+        )
     if selector.selected == 0:
         print(
             f"dlqhandler run: {_selector_words(args)} selected none of the {stats.seen} "
             f"message(s) on {escape(queue)}: nothing was done",
             file=sys.stderr,
         )
-    return missing
+    return missing + [msg_id for msg_id, _group in held]
 
 
 class Progress:

@@ -248,6 +248,9 @@ class Actor:
             self._selector.saw(m.md.msg_id)
         if bad is not None:
             self._selector.saw(bad)
+        if bad is not None or not is_complete(members):
+            for msg_id in [m.md.msg_id for m in members] + ([bad] if bad is not None else []):
+                self._selector.left_in_group(msg_id, gid)
         if bad is not None:
             p.no_dlh += 1
             p.ignored += len(members)

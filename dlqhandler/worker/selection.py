@@ -43,6 +43,9 @@ class Selector:
         # What this run's pass found, so that a selection of nothing is said
         # (``--msgid`` naming no message on the queue, a pattern matching none).
         self.found: set[bytes] = set()
+        # ``--msgid`` values found in a group left on the queue (members missing, or one
+        # without an MQDLH), by MsgId: the group's GroupId (a group moves whole or not).
+        self.held_in_group: dict[bytes, bytes] = {}
         self.selected = 0
         self.ages = AgeWindow(older_than, newer_than)
         self._clock = clock
@@ -105,6 +108,12 @@ class Selector:
             self.found.add(msg_id)
             return True
         return False
+
+    def left_in_group(self, msg_id: bytes, group_id: bytes) -> None:
+        """Note that the message with this MsgId is in a group this pass leaves whole on
+        the queue (incomplete, or a member without an MQDLH), when ``--msgid`` names it."""
+        if msg_id in self.msg_ids:
+            self.held_in_group[msg_id] = group_id
 
     def missing(self) -> list[bytes]:
         """The ``--msgid`` values no message seen on the queue had, in order."""

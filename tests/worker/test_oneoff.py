@@ -567,3 +567,41 @@ def test_a_queue_name_typed_on_the_command_line_is_exact(qm, ledger, cli) -> Non
     assert {m.md.msg_id for m in placed["app.lower"]} == {m.md.msg_id for m in full}
     assert "APP.LOWER" not in placed
     assert {r["target"] for r in _records(qm)} == {"app.lower@QM1"}
+
+
+def test_a_msgid_naming_a_member_of_an_incomplete_group_is_named_and_fails(qm, ledger, cli) -> None:
+    """``--msgid`` naming a member of a group whose other members are not all on the DLQ:
+    the group stays whole on the queue (nothing moved, no audit record) and the run says
+    that the message is there but in a group left whole, naming the group, and exits 1,
+    as for a MsgId that is not there, instead of only "selected none". IBM's "Grouping
+    logical messages" (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/
+    com.ibm.mq.dev.doc/q026280_.html): the getter uses MQGMO_ALL_MSGS_AVAILABLE "This
+    ensures that processing does not start until all the messages within the group have
+    arrived"; the handler moves a group whole or not at all."""
+    define(qm, "APP.Q")
+    gid = b"GROUP HALF THERE".ljust(24, b"\x00")
+    present = [
+        dead_letter(
+            f"member {seq}",
+            reason=MQRC_Q_FULL,
+            destq="APP.Q",
+            tag=f"HALF{seq}",
+            group_id=gid,
+            msg_seq_number=seq,
+            msg_flags=MQMF_MSG_IN_GROUP,
+        )
+        for seq in (1, 2)  # the last member (3) never arrived
+    ]
+    load(qm, present)
+    book = ledger()
+    named = present[1].md.msg_id
+
+    done = cli("run", "--msgid", named.hex(), "--action", "retry", "--reason", "one", "--no-watch")
+
+    assert done.rc == 1, done.err
+    assert f"MsgId {named.hex()} is on" in done.err
+    assert f"in group {gid.hex()}, which was left whole" in done.err
+    assert "no message with MsgId" not in done.err
+    assert browse(qm, "APP.Q") == []
+    book.check([])
+    assert _records(qm) == []
