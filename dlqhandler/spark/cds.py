@@ -10,11 +10,13 @@ The archive is made once per installation by a training run, a small drain, dry 
 report in one JVM told to archive what it loaded (about 20 s and 170 MB):
 ``python -m dlqhandler.spark.cds`` (``make install`` runs it). It is named by what it was
 made from (this PySpark's jars, the drain's jar, the ``java`` that runs them) and kept
-in the drain's jar cache (:mod:`dlqhandler.spark.jar`), under ``cds/``, written to a temporary name
-and renamed, so concurrent runs are safe. A session this package builds uses it when it
-is there (:func:`java_options`); without it everything runs as before, only slower to
-start. The JVM itself checks the archive against its class path and ignores one that does
-not match, with a warning in the Spark log (its unified logging goes to stderr, which
+in the drain's jar cache (:mod:`dlqhandler.spark.jar`), under ``cds/``, written to a
+temporary name and renamed, so concurrent runs are safe. Beside it a ``.json`` says what
+it was made from, and a new archive removes the ones it supersedes (made from the same
+places, older files). A session this package builds uses it when it is there
+(:func:`java_options`); without it everything runs as before, only slower to start.
+The JVM itself checks the archive against its class path and ignores one that does not
+match, with a warning in the Spark log (its unified logging goes to stderr, which
 is the log file, never to the command's standard output).
 
 ``DLQHANDLER_SPARK_CDS=off`` runs without the archive (as ``benchmarks/drain.py`` does for
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import shutil
 import sys
@@ -49,19 +52,37 @@ def _java() -> Path | None:
     return Path(found).resolve() if found else None
 
 
-def archive_path() -> Path | None:
-    """Where the archive for this PySpark, this drain jar and this ``java`` is (or
-    would be); None when the drain's jar cannot be built (no JDK)."""
+def _made_from() -> dict[str, str] | None:
+    """What an archive is made from, by place: this PySpark (its version and jars), the
+    drain's jar and the ``java``; None without a JDK. An archive made from the same
+    places but older files (an upgrade, a rebuilt jar) is superseded (:func:`_prune`)."""
     import pyspark
 
-    from dlqhandler.spark.jar import cache_root, compiled_jar
+    from dlqhandler.spark.jar import compiled_jar
 
     jar, java = compiled_jar(), _java()
     if jar is None or java is None:
         return None
-    digest = hashlib.sha256()
     jars = Path(pyspark.__file__).resolve().parent / "jars"
-    for part in (pyspark.__version__, str(jars), str(jar.resolve()), str(java)):
+    return {
+        "pyspark": pyspark.__version__,
+        "jars": str(jars),
+        "jar": str(jar.resolve()),
+        "java": str(java),
+    }
+
+
+def archive_path() -> Path | None:
+    """Where the archive for this PySpark, this drain jar and this ``java`` is (or
+    would be); None when the drain's jar cannot be built (no JDK)."""
+    from dlqhandler.spark.jar import cache_root
+
+    made_from = _made_from()
+    if made_from is None:
+        return None
+    jar, java = Path(made_from["jar"]), Path(made_from["java"])
+    digest = hashlib.sha256()
+    for part in (made_from["pyspark"], made_from["jars"], made_from["jar"], made_from["java"]):
         digest.update(part.encode() + b"\0")
     for path in (jar, java):
         stat = path.stat()
@@ -107,9 +128,34 @@ def build(*, master: str = "local[2]", force: bool = False) -> Path | None:
             tail = [line for line in said if line and not line.startswith("[")][-5:]
             raise RuntimeError("the training run made no archive: " + " | ".join(tail))
         os.replace(made, path)
+        made_from = _made_from()
+        if made_from is not None:
+            path.with_suffix(".json").write_text(json.dumps(made_from, sort_keys=True))
+            _prune(path, made_from)
         return path
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _prune(path: Path, made_from: dict[str, str]) -> list[Path]:
+    """Remove the archives beside ``path`` that it supersedes: made from the same places
+    (its ``.json`` says so) but older files, so no JVM of this installation maps them any
+    more (each is about 170 MB). Archives of other installations, and those made before
+    archives said what they were made from, are left. The removed archives' paths."""
+    removed = []
+    for other in sorted(path.parent.glob("spark-*.jsa")):
+        said = other.with_suffix(".json")
+        if other == path or not said.is_file():
+            continue
+        try:
+            theirs = json.loads(said.read_text())
+        except (OSError, ValueError):
+            continue
+        if theirs == made_from:
+            other.unlink(missing_ok=True)  # a JVM that maps it keeps its pages
+            said.unlink(missing_ok=True)
+            removed.append(other)
+    return removed
 
 
 def _say(line: str, *, err: bool = False) -> None:

@@ -142,3 +142,25 @@ def test_without_an_archive_the_driver_gets_no_archive_option(
     assert f"-XX:SharedArchiveFile={tmp_path / 'none.jsa'}" in cds.java_options()
     monkeypatch.setenv(cds.ENV, "off")
     assert cds.java_options() == ""
+
+
+def test_a_new_archive_removes_the_ones_it_supersedes(tmp_path: Path) -> None:
+    """Each archive says what it was made from (a ``.json`` beside it); a new one removes
+    the archives made from the same PySpark, jar and ``java`` places (older files: an
+    upgrade, a rebuilt jar: about 170 MB each that no JVM of this installation maps any
+    more) and leaves those of other installations and those that say nothing."""
+    ours = {"pyspark": "4.3.0", "jars": "/v/jars", "jar": "/c/d.jar", "java": "/j/java"}
+    other = {**ours, "jar": "/other/venv/d.jar"}
+    for name, said in (("old", ours), ("theirs", other), ("silent", None), ("new", ours)):
+        (tmp_path / f"spark-{name}.jsa").write_bytes(b"archive")
+        if said is not None:
+            (tmp_path / f"spark-{name}.json").write_text(json.dumps(said))
+    removed = cds._prune(tmp_path / "spark-new.jsa", ours)
+    assert removed == [tmp_path / "spark-old.jsa"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "spark-new.jsa",
+        "spark-new.json",
+        "spark-silent.jsa",
+        "spark-theirs.jsa",
+        "spark-theirs.json",
+    ]
