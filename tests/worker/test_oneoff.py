@@ -432,6 +432,24 @@ def test_age_selectors_use_the_time_the_message_was_dead_lettered() -> None:
     assert window.selects(msg)
 
 
+def _group_for_app_q(name: bytes, tag: str, seqs: tuple[int, ...], *, last: int) -> list:
+    """Dead letters of group ``name`` (MQRC_Q_FULL, DESTQ APP.Q) with the sequence numbers
+    ``seqs``; the member numbered ``last`` carries MQMF_LAST_MSG_IN_GROUP."""
+    gid = name.ljust(24, b"\x00")
+    return [
+        dead_letter(
+            f"member {seq}",
+            reason=MQRC_Q_FULL,
+            destq="APP.Q",
+            tag=f"{tag}{seq}",
+            group_id=gid,
+            msg_seq_number=seq,
+            msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == last else MQMF_MSG_IN_GROUP,
+        )
+        for seq in seqs
+    ]
+
+
 def test_a_one_off_action_on_a_group_moves_it_whole_with_a_record_per_member(
     qm, ledger, cli
 ) -> None:
@@ -439,19 +457,7 @@ def test_a_one_off_action_on_a_group_moves_it_whole_with_a_record_per_member(
     work with one audit record per member; with its audit queue put-inhibited the whole
     group stays (no member moved, no record)."""
     define(qm, "APP.Q")
-    gid = b"GROUP AUDITED".ljust(24, b"\x00")
-    members = [
-        dead_letter(
-            f"member {seq}",
-            reason=MQRC_Q_FULL,
-            destq="APP.Q",
-            tag=f"GRP{seq}",
-            group_id=gid,
-            msg_seq_number=seq,
-            msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == 3 else MQMF_MSG_IN_GROUP,
-        )
-        for seq in (1, 2, 3)
-    ]
+    members = _group_for_app_q(b"GROUP AUDITED", "GRP", (1, 2, 3), last=3)
     load(qm, [members[2], members[0], members[1]])
     book = ledger()
     define(qm, AUDIT, put="DISABLED")
@@ -579,19 +585,8 @@ def test_a_msgid_naming_a_member_of_an_incomplete_group_is_named_and_fails(qm, l
     ensures that processing does not start until all the messages within the group have
     arrived"; the handler moves a group whole or not at all."""
     define(qm, "APP.Q")
-    gid = b"GROUP HALF THERE".ljust(24, b"\x00")
-    present = [
-        dead_letter(
-            f"member {seq}",
-            reason=MQRC_Q_FULL,
-            destq="APP.Q",
-            tag=f"HALF{seq}",
-            group_id=gid,
-            msg_seq_number=seq,
-            msg_flags=MQMF_MSG_IN_GROUP,
-        )
-        for seq in (1, 2)  # the last member (3) never arrived
-    ]
+    present = _group_for_app_q(b"GROUP HALF THERE", "HALF", (1, 2), last=3)  # 3 never came
+    gid = present[0].md.group_id
     load(qm, present)
     book = ledger()
     named = present[1].md.msg_id
