@@ -65,14 +65,17 @@ final class DumpMessage {
         return decode(buf, off, len, keep, null);
     }
 
-    /** The MQMD fields (by index into DumpTables.MD_FIELDS) every decode stores: the
-     *  MQDLH is decoded in their Encoding and CCSID, and behind their Format. */
-    static final int[] ALWAYS = {5, 6, 7};
+    /** Whether a decode storing {@code fields} (null: all) stores MQMD field {@code field}
+     *  (an index into DumpTables.MD_FIELDS): Encoding, CodedCharSetId and Format (5, 6, 7)
+     *  always, as the MQDLH is decoded in them and found behind that Format. */
+    private static boolean stores(boolean[] fields, int field) {
+        return fields == null || fields[field] || field == 5 || field == 6 || field == 7;
+    }
 
     /**
      * {@link #decode(byte[], int, int, int)} storing only the MQMD fields {@code fields}
-     * marks (null: all) and {@link #ALWAYS}; the other fields keep their defaults in
-     * {@link #md}. Every attribute line is still checked, so a record is malformed exactly
+     * marks (null: all) and the three {@link #stores} always stores; the other fields keep
+     * their defaults in {@link #md}. Every attribute line is still checked, so a record is malformed exactly
      * as when all are stored: a query stores (and allocates) only the fields it selects.
      */
     static DumpMessage decode(byte[] buf, int off, int len, int keep, boolean[] fields) {
@@ -173,8 +176,7 @@ final class DumpMessage {
             return;  // no value: the field keeps its default, as in dmpmqmsg
         }
         int field = DumpTables.FIELD[index];
-        boolean store = fields == null || fields[field] || field == 5 || field == 6
-            || field == 7;
+        boolean store = stores(fields, field);
         int length = DumpTables.LENGTH[index];
         int v = at + 6;
         int vn = n - 6;

@@ -243,6 +243,14 @@ final class DumpSplitReader implements AutoCloseable {
         }
     }
 
+    /** The record's bytes, record[0, size): null when too long, none when no selected
+     *  column needs them. */
+    private byte[] taken(int size, boolean tooLong) {
+        return tooLong ? null : keepBytes ? Arrays.copyOf(record.buf, size) : NOT_KEPT;
+    }
+
+    /** The record buffer's line at s (its end the buffer's) is the next record's first
+     *  line, at file offset at: it moves to the buffer's start and waits for next(). */
     private void startPending(int s, long at, byte c) {
         if (s > 0) {
             System.arraycopy(record.buf, s, record.buf, 0, record.size - s);
@@ -288,15 +296,11 @@ final class DumpSplitReader implements AutoCloseable {
                     byte c = buf[ls];
                     if (starts(c, prevKind)) {
                         record.write(buf, seg, ls - seg);
-                        raw.bytes = tooLong ? null : keepBytes ? Arrays.copyOf(record.buf, record.size) : NOT_KEPT;
+                        raw.bytes = taken(record.size, tooLong);
                         record.size = 0;
                         record.write(buf, ls, nl + 1 - ls);
                         bufPos = nl + 1;
-                        pending = true;
-                        pendingLen = nl + 1 - ls;
-                        pendingOffset = bufOffset + ls;
-                        pendingJunk = c != 'A' && c != 'N';
-                        prevKind = c;
+                        startPending(0, bufOffset + ls, c);
                         ended = true;
                         break;
                     }
@@ -333,17 +337,9 @@ final class DumpSplitReader implements AutoCloseable {
             if (n > 0 && record.buf[s] != '*') {
                 byte c = record.buf[s];
                 if (starts(c, prevKind)) {
-                    // the next record: it stays in the buffer
-                    byte[] next = Arrays.copyOfRange(record.buf, s, record.size);
-                    record.size = s;
-                    raw.bytes = tooLong ? null : keepBytes ? Arrays.copyOf(record.buf, record.size) : NOT_KEPT;
-                    record.size = 0;
-                    record.write(next, 0, next.length);
-                    pending = true;
-                    pendingLen = next.length;
-                    pendingOffset = at;
-                    pendingJunk = c != 'A' && c != 'N';
-                    prevKind = c;
+                    // the next record: its first line stays in the buffer
+                    raw.bytes = taken(s, tooLong);
+                    startPending(s, at, c);
                     break;
                 }
                 prevKind = c;
@@ -364,7 +360,7 @@ final class DumpSplitReader implements AutoCloseable {
             }
         }
         if (eof) {
-            raw.bytes = tooLong ? null : keepBytes ? Arrays.copyOf(record.buf, record.size) : NOT_KEPT;
+            raw.bytes = taken(record.size, tooLong);
             // a CR at the end of the file is its last line's line end, as an LF is
             raw.newlineAtEnd = record.size > 0
                 && (record.buf[record.size - 1] == '\n' || record.buf[record.size - 1] == '\r');
