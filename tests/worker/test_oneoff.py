@@ -455,7 +455,10 @@ def test_a_one_off_action_on_a_group_moves_it_whole_with_a_record_per_member(
 ) -> None:
     """A group selected by a one-off action moves whole, in logical order, in one unit of
     work with one audit record per member; with its audit queue put-inhibited the whole
-    group stays (no member moved, no record)."""
+    group stays (no member moved, no record). IBM's "Grouping logical messages"
+    (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/
+    q026280_.html): "retrieve the entire group with the same getting application
+    instance", in logical order, under syncpoint."""
     define(qm, "APP.Q")
     members = _group_for_app_q(b"GROUP AUDITED", "GRP", (1, 2, 3), last=3)
     load(qm, [members[2], members[0], members[1]])
