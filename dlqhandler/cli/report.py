@@ -324,24 +324,22 @@ def _spark_report(
     own log lines go to a log file, as the drain's do, unless --verbose or under
     spark-submit; Ctrl-C cancels the jobs; a session the report built is stopped)."""
     from dlqhandler.spark.lifecycle import SparkRun
-    from dlqhandler.spark.report import ReportOptions
+    from dlqhandler.spark.report import READ_COLUMNS, ReportOptions, report_query
+    from dlqhandler.spark.sql import standalone
 
-    with SparkRun("report", master=args.master, verbose=args.verbose) as run:
+    options = ReportOptions(
+        as_of=as_of,
+        ruleset=new,
+        old_ruleset=old,
+        input_queue=queue,
+        local_qmgr=local,
+        top=args.top,
+        ages=ages,
+    )
+    query = standalone(report_query(READ_COLUMNS, options))  # parsed while Spark starts
+    with SparkRun("report", master=args.master, verbose=args.verbose, warm_sql=[query]) as run:
         with run.cancelling():
-            built = _build(
-                args,
-                run.spark,
-                inputs,
-                ReportOptions(
-                    as_of=as_of,
-                    ruleset=new,
-                    old_ruleset=old,
-                    input_queue=queue,
-                    local_qmgr=local,
-                    top=args.top,
-                    ages=ages,
-                ),
-            )
+            built = _build(args, run.spark, inputs, options)
         if run.interrupted:
             raise KeyboardInterrupt
         return (*built, run.log_file)

@@ -6,7 +6,9 @@ its stop, and a failure described in a line.
 * **the session**: the one already active (a notebook's, ``spark-submit``'s) is used and
   left running; otherwise one is built (:func:`~dlqhandler.spark.session.get_session`) and
   stopped at the end, with SIGINT ignored meanwhile (Spark's own handler would raise inside
-  the stop, and stopping is what a Ctrl-C would ask for anyway);
+  the stop, and stopping is what a Ctrl-C would ask for anyway); a session built here
+  parses the command's SQL text (``warm_sql``) while it starts, so that the command's own
+  parse finds Spark's parser warm;
 * **the log file**: a session this run builds writes Spark's own log lines (the JVM's
   stderr) to a file of its own, named in the command's last lines, unless ``verbose`` (then
   they go to stderr) or under ``spark-submit`` (the launcher's JVM, its log);
@@ -27,7 +29,7 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
@@ -80,9 +82,11 @@ class SparkRun:
         master: str | None = None,
         partitions: int | None = None,
         verbose: bool = False,
+        warm_sql: Sequence[str] = (),
     ) -> None:
         self.command = command
         self._master, self._partitions, self._verbose = master, partitions, verbose
+        self._warm_sql = tuple(warm_sql)
         self.spark: Any = None
         self.log_file: Path | None = None
         self.owns_session = False
@@ -101,6 +105,7 @@ class SparkRun:
             app_name=f"dlqhandler-{self.command}",
             partitions=self._partitions,
             log_file=self.log_file,
+            warm_sql=self._warm_sql,
         )
         return self
 

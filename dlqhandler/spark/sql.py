@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FRAME", "sql_over", "sql_string"]
+__all__ = ["FRAME", "sql_over", "sql_string", "standalone"]
 
 
 def sql_string(text: str) -> str:
@@ -36,3 +36,9 @@ def sql_over(frame: Any, query: str) -> Any:
     holds FRAME: :func:`sql_string` writes control characters as hex.)"""
     text = query.replace("{", "{{").replace("}", "}}").replace(FRAME, "{frame}")
     return frame.sparkSession.sql(text, frame=frame)
+
+
+def standalone(query: str) -> str:
+    """``query`` with a table named ``frame`` in :data:`FRAME`'s place: text Spark's parser
+    reads alone (to parse it before the frame exists: get_session's ``warm_sql``)."""
+    return query.replace(FRAME, "frame")

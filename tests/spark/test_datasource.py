@@ -32,6 +32,7 @@ from dlqhandler.mq.message import decode_dead_letter
 from dlqhandler.mq.mqdlh import MQDLH
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.spark import jvm_tables
+from dlqhandler.spark.messages import balanced_split, load_source
 from tests.spark.ebcdic import ebcdic_letters
 
 pytestmark = pytest.mark.spark
@@ -213,6 +214,38 @@ def test_splits_of_any_size_keep_every_message_once(spark: Any, tmp_path: Path) 
                 assert [r["message_number"] for r in rows] == list(range(1, len(rows) + 1))
                 joined = b"".join(bytes(r["record"]) for r in rows)
                 assert data[rows[0]["offset"] :] == joined, (path.name, size)
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+
+
+def test_balanced_split_gives_every_core_a_split_in_the_last_wave() -> None:
+    """A split size at most the largest given, making a multiple of the cores in splits
+    when there are more splits than cores (13 of 128 MiB on 2 cores become 14), and left
+    alone when there are no more splits than cores (Spark shares a small input itself)."""
+    mib = 1 << 20
+    for sizes, largest, cores in (
+        ([1660 * mib], 128 * mib, 2),
+        ([1660 * mib], 128 * mib, 4),
+        ([300 * mib, 10 * mib, 77], 128 * mib, 2),
+        ([1000], 3, 8),
+        ([10_007], 1000, 3),
+    ):
+        split = balanced_split(sizes, largest, cores)
+        count = sum(-(-size // split) for size in sizes)
+        assert 1 <= split <= largest
+        assert count % cores == 0 or count > sum(-(-size // largest) for size in sizes), sizes
+    assert balanced_split([3 * mib], 128 * mib, 2) == 128 * mib
+    assert balanced_split([1660 * mib], 128 * mib, 1) == 128 * mib
+
+
+def test_load_source_reads_a_balanced_number_of_splits(spark: Any) -> None:
+    """Three splits' worth of a dump on local[2] is read in four splits (every core busy
+    to the end), every message once."""
+    third = -(-SAMPLE.stat().st_size // 3)
+    try:
+        df = load_source(spark, [str(SAMPLE)], split_bytes=third)
+        assert df.rdd.getNumPartitions() == 4
+        assert df.count() == sum(1 for _ in read_dump(SAMPLE))
     finally:
         spark.conf.unset("spark.sql.files.maxPartitionBytes")
 

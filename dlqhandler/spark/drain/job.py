@@ -28,14 +28,14 @@ from dlqhandler.outcomes import Disposition, Outcome
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
-from dlqhandler.spark.classify import catch_all_queue, classify
+from dlqhandler.spark.classify import catch_all_queue, classify, classify_query
 from dlqhandler.spark.drain.outputs import REMAINING_FILE, write_outputs
 from dlqhandler.spark.files import output_files
-from dlqhandler.spark.messages import bad_input, read_messages
+from dlqhandler.spark.messages import MESSAGE_COLUMNS, bad_input, read_messages
 from dlqhandler.spark.progress import step
-from dlqhandler.spark.sql import sql_string
+from dlqhandler.spark.sql import FRAME, sql_string, standalone
 
-__all__ = ["DrainConfig", "DrainResult", "mode_problem", "run_drain"]
+__all__ = ["DrainConfig", "DrainResult", "classification_text", "mode_problem", "run_drain"]
 
 
 class DrainConfig(BaseModel):
@@ -130,6 +130,22 @@ def _outcome_column(apply: bool) -> str:
         f" WHEN {sql_string(d.CATCHALL.value)} THEN {sql_string(o.CATCH_ALL.value)}"
         f" ELSE {sql_string(o.ASSUMED.value)} END"
     )
+
+
+def classification_text(ruleset: RuleSet, config: DrainConfig) -> str:
+    """The classification :func:`run_drain` runs, as SQL text Spark's parser reads alone
+    (its session parses it while it starts: get_session's ``warm_sql``); the same text
+    as the one run over the read messages, whose columns these are."""
+    columns = [*MESSAGE_COLUMNS, *([] if config.apply else ["record"])]
+    query = classify_query(
+        columns,
+        ruleset,
+        source=FRAME,
+        input_queue=config.queue,
+        local_qmgr=config.local_qmgr,
+        catch_all=catch_all_queue(ruleset, config.catch_all),
+    )
+    return standalone(query)
 
 
 def run_drain(

@@ -221,7 +221,7 @@ class _Drain:
             self.spark_run.stop()
 
     def _run(self) -> DrainOutcome:
-        from dlqhandler.spark.drain.job import DrainConfig, run_drain
+        from dlqhandler.spark.drain.job import DrainConfig, classification_text, run_drain
         from dlqhandler.spark.progress import Progress
 
         r, source = self.request, self.request.source
@@ -264,7 +264,11 @@ class _Drain:
         )
         connect = source.connect if apply and source is not None else None
         self.spark_run = spark_run = SparkRun(
-            "drain", master=r.master, partitions=r.partitions, verbose=r.verbose
+            "drain",
+            master=r.master,
+            partitions=r.partitions,
+            verbose=r.verbose,
+            warm_sql=[classification_text(result.ruleset, config)],
         )
         spark_run.__enter__()
         spark = spark_run.spark

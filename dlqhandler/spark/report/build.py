@@ -31,7 +31,8 @@ would analyse the growing plan again at each):
    each dimension plus one ``other`` row, so what reaches the driver is bounded by the
    number of dimensions times ``top``, whatever the backlog's size.
 
-:func:`report_rows` puts the three together over a messages DataFrame;
+:func:`report_query` puts the three together as one text, :func:`report_rows` runs it
+over a messages DataFrame;
 :func:`build_report` runs its job and :mod:`dlqhandler.spark.report.document` assembles
 ``report.json`` from the collected rows.
 """
@@ -46,7 +47,7 @@ from dlqhandler.logs import get_logger
 from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
 from dlqhandler.rules import PATTERN_FIELDS, RuleSet
 from dlqhandler.spark.classify import classify_query, field_column
-from dlqhandler.spark.messages import bad_input, load_source, malformed_parts
+from dlqhandler.spark.messages import MESSAGE_COLUMNS, bad_input, load_source, malformed_parts
 from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch, double
 from dlqhandler.spark.report.document import assemble
 from dlqhandler.spark.report.options import ReportOptions
@@ -54,12 +55,14 @@ from dlqhandler.spark.sql import FRAME, sql_over, sql_string
 
 __all__ = [
     "AGE_BUCKETS",
+    "READ_COLUMNS",
     "ReportOptions",
     "build_report",
     "dimension_rows",
     "facts",
     "facts_query",
     "read_dumps",
+    "report_query",
     "report_rows",
     "top_counts",
 ]
@@ -74,6 +77,15 @@ _SAMPLE_SEEDS = (17, 29, 43)  # three independent hash orders: three sample MsgI
 PROPERTY_FOLDERS = "property_folders"  # the source's column (absent from the drain's read)
 FOLDERS = tuple(sorted(ALL_PROPERTY_FOLDERS))  # what it can hold
 _log = get_logger(__name__)
+# The columns of read_dumps, in order: known before Spark starts, so that the report's
+# query text is too (its session parses it while it starts: get_session's warm_sql).
+READ_COLUMNS: tuple[str, ...] = (
+    "error",
+    "has_dlh",
+    *(c for c in MESSAGE_COLUMNS if c.startswith(("md_", "dlh_"))),
+    PROPERTY_FOLDERS,
+    "rfh2_in_front",
+)
 
 
 def read_dumps(spark: Any, files: Sequence[str], *, split_bytes: int = 128 << 20) -> Any:
@@ -85,10 +97,8 @@ def read_dumps(spark: Any, files: Sequence[str], *, split_bytes: int = 128 << 20
     dlqhandler.spark.jar`` (:func:`dlqhandler.spark.messages.load_source`)."""
     source = load_source(spark, files, split_bytes=split_bytes)
     _line, _message, problem = malformed_parts()  # the report counts by problem
-    headers = [c for c in source.columns if c.startswith(("md_", "dlh_"))]
-    headers += [PROPERTY_FOLDERS, "rfh2_in_front"]
     return source.selectExpr(
-        f"CASE WHEN malformed IS NOT NULL THEN {problem} END AS error", "has_dlh", *headers
+        f"CASE WHEN malformed IS NOT NULL THEN {problem} END AS error", *READ_COLUMNS[1:]
     )
 
 
@@ -400,12 +410,18 @@ def top_counts(source: str, top: int) -> str:
     )
 
 
+def report_query(columns: Sequence[str], options: ReportOptions) -> str:
+    """The report job's query over :data:`~dlqhandler.spark.sql.FRAME` (the messages, with
+    ``columns``): :func:`facts_query`, :func:`dimension_rows` and :func:`top_counts` as
+    one text (one parse, one analysis: each step's DataFrame would analyse the growing
+    plan again)."""
+    facts_sql, have = facts_query(columns, options)
+    return top_counts(dimension_rows(facts_sql, have, options), options.top)
+
+
 def report_rows(messages: Any, options: ReportOptions) -> Any:
-    """The report job's rows over the ``messages`` DataFrame: :func:`facts_query`,
-    :func:`dimension_rows` and :func:`top_counts` as one query (one parse, one
-    analysis: each step's DataFrame would analyse the growing plan again)."""
-    facts_sql, columns = facts_query(messages.columns, options)
-    return sql_over(messages, top_counts(dimension_rows(facts_sql, columns, options), options.top))
+    """The report job's rows over the ``messages`` DataFrame (:func:`report_query`)."""
+    return sql_over(messages, report_query(messages.columns, options))
 
 
 def build_report(messages: Any, options: ReportOptions) -> dict[str, Any]:
