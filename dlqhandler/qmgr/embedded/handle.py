@@ -129,6 +129,7 @@ class Connection(Protocol):
         remote: Remote | None,
         missing: int = ...,
     ) -> MQMD: ...
+    def check_uncommitted(self, n: int) -> None: ...
     def joined_get(self, queue: str, message_id: int, persistent: bool) -> None: ...
     def message_of(self, row: StoredRow) -> Message: ...
     def discard_expired(self, message_id: int, handle: int, persistent: bool) -> None: ...
@@ -361,6 +362,8 @@ class EmbeddedQueue:
             raise mqi_error(MQRC_GET_INHIBITED, self._name)
         self._hardenbo = qv.hardenbo
         self._propctl = qv.propctl
+        if o.syncpoint and o.browse is None:  # (MAXUMSGS, before anything is taken)
+            self._qm.check_uncommitted(1)
         if o.under_cursor:
             return self._get_under_cursor(o)
         if o.browse is not None:
@@ -613,6 +616,8 @@ class EmbeddedQueue:
         qm = self._qm
         persistent = bool(c.persistent)
         conn, number = qm.conn_id, self._number
+        if syncpoint:  # every segment counts (MAXUMSGS)
+            qm.check_uncommitted(len(ids))
         parts: list[Message] = []
         try:
             with qm.store.join() if syncpoint else qm.store.write(durable=persistent) as db:
