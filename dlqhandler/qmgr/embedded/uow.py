@@ -105,9 +105,10 @@ def commit(store: Store, uow: UnitOfWork, conn_id: str) -> None:
     """MQCMIT (MQIError 2003 when part of the unit of work was lost)."""
     if store.losses != uow.losses:
         back_out(store, uow, conn_id)
-        raise mqi_error(
+        raise mqi_error(  # (IBM's MQCMIT answers this one with MQCC_WARNING)
             MQRC_BACKED_OUT,
             "part of the unit of work was lost (disk full?) and the rest was backed out",
+            comp=1,
         )
     with store.join() as db:
         db.execute(_DELETE_OWNED, (json.dumps(uow.taken), conn_id, TAKEN))
