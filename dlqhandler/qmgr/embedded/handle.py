@@ -642,8 +642,7 @@ class EmbeddedQueue:
         c = self._cursor
         if c is None:
             return None
-        if self._expired(c):
-            self._cursor = None
+        if self._expired(c):  # (IBM's 2034; the cursor stays where it was)
             return None
         parts = self._segments(c, o, None)
         if parts:
