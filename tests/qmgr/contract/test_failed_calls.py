@@ -184,14 +184,17 @@ def test_a_get_or_put_past_maxumsgs_is_2024_and_leaves_the_unit_of_work(
     put with the MQPMO_SYNCPOINT option"; IBM's MaxUncommittedMsgs page
     (https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=manager-maxuncommittedmsgs-mqlong):
     "Messages put or retrieved by the application outside a unit of work" are not
-    counted."""
+    counted. The limit is the queue manager's as altered, for connections made before the
+    ALTER QMGR too."""
     from dlqhandler.mq import selectors as s
     from dlqhandler.mq.constants import MQRO_COA
 
-    adapter.mqsc("ALTER QMGR MAXUMSGS(3)")
     for name in ("APP.IN", "APP.OUT", "APP.REPLY"):
         adapter.define_queue(name)
     qm, other = adapter.connect(), adapter.connect()
+    qm.put1("APP.OUT", text("before"), UOW)  # (a connection made before the ALTER sees it)
+    qm.backout()
+    adapter.mqsc("ALTER QMGR MAXUMSGS(3)")
     assert qm.inquire_object("qmgr", "", [s.MQIA_MAX_UNCOMMITTED_MSGS]) == {
         s.MQIA_MAX_UNCOMMITTED_MSGS: 3
     }
