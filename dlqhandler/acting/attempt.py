@@ -18,6 +18,12 @@ once its put is done), or already *got* under syncpoint by the drain (``take`` i
 * A group (or a segmented message): every member is got first (a member gone backs the
   unit out, ``VANISHED``), then the members are put in logical order; a failed put counts
   one attempt for the group while all of it is held, then the unit is backed out.
+* A get the queue manager refuses because the unit of work is full (MaxUncommittedMsgs,
+  MQRC_SYNCPOINT_LIMIT_REACHED) is a failed attempt like a failed put: counted while the
+  message (group) is held, then the unit is backed out (a put already made must not
+  stand alone). A caller that batches keeps each action's unit small enough
+  (:meth:`.unit.UnitOfWork.cost`), so only an action too big for MAXUMSGS on its own
+  meets it, and it can never succeed: it fails until its rules give up on it.
 * The audit records of an audited run go last, in the same unit of work: one that cannot
   be put backs the unit out (``UNAUDITED``): no action without its record.
 * A success (``TAKEN``) removes the attempt record in the same unit of work; the caller
@@ -33,6 +39,7 @@ from enum import StrEnum
 from dlqhandler.acting.plan import PLAN_ERRORS, Outgoing, refusal
 from dlqhandler.acting.unit import UnitOfWork
 from dlqhandler.errors import MQIError
+from dlqhandler.mq.constants import MQRC_SYNCPOINT_LIMIT_REACHED
 from dlqhandler.mq.groups import logical_order
 from dlqhandler.mq.message import Message
 from dlqhandler.qmgr.attempts import AttemptRecord, Subject
@@ -77,6 +84,7 @@ class Attempt:
     detail: str = ""
     record: AttemptRecord | None = None
     member: Message | None = None
+    backed_out: bool = False  # a FAILED attempt's unit of work was backed out
 
 
 def attempt(
@@ -133,9 +141,14 @@ def _carry_out(
     logical order; a single message put, then (locked) got."""
     if group and take is not None:
         for m, _d in pairs:
-            if not take(m):
-                unit.backout()
-                return Attempt(Result.VANISHED, pairs, puts, member=m)
+            try:
+                if not take(m):
+                    unit.backout()
+                    return Attempt(Result.VANISHED, pairs, puts, member=m)
+            except MQIError as exc:
+                return _unit_full(
+                    unit, exc, pairs=pairs, puts=puts, subject=subject, record=record, member=m
+                )
     # Held by a get (the drain's, or every member of a group) a failed put's count is
     # followed by a back-out; a locked single message's unit stays open (its batch).
     held = take is None or group
@@ -149,12 +162,37 @@ def _carry_out(
         except MQIError as exc:
             unit.failed_put(exc)
             new = unit.fail(subject, record) if held else unit.count_failure(subject, record)
-            return Attempt(Result.FAILED, pairs, puts, exc, record=new, member=m)
+            return Attempt(Result.FAILED, pairs, puts, exc, record=new, member=m, backed_out=held)
     msg = pairs[0][0]
-    if not group and take is not None and not take(msg):
-        unit.backout()
-        return Attempt(Result.VANISHED, pairs, puts, member=msg)
+    if not group and take is not None:
+        try:
+            taken = take(msg)
+        except MQIError as exc:
+            return _unit_full(
+                unit, exc, pairs=pairs, puts=puts, subject=subject, record=record, member=msg
+            )
+        if not taken:
+            unit.backout()
+            return Attempt(Result.VANISHED, pairs, puts, member=msg)
     return _audited_and_cleared(unit, pairs, puts, record, records)
+
+
+def _unit_full(
+    unit: UnitOfWork,
+    exc: MQIError,
+    *,
+    pairs: tuple[tuple[Message, Decision], ...],
+    puts: tuple[Outgoing | None, ...],
+    subject: Subject,
+    record: AttemptRecord | None,
+    member: Message,
+) -> Attempt:
+    """A get refused with MQRC_SYNCPOINT_LIMIT_REACHED: one attempt counted while the
+    message (group) is held, then the unit backed out. Any other error is re-raised."""
+    if exc.reason != MQRC_SYNCPOINT_LIMIT_REACHED:
+        raise exc
+    new = unit.fail(subject, record)
+    return Attempt(Result.FAILED, pairs, puts, exc, record=new, member=member, backed_out=True)
 
 
 def _audited_and_cleared(

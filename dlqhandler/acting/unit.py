@@ -20,6 +20,11 @@ which would then stay on the status queue with nothing to clear it.
 A successful action removes the attempt record inside the unit of work that
 removes the message, so both commit or back out together; the caller commits
 (the handler batches several messages per unit of work, the drain one).
+
+A unit of work holds at most the queue manager's MaxUncommittedMsgs (MAXUMSGS)
+messages: :meth:`UnitOfWork.cost` is the most one action can add to it, so a caller
+that batches commits before an action that might not fit (a call past it fails with
+MQRC_SYNCPOINT_LIMIT_REACHED, 2024, and changes nothing).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from dlqhandler.acting.plan import Outgoing
 from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR
 from dlqhandler.mq.message import Message
+from dlqhandler.mq.selectors import MQIA_MAX_UNCOMMITTED_MSGS
 from dlqhandler.qmgr.attempts import AttemptRecord, AttemptStore, Subject
 from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager
 
@@ -37,6 +43,13 @@ __all__ = ["UnitOfWork"]
 
 _GONE = frozenset({MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR})
 _AUDITED = PutOptions(syncpoint=True, context="default")
+# IBM's default MaxUncommittedMsgs, for a queue manager that does not answer MQINQ of it.
+_DEFAULT_MAXUMSGS = 10_000
+# What one member's action can add to the unit of work, as IBM counts it: its get and
+# the COD report it may make, its put with the COA report and trigger message it may
+# make; an audit record's put with its COA and trigger message; the attempt record
+# cleared (a get from the status queue).
+_PER_MEMBER, _PER_AUDIT_RECORD, _PER_SUBJECT = 5, 3, 1
 
 
 class UnitOfWork:
@@ -62,6 +75,26 @@ class UnitOfWork:
         self._clock = clock
         self._fatal = frozenset(fatal)
         self.audit_queue = audit_queue
+        self._maxumsgs: int | None = None
+
+    @property
+    def max_uncommitted(self) -> int:
+        """The queue manager's MaxUncommittedMsgs (MQINQ once; IBM's default 10000 when
+        the queue manager does not answer it)."""
+        if self._maxumsgs is None:
+            try:
+                answers = self.qmgr.inquire_object("qmgr", "", [MQIA_MAX_UNCOMMITTED_MSGS])
+            except MQIError:
+                answers = {}
+            value = answers.get(MQIA_MAX_UNCOMMITTED_MSGS, _DEFAULT_MAXUMSGS)
+            self._maxumsgs = value if isinstance(value, int) and value > 0 else _DEFAULT_MAXUMSGS
+        return self._maxumsgs
+
+    def cost(self, members: int) -> int:
+        """The most an action on ``members`` messages (one, or a group's) can add to the
+        unit of work's count of uncommitted messages."""
+        per = _PER_MEMBER + (_PER_AUDIT_RECORD if self.audit_queue is not None else 0)
+        return members * per + _PER_SUBJECT
 
     # -- the parts -----------------------------------------------------------------
     def put(self, out: Outgoing) -> None:

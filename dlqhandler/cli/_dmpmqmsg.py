@@ -36,7 +36,7 @@ from dlqhandler.errors import DumpFormatError, MQIError
 from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.mq.message import Message
 from dlqhandler.qmgr import EmbeddedQueueManager, PutOptions
-from dlqhandler.qmgr.snapshot import unload_queue
+from dlqhandler.qmgr.snapshot import UnloadStoppedError, unload_queue
 
 __all__ = [
     "Context",
@@ -276,6 +276,12 @@ def unload(
         counts.read_msgs += 1
         counts.read_bytes += len(message.body)
 
-    unload_queue(qm, queue, stream, destructive=destructive, per_uow=per_uow, mode=mode, seen=seen)
-    counts.written_msgs, counts.written_bytes = counts.read_msgs, counts.read_bytes
     counts.written_files = 1
+    try:
+        unload_queue(
+            qm, queue, stream, destructive=destructive, per_uow=per_uow, mode=mode, seen=seen
+        )
+    except UnloadStoppedError as exc:  # (a failed commit: only what left the queue counts)
+        counts.written_msgs, counts.written_bytes = exc.committed, exc.committed_bytes
+        raise
+    counts.written_msgs, counts.written_bytes = counts.read_msgs, counts.read_bytes

@@ -11,6 +11,8 @@ source reads them and the drain's outputs keep them (docs/properties.md).
 
 from __future__ import annotations
 
+import contextlib
+import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +20,43 @@ from typing import BinaryIO, Literal
 
 from dlqhandler.errors import ConfigError, MQIError
 from dlqhandler.formats.dmpmqmsg import DumpWriter
-from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
+from dlqhandler.mq.constants import MQRC_BACKED_OUT, MQRC_NO_MSG_AVAILABLE, reason_name
 from dlqhandler.mq.message import Message
-from dlqhandler.qmgr.port import GetOptions, QueueManager
+from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 
-__all__ = ["Snapshot", "snapshot_queue", "unload_queue"]
+__all__ = ["Snapshot", "UnloadStoppedError", "snapshot_queue", "unload_queue"]
+
+
+class UnloadStoppedError(MQIError):
+    """A destructive unload stopped on an MQ error (its ``reason``): ``committed``
+    messages (``committed_bytes`` of data) are in the file and gone from the queue.
+    What the open unit of work had got is back on the queue: cut from the file when
+    ``cut`` (the file ends with the committed messages), else (a commit whose outcome is
+    unknown, or a file that cannot be cut) the file's last ``uncertain`` messages may
+    also still be on the queue."""
+
+    def __init__(
+        self, exc: MQIError, *, committed: int, committed_bytes: int, cut: bool, uncertain: int
+    ) -> None:
+        if cut or not uncertain:
+            fate = "the messages got after the last commit are back on the queue, not in the file"
+        else:
+            fate = (
+                f"the file's last {uncertain} message(s) were not committed as got and may"
+                " still be on the queue: check the queue before loading the file"
+            )
+        super().__init__(
+            exc.reason,
+            f"{exc.detail or exc}; {committed} message(s) are in the file and were removed"
+            f" from the queue; {fate}",
+            comp=exc.comp,
+            reason_name=reason_name(exc.reason),
+        )
+        self.committed = committed
+        self.committed_bytes = committed_bytes
+        self.cut = cut
+        self.uncertain = uncertain
+
 
 Mode = Literal["hex", "A", "p", "t"]
 
@@ -50,7 +84,14 @@ def unload_queue(
     """Write every message of ``queue`` to ``stream`` under a dmpmqmsg header, in queue
     order; returns how many. ``destructive`` gets them under syncpoint, committing each
     ``per_uow`` after the file is flushed (a message is never removed before it is
-    written); otherwise they are browsed. ``seen`` is told of each message written."""
+    written); otherwise they are browsed. ``seen`` is told of each message written.
+
+    A destructive unload that meets an MQ error raises :class:`UnloadStoppedError`: a failed
+    commit is never taken as done. What the unit of work had got goes back to the queue
+    (MQBACK, or IBM's MQCMIT that answers MQRC_BACKED_OUT) and is cut from the file, so
+    the file holds exactly what left the queue; a commit whose outcome is unknown (the
+    connection broke during it) leaves the file whole and the error says how many of its
+    last messages may also still be on the queue."""
     q = qm.open(queue, input=destructive, browse=not destructive)
     try:
         writer = DumpWriter(stream, qmgr=qm.name, queue=queue, mode=mode)
@@ -59,27 +100,96 @@ def unload_queue(
             if destructive
             else GetOptions(browse="first", syncpoint=False, msg_handle=False)
         )
-        while True:
-            try:
-                message = q.get(options)
-            except MQIError as exc:
-                if exc.reason != MQRC_NO_MSG_AVAILABLE:
-                    raise
-                break
-            writer.write(message)
-            if seen is not None:
-                seen(message)
-            if not destructive:
+        if not destructive:
+            while (message := _next(q, options)) is not None:
+                writer.write(message)
+                if seen is not None:
+                    seen(message)
                 options = GetOptions(browse="next", syncpoint=False, msg_handle=False)
-            elif writer.count % per_uow == 0:
-                writer.flush()
-                qm.commit()
-        writer.flush()
-        if destructive:
-            qm.commit()
-        return writer.count
+            writer.flush()
+            return writer.count
+        return _unload_destructive(qm, q, writer, stream, options, per_uow=per_uow, seen=seen)
     finally:
         q.close()
+
+
+def _next(q: Queue, options: GetOptions) -> Message | None:
+    try:
+        return q.get(options)
+    except MQIError as exc:
+        if exc.reason != MQRC_NO_MSG_AVAILABLE:
+            raise
+        return None
+
+
+def _unload_destructive(
+    qm: QueueManager,
+    q: Queue,
+    writer: DumpWriter,
+    stream: BinaryIO,
+    options: GetOptions,
+    *,
+    per_uow: int,
+    seen: Callable[[Message], None] | None,
+) -> int:
+    """Get, write, flush, commit: batch after batch (see :func:`unload_queue`)."""
+    writer.flush()
+    mark = _position(stream)  # the end of the last committed message (None: cannot seek)
+    committed = committed_bytes = pending_bytes = 0
+    committing = False
+    try:
+        while True:
+            message = _next(q, options)
+            if message is not None:
+                writer.write(message)
+                pending_bytes += len(message.body)
+                if seen is not None:
+                    seen(message)
+            if message is None or writer.count % per_uow == 0:
+                writer.flush()
+                committing = True
+                qm.commit()
+                committing = False
+                committed, committed_bytes = writer.count, committed_bytes + pending_bytes
+                pending_bytes = 0
+                mark = _position(stream)
+            if message is None:
+                return writer.count
+    except MQIError as exc:
+        uncertain = writer.count - committed
+        # Back on the queue for sure: MQCMIT backed it out, or a get failed (its unit of
+        # work is backed out here, or by the queue manager when the connection broke).
+        back = not committing or exc.reason == MQRC_BACKED_OUT
+        if not committing:
+            with contextlib.suppress(MQIError):
+                qm.backout()
+        cut = back and uncertain > 0 and mark is not None and _cut(stream, mark)
+        raise UnloadStoppedError(
+            exc,
+            committed=committed,
+            committed_bytes=committed_bytes,
+            cut=cut,
+            uncertain=0 if back and cut else uncertain,
+        ) from exc
+
+
+def _position(stream: BinaryIO) -> int | None:
+    try:
+        return stream.tell() if stream.seekable() else None
+    except (OSError, ValueError):
+        return None
+
+
+def _cut(stream: BinaryIO, mark: int) -> bool:
+    """Truncate ``stream`` at ``mark`` (False when it cannot be)."""
+    try:
+        stream.flush()
+        stream.seek(mark)
+        stream.truncate()
+        stream.flush()
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+    return True
 
 
 def snapshot_queue(qm: QueueManager, queue: str | None, path: Path) -> Snapshot:

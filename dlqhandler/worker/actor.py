@@ -307,8 +307,10 @@ class Actor:
             return False
         p.useful = True
         near_expiry = not group and 0 < members[0].md.expiry <= self.options.near_expiry_tenths
-        if group or near_expiry:
-            self.commit()  # a unit of work of its own: a failure touches nothing else
+        if group or near_expiry or not self._batch.fits(len(members)):
+            # a unit of work of its own: a failure touches nothing else (or the open
+            # one is as full as MaxUncommittedMsgs lets it be)
+            self.commit()
         if not self._pace(len(members)):
             return False
         result = attempt(
@@ -387,8 +389,8 @@ class Actor:
             (m, d, out) for (m, d), out in zip(result.decided, puts, strict=True) if m is member
         )
         error = result.error
-        if result.result is Result.FAILED and group:
-            self._batch.backed_out()  # counted while the group was held, then backed out
+        if result.result is Result.FAILED and (group or result.backed_out):
+            self._batch.backed_out()  # counted while it was held, then backed out
         quiet = (
             not group
             and error is not None

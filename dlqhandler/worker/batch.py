@@ -6,7 +6,9 @@ its own) and registers what to report once it commits. :class:`Batch` owns that 
 (:class:`~dlqhandler.acting.UnitOfWork`) and the attempt store's view of it: attempt
 records are looked up at most once per unit while the status queue holds none
 (:mod:`dlqhandler.qmgr.attempts`), and a unit during which a record appeared unseen is
-backed out rather than committed.
+backed out rather than committed. A unit also stays within the queue manager's
+MaxUncommittedMsgs: :meth:`Batch.fits` says whether an action's most (its
+:meth:`~dlqhandler.acting.UnitOfWork.cost`) still fits, else the actor commits first.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Batch:
         self._stats = stats
         self._log = log
         self.size = 0
+        self.uncommitted = 0  # the most the unit's actions can have added (see fits)
         self._effects: list[Callable[[], None]] = []
         self._store_asked = False  # the attempt store's new_unit was asked for this unit
 
@@ -41,9 +44,17 @@ class Batch:
             self._store_asked = True
         return self._store.lookup(subject)
 
+    def fits(self, n: int) -> bool:
+        """Whether an action on ``n`` messages fits in the open unit of work under the
+        queue manager's MaxUncommittedMsgs (an empty unit takes anything: an action too
+        big on its own fails with MQRC_SYNCPOINT_LIMIT_REACHED, counted as a failure)."""
+        unit = self.unit
+        return self.size == 0 or self.uncommitted + unit.cost(n) <= unit.max_uncommitted
+
     def taken(self, n: int, effects: list[Callable[[], None]]) -> None:
         """``n`` messages were taken into the unit; ``effects`` run when it commits."""
         self.size += n
+        self.uncommitted += self.unit.cost(n)
         self._effects.extend(effects)
 
     def commit(self) -> None:
@@ -77,4 +88,5 @@ class Batch:
 
     def _reset(self) -> None:
         self.size = 0
+        self.uncommitted = 0
         self._effects = []

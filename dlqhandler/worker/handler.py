@@ -202,29 +202,37 @@ class Handler:
                     last_useful = self._clock()
             self.stop_reason = StopReason.STOPPED
         except MQIError as exc:
-            try:
-                self._actor.backout()
-            except MQIError as failed:  # disk full: the queue manager recovers the unit
-                self._log.error("backout_failed", reason=failed.reason, detail=failed.detail)
-            if exc.reason in QUIET_END:
-                self.stop_reason = StopReason.CONNECTION_BROKEN
-            else:
-                self.stop_reason = StopReason.FATAL
-                self.fatal_error = exc
-            self._log.error(
-                "handler_mq_error",
-                reason=exc.reason,
-                reason_name=reason_name(exc.reason),
-                detail=exc.detail,
-            )
+            self._mq_error(exc)
         finally:
+            if self.stop_reason not in (StopReason.FATAL, StopReason.CONNECTION_BROKEN):
+                try:
+                    self._actor.commit()
+                    self.stats.failed = self._actor.unresolved()
+                except MQIError as exc:  # the last commit failed: nothing of it is done
+                    self._mq_error(exc)
             if self.stop_reason == StopReason.FATAL:
                 self._hold_after_error()
-            if self.stop_reason not in (StopReason.FATAL, StopReason.CONNECTION_BROKEN):
-                self._actor.commit()
-                self.stats.failed = self._actor.unresolved()
             self._close()
         return self.stats
+
+    def _mq_error(self, exc: MQIError) -> None:
+        """The run ends on an MQ error: back the open unit of work out (a commit that
+        failed is never taken as done) and say why."""
+        try:
+            self._actor.backout()
+        except MQIError as failed:  # disk full: the queue manager recovers the unit
+            self._log.error("backout_failed", reason=failed.reason, detail=failed.detail)
+        if exc.reason in QUIET_END:
+            self.stop_reason = StopReason.CONNECTION_BROKEN
+        else:
+            self.stop_reason = StopReason.FATAL
+            self.fatal_error = exc
+        self._log.error(
+            "handler_mq_error",
+            reason=exc.reason,
+            reason_name=reason_name(exc.reason),
+            detail=exc.detail,
+        )
 
     # -- passes ----------------------------------------------------------------
     def _scan(self) -> PassState:

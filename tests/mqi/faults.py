@@ -5,7 +5,8 @@
 drawn per verb. The stand-in asks :meth:`Faults.take` at the start of each
 call and carries the reason out as a queue manager would (see
 :mod:`tests.mqi.standin`: 2009 breaks the connection and backs its unit of work
-out, 2080 makes the get behave as if the buffer were too small, anything else
+out, 2003 on MQCMIT backs the unit of work out and answers MQCC_WARNING as IBM's MQCMIT
+does, 2080 makes the get behave as if the buffer were too small, anything else
 fails the call before it does anything).
 
 A child process (``dlqhandler run`` started by a test) reads

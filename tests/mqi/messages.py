@@ -8,10 +8,12 @@ cursor). Before a destructive get, the message it would take is browsed on a
 second handle to learn its length (waiting there when the get waits), and the get then
 takes that message by its MsgId, so a get that fails takes nothing and sends no COD (a
 message that went meanwhile is peeked for again; MQGMO_COMPLETE_MSG and
-_ALL_SEGMENTS_AVAILABLE are peeked with the same options). Only a get in a group's
-logical order (MQGMO_LOGICAL_ORDER: the position is the handle's) is not peeked: one that
-does not fit after all has been taken, its COD sent, and is kept by the handle for its
-next get (``Obj.held``). An MQMD version 1 receives the version 2
+_ALL_SEGMENTS_AVAILABLE are peeked with the same options). A get in a group's logical
+order (MQGMO_LOGICAL_ORDER: the position is the handle's) is peeked through the handle
+itself (the embedded handle's ``get(..., peek=True)``: no report, no group move). Only a
+message that changed between the peek and the get and then does not fit has been taken,
+its COD sent, and is kept by the handle for its next get (``Obj.held``). An MQMD version
+1 receives the version 2
 fields in an MQMDE in front of the data when they are not the defaults.
 """
 
@@ -224,14 +226,16 @@ def _get_options(conn: Conn, gmo: MQGMO, md: MQMD) -> GetOptions:
     )
 
 
-def _peekable(options: GetOptions) -> bool:
-    return not options.logical_order
-
-
 def _peek(conn: Conn, obj: Obj, options: GetOptions) -> Message | None:
-    """The message a destructive get would take, browsed on a second handle."""
-    if not _peekable(options):
-        return None  # the group position is the get's to find
+    """The message a destructive get would take, browsed on a second handle (in logical
+    order, where the position is the handle's, peeked through the handle itself)."""
+    if options.logical_order:
+        try:
+            return obj.port().get(options, peek=True)  # type: ignore[call-arg]
+        except MQIError as exc:
+            if exc.reason == MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise
     if obj.peek is None:
         obj.peek = conn.qm.open(obj.name, input=False, browse=True)
     try:
@@ -282,7 +286,7 @@ def _take(
         while True:
             peeked = _peek(conn, obj, options)
             if peeked is None:
-                if options.wait_ms and _peekable(options):  # (the peek waited: no wait twice)
+                if options.wait_ms:  # (the peek waited: no wait twice)
                     raise MQIError(MQRC_NO_MSG_AVAILABLE, obj.name, comp=CMQC.MQCC_FAILED)
                 msg = q.get(options)
                 break

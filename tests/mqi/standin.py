@@ -36,6 +36,7 @@ from typing import Any
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import (
+    MQRC_BACKED_OUT,
     MQRC_CMHO_ERROR,
     MQRC_CONNECTION_BROKEN,
     MQRC_DMHO_ERROR,
@@ -154,6 +155,11 @@ class StandIn:
             if conn is not None and not conn.broken:
                 commit = verb == "MQCMIT" and self.faults.coin()
                 conn.break_off(commit=commit)
+        if reason == MQRC_BACKED_OUT and verb == "MQCMIT" and hconn is not None:
+            # IBM's MQCMIT 2003: the commit failed and the unit of work was backed out,
+            # MQCC_WARNING (the embedded queue manager's disk-full path answers the same)
+            self.conn(hconn).qm.backout()
+            return CMQC.MQCC_WARNING, reason
         return CMQC.MQCC_FAILED, reason
 
     def _truncation(self, verb: str) -> None:

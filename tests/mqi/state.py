@@ -34,7 +34,7 @@ class Obj:
     destructive get. ``browsed``: the message under the browse cursor.
     ``pending``: a browsed message that did not fit the buffer (the cursor stays on
     it: the next browse returns it again). ``held``: a destructively got message
-    that did not fit after all (a get in logical order, which is not peeked for its size:
+    that did not fit after all (it changed between the peek for its size and the get:
     see :mod:`tests.mqi.messages`); the next get of the handle returns it.
     """
 

@@ -129,3 +129,49 @@ def test_a_put_without_logical_order_after_a_finished_group_is_ok(mq: MQ) -> Non
     q.put(b"aside", ibmmq.MD(), ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT))
     q.close()
     assert _depth(ibmmq) == 2
+
+
+@pytest.mark.parametrize("syncpoint", ["MQGMO_NO_SYNCPOINT", "MQGMO_SYNCPOINT"])
+def test_a_logical_order_get_too_big_for_the_buffer_takes_nothing(
+    mq: MQ, home: Any, syncpoint: str
+) -> None:
+    """A get in logical order (MQGMO_LOGICAL_ORDER) of a group member longer than the
+    buffer, without MQGMO_ACCEPT_TRUNCATED_MSG, fails with MQRC_TRUNCATED_MSG_FAILED
+    (2080) and takes nothing: the member stays on the queue (a second connection counts
+    both), no COD report is sent, closing the handle then loses nothing, and a get with
+    room returns the group in order with one COD each. IBM's 2080 page
+    (http://www-01.ibm.com/support/knowledgecenter/SSFKSJ_7.5.0/com.ibm.mq.tro.doc/q041460_.html):
+    "The message remains on the queue"."""
+    from dlqhandler.qmgr import connect
+
+    admin = connect("QM1", home=home)
+    admin.admin().define_queue("REPLY", {})
+    admin.disconnect()
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_INPUT_AS_Q_DEF)
+    for body, flags in (
+        (b"a long first member", c.MQMF_MSG_IN_GROUP),
+        (b"b", c.MQMF_LAST_MSG_IN_GROUP),
+    ):
+        md = ibmmq.MD(
+            Version=2, Format=b"MQSTR   ", MsgFlags=flags, Report=c.MQRO_COD, ReplyToQ=b"REPLY"
+        )
+        q.put(body, md, ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT | c.MQPMO_LOGICAL_ORDER))
+    options = getattr(c, syncpoint) | c.MQGMO_LOGICAL_ORDER
+
+    def get(room: int) -> bytes:
+        gmo = ibmmq.GMO(Version=2, Options=options, MatchOptions=c.MQMO_NONE)
+        return bytes(q.get(room, ibmmq.MD(Version=2), gmo))
+
+    assert _fails(ibmmq, lambda: get(4)) == (c.MQCC_WARNING, 2080)
+    assert _fails(ibmmq, lambda: get(4)) == (c.MQCC_WARNING, 2080)
+    assert (_depth(ibmmq), _depth(ibmmq, "REPLY")) == (2, 0)
+    qmgr.backout()
+    q.close()
+    assert _depth(ibmmq) == 2
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_INPUT_AS_Q_DEF)
+    assert [get(100), get(100)] == [b"a long first member", b"b"]
+    qmgr.commit()
+    assert (_depth(ibmmq), _depth(ibmmq, "REPLY")) == (0, 2)
+    q.close()

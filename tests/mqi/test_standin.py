@@ -324,3 +324,55 @@ def test_a_complete_msg_get_that_fails_with_2080_takes_nothing(mq: tuple[Any, An
     assert (report.MsgType, report.Feedback) == (c.MQMT_REPORT, c.MQFB_COD)
     assert q.inquire(c.MQIA_CURRENT_Q_DEPTH) == 0
     q.close()
+
+
+def test_an_mqcmit_that_backs_out_is_a_warning_and_the_adapter_raises_it(
+    mq: tuple[Any, Any],
+) -> None:
+    """MQCMIT made to fail with MQRC_BACKED_OUT (2003) answers MQCC_WARNING with the unit
+    of work backed out: the put under syncpoint is gone and the message got under
+    syncpoint is back with BackoutCount 1. Through the IBM MQ adapter the same commit
+    raises MQIError 2003 (never taken as done), and the next unit of work commits as
+    usual. IBM's MQCMIT page (https://www.ibm.com/docs/en/SSFKSJ_latest/refdev/q101750_.html):
+    "If CompCode is MQCC_WARNING: MQRC_BACKED_OUT (2003, X'7D3') Unit of work backed
+    out"."""
+    from dlqhandler.errors import MQIError
+    from dlqhandler.qmgr import GetOptions
+    from dlqhandler.qmgr.ibmmq.adapter import connect as connect_ibmmq
+    from dlqhandler.qmgr.ibmmq.config import IBMMQSettings
+    from tests.mqi.build import load
+
+    ibmmq, qmgr = mq
+    faults = load().faults  # type: ignore[attr-defined]
+    c = ibmmq.CMQC
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_INPUT_AS_Q_DEF | c.MQOO_BROWSE)
+    q.put(b"kept", ibmmq.MD(), ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT))
+    assert q.get(None, ibmmq.MD(), ibmmq.GMO(Options=c.MQGMO_SYNCPOINT)) == b"kept"
+    q.put(b"undone", ibmmq.MD(), ibmmq.PMO(Options=c.MQPMO_SYNCPOINT))
+    faults.fail("MQCMIT", 2003)
+    with pytest.raises(ibmmq.MQMIError) as caught:
+        qmgr.commit()
+    assert (caught.value.comp, caught.value.reason) == (c.MQCC_WARNING, 2003)
+    md = ibmmq.MD()
+    assert q.get(None, md, ibmmq.GMO(Options=c.MQGMO_BROWSE_FIRST)) == b"kept"
+    assert md.BackoutCount == 1
+    with pytest.raises(ibmmq.MQMIError) as none:
+        q.get(None, ibmmq.MD(), ibmmq.GMO(Options=c.MQGMO_BROWSE_NEXT))
+    assert none.value.reason == 2033
+    q.close()
+
+    adapter = connect_ibmmq(settings=IBMMQSettings(qmgr="QM1", reconnect_attempts=0))
+    try:
+        dq = adapter.open("Q1")
+        assert dq.get(GetOptions(syncpoint=True)).body == b"kept"
+        faults.fail("MQCMIT", 2003)
+        with pytest.raises(MQIError) as failed:
+            adapter.commit()
+        assert failed.value.reason == 2003
+        assert dq.get(GetOptions(syncpoint=True)).body == b"kept"
+        adapter.commit()
+        with pytest.raises(MQIError) as gone:
+            dq.get(GetOptions(syncpoint=False))
+        assert gone.value.reason == 2033
+    finally:
+        adapter.disconnect()

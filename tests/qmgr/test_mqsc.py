@@ -215,6 +215,22 @@ def test_qmgr_process_and_authrec_commands(qm: EmbeddedQueueManager) -> None:
     assert qm.admin().processes()[0].attrs["USERDATA"] == "rules.tbl"
 
 
+def test_maxumsgs_is_shown_altered_and_checked(qm: EmbeddedQueueManager) -> None:
+    """DISPLAY QMGR shows MAXUMSGS, IBM's default 10000; ALTER QMGR MAXUMSGS(n) sets it
+    and 0 is refused. IBM's MaxUncommittedMsgs page (a copy at
+    http://setgetweb.com/p/MQ90/ref.dev/q102540_.htm): "The lower limit for this
+    attribute is 1; the upper limit is 999 999 999. The default value is 10000"."""
+    result, out = mqsc(qm, "DISPLAY QMGR MAXUMSGS")
+    assert result.ok, out
+    assert "MAXUMSGS(10000)" in out
+    result, out = mqsc(qm, "ALTER QMGR MAXUMSGS(0)")
+    assert result.failed + result.syntax_errors == 1, out
+    result, out = mqsc(qm, "ALTER QMGR MAXUMSGS(25)\nDISPLAY QMGR MAXUMSGS")
+    assert result.ok, out
+    assert "MAXUMSGS(25)" in out
+    assert qm.inquire().extra["MAXUMSGS"] == "25"
+
+
 def test_failures_make_the_summary_and_name_their_lines(qm: EmbeddedQueueManager) -> None:
     """Syntax errors and failed commands are counted apart, each with its line."""
     result, out = mqsc(

@@ -129,6 +129,7 @@ class Connection(Protocol):
         remote: Remote | None,
         missing: int = ...,
     ) -> MQMD: ...
+    def check_uncommitted(self, n: int) -> None: ...
     def joined_get(self, queue: str, message_id: int, persistent: bool) -> None: ...
     def message_of(self, row: StoredRow) -> Message: ...
     def discard_expired(self, message_id: int, handle: int, persistent: bool) -> None: ...
@@ -197,16 +198,23 @@ class EmbeddedQueue:
         return self._opened
 
     # -- the port -------------------------------------------------------------------
-    def get(self, options: GetOptions = _DEFAULT_GET) -> Message:
+    def get(self, options: GetOptions = _DEFAULT_GET, *, peek: bool = False) -> Message:
+        """MQGET. ``peek`` (a destructive get only, not the port's): the message this get
+        would return, left where it is, with no report, no unit of work and no move of
+        the handle's group position - what the MQI stand-in reads to learn a message's
+        length before it takes it, in logical order too (MQRC_TRUNCATED_MSG_FAILED takes
+        nothing)."""
         qm = self._qm
         with qm.mutex:
             self._check(options)
+            if peek and (options.browse is not None or options.under_cursor):
+                raise mqi_error(MQRC_OPTIONS_ERROR, "peek is for a destructive get")
             deadline = None if options.wait_ms < 0 else time.monotonic() + options.wait_ms / 1e3
             while True:
                 version = qm.store.data_version() if options.wait_ms else 0
-                message = self._attempt(options)
+                message = self._attempt(options, peek=peek)
                 if message is not None:
-                    if options.browse is None:  # (a destructive get: IBM's COD)
+                    if options.browse is None and not peek:  # (a destructive get: IBM's COD)
                         qm.delivered(self._name, message, syncpoint=options.syncpoint)
                     # (a message without properties, the most, is returned as it is)
                     if message.properties or options.msg_handle is not True:
@@ -355,17 +363,19 @@ class EmbeddedQueue:
             )
             self._locked = None
 
-    def _attempt(self, o: GetOptions) -> Message | None:
+    def _attempt(self, o: GetOptions, *, peek: bool = False) -> Message | None:
         qv = self._qm.queue_view(self._opened, missing=MQRC_Q_DELETED)
         if not qv.get_enabled:
             raise mqi_error(MQRC_GET_INHIBITED, self._name)
         self._hardenbo = qv.hardenbo
         self._propctl = qv.propctl
+        if o.syncpoint and o.browse is None and not peek:  # (MAXUMSGS, before taking)
+            self._qm.check_uncommitted(1)
         if o.under_cursor:
             return self._get_under_cursor(o)
         if o.browse is not None:
             return self._browse_one(o)
-        return self._get_one(o)
+        return self._get_one(o, peek=peek)
 
     def _query(
         self,
@@ -541,8 +551,8 @@ class EmbeddedQueue:
                 self._locked = None
             return qm.message_of((image, body, backout_count, expires_at, props))
 
-    def _get_one(self, o: GetOptions) -> Message | None:
-        if not (o.logical_order or o.complete_msg or o.all_segments_available):
+    def _get_one(self, o: GetOptions, *, peek: bool = False) -> Message | None:
+        if not (peek or o.logical_order or o.complete_msg or o.all_segments_available):
             return self._get_first(o)
         in_group = self._get_group if o.logical_order else None
         after: tuple[int, int] | None = None  # (past candidates skipped: see the loop's end)
@@ -558,6 +568,11 @@ class EmbeddedQueue:
                 if parts is not None and not parts:
                     skipped = True
                     continue  # a logical message with segments still missing
+                if peek:
+                    message = self._peek_whole(parts) if parts else self._peek_one(c.id)
+                    if message is None:
+                        continue
+                    return message
                 if parts:
                     message = self._take_whole(parts, c, syncpoint=o.syncpoint)
                     c = _whole_candidate(c)
@@ -596,6 +611,12 @@ class EmbeddedQueue:
             return []
         return ids if o.complete_msg and c.offset == 0 else None
 
+    def _peek_one(self, row_id: int) -> Message | None:
+        """A copy of one available message (None: it went meanwhile)."""
+        qm = self._qm
+        row = qm.store.db.execute(_PEEK, (row_id, qm.conn_id, self._number)).fetchone()
+        return None if row is None else qm.message_of(row)
+
     def _peek_whole(self, ids: list[int]) -> Message | None:
         """A browse of a whole logical message (None: a segment went meanwhile)."""
         db, conn, number = self._qm.store.db, self._qm.conn_id, self._number
@@ -613,6 +634,8 @@ class EmbeddedQueue:
         qm = self._qm
         persistent = bool(c.persistent)
         conn, number = qm.conn_id, self._number
+        if syncpoint:  # every segment counts (MAXUMSGS)
+            qm.check_uncommitted(len(ids))
         parts: list[Message] = []
         try:
             with qm.store.join() if syncpoint else qm.store.write(durable=persistent) as db:
@@ -637,8 +660,7 @@ class EmbeddedQueue:
         c = self._cursor
         if c is None:
             return None
-        if self._expired(c):
-            self._cursor = None
+        if self._expired(c):  # (IBM's 2034; the cursor stays where it was)
             return None
         parts = self._segments(c, o, None)
         if parts:

@@ -121,6 +121,7 @@ _QMGR: dict[int, tuple[str, Reader]] = {
     s.MQIA_CODED_CHAR_SET_ID: _int("CCSID"),
     s.MQIA_MAX_MSG_LENGTH: _int("MAXMSGL"),
     s.MQIA_TRIGGER_INTERVAL: _int("TRIGINT"),
+    s.MQIA_MAX_UNCOMMITTED_MSGS: _int("MAXUMSGS"),
 }
 
 _PROCESS: dict[int, tuple[str, Reader]] = {

@@ -1,4 +1,5 @@
-"""What every MQI call looks up, cached: queue attributes and authority decisions.
+"""What every MQI call looks up, cached: queue attributes, authority decisions and the
+queue manager's MAXUMSGS.
 
 A put or get reads the queue's attributes and the caller's authority; both
 change only by an admin command, and every such change counts up
@@ -20,7 +21,12 @@ from dlqhandler.mq.constants import (
     mqi_error,
 )
 from dlqhandler.qmgr.embedded.admin import authorised
-from dlqhandler.qmgr.embedded.objects import QueueView, alias_view, queue_view
+from dlqhandler.qmgr.embedded.objects import (
+    QMGR_ATTRS,
+    QueueView,
+    alias_view,
+    queue_view,
+)
 from dlqhandler.qmgr.embedded.store import Store
 
 __all__ = ["Lookups"]
@@ -33,6 +39,7 @@ class Lookups:
         self._store = store
         self._views: dict[str, QueueView] = {}
         self._authorities: dict[tuple[str, str, str], bool] = {}
+        self._maxumsgs: int | None = None
         self._version = -1
         self._checked_in = -1  # the store's call count when last checked
 
@@ -78,6 +85,16 @@ class Lookups:
             )
         return allowed
 
+    def max_uncommitted(self) -> int:
+        """The queue manager's MAXUMSGS (IBM's MaxUncommittedMsgs)."""
+        self._check()
+        if self._maxumsgs is None:
+            row = self._store.db.execute(
+                "SELECT value FROM qmgr_attrs WHERE key = 'MAXUMSGS'"
+            ).fetchone()
+            self._maxumsgs = int(row[0] if row is not None else QMGR_ATTRS["MAXUMSGS"].default)
+        return self._maxumsgs
+
     def _check(self) -> None:
         store = self._store
         if store.holding or store.calls == self._checked_in:
@@ -87,4 +104,5 @@ class Lookups:
         if version != self._version:
             self._views.clear()
             self._authorities.clear()
+            self._maxumsgs = None
             self._version = version

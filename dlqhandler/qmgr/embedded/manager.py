@@ -583,6 +583,10 @@ class EmbeddedQueueManager:
         except DecodeError as exc:
             raise mqi_error(MQRC_MD_ERROR, str(exc)) from exc
         syncpoint = options.syncpoint
+        arrived = remote is None or not remote.qmgr  # (not bound for another qmgr)
+        coa = arrived and wants("coa", md) and self._destination(qv)
+        if syncpoint and not report:  # (the COA it would make counts: IBM's 2024)
+            self._uow.room(1 + coa, self._lookups.max_uncommitted())
         row = MessageRow.of(
             qv, stored, image, data, blob, now=now, owner=self.conn_id if syncpoint else None
         )
@@ -609,10 +613,13 @@ class EmbeddedQueueManager:
             self._uow.joined_put(self.store, row_id, queue=target, persistent=bool(row.persistent))
         else:
             self.emit("put", target)
-        arrived = remote is None or not remote.qmgr  # (not bound for another qmgr)
-        if arrived and wants("coa", md) and self._destination(qv):
+        if coa:
             self.send_report("coa", md, data, syncpoint=syncpoint)  # (arrived: IBM's COA)
         return md
+
+    def check_uncommitted(self, n: int) -> None:
+        """MQIError 2024 unless ``n`` more messages fit in the unit of work (MAXUMSGS)."""
+        self._uow.room(n, self._lookups.max_uncommitted())
 
     def joined_get(self, queue: str, message_id: int, persistent: bool) -> None:
         """Note a get under syncpoint in the unit of work."""

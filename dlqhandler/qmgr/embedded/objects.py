@@ -147,6 +147,9 @@ QMGR_ATTRS = _table(
     AttrSpec("CCSID", "int", 819, low=1, high=65535, alter=False),
     AttrSpec("MAXMSGL", "int", 4_194_304, low=32768, high=104_857_600),
     AttrSpec("MAXPRTY", "int", 9, low=9, high=9, alter=False),
+    # MaxUncommittedMsgs: gets and puts under syncpoint (and the trigger and COA/COD
+    # report messages they make) in one unit of work; IBM's default and range.
+    AttrSpec("MAXUMSGS", "int", 10_000, low=1, high=MAX_INT),
 )
 
 PROCESS_ATTRS = _table(

@@ -179,6 +179,7 @@ OBJECTS_TRIGGERS = tuple(
         ("aliases", ("INSERT", "UPDATE OF attrs", "DELETE")),
         ("remotes", ("INSERT", "UPDATE OF attrs", "DELETE")),
         ("models", ("INSERT", "UPDATE OF attrs", "DELETE")),
+        ("qmgr_attrs", ("INSERT", "UPDATE", "DELETE")),  # (MAXUMSGS: see .lookups)
     )
     for event in events
 )

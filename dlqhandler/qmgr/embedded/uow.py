@@ -11,6 +11,11 @@ If SQLite rolled back part of the unit of work (a failed commit of an earlier
 hold, disk full), committing the rest could move a message's get without its
 put: MQCMIT then backs out what is left and fails with MQRC_BACKED_OUT (2003),
 as IBM MQ does when it had to back a unit of work out.
+
+A unit of work holds at most the queue manager's MAXUMSGS messages (IBM's
+MaxUncommittedMsgs): gets and puts under syncpoint, and the trigger and COA/COD
+report messages they make. A get or put that would go past it fails with
+MQRC_SYNCPOINT_LIMIT_REACHED (2024) before it changes anything (:meth:`UnitOfWork.room`).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from dlqhandler.mq.constants import MQRC_BACKED_OUT, mqi_error
+from dlqhandler.mq.constants import MQRC_BACKED_OUT, MQRC_SYNCPOINT_LIMIT_REACHED, mqi_error
 from dlqhandler.qmgr.embedded.store import PUT_PENDING, TAKEN, TRIGGER_PENDING, Store
 
 __all__ = ["UnitOfWork", "back_out", "commit"]
@@ -54,6 +59,21 @@ class UnitOfWork:
     def active(self) -> bool:
         return bool(self.taken or self.put or self.triggers)
 
+    @property
+    def uncommitted(self) -> int:
+        """IBM's count of uncommitted messages: every row this unit of work got or put,
+        trigger and report messages included."""
+        return len(self.taken) + len(self.put) + len(self.triggers)
+
+    def room(self, n: int, limit: int) -> None:
+        """MQIError 2024 unless ``n`` more messages fit under MAXUMSGS ``limit``."""
+        if self.uncommitted + n > limit:
+            raise mqi_error(
+                MQRC_SYNCPOINT_LIMIT_REACHED,
+                f"the unit of work holds {self.uncommitted} uncommitted messages;"
+                f" {n} more would pass MAXUMSGS({limit}): commit or back it out first",
+            )
+
     def begin(self, store: Store) -> None:
         """Called before the first row joins."""
         if not self.active:
@@ -85,9 +105,10 @@ def commit(store: Store, uow: UnitOfWork, conn_id: str) -> None:
     """MQCMIT (MQIError 2003 when part of the unit of work was lost)."""
     if store.losses != uow.losses:
         back_out(store, uow, conn_id)
-        raise mqi_error(
+        raise mqi_error(  # (IBM's MQCMIT answers this one with MQCC_WARNING)
             MQRC_BACKED_OUT,
             "part of the unit of work was lost (disk full?) and the rest was backed out",
+            comp=1,
         )
     with store.join() as db:
         db.execute(_DELETE_OWNED, (json.dumps(uow.taken), conn_id, TAKEN))

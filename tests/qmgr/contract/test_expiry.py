@@ -194,3 +194,70 @@ def test_discarding_is_not_part_of_the_unit_of_work(
     assert qm.inquire_queue("APP.REPLY").curdepth == 1
     got = qm.open("APP.IN").get(GET)
     assert (got.body, got.md.backout_count) == (b"fresh", 1)
+
+
+_UNDER = GetOptions(browse="under_cursor", syncpoint=False)
+_GET_UNDER = GetOptions(under_cursor=True, syncpoint=False)
+_NEXT = GetOptions(browse="next", syncpoint=False)
+
+
+def _reason(call: object) -> int:
+    with pytest.raises(MQIError) as exc:
+        call()  # type: ignore[operator]
+    return exc.value.reason
+
+
+@pytest.mark.parametrize("lock", [False, True])
+def test_a_message_that_expires_under_the_browse_cursor_is_2034_and_the_cursor_stays(
+    adapter: Adapter, fake_clock: FakeClock, lock: bool
+) -> None:
+    """The browse cursor is on B (locked or not) when B's expiry passes: a browse under
+    the cursor and a get under the cursor both fail with MQRC_NO_MSG_UNDER_CURSOR (2034),
+    B is discarded with the expiration report it asked for, and the next browse returns
+    C, the message after B (the cursor stays where B was; it does not go back to the
+    start). IBM's 2034 page
+    (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q041050_.html): "the
+    browse cursor is not positioned at a retrievable message. This is caused by ... The
+    message the browse cursor was positioned on has expired"."""
+    adapter.define_queue("APP.IN", msgdlvsq="FIFO")
+    adapter.define_queue("APP.REPLY")
+    qm = adapter.connect()
+    qm.put1("APP.IN", text("A"), NOW)
+    qm.put1("APP.IN", text("B", expiry=10, report=MQRO_EXPIRATION, reply_to_q="APP.REPLY"), NOW)
+    qm.put1("APP.IN", text("C"), NOW)
+    q = qm.open("APP.IN")
+    assert q.get(FIRST).body == b"A"
+    assert q.get(GetOptions(browse="next", syncpoint=False, lock=lock)).body == b"B"
+    fake_clock.advance(2)
+    assert _reason(lambda: q.get(_GET_UNDER)) == 2034
+    assert _reason(lambda: q.get(_UNDER)) == 2034
+    assert q.get(_NEXT).body == b"C"
+    reports = qm.open("APP.REPLY").get(GET)
+    assert reports.md.feedback == 258  # MQFB_EXPIRATION
+    assert empty(qm, "APP.REPLY")
+    assert [qm.open("APP.IN").get(GET).body for _ in range(2)] == [b"A", b"C"]
+
+
+def test_a_message_behind_the_cursor_expires_and_the_next_browse_first_discards_it(
+    adapter: Adapter, fake_clock: FakeClock
+) -> None:
+    """A message the cursor has passed expires: browse-next goes on from the cursor (C),
+    and the next browse-first, which would have returned it, discards it (with its
+    expiration report) and returns B. IBM's Expiry page
+    (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.dev.doc/q097490_.html): "The
+    message is discarded when a browse or nonbrowse MQGET call occurs that would have
+    returned the message had it not already expired"."""
+    adapter.define_queue("APP.IN", msgdlvsq="FIFO")
+    adapter.define_queue("APP.REPLY")
+    qm = adapter.connect()
+    qm.put1("APP.IN", text("A", expiry=10, report=MQRO_EXPIRATION, reply_to_q="APP.REPLY"), NOW)
+    qm.put1("APP.IN", text("B"), NOW)
+    qm.put1("APP.IN", text("C"), NOW)
+    q = qm.open("APP.IN")
+    assert q.get(FIRST).body == b"A"
+    assert q.get(_NEXT).body == b"B"
+    fake_clock.advance(2)
+    assert empty(qm, "APP.REPLY")  # (nothing has passed it yet)
+    assert q.get(_NEXT).body == b"C"
+    assert q.get(FIRST).body == b"B"
+    assert qm.open("APP.REPLY").get(GET).md.feedback == 258

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from dlqhandler.errors import MQIError
+from dlqhandler.mq import Message
 from dlqhandler.mq.constants import (
     MQMF_LAST_MSG_IN_GROUP,
     MQMF_LAST_SEGMENT,
@@ -200,3 +201,64 @@ def test_lock_with_complete_msg_is_refused(adapter: Adapter, qm: QueueManager) -
     assert exc.value.reason == 2046
     assert _depth(adapter) == 2
     assert q.get(GetOptions(syncpoint=False)).body == b"ab"
+
+
+def test_complete_msg_waits_for_a_missing_last_segment_then_finds_none(
+    adapter: Adapter, qm: QueueManager
+) -> None:
+    """The last segment missing (no MQMF_LAST_SEGMENT yet): MQGMO_COMPLETE_MSG with a wait
+    waits it out and fails with MQRC_NO_MSG_AVAILABLE (2033), not MQRC_INCOMPLETE_MSG
+    (2242, which IBM gives MQGET only for a get without MQGMO_LOGICAL_ORDER after one with
+    it), and takes nothing; a waiting get is answered, whole, when another connection puts
+    the missing segment during the wait. IBM's 2033 page
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041040_.html) lists
+    MQGMO_COMPLETE_MSG among the options that "affect the eligibility of a message for
+    return on the MQGET call"; IBM's 2242 page
+    (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q042750_.html): "On the
+    MQGET call, when the application does not specify MQGMO_LOGICAL_ORDER, but the
+    previous MQGET call for the queue handle did specify MQGMO_LOGICAL_ORDER"."""
+    import threading
+    import time
+
+    _segment(qm, "abc", 0, SEG)
+    _segment(qm, "de", 3, SEG)
+    q = qm.open("APP.SEG")
+    started = time.monotonic()
+    _no_message(lambda: q.get(GetOptions(complete_msg=True, syncpoint=False, wait_ms=300)))
+    assert time.monotonic() - started >= 0.25
+    assert _depth(adapter) == 2
+    other = adapter.connect()
+    late = threading.Timer(0.3, lambda: other.put1("APP.SEG", _last("fg"), NOW))
+    late.start()
+    try:
+        got = q.get(GetOptions(complete_msg=True, syncpoint=False, wait_ms=10_000))
+    finally:
+        late.join()
+    assert got.body == b"abcdefg"
+    assert _depth(adapter) == 0
+
+
+def _last(body: str) -> Message:
+    return text(body, group_id=G, msg_seq_number=1, offset=5, msg_flags=LAST_SEG)
+
+
+def test_complete_msg_under_syncpoint_counts_every_segment_against_maxumsgs(
+    adapter: Adapter, qm: QueueManager
+) -> None:
+    """With MAXUMSGS(2) a logical message of three segments cannot be got whole under
+    syncpoint: MQRC_SYNCPOINT_LIMIT_REACHED (2024), nothing taken; outside syncpoint it
+    can. IBM's MaxUncommittedMsgs page
+    (https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=manager-maxuncommittedmsgs-mqlong)
+    counts "Messages retrieved by the application with the MQGMO_SYNCPOINT option"; each
+    segment is a physical message."""
+    adapter.mqsc("ALTER QMGR MAXUMSGS(2)")
+    _segment(qm, "abc", 0, SEG)
+    _segment(qm, "de", 3, SEG)
+    _segment(qm, "fg", 5, LAST_SEG)
+    q = qm.open("APP.SEG")
+    with pytest.raises(MQIError) as exc:
+        q.get(GetOptions(complete_msg=True, syncpoint=True))
+    assert exc.value.reason == 2024
+    qm.commit()
+    assert _depth(adapter) == 3
+    assert q.get(COMPLETE).body == b"abcdefg"

@@ -1,0 +1,47 @@
+"""A commit the queue manager backs out (MQCMIT's MQRC_BACKED_OUT) is never taken as done."""
+
+from __future__ import annotations
+
+import pytest
+
+from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager
+from tests.worker.helpers import DLQ, STATUS, RunCli, browse, dead_letter, define, load
+
+
+def test_a_commit_backed_out_by_the_queue_manager_moves_and_counts_nothing(
+    qm, ledger, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every MQCMIT of the handler's units of work is backed out by the queue manager
+    (the embedded one's disk-full path: part of the unit was lost, so MQCMIT backs the
+    rest out and answers MQRC_BACKED_OUT). The handler takes none of it as done: no
+    message is counted retried or logged moved, the target queue gets nothing, every
+    dead letter is back on the DLQ once, no attempt record is left, and the run ends
+    with the MQ error's exit code naming 2003. IBM's 2003 page
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040770_.html): "On an MQCMIT
+    or MQDISC call, when the commit operation fails and the unit of work is backed out.
+    All resources that participated in the unit of work are returned to their state at
+    the start of the unit of work"."""
+    define(qm, "APP.Q")
+    letters = [dead_letter(f"letter {i}", destq="APP.Q", tag=f"C{i}") for i in range(3)]
+    load(qm, letters)
+    book = ledger()
+    real = EmbeddedQueueManager.commit
+
+    def lost(self: EmbeddedQueueManager) -> None:
+        if self._uow.active:
+            self.store.losses += 1  # (what a failed SQLite commit of the hold records)
+        real(self)
+
+    monkeypatch.setattr(EmbeddedQueueManager, "commit", lost)
+    run = run_cli("RETRYINT(0) WAIT(NO)\nACTION(RETRY) RETRY(2)\n")
+    monkeypatch.undo()
+
+    assert run.rc == ExitCode.MQ_ERROR, run.err
+    assert [e["reason"] for e in run.events("handler_mq_error")] == [2003]
+    assert run.summary("retried") == 0
+    assert run.events("message_retried") == []
+    placed = book.check(["APP.Q"])
+    assert placed.get("APP.Q", []) == []
+    assert sorted(m.md.msg_id for m in placed[DLQ]) == sorted(m.md.msg_id for m in letters)
+    assert browse(qm, STATUS) == []
