@@ -172,6 +172,20 @@ _TABLE: tuple[CaseCode, ...] = (
         _ONE.replace("name: full", "name: ''"),
     ),
     CaseCode(
+        "C312",
+        "a queue or queue manager name in run: that is not an MQ name",
+        "{why}: not a valid MQ name",
+        "MQ names are {rule}",
+        "run: {status_queue: 'DLQ STATUS'}\n" + _ONE,
+    ),
+    CaseCode(
+        "C313",
+        "a max_hops that is not a count of 1 or more",
+        "max_hops {value!r} is not a count of 1 or more",
+        "write the --max-hops run is started with, for example max_hops: 5",
+        "run: {max_hops: 0}\n" + _ONE,
+    ),
+    CaseCode(
         "C401",
         "a rule line that holds no rule",
         "line {rule_line} of {table} holds no rule",

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Literal
 
 from dlqhandler.mq import Message
 from dlqhandler.rules.diagnostics import Diagnostic
 from dlqhandler.rules.ir import ActionKind
 
-__all__ = ["ACTIONS", "Case", "CaseFile", "Expect", "Where"]
+__all__ = ["ACTIONS", "Case", "CaseFile", "Expect", "RunSetup", "Where"]
 
 ACTIONS: tuple[ActionKind, ...] = ("RETRY", "FWD", "DISCARD", "IGNORE")
 
@@ -57,9 +57,31 @@ class Case:
 
 
 @dataclass(frozen=True, slots=True)
+class RunSetup:
+    """How ``dlqhandler run`` is started, as far as it changes what it does with a
+    message: the INPUTQ and INPUTQM positionals, ``--status-queue``, ``--audit-queue``
+    and ``--max-hops``. None means "not given": ``run``'s own default then (the table's
+    INPUTQ/INPUTQM, else the queue manager's DEADQ; DLQHANDLER.STATUS, DLQHANDLER.AUDIT,
+    5). Names are checked as MQ names where they are read."""
+
+    inputq: str | None = None
+    inputqm: str | None = None
+    status_queue: str | None = None
+    audit_queue: str | None = None
+    max_hops: int | None = None
+
+    def over(self, base: RunSetup) -> RunSetup:
+        """This setup where it gives a value, ``base`` where it does not (the command
+        line's options over a case file's ``run:``)."""
+        given = {f.name: getattr(self, f.name) for f in fields(self)}
+        return replace(base, **{k: v for k, v in given.items() if v is not None})
+
+
+@dataclass(frozen=True, slots=True)
 class CaseFile:
-    """A case file read: its cases, the ``rules`` key (None if absent) and where it is, and
-    every problem found (at most the cap; the rest counted by code in ``omitted``)."""
+    """A case file read: its cases, the ``rules`` key (None if absent) and where it is, how
+    ``run`` is started (its ``run`` key), and every problem found (at most the cap; the
+    rest counted by code in ``omitted``)."""
 
     path: str
     text: str
@@ -68,6 +90,7 @@ class CaseFile:
     rules_at: Where | None
     diagnostics: tuple[Diagnostic, ...]
     omitted: dict[str, int] = field(default_factory=dict)
+    run: RunSetup = RunSetup()
 
     @property
     def ok(self) -> bool:

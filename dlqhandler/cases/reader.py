@@ -12,6 +12,8 @@ you mean". Nothing here reads a file: the caller passes the bytes.
 The shape::
 
     rules: TABLE.rul          # optional: the table, relative to the case file
+    run: {inputq: DLQ, inputqm: QM, status_queue: Q, audit_queue: Q, max_hops: 5}
+                              # optional: how `dlqhandler run` is started
     tests:                    # required: a list of cases
       - name: ...             # required, unique in the file
         message: {KEYWORD: value, ...}   # the 13 pattern keywords (optional)
@@ -25,13 +27,15 @@ import contextlib
 import gc
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any, Literal
 
 import yaml
 
 from dlqhandler.cases.diagnostics import case_diagnostic
 from dlqhandler.cases.messages import NotANumberError, build_message, number, text
-from dlqhandler.cases.model import ACTIONS, Case, CaseFile, Expect, Where
+from dlqhandler.cases.model import ACTIONS, Case, CaseFile, Expect, RunSetup, Where
+from dlqhandler.mq.names import NAME_RULE, validate_qmgr_name, validate_queue_name
 from dlqhandler.rules import PATTERN_FIELDS, RuleSet
 from dlqhandler.rules.diagnostics import BoundedDiagnostics, Diagnostic
 from dlqhandler.rules.ir import ActionKind
@@ -107,7 +111,12 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-_TOP_KEYS = ("rules", "tests")
+_TOP_KEYS = ("rules", "run", "tests")
+_RUN_KEYS = ("inputq", "inputqm", "status_queue", "audit_queue", "max_hops")
+_RUN_HINT = (
+    "write run: {inputq: DLQ, inputqm: QM, status_queue: Q, audit_queue: Q, max_hops: N}, "
+    "as dlqhandler run is started"
+)
 _CASE_KEYS = ("name", "message", "attempts", "expect")
 _EXPECT_KEYS = ("action", "rule", "fwdq", "fwdqm", "header")
 _COUNT = re.compile(r"[+-]?[0-9]+")
@@ -239,12 +248,44 @@ def _read(source: str | bytes, path: str, table_given: bool, limit: int | None) 
             rules = None
     elif not table_given:
         r.problem("C108", Where(1, 1))
+    run = _run(r, top["run"][1]) if "run" in top else RunSetup()
     cases: list[Case] = []
     if "tests" not in top:
         r.problem("C105", _where(root), where="the file", key="tests", hint=_TESTS_HINT)
     else:
         cases = list(_cases(r, top["tests"][1]))
-    return _done(r, text_=text_, cases=tuple(cases), rules=rules, rules_at=rules_at, source=source)
+    done = _done(r, text_=text_, cases=tuple(cases), rules=rules, rules_at=rules_at, source=source)
+    return replace(done, run=run)
+
+
+def _run(r: _Reader, node: yaml.Node) -> RunSetup:
+    """The ``run`` mapping: how ``dlqhandler run`` is started (its INPUTQ and INPUTQM
+    positionals and the options of the same names), names checked as ``run`` checks
+    them (C312), ``max_hops`` a count of 1 or more (C313)."""
+    if isinstance(node, yaml.ScalarNode) and node.tag == _NULL:
+        return RunSetup()
+    keys = r.mapping(node, "run", _RUN_KEYS, _RUN_HINT)
+    given: dict[str, Any] = {}
+    for key, (_, value_node) in (keys or {}).items():
+        value = r.scalar(value_node, key, _RUN_HINT)
+        if value is None:
+            continue
+        at = _where(value_node)
+        if key == "max_hops":
+            word = value.strip()
+            if not _COUNT.fullmatch(word) or not 1 <= int(word) <= 999_999_999:
+                r.problem("C313", at, value=value)
+                continue
+            given[key] = int(word)
+            continue
+        try:
+            if key == "inputqm":
+                given[key] = validate_qmgr_name(value, key) or None  # blank: the default QM
+            else:
+                given[key] = validate_queue_name(value, key)
+        except ValueError as exc:
+            r.problem("C312", at, why=str(exc), rule=NAME_RULE)
+    return RunSetup(**given)
 
 
 _TESTS_HINT = "start the file with tests: and a list of cases (- name: ...)"

@@ -3,10 +3,10 @@
 The decision is ``run``'s own, from the same functions: :meth:`Matcher.decide
 <dlqhandler.rules.Matcher.decide>` with the case's attempt count (first match, a RETRY(n)
 used up falls through to the next matching rule, an implicit IGNORE when no rule is
-chosen) and, for a FWD, :func:`~dlqhandler.rules.resolve_target` for the queue and queue
-manager after ``&DESTQ``/``&REPLYQ``/``&DESTQM``/``&REPLYQM`` substitution (a name that
-cannot be used there is what ``run`` would fail on: reported as the outcome). Nothing
-about matching is decided here.
+chosen) and, for a FWD, :func:`~dlqhandler.rules.outgoing.plan_outgoing` for the queue
+and queue manager after ``&DESTQ``/``&REPLYQ``/``&DESTQM``/``&REPLYQM`` substitution and
+what ``run`` refuses (reported as the outcome), with the queues ``run`` is started with
+(:class:`RunAs`). Nothing about matching or refusing is decided here.
 """
 
 from __future__ import annotations
@@ -15,12 +15,32 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dlqhandler.cases.model import Case
+from dlqhandler.cases.model import Case, RunSetup
 from dlqhandler.mq import Message
-from dlqhandler.rules import Decision, InvalidTargetError, Matcher, ResolvedTarget, RuleSet
-from dlqhandler.rules import resolve_target as _resolve
+from dlqhandler.rules import (
+    ControlData,
+    Decision,
+    InvalidTargetError,
+    Matcher,
+    ResolvedTarget,
+    RuleSet,
+)
+from dlqhandler.rules.outgoing import ActionError, plan_outgoing
 
-__all__ = ["Coverage", "Outcome", "Result", "coverage", "outcome", "run_cases"]
+__all__ = [
+    "ASSUMED_DEADQ",
+    "DEFAULT_AUDIT_QUEUE",
+    "DEFAULT_MAX_HOPS",
+    "DEFAULT_STATUS_QUEUE",
+    "Coverage",
+    "Outcome",
+    "Result",
+    "RunAs",
+    "coverage",
+    "outcome",
+    "run_as",
+    "run_cases",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,38 +58,72 @@ class Outcome:
         return self.decision.rule.line if self.decision.rule is not None else None
 
 
-# The DLQ ``run`` reads when the table has no INPUTQ: the queue manager's DEADQ, usually this.
+# ``run``'s defaults (the constants live in qmgr, acting and worker, which cases may not
+# import: a test holds these equal to them). The DLQ ``run`` reads when neither INPUTQ
+# nor the table names one is the queue manager's DEADQ, usually this.
 ASSUMED_DEADQ = "SYSTEM.DEAD.LETTER.QUEUE"
-# ``run``'s control queues by default (--status-queue, --audit-queue; the constants live in
-# qmgr and acting, which cases may not import: a test holds these equal to them). No
-# action may put a dead letter there.
-CONTROL_QUEUES = {"DLQHANDLER.STATUS": "status queue", "DLQHANDLER.AUDIT": "audit queue"}
+DEFAULT_STATUS_QUEUE = "DLQHANDLER.STATUS"
+DEFAULT_AUDIT_QUEUE = "DLQHANDLER.AUDIT"
+DEFAULT_MAX_HOPS = 5
 
 
-def outcome(matcher: Matcher, message: Message, attempts: int) -> Outcome:
-    """The decision for ``message`` encountered ``attempts`` times before, and its target.
+@dataclass(frozen=True, slots=True)
+class RunAs:
+    """The queues and the hop limit ``run`` works with, once started: the input DLQ,
+    the local queue manager's name (``""`` when the case does not know it: only a blank
+    queue manager name is then taken as the local one), the status and audit queues (no
+    action puts there) and ``--max-hops``."""
 
-    A FWD whose target (after substitution) is the input dead-letter queue (the table's
-    INPUTQ, else :data:`ASSUMED_DEADQ`) or one of :data:`CONTROL_QUEUES` on the local
-    queue manager (blank, or the table's INPUTQM) has no usable target: ``run`` refuses
-    that put (a forward loop; a control queue) and the message stays."""
+    input_queue: str
+    local_qmgr: str
+    status_queue: str
+    audit_queue: str
+    max_hops: int
+
+    def control_queues(self) -> dict[str, str]:
+        """Name -> role of the control queues no action may target, as ``run`` passes
+        them to :func:`~dlqhandler.rules.outgoing.plan_outgoing`."""
+        return {self.audit_queue: "audit queue", self.status_queue: "status queue"}
+
+
+def run_as(setup: RunSetup, control: ControlData) -> RunAs:
+    """What ``run`` started as ``setup`` says works with, for a table whose control data
+    is ``control``: INPUTQ given wins over the table's INPUTQ, which wins over the queue
+    manager's DEADQ (:data:`ASSUMED_DEADQ`); likewise INPUTQM over the table's INPUTQM."""
+    return RunAs(
+        input_queue=setup.inputq or control.inputq or ASSUMED_DEADQ,
+        local_qmgr=setup.inputqm or control.inputqm or "",
+        status_queue=setup.status_queue or DEFAULT_STATUS_QUEUE,
+        audit_queue=setup.audit_queue or DEFAULT_AUDIT_QUEUE,
+        max_hops=setup.max_hops if setup.max_hops is not None else DEFAULT_MAX_HOPS,
+    )
+
+
+def outcome(matcher: Matcher, message: Message, attempts: int, run: RunAs | None = None) -> Outcome:
+    """The decision for ``message`` encountered ``attempts`` times before, and its target,
+    for a ``run`` started as ``run`` says (None: with its defaults).
+
+    A FWD is planned as ``run`` plans it (:func:`~dlqhandler.rules.outgoing.plan_outgoing`,
+    with the input DLQ, the local queue manager, ``--max-hops`` and the control queues):
+    a target that is the input DLQ or a control queue on the local queue manager, a
+    message carrying too many MQDLHs, an unusable substituted name or PUTAUT(CTX) user id
+    is refused by ``run`` and the message stays: that is the outcome's ``target_problem``.
+    """
     decision = matcher.decide(message, attempts)
     if decision.action.kind != "FWD" or decision.rule is None:
         return Outcome(decision)
+    how = run if run is not None else run_as(RunSetup(), matcher.ruleset.control)
     try:
-        target = _resolve(decision.rule, message)
-    except InvalidTargetError as exc:
+        _, target = plan_outgoing(
+            decision,
+            message,
+            input_queue=how.input_queue,
+            local_qmgr=how.local_qmgr,
+            max_hops=how.max_hops,
+            control_queues=how.control_queues(),
+        )
+    except (InvalidTargetError, ActionError) as exc:
         return Outcome(decision, None, str(exc))
-    control = matcher.ruleset.control
-    dlq = control.inputq or ASSUMED_DEADQ
-    if target.qmgr in ("", control.inputqm or ""):
-        role = CONTROL_QUEUES.get(target.queue)
-        if target.queue == dlq:
-            problem = f"{target.queue} is the input dead-letter queue: run refuses it as a loop"
-            return Outcome(decision, None, problem)
-        if role is not None:
-            problem = f"{target.queue} is the handler's {role} (by default): run refuses it"
-            return Outcome(decision, None, problem)
     return Outcome(decision, target)
 
 
@@ -103,11 +157,12 @@ def _missed(case: Case, got: Outcome) -> tuple[str, ...]:
     return tuple(missed)
 
 
-def run_cases(matcher: Matcher, cases: Iterable[Case]) -> list[Result]:
-    """Every case's outcome and what it missed, in order."""
+def run_cases(matcher: Matcher, cases: Iterable[Case], run: RunAs | None = None) -> list[Result]:
+    """Every case's outcome (for a ``run`` started as ``run`` says; None: its defaults)
+    and what it missed, in order."""
     results = []
     for case in cases:
-        got = outcome(matcher, case.message, case.attempts)
+        got = outcome(matcher, case.message, case.attempts, run)
         results.append(Result(case, got, _missed(case, got)))
     return results
 

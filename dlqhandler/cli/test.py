@@ -32,20 +32,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dlqhandler.acting import ControlQueues
 from dlqhandler.cases import (
     CaseFile,
     Result,
+    RunAs,
+    RunSetup,
     check_rule_lines,
     coverage,
     generate_cases,
     read_cases,
+    run_as,
     run_cases,
 )
 from dlqhandler.cases.diagnostics import case_diagnostic
 from dlqhandler.cases.render import coverage_lines, failure_line, json_result, junit_xml
 from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._reading import ASSUMED_DEADQ, escape, omitted_line, read_table, render
-from dlqhandler.cli._types import non_negative_int
+from dlqhandler.cli._types import non_negative_int, positive_int, qmgr_name, queue_name
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.errors import MalformedMessageError
 from dlqhandler.formats import read_dump
@@ -111,6 +115,19 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="with --generate: one case per distinct decision path, not per message",
     )
+    started = p.add_argument_group(
+        "how run is started",
+        "The queues and the hop limit of the `dlqhandler run` the cases hold the table to, "
+        "over each case file's run: key (default: run's own, the table's INPUTQ/INPUTQM, "
+        "else SYSTEM.DEAD.LETTER.QUEUE as the queue manager's DEADQ).",
+    )
+    started.add_argument("--inputq", type=queue_name, metavar="Q", help="run's INPUTQ")
+    started.add_argument("--inputqm", type=qmgr_name, metavar="QM", help="run's INPUTQM")
+    started.add_argument(
+        "--status-queue", type=queue_name, metavar="Q", help="run's --status-queue"
+    )
+    started.add_argument("--audit-queue", type=queue_name, metavar="Q", help="run's --audit-queue")
+    started.add_argument("--max-hops", type=positive_int, metavar="N", help="run's --max-hops")
     p.add_argument(
         "--error-limit",
         type=non_negative_int,
@@ -279,13 +296,40 @@ def _test(args: argparse.Namespace) -> int:
         for path in dict.fromkeys(d.path for d in problems):
             _show([d for d in problems if d.path == path], by_file[path].text)
         return _summary_of_invalid(len(problems), args, problems)
+    hows = [
+        run_as(_given(args).over(f.run), tables[name].ruleset.control)
+        for f, name in zip(files, table_of, strict=True)
+    ]
+    refused = [
+        (f, why)
+        for f, name, how in zip(files, table_of, hows, strict=True)
+        for why in _start_refusals(how, tables[name].ruleset, name)
+    ]
+    if refused:
+        for f, why in refused:
+            print(escape(f"{_PROG}: {f.path}: run would not start: {why}"), file=sys.stderr)
+        print(f"{_PROG}: no case was run", file=sys.stderr)
+        return int(ExitCode.USAGE)
     suites: list[tuple[str, str, list[Result]]] = []
-    for f, name in zip(files, table_of, strict=True):
+    for f, name, how in zip(files, table_of, hows, strict=True):
         t = tables[name]
-        results = run_cases(t.matcher, f.cases)
+        results = run_cases(t.matcher, f.cases, how)
         t.results += results
         suites.append((f.path, name, results))
     return _report(args, tables, suites, time.perf_counter() - started)
+
+
+def _given(args: argparse.Namespace) -> RunSetup:
+    """How run is started, as the command line's options say (None: not said)."""
+    return RunSetup(args.inputq, args.inputqm, args.status_queue, args.audit_queue, args.max_hops)
+
+
+def _start_refusals(how: RunAs, ruleset: RuleSet, table: str) -> list[str]:
+    """Why ``run`` started as ``how`` says would refuse this table before moving anything
+    (exit 2, as ``run``): the input DLQ, status and audit queues not three queues, or a
+    rule forwarding to a control queue outright (:meth:`ControlQueues.refusals`)."""
+    control = ControlQueues(how.input_queue, how.status_queue, how.audit_queue)
+    return control.refusals(ruleset.rules, source=table)
 
 
 def _invalid(bad: list[CaseFile], args: argparse.Namespace) -> int:

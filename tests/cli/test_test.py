@@ -488,7 +488,7 @@ def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, capsys:
     )
     assert main(["test", cases]) == ExitCode.FAILURE
     out = capsys.readouterr().out
-    problem = "FWD to an unusable target (MY.DLQ is the input dead-letter queue: run refuses"
+    problem = "FWD to an unusable target (target MY.DLQ is the input dead-letter queue (a loop))"
     assert f"{cases}:3: FAIL named: expected FWD MY.DLQ, got {problem}" in out
     assert f"{cases}:6: FAIL substituted: expected FWD MY.DLQ, got {problem}" in out
     assert "1 passed, 2 failed" in out
@@ -505,16 +505,8 @@ def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, capsys:
 def test_a_case_expecting_a_forward_to_a_control_queue_fails(write: Write, capsys: Out) -> None:
     """``FWDQ(&REPLYQ)`` substituted to the handler's status or audit queue is refused by
     ``run`` (CONTROL_QUEUE, docs/one-off-actions.md) and the message stays: a case
-    expecting that forward fails, naming the queue's role. The names are run's defaults,
-    held equal to the constants run uses."""
-    from dlqhandler.acting import DEFAULT_AUDIT_QUEUE
-    from dlqhandler.cases.runner import CONTROL_QUEUES
-    from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
-
-    assert CONTROL_QUEUES == {
-        DEFAULT_STATUS_QUEUE: "status queue",
-        DEFAULT_AUDIT_QUEUE: "audit queue",
-    }
+    expecting that forward fails, naming the queue's role. The names are run's defaults
+    (held equal to run's own by tests/cli/test_test_run.py)."""
     write("r.rul", "ACTION(FWD) FWDQ(&REPLYQ)\n")
     cases = write(
         "r.yaml",
@@ -528,8 +520,8 @@ def test_a_case_expecting_a_forward_to_a_control_queue_fails(write: Write, capsy
     )
     assert main(["test", cases]) == ExitCode.FAILURE
     out = capsys.readouterr().out
-    assert "DLQHANDLER.STATUS is the handler's status queue (by default): run refuses" in out
-    assert "DLQHANDLER.AUDIT is the handler's audit queue (by default): run refuses" in out
+    assert "target DLQHANDLER.STATUS is the handler's status queue: a dead letter is" in out
+    assert "target DLQHANDLER.AUDIT is the handler's audit queue: a dead letter is" in out
     assert "1 passed, 2 failed" in out
 
 

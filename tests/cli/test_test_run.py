@@ -1,0 +1,207 @@
+"""``dlqhandler test`` holds a table to what ``dlqhandler run`` would do, started as the
+case file (its ``run:`` key) or the command line says: the input DLQ and the local queue
+manager (INPUTQ/INPUTQM), the control queues (--status-queue, --audit-queue) and
+--max-hops. Where it matters, ``run`` itself is started on the embedded queue manager with
+the same table and the same message, and the case must say what it did."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from dlqhandler.acting import DEFAULT_AUDIT_QUEUE
+from dlqhandler.cases import RunSetup, read_cases, run_as
+from dlqhandler.cases.runner import (
+    ASSUMED_DEADQ,
+    DEFAULT_MAX_HOPS,
+)
+from dlqhandler.cases.runner import (
+    DEFAULT_AUDIT_QUEUE as CASES_AUDIT_QUEUE,
+)
+from dlqhandler.cases.runner import (
+    DEFAULT_STATUS_QUEUE as CASES_STATUS_QUEUE,
+)
+from dlqhandler.cli import main
+from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
+from dlqhandler.rules import ControlData
+from dlqhandler.worker import HandlerOptions
+from tests.worker.helpers import RunCli, dead_letter, define, depth, load
+
+Out = pytest.CaptureFixture[str]
+Write = Callable[[str, str], str]
+
+# "Any INPUTQ value you supply as a parameter to the runmqdlq command overrides any
+# INPUTQ value in the rules table." (IBM MQ, DLQ control data,
+# https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=table-dlq-control-data)
+CONTROL_DATA_PAGE = "https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=table-dlq-control-data"
+
+
+@pytest.fixture
+def write(tmp_path: Path) -> Write:
+    """Write a file under tmp_path and return its path."""
+
+    def _write(name: str, text: str) -> str:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+
+    return _write
+
+
+def test_the_defaults_are_runs_own() -> None:
+    """With nothing said, a case is checked against run's defaults: the status and audit
+    queues, --max-hops and the DLQ assumed for the queue manager's DEADQ are the
+    constants and option defaults ``run`` uses."""
+    import argparse
+
+    from dlqhandler.cli import run as run_command
+
+    parser = argparse.ArgumentParser()
+    run_command.register(parser.add_subparsers())
+    args = parser.parse_args(["run"])
+    assert (CASES_STATUS_QUEUE, CASES_AUDIT_QUEUE) == (DEFAULT_STATUS_QUEUE, DEFAULT_AUDIT_QUEUE)
+    assert DEFAULT_MAX_HOPS == args.max_hops == HandlerOptions("Q").max_hops
+    assert (args.status_queue, args.audit_queue) == (DEFAULT_STATUS_QUEUE, DEFAULT_AUDIT_QUEUE)
+    how = run_as(RunSetup(), ControlData())
+    assert (how.input_queue, how.local_qmgr, how.max_hops) == (ASSUMED_DEADQ, "", 5)
+
+
+def test_inputq_given_overrides_the_tables_as_runmqdlq_does() -> None:
+    """INPUTQ and INPUTQM given (run:, or the command line) win over the table's control
+    data, which wins over the queue manager's DEADQ: "Any INPUTQ value you supply as a
+    parameter to the runmqdlq command overrides any INPUTQ value in the rules table"
+    (IBM MQ, DLQ control data, CONTROL_DATA_PAGE)."""
+    table = ControlData(inputq="TABLE.DLQ", inputqm="QMT")
+    assert run_as(RunSetup(), table).input_queue == "TABLE.DLQ"
+    assert run_as(RunSetup(), table).local_qmgr == "QMT"
+    given = run_as(RunSetup(inputq="GIVEN.DLQ", inputqm="QMG"), table)
+    assert (given.input_queue, given.local_qmgr) == ("GIVEN.DLQ", "QMG")
+    cli = RunSetup(status_queue="CLI.STATUS", max_hops=3)
+    merged = cli.over(RunSetup(status_queue="FILE.STATUS", audit_queue="FILE.AUDIT"))
+    assert merged == RunSetup(status_queue="CLI.STATUS", audit_queue="FILE.AUDIT", max_hops=3)
+
+
+RENAMED = """\
+rules: r.rul
+run:
+  inputq: MY.DLQ
+  inputqm: QM1
+  status_queue: MY.STATUS
+  audit_queue: MY.AUDIT
+  max_hops: 3
+tests:
+  - name: to the renamed status queue
+    message: {REPLYQ: MY.STATUS}
+    expect: {action: FWD, fwdq: MY.STATUS}
+  - name: to the renamed audit queue
+    message: {REPLYQ: MY.AUDIT}
+    expect: {action: FWD, fwdq: MY.AUDIT}
+  - name: to the input DLQ named by its queue manager
+    message: {REPLYQ: MY.DLQ, REPLYQM: QM1}
+    expect: {action: FWD, fwdq: MY.DLQ, fwdqm: QM1}
+  - name: the default names are ordinary queues now
+    message: {REPLYQ: DLQHANDLER.STATUS}
+    expect: {action: FWD, fwdq: DLQHANDLER.STATUS}
+"""
+
+
+def test_control_queues_are_the_ones_run_is_given(write: Write, capsys: Out) -> None:
+    """A case file's ``run:`` names the queues ``run`` is started with: a FWD to the
+    status or audit queue so named, or to the input DLQ on the queue manager named by
+    INPUTQM, is what ``run`` refuses; the default names are then ordinary queues. The
+    command line's options override the file's ``run:``."""
+    write("r.rul", "ACTION(FWD) FWDQ(&REPLYQ) FWDQM(&REPLYQM)\n")
+    cases = write("c.yaml", RENAMED)
+    assert main(["test", cases]) == ExitCode.FAILURE
+    out = capsys.readouterr().out
+    assert f"{cases}:9: FAIL to the renamed status queue" in out
+    assert "target MY.STATUS is the handler's status queue" in out
+    assert f"{cases}:12: FAIL to the renamed audit queue" in out
+    assert f"{cases}:15: FAIL to the input DLQ named by its queue manager" in out
+    assert "target MY.DLQ is the input dead-letter queue (a loop)" in out
+    assert out.endswith("1 passed, 3 failed\n")
+    # the command line names other queues: only the default status queue is refused now
+    argv = ["test", cases, "--inputq", "OTHER.DLQ", "--status-queue", "DLQHANDLER.STATUS"]
+    assert main([*argv, "--audit-queue", "OTHER.AUDIT"]) == ExitCode.FAILURE
+    out = capsys.readouterr().out
+    assert "FAIL the default names are ordinary queues now" in out
+    assert out.endswith("3 passed, 1 failed\n")
+
+
+def test_bad_names_in_run_are_reported_at_their_place(write: Write, capsys: Out) -> None:
+    """A ``run:`` name that is not an MQ name (C312), a max_hops that is not a count of 1
+    or more (C313) and an unknown key (C104, with did-you-mean) are each reported at
+    ``file:line:col``, exit 2, no case run; a bad name on the command line is a usage
+    error (exit 2) too."""
+    write("r.rul", "ACTION(DISCARD)\n")
+    cases = write(
+        "c.yaml",
+        "rules: r.rul\nrun:\n  inputq: 'MY DLQ'\n  max_hops: 0\n  status_qeue: S\n"
+        "tests:\n  - name: n\n    expect: {action: DISCARD}\n",
+    )
+    assert main(["test", cases]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert f"{cases}:3:11: error[C312]: inputq 'MY DLQ' contains characters" in err
+    assert f"{cases}:4:13: error[C313]: max_hops '0' is not a count of 1 or more" in err
+    assert f"{cases}:5:3: error[C104]: unknown key 'status_qeue' in run" in err
+    assert "did you mean status_queue?" in err
+    assert "3 problems in case files; no case was run" in err
+    good = write("g.yaml", "rules: r.rul\ntests:\n  - name: n\n    expect: {action: DISCARD}\n")
+    with pytest.raises(SystemExit) as stop:
+        main(["test", good, "--audit-queue", "A" * 49])
+    assert stop.value.code == ExitCode.USAGE
+    assert "--audit-queue: queue name 'AAAA" in capsys.readouterr().err
+    read = read_cases("run: {inputqm: ' '}\ntests: []\n", "x.yaml")
+    assert read.run == RunSetup()  # a blank INPUTQM is the default queue manager
+
+
+def test_a_table_run_would_not_start_with_is_not_tested(
+    write: Write, capsys: Out, run_cli: RunCli
+) -> None:
+    """A rule forwarding to the status queue ``run`` is given, or a status queue that is
+    the input DLQ: ``run`` refuses to start (exit 2, nothing moved), so ``test`` runs no
+    case and exits 2, saying why as ``run`` does."""
+    table = "ACTION(FWD) FWDQ(MY.STATUS)\n"
+    write("r.rul", table)
+    cases = write(
+        "c.yaml",
+        "rules: r.rul\nrun: {status_queue: MY.STATUS}\n"
+        "tests:\n  - name: n\n    expect: {action: FWD}\n",
+    )
+    assert main(["test", cases]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert f"{cases}: run would not start: " in err
+    assert "r.rul:1: ACTION(FWD) FWDQ(MY.STATUS) is the handler's status queue" in err
+    assert "no case was run" in err
+    started = run_cli(table, "--status-queue", "MY.STATUS")
+    assert started.rc == ExitCode.USAGE
+    assert "FWDQ(MY.STATUS) is the handler's status queue" in started.err
+    assert main(["test", cases, "--status-queue", ASSUMED_DEADQ]) == ExitCode.USAGE
+    assert "is both the input dead-letter queue and the status queue" in capsys.readouterr().err
+
+
+def test_a_passing_case_is_what_run_does_on_a_named_dlq(
+    write: Write, capsys: Out, qm, run_cli: RunCli
+) -> None:
+    """The DLQ and queue manager given to ``run`` (MY.DLQ on QM1): a FWD to &REPLYQ at
+    &REPLYQM naming MY.DLQ at QM1 is a loop ``run`` refuses (the message stays, the
+    failure is FORWARD_LOOP), and the case expecting that forward fails; without
+    INPUTQM the case cannot know QM1 is local, which the docs say."""
+    table = "WAIT(NO)\nACTION(FWD) FWDQ(&REPLYQ) FWDQM(&REPLYQM)\n"
+    write("r.rul", table)
+    cases = write(
+        "c.yaml",
+        "rules: r.rul\nrun: {inputq: MY.DLQ, inputqm: QM1}\ntests:\n"
+        "  - name: back to the DLQ\n    message: {REPLYQ: MY.DLQ, REPLYQM: QM1}\n"
+        "    expect: {action: FWD, fwdq: MY.DLQ, fwdqm: QM1}\n",
+    )
+    assert main(["test", cases]) == ExitCode.FAILURE
+    assert "target MY.DLQ is the input dead-letter queue (a loop)" in capsys.readouterr().out
+    define(qm, "MY.DLQ")
+    load(qm, [dead_letter(reply_to_q="MY.DLQ", reply_to_q_mgr="QM1")], queue="MY.DLQ")
+    run = run_cli(table, "MY.DLQ", "QM1")
+    assert run.events("put_failed", reason_name="FORWARD_LOOP")
+    assert depth(qm, "MY.DLQ") == 1
