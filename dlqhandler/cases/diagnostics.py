@@ -172,6 +172,20 @@ _TABLE: tuple[CaseCode, ...] = (
         _ONE.replace("name: full", "name: ''"),
     ),
     CaseCode(
+        "C309",
+        "a refused that is not a reason run gives",
+        "refused {value!r} is not a reason run gives for refusing a put",
+        "{suggestion}",
+        _ONE.replace("action: RETRY}", "action: RETRY, refused: FORWARD_LOOOP}"),
+    ),
+    CaseCode(
+        "C310",
+        "refused with an action that puts nothing",
+        "{key} applies to ACTION(RETRY) and ACTION(FWD) only; the case expects {action}",
+        "remove {key}: a {action} puts nothing, so run refuses nothing",
+        _ONE.replace("action: RETRY}", "action: DISCARD, refused: FORWARD_LOOP}"),
+    ),
+    CaseCode(
         "C312",
         "a queue or queue manager name in run: that is not an MQ name",
         "{why}: not a valid MQ name",

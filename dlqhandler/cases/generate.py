@@ -79,10 +79,11 @@ def _expect(o: Outcome) -> list[str]:
     action = o.decision.action
     lines = [f"      action: {action.kind}"]
     lines.append(f"      rule: {o.rule_line if o.rule_line is not None else 'none'}")
+    if o.refusal is not None:
+        lines.append(f"      refused: {o.refusal}")
+        lines.append(f"      # {_printable(o.target_problem or '')}")
     if action.kind == "FWD":
-        if o.target is None:
-            lines.append(f"      # the target cannot be used: {_printable(o.target_problem or '')}")
-        else:
+        if o.target is not None:
             lines.append(f"      fwdq: {_scalar(o.target.queue)}")
             if o.target.qmgr:
                 lines.append(f"      fwdqm: {_scalar(o.target.qmgr)}")

@@ -29,7 +29,9 @@ class Expect:
 
     ``rule`` is the line the deciding rule starts on, or ``"none"`` for the implicit
     IGNORE; ``fwdq``/``fwdqm`` are the target after substitution (``""`` for FWDQM: the
-    local queue manager); ``header`` is HEADER(YES) (True) or HEADER(NO) (False).
+    local queue manager); ``header`` is HEADER(YES) (True) or HEADER(NO) (False);
+    ``refused`` is the failure reason ``run`` gives when it refuses the RETRY or FWD
+    (``FORWARD_LOOP``...): None expects no refusal, and is checked whether written or not.
     """
 
     action: ActionKind
@@ -38,6 +40,7 @@ class Expect:
     fwdqm: str | None = None
     header: bool | None = None
     rule_at: Where | None = None  # where ``rule`` is written (to point at a wrong line)
+    refused: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ The shape::
         message: {KEYWORD: value, ...}   # the 13 pattern keywords (optional)
         attempts: 0           # optional, a count
         expect: {action: FWD, rule: 7, fwdq: Q, fwdqm: QM, header: "YES"}
+                              # refused: FORWARD_LOOP when run refuses the put
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from dlqhandler.rules import PATTERN_FIELDS, RuleSet
 from dlqhandler.rules.diagnostics import BoundedDiagnostics, Diagnostic
 from dlqhandler.rules.ir import ActionKind
 from dlqhandler.rules.keywords import suggest
+from dlqhandler.rules.outgoing import REFUSALS
 
 __all__ = ["check_rule_lines", "read_cases"]
 
@@ -118,7 +120,7 @@ _RUN_HINT = (
     "as dlqhandler run is started"
 )
 _CASE_KEYS = ("name", "message", "attempts", "expect")
-_EXPECT_KEYS = ("action", "rule", "fwdq", "fwdqm", "header")
+_EXPECT_KEYS = ("action", "rule", "fwdq", "fwdqm", "header", "refused")
 _COUNT = re.compile(r"[+-]?[0-9]+")
 _KEYWORDS = tuple(PATTERN_FIELDS)
 
@@ -498,13 +500,35 @@ def _expect(r: _Reader, node: yaml.Node) -> Expect | None:
         if word not in ("YES", "NO"):
             r.problem("C307", found[1], value=found[0])
         header = word == "YES"
+    refused: str | None = None
+    found = value("refused", "write refused: FORWARD_LOOP")
+    if found is not None:
+        refused = _refused(r, *found)
     if action is not None and action != "FWD":
         for key in ("fwdq", "fwdqm", "header"):
             if key in keys:
                 r.problem("C306", _where(keys[key][0]), key=key, action=action)
-    if action is None or rule == -1:
+    if action in ("DISCARD", "IGNORE") and "refused" in keys:
+        r.problem("C310", _where(keys["refused"][0]), key="refused", action=action)
+    if action is None or rule == -1 or refused == "":
         return None
-    return Expect(action, rule, fwdq, fwdqm, header, rule_at)
+    return Expect(action, rule, fwdq, fwdqm, header, rule_at, refused)
+
+
+def _refused(r: _Reader, value: str, at: Where) -> str:
+    """A failure reason of :data:`~dlqhandler.rules.outgoing.REFUSALS` ("" reported)."""
+    word = value.strip().upper()
+    if word in REFUSALS:
+        return word
+    guess = suggest(word, REFUSALS)
+    known = ", ".join(REFUSALS)
+    r.problem(
+        "C309",
+        at,
+        value=value,
+        suggestion=f"did you mean {guess}?" if guess else f"the reasons are {known}",
+    )
+    return ""
 
 
 def _optional(found: tuple[str, Where] | None) -> str | None:

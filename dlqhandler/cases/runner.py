@@ -25,7 +25,7 @@ from dlqhandler.rules import (
     ResolvedTarget,
     RuleSet,
 )
-from dlqhandler.rules.outgoing import ActionError, plan_outgoing
+from dlqhandler.rules.outgoing import ActionError, plan_outgoing, refusal
 
 __all__ = [
     "ASSUMED_DEADQ",
@@ -45,12 +45,15 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What ``run`` does with a message: the decision and, for a FWD, where it puts the
-    message (``target``) or why it cannot (``target_problem``)."""
+    """What ``run`` does with a message: the decision and, for a RETRY or FWD, where it
+    puts the message (``target``) or, when ``run`` refuses the put, the failure reason it
+    gives (``refusal``, one of :data:`~dlqhandler.rules.outgoing.REFUSALS`) and why
+    (``target_problem``): the message then stays on the DLQ, one attempt counted."""
 
     decision: Decision
     target: ResolvedTarget | None = None
     target_problem: str | None = None
+    refusal: str | None = None
 
     @property
     def rule_line(self) -> int | None:
@@ -103,14 +106,16 @@ def outcome(matcher: Matcher, message: Message, attempts: int, run: RunAs | None
     """The decision for ``message`` encountered ``attempts`` times before, and its target,
     for a ``run`` started as ``run`` says (None: with its defaults).
 
-    A FWD is planned as ``run`` plans it (:func:`~dlqhandler.rules.outgoing.plan_outgoing`,
-    with the input DLQ, the local queue manager, ``--max-hops`` and the control queues):
-    a target that is the input DLQ or a control queue on the local queue manager, a
-    message carrying too many MQDLHs, an unusable substituted name or PUTAUT(CTX) user id
-    is refused by ``run`` and the message stays: that is the outcome's ``target_problem``.
+    A RETRY or FWD is planned as ``run`` plans it (:func:`~dlqhandler.rules.outgoing.
+    plan_outgoing`, with the input DLQ, the local queue manager, ``--max-hops`` and the
+    control queues): a target (FWDQ/FWDQM substituted, or RETRY's DestQName/DestQMgrName)
+    that is the input DLQ or a control queue on the local queue manager, or a blank or
+    unusable name, a message carrying too many MQDLHs or an unusable PUTAUT(CTX) user id
+    is refused by ``run``, with the reason ``run`` logs (:func:`~dlqhandler.rules.outgoing.
+    refusal`), and the message stays.
     """
     decision = matcher.decide(message, attempts)
-    if decision.action.kind != "FWD" or decision.rule is None:
+    if decision.action.kind not in ("FWD", "RETRY") or decision.rule is None:
         return Outcome(decision)
     how = run if run is not None else run_as(RunSetup(), matcher.ruleset.control)
     try:
@@ -123,7 +128,7 @@ def outcome(matcher: Matcher, message: Message, attempts: int, run: RunAs | None
             control_queues=how.control_queues(),
         )
     except (InvalidTargetError, ActionError) as exc:
-        return Outcome(decision, None, str(exc))
+        return Outcome(decision, None, str(exc), refusal(exc))
     return Outcome(decision, target)
 
 
@@ -154,6 +159,8 @@ def _missed(case: Case, got: Outcome) -> tuple[str, ...]:
         missed.append("fwdqm")
     if e.header is not None and (d.action.kind != "FWD" or d.action.header != e.header):
         missed.append("header")
+    if e.refused != got.refusal:  # a refusal not expected, or one expected and not made
+        missed.append("refused")
     return tuple(missed)
 
 

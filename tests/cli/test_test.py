@@ -148,7 +148,7 @@ def test_an_unusable_substituted_target_is_what_run_would_fail_on(
     )
     assert main(["test", cases]) == ExitCode.FAILURE
     out = capsys.readouterr().out
-    assert "expected FWD ANSWERS, got FWD to an unusable target (" in out
+    assert "expected FWD ANSWERS, got FWD refused by run as INVALID_TARGET (" in out
     assert "MQMD.ReplyToQ" in out
 
 
@@ -256,6 +256,7 @@ def test_json_format_for_tools(write: Write, capsys: Out) -> None:
         "fwdq": "DEADQ.MANUAL",
         "fwdqm": "",
         "header": "YES",
+        "refused": None,
         "target_problem": None,
         "matched": [2, 6],
     }
@@ -488,7 +489,7 @@ def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, capsys:
     )
     assert main(["test", cases]) == ExitCode.FAILURE
     out = capsys.readouterr().out
-    problem = "FWD to an unusable target (target MY.DLQ is the input dead-letter queue (a loop))"
+    problem = "FWD refused by run as FORWARD_LOOP (target MY.DLQ is the input dead-letter queue"
     assert f"{cases}:3: FAIL named: expected FWD MY.DLQ, got {problem}" in out
     assert f"{cases}:6: FAIL substituted: expected FWD MY.DLQ, got {problem}" in out
     assert "1 passed, 2 failed" in out

@@ -28,7 +28,7 @@ from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.rules import ControlData
 from dlqhandler.worker import HandlerOptions
-from tests.worker.helpers import RunCli, dead_letter, define, depth, load
+from tests.worker.helpers import DLQ, RunCli, dead_letter, define, depth, load
 
 Out = pytest.CaptureFixture[str]
 Write = Callable[[str, str], str]
@@ -205,3 +205,113 @@ def test_a_passing_case_is_what_run_does_on_a_named_dlq(
     run = run_cli(table, "MY.DLQ", "QM1")
     assert run.events("put_failed", reason_name="FORWARD_LOOP")
     assert depth(qm, "MY.DLQ") == 1
+
+
+RETRIES = """\
+rules: r.rul
+run: {inputqm: QM1}
+tests:
+  - name: to its destination
+    message: {DESTQ: APP.Q, DESTQM: QM1}
+    expect: {action: RETRY}
+  - name: to the DLQ itself
+    message: {DESTQ: SYSTEM.DEAD.LETTER.QUEUE, DESTQM: QM1}
+    expect: {action: RETRY}
+  - name: to the status queue
+    message: {DESTQ: DLQHANDLER.STATUS}
+    expect: {action: RETRY}
+  - name: to no queue
+    message: {DESTQM: QM1}
+    expect: {action: RETRY}
+"""
+
+
+def test_a_retry_run_refuses_is_reported_as_run_refuses_it(
+    write: Write, capsys: Out, qm, run_cli: RunCli
+) -> None:
+    """RETRY puts to the MQDLH's DestQName at DestQMgrName ("RETRY: Causes the DLQ
+    handler to try again to put the message on its destination queue", IBM MQ, DLQ action
+    keywords, https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=i-dlq-action-keywords). When
+    that is the input DLQ on the local queue manager, a control queue, or blank, ``run``
+    refuses the put (FORWARD_LOOP, CONTROL_QUEUE, INVALID_TARGET: its put_failed reason)
+    and the message stays: a case expecting a plain RETRY there fails, saying so, and one
+    stating ``refused:`` with run's reason passes. ``run`` itself, on the same messages
+    with the same table, refuses exactly those three and retries the fourth."""
+    table = "WAIT(NO)\nACTION(RETRY) RETRY(1)\n"
+    write("r.rul", table)
+    cases = write("c.yaml", RETRIES)
+    assert main(["test", cases]) == ExitCode.FAILURE
+    out = capsys.readouterr().out.splitlines()
+    table_path = str(Path(cases).parent / "r.rul")
+    assert out == [
+        (
+            f"{cases}:7: FAIL to the DLQ itself: expected RETRY, got RETRY refused by run as "
+            "FORWARD_LOOP (target SYSTEM.DEAD.LETTER.QUEUE is the input dead-letter queue (a "
+            f"loop)) ({table_path}:2)"
+        ),
+        (
+            f"{cases}:10: FAIL to the status queue: expected RETRY, got RETRY refused by run as "
+            "CONTROL_QUEUE (target DLQHANDLER.STATUS is the handler's status queue: a dead "
+            f"letter is never put there) ({table_path}:2)"
+        ),
+        (
+            f"{cases}:13: FAIL to no queue: expected RETRY, got RETRY refused by run as "
+            f"INVALID_TARGET (MQDLH.DestQName '' is blank (rule at line 2)) ({table_path}:2)"
+        ),
+        "1 passed, 3 failed",
+    ]
+    stated = RETRIES.replace(
+        "DESTQM: QM1}\n    expect: {action: RETRY}\n  - name: to the status",
+        "DESTQM: QM1}\n    expect: {action: RETRY, refused: FORWARD_LOOP}\n  - name: to the status",
+    )
+    stated = stated.replace(
+        "DLQHANDLER.STATUS}\n    expect: {action: RETRY}",
+        "DLQHANDLER.STATUS}\n    expect: {action: RETRY, refused: CONTROL_QUEUE}",
+    )
+    stated = stated.replace(
+        "{DESTQM: QM1}\n    expect: {action: RETRY}",
+        "{DESTQM: QM1}\n    expect: {action: RETRY, refused: invalid_target}",
+    )
+    stated = stated.replace(
+        "APP.Q, DESTQM: QM1}\n    expect: {action: RETRY}",
+        "APP.Q, DESTQM: QM1}\n    expect: {action: RETRY, refused: FORWARD_LOOP}",
+    )
+    assert main(["test", write("s.yaml", stated)]) == ExitCode.FAILURE
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith(
+        "FAIL to its destination: expected RETRY refused by run as FORWARD_LOOP, got RETRY "
+        f"({table_path}:2)"
+    )
+    assert out[1] == "3 passed, 1 failed"
+
+    define(qm, "APP.Q")
+    load(
+        qm,
+        [
+            dead_letter(destq="APP.Q", tag="APP"),
+            dead_letter(destq="SYSTEM.DEAD.LETTER.QUEUE", tag="LOOP"),
+            dead_letter(destq="DLQHANDLER.STATUS", destqm="", tag="STATUS"),
+            dead_letter(destq="", tag="BLANK"),
+        ],
+    )
+    run = run_cli(table)
+    refused = sorted(e["reason_name"] for e in run.events("put_failed"))
+    assert refused == ["CONTROL_QUEUE", "FORWARD_LOOP", "INVALID_TARGET"]
+    assert depth(qm, "APP.Q") == 1
+    assert depth(qm, DLQ) == 3
+
+
+def test_refused_is_checked_as_written(write: Write, capsys: Out) -> None:
+    """``refused:`` takes run's reasons only (C309, with did-you-mean) and only with RETRY
+    or FWD (C310: a DISCARD or IGNORE puts nothing); both exit 2, no case run."""
+    write("r.rul", "ACTION(DISCARD)\n")
+    cases = write(
+        "c.yaml",
+        "rules: r.rul\ntests:\n  - name: a\n    expect: {action: RETRY, refused: FORWARD_LOP}\n"
+        "  - name: b\n    expect: {action: DISCARD, refused: FORWARD_LOOP}\n",
+    )
+    assert main(["test", cases]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "error[C309]: refused 'FORWARD_LOP' is not a reason run gives" in err
+    assert "did you mean FORWARD_LOOP?" in err
+    assert "error[C310]: refused applies to ACTION(RETRY) and ACTION(FWD) only" in err
