@@ -200,6 +200,22 @@ _TABLE: tuple[CaseCode, ...] = (
         "run: {max_hops: 0}\n" + _ONE,
     ),
     CaseCode(
+        "C314",
+        "a HOPS that is not a count of MQDLHs",
+        "HOPS {value!r} is not a count from 1 to {most}",
+        "write how many MQDLH headers the message carries, for example HOPS: 3 "
+        "(1: dead-lettered once)",
+        _ONE.replace("{REASON: MQRC_Q_FULL}", "{REASON: MQRC_Q_FULL, HOPS: 0}"),
+    ),
+    CaseCode(
+        "C315",
+        "a FORMAT other than MQDEAD on a message carrying several MQDLHs",
+        "FORMAT {value!r} cannot be the MQDLH's Format of a message with HOPS {hops}: "
+        "the data under that MQDLH is a dead letter, MQDEAD",
+        "remove FORMAT (it is MQDEAD), or give HOPS: 1",
+        _ONE.replace("{REASON: MQRC_Q_FULL}", "{FORMAT: MQSTR, HOPS: 2}"),
+    ),
+    CaseCode(
         "C401",
         "a rule line that holds no rule",
         "line {rule_line} of {table} holds no rule",

@@ -3,8 +3,9 @@
 One case per dead letter (or, ``distinct``, one per distinct decision path: the rules the
 message matches, the deciding rule and the target), named by its MsgId in hex, with
 every pattern field the message has (blank character fields left out: blank is MQ's
-default) and the decision at attempt count 0 as the expectation. Numbers are written as
-their MQ names where they have one. The text is YAML that :func:`~dlqhandler.cases.
+default), the MQDLHs it carries when more than one (``HOPS``) and the decision at
+attempt count 0 as the expectation. Numbers are written as their MQ names where they
+have one. The text is YAML that :func:`~dlqhandler.cases.
 read_cases` reads back into the same messages: strings that YAML could read as something
 else are double-quoted with escapes, so a message's bytes never shape the file.
 """
@@ -16,11 +17,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dlqhandler.cases.messages import families, text
+from dlqhandler.cases.messages import MAX_HOPS_IN_A_CASE, families, text
 from dlqhandler.cases.runner import Outcome, outcome
 from dlqhandler.mq import Message
 from dlqhandler.mq.constants import value_to_name
 from dlqhandler.rules import Matcher, message_fields
+from dlqhandler.rules.outgoing import header_depth
 
 __all__ = ["Generated", "generate_cases"]
 
@@ -116,12 +118,13 @@ def generate_cases(
             skipped["no MQDLH"] = skipped.get("no MQDLH", 0) + 1
             continue
         fields = _fields(message)
-        if fields is None:
+        hops = header_depth(message)
+        if fields is None or hops > MAX_HOPS_IN_A_CASE:
             skipped["a field no case can hold"] = skipped.get("a field no case can hold", 0) + 1
             continue
         o = outcome(matcher, message, 0)
         if distinct:
-            key = (o.decision.matched_lines, o.rule_line, o.decision.action, o.target)
+            key = (o.decision.matched_lines, o.rule_line, o.decision.action, o.target, o.refusal)
             if key in paths:
                 counts[paths[key]] += 1
                 continue
@@ -133,6 +136,8 @@ def generate_cases(
             name = f"{name}-{names[name]}"
         case = [f"  - name: {name}", "    message:"]
         case += [f"      {k}: {v}" for k, v in fields]
+        if hops > 1:
+            case.append(f"      HOPS: {hops}")
         case.append("    expect:")
         case += _expect(o)
         body.append((case, len(counts) - 1 if distinct else None))

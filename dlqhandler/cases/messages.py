@@ -26,7 +26,18 @@ from dlqhandler.mq.constants import FAMILIES, family_of
 from dlqhandler.rules import PATTERN_FIELDS
 from dlqhandler.rules.keywords import FEEDBACK_WARN_FAMILIES, NUMERIC_FAMILIES, suggest
 
-__all__ = ["MQLONG_MAX", "MQLONG_MIN", "NotANumberError", "build_message", "number", "text"]
+__all__ = [
+    "MAX_HOPS_IN_A_CASE",
+    "MQLONG_MAX",
+    "MQLONG_MIN",
+    "NotANumberError",
+    "build_message",
+    "number",
+    "text",
+]
+
+# The most MQDLHs a case's message may carry (run counts at most 64: header_depth's limit).
+MAX_HOPS_IN_A_CASE = 100
 
 MQLONG_MIN, MQLONG_MAX = -(2**31), 2**31 - 1
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -93,19 +104,28 @@ def text(keyword: str, value: str) -> str:
     return value
 
 
-def build_message(fields: Mapping[str, str | int]) -> Message:
+def build_message(fields: Mapping[str, str | int], *, hops: int = 1) -> Message:
     """The dead letter whose pattern fields are ``fields`` (keyword -> value), MQ's
-    defaults elsewhere. ValueError when a value cannot be put in the message (a character
-    the queue manager's code page does not have)."""
+    defaults elsewhere, carrying ``hops`` MQDLHs: dead-lettered ``hops`` times, as a
+    message forwarded with its header (HEADER(YES)) and dead-lettered again is, each
+    MQDLH holding the fields (the outermost is the one matched; its Format is then
+    ``MQDEAD``, the format of the dead letter under it, whatever FORMAT says). ValueError
+    when a value cannot be put in the message (a character the queue manager's code page
+    does not have)."""
     given: dict[str, Any] = {_MD[k]: v for k, v in fields.items() if k in _MD}
+    if hops > 1:
+        given["format"] = ""  # the first dead letter's data: MQDEAD names it in the next
     md = MQMD(**given)
+    message = Message(md, b"")
     try:
-        return Message.dead_letter(
-            md,
-            b"",
-            reason=int(fields.get("REASON", 0)),
-            dest_q_name=str(fields.get("DESTQ", "")),
-            dest_q_mgr_name=str(fields.get("DESTQM", "")),
-        )
+        for _ in range(hops):
+            message = Message.dead_letter(
+                message.md,
+                message.body,
+                reason=int(fields.get("REASON", 0)),
+                dest_q_name=str(fields.get("DESTQ", "")),
+                dest_q_mgr_name=str(fields.get("DESTQM", "")),
+            )
     except (DLQHandlerError, UnicodeError) as exc:
         raise ValueError(str(exc)) from exc
+    return message

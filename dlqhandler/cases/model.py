@@ -48,7 +48,9 @@ class Case:
     """One case: its name and line, the message ``run`` would get, attempts, expectation.
 
     ``fields`` holds the pattern keywords the case gives (keyword -> value), as written
-    once names are turned into numbers.
+    once names are turned into numbers; ``hops`` is how many MQDLHs the message carries
+    (its ``HOPS``: 1, or more for a message dead-lettered again after a forward with its
+    header).
     """
 
     name: str
@@ -57,6 +59,7 @@ class Case:
     attempts: int
     expect: Expect
     fields: dict[str, str | int] = field(default_factory=dict)
+    hops: int = 1
 
 
 @dataclass(frozen=True, slots=True)

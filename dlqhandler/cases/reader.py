@@ -16,7 +16,7 @@ The shape::
                               # optional: how `dlqhandler run` is started
     tests:                    # required: a list of cases
       - name: ...             # required, unique in the file
-        message: {KEYWORD: value, ...}   # the 13 pattern keywords (optional)
+        message: {KEYWORD: value, ...}   # the 13 pattern keywords, HOPS (optional)
         attempts: 0           # optional, a count
         expect: {action: FWD, rule: 7, fwdq: Q, fwdqm: QM, header: "YES"}
                               # refused: FORWARD_LOOP when run refuses the put
@@ -34,7 +34,13 @@ from typing import Any, Literal
 import yaml
 
 from dlqhandler.cases.diagnostics import case_diagnostic
-from dlqhandler.cases.messages import NotANumberError, build_message, number, text
+from dlqhandler.cases.messages import (
+    MAX_HOPS_IN_A_CASE,
+    NotANumberError,
+    build_message,
+    number,
+    text,
+)
 from dlqhandler.cases.model import ACTIONS, Case, CaseFile, Expect, RunSetup, Where
 from dlqhandler.mq.names import NAME_RULE, validate_qmgr_name, validate_queue_name
 from dlqhandler.rules import PATTERN_FIELDS, RuleSet
@@ -122,7 +128,7 @@ _RUN_HINT = (
 _CASE_KEYS = ("name", "message", "attempts", "expect")
 _EXPECT_KEYS = ("action", "rule", "fwdq", "fwdqm", "header", "refused")
 _COUNT = re.compile(r"[+-]?[0-9]+")
-_KEYWORDS = tuple(PATTERN_FIELDS)
+_MESSAGE_KEYS = (*PATTERN_FIELDS, "HOPS")
 
 
 def _where(node: yaml.Node) -> Where:
@@ -360,8 +366,9 @@ def _case(r: _Reader, node: yaml.Node, names: dict[str, int]) -> Case | None:
     at = _where(node)
     name = _name(r, keys, at, names)
     fields: dict[str, str | int] = {}
+    hops = 1
     if "message" in keys:
-        fields = _fields(r, keys["message"][1])
+        fields, hops = _fields(r, keys["message"][1])
     attempts = 0
     if "attempts" in keys:
         attempts = _attempts(r, keys["attempts"][1])
@@ -373,12 +380,12 @@ def _case(r: _Reader, node: yaml.Node, names: dict[str, int]) -> Case | None:
     if r.diagnostics.errors > errors or name is None or expect is None:
         return None
     try:
-        message = build_message(fields)
+        message = build_message(fields, hops=hops)
     except ValueError as exc:  # a value the MQDLH cannot hold: said at the message
         where = _where(keys["message"][1]) if "message" in keys else at
         r.problem("C302", where, keyword="message", value="", why=str(exc), hint="")
         return None
-    return Case(name, at.line, message, attempts, expect, fields)
+    return Case(name, at.line, message, attempts, expect, fields, hops)
 
 
 def _name(
@@ -410,20 +417,29 @@ def _name(
     return name
 
 
-def _fields(r: _Reader, node: yaml.Node) -> dict[str, str | int]:
+def _fields(r: _Reader, node: yaml.Node) -> tuple[dict[str, str | int], int]:
+    """The pattern fields a case's message gives, and how many MQDLHs it carries (HOPS)."""
     if isinstance(node, yaml.ScalarNode) and node.tag == _NULL:
-        return {}  # `message:` with nothing: every field takes MQ's default
+        return {}, 1  # `message:` with nothing: every field takes MQ's default
     keys = r.mapping(
         node,
         "the message",
-        _KEYWORDS,
+        _MESSAGE_KEYS,
         "write the message as KEYWORD: value lines (REASON: MQRC_Q_FULL)",
         fold=True,
     )
     out: dict[str, str | int] = {}
+    hops = 1
     for keyword, (_, value_node) in (keys or {}).items():
         value = r.scalar(value_node, keyword, f"write {keyword}: one value")
         if value is None:
+            continue
+        if keyword == "HOPS":
+            word = value.strip()
+            if not _COUNT.fullmatch(word) or not 1 <= int(word) <= MAX_HOPS_IN_A_CASE:
+                r.problem("C314", _where(value_node), value=value, most=MAX_HOPS_IN_A_CASE)
+            else:
+                hops = int(word)
             continue
         if PATTERN_FIELDS[keyword].kind == "int":
             try:
@@ -449,7 +465,10 @@ def _fields(r: _Reader, node: yaml.Node) -> dict[str, str | int]:
                 why=str(exc),
                 hint="give the field's value as the message holds it",
             )
-    return out
+    if hops > 1 and str(out.get("FORMAT", "MQDEAD")).rstrip(" ") != "MQDEAD":
+        at = _where(keys["FORMAT"][1]) if keys is not None else _where(node)
+        r.problem("C315", at, value=out["FORMAT"], hops=hops)
+    return out, hops
 
 
 def _attempts(r: _Reader, node: yaml.Node) -> int:

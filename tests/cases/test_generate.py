@@ -59,3 +59,25 @@ def test_generated_cases_read_back_to_the_same_fields_and_pass(
             assert case.fields == want
             assert case.name.split("-")[0] == message.md.msg_id.hex()
     assert all(r.passed for r in run_cases(matcher, read.cases))
+
+
+def test_a_message_with_several_headers_is_generated_with_hops_and_its_refusal() -> None:
+    """A dead letter carrying several MQDLHs (forwarded with its header, dead-lettered
+    again) is written with ``HOPS``; at run's --max-hops (5) a FWD HEADER(YES) of one
+    carrying 5 is refused, written as ``refused: FORWARD_LOOP``; both read back and pass."""
+    matcher = Matcher(compile_rules_or_raise("ACTION(FWD) FWDQ(APP.OUT)\n"))
+    first = Message.dead_letter(MQMD(msg_id=b"A" * 24), b"data", reason=2053, dest_q_name="Q")
+    messages = []
+    for hops in (2, 5):
+        m = first
+        for _ in range(hops - 1):
+            m = Message.dead_letter(m.md, m.body, reason=2053, dest_q_name="Q")
+        messages.append(m.with_md(m.md.replace(msg_id=bytes([hops]) * 24)))
+    generated = generate_cases(matcher, messages, rules=None, source="d", table="t.rul")
+    assert "      HOPS: 2\n" in generated.text
+    assert "      HOPS: 5\n" in generated.text
+    assert generated.text.count("refused: FORWARD_LOOP") == 1
+    read = read_cases(generated.text, "generated.yaml")
+    assert read.ok, [str(d) for d in read.diagnostics]
+    assert [c.hops for c in read.cases] == [2, 5]
+    assert all(r.passed for r in run_cases(matcher, read.cases))

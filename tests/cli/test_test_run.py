@@ -25,8 +25,10 @@ from dlqhandler.cases.runner import (
 )
 from dlqhandler.cli import main
 from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.mq import Message
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
-from dlqhandler.rules import ControlData
+from dlqhandler.rules import ControlData, message_fields
+from dlqhandler.rules.outgoing import header_depth
 from dlqhandler.worker import HandlerOptions
 from tests.worker.helpers import DLQ, RunCli, dead_letter, define, depth, load
 
@@ -315,3 +317,93 @@ def test_refused_is_checked_as_written(write: Write, capsys: Out) -> None:
     assert "error[C309]: refused 'FORWARD_LOP' is not a reason run gives" in err
     assert "did you mean FORWARD_LOOP?" in err
     assert "error[C310]: refused applies to ACTION(RETRY) and ACTION(FWD) only" in err
+
+
+HOPS = """\
+rules: r.rul
+run: {max_hops: 3}
+tests:
+  - name: forwarded with its headers
+    message: {REASON: MQRC_Q_FULL, HOPS: 3}
+    expect: {action: FWD, fwdq: APP.OUT}
+  - name: forwarded without the outer header
+    message: {REASON: MQRC_NOT_AUTHORIZED, HOPS: 3}
+    expect: {action: FWD, fwdq: APP.OUT}
+  - name: one hop fewer
+    message: {REASON: MQRC_Q_FULL, HOPS: 2}
+    expect: {action: FWD, fwdq: APP.OUT}
+"""
+
+
+def _hops(message: Message, n: int) -> Message:
+    """``message`` forwarded with its header and dead-lettered again, ``n - 1`` times, for
+    the same reason."""
+    for _ in range(n - 1):
+        assert message.dlh is not None
+        message = Message.dead_letter(
+            message.md,
+            message.body,
+            reason=message.dlh.reason,
+            dest_q_name="APP.OUT",
+            dest_q_mgr_name="QM1",
+        )
+    return message
+
+
+def test_max_hops_refuses_as_run_does(write: Write, capsys: Out, qm, run_cli: RunCli) -> None:
+    """``run --max-hops N`` refuses to put a message that would carry N or more MQDLHs (a
+    forward loop): a case's message carries ``HOPS`` of them. With HEADER(YES) the put
+    carries them all; with HEADER(NO) (and RETRY) the outer one is taken off first, one
+    fewer. A case expecting the forward fails with run's FORWARD_LOOP; ``run`` itself, on
+    such messages, refuses the first and forwards the others."""
+    table = (
+        "WAIT(NO)\nREASON(MQRC_NOT_AUTHORIZED) ACTION(FWD) FWDQ(APP.OUT) HEADER(NO) RETRY(1)\n"
+        "ACTION(FWD) FWDQ(APP.OUT) RETRY(1)\n"
+    )
+    write("r.rul", table)
+    cases = write("c.yaml", HOPS)
+    assert main(["test", cases]) == ExitCode.FAILURE
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2
+    assert out[0].startswith(
+        f"{cases}:4: FAIL forwarded with its headers: expected FWD APP.OUT, got FWD refused "
+        "by run as FORWARD_LOOP (message carries 3 dead-letter headers (max 3): a forward loop)"
+    )
+    assert out[1] == "2 passed, 1 failed"
+    assert main(["test", cases, "--max-hops", "4"]) == ExitCode.OK
+    assert capsys.readouterr().out == "3 passed, 0 failed\n"
+
+    define(qm, "APP.OUT")
+    load(
+        qm,
+        [
+            _hops(dead_letter(tag="THREE"), 3),
+            _hops(dead_letter(reason=2035, tag="NOHEADER"), 3),
+            _hops(dead_letter(tag="TWO"), 2),
+        ],
+    )
+    run = run_cli(table, "--max-hops", "3")
+    assert [e["reason_name"] for e in run.events("put_failed")] == ["FORWARD_LOOP"]
+    assert (depth(qm, "APP.OUT"), depth(qm, DLQ)) == (2, 1)
+
+
+def test_hops_is_checked_as_written(write: Write, capsys: Out) -> None:
+    """HOPS is a count from 1 to 100 (C314); with more than one MQDLH the matched MQDLH's
+    Format is MQDEAD, so another FORMAT is an error (C315); both exit 2."""
+    write("r.rul", "ACTION(DISCARD)\n")
+    cases = write(
+        "c.yaml",
+        "rules: r.rul\ntests:\n  - name: a\n    message: {HOPS: 0}\n"
+        "    expect: {action: DISCARD}\n"
+        "  - name: b\n    message: {hops: 2, FORMAT: MQSTR}\n    expect: {action: DISCARD}\n",
+    )
+    assert main(["test", cases]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert f"{cases}:4:21: error[C314]: HOPS '0' is not a count from 1 to 100" in err
+    assert f"{cases}:7:32: error[C315]: FORMAT 'MQSTR' cannot be the MQDLH's Format" in err
+    read = read_cases(
+        "tests:\n  - name: a\n    message: {HOPS: 4}\n    expect: {action: IGNORE}\n", "x"
+    )
+    (case,) = read.cases
+    assert header_depth(case.message) == 4
+    assert message_fields(case.message)["FORMAT"] == "MQDEAD"
