@@ -180,10 +180,17 @@ _TABLE: tuple[CaseCode, ...] = (
     ),
     CaseCode(
         "C310",
-        "refused with an action that puts nothing",
+        "refused or putaut with an action that puts nothing",
         "{key} applies to ACTION(RETRY) and ACTION(FWD) only; the case expects {action}",
-        "remove {key}: a {action} puts nothing, so run refuses nothing",
+        "remove {key}: a {action} puts nothing",
         _ONE.replace("action: RETRY}", "action: DISCARD, refused: FORWARD_LOOP}"),
+    ),
+    CaseCode(
+        "C311",
+        "a putaut expectation that is not DEF or CTX",
+        "putaut {value!r} is not DEF or CTX",
+        "write putaut: CTX (the message's UserIdentifier's authority) or putaut: DEF",
+        _ONE.replace("action: RETRY}", "action: RETRY, putaut: yes}"),
     ),
     CaseCode(
         "C312",

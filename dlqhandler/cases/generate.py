@@ -81,6 +81,8 @@ def _expect(o: Outcome) -> list[str]:
     action = o.decision.action
     lines = [f"      action: {action.kind}"]
     lines.append(f"      rule: {o.rule_line if o.rule_line is not None else 'none'}")
+    if action.kind in ("RETRY", "FWD") and action.putaut == "CTX":
+        lines.append("      putaut: CTX")
     if o.refusal is not None:
         lines.append(f"      refused: {o.refusal}")
         lines.append(f"      # {_printable(o.target_problem or '')}")

@@ -4,8 +4,9 @@ The keywords are the rules table's own (:data:`~dlqhandler.rules.PATTERN_FIELDS`
 each lives in the MQMD or the MQDLH). A field a case does not give keeps MQ's default
 (``MQMD_DEFAULT`` and ``MQDLH_DEFAULT``: blanks, ``MQMT_DATAGRAM``,
 ``MQPER_PERSISTENCE_AS_Q_DEF``, ``MQRC_NONE``...). The message is dead-lettered as a
-queue manager does it (:meth:`~dlqhandler.mq.Message.dead_letter`), so the matcher reads
-it exactly as it reads one got from a queue.
+queue manager does it (:meth:`~dlqhandler.mq.Message.dead_letter`) and read back from its
+bytes as a get reads it, so the matcher and the planner see it exactly as ``run`` sees
+one got from a queue (``USERID: "bob "`` is ``bob`` there, as MQ pads the field).
 
 Numeric fields take a number or an MQ name of the families the table's keyword takes
 (:data:`~dlqhandler.rules.keywords.NUMERIC_FAMILIES`; FEEDBACK also takes ``MQRC_``
@@ -23,6 +24,8 @@ from dlqhandler.errors import DLQHandlerError
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.mq.ccsid import QMGR_CCSID, encode_text
 from dlqhandler.mq.constants import FAMILIES, family_of
+from dlqhandler.mq.message import decode_dead_letter
+from dlqhandler.mq.mqmd import decode_mqmd, encode_mqmd
 from dlqhandler.rules import PATTERN_FIELDS
 from dlqhandler.rules.keywords import FEEDBACK_WARN_FAMILIES, NUMERIC_FAMILIES, suggest
 
@@ -126,6 +129,9 @@ def build_message(fields: Mapping[str, str | int], *, hops: int = 1) -> Message:
                 dest_q_name=str(fields.get("DESTQ", "")),
                 dest_q_mgr_name=str(fields.get("DESTQM", "")),
             )
+        # As got from the queue: the MQMD and the MQDLH read from their bytes, so a
+        # character field is what run sees (cut at a NUL, without trailing blanks).
+        md = decode_mqmd(encode_mqmd(message.md))
+        return decode_dead_letter(md, message.body)
     except (DLQHandlerError, UnicodeError) as exc:
         raise ValueError(str(exc)) from exc
-    return message

@@ -31,7 +31,9 @@ class Expect:
     IGNORE; ``fwdq``/``fwdqm`` are the target after substitution (``""`` for FWDQM: the
     local queue manager); ``header`` is HEADER(YES) (True) or HEADER(NO) (False);
     ``refused`` is the failure reason ``run`` gives when it refuses the RETRY or FWD
-    (``FORWARD_LOOP``...): None expects no refusal, and is checked whether written or not.
+    (``FORWARD_LOOP``...): None expects no refusal, and is checked whether written or not;
+    ``putaut`` is the rule's PUTAUT (``DEF``, or ``CTX``: put with the message's
+    UserIdentifier as the alternate user).
     """
 
     action: ActionKind
@@ -41,6 +43,7 @@ class Expect:
     header: bool | None = None
     rule_at: Where | None = None  # where ``rule`` is written (to point at a wrong line)
     refused: str | None = None
+    putaut: Literal["DEF", "CTX"] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -126,7 +126,7 @@ _RUN_HINT = (
     "as dlqhandler run is started"
 )
 _CASE_KEYS = ("name", "message", "attempts", "expect")
-_EXPECT_KEYS = ("action", "rule", "fwdq", "fwdqm", "header", "refused")
+_EXPECT_KEYS = ("action", "rule", "fwdq", "fwdqm", "header", "refused", "putaut")
 _COUNT = re.compile(r"[+-]?[0-9]+")
 _MESSAGE_KEYS = (*PATTERN_FIELDS, "HOPS")
 
@@ -523,15 +523,26 @@ def _expect(r: _Reader, node: yaml.Node) -> Expect | None:
     found = value("refused", "write refused: FORWARD_LOOP")
     if found is not None:
         refused = _refused(r, *found)
+    putaut: Literal["DEF", "CTX"] | None = None
+    found = value("putaut", "write putaut: CTX")
+    if found is not None:
+        word = found[0].strip().upper()
+        if word == "DEF":
+            putaut = "DEF"
+        elif word == "CTX":
+            putaut = "CTX"
+        else:
+            r.problem("C311", found[1], value=found[0])
     if action is not None and action != "FWD":
         for key in ("fwdq", "fwdqm", "header"):
             if key in keys:
                 r.problem("C306", _where(keys[key][0]), key=key, action=action)
-    if action in ("DISCARD", "IGNORE") and "refused" in keys:
-        r.problem("C310", _where(keys["refused"][0]), key="refused", action=action)
+    for key in ("refused", "putaut"):
+        if action in ("DISCARD", "IGNORE") and key in keys:
+            r.problem("C310", _where(keys[key][0]), key=key, action=action)
     if action is None or rule == -1 or refused == "":
         return None
-    return Expect(action, rule, fwdq, fwdqm, header, rule_at, refused)
+    return Expect(action, rule, fwdq, fwdqm, header, rule_at, refused, putaut)
 
 
 def _refused(r: _Reader, value: str, at: Where) -> str:

@@ -40,6 +40,8 @@ def _header(header: bool | None) -> str:
 def expected(e: Expect, table: str) -> str:
     """What a case expects, in words (``RETRY (rule at demo.rul:3)``)."""
     out = e.action + _target(e.fwdq, e.fwdqm) + _header(e.header)
+    if e.putaut is not None:
+        out += f" PUTAUT({e.putaut})"
     if e.refused is not None:
         out += f" refused by run as {e.refused}"
     if e.rule == "none":
@@ -61,6 +63,8 @@ def got(o: Outcome, table: str, e: Expect | None = None) -> str:
         out += _target(o.target.queue, o.target.qmgr if show_qmgr else None)
     if action.kind == "FWD" and e is not None and e.header is not None:
         out += _header(action.header)
+    if action.kind in ("RETRY", "FWD") and e is not None and e.putaut is not None:
+        out += f" PUTAUT({action.putaut})"
     if o.rule_line is None:
         return out + " (implicit IGNORE: no rule)"
     return out + f" ({table}:{o.rule_line})"
@@ -104,6 +108,7 @@ def json_result(r: Result) -> dict[str, Any]:
             "fwdqm": e.fwdqm,
             "header": None if e.header is None else ("YES" if e.header else "NO"),
             "refused": e.refused,
+            "putaut": e.putaut,
         },
         "got": {
             "action": action.kind,
@@ -112,6 +117,7 @@ def json_result(r: Result) -> dict[str, Any]:
             "fwdqm": o.target.qmgr if o.target is not None else None,
             "header": ("YES" if action.header else "NO") if action.kind == "FWD" else None,
             "refused": o.refusal,
+            "putaut": action.putaut if action.kind in ("RETRY", "FWD") else None,
             "target_problem": o.target_problem,
             "matched": list(o.decision.matched_lines),
         },

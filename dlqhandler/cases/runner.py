@@ -159,6 +159,10 @@ def _missed(case: Case, got: Outcome) -> tuple[str, ...]:
         missed.append("fwdqm")
     if e.header is not None and (d.action.kind != "FWD" or d.action.header != e.header):
         missed.append("header")
+    if e.putaut is not None and (
+        d.action.kind not in ("RETRY", "FWD") or d.action.putaut != e.putaut
+    ):
+        missed.append("putaut")
     if e.refused != got.refusal:  # a refusal not expected, or one expected and not made
         missed.append("refused")
     return tuple(missed)

@@ -257,6 +257,7 @@ def test_json_format_for_tools(write: Write, capsys: Out) -> None:
         "fwdqm": "",
         "header": "YES",
         "refused": None,
+        "putaut": "DEF",
         "target_problem": None,
         "matched": [2, 6],
     }

@@ -407,3 +407,75 @@ def test_hops_is_checked_as_written(write: Write, capsys: Out) -> None:
     (case,) = read.cases
     assert header_depth(case.message) == 4
     assert message_fields(case.message)["FORMAT"] == "MQDEAD"
+
+
+PUTAUT = """\
+rules: r.rul
+tests:
+  - name: with the sender's authority
+    message: {REASON: MQRC_Q_FULL, USERID: app1}
+    expect: {action: FWD, fwdq: APP.OUT, putaut: CTX}
+  - name: a user id padded as MQ pads it
+    message: {REASON: MQRC_Q_FULL, USERID: "app1 "}
+    expect: {action: FWD, fwdq: APP.OUT, putaut: CTX}
+  - name: no user id
+    message: {REASON: MQRC_Q_FULL}
+    expect: {action: FWD, fwdq: APP.OUT, putaut: CTX}
+  - name: the handler's own authority
+    message: {REASON: MQRC_Q_FULL, USERID: app1}
+    expect: {action: FWD, putaut: CTX}
+"""
+
+
+def test_putaut_ctx_with_no_usable_user_id_is_refused_as_run_refuses_it(
+    write: Write, capsys: Out, qm, run_cli: RunCli
+) -> None:
+    """PUTAUT(CTX) puts with the message's UserIdentifier as the alternate user ("For the
+    DLQ handler to put messages on queues with the authority of the user ID in the
+    message context, you must also be authorized to assume the identity of other users",
+    IBM MQ, Invoking the dead-letter queue handler,
+    https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=queue-invoking-dead-letter-handler).
+    A blank one ``run`` refuses (UNUSABLE_USERID) and the message stays: the case says
+    so. A user id written with trailing blanks is the one ``run`` gets (MQ pads the
+    field): usable. ``putaut`` checks the rule's PUTAUT. ``run`` itself refuses the
+    message without a user id and forwards the other."""
+    table = "WAIT(NO)\nREASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(APP.OUT) PUTAUT(CTX) RETRY(1)\n"
+    write("r.rul", table)
+    cases = write("c.yaml", PUTAUT)
+    assert main(["test", cases]) == ExitCode.FAILURE
+    out = capsys.readouterr().out.splitlines()
+    table_path = str(Path(cases).parent / "r.rul")
+    assert out == [
+        (
+            f"{cases}:9: FAIL no user id: expected FWD APP.OUT PUTAUT(CTX), got FWD refused "
+            "by run as UNUSABLE_USERID (PUTAUT(CTX): UserIdentifier '' is not usable) "
+            f"PUTAUT(CTX) ({table_path}:2)"
+        ),
+        "3 passed, 1 failed",
+    ]
+    write("r.rul", table.replace("PUTAUT(CTX)", "PUTAUT(DEF)"))
+    assert main(["test", cases]) == ExitCode.FAILURE
+    out = capsys.readouterr().out
+    assert "FAIL the handler's own authority: expected FWD PUTAUT(CTX), got FWD APP.OUT " in out
+    assert "PUTAUT(DEF)" in out
+    assert out.endswith("0 passed, 4 failed\n")
+
+    define(qm, "APP.OUT")
+    load(qm, [dead_letter(user="app1", tag="USER"), dead_letter(user="", tag="NOUSER")])
+    run = run_cli(table)
+    assert [e["reason_name"] for e in run.events("put_failed")] == ["UNUSABLE_USERID"]
+    assert (depth(qm, "APP.OUT"), depth(qm, DLQ)) == (1, 1)
+
+
+def test_putaut_is_checked_as_written(write: Write, capsys: Out) -> None:
+    """``putaut`` is DEF or CTX (C311), with RETRY or FWD only (C310); exit 2."""
+    write("r.rul", "ACTION(DISCARD)\n")
+    cases = write(
+        "c.yaml",
+        "rules: r.rul\ntests:\n  - name: a\n    expect: {action: FWD, putaut: ALT}\n"
+        "  - name: b\n    expect: {action: IGNORE, putaut: CTX}\n",
+    )
+    assert main(["test", cases]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "error[C311]: putaut 'ALT' is not DEF or CTX" in err
+    assert "error[C310]: putaut applies to ACTION(RETRY) and ACTION(FWD) only" in err
