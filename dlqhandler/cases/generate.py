@@ -12,13 +12,15 @@ else are double-quoted with escapes, so a message's bytes never shape the file.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dlqhandler.cases.messages import MAX_HOPS_IN_A_CASE, families, text
-from dlqhandler.cases.runner import Outcome, outcome
+from dlqhandler.cases.model import RunSetup
+from dlqhandler.cases.runner import Outcome, outcome, run_as
 from dlqhandler.mq import Message
 from dlqhandler.mq.constants import value_to_name
 from dlqhandler.rules import Matcher, message_fields
@@ -103,11 +105,16 @@ def generate_cases(
     source: str,
     table: str,
     distinct: bool = False,
+    setup: RunSetup | None = None,
 ) -> Generated:
     """The case file for ``messages`` (dead letters, MQDLH decoded; those without one are
     skipped) under ``matcher``'s table. ``rules`` is the ``rules:`` key to write (the
     table's path relative to the case file, None to leave it out); ``source`` and
-    ``table`` name the dump and the table in the heading comment."""
+    ``table`` name the dump and the table in the heading comment; ``setup`` is how
+    ``run`` is started (written as the ``run:`` key, and what the decisions are made for;
+    None: run's defaults)."""
+    setup = setup if setup is not None else RunSetup()
+    started = run_as(setup, matcher.ruleset.control)
     body: list[tuple[list[str], int | None]] = []  # a case's lines, its path's count index
     names: dict[str, int] = {}
     paths: dict[tuple[object, ...], int] = {}  # decision path -> index of its count line
@@ -124,7 +131,7 @@ def generate_cases(
         if fields is None or hops > MAX_HOPS_IN_A_CASE:
             skipped["a field no case can hold"] = skipped.get("a field no case can hold", 0) + 1
             continue
-        o = outcome(matcher, message, 0)
+        o = outcome(matcher, message, 0, started)
         if distinct:
             key = (o.decision.matched_lines, o.rule_line, o.decision.action, o.target, o.refusal)
             if key in paths:
@@ -160,6 +167,10 @@ def generate_cases(
     ]
     if rules is not None:
         head.append(f"rules: {_scalar(rules)}")
+    given = [(f.name, getattr(setup, f.name)) for f in dataclasses.fields(setup)]
+    if any(v is not None for _, v in given):
+        head.append("run:")
+        head += [f"  {k}: {_scalar(str(v))}" for k, v in given if v is not None]
     head.append("tests:" if body else "tests: []")
     out = "\n".join([*head, *lines]) + "\n"
     return Generated(out, len(body), seen, skipped)

@@ -22,6 +22,7 @@ case passes, ``FAILURE`` (1) when a case fails or coverage is under ``--fail-und
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -316,7 +317,7 @@ def _test(args: argparse.Namespace) -> int:
         results = run_cases(t.matcher, f.cases, how)
         t.results += results
         suites.append((f.path, name, results))
-    return _report(args, tables, suites, time.perf_counter() - started)
+    return _report(args, tables, suites, time.perf_counter() - started, hows)
 
 
 def _given(args: argparse.Namespace) -> RunSetup:
@@ -382,6 +383,7 @@ def _report(
     tables: dict[str, _Table],
     suites: list[tuple[str, str, list[Result]]],
     seconds: float,
+    hows: list[RunAs],
 ) -> int:
     passed = sum(r.passed for _, _, rs in suites for r in rs)
     failed = sum(not r.passed for _, _, rs in suites for r in rs)
@@ -398,8 +400,13 @@ def _report(
     if args.format == "json":
         out: dict[str, Any] = {
             "files": [
-                {"path": p, "table": t, "cases": [json_result(r) for r in rs]}
-                for p, t, rs in suites
+                {
+                    "path": p,
+                    "table": t,
+                    "run": dataclasses.asdict(how),
+                    "cases": [json_result(r) for r in rs],
+                }
+                for (p, t, rs), how in zip(suites, hows, strict=True)
             ],
             "passed": passed,
             "failed": failed,
@@ -498,6 +505,7 @@ def _generate(args: argparse.Namespace) -> int:
             source=args.generate,
             table=table,
             distinct=args.distinct,
+            setup=_given(args),
         )
     except OSError as exc:
         raise _UsageError(f"cannot read {args.generate}: {exc.strerror or exc}") from exc
@@ -526,12 +534,13 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _round_trip_problem(text: str, ruleset: RuleSet) -> str | None:
-    """Why the generated cases do not read back and pass, or None: a snapshot that does
-    not hold would be a bug, said before anything is written."""
+    """Why the generated cases do not read back and pass (with the ``run:`` they were
+    written with), or None: a snapshot that does not hold would be a bug, said before
+    anything is written."""
     read = read_cases(text, "<generated>")
     if not read.ok:
         return f"the generated cases do not read back: {read.diagnostics[0]}"
-    for r in run_cases(Matcher(ruleset), read.cases):
+    for r in run_cases(Matcher(ruleset), read.cases, run_as(read.run, ruleset.control)):
         if not r.passed:
             return f"a generated case does not pass: {failure_line('<generated>', r, '', escape)}"
     return None

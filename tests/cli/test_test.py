@@ -241,7 +241,8 @@ def test_fail_under_refuses_a_value_that_is_not_a_percentage(write: Write, capsy
 
 def test_json_format_for_tools(write: Write, capsys: Out) -> None:
     """--format json: every case with what it expected and got (rule lines, targets,
-    the matching rules), the counts and, asked for, the coverage."""
+    the matching rules, run's refusal), the run each file is checked for, the counts
+    and, asked for, the coverage."""
     cases = write("cases.yaml", CASES.replace("    attempts: 1\n", "    attempts: 2\n"))
     assert main(["test", cases, "--format", "json", "--coverage"]) == ExitCode.FAILURE
     out = json.loads(capsys.readouterr().out)
@@ -260,6 +261,13 @@ def test_json_format_for_tools(write: Write, capsys: Out) -> None:
         "putaut": "DEF",
         "target_problem": None,
         "matched": [2, 6],
+    }
+    assert out["files"][0]["run"] == {
+        "input_queue": "SYSTEM.DEAD.LETTER.QUEUE",
+        "local_qmgr": "",
+        "status_queue": "DLQHANDLER.STATUS",
+        "audit_queue": "DLQHANDLER.AUDIT",
+        "max_hops": 5,
     }
     (cov,) = out["coverage"]
     assert (cov["covered"], cov["total"], cov["unreached"]) == (3, 5, [2, 3])

@@ -479,3 +479,24 @@ def test_putaut_is_checked_as_written(write: Write, capsys: Out) -> None:
     err = capsys.readouterr().err
     assert "error[C311]: putaut 'ALT' is not DEF or CTX" in err
     assert "error[C310]: putaut applies to ACTION(RETRY) and ACTION(FWD) only" in err
+
+
+def test_generate_writes_the_run_it_decided_for(tmp_path: Path, capsys: Out) -> None:
+    """--generate with --inputqm and --max-hops decides for that run and writes it as the
+    file's ``run:``, so the snapshot passes when run back as it is; run back for another
+    --max-hops, the cases whose refusal depended on it fail."""
+    root = Path(__file__).resolve().parents[2]
+    demo, backlog = root / "rules" / "demo.rul", root / "samples" / "backlog-small.dmp"
+    out = tmp_path / "snap.yaml"
+    argv = ["test", str(demo), "--generate", str(backlog), "--output", str(out)]
+    assert main([*argv, "--inputqm", "QM1", "--max-hops", "1"]) == ExitCode.OK
+    capsys.readouterr()
+    text = out.read_text()
+    assert "\nrun:\n  inputqm: QM1\n  max_hops: 1\ntests:\n" in text
+    loops = text.count("refused: FORWARD_LOOP")
+    assert loops > 0
+    assert main(["test", str(out)]) == ExitCode.OK
+    assert capsys.readouterr().out == "193 passed, 0 failed\n"
+    assert main(["test", str(out), "--max-hops", "5"]) == ExitCode.FAILURE
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == f"{193 - loops} passed, {loops} failed"
