@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -44,6 +44,7 @@ from dlqhandler.cases.messages import (
 from dlqhandler.cases.model import ACTIONS, Case, CaseFile, Expect, RunSetup, Where
 from dlqhandler.mq.names import NAME_RULE, validate_qmgr_name, validate_queue_name
 from dlqhandler.rules import PATTERN_FIELDS, RuleSet
+from dlqhandler.rules.checks import RuleSite
 from dlqhandler.rules.diagnostics import BoundedDiagnostics, Diagnostic
 from dlqhandler.rules.ir import ActionKind
 from dlqhandler.rules.keywords import suggest
@@ -410,10 +411,11 @@ def _name(
     if why is not None:
         r.problem("C308", _where(node), value=name[:40], why=why)
         return None
-    if name in names:
-        r.problem("C107", _where(node), name=name, first=names[name])
+    shown = " ".join(name.split())  # names differing in blanks only look the same
+    if shown in names:
+        r.problem("C107", _where(node), name=name, first=names[shown])
         return None
-    names[name] = node.start_mark.line + 1
+    names[shown] = node.start_mark.line + 1
     return name
 
 
@@ -590,10 +592,18 @@ def _rule(r: _Reader, value: str, at: Where) -> int | Literal["none"]:
     return -1
 
 
-def check_rule_lines(cases: CaseFile, ruleset: RuleSet, table: str) -> tuple[Diagnostic, ...]:
+def check_rule_lines(
+    cases: CaseFile, ruleset: RuleSet, table: str, *, sites: Sequence[RuleSite] = ()
+) -> tuple[Diagnostic, ...]:
     """A C401 for each case whose ``rule`` names a line where no rule of ``ruleset``
-    starts, suggesting the nearest lines that do."""
+    starts, suggesting the nearest lines that do, or, a line inside a rule continued on
+    several lines (``sites``: where each rule's keywords are), the line it starts on."""
     starts = [rule.line for rule in ruleset.rules]
+    inside = {
+        line: site.line
+        for site in sites
+        for line in range(site.line + 1, max((a.line for a in site.args.values()), default=0) + 1)
+    }
     known = set(starts)
     out: list[Diagnostic] = []
     for case in cases.cases:
@@ -610,7 +620,12 @@ def check_rule_lines(cases: CaseFile, ruleset: RuleSet, table: str) -> tuple[Dia
                 end_column=at.end_column,
                 rule_line=line,
                 table=table,
-                suggestion=_nearest(line, starts, table),
+                suggestion=(
+                    f"line {line} is inside the rule that starts on line {inside[line]} "
+                    f"(continued with +): write rule: {inside[line]}"
+                    if line in inside
+                    else _nearest(line, starts, table)
+                ),
             )
         )
     return tuple(out)

@@ -56,7 +56,15 @@ from dlqhandler.errors import MalformedMessageError
 from dlqhandler.formats import read_dump
 from dlqhandler.mq import Message
 from dlqhandler.mq.message import decode_dead_letter
-from dlqhandler.rules import Diagnostic, Matcher, RuleSet, Severity, compile_rules
+from dlqhandler.rules import (
+    CompileResult,
+    Diagnostic,
+    Matcher,
+    RuleSet,
+    Severity,
+    compile_rules,
+)
+from dlqhandler.rules.checks import RuleSite
 from dlqhandler.rules.diagnostics import DEFAULT_DIAGNOSTIC_LIMIT
 from dlqhandler.rules.lexer import source_lines
 
@@ -151,6 +159,7 @@ class _Table:
     path: str  # as shown in failure lines
     ruleset: RuleSet
     matcher: Matcher
+    sites: tuple[RuleSite, ...] = ()  # where each rule is written (its continuation lines)
     results: list[Result] = field(default_factory=list)
 
 
@@ -205,7 +214,7 @@ def _read_case_files(names: list[str], table_given: bool, limit: int | None) -> 
     return read
 
 
-def _compile(name: str, limit: int | None) -> RuleSet:
+def _compile(name: str, limit: int | None) -> CompileResult:
     """The compiled table, read and compiled as lint does. A table that does not compile
     has its diagnostics shown and raises :class:`_TableError`; one that cannot be read
     raises OSError."""
@@ -219,7 +228,7 @@ def _compile(name: str, limit: int | None) -> RuleSet:
             print(more, file=sys.stderr)
         errors = result.count(Severity.ERROR)
         raise _TableError(f"{escape(shown)}: {errors} errors; the table does not compile")
-    return result.ruleset
+    return result
 
 
 class _TableError(Exception):
@@ -245,7 +254,7 @@ def _tables(
         if name in compiled:
             continue
         try:
-            ruleset = _compile(name, limit)
+            result = _compile(name, limit)
         except OSError as exc:
             if table is not None:
                 raise _UsageError(
@@ -265,7 +274,8 @@ def _tables(
                 )
             )
             continue
-        compiled[name] = _Table(name, ruleset, Matcher(ruleset))
+        assert result.ruleset is not None
+        compiled[name] = _Table(name, result.ruleset, Matcher(result.ruleset), result.sites)
     return compiled, names, problems
 
 
@@ -291,7 +301,7 @@ def _test(args: argparse.Namespace) -> int:
         return int(ExitCode.RULES_ERROR)
     for f, name in zip(files, table_of, strict=True):
         if name in tables:
-            problems += check_rule_lines(f, tables[name].ruleset, name)
+            problems += check_rule_lines(f, tables[name].ruleset, name, sites=tables[name].sites)
     if problems:
         by_file = {f.path: f for f in files}
         for path in dict.fromkeys(d.path for d in problems):
@@ -488,7 +498,8 @@ def _generate(args: argparse.Namespace) -> int:
             if other != "-" and _same_file(args.output, other):
                 raise _UsageError(f"--output {args.output} is {what}: it would be overwritten")
     try:
-        ruleset = _compile(table, limit)
+        ruleset = _compile(table, limit).ruleset
+        assert ruleset is not None
     except OSError as exc:
         raise _UsageError(f"cannot read rules table {table}: {exc.strerror or exc}") from exc
     except _TableError as exc:

@@ -179,3 +179,19 @@ def test_arbitrary_bytes_give_only_diagnostics(data: bytes) -> None:
     """Bytes that are not UTF-8 are C101 at a position; nothing raises."""
     read = read_cases(data, "f.yaml")
     assert all(d.code in CASE_CODES for d in read.diagnostics)
+
+
+def test_names_differing_only_in_blanks_are_duplicates() -> None:
+    """Two case names that differ only in blanks ('a full queue' and 'a  full queue ')
+    look the same in every report: the second is C107, naming the first's line."""
+    read = read_cases(
+        "tests:\n  - name: a full queue\n    expect: {action: IGNORE}\n"
+        "  - name: 'a  full queue '\n    expect: {action: IGNORE}\n",
+        "x.yaml",
+    )
+    (d,) = read.diagnostics
+    assert (d.code, d.line, d.message) == (
+        "C107",
+        4,
+        "duplicate case name 'a  full queue ' (first at line 2)",
+    )

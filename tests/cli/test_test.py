@@ -724,3 +724,22 @@ def test_junit_never_overwrites_an_input(write: Write, capsys: Out) -> None:
     assert main(["test", cases, "--junit", cases]) == ExitCode.USAGE
     assert "it would be overwritten" in capsys.readouterr().err
     assert Path(cases).read_text() == CASES
+
+
+def test_a_rule_line_inside_a_continued_rule_names_its_first_line(
+    write: Write, capsys: Out
+) -> None:
+    """``rule:`` is the line a rule starts on: a line inside a rule continued with ``+``
+    is C401, whose hint names the line the rule starts on; a line before any rule names
+    the nearest."""
+    write("m.rul", "* comment\nREASON(MQRC_Q_FULL) +\n  ACTION(RETRY)\n\nACTION(DISCARD)\n")
+    cases = write(
+        "m.yaml",
+        "rules: m.rul\ntests:\n  - name: a\n    message: {REASON: MQRC_Q_FULL}\n"
+        "    expect: {action: RETRY, rule: 3}\n"
+        "  - name: b\n    expect: {action: DISCARD, rule: 1}\n",
+    )
+    assert main(["test", cases]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "hint: line 3 is inside the rule that starts on line 2 (continued with +): " in err
+    assert "hint: the nearest rules start on line 2 (dlqhandler lint --explain" in err
