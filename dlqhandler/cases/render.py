@@ -56,11 +56,11 @@ def got(o: Outcome, table: str, e: Expect | None = None) -> str:
     and the header when the expectation states them."""
     action = o.decision.action
     out: str = action.kind
-    if o.refusal is not None:
-        out += f" refused by run as {o.refusal} ({o.target_problem})"
-    elif action.kind == "FWD" and o.target is not None:
+    if action.kind == "FWD" and o.target is not None:
         show_qmgr = e is not None and e.fwdqm is not None
         out += _target(o.target.queue, o.target.qmgr if show_qmgr else None)
+    if o.refusal is not None:
+        out += f" refused by run as {o.refusal} ({o.target_problem})"
     if action.kind == "FWD" and e is not None and e.header is not None:
         out += _header(action.header)
     if action.kind in ("RETRY", "FWD") and e is not None and e.putaut is not None:

@@ -24,6 +24,7 @@ from dlqhandler.rules import (
     Matcher,
     ResolvedTarget,
     RuleSet,
+    resolve_target,
 )
 from dlqhandler.rules.outgoing import ActionError, plan_outgoing, refusal
 
@@ -48,7 +49,8 @@ class Outcome:
     """What ``run`` does with a message: the decision and, for a RETRY or FWD, where it
     puts the message (``target``) or, when ``run`` refuses the put, the failure reason it
     gives (``refusal``, one of :data:`~dlqhandler.rules.outgoing.REFUSALS`) and why
-    (``target_problem``): the message then stays on the DLQ, one attempt counted."""
+    (``target_problem``): the message then stays on the DLQ, one attempt counted
+    (``target`` is then where the put was to go, None when a name was unusable)."""
 
     decision: Decision
     target: ResolvedTarget | None = None
@@ -128,7 +130,11 @@ def outcome(matcher: Matcher, message: Message, attempts: int, run: RunAs | None
             control_queues=how.control_queues(),
         )
     except (InvalidTargetError, ActionError) as exc:
-        return Outcome(decision, None, str(exc), refusal(exc))
+        try:  # where the refused put was to go, when the names are usable
+            refused_target: ResolvedTarget | None = resolve_target(decision.rule, message)
+        except InvalidTargetError:
+            refused_target = None
+        return Outcome(decision, refused_target, str(exc), refusal(exc))
     return Outcome(decision, target)
 
 

@@ -498,7 +498,7 @@ def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, capsys:
     )
     assert main(["test", cases]) == ExitCode.FAILURE
     out = capsys.readouterr().out
-    problem = "FWD refused by run as FORWARD_LOOP (target MY.DLQ is the input dead-letter queue"
+    problem = "FWD MY.DLQ refused by run as FORWARD_LOOP (target MY.DLQ is the input dead-letter"
     assert f"{cases}:3: FAIL named: expected FWD MY.DLQ, got {problem}" in out
     assert f"{cases}:6: FAIL substituted: expected FWD MY.DLQ, got {problem}" in out
     assert "1 passed, 2 failed" in out

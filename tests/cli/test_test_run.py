@@ -366,8 +366,9 @@ def test_max_hops_refuses_as_run_does(write: Write, capsys: Out, qm, run_cli: Ru
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 2
     assert out[0].startswith(
-        f"{cases}:4: FAIL forwarded with its headers: expected FWD APP.OUT, got FWD refused "
-        "by run as FORWARD_LOOP (message carries 3 dead-letter headers (max 3): a forward loop)"
+        f"{cases}:4: FAIL forwarded with its headers: expected FWD APP.OUT, got FWD APP.OUT "
+        "refused by run as FORWARD_LOOP (message carries 3 dead-letter headers (max 3): a "
+        "forward loop)"
     )
     assert out[1] == "2 passed, 1 failed"
     assert main(["test", cases, "--max-hops", "4"]) == ExitCode.OK
@@ -447,8 +448,8 @@ def test_putaut_ctx_with_no_usable_user_id_is_refused_as_run_refuses_it(
     table_path = str(Path(cases).parent / "r.rul")
     assert out == [
         (
-            f"{cases}:9: FAIL no user id: expected FWD APP.OUT PUTAUT(CTX), got FWD refused "
-            "by run as UNUSABLE_USERID (PUTAUT(CTX): UserIdentifier '' is not usable) "
+            f"{cases}:9: FAIL no user id: expected FWD APP.OUT PUTAUT(CTX), got FWD APP.OUT "
+            "refused by run as UNUSABLE_USERID (PUTAUT(CTX): UserIdentifier '' is not usable) "
             f"PUTAUT(CTX) ({table_path}:2)"
         ),
         "3 passed, 1 failed",
@@ -500,3 +501,27 @@ def test_generate_writes_the_run_it_decided_for(tmp_path: Path, capsys: Out) -> 
     assert main(["test", str(out), "--max-hops", "5"]) == ExitCode.FAILURE
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == f"{193 - loops} passed, {loops} failed"
+
+
+def test_a_refused_forward_still_names_its_target(write: Write, capsys: Out) -> None:
+    """A refused FWD keeps the target it was to go to: ``fwdq: MY.DLQ, refused:
+    FORWARD_LOOP`` passes, and a wrong ``fwdq`` beside the right refusal fails; a target
+    whose name is unusable has none, so only ``refused`` can be stated for it."""
+    write("r.rul", "INPUTQ(MY.DLQ)\nACTION(FWD) FWDQ(&REPLYQ)\n")
+    cases = write(
+        "c.yaml",
+        "rules: r.rul\ntests:\n"
+        "  - name: loop\n    message: {REPLYQ: MY.DLQ}\n"
+        "    expect: {action: FWD, fwdq: MY.DLQ, refused: FORWARD_LOOP}\n"
+        "  - name: wrong queue\n    message: {REPLYQ: MY.DLQ}\n"
+        "    expect: {action: FWD, fwdq: OTHER, refused: FORWARD_LOOP}\n"
+        "  - name: blank\n    expect: {action: FWD, refused: INVALID_TARGET}\n",
+    )
+    assert main(["test", cases]) == ExitCode.FAILURE
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2
+    assert (
+        "FAIL wrong queue: expected FWD OTHER refused by run as FORWARD_LOOP, got FWD MY.DLQ "
+        "refused by run as FORWARD_LOOP" in out[0]
+    )
+    assert out[1] == "2 passed, 1 failed"
