@@ -525,3 +525,23 @@ def test_a_refused_forward_still_names_its_target(write: Write, capsys: Out) -> 
         "refused by run as FORWARD_LOOP" in out[0]
     )
     assert out[1] == "2 passed, 1 failed"
+
+
+def test_the_local_queue_manager_by_name_or_blank_is_one(write: Write, capsys: Out) -> None:
+    """Started on QM1 (INPUTQM), ``run`` puts to FWDQM(QM1) as to the local queue manager,
+    as it does to FWDQM(' '): ``fwdqm: ""`` and ``fwdqm: QM1`` both hold for either; a
+    remote queue manager is only itself."""
+    write("r.rul", "REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(A) FWDQM(QM1)\nACTION(FWD) FWDQ(A)\n")
+    cases = write(
+        "c.yaml",
+        "rules: r.rul\nrun: {inputqm: QM1}\ntests:\n"
+        "  - name: named, expected blank\n    message: {REASON: MQRC_Q_FULL}\n"
+        "    expect: {action: FWD, fwdqm: ''}\n"
+        "  - name: blank, expected named\n    expect: {action: FWD, fwdqm: QM1}\n"
+        "  - name: blank, expected remote\n    expect: {action: FWD, fwdqm: QM2}\n",
+    )
+    assert main(["test", cases]) == ExitCode.FAILURE
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2
+    assert "FAIL blank, expected remote: expected FWD @QM2" in out[0]
+    assert out[1] == "2 passed, 1 failed"
