@@ -320,6 +320,9 @@ def _test(args: argparse.Namespace) -> int:
         for f, why in refused:
             print(escape(f"{_PROG}: {f.path}: run would not start: {why}"), file=sys.stderr)
         print(f"{_PROG}: no case was run", file=sys.stderr)
+        if args.format == "json":
+            errors = [{"path": f.path, "run_would_not_start": why} for f, why in refused]
+            print(json.dumps({"errors": errors, "passed": 0, "failed": 0}, indent=2))
         return int(ExitCode.USAGE)
     suites: list[tuple[str, str, list[Result]]] = []
     for f, name, how in zip(files, table_of, hows, strict=True):
@@ -505,6 +508,11 @@ def _generate(args: argparse.Namespace) -> int:
     except _TableError as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return int(ExitCode.RULES_ERROR)
+    refused = _start_refusals(run_as(_given(args), ruleset.control), ruleset, table)
+    if refused:  # the cases would be of a run that does not start: none is written
+        for why in refused:
+            print(escape(f"{_PROG}: run would not start: {why}"), file=sys.stderr)
+        return int(ExitCode.USAGE)
     where = Path(args.output).parent if args.output is not None else Path()
     rules = None if table == "-" else os.path.relpath(table, where)
     skipped: dict[str, int] = {}

@@ -6,6 +6,7 @@ the same table and the same message, and the case must say what it did."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -165,7 +166,8 @@ def test_a_table_run_would_not_start_with_is_not_tested(
 ) -> None:
     """A rule forwarding to the status queue ``run`` is given, or a status queue that is
     the input DLQ: ``run`` refuses to start (exit 2, nothing moved), so ``test`` runs no
-    case and exits 2, saying why as ``run`` does."""
+    case and exits 2, saying why as ``run`` does (in --format json too), and --generate
+    writes no case for such a run."""
     table = "ACTION(FWD) FWDQ(MY.STATUS)\n"
     write("r.rul", table)
     cases = write(
@@ -183,6 +185,15 @@ def test_a_table_run_would_not_start_with_is_not_tested(
     assert "FWDQ(MY.STATUS) is the handler's status queue" in started.err
     assert main(["test", cases, "--status-queue", ASSUMED_DEADQ]) == ExitCode.USAGE
     assert "is both the input dead-letter queue and the status queue" in capsys.readouterr().err
+    assert main(["test", cases, "--format", "json"]) == ExitCode.USAGE
+    (error,) = json.loads(capsys.readouterr().out)["errors"]
+    assert "FWDQ(MY.STATUS) is the handler's status queue" in error["run_would_not_start"]
+    dump = Path(__file__).resolve().parents[2] / "samples" / "backlog-small.dmp"
+    out = Path(cases).parent / "snap.yaml"
+    argv = ["test", str(Path(cases).parent / "r.rul"), "--generate", str(dump)]
+    assert main([*argv, "--output", str(out), "--status-queue", "MY.STATUS"]) == ExitCode.USAGE
+    assert "run would not start: " in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_a_passing_case_is_what_run_does_on_a_named_dlq(
