@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE
 from dlqhandler.cases import RunSetup, read_cases, run_as
@@ -26,6 +27,7 @@ from dlqhandler.cases.runner import (
 )
 from dlqhandler.cli import main
 from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.formats import read_dump
 from dlqhandler.mq import Message
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.rules import ControlData, message_fields
@@ -556,3 +558,39 @@ def test_the_local_queue_manager_by_name_or_blank_is_one(write: Write, capsys: O
     assert len(out) == 2
     assert "FAIL blank, expected remote: expected FWD @QM2" in out[0]
     assert out[1] == "2 passed, 1 failed"
+
+
+@pytest.mark.parametrize("max_hops", ["1", "5"])
+def test_a_generated_snapshot_is_what_run_decides(
+    tmp_path: Path, capsys: Out, qm, run_cli: RunCli, max_hops: str
+) -> None:
+    """The differential check of the whole: the shipped backlog decided by rules/demo.rul
+    for ``run --max-hops N`` (--generate), and ``run --dry-run --max-hops N`` itself on
+    the same messages loaded on QM1: for every dead letter, the rule, action, refusal
+    and target ``run`` logs (dry_run_decision) are the ones its case states. With
+    --max-hops 1 every FWD HEADER(YES) is refused as FORWARD_LOOP, in both."""
+    root = Path(__file__).resolve().parents[2]
+    demo, backlog = root / "rules" / "demo.rul", root / "samples" / "backlog-small.dmp"
+    out = tmp_path / "snap.yaml"
+    argv = ["test", str(demo), "--generate", str(backlog), "--output", str(out)]
+    assert main([*argv, "--max-hops", max_hops]) == ExitCode.OK
+    cases = {c["name"]: c for c in yaml.safe_load(out.read_text())["tests"]}
+    load(qm, read_dump(backlog))
+    run = run_cli(demo.read_text(), "--dry-run", "--max-hops", max_hops)
+    decided = {e["msgid"]: e for e in run.events("dry_run_decision")}
+    refused = 0
+    for name, case in cases.items():
+        e, m = case["expect"], case["message"]
+        if e["action"] == "IGNORE" and name not in decided:
+            continue
+        got = decided[name]
+        assert (got["action"], got["rule_line"] or "none") == (e["action"], e["rule"]), name
+        assert got.get("refused") == e.get("refused"), name
+        refused += "refused" in e
+        if "refused" in e or e["action"] == "DISCARD":
+            assert got["target"] is None, name
+        elif e["action"] == "RETRY":
+            assert got["target"] == f"{m['DESTQ']}@{m.get('DESTQM') or 'QM1'}", name
+        elif e["action"] == "FWD":
+            assert got["target"] == f"{e['fwdq']}@{e.get('fwdqm') or 'QM1'}", name
+    assert (refused > 0) == (max_hops == "1")
