@@ -4,9 +4,10 @@ The keywords are the rules table's own (:data:`~dlqhandler.rules.PATTERN_FIELDS`
 each lives in the MQMD or the MQDLH). A field a case does not give keeps MQ's default
 (``MQMD_DEFAULT`` and ``MQDLH_DEFAULT``: blanks, ``MQMT_DATAGRAM``,
 ``MQPER_PERSISTENCE_AS_Q_DEF``, ``MQRC_NONE``...). The message is dead-lettered as a
-queue manager does it (:meth:`~dlqhandler.mq.Message.dead_letter`) and read back from its
-bytes as a get reads it, so the matcher and the planner see it exactly as ``run`` sees
-one got from a queue (``USERID: "bob "`` is ``bob`` there, as MQ pads the field).
+queue manager does it (:meth:`~dlqhandler.mq.Message.dead_letter`), its character fields
+as a get reads them from its bytes (cut at a NUL, without trailing blanks), so the matcher
+and the planner see it exactly as ``run`` sees one got from a queue (``USERID: "bob "``
+is ``bob`` there, as MQ pads the field).
 
 Numeric fields take a number or an MQ name of the families the table's keyword takes
 (:data:`~dlqhandler.rules.keywords.NUMERIC_FAMILIES`; FEEDBACK also takes ``MQRC_``
@@ -24,8 +25,6 @@ from dlqhandler.errors import DLQHandlerError
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.mq.ccsid import QMGR_CCSID, encode_text
 from dlqhandler.mq.constants import FAMILIES, family_of
-from dlqhandler.mq.message import decode_dead_letter
-from dlqhandler.mq.mqmd import decode_mqmd, encode_mqmd
 from dlqhandler.rules import PATTERN_FIELDS
 from dlqhandler.rules.keywords import FEEDBACK_WARN_FAMILIES, NUMERIC_FAMILIES, suggest
 
@@ -107,6 +106,13 @@ def text(keyword: str, value: str) -> str:
     return value
 
 
+def _as_got(value: str) -> str:
+    """A character field as a get reads it from the message's bytes
+    (:func:`~dlqhandler.mq.ccsid.decode_text`): cut at a NUL, without trailing blanks
+    (MQ pads the field with them)."""
+    return value.split("\0", 1)[0].rstrip(" ")
+
+
 def build_message(fields: Mapping[str, str | int], *, hops: int = 1) -> Message:
     """The dead letter whose pattern fields are ``fields`` (keyword -> value), MQ's
     defaults elsewhere, carrying ``hops`` MQDLHs: dead-lettered ``hops`` times, as a
@@ -115,6 +121,7 @@ def build_message(fields: Mapping[str, str | int], *, hops: int = 1) -> Message:
     ``MQDEAD``, the format of the dead letter under it, whatever FORMAT says). ValueError
     when a value cannot be put in the message (a character the queue manager's code page
     does not have)."""
+    fields = {k: _as_got(v) if isinstance(v, str) else v for k, v in fields.items()}
     given: dict[str, Any] = {_MD[k]: v for k, v in fields.items() if k in _MD}
     if hops > 1:
         given["format"] = ""  # the first dead letter's data: MQDEAD names it in the next
@@ -129,9 +136,6 @@ def build_message(fields: Mapping[str, str | int], *, hops: int = 1) -> Message:
                 dest_q_name=str(fields.get("DESTQ", "")),
                 dest_q_mgr_name=str(fields.get("DESTQM", "")),
             )
-        # As got from the queue: the MQMD and the MQDLH read from their bytes, so a
-        # character field is what run sees (cut at a NUL, without trailing blanks).
-        md = decode_mqmd(encode_mqmd(message.md))
-        return decode_dead_letter(md, message.body)
     except (DLQHandlerError, UnicodeError) as exc:
         raise ValueError(str(exc)) from exc
+    return message
