@@ -1,8 +1,8 @@
 """``dlqhandler test``: a rules table's intended behaviour, written as data, checked.
 
     dlqhandler test [TABLE] CASES.yaml [CASES.yaml ...] [--junit FILE] [--coverage]
-                    [--fail-under PCT] [--format text|json]
-    dlqhandler test TABLE --generate DUMP [--output CASES.yaml] [--distinct]
+                    [--fail-under PCT] [--format text|json] [RUN OPTIONS]
+    dlqhandler test TABLE --generate DUMP [--output CASES.yaml] [--distinct] [RUN OPTIONS]
 
 The first argument is the table unless it ends in ``.yaml`` or ``.yml``; without a TABLE,
 each case file's ``rules:`` key (relative to the case file) names its table. The table is
@@ -10,12 +10,17 @@ read and compiled as ``lint`` and ``run`` do (:mod:`dlqhandler.cli._reading`); t
 files are read by :func:`dlqhandler.cases.read_cases`, their problems shown as ``lint``
 shows a table's (``file:line:col``, the line, a caret, did-you-mean, control characters
 escaped, at most ``--error-limit`` per file). Each case's message is decided by the
-matcher ``run`` uses (:mod:`dlqhandler.cases.runner`).
+matcher ``run`` uses and its put planned as ``run`` plans it (:mod:`dlqhandler.cases.
+runner`), for ``run`` started as the case file's ``run:`` key says, overridden by the RUN
+OPTIONS (``--inputq``, ``--inputqm``, ``--status-queue``, ``--audit-queue``,
+``--max-hops``); a table ``run`` would not start with so (:class:`~dlqhandler.acting.
+ControlQueues`) runs no case.
 
 Text output: a line per failed case, ``--coverage`` lines, and last ``N passed, M
 failed``. Exit codes (:class:`~dlqhandler.cli.exitcodes.ExitCode`): ``OK`` (0) when every
 case passes, ``FAILURE`` (1) when a case fails or coverage is under ``--fail-under``,
-``USAGE`` (2) for a case file that is not valid or cannot be read (and bad arguments),
+``USAGE`` (2) for a case file that is not valid or cannot be read (and bad arguments, and
+a run that would not start),
 ``RULES_ERROR`` (3) when the table does not compile.
 """
 
