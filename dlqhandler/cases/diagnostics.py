@@ -223,6 +223,14 @@ _TABLE: tuple[CaseCode, ...] = (
         _ONE.replace("{REASON: MQRC_Q_FULL}", "{FORMAT: MQSTR, HOPS: 2}"),
     ),
     CaseCode(
+        "C316",
+        "a PERSIST a message got from a queue cannot have",
+        "PERSIST {value!r} is not what a message on a queue has: the queue manager "
+        "replaces MQPER_PERSISTENCE_AS_Q_DEF by the queue's DEFPSIST when it is put",
+        "write PERSIST: MQPER_PERSISTENT or MQPER_NOT_PERSISTENT (the default)",
+        _ONE.replace("{REASON: MQRC_Q_FULL}", "{PERSIST: MQPER_PERSISTENCE_AS_Q_DEF}"),
+    ),
+    CaseCode(
         "C401",
         "a rule line that holds no rule",
         "line {rule_line} of {table} holds no rule",

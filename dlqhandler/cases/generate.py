@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dlqhandler.cases.messages import MAX_HOPS_IN_A_CASE, families, text
+from dlqhandler.cases.messages import GOT_PERSISTENCE, MAX_HOPS_IN_A_CASE, families, text
 from dlqhandler.cases.model import RunSetup
 from dlqhandler.cases.runner import Outcome, outcome, run_as
 from dlqhandler.mq import Message
@@ -65,6 +65,8 @@ def _number(keyword: str, value: int) -> str:
 def _fields(message: Message) -> list[tuple[str, str]] | None:
     out: list[tuple[str, str]] = []
     for keyword, value in message_fields(message).items():
+        if keyword == "PERSIST" and value not in GOT_PERSISTENCE:
+            return None  # not a message got from a queue: run never sees one
         if isinstance(value, int):
             out.append((keyword, _number(keyword, value)))
             continue

@@ -2,8 +2,11 @@
 
 The keywords are the rules table's own (:data:`~dlqhandler.rules.PATTERN_FIELDS`: where
 each lives in the MQMD or the MQDLH). A field a case does not give keeps MQ's default
-(``MQMD_DEFAULT`` and ``MQDLH_DEFAULT``: blanks, ``MQMT_DATAGRAM``,
-``MQPER_PERSISTENCE_AS_Q_DEF``, ``MQRC_NONE``...). The message is dead-lettered as a
+(``MQMD_DEFAULT`` and ``MQDLH_DEFAULT``: blanks, ``MQMT_DATAGRAM``, ``MQRC_NONE``...),
+but Persistence: MQ's initial ``MQPER_PERSISTENCE_AS_Q_DEF`` is replaced by the queue's
+DEFPSIST when a message is put, so a message got from a queue is persistent or not
+(:data:`GOT_PERSISTENCE`), and a case's is ``MQPER_NOT_PERSISTENT`` unless it says
+otherwise, as on a queue defined with IBM's DEFPSIST(NO). The message is dead-lettered as a
 queue manager does it (:meth:`~dlqhandler.mq.Message.dead_letter`), its character fields
 as a get reads them from its bytes (cut at a NUL, without trailing blanks), so the matcher
 and the planner see it exactly as ``run`` sees one got from a queue (``USERID: "bob "``
@@ -29,6 +32,7 @@ from dlqhandler.rules import PATTERN_FIELDS
 from dlqhandler.rules.keywords import FEEDBACK_WARN_FAMILIES, NUMERIC_FAMILIES, suggest
 
 __all__ = [
+    "GOT_PERSISTENCE",
     "MAX_HOPS_IN_A_CASE",
     "MQLONG_MAX",
     "MQLONG_MIN",
@@ -37,6 +41,10 @@ __all__ = [
     "number",
     "text",
 ]
+
+# The Persistence a message got from a queue has (MQPER_NOT_PERSISTENT, MQPER_PERSISTENT),
+# the first a case's message has when it gives none.
+GOT_PERSISTENCE = (0, 1)
 
 # The most MQDLHs a case's message may carry (run counts at most 64: header_depth's limit).
 MAX_HOPS_IN_A_CASE = 100
@@ -123,6 +131,7 @@ def build_message(fields: Mapping[str, str | int], *, hops: int = 1) -> Message:
     does not have)."""
     fields = {k: _as_got(v) if isinstance(v, str) else v for k, v in fields.items()}
     given: dict[str, Any] = {_MD[k]: v for k, v in fields.items() if k in _MD}
+    given.setdefault("persistence", GOT_PERSISTENCE[0])
     if hops > 1:
         given["format"] = ""  # the first dead letter's data: MQDEAD names it in the next
     md = MQMD(**given)

@@ -35,6 +35,7 @@ import yaml
 
 from dlqhandler.cases.diagnostics import case_diagnostic
 from dlqhandler.cases.messages import (
+    GOT_PERSISTENCE,
     MAX_HOPS_IN_A_CASE,
     NotANumberError,
     build_message,
@@ -446,6 +447,8 @@ def _fields(r: _Reader, node: yaml.Node) -> tuple[dict[str, str | int], int]:
         if PATTERN_FIELDS[keyword].kind == "int":
             try:
                 out[keyword] = number(keyword, value.strip())
+                if keyword == "PERSIST" and out[keyword] not in GOT_PERSISTENCE:
+                    r.problem("C316", _where(value_node), value=value)
             except NotANumberError as exc:
                 r.problem(
                     "C301",
