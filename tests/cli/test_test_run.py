@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE
-from dlqhandler.cases import RunSetup, read_cases, run_as
+from dlqhandler.cases import RunSetup, read_cases, run_as, run_cases
 from dlqhandler.cases.runner import (
     ASSUMED_DEADQ,
     DEFAULT_MAX_HOPS,
@@ -30,7 +30,7 @@ from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.formats import read_dump
 from dlqhandler.mq import Message
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
-from dlqhandler.rules import ControlData, message_fields
+from dlqhandler.rules import ControlData, Matcher, compile_rules_or_raise, message_fields
 from dlqhandler.rules.outgoing import header_depth
 from dlqhandler.worker import HandlerOptions
 from tests.worker.helpers import DLQ, RunCli, dead_letter, define, depth, load
@@ -594,3 +594,40 @@ def test_a_generated_snapshot_is_what_run_decides(
         elif e["action"] == "FWD":
             assert got["target"] == f"{e['fwdq']}@{e.get('fwdqm') or 'QM1'}", name
     assert (refused > 0) == (max_hops == "1")
+
+
+SHIPPED = sorted((Path(__file__).resolve().parents[2] / "rules").glob("*.cases.yaml"))
+
+
+@pytest.mark.parametrize("cases_file", SHIPPED, ids=lambda p: p.name)
+def test_every_shipped_case_is_what_run_decides(cases_file: Path, qm, run_cli: RunCli) -> None:
+    """Every case of the shipped case files at attempt count 0, its message put on QM1's
+    DLQ, and ``run --dry-run`` with the table: for each, run logs the case's outcome (the
+    rule, the action, the refusal, the target) and the case passes: a passing case is
+    what run does."""
+    read = read_cases(cases_file.read_bytes(), str(cases_file))
+    assert read.ok
+    assert read.rules is not None
+    table = cases_file.parent / read.rules
+    ruleset = compile_rules_or_raise(table.read_text(encoding="utf-8"))
+    how = run_as(read.run, ruleset.control)
+    fresh = [c for c in read.cases if c.attempts == 0]
+    results = run_cases(Matcher(ruleset), fresh, how)
+    ids = {}
+    for n, case in enumerate(fresh):
+        msg_id = f"CASE{n:020d}".encode()
+        ids[msg_id.hex()] = case.name
+        load(qm, [case.message.with_md(case.message.md.replace(msg_id=msg_id))], queue=DLQ)
+    run = run_cli(table.read_text(encoding="utf-8"), "--dry-run")
+    assert run.rc in (ExitCode.OK, ExitCode.PARTIAL), run.err
+    decided = {ids[e["msgid"]]: e for e in run.events("dry_run_decision")}
+    for r in results:
+        assert r.passed, r.case.name
+        o, got = r.outcome, decided.get(r.case.name)
+        if got is None:
+            assert o.decision.action.kind == "IGNORE", r.case.name
+            continue
+        assert (got["action"], got["rule_line"]) == (o.decision.action.kind, o.rule_line)
+        assert got.get("refused") == o.refusal, r.case.name
+        if o.refusal is None and o.target is not None:
+            assert got["target"] == f"{o.target.queue}@{o.target.qmgr or 'QM1'}", r.case.name
