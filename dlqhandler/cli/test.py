@@ -518,8 +518,14 @@ def _generate(args: argparse.Namespace) -> int:
         for why in refused:
             print(escape(f"{_PROG}: run would not start: {why}"), file=sys.stderr)
         return int(ExitCode.USAGE)
-    where = Path(args.output).parent if args.output is not None else Path()
-    rules = None if table == "-" else os.path.relpath(table, where)
+    # Relative to the file written; on stdout, whose file may be saved anywhere, absolute
+    # (a relative name would then name another table, or none).
+    if table == "-":
+        rules = None
+    elif args.output is not None:
+        rules = os.path.relpath(table, Path(args.output).parent)
+    else:
+        rules = os.path.abspath(table)
     skipped: dict[str, int] = {}
     try:
         generated = generate_cases(

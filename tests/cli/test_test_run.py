@@ -631,3 +631,26 @@ def test_every_shipped_case_is_what_run_decides(cases_file: Path, qm, run_cli: R
         assert got.get("refused") == o.refusal, r.case.name
         if o.refusal is None and o.target is not None:
             assert got["target"] == f"{o.target.queue}@{o.target.qmgr or 'QM1'}", r.case.name
+
+
+def test_generated_on_stdout_names_its_table_wherever_it_is_saved(
+    tmp_path: Path, capsys: Out, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--generate to stdout (redirected into a file anywhere) names the table by its
+    absolute path: saved in another directory, beside a table of the same relative name,
+    the cases still run against the table they were generated from, and pass."""
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "rules").mkdir()
+    table = tmp_path / "rules" / "t.rul"
+    table.write_text("REASON(MQRC_Q_FULL) ACTION(RETRY)\nACTION(DISCARD)\n")
+    monkeypatch.chdir(tmp_path)
+    argv = ["test", "rules/t.rul", "--generate", str(root / "samples" / "backlog-small.dmp")]
+    assert main(argv) == ExitCode.OK
+    text = capsys.readouterr().out
+    assert f"\nrules: {json.dumps(str(table))}\n" in text or f"\nrules: {table}\n" in text
+    saved = tmp_path / "snapshots"
+    (saved / "rules").mkdir(parents=True)
+    (saved / "rules" / "t.rul").write_text("ACTION(IGNORE)\n")  # another table, same name
+    (saved / "t.yaml").write_text(text)
+    assert main(["test", str(saved / "t.yaml")]) == ExitCode.OK
+    assert capsys.readouterr().out == "193 passed, 0 failed\n"
