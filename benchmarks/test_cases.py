@@ -94,10 +94,14 @@ def build(folder: Path, cases: int, rules: int) -> tuple[Path, Path]:
             fixed.append(line)
             fixed.append(f"      action: {o.decision.action.kind}")
             fixed.append(f"      rule: {o.rule_line if o.rule_line is not None else 'none'}")
+            if o.refusal is not None:  # a case not stating run's refusal would fail
+                fixed.append(f"      refused: {o.refusal}")
             continue
         if line.startswith("      ") and not line.startswith("       "):
             key = line.strip().split(":", 1)[0]
-            if key in ("action", "rule", "fwdq", "fwdqm", "header"):
+            if key in ("action", "rule", "fwdq", "fwdqm", "header", "refused", "putaut"):
+                continue
+            if key.startswith("#"):  # the generated refusal's reason
                 continue
         fixed.append(line)
     table, case_file = folder / "bench.rul", folder / "bench.cases.yaml"

@@ -16,6 +16,7 @@ from dlqhandler.rules.outgoing import (
     ControlQueueError,
     ForwardLoopError,
     plan_outgoing,
+    refusal,
 )
 from dlqhandler.rules.targets import InvalidTargetError
 
@@ -145,14 +146,3 @@ def as_is(message: Message, queue: str) -> Outgoing:
     """The PUT1 of a dead letter unchanged, headers and all (the drain's catch-all queue),
     under syncpoint with its context passed."""
     return Outgoing(message, queue, "", PutOptions(syncpoint=True, context="pass_all"))
-
-
-def refusal(exc: Exception) -> str:
-    """The failure reason for a decision that could not even be tried."""
-    if isinstance(exc, ForwardLoopError):
-        return "FORWARD_LOOP"
-    if isinstance(exc, ControlQueueError):
-        return "CONTROL_QUEUE"
-    if isinstance(exc, InvalidTargetError):
-        return "INVALID_TARGET"
-    return "UNUSABLE_USERID"

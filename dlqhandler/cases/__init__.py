@@ -10,9 +10,18 @@ reads no file: the command line passes the bytes and the messages.
 """
 
 from dlqhandler.cases.generate import Generated, generate_cases
-from dlqhandler.cases.model import Case, CaseFile, Expect, Where
+from dlqhandler.cases.model import Case, CaseFile, Expect, RunSetup, Where
 from dlqhandler.cases.reader import check_rule_lines, read_cases
-from dlqhandler.cases.runner import Coverage, Outcome, Result, coverage, outcome, run_cases
+from dlqhandler.cases.runner import (
+    Coverage,
+    Outcome,
+    Result,
+    RunAs,
+    coverage,
+    outcome,
+    run_as,
+    run_cases,
+)
 
 __all__ = [
     "Case",
@@ -22,11 +31,14 @@ __all__ = [
     "Generated",
     "Outcome",
     "Result",
+    "RunAs",
+    "RunSetup",
     "Where",
     "check_rule_lines",
     "coverage",
     "generate_cases",
     "outcome",
     "read_cases",
+    "run_as",
     "run_cases",
 ]

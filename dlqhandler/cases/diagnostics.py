@@ -172,6 +172,65 @@ _TABLE: tuple[CaseCode, ...] = (
         _ONE.replace("name: full", "name: ''"),
     ),
     CaseCode(
+        "C309",
+        "a refused that is not a reason run gives",
+        "refused {value!r} is not a reason run gives for refusing a put",
+        "{suggestion}",
+        _ONE.replace("action: RETRY}", "action: RETRY, refused: FORWARD_LOOOP}"),
+    ),
+    CaseCode(
+        "C310",
+        "refused or putaut with an action that puts nothing",
+        "{key} applies to ACTION(RETRY) and ACTION(FWD) only; the case expects {action}",
+        "remove {key}: a {action} puts nothing",
+        _ONE.replace("action: RETRY}", "action: DISCARD, refused: FORWARD_LOOP}"),
+    ),
+    CaseCode(
+        "C311",
+        "a putaut expectation that is not DEF or CTX",
+        "putaut {value!r} is not DEF or CTX",
+        "write putaut: CTX (the message's UserIdentifier's authority) or putaut: DEF",
+        _ONE.replace("action: RETRY}", "action: RETRY, putaut: yes}"),
+    ),
+    CaseCode(
+        "C312",
+        "a queue or queue manager name in run: that is not an MQ name",
+        "{why}: not a valid MQ name",
+        "MQ names are {rule}",
+        "run: {status_queue: 'DLQ STATUS'}\n" + _ONE,
+    ),
+    CaseCode(
+        "C313",
+        "a max_hops that is not a count of 1 or more",
+        "max_hops {value!r} is not a count of 1 or more",
+        "write the --max-hops run is started with, for example max_hops: 5",
+        "run: {max_hops: 0}\n" + _ONE,
+    ),
+    CaseCode(
+        "C314",
+        "a HOPS that is not a count of MQDLHs",
+        "HOPS {value!r} is not a count from 1 to {most}",
+        "write how many MQDLH headers the message carries, for example HOPS: 3 "
+        "(1: dead-lettered once)",
+        _ONE.replace("{REASON: MQRC_Q_FULL}", "{REASON: MQRC_Q_FULL, HOPS: 0}"),
+    ),
+    CaseCode(
+        "C315",
+        "a FORMAT other than MQDEAD on a message carrying several MQDLHs",
+        "FORMAT {value!r} cannot be the MQDLH's Format of a message with HOPS {hops}: "
+        "the data under that MQDLH is a dead letter, MQDEAD",
+        "remove FORMAT (it is MQDEAD), or give HOPS: 1",
+        _ONE.replace("{REASON: MQRC_Q_FULL}", "{FORMAT: MQSTR, HOPS: 2}"),
+    ),
+    CaseCode(
+        "C316",
+        "a PERSIST a message got from a queue cannot have",
+        "PERSIST {value!r} is not what a message on a queue has: the queue manager "
+        "replaces MQPER_PERSISTENCE_AS_Q_DEF by the queue's DEFPSIST when it is put",
+        "write PERSIST: MQPER_PERSISTENT or MQPER_NOT_PERSISTENT (the default)",
+        _ONE.replace("{REASON: MQRC_Q_FULL}", "{PERSIST: MQPER_PERSISTENCE_AS_Q_DEF}"),
+    ),
+    CaseCode(
         "C401",
         "a rule line that holds no rule",
         "line {rule_line} of {table} holds no rule",

@@ -3,24 +3,28 @@
 One case per dead letter (or, ``distinct``, one per distinct decision path: the rules the
 message matches, the deciding rule and the target), named by its MsgId in hex, with
 every pattern field the message has (blank character fields left out: blank is MQ's
-default) and the decision at attempt count 0 as the expectation. Numbers are written as
-their MQ names where they have one. The text is YAML that :func:`~dlqhandler.cases.
+default), the MQDLHs it carries when more than one (``HOPS``) and the decision at
+attempt count 0 as the expectation. Numbers are written as their MQ names where they
+have one. The text is YAML that :func:`~dlqhandler.cases.
 read_cases` reads back into the same messages: strings that YAML could read as something
 else are double-quoted with escapes, so a message's bytes never shape the file.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dlqhandler.cases.messages import families, text
-from dlqhandler.cases.runner import Outcome, outcome
+from dlqhandler.cases.messages import GOT_PERSISTENCE, MAX_HOPS_IN_A_CASE, families, text
+from dlqhandler.cases.model import RunSetup
+from dlqhandler.cases.runner import Outcome, outcome, run_as
 from dlqhandler.mq import Message
 from dlqhandler.mq.constants import value_to_name
 from dlqhandler.rules import Matcher, message_fields
+from dlqhandler.rules.outgoing import header_depth
 
 __all__ = ["Generated", "generate_cases"]
 
@@ -61,6 +65,8 @@ def _number(keyword: str, value: int) -> str:
 def _fields(message: Message) -> list[tuple[str, str]] | None:
     out: list[tuple[str, str]] = []
     for keyword, value in message_fields(message).items():
+        if keyword == "PERSIST" and value not in GOT_PERSISTENCE:
+            return None  # not a message got from a queue: run never sees one
         if isinstance(value, int):
             out.append((keyword, _number(keyword, value)))
             continue
@@ -79,10 +85,13 @@ def _expect(o: Outcome) -> list[str]:
     action = o.decision.action
     lines = [f"      action: {action.kind}"]
     lines.append(f"      rule: {o.rule_line if o.rule_line is not None else 'none'}")
+    if action.kind in ("RETRY", "FWD") and action.putaut == "CTX":
+        lines.append("      putaut: CTX")
+    if o.refusal is not None:
+        lines.append(f"      refused: {o.refusal}")
+        lines.append(f"      # {_printable(o.target_problem or '')}")
     if action.kind == "FWD":
-        if o.target is None:
-            lines.append(f"      # the target cannot be used: {_printable(o.target_problem or '')}")
-        else:
+        if o.target is not None:
             lines.append(f"      fwdq: {_scalar(o.target.queue)}")
             if o.target.qmgr:
                 lines.append(f"      fwdqm: {_scalar(o.target.qmgr)}")
@@ -98,11 +107,16 @@ def generate_cases(
     source: str,
     table: str,
     distinct: bool = False,
+    setup: RunSetup | None = None,
 ) -> Generated:
     """The case file for ``messages`` (dead letters, MQDLH decoded; those without one are
     skipped) under ``matcher``'s table. ``rules`` is the ``rules:`` key to write (the
     table's path relative to the case file, None to leave it out); ``source`` and
-    ``table`` name the dump and the table in the heading comment."""
+    ``table`` name the dump and the table in the heading comment; ``setup`` is how
+    ``run`` is started (written as the ``run:`` key, and what the decisions are made for;
+    None: run's defaults)."""
+    setup = setup if setup is not None else RunSetup()
+    started = run_as(setup, matcher.ruleset.control)
     body: list[tuple[list[str], int | None]] = []  # a case's lines, its path's count index
     names: dict[str, int] = {}
     paths: dict[tuple[object, ...], int] = {}  # decision path -> index of its count line
@@ -115,12 +129,13 @@ def generate_cases(
             skipped["no MQDLH"] = skipped.get("no MQDLH", 0) + 1
             continue
         fields = _fields(message)
-        if fields is None:
+        hops = header_depth(message)
+        if fields is None or hops > MAX_HOPS_IN_A_CASE:
             skipped["a field no case can hold"] = skipped.get("a field no case can hold", 0) + 1
             continue
-        o = outcome(matcher, message, 0)
+        o = outcome(matcher, message, 0, started)
         if distinct:
-            key = (o.decision.matched_lines, o.rule_line, o.decision.action, o.target)
+            key = (o.decision.matched_lines, o.rule_line, o.decision.action, o.target, o.refusal)
             if key in paths:
                 counts[paths[key]] += 1
                 continue
@@ -132,6 +147,8 @@ def generate_cases(
             name = f"{name}-{names[name]}"
         case = [f"  - name: {name}", "    message:"]
         case += [f"      {k}: {v}" for k, v in fields]
+        if hops > 1:
+            case.append(f"      HOPS: {hops}")
         case.append("    expect:")
         case += _expect(o)
         body.append((case, len(counts) - 1 if distinct else None))
@@ -152,6 +169,10 @@ def generate_cases(
     ]
     if rules is not None:
         head.append(f"rules: {_scalar(rules)}")
+    given = [(f.name, getattr(setup, f.name)) for f in dataclasses.fields(setup)]
+    if any(v is not None for _, v in given):
+        head.append("run:")
+        head += [f"  {k}: {_scalar(str(v))}" for k, v in given if v is not None]
     head.append("tests:" if body else "tests: []")
     out = "\n".join([*head, *lines]) + "\n"
     return Generated(out, len(body), seen, skipped)

@@ -12,11 +12,14 @@ you mean". Nothing here reads a file: the caller passes the bytes.
 The shape::
 
     rules: TABLE.rul          # optional: the table, relative to the case file
+    run: {inputq: DLQ, inputqm: QM, status_queue: Q, audit_queue: Q, max_hops: 5}
+                              # optional: how `dlqhandler run` is started
     tests:                    # required: a list of cases
       - name: ...             # required, unique in the file
-        message: {KEYWORD: value, ...}   # the 13 pattern keywords (optional)
+        message: {KEYWORD: value, ...}   # the 13 pattern keywords, HOPS (optional)
         attempts: 0           # optional, a count
         expect: {action: FWD, rule: 7, fwdq: Q, fwdqm: QM, header: "YES"}
+                              # refused: FORWARD_LOOP when run refuses the put
 """
 
 from __future__ import annotations
@@ -24,18 +27,29 @@ from __future__ import annotations
 import contextlib
 import gc
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 import yaml
 
 from dlqhandler.cases.diagnostics import case_diagnostic
-from dlqhandler.cases.messages import NotANumberError, build_message, number, text
-from dlqhandler.cases.model import ACTIONS, Case, CaseFile, Expect, Where
+from dlqhandler.cases.messages import (
+    GOT_PERSISTENCE,
+    MAX_HOPS_IN_A_CASE,
+    NotANumberError,
+    build_message,
+    number,
+    text,
+)
+from dlqhandler.cases.model import ACTIONS, Case, CaseFile, Expect, RunSetup, Where
+from dlqhandler.mq.names import NAME_RULE, validate_qmgr_name, validate_queue_name
 from dlqhandler.rules import PATTERN_FIELDS, RuleSet
+from dlqhandler.rules.checks import RuleSite
 from dlqhandler.rules.diagnostics import BoundedDiagnostics, Diagnostic
 from dlqhandler.rules.ir import ActionKind
 from dlqhandler.rules.keywords import suggest
+from dlqhandler.rules.outgoing import REFUSALS
 
 __all__ = ["check_rule_lines", "read_cases"]
 
@@ -107,11 +121,16 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-_TOP_KEYS = ("rules", "tests")
+_TOP_KEYS = ("rules", "run", "tests")
+_RUN_KEYS = ("inputq", "inputqm", "status_queue", "audit_queue", "max_hops")
+_RUN_HINT = (
+    "write run: {inputq: DLQ, inputqm: QM, status_queue: Q, audit_queue: Q, max_hops: N}, "
+    "as dlqhandler run is started"
+)
 _CASE_KEYS = ("name", "message", "attempts", "expect")
-_EXPECT_KEYS = ("action", "rule", "fwdq", "fwdqm", "header")
+_EXPECT_KEYS = ("action", "rule", "fwdq", "fwdqm", "header", "refused", "putaut")
 _COUNT = re.compile(r"[+-]?[0-9]+")
-_KEYWORDS = tuple(PATTERN_FIELDS)
+_MESSAGE_KEYS = (*PATTERN_FIELDS, "HOPS")
 
 
 def _where(node: yaml.Node) -> Where:
@@ -239,12 +258,44 @@ def _read(source: str | bytes, path: str, table_given: bool, limit: int | None) 
             rules = None
     elif not table_given:
         r.problem("C108", Where(1, 1))
+    run = _run(r, top["run"][1]) if "run" in top else RunSetup()
     cases: list[Case] = []
     if "tests" not in top:
         r.problem("C105", _where(root), where="the file", key="tests", hint=_TESTS_HINT)
     else:
         cases = list(_cases(r, top["tests"][1]))
-    return _done(r, text_=text_, cases=tuple(cases), rules=rules, rules_at=rules_at, source=source)
+    done = _done(r, text_=text_, cases=tuple(cases), rules=rules, rules_at=rules_at, source=source)
+    return replace(done, run=run)
+
+
+def _run(r: _Reader, node: yaml.Node) -> RunSetup:
+    """The ``run`` mapping: how ``dlqhandler run`` is started (its INPUTQ and INPUTQM
+    positionals and the options of the same names), names checked as ``run`` checks
+    them (C312), ``max_hops`` a count of 1 or more (C313)."""
+    if isinstance(node, yaml.ScalarNode) and node.tag == _NULL:
+        return RunSetup()
+    keys = r.mapping(node, "run", _RUN_KEYS, _RUN_HINT)
+    given: dict[str, Any] = {}
+    for key, (_, value_node) in (keys or {}).items():
+        value = r.scalar(value_node, key, _RUN_HINT)
+        if value is None:
+            continue
+        at = _where(value_node)
+        if key == "max_hops":
+            word = value.strip()
+            if not _COUNT.fullmatch(word) or not 1 <= int(word) <= 999_999_999:
+                r.problem("C313", at, value=value)
+                continue
+            given[key] = int(word)
+            continue
+        try:
+            if key == "inputqm":
+                given[key] = validate_qmgr_name(value, key) or None  # blank: the default QM
+            else:
+                given[key] = validate_queue_name(value, key)
+        except ValueError as exc:
+            r.problem("C312", at, why=str(exc), rule=NAME_RULE)
+    return RunSetup(**given)
 
 
 _TESTS_HINT = "start the file with tests: and a list of cases (- name: ...)"
@@ -317,8 +368,9 @@ def _case(r: _Reader, node: yaml.Node, names: dict[str, int]) -> Case | None:
     at = _where(node)
     name = _name(r, keys, at, names)
     fields: dict[str, str | int] = {}
+    hops = 1
     if "message" in keys:
-        fields = _fields(r, keys["message"][1])
+        fields, hops = _fields(r, keys["message"][1])
     attempts = 0
     if "attempts" in keys:
         attempts = _attempts(r, keys["attempts"][1])
@@ -330,12 +382,12 @@ def _case(r: _Reader, node: yaml.Node, names: dict[str, int]) -> Case | None:
     if r.diagnostics.errors > errors or name is None or expect is None:
         return None
     try:
-        message = build_message(fields)
+        message = build_message(fields, hops=hops)
     except ValueError as exc:  # a value the MQDLH cannot hold: said at the message
         where = _where(keys["message"][1]) if "message" in keys else at
         r.problem("C302", where, keyword="message", value="", why=str(exc), hint="")
         return None
-    return Case(name, at.line, message, attempts, expect, fields)
+    return Case(name, at.line, message, attempts, expect, fields, hops)
 
 
 def _name(
@@ -360,31 +412,43 @@ def _name(
     if why is not None:
         r.problem("C308", _where(node), value=name[:40], why=why)
         return None
-    if name in names:
-        r.problem("C107", _where(node), name=name, first=names[name])
+    shown = " ".join(name.split())  # names differing in blanks only look the same
+    if shown in names:
+        r.problem("C107", _where(node), name=name, first=names[shown])
         return None
-    names[name] = node.start_mark.line + 1
+    names[shown] = node.start_mark.line + 1
     return name
 
 
-def _fields(r: _Reader, node: yaml.Node) -> dict[str, str | int]:
+def _fields(r: _Reader, node: yaml.Node) -> tuple[dict[str, str | int], int]:
+    """The pattern fields a case's message gives, and how many MQDLHs it carries (HOPS)."""
     if isinstance(node, yaml.ScalarNode) and node.tag == _NULL:
-        return {}  # `message:` with nothing: every field takes MQ's default
+        return {}, 1  # `message:` with nothing: every field takes MQ's default
     keys = r.mapping(
         node,
         "the message",
-        _KEYWORDS,
+        _MESSAGE_KEYS,
         "write the message as KEYWORD: value lines (REASON: MQRC_Q_FULL)",
         fold=True,
     )
     out: dict[str, str | int] = {}
+    hops = 1
     for keyword, (_, value_node) in (keys or {}).items():
         value = r.scalar(value_node, keyword, f"write {keyword}: one value")
         if value is None:
             continue
+        if keyword == "HOPS":
+            word = value.strip()
+            if not _COUNT.fullmatch(word) or not 1 <= int(word) <= MAX_HOPS_IN_A_CASE:
+                r.problem("C314", _where(value_node), value=value, most=MAX_HOPS_IN_A_CASE)
+            else:
+                hops = int(word)
+            continue
         if PATTERN_FIELDS[keyword].kind == "int":
             try:
                 out[keyword] = number(keyword, value.strip())
+                if keyword == "PERSIST" and out[keyword] not in GOT_PERSISTENCE:
+                    r.problem("C316", _where(value_node), value=value)
             except NotANumberError as exc:
                 r.problem(
                     "C301",
@@ -406,7 +470,10 @@ def _fields(r: _Reader, node: yaml.Node) -> dict[str, str | int]:
                 why=str(exc),
                 hint="give the field's value as the message holds it",
             )
-    return out
+    if hops > 1 and str(out.get("FORMAT", "MQDEAD")).rstrip(" ") != "MQDEAD":
+        at = _where(keys["FORMAT"][1]) if keys is not None else _where(node)
+        r.problem("C315", at, value=out["FORMAT"], hops=hops)
+    return out, hops
 
 
 def _attempts(r: _Reader, node: yaml.Node) -> int:
@@ -457,13 +524,46 @@ def _expect(r: _Reader, node: yaml.Node) -> Expect | None:
         if word not in ("YES", "NO"):
             r.problem("C307", found[1], value=found[0])
         header = word == "YES"
+    refused: str | None = None
+    found = value("refused", "write refused: FORWARD_LOOP")
+    if found is not None:
+        refused = _refused(r, *found)
+    putaut: Literal["DEF", "CTX"] | None = None
+    found = value("putaut", "write putaut: CTX")
+    if found is not None:
+        word = found[0].strip().upper()
+        if word == "DEF":
+            putaut = "DEF"
+        elif word == "CTX":
+            putaut = "CTX"
+        else:
+            r.problem("C311", found[1], value=found[0])
     if action is not None and action != "FWD":
         for key in ("fwdq", "fwdqm", "header"):
             if key in keys:
                 r.problem("C306", _where(keys[key][0]), key=key, action=action)
-    if action is None or rule == -1:
+    for key in ("refused", "putaut"):
+        if action in ("DISCARD", "IGNORE") and key in keys:
+            r.problem("C310", _where(keys[key][0]), key=key, action=action)
+    if action is None or rule == -1 or refused == "":
         return None
-    return Expect(action, rule, fwdq, fwdqm, header, rule_at)
+    return Expect(action, rule, fwdq, fwdqm, header, rule_at, refused, putaut)
+
+
+def _refused(r: _Reader, value: str, at: Where) -> str:
+    """A failure reason of :data:`~dlqhandler.rules.outgoing.REFUSALS` ("" reported)."""
+    word = value.strip().upper()
+    if word in REFUSALS:
+        return word
+    guess = suggest(word, REFUSALS)
+    known = ", ".join(REFUSALS)
+    r.problem(
+        "C309",
+        at,
+        value=value,
+        suggestion=f"did you mean {guess}?" if guess else f"the reasons are {known}",
+    )
+    return ""
 
 
 def _optional(found: tuple[str, Where] | None) -> str | None:
@@ -495,10 +595,18 @@ def _rule(r: _Reader, value: str, at: Where) -> int | Literal["none"]:
     return -1
 
 
-def check_rule_lines(cases: CaseFile, ruleset: RuleSet, table: str) -> tuple[Diagnostic, ...]:
+def check_rule_lines(
+    cases: CaseFile, ruleset: RuleSet, table: str, *, sites: Sequence[RuleSite] = ()
+) -> tuple[Diagnostic, ...]:
     """A C401 for each case whose ``rule`` names a line where no rule of ``ruleset``
-    starts, suggesting the nearest lines that do."""
+    starts, suggesting the nearest lines that do, or, a line inside a rule continued on
+    several lines (``sites``: where each rule's keywords are), the line it starts on."""
     starts = [rule.line for rule in ruleset.rules]
+    inside = {
+        line: site.line
+        for site in sites
+        for line in range(site.line + 1, max((a.line for a in site.args.values()), default=0) + 1)
+    }
     known = set(starts)
     out: list[Diagnostic] = []
     for case in cases.cases:
@@ -515,7 +623,12 @@ def check_rule_lines(cases: CaseFile, ruleset: RuleSet, table: str) -> tuple[Dia
                 end_column=at.end_column,
                 rule_line=line,
                 table=table,
-                suggestion=_nearest(line, starts, table),
+                suggestion=(
+                    f"line {line} is inside the rule that starts on line {inside[line]} "
+                    f"(continued with +): write rule: {inside[line]}"
+                    if line in inside
+                    else _nearest(line, starts, table)
+                ),
             )
         )
     return tuple(out)

@@ -40,6 +40,10 @@ def _header(header: bool | None) -> str:
 def expected(e: Expect, table: str) -> str:
     """What a case expects, in words (``RETRY (rule at demo.rul:3)``)."""
     out = e.action + _target(e.fwdq, e.fwdqm) + _header(e.header)
+    if e.putaut is not None:
+        out += f" PUTAUT({e.putaut})"
+    if e.refused is not None:
+        out += f" refused by run as {e.refused}"
     if e.rule == "none":
         return out + " (implicit IGNORE: no rule)"
     if e.rule is not None:
@@ -52,14 +56,15 @@ def got(o: Outcome, table: str, e: Expect | None = None) -> str:
     and the header when the expectation states them."""
     action = o.decision.action
     out: str = action.kind
-    if action.kind == "FWD":
-        if o.target is None:
-            out += f" to an unusable target ({o.target_problem})"
-        else:
-            show_qmgr = e is not None and e.fwdqm is not None
-            out += _target(o.target.queue, o.target.qmgr if show_qmgr else None)
-        if e is not None and e.header is not None:
-            out += _header(action.header)
+    if action.kind == "FWD" and o.target is not None:
+        show_qmgr = e is not None and e.fwdqm is not None
+        out += _target(o.target.queue, o.target.qmgr if show_qmgr else None)
+    if o.refusal is not None:
+        out += f" refused by run as {o.refusal} ({o.target_problem})"
+    if action.kind == "FWD" and e is not None and e.header is not None:
+        out += _header(action.header)
+    if action.kind in ("RETRY", "FWD") and e is not None and e.putaut is not None:
+        out += f" PUTAUT({action.putaut})"
     if o.rule_line is None:
         return out + " (implicit IGNORE: no rule)"
     return out + f" ({table}:{o.rule_line})"
@@ -102,6 +107,8 @@ def json_result(r: Result) -> dict[str, Any]:
             "fwdq": e.fwdq,
             "fwdqm": e.fwdqm,
             "header": None if e.header is None else ("YES" if e.header else "NO"),
+            "refused": e.refused,
+            "putaut": e.putaut,
         },
         "got": {
             "action": action.kind,
@@ -109,6 +116,8 @@ def json_result(r: Result) -> dict[str, Any]:
             "fwdq": o.target.queue if o.target is not None else None,
             "fwdqm": o.target.qmgr if o.target is not None else None,
             "header": ("YES" if action.header else "NO") if action.kind == "FWD" else None,
+            "refused": o.refusal,
+            "putaut": action.putaut if action.kind in ("RETRY", "FWD") else None,
             "target_problem": o.target_problem,
             "matched": list(o.decision.matched_lines),
         },

@@ -3,10 +3,10 @@
 The decision is ``run``'s own, from the same functions: :meth:`Matcher.decide
 <dlqhandler.rules.Matcher.decide>` with the case's attempt count (first match, a RETRY(n)
 used up falls through to the next matching rule, an implicit IGNORE when no rule is
-chosen) and, for a FWD, :func:`~dlqhandler.rules.resolve_target` for the queue and queue
-manager after ``&DESTQ``/``&REPLYQ``/``&DESTQM``/``&REPLYQM`` substitution (a name that
-cannot be used there is what ``run`` would fail on: reported as the outcome). Nothing
-about matching is decided here.
+chosen) and, for a FWD, :func:`~dlqhandler.rules.outgoing.plan_outgoing` for the queue
+and queue manager after ``&DESTQ``/``&REPLYQ``/``&DESTQM``/``&REPLYQM`` substitution and
+what ``run`` refuses (reported as the outcome), with the queues ``run`` is started with
+(:class:`RunAs`). Nothing about matching or refusing is decided here.
 """
 
 from __future__ import annotations
@@ -15,22 +15,57 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dlqhandler.cases.model import Case
+from dlqhandler.cases.model import Case, RunSetup
 from dlqhandler.mq import Message
-from dlqhandler.rules import Decision, InvalidTargetError, Matcher, ResolvedTarget, RuleSet
-from dlqhandler.rules import resolve_target as _resolve
+from dlqhandler.rules import (
+    ControlData,
+    Decision,
+    InvalidTargetError,
+    Matcher,
+    ResolvedTarget,
+    RuleSet,
+    resolve_target,
+)
+from dlqhandler.rules.outgoing import ActionError, plan_outgoing, refusal
 
-__all__ = ["Coverage", "Outcome", "Result", "coverage", "outcome", "run_cases"]
+__all__ = [
+    "ASSUMED_DEADQ",
+    "DEFAULT_AUDIT_QUEUE",
+    "DEFAULT_MAX_HOPS",
+    "DEFAULT_STATUS_QUEUE",
+    "Coverage",
+    "Outcome",
+    "Result",
+    "RunAs",
+    "coverage",
+    "outcome",
+    "run_as",
+    "run_cases",
+]
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What ``run`` does with a message: the decision and, for a FWD, where it puts the
-    message (``target``) or why it cannot (``target_problem``)."""
+    """What ``run`` does with a message: the decision and, for a RETRY or FWD, where it
+    puts the message (``target``) or, when ``run`` refuses the put, the failure reason it
+    gives (``refusal``, one of :data:`~dlqhandler.rules.outgoing.REFUSALS`) and why
+    (``target_problem``): the message then stays on the DLQ, one attempt counted
+    (``target`` is then where the put was to go, None when a name was unusable)."""
 
     decision: Decision
     target: ResolvedTarget | None = None
     target_problem: str | None = None
+    refusal: str | None = None
+    local_qmgr: str = ""  # the local queue manager's name, when the run knows it
+
+    def qmgr_names(self) -> tuple[str, ...]:
+        """The names of the queue manager the put goes to: blank and the local queue
+        manager's name are one (``run`` puts to FWDQM(QM1) on QM1 as to FWDQM(' '))."""
+        if self.target is None:
+            return ()
+        if self.target.qmgr in ("", self.local_qmgr):
+            return ("", self.local_qmgr) if self.local_qmgr else ("",)
+        return (self.target.qmgr,)
 
     @property
     def rule_line(self) -> int | None:
@@ -38,39 +73,79 @@ class Outcome:
         return self.decision.rule.line if self.decision.rule is not None else None
 
 
-# The DLQ ``run`` reads when the table has no INPUTQ: the queue manager's DEADQ, usually this.
+# ``run``'s defaults (the constants live in qmgr, acting and worker, which cases may not
+# import: a test holds these equal to them). The DLQ ``run`` reads when neither INPUTQ
+# nor the table names one is the queue manager's DEADQ, usually this.
 ASSUMED_DEADQ = "SYSTEM.DEAD.LETTER.QUEUE"
-# ``run``'s control queues by default (--status-queue, --audit-queue; the constants live in
-# qmgr and acting, which cases may not import: a test holds these equal to them). No
-# action may put a dead letter there.
-CONTROL_QUEUES = {"DLQHANDLER.STATUS": "status queue", "DLQHANDLER.AUDIT": "audit queue"}
+DEFAULT_STATUS_QUEUE = "DLQHANDLER.STATUS"
+DEFAULT_AUDIT_QUEUE = "DLQHANDLER.AUDIT"
+DEFAULT_MAX_HOPS = 5
 
 
-def outcome(matcher: Matcher, message: Message, attempts: int) -> Outcome:
-    """The decision for ``message`` encountered ``attempts`` times before, and its target.
+@dataclass(frozen=True, slots=True)
+class RunAs:
+    """The queues and the hop limit ``run`` works with, once started: the input DLQ,
+    the local queue manager's name (``""`` when the case does not know it: only a blank
+    queue manager name is then taken as the local one), the status and audit queues (no
+    action puts there) and ``--max-hops``."""
 
-    A FWD whose target (after substitution) is the input dead-letter queue (the table's
-    INPUTQ, else :data:`ASSUMED_DEADQ`) or one of :data:`CONTROL_QUEUES` on the local
-    queue manager (blank, or the table's INPUTQM) has no usable target: ``run`` refuses
-    that put (a forward loop; a control queue) and the message stays."""
+    input_queue: str
+    local_qmgr: str
+    status_queue: str
+    audit_queue: str
+    max_hops: int
+
+    def control_queues(self) -> dict[str, str]:
+        """Name -> role of the control queues no action may target, as ``run`` passes
+        them to :func:`~dlqhandler.rules.outgoing.plan_outgoing`."""
+        return {self.audit_queue: "audit queue", self.status_queue: "status queue"}
+
+
+def run_as(setup: RunSetup, control: ControlData) -> RunAs:
+    """What ``run`` started as ``setup`` says works with, for a table whose control data
+    is ``control``: INPUTQ given wins over the table's INPUTQ, which wins over the queue
+    manager's DEADQ (:data:`ASSUMED_DEADQ`); likewise INPUTQM over the table's INPUTQM."""
+    return RunAs(
+        input_queue=setup.inputq or control.inputq or ASSUMED_DEADQ,
+        local_qmgr=setup.inputqm or control.inputqm or "",
+        status_queue=setup.status_queue or DEFAULT_STATUS_QUEUE,
+        audit_queue=setup.audit_queue or DEFAULT_AUDIT_QUEUE,
+        max_hops=setup.max_hops if setup.max_hops is not None else DEFAULT_MAX_HOPS,
+    )
+
+
+def outcome(matcher: Matcher, message: Message, attempts: int, run: RunAs | None = None) -> Outcome:
+    """The decision for ``message`` encountered ``attempts`` times before, and its target,
+    for a ``run`` started as ``run`` says (None: with its defaults).
+
+    A RETRY or FWD is planned as ``run`` plans it (:func:`~dlqhandler.rules.outgoing.
+    plan_outgoing`, with the input DLQ, the local queue manager, ``--max-hops`` and the
+    control queues): a target (FWDQ/FWDQM substituted, or RETRY's DestQName/DestQMgrName)
+    that is the input DLQ or a control queue on the local queue manager, or a blank or
+    unusable name, a message carrying too many MQDLHs or an unusable PUTAUT(CTX) user id
+    is refused by ``run``, with the reason ``run`` logs (:func:`~dlqhandler.rules.outgoing.
+    refusal`), and the message stays.
+    """
     decision = matcher.decide(message, attempts)
-    if decision.action.kind != "FWD" or decision.rule is None:
+    if decision.action.kind not in ("FWD", "RETRY") or decision.rule is None:
         return Outcome(decision)
+    how = run if run is not None else run_as(RunSetup(), matcher.ruleset.control)
     try:
-        target = _resolve(decision.rule, message)
-    except InvalidTargetError as exc:
-        return Outcome(decision, None, str(exc))
-    control = matcher.ruleset.control
-    dlq = control.inputq or ASSUMED_DEADQ
-    if target.qmgr in ("", control.inputqm or ""):
-        role = CONTROL_QUEUES.get(target.queue)
-        if target.queue == dlq:
-            problem = f"{target.queue} is the input dead-letter queue: run refuses it as a loop"
-            return Outcome(decision, None, problem)
-        if role is not None:
-            problem = f"{target.queue} is the handler's {role} (by default): run refuses it"
-            return Outcome(decision, None, problem)
-    return Outcome(decision, target)
+        _, target = plan_outgoing(
+            decision,
+            message,
+            input_queue=how.input_queue,
+            local_qmgr=how.local_qmgr,
+            max_hops=how.max_hops,
+            control_queues=how.control_queues(),
+        )
+    except (InvalidTargetError, ActionError) as exc:
+        try:  # where the refused put was to go, when the names are usable
+            refused_target: ResolvedTarget | None = resolve_target(decision.rule, message)
+        except InvalidTargetError:
+            refused_target = None
+        return Outcome(decision, refused_target, str(exc), refusal(exc), how.local_qmgr)
+    return Outcome(decision, target, local_qmgr=how.local_qmgr)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,18 +171,25 @@ def _missed(case: Case, got: Outcome) -> tuple[str, ...]:
         missed.append("rule")
     if e.fwdq is not None and (got.target is None or got.target.queue != e.fwdq):
         missed.append("fwdq")
-    if e.fwdqm is not None and (got.target is None or got.target.qmgr != e.fwdqm):
+    if e.fwdqm is not None and (got.target is None or e.fwdqm not in got.qmgr_names()):
         missed.append("fwdqm")
     if e.header is not None and (d.action.kind != "FWD" or d.action.header != e.header):
         missed.append("header")
+    if e.putaut is not None and (
+        d.action.kind not in ("RETRY", "FWD") or d.action.putaut != e.putaut
+    ):
+        missed.append("putaut")
+    if e.refused != got.refusal:  # a refusal not expected, or one expected and not made
+        missed.append("refused")
     return tuple(missed)
 
 
-def run_cases(matcher: Matcher, cases: Iterable[Case]) -> list[Result]:
-    """Every case's outcome and what it missed, in order."""
+def run_cases(matcher: Matcher, cases: Iterable[Case], run: RunAs | None = None) -> list[Result]:
+    """Every case's outcome (for a ``run`` started as ``run`` says; None: its defaults)
+    and what it missed, in order."""
     results = []
     for case in cases:
-        got = outcome(matcher, case.message, case.attempts)
+        got = outcome(matcher, case.message, case.attempts, run)
         results.append(Result(case, got, _missed(case, got)))
     return results
 

@@ -1,8 +1,8 @@
 """``dlqhandler test``: a rules table's intended behaviour, written as data, checked.
 
     dlqhandler test [TABLE] CASES.yaml [CASES.yaml ...] [--junit FILE] [--coverage]
-                    [--fail-under PCT] [--format text|json]
-    dlqhandler test TABLE --generate DUMP [--output CASES.yaml] [--distinct]
+                    [--fail-under PCT] [--format text|json] [RUN OPTIONS]
+    dlqhandler test TABLE --generate DUMP [--output CASES.yaml] [--distinct] [RUN OPTIONS]
 
 The first argument is the table unless it ends in ``.yaml`` or ``.yml``; without a TABLE,
 each case file's ``rules:`` key (relative to the case file) names its table. The table is
@@ -10,18 +10,24 @@ read and compiled as ``lint`` and ``run`` do (:mod:`dlqhandler.cli._reading`); t
 files are read by :func:`dlqhandler.cases.read_cases`, their problems shown as ``lint``
 shows a table's (``file:line:col``, the line, a caret, did-you-mean, control characters
 escaped, at most ``--error-limit`` per file). Each case's message is decided by the
-matcher ``run`` uses (:mod:`dlqhandler.cases.runner`).
+matcher ``run`` uses and its put planned as ``run`` plans it (:mod:`dlqhandler.cases.
+runner`), for ``run`` started as the case file's ``run:`` key says, overridden by the RUN
+OPTIONS (``--inputq``, ``--inputqm``, ``--status-queue``, ``--audit-queue``,
+``--max-hops``); a table ``run`` would not start with so (:class:`~dlqhandler.acting.
+ControlQueues`) runs no case.
 
 Text output: a line per failed case, ``--coverage`` lines, and last ``N passed, M
 failed``. Exit codes (:class:`~dlqhandler.cli.exitcodes.ExitCode`): ``OK`` (0) when every
 case passes, ``FAILURE`` (1) when a case fails or coverage is under ``--fail-under``,
-``USAGE`` (2) for a case file that is not valid or cannot be read (and bad arguments),
+``USAGE`` (2) for a case file that is not valid or cannot be read (and bad arguments, and
+a run that would not start),
 ``RULES_ERROR`` (3) when the table does not compile.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -32,26 +38,38 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dlqhandler.acting import ControlQueues
 from dlqhandler.cases import (
     CaseFile,
     Result,
+    RunAs,
+    RunSetup,
     check_rule_lines,
     coverage,
     generate_cases,
     read_cases,
+    run_as,
     run_cases,
 )
 from dlqhandler.cases.diagnostics import case_diagnostic
 from dlqhandler.cases.render import coverage_lines, failure_line, json_result, junit_xml
 from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._reading import ASSUMED_DEADQ, escape, omitted_line, read_table, render
-from dlqhandler.cli._types import non_negative_int
+from dlqhandler.cli._types import non_negative_int, positive_int, qmgr_name, queue_name
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.errors import MalformedMessageError
 from dlqhandler.formats import read_dump
 from dlqhandler.mq import Message
 from dlqhandler.mq.message import decode_dead_letter
-from dlqhandler.rules import Diagnostic, Matcher, RuleSet, Severity, compile_rules
+from dlqhandler.rules import (
+    CompileResult,
+    Diagnostic,
+    Matcher,
+    RuleSet,
+    Severity,
+    compile_rules,
+)
+from dlqhandler.rules.checks import RuleSite
 from dlqhandler.rules.diagnostics import DEFAULT_DIAGNOSTIC_LIMIT
 from dlqhandler.rules.lexer import source_lines
 
@@ -111,6 +129,19 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="with --generate: one case per distinct decision path, not per message",
     )
+    started = p.add_argument_group(
+        "how run is started",
+        "The queues and the hop limit of the `dlqhandler run` the cases hold the table to, "
+        "over each case file's run: key (default: run's own, the table's INPUTQ/INPUTQM, "
+        "else SYSTEM.DEAD.LETTER.QUEUE as the queue manager's DEADQ).",
+    )
+    started.add_argument("--inputq", type=queue_name, metavar="Q", help="run's INPUTQ")
+    started.add_argument("--inputqm", type=qmgr_name, metavar="QM", help="run's INPUTQM")
+    started.add_argument(
+        "--status-queue", type=queue_name, metavar="Q", help="run's --status-queue"
+    )
+    started.add_argument("--audit-queue", type=queue_name, metavar="Q", help="run's --audit-queue")
+    started.add_argument("--max-hops", type=positive_int, metavar="N", help="run's --max-hops")
     p.add_argument(
         "--error-limit",
         type=non_negative_int,
@@ -133,6 +164,7 @@ class _Table:
     path: str  # as shown in failure lines
     ruleset: RuleSet
     matcher: Matcher
+    sites: tuple[RuleSite, ...] = ()  # where each rule is written (its continuation lines)
     results: list[Result] = field(default_factory=list)
 
 
@@ -187,7 +219,7 @@ def _read_case_files(names: list[str], table_given: bool, limit: int | None) -> 
     return read
 
 
-def _compile(name: str, limit: int | None) -> RuleSet:
+def _compile(name: str, limit: int | None) -> CompileResult:
     """The compiled table, read and compiled as lint does. A table that does not compile
     has its diagnostics shown and raises :class:`_TableError`; one that cannot be read
     raises OSError."""
@@ -201,7 +233,7 @@ def _compile(name: str, limit: int | None) -> RuleSet:
             print(more, file=sys.stderr)
         errors = result.count(Severity.ERROR)
         raise _TableError(f"{escape(shown)}: {errors} errors; the table does not compile")
-    return result.ruleset
+    return result
 
 
 class _TableError(Exception):
@@ -227,7 +259,7 @@ def _tables(
         if name in compiled:
             continue
         try:
-            ruleset = _compile(name, limit)
+            result = _compile(name, limit)
         except OSError as exc:
             if table is not None:
                 raise _UsageError(
@@ -247,7 +279,8 @@ def _tables(
                 )
             )
             continue
-        compiled[name] = _Table(name, ruleset, Matcher(ruleset))
+        assert result.ruleset is not None
+        compiled[name] = _Table(name, result.ruleset, Matcher(result.ruleset), result.sites)
     return compiled, names, problems
 
 
@@ -273,19 +306,49 @@ def _test(args: argparse.Namespace) -> int:
         return int(ExitCode.RULES_ERROR)
     for f, name in zip(files, table_of, strict=True):
         if name in tables:
-            problems += check_rule_lines(f, tables[name].ruleset, name)
+            problems += check_rule_lines(f, tables[name].ruleset, name, sites=tables[name].sites)
     if problems:
         by_file = {f.path: f for f in files}
         for path in dict.fromkeys(d.path for d in problems):
             _show([d for d in problems if d.path == path], by_file[path].text)
         return _summary_of_invalid(len(problems), args, problems)
+    hows = [
+        run_as(_given(args).over(f.run), tables[name].ruleset.control)
+        for f, name in zip(files, table_of, strict=True)
+    ]
+    refused = [
+        (f, why)
+        for f, name, how in zip(files, table_of, hows, strict=True)
+        for why in _start_refusals(how, tables[name].ruleset, name)
+    ]
+    if refused:
+        for f, why in refused:
+            print(escape(f"{_PROG}: {f.path}: run would not start: {why}"), file=sys.stderr)
+        print(f"{_PROG}: no case was run", file=sys.stderr)
+        if args.format == "json":
+            errors = [{"path": f.path, "run_would_not_start": why} for f, why in refused]
+            print(json.dumps({"errors": errors, "passed": 0, "failed": 0}, indent=2))
+        return int(ExitCode.USAGE)
     suites: list[tuple[str, str, list[Result]]] = []
-    for f, name in zip(files, table_of, strict=True):
+    for f, name, how in zip(files, table_of, hows, strict=True):
         t = tables[name]
-        results = run_cases(t.matcher, f.cases)
+        results = run_cases(t.matcher, f.cases, how)
         t.results += results
         suites.append((f.path, name, results))
-    return _report(args, tables, suites, time.perf_counter() - started)
+    return _report(args, tables, suites, time.perf_counter() - started, hows)
+
+
+def _given(args: argparse.Namespace) -> RunSetup:
+    """How run is started, as the command line's options say (None: not said)."""
+    return RunSetup(args.inputq, args.inputqm, args.status_queue, args.audit_queue, args.max_hops)
+
+
+def _start_refusals(how: RunAs, ruleset: RuleSet, table: str) -> list[str]:
+    """Why ``run`` started as ``how`` says would refuse this table before moving anything
+    (exit 2, as ``run``): the input DLQ, status and audit queues not three queues, or a
+    rule forwarding to a control queue outright (:meth:`ControlQueues.refusals`)."""
+    control = ControlQueues(how.input_queue, how.status_queue, how.audit_queue)
+    return control.refusals(ruleset.rules, source=table)
 
 
 def _invalid(bad: list[CaseFile], args: argparse.Namespace) -> int:
@@ -338,6 +401,7 @@ def _report(
     tables: dict[str, _Table],
     suites: list[tuple[str, str, list[Result]]],
     seconds: float,
+    hows: list[RunAs],
 ) -> int:
     passed = sum(r.passed for _, _, rs in suites for r in rs)
     failed = sum(not r.passed for _, _, rs in suites for r in rs)
@@ -354,8 +418,13 @@ def _report(
     if args.format == "json":
         out: dict[str, Any] = {
             "files": [
-                {"path": p, "table": t, "cases": [json_result(r) for r in rs]}
-                for p, t, rs in suites
+                {
+                    "path": p,
+                    "table": t,
+                    "run": dataclasses.asdict(how),
+                    "cases": [json_result(r) for r in rs],
+                }
+                for (p, t, rs), how in zip(suites, hows, strict=True)
             ],
             "passed": passed,
             "failed": failed,
@@ -437,14 +506,26 @@ def _generate(args: argparse.Namespace) -> int:
             if other != "-" and _same_file(args.output, other):
                 raise _UsageError(f"--output {args.output} is {what}: it would be overwritten")
     try:
-        ruleset = _compile(table, limit)
+        ruleset = _compile(table, limit).ruleset
+        assert ruleset is not None
     except OSError as exc:
         raise _UsageError(f"cannot read rules table {table}: {exc.strerror or exc}") from exc
     except _TableError as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return int(ExitCode.RULES_ERROR)
-    where = Path(args.output).parent if args.output is not None else Path()
-    rules = None if table == "-" else os.path.relpath(table, where)
+    refused = _start_refusals(run_as(_given(args), ruleset.control), ruleset, table)
+    if refused:  # the cases would be of a run that does not start: none is written
+        for why in refused:
+            print(escape(f"{_PROG}: run would not start: {why}"), file=sys.stderr)
+        return int(ExitCode.USAGE)
+    # Relative to the file written; on stdout, whose file may be saved anywhere, absolute
+    # (a relative name would then name another table, or none).
+    if table == "-":
+        rules = None
+    elif args.output is not None:
+        rules = os.path.relpath(table, Path(args.output).parent)
+    else:
+        rules = os.path.abspath(table)
     skipped: dict[str, int] = {}
     try:
         generated = generate_cases(
@@ -454,6 +535,7 @@ def _generate(args: argparse.Namespace) -> int:
             source=args.generate,
             table=table,
             distinct=args.distinct,
+            setup=_given(args),
         )
     except OSError as exc:
         raise _UsageError(f"cannot read {args.generate}: {exc.strerror or exc}") from exc
@@ -482,12 +564,13 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _round_trip_problem(text: str, ruleset: RuleSet) -> str | None:
-    """Why the generated cases do not read back and pass, or None: a snapshot that does
-    not hold would be a bug, said before anything is written."""
+    """Why the generated cases do not read back and pass (with the ``run:`` they were
+    written with), or None: a snapshot that does not hold would be a bug, said before
+    anything is written."""
     read = read_cases(text, "<generated>")
     if not read.ok:
         return f"the generated cases do not read back: {read.diagnostics[0]}"
-    for r in run_cases(Matcher(ruleset), read.cases):
+    for r in run_cases(Matcher(ruleset), read.cases, run_as(read.run, ruleset.control)):
         if not r.passed:
             return f"a generated case does not pass: {failure_line('<generated>', r, '', escape)}"
     return None

@@ -23,9 +23,10 @@ from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1, MQFMT_DEAD_LETTER_HEADER, decode_mqdlh
 from dlqhandler.rules.ir import Rule
 from dlqhandler.rules.matcher import Decision
-from dlqhandler.rules.targets import ResolvedTarget, resolve_target
+from dlqhandler.rules.targets import InvalidTargetError, ResolvedTarget, resolve_target
 
 __all__ = [
+    "REFUSALS",
     "ActionError",
     "ControlQueueError",
     "ControlTarget",
@@ -33,6 +34,7 @@ __all__ = [
     "control_queue_targets",
     "header_depth",
     "plan_outgoing",
+    "refusal",
 ]
 
 
@@ -46,6 +48,24 @@ class ForwardLoopError(ActionError):
 
 class ControlQueueError(ActionError):
     """The target is one of the handler's control queues (status or audit queue)."""
+
+
+# The failure reason of a decision refused before any put, by what :func:`plan_outgoing`
+# (or the caller's own loop check) raised: the ``reason_name`` of run's ``put_failed``
+# event, its summary and metrics, and what a case file's ``refused`` expects.
+REFUSALS = ("FORWARD_LOOP", "CONTROL_QUEUE", "INVALID_TARGET", "UNUSABLE_USERID")
+
+
+def refusal(exc: Exception) -> str:
+    """The failure reason (one of :data:`REFUSALS`) for a decision that could not even
+    be tried."""
+    if isinstance(exc, ForwardLoopError):
+        return "FORWARD_LOOP"
+    if isinstance(exc, ControlQueueError):
+        return "CONTROL_QUEUE"
+    if isinstance(exc, InvalidTargetError):
+        return "INVALID_TARGET"
+    return "UNUSABLE_USERID"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,10 @@ APPLNAME('?*') ACTION(FWD) FWDQ(&DESTQ) FWDQM(&DESTQM) HEADER(NO)
 
 
 def _dead_letter(md: MQMD, dlh: MQDLH) -> Message:
-    original = md.replace(format=dlh.format, coded_char_set_id=819, encoding=546)
+    # as got from a queue: persistent or not (MQ resolves MQPER_PERSISTENCE_AS_Q_DEF)
+    original = md.replace(
+        format=dlh.format, coded_char_set_id=819, encoding=546, persistence=md.persistence & 1
+    )
     return Message.dead_letter(
         original,
         b"data",
@@ -59,3 +62,42 @@ def test_generated_cases_read_back_to_the_same_fields_and_pass(
             assert case.fields == want
             assert case.name.split("-")[0] == message.md.msg_id.hex()
     assert all(r.passed for r in run_cases(matcher, read.cases))
+
+
+def test_a_message_with_several_headers_is_generated_with_hops_and_its_refusal() -> None:
+    """A dead letter carrying several MQDLHs (forwarded with its header, dead-lettered
+    again) is written with ``HOPS``; at run's --max-hops (5) a FWD HEADER(YES) of one
+    carrying 5 is refused, written as ``refused: FORWARD_LOOP``; both read back and pass."""
+    matcher = Matcher(compile_rules_or_raise("ACTION(FWD) FWDQ(APP.OUT)\n"))
+    first = Message.dead_letter(
+        MQMD(msg_id=b"A" * 24, persistence=1), b"data", reason=2053, dest_q_name="Q"
+    )
+    messages = []
+    for hops in (2, 5):
+        m = first
+        for _ in range(hops - 1):
+            m = Message.dead_letter(m.md, m.body, reason=2053, dest_q_name="Q")
+        messages.append(m.with_md(m.md.replace(msg_id=bytes([hops]) * 24)))
+    generated = generate_cases(matcher, messages, rules=None, source="d", table="t.rul")
+    assert "      HOPS: 2\n" in generated.text
+    assert "      HOPS: 5\n" in generated.text
+    assert generated.text.count("refused: FORWARD_LOOP") == 1
+    read = read_cases(generated.text, "generated.yaml")
+    assert read.ok, [str(d) for d in read.diagnostics]
+    assert [c.hops for c in read.cases] == [2, 5]
+    assert all(r.passed for r in run_cases(matcher, read.cases))
+
+
+def test_a_persistence_no_message_on_a_queue_has_is_left_out() -> None:
+    """A dead letter whose Persistence is MQPER_PERSISTENCE_AS_Q_DEF (2) was never got from
+    a queue ("For an MQGET call, the value returned is either MQPER_PERSISTENT or
+    MQPER_NOT_PERSISTENT", IBM MQ, Persistence (MQLONG),
+    https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097600_.html): no case
+    can hold it, so it is left out and counted, not written as a case run never sees."""
+    matcher = Matcher(compile_rules_or_raise("ACTION(DISCARD)\n"))
+    messages = [
+        Message.dead_letter(MQMD(persistence=p), b"d", reason=2053, dest_q_name="Q")
+        for p in (0, 1, 2)
+    ]
+    generated = generate_cases(matcher, messages, rules=None, source="d", table="t.rul")
+    assert (generated.cases, generated.skipped) == (2, {"a field no case can hold": 1})

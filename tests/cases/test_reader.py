@@ -62,18 +62,26 @@ def test_every_code_used_in_the_source_is_in_the_table() -> None:
 
 
 def test_unspecified_fields_take_mqs_initial_values() -> None:
-    """A case without a message is a dead letter whose fields are MQ's initial values.
+    """A case without a message is a dead letter whose fields are MQ's initial values, as
+    a message got from a queue has them.
 
     IBM, "Initial values and language declarations for MQMD"
     (https://www.ibm.com/docs/zh/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097720_.html):
-    "MsgType | MQMT_DATAGRAM | 8", "Persistence | MQPER_PERSISTENCE_AS_Q_DEF | 2",
-    "Feedback | MQFB_NONE | 0", "PutApplType | MQAT_NO_CONTEXT | 0", and blanks for the
-    character fields; the MQDLH's Reason starts as MQRC_NONE (0)."""
+    "MsgType | MQMT_DATAGRAM | 8", "Feedback | MQFB_NONE | 0", "PutApplType |
+    MQAT_NO_CONTEXT | 0", and blanks for the character fields; the MQDLH's Reason starts as
+    MQRC_NONE (0). Persistence starts as MQPER_PERSISTENCE_AS_Q_DEF, which no message on a
+    queue has ("For an MQGET call, the value returned is either MQPER_PERSISTENT or
+    MQPER_NOT_PERSISTENT", IBM MQ, Persistence (MQLONG),
+    https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097600_.html): it is
+    MQPER_NOT_PERSISTENT (0), what the put gives on a queue defined with IBM's default
+    DEFPSIST(NO) ("Values shown above the main line in the syntax diagram are the defaults
+    supplied with IBM MQ", DEFINE QLOCAL,
+    https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.4.0/refadmin/q085710_.html)."""
     read = read_cases("tests:\n  - name: c\n    expect: {action: IGNORE}\n", "c.yaml")
     (case,) = read.cases
     md, dlh = case.message.md, case.message.dlh
     assert dlh is not None
-    assert (md.msg_type, md.persistence, md.feedback, md.put_appl_type) == (8, 2, 0, 0)
+    assert (md.msg_type, md.persistence, md.feedback, md.put_appl_type) == (8, 0, 0, 0)
     assert (md.reply_to_q, md.reply_to_q_mgr, md.user_identifier, md.put_appl_name) == (
         "",
         "",
@@ -179,3 +187,19 @@ def test_arbitrary_bytes_give_only_diagnostics(data: bytes) -> None:
     """Bytes that are not UTF-8 are C101 at a position; nothing raises."""
     read = read_cases(data, "f.yaml")
     assert all(d.code in CASE_CODES for d in read.diagnostics)
+
+
+def test_names_differing_only_in_blanks_are_duplicates() -> None:
+    """Two case names that differ only in blanks ('a full queue' and 'a  full queue ')
+    look the same in every report: the second is C107, naming the first's line."""
+    read = read_cases(
+        "tests:\n  - name: a full queue\n    expect: {action: IGNORE}\n"
+        "  - name: 'a  full queue '\n    expect: {action: IGNORE}\n",
+        "x.yaml",
+    )
+    (d,) = read.diagnostics
+    assert (d.code, d.line, d.message) == (
+        "C107",
+        4,
+        "duplicate case name 'a  full queue ' (first at line 2)",
+    )

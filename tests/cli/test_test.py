@@ -148,7 +148,7 @@ def test_an_unusable_substituted_target_is_what_run_would_fail_on(
     )
     assert main(["test", cases]) == ExitCode.FAILURE
     out = capsys.readouterr().out
-    assert "expected FWD ANSWERS, got FWD to an unusable target (" in out
+    assert "expected FWD ANSWERS, got FWD refused by run as INVALID_TARGET (" in out
     assert "MQMD.ReplyToQ" in out
 
 
@@ -241,7 +241,8 @@ def test_fail_under_refuses_a_value_that_is_not_a_percentage(write: Write, capsy
 
 def test_json_format_for_tools(write: Write, capsys: Out) -> None:
     """--format json: every case with what it expected and got (rule lines, targets,
-    the matching rules), the counts and, asked for, the coverage."""
+    the matching rules, run's refusal), the run each file is checked for, the counts
+    and, asked for, the coverage."""
     cases = write("cases.yaml", CASES.replace("    attempts: 1\n", "    attempts: 2\n"))
     assert main(["test", cases, "--format", "json", "--coverage"]) == ExitCode.FAILURE
     out = json.loads(capsys.readouterr().out)
@@ -256,8 +257,17 @@ def test_json_format_for_tools(write: Write, capsys: Out) -> None:
         "fwdq": "DEADQ.MANUAL",
         "fwdqm": "",
         "header": "YES",
+        "refused": None,
+        "putaut": "DEF",
         "target_problem": None,
         "matched": [2, 6],
+    }
+    assert out["files"][0]["run"] == {
+        "input_queue": "SYSTEM.DEAD.LETTER.QUEUE",
+        "local_qmgr": "",
+        "status_queue": "DLQHANDLER.STATUS",
+        "audit_queue": "DLQHANDLER.AUDIT",
+        "max_hops": 5,
     }
     (cov,) = out["coverage"]
     assert (cov["covered"], cov["total"], cov["unreached"]) == (3, 5, [2, 3])
@@ -488,7 +498,7 @@ def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, capsys:
     )
     assert main(["test", cases]) == ExitCode.FAILURE
     out = capsys.readouterr().out
-    problem = "FWD to an unusable target (MY.DLQ is the input dead-letter queue: run refuses"
+    problem = "FWD MY.DLQ refused by run as FORWARD_LOOP (target MY.DLQ is the input dead-letter"
     assert f"{cases}:3: FAIL named: expected FWD MY.DLQ, got {problem}" in out
     assert f"{cases}:6: FAIL substituted: expected FWD MY.DLQ, got {problem}" in out
     assert "1 passed, 2 failed" in out
@@ -505,16 +515,8 @@ def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, capsys:
 def test_a_case_expecting_a_forward_to_a_control_queue_fails(write: Write, capsys: Out) -> None:
     """``FWDQ(&REPLYQ)`` substituted to the handler's status or audit queue is refused by
     ``run`` (CONTROL_QUEUE, docs/one-off-actions.md) and the message stays: a case
-    expecting that forward fails, naming the queue's role. The names are run's defaults,
-    held equal to the constants run uses."""
-    from dlqhandler.acting import DEFAULT_AUDIT_QUEUE
-    from dlqhandler.cases.runner import CONTROL_QUEUES
-    from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
-
-    assert CONTROL_QUEUES == {
-        DEFAULT_STATUS_QUEUE: "status queue",
-        DEFAULT_AUDIT_QUEUE: "audit queue",
-    }
+    expecting that forward fails, naming the queue's role. The names are run's defaults
+    (held equal to run's own by tests/cli/test_test_run.py)."""
     write("r.rul", "ACTION(FWD) FWDQ(&REPLYQ)\n")
     cases = write(
         "r.yaml",
@@ -528,8 +530,8 @@ def test_a_case_expecting_a_forward_to_a_control_queue_fails(write: Write, capsy
     )
     assert main(["test", cases]) == ExitCode.FAILURE
     out = capsys.readouterr().out
-    assert "DLQHANDLER.STATUS is the handler's status queue (by default): run refuses" in out
-    assert "DLQHANDLER.AUDIT is the handler's audit queue (by default): run refuses" in out
+    assert "target DLQHANDLER.STATUS is the handler's status queue: a dead letter is" in out
+    assert "target DLQHANDLER.AUDIT is the handler's audit queue: a dead letter is" in out
     assert "1 passed, 2 failed" in out
 
 
@@ -722,3 +724,22 @@ def test_junit_never_overwrites_an_input(write: Write, capsys: Out) -> None:
     assert main(["test", cases, "--junit", cases]) == ExitCode.USAGE
     assert "it would be overwritten" in capsys.readouterr().err
     assert Path(cases).read_text() == CASES
+
+
+def test_a_rule_line_inside_a_continued_rule_names_its_first_line(
+    write: Write, capsys: Out
+) -> None:
+    """``rule:`` is the line a rule starts on: a line inside a rule continued with ``+``
+    is C401, whose hint names the line the rule starts on; a line before any rule names
+    the nearest."""
+    write("m.rul", "* comment\nREASON(MQRC_Q_FULL) +\n  ACTION(RETRY)\n\nACTION(DISCARD)\n")
+    cases = write(
+        "m.yaml",
+        "rules: m.rul\ntests:\n  - name: a\n    message: {REASON: MQRC_Q_FULL}\n"
+        "    expect: {action: RETRY, rule: 3}\n"
+        "  - name: b\n    expect: {action: DISCARD, rule: 1}\n",
+    )
+    assert main(["test", cases]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "hint: line 3 is inside the rule that starts on line 2 (continued with +): " in err
+    assert "hint: the nearest rules start on line 2 (dlqhandler lint --explain" in err
