@@ -32,6 +32,7 @@ from dlqhandler.cli._dmpmqmsg import (
     Counts,
     LoadStopped,
     MessageRange,
+    existing_file,
     load,
     open_file,
     parse_range,
@@ -135,13 +136,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     which.add_argument(
         "-o", dest="load_q", metavar="QUEUE", type=queue_name, help="load onto QUEUE"
     )
-    p.add_argument(
+    named = p.add_mutually_exclusive_group(required=True)
+    named.add_argument(
         "-f",
-        "-F",
         dest="file",
-        required=True,
         metavar="FILE",
-        help="the file ('-', 'stdout' or 'stdin' for the standard streams)",
+        help="the file ('-', 'stdout' or 'stdin' for the standard streams); an unload "
+        "never overwrites an existing file",
+    )
+    named.add_argument(
+        "-F",
+        dest="forced_file",
+        metavar="FILE",
+        help="as -f, and an unload overwrites FILE if it exists",
     )
     p.add_argument(
         "-C",
@@ -408,6 +415,18 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return int(ExitCode.USAGE)
+    force = args.forced_file is not None
+    if force:
+        args.file = args.forced_file
+    if not args.load_q and not force and existing_file(args.file):
+        # IBM's dmpmqmsg asks before overwriting a file named by -f ("Using -F on a target
+        # file forces output to a file if it already exists"); this one cannot ask.
+        print(
+            f"dlqhandler qm dmpmqmsg: {args.file} exists and -f does not overwrite a file: "
+            "name a new file, or give -F to overwrite it",
+            file=sys.stderr,
+        )
+        return int(ExitCode.USAGE)
     counts = Counts()
     per_uow = args.per_uow
     selected: MessageRange = args.range or MessageRange()
@@ -430,16 +449,21 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
                         counts=counts,
                     )
         else:
-            with _connected(args.qmgr) as qm, open_file(args.file, write=True) as stream:
-                unload(
-                    qm,
-                    args.browse_q or args.get_q,
-                    stream,
-                    destructive=args.get_q is not None,
-                    per_uow=per_uow,
-                    mode=args.mode or "hex",
-                    counts=counts,
-                )
+            queue, destructive = args.browse_q or args.get_q, args.get_q is not None
+            with _connected(args.qmgr) as qm:
+                # The queue is opened before the file is touched: a queue that cannot be
+                # unloaded (a wrong name, no authority) leaves an existing file as it was.
+                qm.open(queue, input=destructive, browse=not destructive).close()
+                with open_file(args.file, write=True, overwrite=force) as stream:
+                    unload(
+                        qm,
+                        queue,
+                        stream,
+                        destructive=destructive,
+                        per_uow=per_uow,
+                        mode=args.mode or "hex",
+                        counts=counts,
+                    )
     except LoadStopped as exc:
         print(f"dlqhandler qm dmpmqmsg: {exc.problem}", file=sys.stderr)
         print(

@@ -196,6 +196,45 @@ def test_dmpmqmsg_load_then_unload_is_identical(home: Path, tmp_path: Path) -> N
     assert [m.md for m in read_dump(got)] == [m.md for m in _varied_messages()]
 
 
+@pytest.mark.parametrize("which", ["-i", "-I"])
+def test_dmpmqmsg_unload_never_overwrites_a_file_unless_forced(
+    home: Path, tmp_path: Path, which: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unload (-i browse, -I destructive) never destroys an existing file by accident:
+    with -f an existing file is refused (exit 2, file and queue unchanged), a queue that
+    cannot be opened (a mistyped name, 2085) leaves the file as it was even with -F, and
+    -F overwrites it. IBM's dmpmqmsg page (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/
+    com.ibm.mq.ref.adm.doc/q117660_.html): "Using -F on a target file forces output to a
+    file if it already exists. The program does not ask you if the file should be
+    overwritten." (with -f it asks; this tool cannot ask, so it refuses)."""
+    assert main(["qm", "create", "QM1"]) == 0
+    with connect("QM1") as qm:
+        qm.admin().define_queue("APP.IN", {"MSGDLVSQ": "FIFO"})
+    source = tmp_path / "in.dmp"
+    with source.open("wb") as f, DumpWriter(f, qmgr="QM1", queue="APP.IN") as writer:
+        for message in _varied_messages():
+            writer.write(message)
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.IN", "-f", str(source)]) == 0
+    earlier = tmp_path / "earlier.dmp"
+    earlier.write_bytes(source.read_bytes())
+    kept = earlier.read_bytes()
+    capsys.readouterr()
+
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", which, "APP.IN", "-f", str(earlier)]) == 2
+    assert "exists and -f does not overwrite a file" in capsys.readouterr().err
+    assert earlier.read_bytes() == kept
+    with connect("QM1") as qm:
+        assert qm.inquire_queue("APP.IN").curdepth == 3
+
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", which, "APP.INN", "-F", str(earlier)]) == 4
+    assert earlier.read_bytes() == kept
+
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", which, "APP.IN", "-F", str(earlier)]) == 0
+    assert [m.md for m in read_dump(earlier)] == [m.md for m in _varied_messages()]
+    with connect("QM1") as qm:
+        assert qm.inquire_queue("APP.IN").curdepth == (3 if which == "-i" else 0)
+
+
 def test_dmpmqmsg_round_trips_the_shipped_backlog(home: Path, tmp_path: Path) -> None:
     """The sample backlog (200 dead letters) loads and unloads through subprocesses with
     everything equal but the header time, the Expiry that counted down meanwhile (by no
