@@ -284,6 +284,14 @@ _COUNTED = (
     "matched_lines",
     "error IS NOT NULL AS malformed",
     "decoded_in_python",
+    # A RETRY or FWD whose target is not a valid name or loops back onto the input DLQ:
+    # left (or sent to the catch-all) though a rule chose to move it. With --apply such a
+    # target is an action that failed (outcome 'failed'), counted as failures.
+    (
+        "action IN ('RETRY', 'FWD') AND error IS NULL AND outcome IN"
+        f" ({sql_string(Outcome.REMAINING.value)}, {sql_string(Outcome.CATCH_ALL.value)})"
+        " AS unplaceable"
+    ),
 )
 
 
@@ -311,9 +319,11 @@ def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]
     by_action: Counter[str] = Counter()
     by_reason: Counter[int | None] = Counter()
     by_target: Counter[tuple[str, str, str]] = Counter()
-    no_dlh = unmatched = 0
+    no_dlh = unmatched = unplaceable = 0
     for g in groups:
         n = g["count"]
+        if g["unplaceable"]:
+            unplaceable += n
         if g["decoded_in_python"] and not g["malformed"]:
             python += n
         if g["malformed"]:
@@ -356,6 +366,7 @@ def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]
             "skipped": by_disposition.get(Disposition.SKIPPED, 0),
             "no_dlh": no_dlh,
             "unmatched": unmatched,
+            "unplaceable": unplaceable,
             "malformed": malformed,
             "decoded_in_python": python,
         },
