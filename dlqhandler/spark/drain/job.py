@@ -107,6 +107,30 @@ _AUDIT_PARQUET = {
 }
 
 
+# Outcomes of --apply that carried out a rule: the one applied (``applied_line``; null:
+# the implicit IGNORE) is not the first match when puts failed and the rules were asked
+# again with the new attempt count (a RETRY spent, then the next matching rule).
+_CARRIED_OUT = (Outcome.OK, Outcome.DISCARDED, Outcome.CATCH_ALL)
+
+
+def _carried_out() -> str:
+    return f"outcome IN ({', '.join(sql_string(o.value) for o in _CARRIED_OUT)})"
+
+
+def _applied_line() -> str:
+    """A row's ``chosen_line`` after ``--apply`` (SQL): the rule carried out, else the
+    first match (a failed, skipped or remaining message)."""
+    return f"CASE WHEN {_carried_out()} THEN applied_line ELSE chosen_line END"
+
+
+def _applied_action(ruleset: RuleSet) -> str:
+    """A row's ``action`` after ``--apply`` (SQL): that of the rule carried out (IGNORE
+    when none: the catch-all took it), else the first match's."""
+    whens = " ".join(f"WHEN {r.line} THEN {sql_string(r.action.kind)}" for r in ruleset.rules)
+    applied = f"CASE applied_line {whens} ELSE 'IGNORE' END" if whens else "'IGNORE'"
+    return f"CASE WHEN {_carried_out()} THEN {applied} ELSE action END"
+
+
 def _applied_disposition() -> str:
     """The disposition of a row ``--apply`` acted on, from its ``outcome`` (SQL)."""
     o, d = Outcome, Disposition
@@ -192,6 +216,12 @@ def run_drain(
                 ).roles(),
             ).localCheckpoint(eager=True)
         )
+        frame = frame.withColumns(
+            {
+                "chosen_line": F.expr(_applied_line()),
+                "action": F.expr(_applied_action(ruleset)),
+            }
+        )
         frame = frame.withColumn("disposition", F.expr(_applied_disposition()))
         failures = frame.filter(F.col("outcome") == Outcome.FAILED.value).count()
     frame = frame.withColumn("outcome", F.expr(_outcome_column(config.apply)))
@@ -222,7 +252,7 @@ def run_drain(
             out.delete("audit")
             spark.createDataFrame([], audit_schema()).write.parquet(out.uri("audit"))
         groups = written.counts  # counted by the writers, in the same job
-    summary = _summarise(groups, ruleset)
+    summary = _summarise(groups, ruleset, applied=config.apply)
     summary["decoder"] = "jvm"  # the dmpmqmsg data source decodes every record
     outputs: list[dict[str, Any]] = []
     remaining: dict[str, Any] = {"file": None, "messages": summary["totals"]["remaining"]}
@@ -285,8 +315,8 @@ _COUNTED = (
     "error IS NOT NULL AS malformed",
     "decoded_in_python",
     # A RETRY or FWD whose target is not a valid name or loops back onto the input DLQ:
-    # left (or sent to the catch-all) though a rule chose to move it. With --apply such a
-    # target is an action that failed (outcome 'failed'), counted as failures.
+    # left (or sent to the catch-all) though a rule chose to move it (not counted with
+    # --apply, where such a target is an action that failed: see _summarise).
     (
         "action IN ('RETRY', 'FWD') AND error IS NULL AND outcome IN"
         f" ({sql_string(Outcome.REMAINING.value)}, {sql_string(Outcome.CATCH_ALL.value)})"
@@ -306,9 +336,13 @@ def _groups(audit: Any) -> list[dict[str, Any]]:
     ]
 
 
-def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]:
+def _summarise(
+    groups: list[dict[str, Any]], ruleset: RuleSet, *, applied: bool = False
+) -> dict[str, Any]:
     """Every count of the summary from the rows counted by :data:`_COUNTED` (one dict
-    per combination of values, with its ``count``)."""
+    per combination of values, with its ``count``). ``applied`` (--apply): a target
+    refused is a failed action there, and a message left is in a group not whole on
+    the queue: none is counted unplaceable; ``chosen`` counts the rule carried out."""
     from collections import Counter
 
     per_file: Counter[tuple[str | None, str | None]] = Counter()  # what each output file holds
@@ -322,7 +356,7 @@ def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]
     no_dlh = unmatched = unplaceable = 0
     for g in groups:
         n = g["count"]
-        if g["unplaceable"]:
+        if g["unplaceable"] and not applied:
             unplaceable += n
         if g["decoded_in_python"] and not g["malformed"]:
             python += n
@@ -381,7 +415,11 @@ def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]
             for (d, q, qm), v in sorted(by_target.items())
         ],
         "never_matched": [r["line"] for r in rules if r["matched"] == 0],
-        "shadowed": [r["line"] for r in rules if r["matched"] > 0 and r["chosen"] == 0],
+        # With --apply "chosen" is the rule carried out: one whose puts all failed (the
+        # next matching rule then chosen) is not shadowed, so none is named.
+        "shadowed": []
+        if applied
+        else [r["line"] for r in rules if r["matched"] > 0 and r["chosen"] == 0],
         "_per_file": per_file,
     }
 
