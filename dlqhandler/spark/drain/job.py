@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.errors import ConfigError
+from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS
 from dlqhandler.outcomes import Disposition, Outcome
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
@@ -105,6 +106,65 @@ _AUDIT_PARQUET = {
     "parquet.column.statistics.enabled#msgid": "false",
     "parquet.column.statistics.enabled#correlid": "false",
 }
+
+
+def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any:
+    """The classified ``frame`` with every member of a group (or segmented message) left
+    where its group is left: when one member is not placed (IGNORE, no MQDLH, a target
+    that is not valid or loops, a malformed record) the whole group stays, or goes to the
+    catch-all with its headers, as ``dlqhandler run`` and ``--apply`` leave it whole;
+    written member by member, a load would deliver a group with members missing.
+
+    One pass over the header columns finds those groups (rare: their ids are collected
+    to the driver); a group with a malformed member stays, none of it in the catch-all."""
+    from pyspark.sql import functions as F
+
+    grouped = (
+        f"coalesce(md_group_id <> X'{NO_GROUP.hex()}'"
+        f" AND (md_msg_flags & {UNIT_FLAGS}) <> 0, false)"
+    )
+    placed = ", ".join(
+        sql_string(d.value) for d in (Disposition.RETRY, Disposition.FWD, Disposition.DISCARD)
+    )
+    malformed = "error IS NOT NULL" if "error" in frame.columns else "false"
+    split = (
+        frame.filter(F.expr(grouped))
+        .groupBy("md_group_id")
+        .agg(
+            F.expr(f"bool_and(disposition IN ({placed}))").alias("placed"),
+            F.expr(f"bool_or({malformed})").alias("malformed"),
+        )
+        .filter("NOT placed")
+        .select("md_group_id", "malformed")
+        .collect()
+    )
+    if not split:
+        return frame
+
+    def ids(rows: list[Any]) -> str:
+        return ", ".join(f"X'{bytes(r['md_group_id']).hex()}'" for r in rows) or "NULL"
+
+    stays = ids([r for r in split if r["malformed"] or catch_all is None])
+    caught = ids([r for r in split if not r["malformed"] and catch_all is not None])
+    remain, catch = sql_string(Disposition.REMAIN.value), sql_string(Disposition.CATCHALL.value)
+    to_catch_all = sql_string(catch_all) if catch_all is not None else "CAST(NULL AS STRING)"
+    stay = f"md_group_id IN ({stays})"
+    take = f"md_group_id IN ({caught})"
+    return frame.withColumns(
+        {
+            "disposition": F.expr(
+                f"CASE WHEN {stay} THEN {remain} WHEN {take} THEN {catch} ELSE disposition END"
+            ),
+            "out_q": F.expr(
+                f"CASE WHEN {stay} THEN CAST(NULL AS STRING) WHEN {take} THEN {to_catch_all}"
+                " ELSE out_q END"
+            ),
+            "out_qm": F.expr(
+                f"CASE WHEN {stay} THEN CAST(NULL AS STRING) WHEN {take} THEN '' ELSE out_qm END"
+            ),
+            "strip_header": F.expr(f"CASE WHEN {stay} OR {take} THEN false ELSE strip_header END"),
+        }
+    )
 
 
 # Outcomes of --apply that carried out a rule: the one applied (``applied_line``; null:
@@ -194,6 +254,9 @@ def run_drain(
     )
 
     failures = 0
+    if not config.apply:
+        step(spark, "keep message groups whole")
+        frame = bad_input(lambda: _keep_groups_whole(frame, catch_all))
     if config.apply:
         from dlqhandler.spark.drain.apply import apply_frame
 
