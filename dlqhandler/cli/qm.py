@@ -415,6 +415,16 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return int(ExitCode.USAGE)
+    if args.get_q and args.mode == "t":
+        # -dt is not byte-exact (CR LF comes back as LF, a message gains a final LF, binary
+        # bytes gain line ends): a destructive unload in it loses what it removes.
+        print(
+            "dlqhandler qm dmpmqmsg: -I removes the messages, and -d t writes text that does "
+            "not load back byte for byte (line ends and binary data change): unload with "
+            "-I and the default hex (or -d A, -d p), or read them as text with -i -d t",
+            file=sys.stderr,
+        )
+        return int(ExitCode.USAGE)
     force = args.forced_file is not None
     if force:
         args.file = args.forced_file

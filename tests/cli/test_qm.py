@@ -235,6 +235,32 @@ def test_dmpmqmsg_unload_never_overwrites_a_file_unless_forced(
         assert qm.inquire_queue("APP.IN").curdepth == (3 if which == "-i" else 0)
 
 
+def test_dmpmqmsg_refuses_a_destructive_unload_in_lossy_text_mode(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """-I with -d t is refused (exit 2, no file, every message still on the queue): -dt's
+    T lines do not load back byte for byte (a CR LF comes back as LF, a message gains a
+    final LF), so a destructive unload in it would lose what it removes. -i -d t (a
+    browse, for reading) still works, and the file it writes is not the original bytes."""
+    assert main(["qm", "create", "QM1"]) == 0
+    with connect("QM1") as qm:
+        qm.admin().define_queue("APP.IN", {})
+    source = tmp_path / "in.dmp"
+    crlf = Message(MQMD(format="MQSTR", msg_id=b"\x01" * 24), b"line one\r\nline two")
+    with source.open("wb") as f, DumpWriter(f, qmgr="QM1", queue="APP.IN") as writer:
+        writer.write(crlf)
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.IN", "-f", str(source)]) == 0
+    capsys.readouterr()
+    text = tmp_path / "text.dmp"
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", "-I", "APP.IN", "-f", str(text), "-d", "t"]) == 2
+    assert "does not load back byte for byte" in capsys.readouterr().err
+    assert not text.exists()
+    with connect("QM1") as qm:
+        assert qm.inquire_queue("APP.IN").curdepth == 1
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", "-i", "APP.IN", "-f", str(text), "-d", "t"]) == 0
+    assert [m.body for m in read_dump(text)] != [crlf.body]
+
+
 def test_dmpmqmsg_round_trips_the_shipped_backlog(home: Path, tmp_path: Path) -> None:
     """The sample backlog (200 dead letters) loads and unloads through subprocesses with
     everything equal but the header time, the Expiry that counted down meanwhile (by no
