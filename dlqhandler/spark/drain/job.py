@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.errors import ConfigError
+from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_LAST_SEGMENT, MQMF_SEGMENT
 from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS
 from dlqhandler.outcomes import Disposition, Outcome
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
@@ -108,6 +109,9 @@ _AUDIT_PARQUET = {
 }
 
 
+_SEGMENT_FLAGS = MQMF_SEGMENT | MQMF_LAST_SEGMENT
+
+
 def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any:
     """The classified ``frame`` with every member of a group (or segmented message) left
     where its group is left: when one member is not placed (IGNORE, no MQDLH, a target
@@ -115,10 +119,17 @@ def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any:
     catch-all with its headers, as ``dlqhandler run`` and ``--apply`` leave it whole;
     written member by member, a load would deliver a group with members missing.
 
+    A group not whole in the input (a member missing, as :func:`dlqhandler.mq.groups.
+    is_complete` tells) stays all of it, as ``--apply`` leaves it; segments are not
+    checked for gaps offline (that needs each payload's length).
+
     One pass over the header columns finds those groups (rare: their ids are collected
     to the driver); a group with a malformed member stays, none of it in the catch-all."""
     from pyspark.sql import functions as F
 
+    last_seq = (
+        f"CASE WHEN (md_msg_flags & {MQMF_LAST_MSG_IN_GROUP}) <> 0 THEN md_msg_seq_number END"
+    )
     grouped = (
         f"coalesce(md_group_id <> X'{NO_GROUP.hex()}'"
         f" AND (md_msg_flags & {UNIT_FLAGS}) <> 0, false)"
@@ -133,9 +144,19 @@ def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any:
         .agg(
             F.expr(f"bool_and(disposition IN ({placed}))").alias("placed"),
             F.expr(f"bool_or({malformed})").alias("malformed"),
+            F.expr(f"bool_or((md_msg_flags & {_SEGMENT_FLAGS}) <> 0)").alias("segmented"),
+            F.expr(f"count(DISTINCT {last_seq})").alias("lasts"),
+            F.expr(f"max({last_seq})").alias("last"),
+            F.expr("min(md_msg_seq_number)").alias("first"),
+            F.expr("count(DISTINCT md_msg_seq_number)").alias("seqs"),
+            F.expr("count(*)").alias("n"),
         )
-        .filter("NOT placed")
-        .select("md_group_id", "malformed")
+        .withColumn(
+            "whole",
+            F.expr("segmented OR (lasts = 1 AND first = 1 AND seqs = last AND n = last)"),
+        )
+        .filter("NOT placed OR NOT whole")
+        .select("md_group_id", "malformed", "whole")
         .collect()
     )
     if not split:
@@ -144,8 +165,11 @@ def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any:
     def ids(rows: list[Any]) -> str:
         return ", ".join(f"X'{bytes(r['md_group_id']).hex()}'" for r in rows) or "NULL"
 
-    stays = ids([r for r in split if r["malformed"] or catch_all is None])
-    caught = ids([r for r in split if not r["malformed"] and catch_all is not None])
+    def left(r: Any) -> bool:
+        return bool(r["malformed"] or not r["whole"] or catch_all is None)
+
+    stays = ids([r for r in split if left(r)])
+    caught = ids([r for r in split if not left(r)])
     remain, catch = sql_string(Disposition.REMAIN.value), sql_string(Disposition.CATCHALL.value)
     to_catch_all = sql_string(catch_all) if catch_all is not None else "CAST(NULL AS STRING)"
     stay = f"md_group_id IN ({stays})"
