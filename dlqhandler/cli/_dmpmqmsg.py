@@ -147,6 +147,9 @@ class Counts:
     written_files: int = 0
     written_msgs: int = 0
     written_bytes: int = 0
+    # -I: the messages removed (committed) so far, and the file's bytes that hold them
+    removed_msgs: int = 0
+    removed_bytes: int | None = None
 
 
 def print_counts(counts: Counts) -> None:
@@ -295,6 +298,18 @@ def unload(
         counts.read_msgs += 1
         counts.read_bytes += len(message.body)
 
-    unload_queue(qm, queue, stream, destructive=destructive, per_uow=per_uow, mode=mode, seen=seen)
+    def committed(messages: int, file_bytes: int) -> None:
+        counts.removed_msgs, counts.removed_bytes = messages, file_bytes
+
+    unload_queue(
+        qm,
+        queue,
+        stream,
+        destructive=destructive,
+        per_uow=per_uow,
+        mode=mode,
+        seen=seen,
+        committed=committed,
+    )
     counts.written_msgs, counts.written_bytes = counts.read_msgs, counts.read_bytes
     counts.written_files = 1

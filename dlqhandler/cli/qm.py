@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -464,16 +465,21 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
                 # The queue is opened before the file is touched: a queue that cannot be
                 # unloaded (a wrong name, no authority) leaves an existing file as it was.
                 qm.open(queue, input=destructive, browse=not destructive).close()
-                with open_file(args.file, write=True, overwrite=force) as stream:
-                    unload(
-                        qm,
-                        queue,
-                        stream,
-                        destructive=destructive,
-                        per_uow=per_uow,
-                        mode=args.mode or "hex",
-                        counts=counts,
-                    )
+                try:
+                    with open_file(args.file, write=True, overwrite=force) as stream:
+                        unload(
+                            qm,
+                            queue,
+                            stream,
+                            destructive=destructive,
+                            per_uow=per_uow,
+                            mode=args.mode or "hex",
+                            counts=counts,
+                        )
+                except BaseException:
+                    if destructive:
+                        _cut_back(qm, args.file, queue, counts)
+                    raise
     except LoadStopped as exc:
         print(f"dlqhandler qm dmpmqmsg: {exc.problem}", file=sys.stderr)
         print(
@@ -488,13 +494,36 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
         raise  # an unload to a closed stdout (-f - | head): the CLI's entry ends quietly
     except OSError as exc:
         print(
-            f"dlqhandler qm dmpmqmsg: cannot open {args.file}: {exc.strerror or exc}",
+            f"dlqhandler qm dmpmqmsg: cannot open or write {args.file}: {exc.strerror or exc}",
             file=sys.stderr,
         )
         return int(ExitCode.USAGE)
     finally:
         print_counts(counts)
     return int(ExitCode.OK)
+
+
+def _cut_back(qm: EmbeddedQueueManager, name: str, queue: str, counts: Counts) -> None:
+    """A destructive unload (-I) that failed: the batch in hand is backed out (its
+    messages stay on the queue), and the file is cut back to the messages removed, so
+    that loading it never puts a message that is still on the queue a second time."""
+    with contextlib.suppress(MQIError):
+        qm.backout()
+    kept = f"the others stay on {queue}"
+    if existing_file(name) and counts.removed_bytes is not None:
+        with contextlib.suppress(OSError):
+            os.truncate(name, counts.removed_bytes)
+            kept += f" ({name} was cut back to the messages removed)"
+    elif counts.read_msgs > counts.removed_msgs:
+        kept += (
+            f"; the stream holds {counts.read_msgs - counts.removed_msgs} more after them, "
+            "which stay on the queue too: do not load those"
+        )
+    print(
+        f"dlqhandler qm dmpmqmsg: the unload stopped: {counts.removed_msgs} message(s) were "
+        f"removed from {queue} and are in {name}; {kept}",
+        file=sys.stderr,
+    )
 
 
 def _put(args: argparse.Namespace) -> int:

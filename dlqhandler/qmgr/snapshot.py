@@ -46,14 +46,19 @@ def unload_queue(
     per_uow: int = 100,
     mode: Mode = "hex",
     seen: Callable[[Message], None] | None = None,
+    committed: Callable[[int, int], None] | None = None,
 ) -> int:
     """Write every message of ``queue`` to ``stream`` under a dmpmqmsg header, in queue
     order; returns how many. ``destructive`` gets them under syncpoint, committing each
     ``per_uow`` after the file is flushed (a message is never removed before it is
-    written); otherwise they are browsed. ``seen`` is told of each message written."""
+    written); otherwise they are browsed. ``seen`` is told of each message written;
+    ``committed`` (destructive) of the messages removed so far and the stream's bytes
+    that hold them, after each commit: what a failed unload's file is cut back to."""
     q = qm.open(queue, input=destructive, browse=not destructive)
     try:
         writer = DumpWriter(stream, qmgr=qm.name, queue=queue, mode=mode)
+        if destructive and committed is not None:
+            committed(0, writer.bytes_written)  # the header: nothing removed yet
         options = (
             GetOptions(syncpoint=True, msg_handle=False)
             if destructive
@@ -74,9 +79,13 @@ def unload_queue(
             elif writer.count % per_uow == 0:
                 writer.flush()
                 qm.commit()
+                if committed is not None:
+                    committed(writer.count, writer.bytes_written)
         writer.flush()
         if destructive:
             qm.commit()
+            if committed is not None:
+                committed(writer.count, writer.bytes_written)
         return writer.count
     finally:
         q.close()

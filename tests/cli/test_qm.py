@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from dlqhandler.cli import main
+from dlqhandler.errors import MQIError
 from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.qmgr import connect
+from dlqhandler.qmgr import GetOptions, PutOptions, connect
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / ".venv" / "bin" / "dlqhandler"
@@ -259,6 +260,71 @@ def test_dmpmqmsg_refuses_a_destructive_unload_in_lossy_text_mode(
         assert qm.inquire_queue("APP.IN").curdepth == 1
     assert main(["qm", "dmpmqmsg", "-m", "QM1", "-i", "APP.IN", "-f", str(text), "-d", "t"]) == 0
     assert [m.body for m in read_dump(text)] != [crlf.body]
+
+
+def test_dmpmqmsg_destructive_unload_that_fails_leaves_no_message_twice(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """-I -t 10 whose file fills up (ENOSPC) at the 16th message: the first 10 were
+    committed (removed) after a flush, the batch in hand is backed out, and the file is
+    cut back to those 10, so each of the 30 messages is either in the file or on the
+    queue, never both (the file used to keep the 5 written of the failed batch, which a
+    load would put a second time), and the note says how many were removed."""
+    import contextlib
+    import errno
+
+    import dlqhandler.cli.qm as qm_cli
+
+    assert main(["qm", "create", "QM1"]) == 0
+    with connect("QM1") as qm:
+        qm.admin().define_queue("APP.IN", {"MSGDLVSQ": "FIFO"})
+        for i in range(30):
+            qm.put1(
+                "APP.IN",
+                Message(MQMD(format="MQSTR", msg_id=bytes([i + 1]) * 24), b"m%d" % i),
+                PutOptions(syncpoint=False, context="set_all"),
+            )
+    real_open = qm_cli.open_file
+
+    class Full:
+        """The file, full after the header and 15 messages (one write() each)."""
+
+        def __init__(self, f: Any) -> None:
+            self.f, self.writes, self.name = f, 0, f.name
+
+        def write(self, data: bytes) -> int:
+            self.writes += 1
+            if self.writes > 16:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return int(self.f.write(data))
+
+        def flush(self) -> None:
+            self.f.flush()
+
+    @contextlib.contextmanager
+    def full_open(name: str, *, write: bool, overwrite: bool = False) -> Any:
+        with real_open(name, write=write, overwrite=overwrite) as f:
+            yield Full(f)
+
+    monkeypatch.setattr(qm_cli, "open_file", full_open)
+    dump = tmp_path / "out.dmp"
+    capsys.readouterr()
+    code = main(["qm", "dmpmqmsg", "-m", "QM1", "-I", "APP.IN", "-t", "10", "-f", str(dump)])
+    assert code == 2
+    assert "10 message(s) were removed from APP.IN" in capsys.readouterr().err
+    in_file = [m.md.msg_id for m in read_dump(dump)]
+    with connect("QM1") as qm:
+        q = qm.open("APP.IN", input=False, browse=True)
+        on_queue = []
+        options = GetOptions(browse="first", syncpoint=False)
+        while True:
+            try:
+                on_queue.append(q.get(options).md.msg_id)
+            except MQIError:
+                break
+            options = GetOptions(browse="next", syncpoint=False)
+    assert in_file == [bytes([i + 1]) * 24 for i in range(10)]
+    assert on_queue == [bytes([i + 1]) * 24 for i in range(10, 30)]
 
 
 def test_dmpmqmsg_round_trips_the_shipped_backlog(home: Path, tmp_path: Path) -> None:
