@@ -301,6 +301,9 @@ def test_dmpmqmsg_destructive_unload_that_fails_leaves_no_message_twice(
         def flush(self) -> None:
             self.f.flush()
 
+        def __getattr__(self, name: str) -> Any:  # tell, seekable...: the file's own
+            return getattr(self.f, name)
+
     @contextlib.contextmanager
     def full_open(name: str, *, write: bool, overwrite: bool = False) -> Any:
         with real_open(name, write=write, overwrite=overwrite) as f:
