@@ -33,7 +33,8 @@ def add_spark_options(p: argparse.ArgumentParser) -> None:
         default=128,
         metavar="MB",
         help="largest input split in MiB (default 128, Spark's own; Spark makes "
-        "them smaller so that every core has a share of a small input)",
+        "them smaller so that every core has a share of a small input, and a larger "
+        "local input is cut into a multiple of the cores in splits)",
     )
     p.add_argument(
         "-v",

@@ -81,3 +81,66 @@ def test_a_group_with_a_member_that_cannot_be_placed_stays_whole(
     totals = json.loads((out / "manifest.json").read_text())["totals"]
     assert totals["retried"] == 3
     assert (totals["remaining"], totals["catch_all"]) == ((5, 0) if catch_all is None else (2, 3))
+
+
+def test_a_dry_run_counts_the_group_kept_whole(spark: Any, tmp_path: Path) -> None:
+    """--dry-run writes no dump but its audit and totals say what the drain would do:
+    group B (a member without a valid target) stays whole, as the drain writes it."""
+    a = _group(b"A" * 24, 0, ["APP.A", "APP.A"])
+    b = _group(b"B" * 24, 10, ["APP.A", " ", "APP.A"])
+    src = tmp_path / "in.dmp"
+    write_dump(src, [a[0], b[0], b[1], a[1], b[2]])
+    rules = tmp_path / "r.rul"
+    rules.write_text("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(1)\n")
+    out = tmp_path / "out"
+    argv = ["drain", "--rules", str(rules), "--input", str(src), "--output", str(out)]
+    assert cli_main([*argv, "--dry-run"]) == 0
+    totals = json.loads((out / "manifest.json").read_text())["totals"]
+    assert (totals["retried"], totals["remaining"]) == (2, 3)
+    import pyarrow.parquet as pq
+
+    audit = pq.read_table(out / "audit").to_pylist()
+    assert (
+        sorted(r["disposition"] for r in audit if r["in_group"]) == ["REMAIN"] * 3 + ["RETRY"] * 2
+    )
+
+
+def test_the_group_pass_runs_only_when_a_message_is_in_a_group(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding split groups reads the input again, so a backlog with no message in a group
+    (the writers count ``in_group``) never makes that pass; a backlog whose groups are
+    whole and placed makes it and keeps what was written (the same files as without)."""
+    import dlqhandler.spark.drain.job as job
+
+    calls: list[int] = []
+    real = job._keep_groups_whole
+
+    def counted(frame: Any, catch_all: str | None) -> Any:
+        calls.append(1)
+        return real(frame, catch_all)
+
+    monkeypatch.setattr(job, "_keep_groups_whole", counted)
+    rules = tmp_path / "r.rul"
+    rules.write_text("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(1)\n")
+    singles = [
+        Message.dead_letter(
+            MQMD(format="MQSTR", msg_id=i.to_bytes(24, "big")),
+            b"S%d" % i,
+            reason=2053,
+            dest_q_name="APP.A",
+        )
+        for i in range(1, 4)
+    ]
+    whole = _group(b"W" * 24, 10, ["APP.A", "APP.A"])
+    bodies = [b"S1", b"S2", b"S3"]
+    for name, messages, passes, expected in (
+        ("none", singles, 0, bodies),
+        ("whole", [*singles, *whole], 1, [*bodies, b"W1", b"W2"]),
+    ):
+        src, out = tmp_path / f"{name}.dmp", tmp_path / f"out-{name}"
+        write_dump(src, messages)
+        argv = ["drain", "--rules", str(rules), "--input", str(src), "--output", str(out)]
+        assert cli_main(argv) == 0
+        assert len(calls) == passes, name
+        assert [m.body for m in read_dump(out / "q-APP.A@LOCAL.dmp")] == expected

@@ -95,6 +95,8 @@ _AUDIT_COLUMNS = (
     "error",
     "error_line",
     "decoded_in_python",
+    # a member of a group or a segment (MsgFlags): the offline drain keeps groups whole
+    f"coalesce((md_msg_flags & {UNIT_FLAGS}) <> 0, false) AS in_group",
 )
 
 
@@ -112,7 +114,7 @@ _AUDIT_PARQUET = {
 _SEGMENT_FLAGS = MQMF_SEGMENT | MQMF_LAST_SEGMENT
 
 
-def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any:
+def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any | None:
     """The classified ``frame`` with every member of a group (or segmented message) left
     where its group is left: when one member is not placed (IGNORE, no MQDLH, a target
     that is not valid or loops, a malformed record) the whole group stays, or goes to the
@@ -124,7 +126,12 @@ def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any:
     checked for gaps offline (that needs each payload's length).
 
     One pass over the header columns finds those groups (rare: their ids are collected
-    to the driver); a group with a malformed member stays, none of it in the catch-all."""
+    to the driver); a group with a malformed member stays, none of it in the catch-all.
+    None when every group is whole and placed: the frame is right as it is.
+
+    The pass costs as much as reading the input again, so :func:`run_drain` makes it
+    only when the writers counted a message in a group (``in_group``), and then writes
+    again only when a group was split."""
     from pyspark.sql import functions as F
 
     last_seq = (
@@ -160,7 +167,7 @@ def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any:
         .collect()
     )
     if not split:
-        return frame
+        return None
 
     def ids(rows: list[Any]) -> str:
         return ", ".join(f"X'{bytes(r['md_group_id']).hex()}'" for r in rows) or "NULL"
@@ -294,9 +301,7 @@ def run_drain(
     )
 
     failures = 0
-    if not config.apply:
-        step(spark, "keep message groups whole")
-        frame = bad_input(lambda: _keep_groups_whole(frame, catch_all))
+    classified = frame  # the offline drain's, before its outcome: see regrouped
     if config.apply:
         from dlqhandler.spark.drain.apply import apply_frame
 
@@ -329,6 +334,17 @@ def run_drain(
         failures = frame.filter(F.col("outcome") == Outcome.FAILED.value).count()
     frame = frame.withColumn("outcome", F.expr(_outcome_column(config.apply)))
 
+    def regrouped(counts: list[dict[str, Any]]) -> Any | None:
+        """The frame to write instead when the counts show a message in a group and a
+        group was split (offline: --apply moves groups whole itself), else None."""
+        if config.apply or not any(c["in_group"] for c in counts):
+            return None
+        step(spark, "keep message groups whole")
+        whole = bad_input(lambda: _keep_groups_whole(classified, catch_all))
+        if whole is None:
+            return None
+        return whole.withColumn("outcome", F.expr(_outcome_column(config.apply)))
+
     written = None
 
     def audit_schema() -> Any:  # to read the audit back without a footer (analysis: 0.2 s)
@@ -339,6 +355,11 @@ def run_drain(
         bad_input(lambda: frame.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
         # The audit holds every column the summary counts: no second pass over the bodies.
         groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
+        instead = regrouped(groups)
+        if instead is not None:
+            out.delete("audit")
+            bad_input(lambda: instead.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
+            groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
     else:
         step(spark, "classify, write the dmpmqmsg files and the audit")
         written = bad_input(
@@ -349,6 +370,7 @@ def run_drain(
                 audit=_AUDIT_COLUMNS,
                 audit_options=_AUDIT_PARQUET,
                 counts=_COUNTED,
+                again=regrouped,
             )
         )
         if not written.audit_files:  # no message at all: an empty audit all the same
@@ -417,6 +439,7 @@ _COUNTED = (
     "matched_lines",
     "error IS NOT NULL AS malformed",
     "decoded_in_python",
+    "in_group",
     # A RETRY or FWD whose target is not a valid name or loops back onto the input DLQ:
     # left (or sent to the catch-all) though a rule chose to move it (not counted with
     # --apply, where such a target is an action that failed: see _summarise).
