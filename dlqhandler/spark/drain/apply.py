@@ -8,6 +8,11 @@ members are put in logical order and committed in one unit of work, with one
 attempt count for the group; a group that is not whole on the queue (a member
 missing from the snapshot, or taken since) stays where it is, all of it.
 
+Each task has one connection, and on it one :class:`~dlqhandler.acting.UnitOfWork`
+(empty before each action: nothing to commit first). A unit that would pass the queue
+manager's MaxUncommittedMsgs (MQRC_SYNCPOINT_LIMIT_REACHED on a put or a group member's
+get) is a failed attempt, counted while held and backed out, and the task goes on.
+
 A message another process (a running ``dlqhandler run``) already took is not
 found and is skipped: never duplicated. A failed put is backed out and counts
 one attempt; the rules are asked again with the new count (RETRY totals,
@@ -34,6 +39,7 @@ from typing import Any
 from dlqhandler.acting import Outgoing, Planner, Result, UnitOfWork, attempt, plan
 from dlqhandler.acting.plan import Landings, as_is
 from dlqhandler.errors import MalformedMessageError, MQIError
+from dlqhandler.mq.constants import MQRC_SYNCPOINT_LIMIT_REACHED
 from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS, in_unit, is_complete, logical_order
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.outcomes import Outcome
@@ -99,6 +105,7 @@ def apply_message(
     store: AttemptStore | None = None,
     clock: Callable[[], float] = time.time,
     control_queues: Mapping[str, str] | None = None,
+    unit: UnitOfWork | None = None,
 ) -> Applied:
     """Move one message; what came of it.
 
@@ -108,9 +115,10 @@ def apply_message(
     shared with the handlers. The message is got under syncpoint, then the decision is
     attempted (:func:`dlqhandler.acting.attempt`): a failed put or a refused target is
     counted while the message is held, then backed out, and the rules are asked again.
+    ``unit``: the connection's unit of work (:class:`_Connection`), else one of its own.
     """
     subject = message_subject(msg_id, correl_id)
-    unit = UnitOfWork(qm, store, clock)
+    unit = unit or UnitOfWork(qm, store, clock)
     planner = _planner(qm, input_queue, max_hops, control_queues)
     for step in range(_MAX_STEPS):
         got = unit.get(q, msg_id, correl_id)
@@ -152,6 +160,7 @@ def apply_group(
     store: AttemptStore | None = None,
     clock: Callable[[], float] = time.time,
     control_queues: Mapping[str, str] | None = None,
+    unit: UnitOfWork | None = None,
 ) -> list[Applied]:
     """Move one group (its members' MsgId/CorrelId) whole; what came of each member.
 
@@ -162,14 +171,27 @@ def apply_group(
     order and committed together (:func:`dlqhandler.acting.attempt`); a failed
     put (or a refused target) counts one attempt for the group while it is held, backs
     the group out, and the rules are asked again with the new count.
+
+    A group whose gets alone pass the queue manager's MaxUncommittedMsgs (a get refused
+    with MQRC_SYNCPOINT_LIMIT_REACHED) can never be held whole: one attempt is counted
+    for it while its first members are held, the unit is backed out, and the group stays
+    (FAILED), as ``dlqhandler run`` counts it. A put refused so is a failed put like any
+    other (:func:`dlqhandler.acting.attempt`).
     """
     n = len(ids)
-    unit = UnitOfWork(qm, store, clock)
+    unit = unit or UnitOfWork(qm, store, clock)
     planner = _planner(qm, input_queue, max_hops, control_queues)
     for step in range(_MAX_STEPS):
         got: list[Message] = []
         for msg_id, correl_id in ids:
-            held = unit.get(q, msg_id, correl_id)
+            try:
+                held = unit.get(q, msg_id, correl_id)
+            except MQIError as exc:
+                if exc.reason != MQRC_SYNCPOINT_LIMIT_REACHED or not got:
+                    raise
+                too_big = group_subject(got[0].md.group_id)
+                unit.fail(too_big, unit.lookup(too_big))
+                return [Applied(Outcome.FAILED)] * n
             if held is None:
                 unit.backout()
                 return [Applied(Outcome.SKIPPED)] * n
@@ -256,18 +278,21 @@ class _Connection:
         self._connect, self._input_queue, self._status_queue = connect, input_queue, status_queue
         self.qm: QueueManager | None = None
         self.q: Queue | None = None
-        self.store: AttemptStore | None = None
+        self.unit: UnitOfWork | None = None
 
-    def open(self) -> tuple[QueueManager, Queue, AttemptStore | None]:
-        if self.qm is None or self.q is None:
+    def open(self) -> tuple[QueueManager, Queue, UnitOfWork]:
+        """The connection, its DLQ handle and its unit of work (one per connection: the
+        queue manager's MaxUncommittedMsgs is asked at most once per connection)."""
+        if self.qm is None or self.q is None or self.unit is None:
             self.qm = self._connect()
             self.q = self.qm.open(self._input_queue, input=True, browse=False)
-            self.store = AttemptStore(self.qm, self._status_queue) if self._status_queue else None
-        return self.qm, self.q, self.store
+            store = AttemptStore(self.qm, self._status_queue) if self._status_queue else None
+            self.unit = UnitOfWork(self.qm, store, time.time)
+        return self.qm, self.q, self.unit
 
     def close(self) -> None:
-        if self.store is not None:
-            self.store.close()
+        if self.unit is not None and self.unit.store is not None:
+            self.unit.store.close()
         if self.q is not None:
             self.q.close()
         if self.qm is not None:
@@ -309,7 +334,7 @@ def apply_partition(
 
         def flush_group() -> None:
             if group:
-                qm, q, store = conn.open()
+                qm, q, unit = conn.open()
                 settle(
                     group,
                     apply_group(
@@ -319,8 +344,8 @@ def apply_partition(
                         [(r["md_msg_id"], r["md_correl_id"]) for r in group],
                         input_queue=input_queue,
                         catch_all=catch_all,
-                        store=store,
                         control_queues=control_queues,
+                        unit=unit,
                     ),
                 )
                 group.clear()
@@ -344,7 +369,7 @@ def apply_partition(
                             flush_group()
                         group.append(row)
                         continue
-                    qm, q, store = conn.open()
+                    qm, q, unit = conn.open()
                     settle(
                         [row],
                         [
@@ -356,8 +381,8 @@ def apply_partition(
                                 row["md_correl_id"],
                                 input_queue=input_queue,
                                 catch_all=catch_all,
-                                store=store,
                                 control_queues=control_queues,
+                                unit=unit,
                             )
                         ],
                     )
