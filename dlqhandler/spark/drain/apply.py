@@ -13,6 +13,11 @@ Each task has one connection, and on it one :class:`~dlqhandler.acting.UnitOfWor
 manager's MaxUncommittedMsgs (MQRC_SYNCPOINT_LIMIT_REACHED on a put or a group member's
 get) is a failed attempt, counted while held and backed out, and the task goes on.
 
+A commit whose outcome is unknown (MQCMIT's connection lost: MQRC_CONNECTION_BROKEN or
+MQRC_CALL_INTERRUPTED, :data:`dlqhandler.acting.COMMIT_UNKNOWN`) makes its messages
+UNKNOWN: logged (``commit_outcome_unknown``), counted neither moved nor failed, named in the
+summary; the task connects again for its next message.
+
 A message another process (a running ``dlqhandler run``) already took is not
 found and is skipped: never duplicated. A failed put is backed out and counts
 one attempt; the rules are asked again with the new count (RETRY totals,
@@ -31,15 +36,25 @@ moves the message, so RETRY(n) holds across handlers and drains alike.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dlqhandler.acting import Outgoing, Planner, Result, UnitOfWork, attempt, plan
+from dlqhandler.acting import (
+    COMMIT_UNKNOWN,
+    Outgoing,
+    Planner,
+    Result,
+    UnitOfWork,
+    attempt,
+    plan,
+)
 from dlqhandler.acting.plan import Landings, as_is
 from dlqhandler.errors import MalformedMessageError, MQIError
-from dlqhandler.mq.constants import MQRC_SYNCPOINT_LIMIT_REACHED
+from dlqhandler.logs import get_logger
+from dlqhandler.mq.constants import MQRC_SYNCPOINT_LIMIT_REACHED, reason_name
 from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS, in_unit, is_complete, logical_order
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.outcomes import Outcome
@@ -55,6 +70,7 @@ from dlqhandler.rules import Decision, Matcher, RuleSet
 __all__ = ["Applied", "apply_frame", "apply_group", "apply_message"]
 
 _MAX_STEPS = 10_000
+_log = get_logger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,8 +155,9 @@ def apply_message(
         result = attempt(unit, [(msg, decision)], subject, record, plan=planner, take=None)
         if result.result is not Result.TAKEN:
             continue
-        unit.commit()
         out = result.puts[0]
+        if not _committed(unit, [msg_id]):
+            return _unknown(line, out)
         if out is None:
             return Applied(Outcome.DISCARDED, line)
         return Applied(Outcome.OK, line, out.queue, out.qmgr)
@@ -214,11 +231,12 @@ def apply_group(
         result = attempt(unit, decided, subject, record, plan=planner, take=None, group=True)
         if result.result is not Result.TAKEN:
             continue
-        unit.commit()
         by_member = {
             id(m): (d.rule.line if d.rule is not None else None, out)
             for (m, d), out in zip(result.decided, result.puts, strict=True)
         }
+        if not _committed(unit, [msg_id for msg_id, _correl_id in ids]):
+            return [_unknown(*by_member[id(m)]) for m in members]
         applied: list[Applied] = []
         for m in members:  # in the order of ``ids``
             line, out = by_member[id(m)]
@@ -264,8 +282,35 @@ def _to_catch_all(
         unit.backout()
         return Applied(Outcome.FAILED, line)
     unit.cleared(record)
-    unit.commit()
+    if not _committed(unit, [m.md.msg_id for m in got]):
+        return Applied(Outcome.UNKNOWN, line, catch_all, "")
     return Applied(Outcome.CATCH_ALL, line, catch_all, "")
+
+
+def _committed(unit: UnitOfWork, msg_ids: list[bytes]) -> bool:
+    """Commit the unit; False (logged) when its outcome is unknown (the connection was
+    lost during MQCMIT): its messages may have left the DLQ or not."""
+    try:
+        unit.commit()
+    except MQIError as exc:
+        if exc.reason not in COMMIT_UNKNOWN:
+            raise
+        _log.error(
+            "commit_outcome_unknown",
+            reason=exc.reason,
+            reason_name=reason_name(exc.reason),
+            messages=len(msg_ids),
+            msgids=[m.hex() for m in msg_ids],
+        )
+        return False
+    return True
+
+
+def _unknown(line: int | None, out: Outgoing | None) -> Applied:
+    """A message whose commit's outcome is unknown, with where it may have gone."""
+    if out is None:
+        return Applied(Outcome.UNKNOWN, line)
+    return Applied(Outcome.UNKNOWN, line, out.queue, out.qmgr)
 
 
 class _Connection:
@@ -298,6 +343,20 @@ class _Connection:
         if self.qm is not None:
             self.qm.disconnect()
 
+    def lost(self) -> None:
+        """A commit's outcome was unknown (the connection was lost): let it go, whatever
+        its handles say now; the next row connects again."""
+        store = self.unit.store if self.unit is not None else None
+        for release in (
+            store.close if store is not None else None,
+            self.q.close if self.q is not None else None,
+            self.qm.disconnect if self.qm is not None else None,
+        ):
+            if release is not None:
+                with contextlib.suppress(MQIError):
+                    release()
+        self.qm = self.q = self.unit = None
+
 
 def apply_partition(
     ruleset_json: str,
@@ -328,9 +387,11 @@ def apply_partition(
             for row, applied in zip(rows, outcomes, strict=True):
                 row["outcome"] = applied.outcome.value
                 row["applied_line"] = applied.line
-                if applied.outcome in (Outcome.OK, Outcome.CATCH_ALL):
+                if applied.outcome in (Outcome.OK, Outcome.CATCH_ALL, Outcome.UNKNOWN):
                     row["out_q"], row["out_qm"] = applied.queue, applied.qmgr
                 done.append(row)
+            if any(a.outcome is Outcome.UNKNOWN for a in outcomes):
+                conn.lost()
 
         def flush_group() -> None:
             if group:

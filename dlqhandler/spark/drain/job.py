@@ -115,6 +115,7 @@ def _applied_disposition() -> str:
         f" WHEN {sql_string(o.CATCH_ALL.value)} THEN {sql_string(d.CATCHALL.value)}"
         f" WHEN {sql_string(o.OK.value)} THEN action"
         f" WHEN {sql_string(o.SKIPPED.value)} THEN {sql_string(d.SKIPPED.value)}"
+        f" WHEN {sql_string(o.UNKNOWN.value)} THEN {sql_string(d.UNKNOWN.value)}"
         f" ELSE {sql_string(d.REMAIN.value)} END"
     )
 
@@ -209,7 +210,10 @@ def run_drain(
             ).localCheckpoint(eager=True)
         )
         frame = frame.withColumn("disposition", F.expr(_applied_disposition()))
-        failures = frame.filter(F.col("outcome") == Outcome.FAILED.value).count()
+        # a commit of unknown outcome is no failure, but the drain is not done: PARTIAL
+        failures = frame.filter(
+            F.col("outcome").isin(Outcome.FAILED.value, Outcome.UNKNOWN.value)
+        ).count()
     frame = frame.withColumn("outcome", F.expr(_outcome_column(config.apply)))
 
     written = None
@@ -268,6 +272,10 @@ def run_drain(
             .limit(_EXAMPLES)
             .collect()
         ]
+    if summary["totals"]["unknown"]:  # each named: it may have left the queue or not
+        audit = spark.read.schema(audit_schema()).parquet(out.uri("audit"))
+        unknown = audit.filter(F.col("outcome") == Outcome.UNKNOWN.value).select("msgid")
+        summary["unknown_outcome"] = sorted(str(r["msgid"]) for r in unknown.collect())
     manifest = {
         "rules_sha256": ruleset.sha256,
         "input": [str(f) for f in files]
@@ -370,6 +378,7 @@ def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]
             "catch_all": by_disposition.get(Disposition.CATCHALL, 0),
             "remaining": by_disposition.get(Disposition.REMAIN, 0),
             "skipped": by_disposition.get(Disposition.SKIPPED, 0),
+            "unknown": by_disposition.get(Disposition.UNKNOWN, 0),
             "no_dlh": no_dlh,
             "unmatched": unmatched,
             "malformed": malformed,
