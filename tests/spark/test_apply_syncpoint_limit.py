@@ -25,7 +25,7 @@ DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 STATUS = "DLQHANDLER.STATUS"
 
 
-def _member(tag: str, seq: int, of: int) -> Message:
+def _member(tag: str, seq: int, of: int, destq: str = "APP.Q") -> Message:
     md = MQMD(
         format="MQSTR",
         msg_id=f"{tag}-{seq}".encode().ljust(24, b"\x00"),
@@ -34,7 +34,7 @@ def _member(tag: str, seq: int, of: int) -> Message:
         msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == of else MQMF_MSG_IN_GROUP,
         persistence=1,
     )
-    return Message.dead_letter(md, f"{tag} {seq}/{of}".encode(), reason=2053, dest_q_name="APP.Q")
+    return Message.dead_letter(md, f"{tag} {seq}/{of}".encode(), reason=2053, dest_q_name=destq)
 
 
 def _single(i: int) -> Message:
@@ -68,8 +68,10 @@ def test_apply_stays_within_maxumsgs_and_goes_on_past_a_group_too_big(
     counted and backed out until RETRY(2) is spent, and the group stays whole; a group
     of six cannot even be got whole: its sixth get fails with 2024, one attempt is
     counted, it is backed out and stays, FAILED, and the Spark task goes on (exit 6,
-    not a failed job). Every message is on the DLQ or on APP.Q, once, with its payload;
-    the summary and the audit say where each went. IBM's 2024 page
+    not a failed job); another group of six that no rule matches (IGNORE, decided on
+    its members browsed, as run decides) stays without an attempt counted. Every
+    message is on the DLQ or on APP.Q, once, with its payload; the summary and the
+    audit say where each went. IBM's 2024 page
     (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040970_.html): "An MQGET,
     MQPUT, or MQPUT1 call failed because it would have caused the number of uncommitted
     messages in the current unit of work to exceed the limit defined for the queue
@@ -83,8 +85,9 @@ def test_apply_stays_within_maxumsgs_and_goes_on_past_a_group_too_big(
     two = [_member("A", s, 2) for s in (1, 2)]
     three = [_member("B", s, 3) for s in (1, 2, 3)]
     six = [_member("C", s, 6) for s in range(1, 7)]
+    kept = [_member("D", s, 6, destq="APP.KEPT") for s in range(1, 7)]  # no rule: IGNORE
     backlog = [singles[0], *reversed(six), singles[1], three[2], two[1], singles[2]]
-    backlog += [three[0], singles[3], two[0], three[1], singles[4], singles[5]]
+    backlog += [three[0], singles[3], two[0], three[1], singles[4], singles[5], *kept]
     for m in backlog:
         qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
     qm.disconnect()
@@ -102,7 +105,7 @@ def test_apply_stays_within_maxumsgs_and_goes_on_past_a_group_too_big(
     target, left = _browse(qm, "APP.Q"), _browse(qm, DLQ)
     moved = [*singles, *two]
     assert sorted(m.md.msg_id for m in target) == sorted(m.md.msg_id for m in moved)
-    assert sorted(m.md.msg_id for m in left) == sorted(m.md.msg_id for m in [*three, *six])
+    assert sorted(m.md.msg_id for m in left) == sorted(m.md.msg_id for m in [*three, *six, *kept])
     original = {m.md.msg_id: _payload(m) for m in backlog}
     assert all(_payload(m) == original[m.md.msg_id] for m in [*target, *left])
     pair = [m.md.msg_seq_number for m in target if m.md.group_id == two[0].md.group_id]
@@ -113,6 +116,7 @@ def test_apply_stays_within_maxumsgs_and_goes_on_past_a_group_too_big(
         assert record is not None
         assert record.attempts == attempts
     assert store.lookup(group_subject(two[0].md.group_id)) is None
+    assert store.lookup(group_subject(kept[0].md.group_id)) is None
     store.close()
     qm.disconnect()
     audit = {r["msgid"]: r for r in spark.read.parquet(str(out / "audit")).collect()}
@@ -123,6 +127,7 @@ def test_apply_stays_within_maxumsgs_and_goes_on_past_a_group_too_big(
         **{_hex(m): ("ok", "FWD") for m in moved},
         **{_hex(m): ("remaining", "REMAIN") for m in three},
         **{_hex(m): ("failed", "REMAIN") for m in six},
+        **{_hex(m): ("remaining", "REMAIN") for m in kept},
     }
     totals = json.loads((out / "summary.json").read_text())["totals"]
-    assert (totals["messages"], totals["forwarded"], totals["remaining"]) == (17, 8, 9)
+    assert (totals["messages"], totals["forwarded"], totals["remaining"]) == (23, 8, 15)

@@ -54,7 +54,11 @@ from dlqhandler.acting import (
 from dlqhandler.acting.plan import Landings, as_is
 from dlqhandler.errors import MalformedMessageError, MQIError
 from dlqhandler.logs import get_logger
-from dlqhandler.mq.constants import MQRC_SYNCPOINT_LIMIT_REACHED, reason_name
+from dlqhandler.mq.constants import (
+    MQRC_NO_MSG_AVAILABLE,
+    MQRC_SYNCPOINT_LIMIT_REACHED,
+    reason_name,
+)
 from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS, in_unit, is_complete, logical_order
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.outcomes import Outcome
@@ -64,7 +68,7 @@ from dlqhandler.qmgr.attempts import (
     group_subject,
     message_subject,
 )
-from dlqhandler.qmgr.port import Queue, QueueManager
+from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 from dlqhandler.rules import Decision, Matcher, RuleSet
 
 __all__ = ["Applied", "apply_frame", "apply_group", "apply_message"]
@@ -190,10 +194,8 @@ def apply_group(
     the group out, and the rules are asked again with the new count.
 
     A group whose gets alone pass the queue manager's MaxUncommittedMsgs (a get refused
-    with MQRC_SYNCPOINT_LIMIT_REACHED) can never be held whole: one attempt is counted
-    for it while its first members are held, the unit is backed out, and the group stays
-    (FAILED), as ``dlqhandler run`` counts it. A put refused so is a failed put like any
-    other (:func:`dlqhandler.acting.attempt`).
+    with MQRC_SYNCPOINT_LIMIT_REACHED) can never be held whole (:func:`_too_big`). A put
+    refused so is a failed put like any other (:func:`dlqhandler.acting.attempt`).
     """
     n = len(ids)
     unit = unit or UnitOfWork(qm, store, clock)
@@ -206,9 +208,9 @@ def apply_group(
             except MQIError as exc:
                 if exc.reason != MQRC_SYNCPOINT_LIMIT_REACHED or not got:
                     raise
-                too_big = group_subject(got[0].md.group_id)
-                unit.fail(too_big, unit.lookup(too_big))
-                return [Applied(Outcome.FAILED)] * n
+                return _too_big(
+                    unit, matcher, ids, got, input_queue=input_queue, catch_all=catch_all, step=step
+                )
             if held is None:
                 unit.backout()
                 return [Applied(Outcome.SKIPPED)] * n
@@ -248,6 +250,61 @@ def apply_group(
         return applied
     qm.backout()
     return [Applied(Outcome.FAILED)] * n
+
+
+def _too_big(
+    unit: UnitOfWork,
+    matcher: Matcher,
+    ids: list[tuple[bytes, bytes]],
+    got: list[Message],
+    *,
+    input_queue: str,
+    catch_all: str | None,
+    step: int,
+) -> list[Applied]:
+    """A group whose gets alone pass MaxUncommittedMsgs: ``got`` its first members, held.
+
+    The members not yet got are browsed, and the rules decide as ``dlqhandler run``
+    decides (on members browsed): an action is one failed attempt, counted while the
+    first members are held, then backed out (FAILED, as ``run`` counts it); IGNORE leaves
+    the group (REMAINING), or FAILED with a catch-all (it could not hold the group either).
+    A member gone since is SKIPPED, an incomplete group or one without an MQDLH stays.
+    """
+    n = len(ids)
+    rest: list[Message] = []
+    browser = unit.qmgr.open(input_queue, input=False, browse=True)
+    try:
+        for msg_id, correl_id in ids[len(got) :]:
+            try:
+                rest.append(
+                    browser.get(GetOptions(browse="first", msg_id=msg_id, correl_id=correl_id))
+                )
+            except MQIError as exc:
+                if exc.reason != MQRC_NO_MSG_AVAILABLE:
+                    raise
+                unit.backout()
+                return [Applied(Outcome.SKIPPED)] * n
+    finally:
+        browser.close()
+    left = Outcome.REMAINING if catch_all is None else Outcome.FAILED
+    try:
+        members = [decode_dead_letter(m.md, m.body, m.properties) for m in [*got, *rest]]
+    except MalformedMessageError:
+        unit.backout()
+        return [Applied(left)] * n
+    if not is_complete(members):
+        unit.backout()
+        return [Applied(Outcome.REMAINING)] * n
+    subject = group_subject(members[0].md.group_id)
+    record = unit.lookup(subject)
+    attempts = record.attempts if record is not None else step
+    decisions = [matcher.decide(m, attempts) for m in members]
+    ignored = [d for d in decisions if d.action.kind == "IGNORE"]
+    if ignored:
+        unit.backout()
+        return [Applied(left, ignored[0].rule.line if ignored[0].rule is not None else None)] * n
+    unit.fail(subject, record)
+    return [Applied(Outcome.FAILED, d.rule.line if d.rule is not None else None) for d in decisions]
 
 
 def _group_to_catch_all(
