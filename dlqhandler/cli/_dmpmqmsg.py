@@ -30,6 +30,7 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import BinaryIO, Literal
 
 from dlqhandler.errors import DumpFormatError, MQIError
@@ -43,6 +44,7 @@ __all__ = [
     "Counts",
     "LoadStopped",
     "MessageRange",
+    "existing_file",
     "load",
     "open_file",
     "parse_range",
@@ -145,6 +147,9 @@ class Counts:
     written_files: int = 0
     written_msgs: int = 0
     written_bytes: int = 0
+    # -I: the messages removed (committed) so far, and the file's bytes that hold them
+    removed_msgs: int = 0
+    removed_bytes: int | None = None
 
 
 def print_counts(counts: Counts) -> None:
@@ -161,14 +166,31 @@ def print_counts(counts: Counts) -> None:
     )
 
 
+def existing_file(name: str) -> bool:
+    """Whether ``name`` is a regular file that exists (the standard streams, a device or
+    a pipe are not files an unload would overwrite)."""
+    return name not in _STDIO and Path(name).is_file()
+
+
 @contextlib.contextmanager
-def open_file(name: str, *, write: bool) -> Iterator[BinaryIO]:
-    """The dump file, or a standard stream for ``-``, ``stdout``, ``stdin``."""
+def open_file(name: str, *, write: bool, overwrite: bool = False) -> Iterator[BinaryIO]:
+    """The dump file, or a standard stream for ``-``, ``stdout``, ``stdin``.
+
+    A file opened to write is created, never truncated, unless ``overwrite`` (``-F``):
+    FileExistsError when a regular file of that name exists (made between the caller's
+    check and the open, or by another writer)."""
     if name in _STDIO:
         yield sys.stdout.buffer if write else sys.stdin.buffer
         return
-    with open(name, "wb" if write else "rb") as f:
-        yield f
+    if not write:
+        with open(name, "rb") as f:
+            yield f
+    elif overwrite or (Path(name).exists() and not existing_file(name)):
+        with open(name, "wb") as f:
+            yield f
+    else:
+        with open(name, "xb") as f:
+            yield f
 
 
 class LoadStopped(Exception):  # noqa: N818 - a condition, not a bug
@@ -276,10 +298,20 @@ def unload(
         counts.read_msgs += 1
         counts.read_bytes += len(message.body)
 
+    def committed(messages: int, file_bytes: int) -> None:
+        counts.removed_msgs, counts.removed_bytes = messages, file_bytes
+
     counts.written_files = 1
     try:
         unload_queue(
-            qm, queue, stream, destructive=destructive, per_uow=per_uow, mode=mode, seen=seen
+            qm,
+            queue,
+            stream,
+            destructive=destructive,
+            per_uow=per_uow,
+            mode=mode,
+            seen=seen,
+            committed=committed,
         )
     except UnloadStoppedError as exc:  # (a failed commit: only what left the queue counts)
         counts.written_msgs, counts.written_bytes = exc.committed, exc.committed_bytes

@@ -111,7 +111,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--status-queue",
-        default=DEFAULT_STATUS_QUEUE,
+        default=None,
         metavar="Q",
         help="with --apply: the queue of attempt counts shared with dlqhandler run "
         f"(default {DEFAULT_STATUS_QUEUE}; defined if missing)",
@@ -152,7 +152,7 @@ def _drain(args: argparse.Namespace) -> int:
     if problem is None:
         problem = mode_problem(
             apply=args.apply, dry_run=args.dry_run, from_queue=args.qmgr is not None
-        )
+        ) or _ignored_option(args)
     if problem:
         print(f"{_PROG}: {problem}", file=sys.stderr)
         return int(ExitCode.USAGE)
@@ -196,6 +196,21 @@ def _drain(args: argparse.Namespace) -> int:
         )
     )
     return _said(outcome)
+
+
+def _ignored_option(args: argparse.Namespace) -> str | None:
+    """An option that the run would ignore (refused: a user who gives it expects it to
+    act), or None. Sets the default status queue when --apply leaves it out."""
+    if args.queue is not None and args.qmgr is None:
+        return "--queue names a queue to browse: give -m QMGR as well"
+    if args.status_queue is not None and not args.apply:
+        return (
+            "--status-queue names the attempt counts --apply reads and updates; a drain "
+            "without --apply reads no attempt count: give --apply, or leave it out"
+        )
+    if args.status_queue is None:
+        args.status_queue = DEFAULT_STATUS_QUEUE
+    return None
 
 
 def _queue_source(args: argparse.Namespace, settings: Settings) -> QueueSource:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -32,6 +33,7 @@ from dlqhandler.cli._dmpmqmsg import (
     Counts,
     LoadStopped,
     MessageRange,
+    existing_file,
     load,
     open_file,
     parse_range,
@@ -69,6 +71,7 @@ from dlqhandler.qmgr import (
 from dlqhandler.qmgr.embedded.qmgrs import DEFAULT_DEADQ, INITIATION_QUEUE
 from dlqhandler.qmgr.embedded.runmqtrm import MonitorOptions, TriggerMonitor
 from dlqhandler.qmgr.port import browse_all
+from dlqhandler.qmgr.snapshot import UnloadStoppedError
 
 __all__ = ["register"]
 
@@ -135,13 +138,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     which.add_argument(
         "-o", dest="load_q", metavar="QUEUE", type=queue_name, help="load onto QUEUE"
     )
-    p.add_argument(
+    named = p.add_mutually_exclusive_group(required=True)
+    named.add_argument(
         "-f",
-        "-F",
         dest="file",
-        required=True,
         metavar="FILE",
-        help="the file ('-', 'stdout' or 'stdin' for the standard streams)",
+        help="the file ('-', 'stdout' or 'stdin' for the standard streams); an unload "
+        "never overwrites an existing file",
+    )
+    named.add_argument(
+        "-F",
+        dest="forced_file",
+        metavar="FILE",
+        help="as -f, and an unload overwrites FILE if it exists",
     )
     p.add_argument(
         "-C",
@@ -408,6 +417,28 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return int(ExitCode.USAGE)
+    if args.get_q and args.mode == "t":
+        # -dt is not byte-exact (CR LF comes back as LF, a message gains a final LF, binary
+        # bytes gain line ends): a destructive unload in it loses what it removes.
+        print(
+            "dlqhandler qm dmpmqmsg: -I removes the messages, and -d t writes text that does "
+            "not load back byte for byte (line ends and binary data change): unload with "
+            "-I and the default hex (or -d A, -d p), or read them as text with -i -d t",
+            file=sys.stderr,
+        )
+        return int(ExitCode.USAGE)
+    force = args.forced_file is not None
+    if force:
+        args.file = args.forced_file
+    if not args.load_q and not force and existing_file(args.file):
+        # IBM's dmpmqmsg asks before overwriting a file named by -f ("Using -F on a target
+        # file forces output to a file if it already exists"); this one cannot ask.
+        print(
+            f"dlqhandler qm dmpmqmsg: {args.file} exists and -f does not overwrite a file: "
+            "name a new file, or give -F to overwrite it",
+            file=sys.stderr,
+        )
+        return int(ExitCode.USAGE)
     counts = Counts()
     per_uow = args.per_uow
     selected: MessageRange = args.range or MessageRange()
@@ -430,16 +461,28 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
                         counts=counts,
                     )
         else:
-            with _connected(args.qmgr) as qm, open_file(args.file, write=True) as stream:
-                unload(
-                    qm,
-                    args.browse_q or args.get_q,
-                    stream,
-                    destructive=args.get_q is not None,
-                    per_uow=per_uow,
-                    mode=args.mode or "hex",
-                    counts=counts,
-                )
+            queue, destructive = args.browse_q or args.get_q, args.get_q is not None
+            with _connected(args.qmgr) as qm:
+                # The queue is opened before the file is touched: a queue that cannot be
+                # unloaded (a wrong name, no authority) leaves an existing file as it was.
+                qm.open(queue, input=destructive, browse=not destructive).close()
+                try:
+                    with open_file(args.file, write=True, overwrite=force) as stream:
+                        unload(
+                            qm,
+                            queue,
+                            stream,
+                            destructive=destructive,
+                            per_uow=per_uow,
+                            mode=args.mode or "hex",
+                            counts=counts,
+                        )
+                except UnloadStoppedError:
+                    raise  # an MQ error: the unload backed out and cut the file itself
+                except BaseException:  # a full disk, Ctrl-C: the stream may not flush
+                    if destructive:
+                        _cut_back(qm, args.file, queue, counts)
+                    raise
     except LoadStopped as exc:
         print(f"dlqhandler qm dmpmqmsg: {exc.problem}", file=sys.stderr)
         print(
@@ -454,13 +497,36 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
         raise  # an unload to a closed stdout (-f - | head): the CLI's entry ends quietly
     except OSError as exc:
         print(
-            f"dlqhandler qm dmpmqmsg: cannot open {args.file}: {exc.strerror or exc}",
+            f"dlqhandler qm dmpmqmsg: cannot open or write {args.file}: {exc.strerror or exc}",
             file=sys.stderr,
         )
         return int(ExitCode.USAGE)
     finally:
         print_counts(counts)
     return int(ExitCode.OK)
+
+
+def _cut_back(qm: EmbeddedQueueManager, name: str, queue: str, counts: Counts) -> None:
+    """A destructive unload (-I) that failed: the batch in hand is backed out (its
+    messages stay on the queue), and the file is cut back to the messages removed, so
+    that loading it never puts a message that is still on the queue a second time."""
+    with contextlib.suppress(MQIError):
+        qm.backout()
+    kept = f"the others stay on {queue}"
+    if existing_file(name) and counts.removed_bytes is not None:
+        with contextlib.suppress(OSError):
+            os.truncate(name, counts.removed_bytes)
+            kept += f" ({name} was cut back to the messages removed)"
+    elif counts.read_msgs > counts.removed_msgs:
+        kept += (
+            f"; the stream holds {counts.read_msgs - counts.removed_msgs} more after them, "
+            "which stay on the queue too: do not load those"
+        )
+    print(
+        f"dlqhandler qm dmpmqmsg: the unload stopped: {counts.removed_msgs} message(s) were "
+        f"removed from {queue} and are in {name}; {kept}",
+        file=sys.stderr,
+    )
 
 
 def _put(args: argparse.Namespace) -> int:

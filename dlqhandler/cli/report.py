@@ -49,6 +49,7 @@ from dlqhandler.qmgr.snapshot import snapshot_queue
 from dlqhandler.report import render_html, summary_lines
 from dlqhandler.rules import RuleSet, Severity, compile_rules
 from dlqhandler.rules.lexer import source_lines
+from dlqhandler.spark.classify import offline_input
 from dlqhandler.spark.files import check_output_dir, is_local, local_path
 from dlqhandler.spark.inputs import InputSet
 from dlqhandler.spark.report.options import ReportOptions
@@ -291,7 +292,8 @@ def _gather(
             inputs = InputSet(files=(str(snap),))
             source = f"queue {queue} on {name} (browsed)"
         else:
-            queue, local = None, ""
+            # Dumps: from the DLQ the table's INPUTQ/INPUTQM name, as the drain takes them.
+            queue, local = offline_input(new) if new is not None else (None, "")
             source = ""
         report, inputs, spark_log = _spark_report(
             args, inputs, as_of=as_of, ages=ages, new=new, old=old, queue=queue, local=local

@@ -80,11 +80,15 @@ def unload_queue(
     per_uow: int = 100,
     mode: Mode = "hex",
     seen: Callable[[Message], None] | None = None,
+    committed: Callable[[int, int], None] | None = None,
 ) -> int:
     """Write every message of ``queue`` to ``stream`` under a dmpmqmsg header, in queue
     order; returns how many. ``destructive`` gets them under syncpoint, committing each
     ``per_uow`` after the file is flushed (a message is never removed before it is
-    written); otherwise they are browsed. ``seen`` is told of each message written.
+    written); otherwise they are browsed. ``seen`` is told of each message written;
+    ``committed`` (destructive) of the messages removed so far and the stream's bytes
+    that hold them, after each commit: what a file is cut back to when the unload fails
+    otherwise than on MQ (a full disk: the caller cuts it, the stream cannot be flushed).
 
     A destructive unload that meets an MQ error raises :class:`UnloadStoppedError`: a failed
     commit is never taken as done. What the unit of work had got goes back to the queue
@@ -108,7 +112,9 @@ def unload_queue(
                 options = GetOptions(browse="next", syncpoint=False, msg_handle=False)
             writer.flush()
             return writer.count
-        return _unload_destructive(qm, q, writer, stream, options, per_uow=per_uow, seen=seen)
+        return _unload_destructive(
+            qm, q, writer, stream, options, per_uow=per_uow, seen=seen, committed=committed
+        )
     finally:
         q.close()
 
@@ -131,11 +137,14 @@ def _unload_destructive(
     *,
     per_uow: int,
     seen: Callable[[Message], None] | None,
+    committed: Callable[[int, int], None] | None,
 ) -> int:
     """Get, write, flush, commit: batch after batch (see :func:`unload_queue`)."""
     writer.flush()
+    if committed is not None:
+        committed(0, writer.bytes_written)  # the header: nothing removed yet
     mark = _position(stream)  # the end of the last committed message (None: cannot seek)
-    committed = committed_bytes = pending_bytes = 0
+    done = done_bytes = pending_bytes = 0
     committing = False
     try:
         while True:
@@ -150,13 +159,15 @@ def _unload_destructive(
                 committing = True
                 qm.commit()
                 committing = False
-                committed, committed_bytes = writer.count, committed_bytes + pending_bytes
+                done, done_bytes = writer.count, done_bytes + pending_bytes
                 pending_bytes = 0
                 mark = _position(stream)
+                if committed is not None:
+                    committed(writer.count, writer.bytes_written)
             if message is None:
                 return writer.count
     except MQIError as exc:
-        uncertain = writer.count - committed
+        uncertain = writer.count - done
         # Back on the queue for sure: MQCMIT backed it out, or a get failed (its unit of
         # work is backed out here, or by the queue manager when the connection broke).
         back = not committing or exc.reason == MQRC_BACKED_OUT
@@ -166,8 +177,8 @@ def _unload_destructive(
         cut = back and uncertain > 0 and mark is not None and _cut(stream, mark)
         raise UnloadStoppedError(
             exc,
-            committed=committed,
-            committed_bytes=committed_bytes,
+            committed=done,
+            committed_bytes=done_bytes,
             cut=cut,
             uncertain=0 if back and cut else uncertain,
         ) from exc

@@ -63,7 +63,14 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
             ", ".join(f"{a['action']} {a['count']:,}" for a in rules["by_action"])
             or "nothing (no message to act on)"
         )
-        lines.append(f"  the table would: {actions}; {rules['left_on_dlq']:,} left on the DLQ")
+        left = f"{rules['left_on_dlq']:,} left on the DLQ"
+        if rules.get("unplaceable"):
+            # A RETRY/FWD whose target is not a valid name or loops back: it stays too.
+            left += (
+                f" and {rules['unplaceable']:,} more that stay: their target is not a valid"
+                " queue name or loops back onto the DLQ"
+            )
+        lines.append(f"  the table would: {actions}; {left}")
         idle = [str(r["line"]) for r in rules["by_rule"] if r["matched"] == 0]
         if idle:
             lines.append("  rules that match nothing: lines " + ", ".join(idle))

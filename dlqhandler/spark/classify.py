@@ -36,6 +36,7 @@ __all__ = [
     "classify",
     "classify_query",
     "field_column",
+    "offline_input",
     "rule_condition",
 ]
 
@@ -111,6 +112,15 @@ def catch_all_queue(ruleset: RuleSet, explicit: str | None) -> str | None:
         ):
             return a.fwdq
     return None
+
+
+def offline_input(ruleset: RuleSet) -> tuple[str | None, str]:
+    """The dead-letter queue and queue manager a drain or report of dump files takes the
+    messages to come from: the table's INPUTQ and INPUTQM (None and "" when blank).
+
+    IBM's DLQ control data: INPUTQ is "the name of the DLQ you want to process", INPUTQM
+    "the name of the queue manager that owns the DLQ named on the INPUTQ keyword"."""
+    return ruleset.control.inputq or None, ruleset.control.inputqm or ""
 
 
 def classify(

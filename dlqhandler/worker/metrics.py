@@ -12,6 +12,7 @@ the last 48 kept values (4 hours) are averaged.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import deque
@@ -198,14 +199,18 @@ class HandlerMetrics:
         self.rules_loaded = True
 
     def queue_state(self, depth: int, oldest_age_s: float | None) -> None:
-        """Depth and oldest age; also feeds the inflow samples (every >= 10 s).
+        """Depth and oldest age (None: not known, e.g. what is on the queue was left by
+        no pass of this handler: another handler holds it, or it arrived since); also
+        feeds the inflow samples (every >= 10 s).
 
+        An unknown age is NaN, never the last known one: a stale age would keep
+        DLQOldestMessageTooOld firing after that message left the queue (NaN > x is
+        false in PromQL).
         Inflow over an interval = depth change + messages this handler removed.
         """
         now = self.clock()
         self.depth.set(depth)
-        if oldest_age_s is not None:
-            self.oldest_age.set(max(0.0, oldest_age_s))
+        self.oldest_age.set(math.nan if oldest_age_s is None else max(0.0, oldest_age_s))
         with self._lock:
             self.decision_rate.set(self._rate.rate(now))
             if self._last_sample is None:

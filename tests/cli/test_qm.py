@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from dlqhandler.cli import main
+from dlqhandler.errors import MQIError
 from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.qmgr import connect
+from dlqhandler.qmgr import GetOptions, PutOptions, connect
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / ".venv" / "bin" / "dlqhandler"
@@ -194,6 +195,139 @@ def test_dmpmqmsg_load_then_unload_is_identical(home: Path, tmp_path: Path) -> N
     assert without_created(browsed) == without_created(source)
     assert without_created(got) == without_created(source)
     assert [m.md for m in read_dump(got)] == [m.md for m in _varied_messages()]
+
+
+@pytest.mark.parametrize("which", ["-i", "-I"])
+def test_dmpmqmsg_unload_never_overwrites_a_file_unless_forced(
+    home: Path, tmp_path: Path, which: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unload (-i browse, -I destructive) never destroys an existing file by accident:
+    with -f an existing file is refused (exit 2, file and queue unchanged), a queue that
+    cannot be opened (a mistyped name, 2085) leaves the file as it was even with -F, and
+    -F overwrites it. IBM's dmpmqmsg page (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/
+    com.ibm.mq.ref.adm.doc/q117660_.html): "Using -F on a target file forces output to a
+    file if it already exists. The program does not ask you if the file should be
+    overwritten." (with -f it asks; this tool cannot ask, so it refuses)."""
+    assert main(["qm", "create", "QM1"]) == 0
+    with connect("QM1") as qm:
+        qm.admin().define_queue("APP.IN", {"MSGDLVSQ": "FIFO"})
+    source = tmp_path / "in.dmp"
+    with source.open("wb") as f, DumpWriter(f, qmgr="QM1", queue="APP.IN") as writer:
+        for message in _varied_messages():
+            writer.write(message)
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.IN", "-f", str(source)]) == 0
+    earlier = tmp_path / "earlier.dmp"
+    earlier.write_bytes(source.read_bytes())
+    kept = earlier.read_bytes()
+    capsys.readouterr()
+
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", which, "APP.IN", "-f", str(earlier)]) == 2
+    assert "exists and -f does not overwrite a file" in capsys.readouterr().err
+    assert earlier.read_bytes() == kept
+    with connect("QM1") as qm:
+        assert qm.inquire_queue("APP.IN").curdepth == 3
+
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", which, "APP.INN", "-F", str(earlier)]) == 4
+    assert earlier.read_bytes() == kept
+
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", which, "APP.IN", "-F", str(earlier)]) == 0
+    assert [m.md for m in read_dump(earlier)] == [m.md for m in _varied_messages()]
+    with connect("QM1") as qm:
+        assert qm.inquire_queue("APP.IN").curdepth == (3 if which == "-i" else 0)
+
+
+def test_dmpmqmsg_refuses_a_destructive_unload_in_lossy_text_mode(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """-I with -d t is refused (exit 2, no file, every message still on the queue): -dt's
+    T lines do not load back byte for byte (a CR LF comes back as LF, a message gains a
+    final LF), so a destructive unload in it would lose what it removes. -i -d t (a
+    browse, for reading) still works, and the file it writes is not the original bytes."""
+    assert main(["qm", "create", "QM1"]) == 0
+    with connect("QM1") as qm:
+        qm.admin().define_queue("APP.IN", {})
+    source = tmp_path / "in.dmp"
+    crlf = Message(MQMD(format="MQSTR", msg_id=b"\x01" * 24), b"line one\r\nline two")
+    with source.open("wb") as f, DumpWriter(f, qmgr="QM1", queue="APP.IN") as writer:
+        writer.write(crlf)
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", "-o", "APP.IN", "-f", str(source)]) == 0
+    capsys.readouterr()
+    text = tmp_path / "text.dmp"
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", "-I", "APP.IN", "-f", str(text), "-d", "t"]) == 2
+    assert "does not load back byte for byte" in capsys.readouterr().err
+    assert not text.exists()
+    with connect("QM1") as qm:
+        assert qm.inquire_queue("APP.IN").curdepth == 1
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", "-i", "APP.IN", "-f", str(text), "-d", "t"]) == 0
+    assert [m.body for m in read_dump(text)] != [crlf.body]
+
+
+def test_dmpmqmsg_destructive_unload_that_fails_leaves_no_message_twice(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """-I -t 10 whose file fills up (ENOSPC) at the 16th message: the first 10 were
+    committed (removed) after a flush, the batch in hand is backed out, and the file is
+    cut back to those 10, so each of the 30 messages is either in the file or on the
+    queue, never both (the file used to keep the 5 written of the failed batch, which a
+    load would put a second time), and the note says how many were removed."""
+    import contextlib
+    import errno
+
+    import dlqhandler.cli.qm as qm_cli
+
+    assert main(["qm", "create", "QM1"]) == 0
+    with connect("QM1") as qm:
+        qm.admin().define_queue("APP.IN", {"MSGDLVSQ": "FIFO"})
+        for i in range(30):
+            qm.put1(
+                "APP.IN",
+                Message(MQMD(format="MQSTR", msg_id=bytes([i + 1]) * 24), b"m%d" % i),
+                PutOptions(syncpoint=False, context="set_all"),
+            )
+    real_open = qm_cli.open_file
+
+    class Full:
+        """The file, full after the header and 15 messages (one write() each)."""
+
+        def __init__(self, f: Any) -> None:
+            self.f, self.writes, self.name = f, 0, f.name
+
+        def write(self, data: bytes) -> int:
+            self.writes += 1
+            if self.writes > 16:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return int(self.f.write(data))
+
+        def flush(self) -> None:
+            self.f.flush()
+
+        def __getattr__(self, name: str) -> Any:  # tell, seekable...: the file's own
+            return getattr(self.f, name)
+
+    @contextlib.contextmanager
+    def full_open(name: str, *, write: bool, overwrite: bool = False) -> Any:
+        with real_open(name, write=write, overwrite=overwrite) as f:
+            yield Full(f)
+
+    monkeypatch.setattr(qm_cli, "open_file", full_open)
+    dump = tmp_path / "out.dmp"
+    capsys.readouterr()
+    code = main(["qm", "dmpmqmsg", "-m", "QM1", "-I", "APP.IN", "-t", "10", "-f", str(dump)])
+    assert code == 2
+    assert "10 message(s) were removed from APP.IN" in capsys.readouterr().err
+    in_file = [m.md.msg_id for m in read_dump(dump)]
+    with connect("QM1") as qm:
+        q = qm.open("APP.IN", input=False, browse=True)
+        on_queue = []
+        options = GetOptions(browse="first", syncpoint=False)
+        while True:
+            try:
+                on_queue.append(q.get(options).md.msg_id)
+            except MQIError:
+                break
+            options = GetOptions(browse="next", syncpoint=False)
+    assert in_file == [bytes([i + 1]) * 24 for i in range(10)]
+    assert on_queue == [bytes([i + 1]) * 24 for i in range(10, 30)]
 
 
 def test_dmpmqmsg_round_trips_the_shipped_backlog(home: Path, tmp_path: Path) -> None:

@@ -64,6 +64,21 @@ COMPARE = {
 }
 
 
+def test_summary_says_that_unplaceable_messages_stay_too() -> None:
+    """A RETRY or FWD whose target is not a valid name or loops back onto the DLQ leaves
+    the message where it is (as `run` and the drain do): the summary's "left on the DLQ"
+    does not count it (report.json keeps the two apart), so the line says how many more
+    stay, rather than claiming only the IGNOREs are left."""
+    rules = {**RULES, "unplaceable": 3}
+    text = "\n".join(summary_lines(_report(rules=rules), source="in.dmp"))
+    assert (
+        "RETRY 7, IGNORE 2; 2 left on the DLQ and 3 more that stay: their target is not a "
+        "valid queue name or loops back onto the DLQ" in text
+    )
+    plain = "\n".join(summary_lines(_report(rules=RULES), source="in.dmp"))
+    assert "more that stay" not in plain
+
+
 def test_untrusted_values_are_escaped_and_nothing_is_fetched() -> None:
     """Markup in queue and application names is shown as text; the page has no script,
     a default-src 'none' CSP and no URL but the SVG namespace."""

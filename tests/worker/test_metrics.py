@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import urllib.error
 import urllib.request
 
@@ -69,6 +70,26 @@ def test_inflow_counts_depth_growth_plus_handler_removals() -> None:
     clock.t += 5
     m.queue_state(140, 1.0)  # 10 s on, shrunk by 10 with no removals: nothing arrived
     assert m.inflow._value.get() == 100
+
+
+def test_an_oldest_age_no_longer_known_is_nan_not_the_last_one() -> None:
+    """Once the handler no longer knows the oldest message's age (the message it knew left
+    the queue and what is there now no pass of this handler left: another handler holds
+    it, or it arrived since), the gauge is NaN, not the last age: a stale 2 hours would
+    keep DLQOldestMessageTooOld (age > 3600) firing after the message is gone, while NaN
+    makes the comparison false (ops/prometheus/alerts_test.yml holds the alert to it)."""
+    clock = FakeClock()
+    m = HandlerMetrics(clock=clock)
+    m.queue_state(4, 7200.0)
+    assert _sample(m, "dlqhandler_dlq_oldest_message_age_seconds") == 7200.0
+    clock.t += 10
+    m.queue_state(4, None)
+    age = _sample(m, "dlqhandler_dlq_oldest_message_age_seconds")
+    assert age is not None
+    assert math.isnan(age)
+    clock.t += 10
+    m.queue_state(0, 0.0)
+    assert _sample(m, "dlqhandler_dlq_oldest_message_age_seconds") == 0.0
 
 
 def _sample(m: HandlerMetrics, name: str) -> float | None:

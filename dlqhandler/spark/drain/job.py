@@ -24,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.errors import ConfigError
+from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_LAST_SEGMENT, MQMF_SEGMENT
+from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS
 from dlqhandler.outcomes import Disposition, Outcome
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
@@ -107,6 +109,112 @@ _AUDIT_PARQUET = {
 }
 
 
+_SEGMENT_FLAGS = MQMF_SEGMENT | MQMF_LAST_SEGMENT
+
+
+def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any:
+    """The classified ``frame`` with every member of a group (or segmented message) left
+    where its group is left: when one member is not placed (IGNORE, no MQDLH, a target
+    that is not valid or loops, a malformed record) the whole group stays, or goes to the
+    catch-all with its headers, as ``dlqhandler run`` and ``--apply`` leave it whole;
+    written member by member, a load would deliver a group with members missing.
+
+    A group not whole in the input (a member missing, as :func:`dlqhandler.mq.groups.
+    is_complete` tells) stays all of it, as ``--apply`` leaves it; segments are not
+    checked for gaps offline (that needs each payload's length).
+
+    One pass over the header columns finds those groups (rare: their ids are collected
+    to the driver); a group with a malformed member stays, none of it in the catch-all."""
+    from pyspark.sql import functions as F
+
+    last_seq = (
+        f"CASE WHEN (md_msg_flags & {MQMF_LAST_MSG_IN_GROUP}) <> 0 THEN md_msg_seq_number END"
+    )
+    grouped = (
+        f"coalesce(md_group_id <> X'{NO_GROUP.hex()}'"
+        f" AND (md_msg_flags & {UNIT_FLAGS}) <> 0, false)"
+    )
+    placed = ", ".join(
+        sql_string(d.value) for d in (Disposition.RETRY, Disposition.FWD, Disposition.DISCARD)
+    )
+    malformed = "error IS NOT NULL" if "error" in frame.columns else "false"
+    split = (
+        frame.filter(F.expr(grouped))
+        .groupBy("md_group_id")
+        .agg(
+            F.expr(f"bool_and(disposition IN ({placed}))").alias("placed"),
+            F.expr(f"bool_or({malformed})").alias("malformed"),
+            F.expr(f"bool_or((md_msg_flags & {_SEGMENT_FLAGS}) <> 0)").alias("segmented"),
+            F.expr(f"count(DISTINCT {last_seq})").alias("lasts"),
+            F.expr(f"max({last_seq})").alias("last"),
+            F.expr("min(md_msg_seq_number)").alias("first"),
+            F.expr("count(DISTINCT md_msg_seq_number)").alias("seqs"),
+            F.expr("count(*)").alias("n"),
+        )
+        .withColumn(
+            "whole",
+            F.expr("segmented OR (lasts = 1 AND first = 1 AND seqs = last AND n = last)"),
+        )
+        .filter("NOT placed OR NOT whole")
+        .select("md_group_id", "malformed", "whole")
+        .collect()
+    )
+    if not split:
+        return frame
+
+    def ids(rows: list[Any]) -> str:
+        return ", ".join(f"X'{bytes(r['md_group_id']).hex()}'" for r in rows) or "NULL"
+
+    def left(r: Any) -> bool:
+        return bool(r["malformed"] or not r["whole"] or catch_all is None)
+
+    stays = ids([r for r in split if left(r)])
+    caught = ids([r for r in split if not left(r)])
+    remain, catch = sql_string(Disposition.REMAIN.value), sql_string(Disposition.CATCHALL.value)
+    to_catch_all = sql_string(catch_all) if catch_all is not None else "CAST(NULL AS STRING)"
+    stay = f"md_group_id IN ({stays})"
+    take = f"md_group_id IN ({caught})"
+    return frame.withColumns(
+        {
+            "disposition": F.expr(
+                f"CASE WHEN {stay} THEN {remain} WHEN {take} THEN {catch} ELSE disposition END"
+            ),
+            "out_q": F.expr(
+                f"CASE WHEN {stay} THEN CAST(NULL AS STRING) WHEN {take} THEN {to_catch_all}"
+                " ELSE out_q END"
+            ),
+            "out_qm": F.expr(
+                f"CASE WHEN {stay} THEN CAST(NULL AS STRING) WHEN {take} THEN '' ELSE out_qm END"
+            ),
+            "strip_header": F.expr(f"CASE WHEN {stay} OR {take} THEN false ELSE strip_header END"),
+        }
+    )
+
+
+# Outcomes of --apply that carried out a rule: the one applied (``applied_line``; null:
+# the implicit IGNORE) is not the first match when puts failed and the rules were asked
+# again with the new attempt count (a RETRY spent, then the next matching rule).
+_CARRIED_OUT = (Outcome.OK, Outcome.DISCARDED, Outcome.CATCH_ALL)
+
+
+def _carried_out() -> str:
+    return f"outcome IN ({', '.join(sql_string(o.value) for o in _CARRIED_OUT)})"
+
+
+def _applied_line() -> str:
+    """A row's ``chosen_line`` after ``--apply`` (SQL): the rule carried out, else the
+    first match (a failed, skipped or remaining message)."""
+    return f"CASE WHEN {_carried_out()} THEN applied_line ELSE chosen_line END"
+
+
+def _applied_action(ruleset: RuleSet) -> str:
+    """A row's ``action`` after ``--apply`` (SQL): that of the rule carried out (IGNORE
+    when none: the catch-all took it), else the first match's."""
+    whens = " ".join(f"WHEN {r.line} THEN {sql_string(r.action.kind)}" for r in ruleset.rules)
+    applied = f"CASE applied_line {whens} ELSE 'IGNORE' END" if whens else "'IGNORE'"
+    return f"CASE WHEN {_carried_out()} THEN {applied} ELSE action END"
+
+
 def _applied_disposition() -> str:
     """The disposition of a row ``--apply`` acted on, from its ``outcome`` (SQL)."""
     o, d = Outcome, Disposition
@@ -187,6 +295,9 @@ def run_drain(
     )
 
     failures = 0
+    if not config.apply:
+        step(spark, "keep message groups whole")
+        frame = bad_input(lambda: _keep_groups_whole(frame, catch_all))
     if config.apply:
         from dlqhandler.spark.drain.apply import apply_frame
 
@@ -208,6 +319,12 @@ def run_drain(
                     input_queue, config.status_queue or DEFAULT_STATUS_QUEUE, DEFAULT_AUDIT_QUEUE
                 ).roles(),
             ).localCheckpoint(eager=True)
+        )
+        frame = frame.withColumns(
+            {
+                "chosen_line": F.expr(_applied_line()),
+                "action": F.expr(_applied_action(ruleset)),
+            }
         )
         frame = frame.withColumn("disposition", F.expr(_applied_disposition()))
         # a commit of unknown outcome is no failure, but the drain is not done: PARTIAL
@@ -242,7 +359,7 @@ def run_drain(
             out.delete("audit")
             spark.createDataFrame([], audit_schema()).write.parquet(out.uri("audit"))
         groups = written.counts  # counted by the writers, in the same job
-    summary = _summarise(groups, ruleset)
+    summary = _summarise(groups, ruleset, applied=config.apply)
     summary["decoder"] = "jvm"  # the dmpmqmsg data source decodes every record
     outputs: list[dict[str, Any]] = []
     remaining: dict[str, Any] = {"file": None, "messages": summary["totals"]["remaining"]}
@@ -308,6 +425,14 @@ _COUNTED = (
     "matched_lines",
     "error IS NOT NULL AS malformed",
     "decoded_in_python",
+    # A RETRY or FWD whose target is not a valid name or loops back onto the input DLQ:
+    # left (or sent to the catch-all) though a rule chose to move it (not counted with
+    # --apply, where such a target is an action that failed: see _summarise).
+    (
+        "action IN ('RETRY', 'FWD') AND error IS NULL AND outcome IN"
+        f" ({sql_string(Outcome.REMAINING.value)}, {sql_string(Outcome.CATCH_ALL.value)})"
+        " AS unplaceable"
+    ),
 )
 
 
@@ -322,9 +447,13 @@ def _groups(audit: Any) -> list[dict[str, Any]]:
     ]
 
 
-def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]:
+def _summarise(
+    groups: list[dict[str, Any]], ruleset: RuleSet, *, applied: bool = False
+) -> dict[str, Any]:
     """Every count of the summary from the rows counted by :data:`_COUNTED` (one dict
-    per combination of values, with its ``count``)."""
+    per combination of values, with its ``count``). ``applied`` (--apply): a target
+    refused is a failed action there, and a message left is in a group not whole on
+    the queue: none is counted unplaceable; ``chosen`` counts the rule carried out."""
     from collections import Counter
 
     per_file: Counter[tuple[str | None, str | None]] = Counter()  # what each output file holds
@@ -335,9 +464,11 @@ def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]
     by_action: Counter[str] = Counter()
     by_reason: Counter[int | None] = Counter()
     by_target: Counter[tuple[str, str, str]] = Counter()
-    no_dlh = unmatched = 0
+    no_dlh = unmatched = unplaceable = 0
     for g in groups:
         n = g["count"]
+        if g["unplaceable"] and not applied:
+            unplaceable += n
         if g["decoded_in_python"] and not g["malformed"]:
             python += n
         if g["malformed"]:
@@ -381,6 +512,7 @@ def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]
             "unknown": by_disposition.get(Disposition.UNKNOWN, 0),
             "no_dlh": no_dlh,
             "unmatched": unmatched,
+            "unplaceable": unplaceable,
             "malformed": malformed,
             "decoded_in_python": python,
         },
@@ -395,7 +527,11 @@ def _summarise(groups: list[dict[str, Any]], ruleset: RuleSet) -> dict[str, Any]
             for (d, q, qm), v in sorted(by_target.items())
         ],
         "never_matched": [r["line"] for r in rules if r["matched"] == 0],
-        "shadowed": [r["line"] for r in rules if r["matched"] > 0 and r["chosen"] == 0],
+        # With --apply "chosen" is the rule carried out: one whose puts all failed (the
+        # next matching rule then chosen) is not shadowed, so none is named.
+        "shadowed": []
+        if applied
+        else [r["line"] for r in rules if r["matched"] > 0 and r["chosen"] == 0],
         "_per_file": per_file,
     }
 

@@ -37,7 +37,7 @@ from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.qmgr.port import QueueManager, browse_all
 from dlqhandler.qmgr.snapshot import Snapshot, snapshot_queue
 from dlqhandler.rules import CompileResult, RuleSet, compile_rules
-from dlqhandler.spark.classify import catch_all_queue
+from dlqhandler.spark.classify import catch_all_queue, offline_input
 from dlqhandler.spark.files import OutputDir, check_output_dir_hadoop
 from dlqhandler.spark.inputs import InputSet
 from dlqhandler.spark.lifecycle import SparkRun, describe
@@ -175,7 +175,7 @@ class DrainOutcome:
 
 # The totals a summary prints (summary.json also has decoded_in_python, 0: the JVM decodes).
 _TOTALS: tuple[str, ...] = ("retried", "forwarded", "discarded", "catch_all", "remaining")
-_TOTALS += ("no_dlh", "unmatched", "malformed")
+_TOTALS += ("no_dlh", "unmatched", "unplaceable", "malformed")
 _UNUSED = (
     ("never_matched", "rules that matched nothing"),
     ("shadowed", "rules matched but never chosen (shadowed)"),
@@ -254,6 +254,11 @@ class _Drain:
         result = compile_rules(r.rules_text, source=r.rules_source, input_queue=queue)
         if result.ruleset is None:
             return self.outcome(DrainStatus.RULES_ERROR, problems=_errors(result))
+        if source is None:
+            # Dumps: the table's INPUTQ names the dead-letter queue they came from, and
+            # INPUTQM its queue manager (runmqdlq's control data), so a target that puts
+            # a message back there is the loop it is for `run`: never written as a target.
+            queue, local_qmgr = offline_input(result.ruleset)
         apply = source is not None and source.apply
         if source is not None and source.apply and queue:
             refused = _control_refusals(r, source.status_queue or "", result.ruleset, queue)

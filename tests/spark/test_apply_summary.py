@@ -1,0 +1,82 @@
+"""``drain --apply``: the summary and the audit name the rule carried out, not the first
+match, when puts failed and the rules were asked again (a RETRY spent, then the next rule)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dlqhandler.cli import main as cli_main
+from dlqhandler.mq import MQMD, Message
+from dlqhandler.qmgr.embedded.manager import connect
+from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
+from dlqhandler.qmgr.port import PutOptions
+
+pytestmark = pytest.mark.spark
+
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+
+
+def test_apply_records_the_rule_carried_out_after_a_retry_is_spent(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three MQRC_Q_FULL dead letters for APP.OK (defined) are retried; two for APP.GONE
+    (not defined) fail RETRY(2) twice, and then, as IBM's handler does ("If all attempts
+    fail, the DLQ handler searches for the next matching rule in the table",
+    https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=zos-processing-rules-table), the
+    catch-all FWD of line 2 forwards them to DLQ.MANUAL with their header. The summary
+    says 3 retried and 2 forwarded (it said 5 retried), line 2 chose 2, and their audit
+    rows say FWD, line 2, DLQ.MANUAL: what is on the queues."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    for q in ("APP.OK", "DLQ.MANUAL"):
+        qm.admin().define_queue(q, {"MAXDEPTH": 100})
+    md = MQMD(format="MQSTR", persistence=1)
+    dests = ["APP.OK", "APP.GONE", "APP.OK", "APP.GONE", "APP.OK"]
+    for i, dest in enumerate(dests, start=1):
+        m = Message.dead_letter(
+            md.replace(msg_id=i.to_bytes(24, "big")),
+            f"m{i}".encode(),
+            reason=2053,
+            dest_q_name=dest,
+        )
+        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
+    rules = tmp_path / "r.rul"
+    rules.write_text(
+        "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(2)\nACTION(FWD) FWDQ(DLQ.MANUAL) HEADER(YES)\n"
+    )
+    out = tmp_path / "out"
+    argv = ["drain", "--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)]
+    assert cli_main(argv) == 0
+    depth = {q: qm.inquire_queue(q).curdepth for q in (DLQ, "APP.OK", "DLQ.MANUAL")}
+    qm.disconnect()
+    assert depth == {DLQ: 0, "APP.OK": 3, "DLQ.MANUAL": 2}
+
+    summary = json.loads((out / "summary.json").read_text())
+    totals = summary["totals"]
+    assert (totals["retried"], totals["forwarded"], totals["remaining"]) == (3, 2, 0)
+    assert [(r["line"], r["matched"], r["chosen"]) for r in summary["by_rule"]] == [
+        (1, 5, 3),
+        (2, 5, 2),
+    ]
+    assert summary["shadowed"] == []
+    rows = {r["msgid"]: r for r in spark.read.parquet(str(out / "audit")).collect()}
+    gone = [i.to_bytes(24, "big").hex().upper() for i in (2, 4)]
+    for msgid in gone:
+        r = rows[msgid]
+        assert (r["action"], r["chosen_line"], r["disposition"], r["out_q"], r["outcome"]) == (
+            "FWD",
+            2,
+            "FWD",
+            "DLQ.MANUAL",
+            "ok",
+        )
+    retried = [r for k, r in rows.items() if k not in gone]
+    assert {(r["action"], r["chosen_line"], r["out_q"]) for r in retried} == {
+        ("RETRY", 1, "APP.OK")
+    }
