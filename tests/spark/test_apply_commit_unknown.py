@@ -64,11 +64,11 @@ def test_a_commit_of_unknown_outcome_is_named_and_counted_neither_moved_nor_fail
 ) -> None:
     """Six dead letters forwarded by `drain --apply`, one task: the MQCMIT of the first
     fails with MQRC_CONNECTION_BROKEN (2009) after the queue manager committed it. That
-    message's audit row says ``unknown`` (disposition UNKNOWN, with the target it may be
-    on), summary.json counts it as ``unknown`` and names its MsgId (not forwarded, not
-    remaining), stderr names it too, and the drain exits 6; the task connects again
-    and forwards the other five. Every message is in exactly one place (here all six
-    on APP.Q) with its payload. IBM's 2009 page
+    message's audit row says ``unknown`` (disposition UNKNOWN, with the rule carried out
+    and the target it may be on), summary.json counts it as ``unknown`` and names its
+    MsgId (not forwarded, not remaining), stderr names it too, and the drain exits 6;
+    the task connects again and forwards the other five. Every message is in exactly
+    one place (here all six on APP.Q) with its payload. IBM's 2009 page
     (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040830_.html): "it is possible
     that the call did complete successfully, even though this reason code is returned";
     its 2549 page (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q045480_.html):
@@ -102,7 +102,13 @@ def test_a_commit_of_unknown_outcome_is_named_and_counted_neither_moved_nor_fail
     rows = {r["msgid"]: r for r in audit_rows(out)}
     unknown = [k for k, r in rows.items() if r["outcome"] == "unknown"]
     assert len(unknown) == 1
-    assert (rows[unknown[0]]["disposition"], rows[unknown[0]]["out_q"]) == ("UNKNOWN", "APP.Q")
+    row = rows[unknown[0]]
+    assert (row["disposition"], row["out_q"], row["action"], row["chosen_line"]) == (
+        "UNKNOWN",
+        "APP.Q",
+        "FWD",
+        1,
+    )
     assert sorted(r["outcome"] for k, r in rows.items() if k not in unknown) == ["ok"] * 5
     summary = json.loads((out / "summary.json").read_text())
     totals = summary["totals"]

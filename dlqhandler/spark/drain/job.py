@@ -193,8 +193,9 @@ def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any:
 
 # Outcomes of --apply that carried out a rule: the one applied (``applied_line``; null:
 # the implicit IGNORE) is not the first match when puts failed and the rules were asked
-# again with the new attempt count (a RETRY spent, then the next matching rule).
-_CARRIED_OUT = (Outcome.OK, Outcome.DISCARDED, Outcome.CATCH_ALL)
+# again with the new attempt count (a RETRY spent, then the next matching rule). A
+# commit of unknown outcome carried its rule out too, whether or not it took.
+_CARRIED_OUT = (Outcome.OK, Outcome.DISCARDED, Outcome.CATCH_ALL, Outcome.UNKNOWN)
 
 
 def _carried_out() -> str:
