@@ -19,7 +19,10 @@ from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 from dlqhandler.qmgr.attempts import AttemptStore, group_subject
 from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager, connect
 from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
+from dlqhandler.qmgr.embedded.runmqsc import run_mqsc
 from dlqhandler.qmgr.port import PutOptions, browse_all
+from dlqhandler.rules import Matcher, compile_rules
+from dlqhandler.spark.drain.apply import apply_group
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 STATUS = "DLQHANDLER.STATUS"
@@ -131,3 +134,54 @@ def test_apply_stays_within_maxumsgs_and_goes_on_past_a_group_too_big(
     }
     totals = json.loads((out / "summary.json").read_text())["totals"]
     assert (totals["messages"], totals["forwarded"], totals["remaining"]) == (23, 8, 15)
+
+
+def test_a_group_that_fills_maxumsgs_before_its_record_is_cleared_fails_and_stays(
+    tmp_path: Path,
+) -> None:
+    """With MAXUMSGS(4) a group of two with an attempt record (one earlier failure):
+    its two gets and two puts fill the unit of work, and the get that clears its attempt
+    record (under syncpoint, with the move) fails with MQRC_SYNCPOINT_LIMIT_REACHED
+    (2024). That is a failed attempt, counted while the group is held and backed out
+    (the puts do not stand), not the task's MQ error: the rules are asked again until
+    RETRY(3) is spent, and the group stays whole on the DLQ, nothing on the target.
+    IBM's 2024 page (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040970_.html):
+    "An MQGET, MQPUT, or MQPUT1 call failed because it would have caused the number of
+    uncommitted messages in the current unit of work to exceed the limit"."""
+    home = tmp_path / "home"
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    qm.admin().define_queue("APP.Q", {"MAXDEPTH": 10000})
+    qm.admin().define_queue(STATUS, {"MAXDEPTH": 10000})
+    group = [_member("E", s, 2) for s in (1, 2)]
+    for m in group:
+        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
+    out = io.StringIO()
+    assert run_mqsc("ALTER QMGR MAXUMSGS(4)\n", qm.admin(), out, qmgr_name="QM1").ok
+    store = AttemptStore(qm, STATUS)
+    subject = group_subject(group[0].md.group_id)
+    store.record_failure(subject, None, 1.0)
+    ruleset = compile_rules("ACTION(FWD) FWDQ(APP.Q) HEADER(NO) RETRY(3)\n").ruleset
+    assert ruleset is not None
+    q = qm.open(DLQ)
+
+    outcomes = apply_group(
+        qm,
+        q,
+        Matcher(ruleset),
+        [(m.md.msg_id, m.md.correl_id) for m in group],
+        input_queue=DLQ,
+        catch_all=None,
+        store=store,
+        clock=lambda: 9.0,
+    )
+
+    assert [o.outcome for o in outcomes] == ["remaining", "remaining"]
+    assert _browse(qm, "APP.Q") == []
+    assert sorted(m.md.msg_id for m in _browse(qm, DLQ)) == sorted(m.md.msg_id for m in group)
+    record = store.lookup(subject)
+    assert record is not None
+    assert record.attempts == 3
+    store.close()
+    q.close()
+    qm.disconnect()

@@ -338,7 +338,13 @@ def _to_catch_all(
     except MQIError:
         unit.backout()
         return Applied(Outcome.FAILED, line)
-    unit.cleared(record)
+    try:
+        unit.cleared(record)  # a get under syncpoint: it may find the unit full
+    except MQIError as exc:
+        if exc.reason != MQRC_SYNCPOINT_LIMIT_REACHED:
+            raise
+        unit.backout()
+        return Applied(Outcome.FAILED, line)
     if not _committed(unit, [m.md.msg_id for m in got]):
         return Applied(Outcome.UNKNOWN, line, catch_all, "")
     return Applied(Outcome.CATCH_ALL, line, catch_all, "")
