@@ -47,6 +47,9 @@ class Outcome(StrEnum):
     """The drain: stays on the DLQ (apply mode) or in ``remaining.dmp`` (offline)."""
     SKIPPED = "skipped"
     """``drain --apply``: gone before it was got (a running handler took it)."""
+    UNKNOWN = "unknown"
+    """Acted on, but the commit's outcome is unknown (the connection was lost during
+    MQCMIT): it may have left the DLQ or not. Counted neither done nor failed."""
     ASSUMED = "assumed"
     """The offline drain: written to its target's file; what happens is up to the load."""
 
@@ -63,3 +66,5 @@ class Disposition(StrEnum):
     """Stays: no rule acts on it and there is no catch-all, or it is malformed."""
     SKIPPED = "SKIPPED"
     """``--apply``: gone before it was got."""
+    UNKNOWN = "UNKNOWN"
+    """``--apply``: acted on, but its commit's outcome is unknown (Outcome.UNKNOWN)."""

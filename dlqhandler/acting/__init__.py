@@ -13,9 +13,10 @@ from dlqhandler.acting.attempt import Attempt, Planner, Result, attempt
 from dlqhandler.acting.audit import DEFAULT_AUDIT_QUEUE, AuditTrail, read_audit
 from dlqhandler.acting.control import ControlQueues
 from dlqhandler.acting.plan import PLAN_ERRORS, Outgoing, as_is, plan, refusal
-from dlqhandler.acting.unit import UnitOfWork
+from dlqhandler.acting.unit import COMMIT_UNKNOWN, UnitOfWork
 
 __all__ = [
+    "COMMIT_UNKNOWN",
     "DEFAULT_AUDIT_QUEUE",
     "PLAN_ERRORS",
     "Attempt",

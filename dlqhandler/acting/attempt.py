@@ -19,7 +19,8 @@ once its put is done), or already *got* under syncpoint by the drain (``take`` i
   unit out, ``VANISHED``), then the members are put in logical order; a failed put counts
   one attempt for the group while all of it is held, then the unit is backed out.
 * A get the queue manager refuses because the unit of work is full (MaxUncommittedMsgs,
-  MQRC_SYNCPOINT_LIMIT_REACHED) is a failed attempt like a failed put: counted while the
+  MQRC_SYNCPOINT_LIMIT_REACHED), a member's or the attempt record's being cleared, is a
+  failed attempt like a failed put: counted while the
   message (group) is held, then the unit is backed out (a put already made must not
   stand alone). A caller that batches keeps each action's unit small enough
   (:meth:`.unit.UnitOfWork.cost`), so only an action too big for MAXUMSGS on its own
@@ -174,7 +175,7 @@ def _carry_out(
         if not taken:
             unit.backout()
             return Attempt(Result.VANISHED, pairs, puts, member=msg)
-    return _audited_and_cleared(unit, pairs, puts, record, records)
+    return _audited_and_cleared(unit, pairs, puts, subject, record=record, records=records)
 
 
 def _unit_full(
@@ -199,13 +200,22 @@ def _audited_and_cleared(
     unit: UnitOfWork,
     pairs: tuple[tuple[Message, Decision], ...],
     puts: tuple[Outgoing | None, ...],
+    subject: Subject,
+    *,
     record: AttemptRecord | None,
     records: Sequence[Message],
 ) -> Attempt:
     """The audit records last (none put: the unit is backed out), then the attempt
-    record cleared in the same unit of work."""
+    record cleared in the same unit of work (a get under syncpoint: one the unit of work
+    has no room for is a failed attempt, as a get of a member is)."""
     error = unit.audited(records)
     if error is not None:
         return Attempt(Result.UNAUDITED, pairs, puts, error)
-    unit.cleared(record)
+    try:
+        unit.cleared(record)
+    except MQIError as exc:
+        member = pairs[0][0]
+        return _unit_full(
+            unit, exc, pairs=pairs, puts=puts, subject=subject, record=record, member=member
+        )
     return Attempt(Result.TAKEN, pairs, puts)

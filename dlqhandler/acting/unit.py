@@ -21,6 +21,10 @@ A successful action removes the attempt record inside the unit of work that
 removes the message, so both commit or back out together; the caller commits
 (the handler batches several messages per unit of work, the drain one).
 
+A commit that fails with a reason of :data:`COMMIT_UNKNOWN` leaves the unit's outcome
+unknown (IBM: "If MQCMIT was interrupted the transaction might or might not have been
+committed"): its caller counts its messages neither as moved nor as failed, and names them.
+
 A unit of work holds at most the queue manager's MaxUncommittedMsgs (MAXUMSGS)
 messages: :meth:`UnitOfWork.cost` is the most one action can add to it, so a caller
 that batches commits before an action that might not fit (a call past it fails with
@@ -33,13 +37,24 @@ from collections.abc import Callable, Collection, Sequence
 
 from dlqhandler.acting.plan import Outgoing
 from dlqhandler.errors import MQIError
-from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR
+from dlqhandler.mq.constants import (
+    MQRC_CALL_INTERRUPTED,
+    MQRC_CONNECTION_BROKEN,
+    MQRC_NO_MSG_AVAILABLE,
+    MQRC_NO_MSG_UNDER_CURSOR,
+)
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.selectors import MQIA_MAX_UNCOMMITTED_MSGS
 from dlqhandler.qmgr.attempts import AttemptRecord, AttemptStore, Subject
 from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager
 
-__all__ = ["UnitOfWork"]
+__all__ = ["COMMIT_UNKNOWN", "UnitOfWork"]
+
+# MQCMIT reasons that leave the unit of work's outcome unknown: the connection was lost
+# (or a reconnectable client's reconnection could not tell) between the request and its
+# answer, so the unit may have been committed or backed out. Its messages are neither
+# moved nor failed: a caller names them and counts them as neither.
+COMMIT_UNKNOWN = frozenset({MQRC_CONNECTION_BROKEN, MQRC_CALL_INTERRUPTED})
 
 _GONE = frozenset({MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR})
 _AUDITED = PutOptions(syncpoint=True, context="default")

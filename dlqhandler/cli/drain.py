@@ -272,6 +272,8 @@ def _said(outcome: DrainOutcome) -> int:
         )
         if outcome.log_file is not None:
             print(f"  Spark log: {outcome.log_file}", file=sys.stderr)
+    for line in outcome.unknown_report():
+        print(line, file=sys.stderr)
     for line in outcome.malformed_report():
         print(line, file=sys.stderr)
     for line in outcome.render():

@@ -476,6 +476,14 @@ def _serve(
         if handler.stop_reason in (StopReason.SELECTION_DONE, StopReason.DRY_RUN_DONE):
             missing = say_unselected(args, selector, stats, queue)
     log.info("handler_ended", reason=handler.stop_reason, **stats.as_dict())
+    if stats.unknown_outcome:
+        print(
+            f"dlqhandler run: the outcome of the last commit is unknown (the connection was lost "
+            f"during MQCMIT): {len(stats.unknown_outcome)} message(s) may or may not have left "
+            f"{queue}, counted neither moved nor failed (their MsgIds are in the summary); "
+            "browse the queue and the targets for them before acting on them again",
+            file=sys.stderr,
+        )
     if handler.stop_reason == StopReason.FATAL:
         return int(ExitCode.MQ_ERROR)
     if handler.stop_reason == StopReason.CONNECTION_BROKEN:

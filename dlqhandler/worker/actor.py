@@ -376,7 +376,7 @@ class Actor:
         ]
         if group:
             effects.append(functools.partial(self._group_moved, log))
-        self._batch.taken(len(decided), effects)
+        self._batch.taken([m.md.msg_id for m, _d in decided], effects)
         return True
 
     def _failed(self, subject: Subject, result: Attempt, log: Any, *, group: bool) -> None:

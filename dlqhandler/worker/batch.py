@@ -9,6 +9,11 @@ records are looked up at most once per unit while the status queue holds none
 backed out rather than committed. A unit also stays within the queue manager's
 MaxUncommittedMsgs: :meth:`Batch.fits` says whether an action's most (its
 :meth:`~dlqhandler.acting.UnitOfWork.cost`) still fits, else the actor commits first.
+
+A commit whose outcome is unknown (:data:`~dlqhandler.acting.COMMIT_UNKNOWN`: the
+connection broke during MQCMIT) runs none of the unit's effects: its messages are counted
+neither moved nor failed, but named (``commit_outcome_unknown``, the summary's
+``outcome unknown``), and the error ends the run.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dlqhandler.acting import UnitOfWork
+from dlqhandler.acting import COMMIT_UNKNOWN, UnitOfWork
+from dlqhandler.errors import MQIError
+from dlqhandler.mq.constants import reason_name
 from dlqhandler.qmgr.attempts import AttemptRecord, AttemptStore, Subject
 from dlqhandler.worker.stats import RunStats
 
@@ -34,6 +41,7 @@ class Batch:
         self.size = 0
         self.uncommitted = 0  # the most the unit's actions can have added (see fits)
         self._effects: list[Callable[[], None]] = []
+        self._msg_ids: list[bytes] = []  # what the unit takes off the DLQ when it commits
         self._store_asked = False  # the attempt store's new_unit was asked for this unit
 
     def lookup(self, subject: Subject) -> AttemptRecord | None:
@@ -51,11 +59,14 @@ class Batch:
         unit = self.unit
         return self.size == 0 or self.uncommitted + unit.cost(n) <= unit.max_uncommitted
 
-    def taken(self, n: int, effects: list[Callable[[], None]]) -> None:
-        """``n`` messages were taken into the unit; ``effects`` run when it commits."""
+    def taken(self, msg_ids: list[bytes], effects: list[Callable[[], None]]) -> None:
+        """Messages (their MsgIds) were taken into the unit; ``effects`` run when it
+        commits."""
+        n = len(msg_ids)
         self.size += n
         self.uncommitted += self.unit.cost(n)
         self._effects.extend(effects)
+        self._msg_ids.extend(msg_ids)
 
     def commit(self) -> None:
         """Commit the messages taken (their effects run), or back them out when an
@@ -67,12 +78,29 @@ class Batch:
             self._log.info("unit_backed_out_status_records_appeared", messages=self.size)
             self.backout()
             return
-        effects = self._effects
+        effects, msg_ids = self._effects, self._msg_ids
         self._reset()
-        self.unit.commit()
+        try:
+            self.unit.commit()
+        except MQIError as exc:
+            if exc.reason in COMMIT_UNKNOWN:
+                self._unknown(exc, msg_ids)
+            raise
         self._stats.commits += 1
         for effect in effects:
             effect()
+
+    def _unknown(self, exc: MQIError, msg_ids: list[bytes]) -> None:
+        """The commit's outcome is unknown: its messages may have left the DLQ or not."""
+        named = [m.hex() for m in msg_ids]
+        self._stats.unknown_outcome.extend(named)
+        self._log.error(
+            "commit_outcome_unknown",
+            reason=exc.reason,
+            reason_name=reason_name(exc.reason),
+            messages=len(named),
+            msgids=named,
+        )
 
     def backout(self) -> None:
         self.unit.backout()
@@ -90,3 +118,4 @@ class Batch:
         self.size = 0
         self.uncommitted = 0
         self._effects = []
+        self._msg_ids = []

@@ -50,6 +50,9 @@ class RunStats:
     status_records_collected: int = 0
     left_on_queue: int | None = None
     dry_run: bool = False
+    # MsgIds (hex) of a unit of work whose commit's outcome is unknown (the connection
+    # broke during MQCMIT): neither moved nor failed. At most one unit: the run ends there.
+    unknown_outcome: list[str] = field(default_factory=list)
 
     def record_action(self, line: int | None, action: str) -> None:
         """Count a completed action for the rule on ``line`` (None: implicit IGNORE)."""
@@ -103,6 +106,7 @@ class RunStats:
             "reloads": self.reloads,
             "reload_failures": self.reload_failures,
             "dry_run": self.dry_run,
+            "unknown_outcome": list(self.unknown_outcome),
         }
 
     def render(self, queue: str) -> list[str]:
@@ -121,6 +125,9 @@ class RunStats:
             f"  {'would fail' if self.dry_run else 'failed, left':<22} {self.failed:>10}",
             f"  forward loops refused  {self.loops:>10}",
         ]
+        if self.unknown_outcome:
+            lines.append(f"  outcome unknown        {len(self.unknown_outcome):>10}")
+            lines += [f"    msgid {msgid}" for msgid in self.unknown_outcome]
         if self.not_selected:
             lines.append(f"  not selected           {self.not_selected:>10}")
         if self.left_on_queue is not None:

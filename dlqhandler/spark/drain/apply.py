@@ -8,6 +8,16 @@ members are put in logical order and committed in one unit of work, with one
 attempt count for the group; a group that is not whole on the queue (a member
 missing from the snapshot, or taken since) stays where it is, all of it.
 
+Each task has one connection, and on it one :class:`~dlqhandler.acting.UnitOfWork`
+(empty before each action: nothing to commit first). A unit that would pass the queue
+manager's MaxUncommittedMsgs (MQRC_SYNCPOINT_LIMIT_REACHED on a put or a group member's
+get) is a failed attempt, counted while held and backed out, and the task goes on.
+
+A commit whose outcome is unknown (MQCMIT's connection lost: MQRC_CONNECTION_BROKEN or
+MQRC_CALL_INTERRUPTED, :data:`dlqhandler.acting.COMMIT_UNKNOWN`) makes its messages
+UNKNOWN: logged (``commit_outcome_unknown``), counted neither moved nor failed, named in the
+summary; the task connects again for its next message.
+
 A message another process (a running ``dlqhandler run``) already took is not
 found and is skipped: never duplicated. A failed put is backed out and counts
 one attempt; the rules are asked again with the new count (RETRY totals,
@@ -26,14 +36,29 @@ moves the message, so RETRY(n) holds across handlers and drains alike.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dlqhandler.acting import Outgoing, Planner, Result, UnitOfWork, attempt, plan
+from dlqhandler.acting import (
+    COMMIT_UNKNOWN,
+    Outgoing,
+    Planner,
+    Result,
+    UnitOfWork,
+    attempt,
+    plan,
+)
 from dlqhandler.acting.plan import Landings, as_is
 from dlqhandler.errors import MalformedMessageError, MQIError
+from dlqhandler.logs import get_logger
+from dlqhandler.mq.constants import (
+    MQRC_NO_MSG_AVAILABLE,
+    MQRC_SYNCPOINT_LIMIT_REACHED,
+    reason_name,
+)
 from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS, in_unit, is_complete, logical_order
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.outcomes import Outcome
@@ -43,12 +68,13 @@ from dlqhandler.qmgr.attempts import (
     group_subject,
     message_subject,
 )
-from dlqhandler.qmgr.port import Queue, QueueManager
+from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 from dlqhandler.rules import Decision, Matcher, RuleSet
 
 __all__ = ["Applied", "apply_frame", "apply_group", "apply_message"]
 
 _MAX_STEPS = 10_000
+_log = get_logger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +125,7 @@ def apply_message(
     store: AttemptStore | None = None,
     clock: Callable[[], float] = time.time,
     control_queues: Mapping[str, str] | None = None,
+    unit: UnitOfWork | None = None,
 ) -> Applied:
     """Move one message; what came of it.
 
@@ -108,9 +135,10 @@ def apply_message(
     shared with the handlers. The message is got under syncpoint, then the decision is
     attempted (:func:`dlqhandler.acting.attempt`): a failed put or a refused target is
     counted while the message is held, then backed out, and the rules are asked again.
+    ``unit``: the connection's unit of work (:class:`_Connection`), else one of its own.
     """
     subject = message_subject(msg_id, correl_id)
-    unit = UnitOfWork(qm, store, clock)
+    unit = unit or UnitOfWork(qm, store, clock)
     planner = _planner(qm, input_queue, max_hops, control_queues)
     for step in range(_MAX_STEPS):
         got = unit.get(q, msg_id, correl_id)
@@ -131,8 +159,9 @@ def apply_message(
         result = attempt(unit, [(msg, decision)], subject, record, plan=planner, take=None)
         if result.result is not Result.TAKEN:
             continue
-        unit.commit()
         out = result.puts[0]
+        if not _committed(unit, [msg_id]):
+            return _unknown(line, out)
         if out is None:
             return Applied(Outcome.DISCARDED, line)
         return Applied(Outcome.OK, line, out.queue, out.qmgr)
@@ -152,6 +181,7 @@ def apply_group(
     store: AttemptStore | None = None,
     clock: Callable[[], float] = time.time,
     control_queues: Mapping[str, str] | None = None,
+    unit: UnitOfWork | None = None,
 ) -> list[Applied]:
     """Move one group (its members' MsgId/CorrelId) whole; what came of each member.
 
@@ -162,14 +192,25 @@ def apply_group(
     order and committed together (:func:`dlqhandler.acting.attempt`); a failed
     put (or a refused target) counts one attempt for the group while it is held, backs
     the group out, and the rules are asked again with the new count.
+
+    A group whose gets alone pass the queue manager's MaxUncommittedMsgs (a get refused
+    with MQRC_SYNCPOINT_LIMIT_REACHED) can never be held whole (:func:`_too_big`). A put
+    refused so is a failed put like any other (:func:`dlqhandler.acting.attempt`).
     """
     n = len(ids)
-    unit = UnitOfWork(qm, store, clock)
+    unit = unit or UnitOfWork(qm, store, clock)
     planner = _planner(qm, input_queue, max_hops, control_queues)
     for step in range(_MAX_STEPS):
         got: list[Message] = []
         for msg_id, correl_id in ids:
-            held = unit.get(q, msg_id, correl_id)
+            try:
+                held = unit.get(q, msg_id, correl_id)
+            except MQIError as exc:
+                if exc.reason != MQRC_SYNCPOINT_LIMIT_REACHED or not got:
+                    raise
+                return _too_big(
+                    unit, matcher, ids, got, input_queue=input_queue, catch_all=catch_all, step=step
+                )
             if held is None:
                 unit.backout()
                 return [Applied(Outcome.SKIPPED)] * n
@@ -192,11 +233,12 @@ def apply_group(
         result = attempt(unit, decided, subject, record, plan=planner, take=None, group=True)
         if result.result is not Result.TAKEN:
             continue
-        unit.commit()
         by_member = {
             id(m): (d.rule.line if d.rule is not None else None, out)
             for (m, d), out in zip(result.decided, result.puts, strict=True)
         }
+        if not _committed(unit, [msg_id for msg_id, _correl_id in ids]):
+            return [_unknown(*by_member[id(m)]) for m in members]
         applied: list[Applied] = []
         for m in members:  # in the order of ``ids``
             line, out = by_member[id(m)]
@@ -208,6 +250,61 @@ def apply_group(
         return applied
     qm.backout()
     return [Applied(Outcome.FAILED)] * n
+
+
+def _too_big(
+    unit: UnitOfWork,
+    matcher: Matcher,
+    ids: list[tuple[bytes, bytes]],
+    got: list[Message],
+    *,
+    input_queue: str,
+    catch_all: str | None,
+    step: int,
+) -> list[Applied]:
+    """A group whose gets alone pass MaxUncommittedMsgs: ``got`` its first members, held.
+
+    The members not yet got are browsed, and the rules decide as ``dlqhandler run``
+    decides (on members browsed): an action is one failed attempt, counted while the
+    first members are held, then backed out (FAILED, as ``run`` counts it); IGNORE leaves
+    the group (REMAINING), or FAILED with a catch-all (it could not hold the group either).
+    A member gone since is SKIPPED, an incomplete group or one without an MQDLH stays.
+    """
+    n = len(ids)
+    rest: list[Message] = []
+    browser = unit.qmgr.open(input_queue, input=False, browse=True)
+    try:
+        for msg_id, correl_id in ids[len(got) :]:
+            try:
+                rest.append(
+                    browser.get(GetOptions(browse="first", msg_id=msg_id, correl_id=correl_id))
+                )
+            except MQIError as exc:
+                if exc.reason != MQRC_NO_MSG_AVAILABLE:
+                    raise
+                unit.backout()
+                return [Applied(Outcome.SKIPPED)] * n
+    finally:
+        browser.close()
+    left = Outcome.REMAINING if catch_all is None else Outcome.FAILED
+    try:
+        members = [decode_dead_letter(m.md, m.body, m.properties) for m in [*got, *rest]]
+    except MalformedMessageError:
+        unit.backout()
+        return [Applied(left)] * n
+    if not is_complete(members):
+        unit.backout()
+        return [Applied(Outcome.REMAINING)] * n
+    subject = group_subject(members[0].md.group_id)
+    record = unit.lookup(subject)
+    attempts = record.attempts if record is not None else step
+    decisions = [matcher.decide(m, attempts) for m in members]
+    ignored = [d for d in decisions if d.action.kind == "IGNORE"]
+    if ignored:
+        unit.backout()
+        return [Applied(left, ignored[0].rule.line if ignored[0].rule is not None else None)] * n
+    unit.fail(subject, record)
+    return [Applied(Outcome.FAILED, d.rule.line if d.rule is not None else None) for d in decisions]
 
 
 def _group_to_catch_all(
@@ -241,9 +338,42 @@ def _to_catch_all(
     except MQIError:
         unit.backout()
         return Applied(Outcome.FAILED, line)
-    unit.cleared(record)
-    unit.commit()
+    try:
+        unit.cleared(record)  # a get under syncpoint: it may find the unit full
+    except MQIError as exc:
+        if exc.reason != MQRC_SYNCPOINT_LIMIT_REACHED:
+            raise
+        unit.backout()
+        return Applied(Outcome.FAILED, line)
+    if not _committed(unit, [m.md.msg_id for m in got]):
+        return Applied(Outcome.UNKNOWN, line, catch_all, "")
     return Applied(Outcome.CATCH_ALL, line, catch_all, "")
+
+
+def _committed(unit: UnitOfWork, msg_ids: list[bytes]) -> bool:
+    """Commit the unit; False (logged) when its outcome is unknown (the connection was
+    lost during MQCMIT): its messages may have left the DLQ or not."""
+    try:
+        unit.commit()
+    except MQIError as exc:
+        if exc.reason not in COMMIT_UNKNOWN:
+            raise
+        _log.error(
+            "commit_outcome_unknown",
+            reason=exc.reason,
+            reason_name=reason_name(exc.reason),
+            messages=len(msg_ids),
+            msgids=[m.hex() for m in msg_ids],
+        )
+        return False
+    return True
+
+
+def _unknown(line: int | None, out: Outgoing | None) -> Applied:
+    """A message whose commit's outcome is unknown, with where it may have gone."""
+    if out is None:
+        return Applied(Outcome.UNKNOWN, line)
+    return Applied(Outcome.UNKNOWN, line, out.queue, out.qmgr)
 
 
 class _Connection:
@@ -256,22 +386,39 @@ class _Connection:
         self._connect, self._input_queue, self._status_queue = connect, input_queue, status_queue
         self.qm: QueueManager | None = None
         self.q: Queue | None = None
-        self.store: AttemptStore | None = None
+        self.unit: UnitOfWork | None = None
 
-    def open(self) -> tuple[QueueManager, Queue, AttemptStore | None]:
-        if self.qm is None or self.q is None:
+    def open(self) -> tuple[QueueManager, Queue, UnitOfWork]:
+        """The connection, its DLQ handle and its unit of work (one per connection: the
+        queue manager's MaxUncommittedMsgs is asked at most once per connection)."""
+        if self.qm is None or self.q is None or self.unit is None:
             self.qm = self._connect()
             self.q = self.qm.open(self._input_queue, input=True, browse=False)
-            self.store = AttemptStore(self.qm, self._status_queue) if self._status_queue else None
-        return self.qm, self.q, self.store
+            store = AttemptStore(self.qm, self._status_queue) if self._status_queue else None
+            self.unit = UnitOfWork(self.qm, store, time.time)
+        return self.qm, self.q, self.unit
 
     def close(self) -> None:
-        if self.store is not None:
-            self.store.close()
+        if self.unit is not None and self.unit.store is not None:
+            self.unit.store.close()
         if self.q is not None:
             self.q.close()
         if self.qm is not None:
             self.qm.disconnect()
+
+    def lost(self) -> None:
+        """A commit's outcome was unknown (the connection was lost): let it go, whatever
+        its handles say now; the next row connects again."""
+        store = self.unit.store if self.unit is not None else None
+        for release in (
+            store.close if store is not None else None,
+            self.q.close if self.q is not None else None,
+            self.qm.disconnect if self.qm is not None else None,
+        ):
+            if release is not None:
+                with contextlib.suppress(MQIError):
+                    release()
+        self.qm = self.q = self.unit = None
 
 
 def apply_partition(
@@ -303,13 +450,15 @@ def apply_partition(
             for row, applied in zip(rows, outcomes, strict=True):
                 row["outcome"] = applied.outcome.value
                 row["applied_line"] = applied.line
-                if applied.outcome in (Outcome.OK, Outcome.CATCH_ALL):
+                if applied.outcome in (Outcome.OK, Outcome.CATCH_ALL, Outcome.UNKNOWN):
                     row["out_q"], row["out_qm"] = applied.queue, applied.qmgr
                 done.append(row)
+            if any(a.outcome is Outcome.UNKNOWN for a in outcomes):
+                conn.lost()
 
         def flush_group() -> None:
             if group:
-                qm, q, store = conn.open()
+                qm, q, unit = conn.open()
                 settle(
                     group,
                     apply_group(
@@ -319,8 +468,8 @@ def apply_partition(
                         [(r["md_msg_id"], r["md_correl_id"]) for r in group],
                         input_queue=input_queue,
                         catch_all=catch_all,
-                        store=store,
                         control_queues=control_queues,
+                        unit=unit,
                     ),
                 )
                 group.clear()
@@ -344,7 +493,7 @@ def apply_partition(
                             flush_group()
                         group.append(row)
                         continue
-                    qm, q, store = conn.open()
+                    qm, q, unit = conn.open()
                     settle(
                         [row],
                         [
@@ -356,8 +505,8 @@ def apply_partition(
                                 row["md_correl_id"],
                                 input_queue=input_queue,
                                 catch_all=catch_all,
-                                store=store,
                                 control_queues=control_queues,
+                                unit=unit,
                             )
                         ],
                     )

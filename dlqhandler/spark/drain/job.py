@@ -200,8 +200,9 @@ def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any | None:
 
 # Outcomes of --apply that carried out a rule: the one applied (``applied_line``; null:
 # the implicit IGNORE) is not the first match when puts failed and the rules were asked
-# again with the new attempt count (a RETRY spent, then the next matching rule).
-_CARRIED_OUT = (Outcome.OK, Outcome.DISCARDED, Outcome.CATCH_ALL)
+# again with the new attempt count (a RETRY spent, then the next matching rule). A
+# commit of unknown outcome carried its rule out too, whether or not it took.
+_CARRIED_OUT = (Outcome.OK, Outcome.DISCARDED, Outcome.CATCH_ALL, Outcome.UNKNOWN)
 
 
 def _carried_out() -> str:
@@ -230,6 +231,7 @@ def _applied_disposition() -> str:
         f" WHEN {sql_string(o.CATCH_ALL.value)} THEN {sql_string(d.CATCHALL.value)}"
         f" WHEN {sql_string(o.OK.value)} THEN action"
         f" WHEN {sql_string(o.SKIPPED.value)} THEN {sql_string(d.SKIPPED.value)}"
+        f" WHEN {sql_string(o.UNKNOWN.value)} THEN {sql_string(d.UNKNOWN.value)}"
         f" ELSE {sql_string(d.REMAIN.value)} END"
     )
 
@@ -331,7 +333,10 @@ def run_drain(
             }
         )
         frame = frame.withColumn("disposition", F.expr(_applied_disposition()))
-        failures = frame.filter(F.col("outcome") == Outcome.FAILED.value).count()
+        # a commit of unknown outcome is no failure, but the drain is not done: PARTIAL
+        failures = frame.filter(
+            F.col("outcome").isin(Outcome.FAILED.value, Outcome.UNKNOWN.value)
+        ).count()
     frame = frame.withColumn("outcome", F.expr(_outcome_column(config.apply)))
 
     def regrouped(counts: list[dict[str, Any]]) -> Any | None:
@@ -407,6 +412,10 @@ def run_drain(
             .limit(_EXAMPLES)
             .collect()
         ]
+    if summary["totals"]["unknown"]:  # each named: it may have left the queue or not
+        audit = spark.read.schema(audit_schema()).parquet(out.uri("audit"))
+        unknown = audit.filter(F.col("outcome") == Outcome.UNKNOWN.value).select("msgid")
+        summary["unknown_outcome"] = sorted(str(r["msgid"]) for r in unknown.collect())
     manifest = {
         "rules_sha256": ruleset.sha256,
         "input": [str(f) for f in files]
@@ -524,6 +533,7 @@ def _summarise(
             "catch_all": by_disposition.get(Disposition.CATCHALL, 0),
             "remaining": by_disposition.get(Disposition.REMAIN, 0),
             "skipped": by_disposition.get(Disposition.SKIPPED, 0),
+            "unknown": by_disposition.get(Disposition.UNKNOWN, 0),
             "no_dlh": no_dlh,
             "unmatched": unmatched,
             "unplaceable": unplaceable,

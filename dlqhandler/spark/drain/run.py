@@ -147,6 +147,19 @@ class DrainOutcome:
             lines.append(f"  Spark log: {self.log_file}")
         return lines
 
+    def unknown_report(self) -> list[str]:
+        """What an ``--apply`` says of the messages whose commit's outcome is unknown (the
+        connection was lost during MQCMIT): each MsgId, neither moved nor failed."""
+        named = self.summary.get("unknown_outcome", []) if self.summary is not None else []
+        if not named:
+            return []
+        said = (
+            f"  the outcome of the commit of {len(named)} message(s) is unknown (the connection "
+            "was lost during MQCMIT): each may or may not have left the queue, counted neither "
+            "moved nor failed; look for them on the queue and their targets (audit/ says which):"
+        )
+        return [said, *(f"    msgid {msgid}" for msgid in named)]
+
     def malformed_report(self) -> list[str]:
         """What a committed drain says of the records it could not decode (their reasons
         are in audit/), the first few named."""

@@ -1,0 +1,125 @@
+"""`drain --apply` whose MQCMIT loses its connection: the messages of that commit are
+named, counted neither moved nor failed, and the drain goes on."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+
+from dlqhandler.mq import MQMD, Message
+from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager, connect
+from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
+from dlqhandler.qmgr.port import PutOptions, browse_all
+from tests.spark.drain_helpers import ROOT, audit_rows, drain_env, payload_hash, run_drain
+
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+
+# Loaded by every Python process of the drain (driver, Spark's Python workers): the
+# first MQCMIT with a put in it, in whichever process, commits and then answers
+# MQRC_CONNECTION_BROKEN (2009), as a client whose connection broke after the queue
+# manager committed sees it. The marker file makes it one commit across processes.
+_SITECUSTOMIZE = textwrap.dedent(
+    """
+    import os
+
+    if os.environ.get("DLQ_TEST_BREAK_COMMIT"):
+        from dlqhandler.mq.constants import mqi_error
+        from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager
+
+        _real = EmbeddedQueueManager.commit
+
+        def _broken(self):
+            if not (self._uow.active and self._uow.put):
+                return _real(self)
+            try:
+                fd = os.open(os.environ["DLQ_TEST_BREAK_COMMIT"], os.O_CREAT | os.O_EXCL)
+            except FileExistsError:
+                return _real(self)
+            os.close(fd)
+            _real(self)
+            raise mqi_error(2009, "connection broken during MQCMIT")
+
+        EmbeddedQueueManager.commit = _broken
+    """
+)
+
+
+def _letter(i: int) -> Message:
+    md = MQMD(format="MQSTR", msg_id=f"letter-{i}".encode().ljust(24, b"\x00"), persistence=1)
+    return Message.dead_letter(md, f"letter {i}".encode(), reason=2053, dest_q_name="APP.Q")
+
+
+def _browse(qm: EmbeddedQueueManager, queue: str) -> list[Message]:
+    handle = qm.open(queue, input=False, browse=True)
+    try:
+        return list(browse_all(handle))
+    finally:
+        handle.close()
+
+
+def test_a_commit_of_unknown_outcome_is_named_and_counted_neither_moved_nor_failed(
+    tmp_path: Path,
+) -> None:
+    """Six dead letters forwarded by `drain --apply`, one task: the MQCMIT of the first
+    fails with MQRC_CONNECTION_BROKEN (2009) after the queue manager committed it. That
+    message's audit row says ``unknown`` (disposition UNKNOWN, with the rule carried out
+    and the target it may be on), summary.json counts it as ``unknown`` and names its
+    MsgId (not forwarded, not remaining), stderr names it too, and the drain exits 6;
+    the task connects again and forwards the other five. Every message is in exactly
+    one place (here all six on APP.Q) with its payload. IBM's 2009 page
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040830_.html): "it is possible
+    that the call did complete successfully, even though this reason code is returned";
+    its 2549 page (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q045480_.html):
+    "If MQCMIT was interrupted the transaction might or might not have been
+    committed"."""
+    home = tmp_path / "home"
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    qm.admin().define_queue("APP.Q", {"MAXDEPTH": 10000})
+    letters = [_letter(i) for i in range(6)]
+    for m in letters:
+        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
+    qm.disconnect()
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    rules = tmp_path / "r.rul"
+    rules.write_text("DESTQ(APP.Q) ACTION(FWD) FWDQ(APP.Q) HEADER(NO)\n")
+    out = tmp_path / "out"
+    env = drain_env(
+        DLQHANDLER_HOME=str(home),
+        DLQ_TEST_BREAK_COMMIT=str(tmp_path / "broken-once"),
+        PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]),
+    )
+
+    args = ["--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)]
+    result = run_drain(*args, "--partitions", "1", cwd=tmp_path, env=env)
+
+    assert result.returncode == 6, result.stderr
+    assert (tmp_path / "broken-once").exists()
+    rows = {r["msgid"]: r for r in audit_rows(out)}
+    unknown = [k for k, r in rows.items() if r["outcome"] == "unknown"]
+    assert len(unknown) == 1
+    row = rows[unknown[0]]
+    assert (row["disposition"], row["out_q"], row["action"], row["chosen_line"]) == (
+        "UNKNOWN",
+        "APP.Q",
+        "FWD",
+        1,
+    )
+    assert sorted(r["outcome"] for k, r in rows.items() if k not in unknown) == ["ok"] * 5
+    summary = json.loads((out / "summary.json").read_text())
+    totals = summary["totals"]
+    assert (totals["unknown"], totals["forwarded"], totals["remaining"]) == (1, 5, 0)
+    assert summary["unknown_outcome"] == unknown
+    assert f"msgid {unknown[0]}" in result.stderr
+    assert "1 message(s) is unknown" in result.stderr
+    qm = connect("QM1", home=home)
+    target, left = _browse(qm, "APP.Q"), _browse(qm, DLQ)
+    qm.disconnect()
+    assert left == []
+    assert sorted(m.md.msg_id for m in target) == sorted(m.md.msg_id for m in letters)
+    original = {m.md.msg_id: payload_hash(m) for m in letters}
+    assert all(payload_hash(m) == original[m.md.msg_id] for m in target)
