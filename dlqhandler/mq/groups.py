@@ -59,7 +59,8 @@ def is_complete(members: list[Message]) -> bool:
     by_seq: dict[int, list[Message]] = {}
     for m in ordered:
         by_seq.setdefault(m.md.msg_seq_number, []).append(m)
-    if sorted(by_seq) != list(range(1, final + 1)):
+    # distinct numbers 1..final (never a list of final numbers: a message says final)
+    if len(by_seq) != final or min(by_seq) != 1 or max(by_seq) != final:
         return False
     return all(_segments_complete(parts) for parts in by_seq.values())
 

@@ -100,27 +100,32 @@ def test_a_dry_run_counts_the_group_kept_whole(spark: Any, tmp_path: Path) -> No
     import pyarrow.parquet as pq
 
     audit = pq.read_table(out / "audit").to_pylist()
-    assert (
-        sorted(r["disposition"] for r in audit if r["in_group"]) == ["REMAIN"] * 3 + ["RETRY"] * 2
-    )
+    assert sorted(r["disposition"] for r in audit if r["groupid"]) == ["REMAIN"] * 3 + ["RETRY"] * 2
 
 
-def test_the_group_pass_runs_only_when_a_message_is_in_a_group(
+def test_groups_are_looked_for_only_when_a_message_is_in_one(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Finding split groups reads the input again, so a backlog with no message in a group
-    (the writers count ``in_group``) never makes that pass; a backlog whose groups are
-    whole and placed makes it and keeps what was written (the same files as without)."""
+    """The writers count the messages in a group; only when there are some does the drain
+    look for split groups (in the audit it wrote), and only a split group makes it write
+    again (reading the input a second time): a backlog without groups, or with groups
+    whole and placed, is read once, its files as they would be without groups."""
     import dlqhandler.spark.drain.job as job
 
-    calls: list[int] = []
-    real = job._keep_groups_whole
+    looked: list[int] = []
+    rewritten: list[int] = []
+    real_split, real_whole = job._split_groups, job._keep_groups_whole
 
-    def counted(frame: Any, catch_all: str | None) -> Any:
-        calls.append(1)
-        return real(frame, catch_all)
+    def split(audit: Any) -> Any:
+        looked.append(1)
+        return real_split(audit)
 
-    monkeypatch.setattr(job, "_keep_groups_whole", counted)
+    def whole(frame: Any, groups: Any, catch_all: str | None) -> Any:
+        rewritten.append(1)
+        return real_whole(frame, groups, catch_all)
+
+    monkeypatch.setattr(job, "_split_groups", split)
+    monkeypatch.setattr(job, "_keep_groups_whole", whole)
     rules = tmp_path / "r.rul"
     rules.write_text("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(1)\n")
     singles = [
@@ -132,15 +137,56 @@ def test_the_group_pass_runs_only_when_a_message_is_in_a_group(
         )
         for i in range(1, 4)
     ]
-    whole = _group(b"W" * 24, 10, ["APP.A", "APP.A"])
+    placed = _group(b"W" * 24, 10, ["APP.A", "APP.A"])
+    unplaced = _group(b"B" * 24, 20, ["APP.A", " "])
     bodies = [b"S1", b"S2", b"S3"]
-    for name, messages, passes, expected in (
-        ("none", singles, 0, bodies),
-        ("whole", [*singles, *whole], 1, [*bodies, b"W1", b"W2"]),
+    for name, messages, calls, expected in (
+        ("none", singles, (0, 0), bodies),
+        ("whole", [*singles, *placed], (1, 0), [*bodies, b"W1", b"W2"]),
+        ("split", [*singles, *unplaced], (2, 1), bodies),
     ):
         src, out = tmp_path / f"{name}.dmp", tmp_path / f"out-{name}"
         write_dump(src, messages)
         argv = ["drain", "--rules", str(rules), "--input", str(src), "--output", str(out)]
         assert cli_main(argv) == 0
-        assert len(calls) == passes, name
+        assert (len(looked), len(rewritten)) == calls, name
         assert [m.body for m in read_dump(out / "q-APP.A@LOCAL.dmp")] == expected
+
+
+def test_a_group_is_whole_in_the_audit_as_run_finds_it_whole(spark: Any) -> None:
+    """The drain's test of a group found whole in its audit agrees with the one `run` and
+    --apply use (dlqhandler.mq.groups.is_complete) on groups with a member missing, one
+    twice, two last members, none, a sequence number 0 and a stray huge one. IBM's
+    "Grouping logical messages": the messages of a group have sequence numbers from 1,
+    the last one flagged MQMF_LAST_MSG_IN_GROUP."""
+    from dlqhandler.mq.groups import is_complete
+    from dlqhandler.spark.drain.job import _split_groups
+
+    last, member = MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
+    shapes = {
+        "whole": [(1, member), (2, member), (3, last)],
+        "one": [(1, last)],
+        "missing": [(1, member), (3, last)],
+        "twice": [(1, member), (2, member), (2, member), (3, last)],
+        "two_lasts": [(1, member), (2, last), (2, last)],
+        "no_last": [(1, member), (2, member)],
+        "zero": [(0, member), (1, last)],
+        "stray": [(1, member), (2_000_000_000, last)],
+        "unordered": [(3, last), (1, member), (2, member)],
+    }
+    rows, expected = [], {}
+    for i, members in enumerate(shapes.values()):
+        gid = bytes([i + 1]) * 24
+        messages = [
+            Message(MQMD(group_id=gid, msg_seq_number=seq, msg_flags=flags), b"x")
+            for seq, flags in members
+        ]
+        expected[gid.hex().upper()] = is_complete(messages)
+        rows += [(gid.hex().upper(), flags, seq, "FWD", None) for seq, flags in members]
+    audit = spark.createDataFrame(
+        rows, "groupid string, msgflags int, msgseqnumber int, disposition string, error string"
+    )
+    split = {r["groupid"]: r["whole"] for r in _split_groups(audit)}
+    found = {gid: split.get(gid, True) for gid in expected}
+    assert found == expected
+    assert sum(expected.values()) == 3  # whole, one, unordered

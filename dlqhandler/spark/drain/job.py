@@ -71,6 +71,10 @@ class DrainResult:
 
 _EXAMPLES = 5  # malformed records named in the summary
 
+# A message in a group or a segment (SQL; the audit keeps its GroupId, else null).
+_GROUPED = (
+    f"coalesce(md_group_id <> X'{NO_GROUP.hex()}' AND (md_msg_flags & {UNIT_FLAGS}) <> 0, false)"
+)
 _AUDIT_COLUMNS = (
     "hex(md_msg_id) AS msgid",
     "hex(md_correl_id) AS correlid",
@@ -95,8 +99,10 @@ _AUDIT_COLUMNS = (
     "error",
     "error_line",
     "decoded_in_python",
-    # a member of a group or a segment (MsgFlags): the offline drain keeps groups whole
-    f"coalesce((md_msg_flags & {UNIT_FLAGS}) <> 0, false) AS in_group",
+    # a member of a group or a segment: the offline drain keeps groups whole (_split_groups)
+    f"CASE WHEN {_GROUPED} THEN hex(md_group_id) END AS groupid",
+    "md_msg_seq_number AS msgseqnumber",
+    "md_msg_flags AS msgflags",
 )
 
 
@@ -114,63 +120,56 @@ _AUDIT_PARQUET = {
 _SEGMENT_FLAGS = MQMF_SEGMENT | MQMF_LAST_SEGMENT
 
 
-def _keep_groups_whole(frame: Any, catch_all: str | None) -> Any | None:
-    """The classified ``frame`` with every member of a group (or segmented message) left
-    where its group is left: when one member is not placed (IGNORE, no MQDLH, a target
-    that is not valid or loops, a malformed record) the whole group stays, or goes to the
-    catch-all with its headers, as ``dlqhandler run`` and ``--apply`` leave it whole;
-    written member by member, a load would deliver a group with members missing.
-
-    A group not whole in the input (a member missing, as :func:`dlqhandler.mq.groups.
-    is_complete` tells) stays all of it, as ``--apply`` leaves it; segments are not
-    checked for gaps offline (that needs each payload's length).
-
-    One pass over the header columns finds those groups (rare: their ids are collected
-    to the driver); a group with a malformed member stays, none of it in the catch-all.
-    None when every group is whole and placed: the frame is right as it is.
-
-    The pass costs as much as reading the input again, so :func:`run_drain` makes it
-    only when the writers counted a message in a group (``in_group``), and then writes
-    again only when a group was split."""
+def _split_groups(audit: Any) -> list[Any]:
+    """The groups (and segmented messages) the drain would split, from its ``audit``:
+    those with a member not placed (IGNORE, no MQDLH, a target that is not valid or
+    loops, a malformed record), and those not whole in the input (a member missing, as
+    :func:`dlqhandler.mq.groups.is_complete` tells; segments are not checked for gaps
+    offline: that needs each payload's length). Rows of ``groupid``, ``malformed`` and
+    ``whole``, few (collected to the driver); one aggregation of the audit, not a second
+    read of the input."""
     from pyspark.sql import functions as F
 
-    last_seq = (
-        f"CASE WHEN (md_msg_flags & {MQMF_LAST_MSG_IN_GROUP}) <> 0 THEN md_msg_seq_number END"
-    )
-    grouped = (
-        f"coalesce(md_group_id <> X'{NO_GROUP.hex()}'"
-        f" AND (md_msg_flags & {UNIT_FLAGS}) <> 0, false)"
-    )
+    is_last = f"(msgflags & {MQMF_LAST_MSG_IN_GROUP}) <> 0"
     placed = ", ".join(
         sql_string(d.value) for d in (Disposition.RETRY, Disposition.FWD, Disposition.DISCARD)
     )
-    malformed = "error IS NOT NULL" if "error" in frame.columns else "false"
-    split = (
-        frame.filter(F.expr(grouped))
-        .groupBy("md_group_id")
+    # Whole: one last member, and the sequence numbers, sorted, are 1..last (none missing,
+    # none twice); compared only when their count is last (no sequence of a stray number).
+    whole = (
+        "segmented OR CASE WHEN lasts = 1 AND last = size(seqs)"
+        " THEN array_sort(seqs) = sequence(1, last) ELSE false END"
+    )
+    rows: list[Any] = (
+        audit.filter("groupid IS NOT NULL")
+        .groupBy("groupid")
         .agg(
             F.expr(f"bool_and(disposition IN ({placed}))").alias("placed"),
-            F.expr(f"bool_or({malformed})").alias("malformed"),
-            F.expr(f"bool_or((md_msg_flags & {_SEGMENT_FLAGS}) <> 0)").alias("segmented"),
-            F.expr(f"count(DISTINCT {last_seq})").alias("lasts"),
-            F.expr(f"max({last_seq})").alias("last"),
-            F.expr("min(md_msg_seq_number)").alias("first"),
-            F.expr("count(DISTINCT md_msg_seq_number)").alias("seqs"),
-            F.expr("count(*)").alias("n"),
+            F.expr("bool_or(error IS NOT NULL)").alias("malformed"),
+            F.expr(f"bool_or((msgflags & {_SEGMENT_FLAGS}) <> 0)").alias("segmented"),
+            F.expr(f"count_if({is_last})").alias("lasts"),
+            F.expr(f"max(CASE WHEN {is_last} THEN msgseqnumber END)").alias("last"),
+            F.expr("collect_list(msgseqnumber)").alias("seqs"),
         )
-        .withColumn(
-            "whole",
-            F.expr("segmented OR (lasts = 1 AND first = 1 AND seqs = last AND n = last)"),
-        )
+        .withColumn("whole", F.expr(whole))
         .filter("NOT placed OR NOT whole")
-        .select("md_group_id", "malformed", "whole")
+        .select("groupid", "malformed", "whole")
         .collect()
     )
-    if not split:
-        return None
+    return rows
+
+
+def _keep_groups_whole(frame: Any, split: list[Any], catch_all: str | None) -> Any:
+    """The classified ``frame`` with every member of the ``split`` groups
+    (:func:`_split_groups`) left where its group is left, as ``dlqhandler run`` and
+    ``--apply`` leave a group whole: all of it stays, or goes to the catch-all with its
+    headers (not a group with a malformed member, nor one not whole in the input, which
+    ``--apply`` leaves on the queue); written member by member, a load would deliver a
+    group with members missing."""
+    from pyspark.sql import functions as F
 
     def ids(rows: list[Any]) -> str:
-        return ", ".join(f"X'{bytes(r['md_group_id']).hex()}'" for r in rows) or "NULL"
+        return ", ".join(f"X'{r['groupid']}'" for r in rows) or "NULL"
 
     def left(r: Any) -> bool:
         return bool(r["malformed"] or not r["whole"] or catch_all is None)
@@ -339,15 +338,17 @@ def run_drain(
         ).count()
     frame = frame.withColumn("outcome", F.expr(_outcome_column(config.apply)))
 
-    def regrouped(counts: list[dict[str, Any]]) -> Any | None:
-        """The frame to write instead when the counts show a message in a group and a
-        group was split (offline: --apply moves groups whole itself), else None."""
+    def split_groups(counts: list[dict[str, Any]]) -> list[Any]:
+        """The groups the drain would split (offline: --apply moves groups whole itself),
+        when the counts show a message in a group: from the audit just written."""
         if config.apply or not any(c["in_group"] for c in counts):
-            return None
-        step(spark, "keep message groups whole")
-        whole = bad_input(lambda: _keep_groups_whole(classified, catch_all))
-        if whole is None:
-            return None
+            return []
+        return _split_groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
+
+    def regrouped(split: list[Any]) -> Any:
+        """The frame again, with the ``split`` groups kept whole."""
+        step(spark, "keep message groups whole: write again")
+        whole = _keep_groups_whole(classified, split, catch_all)
         return whole.withColumn("outcome", F.expr(_outcome_column(config.apply)))
 
     written = None
@@ -360,28 +361,39 @@ def run_drain(
         bad_input(lambda: frame.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
         # The audit holds every column the summary counts: no second pass over the bodies.
         groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
-        instead = regrouped(groups)
-        if instead is not None:
+        split = split_groups(groups)
+        if split:  # written again, the split groups kept whole
+            instead = regrouped(split)
             out.delete("audit")
             bad_input(lambda: instead.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
             groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
     else:
         step(spark, "classify, write the dmpmqmsg files and the audit")
-        written = bad_input(
-            lambda: write_outputs(
-                frame,
-                out,
-                partitions=config.partitions,
-                audit=_AUDIT_COLUMNS,
-                audit_options=_AUDIT_PARQUET,
-                counts=_COUNTED,
-                again=regrouped,
+
+        def write(rows: Any) -> Any:
+            return bad_input(
+                lambda: write_outputs(
+                    rows,
+                    out,
+                    partitions=config.partitions,
+                    audit=_AUDIT_COLUMNS,
+                    audit_options=_AUDIT_PARQUET,
+                    counts=_COUNTED,
+                )
             )
-        )
+
+        written = write(frame)
         if not written.audit_files:  # no message at all: an empty audit all the same
             out.delete("audit")
             spark.createDataFrame([], audit_schema()).write.parquet(out.uri("audit"))
-        groups = written.counts  # counted by the writers, in the same job
+        split = split_groups(written.counts)  # counted by the writers, in the same job
+        if split:  # written again, the split groups kept whole
+            instead = regrouped(split)
+            for r in written.files:
+                out.delete(r["file"])
+            out.delete("audit")
+            written = write(instead)
+        groups = written.counts
     summary = _summarise(groups, ruleset, applied=config.apply)
     summary["decoder"] = "jvm"  # the dmpmqmsg data source decodes every record
     outputs: list[dict[str, Any]] = []
@@ -448,7 +460,7 @@ _COUNTED = (
     "matched_lines",
     "error IS NOT NULL AS malformed",
     "decoded_in_python",
-    "in_group",
+    "groupid IS NOT NULL AS in_group",
     # A RETRY or FWD whose target is not a valid name or loops back onto the input DLQ:
     # left (or sent to the catch-all) though a rule chose to move it (not counted with
     # --apply, where such a target is an action that failed: see _summarise).

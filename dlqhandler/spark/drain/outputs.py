@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,7 +98,6 @@ def write_outputs(
     counts: tuple[str, ...],
     audit_options: dict[str, str] | None = None,
     partitions: int | None = None,
-    again: Callable[[list[dict[str, Any]]], Any | None] | None = None,
 ) -> Written:
     """Write the kept rows of a classified frame (with its ``record``) as one dmpmqmsg
     file per target, and the ``audit`` columns (SQL expressions) of every row to
@@ -125,10 +123,6 @@ def write_outputs(
     ``counts``), every row in the same job, and summed here: a summary of what was
     written needs no second job over the audit. Each part's counts file also tells
     which directories a task wrote into.
-
-    ``again``, given those counts before anything is joined, may return a frame to write
-    instead (the drain's, when a message group was split): what was written is dropped
-    and the other frame written in its place.
     """
     if not counts:
         raise ValueError("write_outputs needs at least one column to count by")
@@ -168,17 +162,6 @@ def write_outputs(
         _write_parts(rows, out.uri(parts_dir), sort=True, **options)
         parts = _listed(out, parts_dir)
     summed = _summed(out, parts_dir, dict(zip(count_columns, counted, strict=True)))
-    instead = again(summed) if again is not None else None
-    if instead is not None:
-        out.delete(parts_dir)
-        return write_outputs(
-            instead,
-            out,
-            audit=audit,
-            counts=counts,
-            audit_options=audit_options,
-            partitions=partitions,
-        )
     targets = []
     for key in sorted(parts):
         if key == _NONE_KEY:
