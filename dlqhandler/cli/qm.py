@@ -497,7 +497,8 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
         raise  # an unload to a closed stdout (-f - | head): the CLI's entry ends quietly
     except OSError as exc:
         print(
-            f"dlqhandler qm dmpmqmsg: cannot open or write {args.file}: {exc.strerror or exc}",
+            f"dlqhandler qm dmpmqmsg: cannot {'open' if args.load_q else 'open or write'}"
+            f" {args.file}: {exc.strerror or exc}",
             file=sys.stderr,
         )
         return int(ExitCode.USAGE)
