@@ -27,7 +27,6 @@ audit and outputs read; :data:`MESSAGE_COLUMNS` in order):
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -36,6 +35,7 @@ from dlqhandler.errors import ConfigError, DumpFormatError
 from dlqhandler.logs import get_logger
 from dlqhandler.mq.mqdlh import MQDLH
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.spark.files import is_local, local_path
 from dlqhandler.spark.sql import sql_string
 
 __all__ = [
@@ -135,11 +135,11 @@ def balanced_split(sizes: Sequence[int], largest: int, cores: int) -> int:
 def _local_sizes(files: Sequence[str]) -> list[int] | None:
     """The sizes of ``files`` when all are local paths (Hadoop URIs are not looked at
     again: their splits are Spark's own), else None."""
-    if any(":" in f.split("/", 1)[0] for f in files):  # a scheme: a Hadoop URI
+    if not all(is_local(f) for f in files):
         return None
     try:
-        return [os.stat(f).st_size for f in files]
-    except OSError:
+        return [local_path(f).stat().st_size for f in files]
+    except (OSError, ConfigError):
         return None
 
 
