@@ -52,6 +52,17 @@ def payload_hash(m: Message) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
+def browse(qm: Any, queue: str) -> list[Message]:
+    """Every message on ``queue`` of the queue manager ``qm``, browsed (nothing taken)."""
+    from dlqhandler.qmgr.port import browse_all
+
+    handle = qm.open(queue, input=False, browse=True)
+    try:
+        return list(browse_all(handle))
+    finally:
+        handle.close()
+
+
 def audit_rows(out: Path) -> list[dict[str, Any]]:
     import pyarrow.parquet as pq
 

@@ -9,10 +9,10 @@ import textwrap
 from pathlib import Path
 
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager, connect
+from dlqhandler.qmgr.embedded.manager import connect
 from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
-from dlqhandler.qmgr.port import PutOptions, browse_all
-from tests.spark.drain_helpers import ROOT, audit_rows, drain_env, payload_hash, run_drain
+from dlqhandler.qmgr.port import PutOptions
+from tests.spark.drain_helpers import ROOT, audit_rows, browse, drain_env, payload_hash, run_drain
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 
@@ -49,14 +49,6 @@ _SITECUSTOMIZE = textwrap.dedent(
 def _letter(i: int) -> Message:
     md = MQMD(format="MQSTR", msg_id=f"letter-{i}".encode().ljust(24, b"\x00"), persistence=1)
     return Message.dead_letter(md, f"letter {i}".encode(), reason=2053, dest_q_name="APP.Q")
-
-
-def _browse(qm: EmbeddedQueueManager, queue: str) -> list[Message]:
-    handle = qm.open(queue, input=False, browse=True)
-    try:
-        return list(browse_all(handle))
-    finally:
-        handle.close()
 
 
 def test_a_commit_of_unknown_outcome_is_named_and_counted_neither_moved_nor_failed(
@@ -117,7 +109,7 @@ def test_a_commit_of_unknown_outcome_is_named_and_counted_neither_moved_nor_fail
     assert f"msgid {unknown[0]}" in result.stderr
     assert "1 message(s) is unknown" in result.stderr
     qm = connect("QM1", home=home)
-    target, left = _browse(qm, "APP.Q"), _browse(qm, DLQ)
+    target, left = browse(qm, "APP.Q"), browse(qm, DLQ)
     qm.disconnect()
     assert left == []
     assert sorted(m.md.msg_id for m in target) == sorted(m.md.msg_id for m in letters)

@@ -4,7 +4,6 @@ doubled (MsgId and payload hash)."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +17,13 @@ from dlqhandler.mq.constants import (
     MQMF_MSG_IN_GROUP,
     MQMF_SEGMENT,
 )
-from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 from dlqhandler.qmgr.attempts import AttemptStore, group_subject
 from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager, connect
 from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
-from dlqhandler.qmgr.port import GetOptions, PutOptions, browse_all
+from dlqhandler.qmgr.port import GetOptions, PutOptions
 from dlqhandler.rules import Matcher, compile_rules
 from dlqhandler.spark.drain.apply import apply_group
+from tests.spark.drain_helpers import browse, payload_hash
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 STATUS = "DLQHANDLER.STATUS"
@@ -60,19 +59,6 @@ def _qm(tmp_path: Path, *queues: str) -> EmbeddedQueueManager:
     return qm
 
 
-def _browse(qm: EmbeddedQueueManager, queue: str) -> list[Message]:
-    handle = qm.open(queue, input=False, browse=True)
-    try:
-        return list(browse_all(handle))
-    finally:
-        handle.close()
-
-
-def _payload(m: Message) -> str:
-    body = m.body[MQDLH_LENGTH_1:] if m.md.format.strip() == "MQDEAD" else m.body
-    return hashlib.sha256(body).hexdigest()
-
-
 def test_apply_moves_a_group_whole_in_logical_order(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -106,17 +92,17 @@ def test_apply_moves_a_group_whole_in_logical_order(
         cli_main(["drain", "--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)])
         == 0
     )
-    target = _browse(qm, "APP.ORDERS")
-    left = _browse(qm, DLQ)
+    target = browse(qm, "APP.ORDERS")
+    left = browse(qm, DLQ)
     group_ids = [m.md.msg_id for m in target if m.md.group_id == whole[0].md.group_id]
     assert group_ids == [m.md.msg_id for m in whole]
     first = next(i for i, m in enumerate(target) if m.md.msg_id == whole[0].md.msg_id)
     assert [m.md.msg_seq_number for m in target[first : first + 3]] == [1, 2, 3]
     assert {m.md.msg_id for m in left} == {m.md.msg_id for m in half}
-    original = {m.md.msg_id: _payload(m) for m in order}
+    original = {m.md.msg_id: payload_hash(m) for m in order}
     placed = [*target, *left]
     assert sorted(m.md.msg_id for m in placed) == sorted(original)
-    assert all(_payload(m) == original[m.md.msg_id] for m in placed)
+    assert all(payload_hash(m) == original[m.md.msg_id] for m in placed)
     audit = {r["msgid"]: r for r in spark.read.parquet(str(out / "audit")).collect()}
     assert {audit[m.md.msg_id.hex().upper()]["disposition"] for m in half} == {"REMAIN"}
     assert {audit[m.md.msg_id.hex().upper()]["outcome"] for m in whole} == {"ok"}
@@ -147,7 +133,7 @@ def test_a_failed_member_put_leaves_the_whole_group(tmp_path: Path) -> None:
     )
     assert [o.outcome for o in outcomes] == ["remaining"] * 3
     assert qm.inquire_queue("APP.ORDERS").curdepth == 0
-    assert {m.md.msg_id for m in _browse(qm, DLQ)} == {m.md.msg_id for m in group}
+    assert {m.md.msg_id for m in browse(qm, DLQ)} == {m.md.msg_id for m in group}
     record = store.lookup(group_subject(group[0].md.group_id))
     assert record is not None
     assert record.attempts == 2
@@ -226,16 +212,16 @@ def test_apply_moves_a_segmented_message_whole(
     out = tmp_path / "out"
     argv = ["drain", "--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)]
     assert cli_main(argv) == 0
-    target = _browse(qm, "APP.ORDERS")
-    left = _browse(qm, DLQ)
+    target = browse(qm, "APP.ORDERS")
+    left = browse(qm, DLQ)
     segs = [m for m in target if m.md.group_id == whole[0].md.group_id]
     assert [m.md.msg_id for m in segs] == [m.md.msg_id for m in whole]
     assert len(target) == 5
     assert {m.md.msg_id for m in left} == {m.md.msg_id for m in holed}
-    original = {m.md.msg_id: _payload(m) for m in order}
+    original = {m.md.msg_id: payload_hash(m) for m in order}
     placed = [*target, *left]
     assert sorted(m.md.msg_id for m in placed) == sorted(original)
-    assert all(_payload(m) == original[m.md.msg_id] for m in placed)
+    assert all(payload_hash(m) == original[m.md.msg_id] for m in placed)
     q = qm.open("APP.ORDERS")
     logical = q.get(GetOptions(complete_msg=True, group_id=whole[0].md.group_id, syncpoint=False))
     assert logical.body == data

@@ -4,7 +4,6 @@ backed out, and the drain goes on; nothing is lost or doubled."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 from pathlib import Path
@@ -15,14 +14,14 @@ import pytest
 from dlqhandler.cli import main as cli_main
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
-from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 from dlqhandler.qmgr.attempts import AttemptStore, group_subject
-from dlqhandler.qmgr.embedded.manager import EmbeddedQueueManager, connect
+from dlqhandler.qmgr.embedded.manager import connect
 from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
 from dlqhandler.qmgr.embedded.runmqsc import run_mqsc
-from dlqhandler.qmgr.port import PutOptions, browse_all
+from dlqhandler.qmgr.port import PutOptions
 from dlqhandler.rules import Matcher, compile_rules
 from dlqhandler.spark.drain.apply import apply_group
+from tests.spark.drain_helpers import browse, payload_hash
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 STATUS = "DLQHANDLER.STATUS"
@@ -43,19 +42,6 @@ def _member(tag: str, seq: int, of: int, destq: str = "APP.Q") -> Message:
 def _single(i: int) -> Message:
     md = MQMD(format="MQSTR", msg_id=f"single-{i}".encode().ljust(24, b"\x00"), persistence=1)
     return Message.dead_letter(md, f"single {i}".encode(), reason=2053, dest_q_name="APP.Q")
-
-
-def _browse(qm: EmbeddedQueueManager, queue: str) -> list[Message]:
-    handle = qm.open(queue, input=False, browse=True)
-    try:
-        return list(browse_all(handle))
-    finally:
-        handle.close()
-
-
-def _payload(m: Message) -> str:
-    body = m.body[MQDLH_LENGTH_1:] if m.md.format.strip() == "MQDEAD" else m.body
-    return hashlib.sha256(body).hexdigest()
 
 
 def _hex(m: Message) -> str:
@@ -105,12 +91,12 @@ def test_apply_stays_within_maxumsgs_and_goes_on_past_a_group_too_big(
 
     assert rc == 6
     qm = connect("QM1", home=home)
-    target, left = _browse(qm, "APP.Q"), _browse(qm, DLQ)
+    target, left = browse(qm, "APP.Q"), browse(qm, DLQ)
     moved = [*singles, *two]
     assert sorted(m.md.msg_id for m in target) == sorted(m.md.msg_id for m in moved)
     assert sorted(m.md.msg_id for m in left) == sorted(m.md.msg_id for m in [*three, *six, *kept])
-    original = {m.md.msg_id: _payload(m) for m in backlog}
-    assert all(_payload(m) == original[m.md.msg_id] for m in [*target, *left])
+    original = {m.md.msg_id: payload_hash(m) for m in backlog}
+    assert all(payload_hash(m) == original[m.md.msg_id] for m in [*target, *left])
     pair = [m.md.msg_seq_number for m in target if m.md.group_id == two[0].md.group_id]
     assert pair == [1, 2]
     store = AttemptStore(qm, STATUS)
@@ -177,8 +163,8 @@ def test_a_group_that_fills_maxumsgs_before_its_record_is_cleared_fails_and_stay
     )
 
     assert [o.outcome for o in outcomes] == ["remaining", "remaining"]
-    assert _browse(qm, "APP.Q") == []
-    assert sorted(m.md.msg_id for m in _browse(qm, DLQ)) == sorted(m.md.msg_id for m in group)
+    assert browse(qm, "APP.Q") == []
+    assert sorted(m.md.msg_id for m in browse(qm, DLQ)) == sorted(m.md.msg_id for m in group)
     record = store.lookup(subject)
     assert record is not None
     assert record.attempts == 3
