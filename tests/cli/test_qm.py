@@ -242,7 +242,9 @@ def test_dmpmqmsg_refuses_a_destructive_unload_in_lossy_text_mode(
     """-I with -d t is refused (exit 2, no file, every message still on the queue): -dt's
     T lines do not load back byte for byte (a CR LF comes back as LF, a message gains a
     final LF), so a destructive unload in it would lose what it removes. -i -d t (a
-    browse, for reading) still works, and the file it writes is not the original bytes."""
+    browse, for reading) still works, and the file it writes is not the original bytes.
+    IBM's dmpmqmsg page (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q117660_.html):
+    "using -I deletes messages from the queue (destructive get)"."""
     assert main(["qm", "create", "QM1"]) == 0
     with connect("QM1") as qm:
         qm.admin().define_queue("APP.IN", {})
@@ -269,7 +271,10 @@ def test_dmpmqmsg_destructive_unload_that_fails_leaves_no_message_twice(
     committed (removed) after a flush, the batch in hand is backed out, and the file is
     cut back to those 10, so each of the 30 messages is either in the file or on the
     queue, never both (the file used to keep the 5 written of the failed batch, which a
-    load would put a second time), and the note says how many were removed."""
+    load would put a second time), and the note says how many were removed.
+    IBM's dmpmqmsg page (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q117660_.html):
+    "using -I deletes messages from the queue (destructive get)", -t "Transaction message
+    limit"."""
     import contextlib
     import errno
 

@@ -18,7 +18,9 @@ def _group(*members: tuple[int, int]) -> list[Message]:
 def test_a_last_member_with_a_huge_sequence_number_is_a_group_not_whole() -> None:
     """MsgSeqNumber is the message's to say (an MQLONG): a two-member group whose last
     member says 2,147,483,647 is not whole, answered without a list of that many numbers
-    (which took the handler's memory)."""
+    (which took the handler's memory).
+    IBM's "Grouping logical messages" (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html):
+    a group's messages are numbered from 1."""
     assert not is_complete(_group((1, MQMF_MSG_IN_GROUP), (2**31 - 1, MQMF_LAST_MSG_IN_GROUP)))
 
 

@@ -85,7 +85,9 @@ def test_a_group_with_a_member_that_cannot_be_placed_stays_whole(
 
 def test_a_dry_run_counts_the_group_kept_whole(spark: Any, tmp_path: Path) -> None:
     """--dry-run writes no dump but its audit and totals say what the drain would do:
-    group B (a member without a valid target) stays whole, as the drain writes it."""
+    group B (a member without a valid target) stays whole, as the drain writes it.
+    IBM's "Grouping logical messages" (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html):
+    "retrieve the entire group with the same getting application instance"."""
     a = _group(b"A" * 24, 0, ["APP.A", "APP.A"])
     b = _group(b"B" * 24, 10, ["APP.A", " ", "APP.A"])
     src = tmp_path / "in.dmp"
@@ -109,7 +111,9 @@ def test_groups_are_looked_for_only_when_a_message_is_in_one(
     """The writers count the messages in a group; only when there are some does the drain
     look for split groups (in the audit it wrote), and only a split group makes it write
     again (reading the input a second time): a backlog without groups, or with groups
-    whole and placed, is read once, its files as they would be without groups."""
+    whole and placed, is read once, its files as they would be without groups.
+    IBM's "Grouping logical messages" (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html):
+    a group is retrieved whole."""
     import dlqhandler.spark.drain.job as job
 
     looked: list[int] = []
