@@ -146,6 +146,7 @@ def transition_label(t: dict[str, Any]) -> str:
 
 def _side(d: dict[str, Any]) -> str:
     where = f" {d['queue']}" if d.get("queue") else ""
+    where += f"@{d['qmgr']}" if where and d.get("qmgr") else ""
     line = f"line {d['line']}" if d.get("line") is not None else "no rule"
     return f"{d['action']}{where} ({line})"
 

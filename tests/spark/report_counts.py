@@ -110,15 +110,17 @@ def python_rules(ruleset: RuleSet, messages: list[Message]) -> dict[str, Any]:
 
 
 def expected_transitions(
-    old: RuleSet, new: RuleSet, messages: list[Message]
+    old: RuleSet, new: RuleSet, messages: list[Message], local_qmgr: str = "QM1"
 ) -> dict[Any, list[str]]:
-    """(old action, queue, line, new action, queue, line) -> the MsgId of each message
-    that moves that way (one entry per message: copies of a message count each)."""
+    """(old action, queue, qmgr, line, new action, queue, qmgr, line) -> the MsgId of each
+    message that moves that way (one entry per message: copies of a message count each).
+    A target on ``local_qmgr`` is placed as the drain places it, with a blank qmgr."""
     out: dict[Any, list[str]] = {}
     for m in messages:
-        o_line, o_action, o_queue, _qm, _ok = python_decision(old, m)
-        n_line, n_action, n_queue, _qm, _ok = python_decision(new, m)
-        if (o_action, o_queue) != (n_action, n_queue):
-            key = (o_action, o_queue, o_line, n_action, n_queue, n_line)
+        o_line, o_action, o_queue, o_qm, _ok = python_decision(old, m)
+        n_line, n_action, n_queue, n_qm, _ok = python_decision(new, m)
+        o_qm, n_qm = ("" if qm == local_qmgr else qm for qm in (o_qm, n_qm))
+        if (o_action, o_queue, o_qm) != (n_action, n_queue, n_qm):
+            key = (o_action, o_queue, o_qm, o_line, n_action, n_queue, n_qm, n_line)
             out.setdefault(key, []).append(m.md.msg_id.hex().upper())
     return out

@@ -18,7 +18,7 @@ from dlqhandler.mq import MQMD, Message
 from dlqhandler.rules import compile_rules
 from dlqhandler.spark.messages import read_messages
 from dlqhandler.spark.report import ReportOptions, build_report
-from tests.spark.decisions import random_tables
+from tests.spark.decisions import python_decision, random_tables
 from tests.spark.report_counts import expected_transitions, independent_counts, python_rules
 
 pytestmark = pytest.mark.spark
@@ -163,8 +163,10 @@ def test_compare_transitions_match_python_decisions_per_message(
 ) -> None:
     """For pairs of tables (random ones from the differential test, and the shipped
     default -> demo), each transition's count is the number of messages whose Python
-    decisions (action, target queue, rule line) move that way, and every sample MsgId is
-    one of those messages."""
+    decisions (action, target queue and queue manager, rule line) move that way, and every
+    sample MsgId is one of those messages. A change of FWDQM alone moves messages (to
+    another queue manager); naming the local queue manager instead of a blank one does
+    not (the drain places both on the local queue manager)."""
     path, messages = backlog
     frame = read_messages(spark, [path]).cache()
     tables = random_tables(8, seed=23)
@@ -175,6 +177,9 @@ def test_compare_transitions_match_python_decisions_per_message(
             (ROOT / "rules" / "demo.rul").read_text(encoding="utf-8"),
         )
     )
+    forward = "REASON(*) ACTION(FWD) FWDQ(HOLD.Q) FWDQM({})\n"
+    pairs += [(forward.format("QM2"), forward.format("QM3"))]
+    pairs += [(forward.format("QM1"), forward.format("' '"))]
     checked = 0
     for old_text, new_text in pairs:
         old = compile_rules(old_text, input_queue=DLQ).ruleset
@@ -190,17 +195,19 @@ def test_compare_transitions_match_python_decisions_per_message(
         want = expected_transitions(old, new, messages)
         got = {
             (
-                t["old"]["action"],
-                t["old"]["queue"],
-                t["old"]["line"],
-                t["new"]["action"],
-                t["new"]["queue"],
-                t["new"]["line"],
+                *(t["old"][k] for k in ("action", "queue", "qmgr", "line")),
+                *(t["new"][k] for k in ("action", "queue", "qmgr", "line")),
             ): t
             for t in report["compare"]["transitions"]
         }
         assert {k: t["count"] for k, t in got.items()} == {k: len(v) for k, v in want.items()}
         assert report["compare"]["changed"] == sum(len(v) for v in want.values())
+        if old_text == forward.format("QM2"):
+            assert report["compare"]["changed"] == sum(
+                python_decision(new, m)[1] == "FWD" for m in messages
+            )
+        if old_text == forward.format("QM1"):
+            assert report["compare"]["changed"] == 0
         for key, t in got.items():
             assert 1 <= len(t["samples"]) <= 3
             assert set(t["samples"]) <= set(want[key])

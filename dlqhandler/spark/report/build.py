@@ -109,7 +109,8 @@ def _decisions(
     each message under ``ruleset`` as ``prefix``-columns; the query and its columns.
 
     ``queue`` is the substituted target of a RETRY or FWD when it is a valid name that
-    does not loop back onto the input queue, else null (and ``unplaceable`` true).
+    does not loop back onto the input queue, else null (and ``unplaceable`` true);
+    ``qmgr`` its queue manager as the drain places it ('' for the local one).
     """
     decided = classify_query(
         columns,
@@ -125,6 +126,8 @@ def _decisions(
         f"{prefix}_line": "chosen_line",
         f"{prefix}_action": "action",
         f"{prefix}_queue": f"CASE WHEN {puts} AND {valid} THEN target_q END",
+        f"{prefix}_qmgr": f"CASE WHEN {puts} AND {valid} THEN CASE WHEN target_qm"
+        f" = {sql_string(options.local_qmgr)} THEN '' ELSE target_qm END END",
         f"{prefix}_unplaceable": f"{puts} AND NOT {valid}",
     }
     kept = [f"`{c}`" for c in columns] + [f"{e} AS {n}" for n, e in added.items()]
@@ -229,8 +232,11 @@ def _age_bucket(as_of: float) -> str:
 
 
 # Whether a readable message's decision differs between the two tables (its action, or
-# its queue): the ``change`` dimension and the messages it samples.
-_CHANGED = "(state != 'unreadable' AND (old_action != new_action OR NOT old_queue <=> new_queue))"
+# its target queue or queue manager): the ``change`` dimension and the messages it samples.
+_CHANGED = (
+    "(state != 'unreadable' AND (old_action != new_action OR NOT old_queue <=> new_queue"
+    " OR NOT old_qmgr <=> new_qmgr))"
+)
 
 
 def _combinations(source: str, columns: list[str], options: ReportOptions) -> tuple[str, list[str]]:
@@ -267,7 +273,8 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
     if options.ruleset is not None:
         keys |= {c: c for c in ("new_line", "new_action", "new_unplaceable", "new_matched")}
     if options.old_ruleset is not None:
-        keys |= {c: c for c in ("old_action", "old_queue", "old_line", "new_queue")}
+        keys |= {c: c for c in ("old_action", "old_queue", "old_qmgr", "old_line")}
+        keys |= {c: c for c in ("new_queue", "new_qmgr")}
         changed = _CHANGED
     if options.ages.active:
         keys["age_status"] = "age_status"
@@ -360,7 +367,8 @@ def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> s
     if options.old_ruleset is not None:
         change = _row(
             "change",
-            *("old_action", "old_queue", "old_line", "new_action", "new_queue", "new_line"),
+            *("old_action", "old_queue", "old_qmgr", "old_line"),
+            *("new_action", "new_queue", "new_qmgr", "new_line"),
         )
         rows.append(f"CASE WHEN {_CHANGED} THEN {change} END")
     every = f"array({', '.join(rows)})"

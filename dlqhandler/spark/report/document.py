@@ -121,10 +121,10 @@ def _compare(rows: list[dict[str, Any]], options: ReportOptions) -> dict[str, An
         if r["other"]:
             entry = {"old": None, "new": None, "count": r["count"], "other": True, "samples": []}
         else:
-            oa, oq, ol, na, nq, nl = r["key"]
+            oa, oq, oqm, ol, na, nq, nqm, nl = r["key"]
             entry = {
-                "old": {"action": oa, "queue": oq, "line": _int(ol)},
-                "new": {"action": na, "queue": nq, "line": _int(nl)},
+                "old": {"action": oa, "queue": oq, "qmgr": oqm, "line": _int(ol)},
+                "new": {"action": na, "queue": nq, "qmgr": nqm, "line": _int(nl)},
                 "count": r["count"],
                 "samples": r["samples"],
             }
