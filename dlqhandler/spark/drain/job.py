@@ -120,6 +120,20 @@ _AUDIT_PARQUET = {
 _SEGMENT_FLAGS = MQMF_SEGMENT | MQMF_LAST_SEGMENT
 
 
+# What a group's check reads of each member (SQL over the audit's columns), in the order
+# the data source's option ``groups`` takes them (jvm/GroupStates.java): its group, its
+# sequence number, whether it is the group's last, a segment, placed, malformed.
+_PLACED = (Disposition.RETRY, Disposition.FWD, Disposition.DISCARD)
+_GROUP_MEMBER = (
+    "groupid",
+    "msgseqnumber",
+    f"(msgflags & {MQMF_LAST_MSG_IN_GROUP}) <> 0",
+    f"(msgflags & {_SEGMENT_FLAGS}) <> 0",
+    f"disposition IN ({', '.join(sql_string(d.value) for d in _PLACED)})",
+    "error IS NOT NULL",
+)
+
+
 def _split_groups(audit: Any) -> list[Any]:
     """The groups (and segmented messages) the drain would split, from its ``audit``:
     those with a member not placed (IGNORE, no MQDLH, a target that is not valid or
@@ -127,13 +141,11 @@ def _split_groups(audit: Any) -> list[Any]:
     :func:`dlqhandler.mq.groups.is_complete` tells; segments are not checked for gaps
     offline: that needs each payload's length). Rows of ``groupid``, ``malformed`` and
     ``whole``, few (collected to the driver); one aggregation of the audit, not a second
-    read of the input."""
+    read of the input. (The offline drain's writers track the same as they write:
+    :func:`_split_from_states`.)"""
     from pyspark.sql import functions as F
 
-    is_last = f"(msgflags & {MQMF_LAST_MSG_IN_GROUP}) <> 0"
-    placed = ", ".join(
-        sql_string(d.value) for d in (Disposition.RETRY, Disposition.FWD, Disposition.DISCARD)
-    )
+    _id, seq, is_last, segment, placed, malformed = _GROUP_MEMBER
     # Whole: one last member, and the sequence numbers, sorted, are 1..last (none missing,
     # none twice); compared only when their count is last (no sequence of a stray number).
     whole = (
@@ -144,12 +156,12 @@ def _split_groups(audit: Any) -> list[Any]:
         audit.filter("groupid IS NOT NULL")
         .groupBy("groupid")
         .agg(
-            F.expr(f"bool_and(disposition IN ({placed}))").alias("placed"),
-            F.expr("bool_or(error IS NOT NULL)").alias("malformed"),
-            F.expr(f"bool_or((msgflags & {_SEGMENT_FLAGS}) <> 0)").alias("segmented"),
+            F.expr(f"bool_and({placed})").alias("placed"),
+            F.expr(f"bool_or({malformed})").alias("malformed"),
+            F.expr(f"bool_or({segment})").alias("segmented"),
             F.expr(f"count_if({is_last})").alias("lasts"),
-            F.expr(f"max(CASE WHEN {is_last} THEN msgseqnumber END)").alias("last"),
-            F.expr("collect_list(msgseqnumber)").alias("seqs"),
+            F.expr(f"max(CASE WHEN {is_last} THEN {seq} END)").alias("last"),
+            F.expr(f"collect_list({seq})").alias("seqs"),
         )
         .withColumn("whole", F.expr(whole))
         .filter("NOT placed OR NOT whole")
@@ -157,6 +169,47 @@ def _split_groups(audit: Any) -> list[Any]:
         .collect()
     )
     return rows
+
+
+def _split_from_states(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What :func:`_split_groups` finds, from the writers' group states (one per group per
+    task; jvm/GroupStates.java) merged by group: the groups with a member not placed or
+    not whole, as dicts of ``groupid``, ``malformed`` and ``whole``.
+
+    A state without ``q`` is a group whole and placed within its task (its sequence
+    numbers 1..n); alone, it needs no more looking at: most groups are, and they cost
+    a line each."""
+    merged: dict[str, dict[str, Any]] = {}
+    for state in states:
+        was = merged.get(state["g"])
+        if was is None:
+            merged[state["g"]] = state
+            continue
+        merged[state["g"]] = {
+            "g": state["g"],
+            "p": was["p"] and state["p"],
+            "m": was["m"] or state["m"],
+            "s": was["s"] or state["s"],
+            "l": was["l"] + state["l"],
+            "x": max((v for v in (was["x"], state["x"]) if v is not None), default=None),
+            "n": was["n"] + state["n"],
+            "q": _seqs(was) + _seqs(state),
+        }
+    split = []
+    for g, st in merged.items():
+        if "q" not in st:
+            continue  # whole and placed in the one task that saw it
+        whole = st["s"] or (
+            st["l"] == 1 and st["x"] == st["n"] and sorted(st["q"]) == list(range(1, st["n"] + 1))
+        )
+        if not st["p"] or not whole:
+            split.append({"groupid": g, "malformed": st["m"], "whole": bool(whole)})
+    return split
+
+
+def _seqs(state: dict[str, Any]) -> list[int]:
+    """A group state's sequence numbers (without ``q``: 1..n)."""
+    return list(state["q"]) if "q" in state else list(range(1, state["n"] + 1))
 
 
 def _keep_groups_whole(frame: Any, split: list[Any], catch_all: str | None) -> Any:
@@ -339,8 +392,8 @@ def run_drain(
     frame = frame.withColumn("outcome", F.expr(_outcome_column(config.apply)))
 
     def split_groups(counts: list[dict[str, Any]]) -> list[Any]:
-        """The groups the drain would split (offline: --apply moves groups whole itself),
-        when the counts show a message in a group: from the audit just written."""
+        """The groups the dry run would split (--apply moves groups whole itself), when
+        the counts show a message in a group: from the audit just written."""
         if config.apply or not any(c["in_group"] for c in counts):
             return []
         return _split_groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
@@ -370,7 +423,7 @@ def run_drain(
     else:
         step(spark, "classify, write the dmpmqmsg files and the audit")
 
-        def write(rows: Any) -> Any:
+        def write(rows: Any, groups: tuple[str, ...] = ()) -> Any:
             return bad_input(
                 lambda: write_outputs(
                     rows,
@@ -379,14 +432,15 @@ def run_drain(
                     audit=_AUDIT_COLUMNS,
                     audit_options=_AUDIT_PARQUET,
                     counts=_COUNTED,
+                    groups=groups,
                 )
             )
 
-        written = write(frame)
+        written = write(frame, _GROUP_MEMBER)  # the writers track the groups too
         if not written.audit_files:  # no message at all: an empty audit all the same
             out.delete("audit")
             spark.createDataFrame([], audit_schema()).write.parquet(out.uri("audit"))
-        split = split_groups(written.counts)  # counted by the writers, in the same job
+        split = _split_from_states(written.group_states)
         if split:  # written again, the split groups kept whole
             instead = regrouped(split)
             for r in written.files:

@@ -82,12 +82,14 @@ _KEPT = f"(disposition != {sql_string(Disposition.DISCARD.value)} AND error IS N
 class Written:
     """What :func:`write_outputs` wrote: the dmpmqmsg files (``out_q``, ``out_qm``,
     ``file``, ``bytes``; sorted by target), the audit's Parquet files moved into
-    ``audit/`` (none: no row), and the rows counted by the ``counts`` columns (one dict
-    per combination of their values, with its ``count``)."""
+    ``audit/`` (none: no row), the rows counted by the ``counts`` columns (one dict
+    per combination of their values, with its ``count``), and with ``groups`` the
+    writers' group states (one dict per group per task: see jvm/GroupStates.java)."""
 
     files: list[dict[str, Any]]
     audit_files: int
     counts: list[dict[str, Any]]
+    group_states: list[dict[str, Any]]
 
 
 def write_outputs(
@@ -98,6 +100,7 @@ def write_outputs(
     counts: tuple[str, ...],
     audit_options: dict[str, str] | None = None,
     partitions: int | None = None,
+    groups: tuple[str, ...] = (),
 ) -> Written:
     """Write the kept rows of a classified frame (with its ``record``) as one dmpmqmsg
     file per target, and the ``audit`` columns (SQL expressions) of every row to
@@ -123,6 +126,11 @@ def write_outputs(
     ``counts``), every row in the same job, and summed here: a summary of what was
     written needs no second job over the audit. Each part's counts file also tells
     which directories a task wrote into.
+
+    ``groups`` (six SQL expressions of the audit columns: a group's id, the sequence
+    number, and whether the member is its group's last, a segment, placed, malformed;
+    or none) have each task's writers track the message groups among its rows (the data
+    source's option ``groups``): :attr:`Written.group_states`, in the same job.
     """
     if not counts:
         raise ValueError("write_outputs needs at least one column to count by")
@@ -139,6 +147,7 @@ def write_outputs(
         if name not in audit_names
     ]
     count_columns = [n if n in audit_names else f"_n_{n}" for n in counted]
+    group_exprs = [F.expr(e).alias(f"_g_{i}") for i, e in enumerate(groups)]
     rows = frame.selectExpr(
         f"{_target_key()} AS t",
         "file_index AS pf",
@@ -148,10 +157,11 @@ def write_outputs(
         "coalesce(strip_header, false) AS strip_dlh",
         *_TOLD,
         *audit,
-    ).select("*", *count_exprs)
+    ).select("*", *count_exprs, *group_exprs)
     options: dict[str, Any] = {
         "audit": audit_names,
         "counts": count_columns,
+        "groups": [f"_g_{i}" for i in range(len(groups))],
         "parquet": audit_options or {},
     }
     parts_dir = f".parts-{uuid.uuid4().hex}"
@@ -162,6 +172,7 @@ def write_outputs(
         _write_parts(rows, out.uri(parts_dir), sort=True, **options)
         parts = _listed(out, parts_dir)
     summed = _summed(out, parts_dir, dict(zip(count_columns, counted, strict=True)))
+    states = _group_states(out, parts_dir) if groups else []
     targets = []
     for key in sorted(parts):
         if key == _NONE_KEY:
@@ -181,7 +192,7 @@ def write_outputs(
     written.sort(key=lambda r: (r["out_q"] or "", r["out_qm"] or ""))
     moved = out.gather(parts_dir, "audit")
     out.delete(parts_dir)
-    return Written(written, moved, summed)
+    return Written(written, moved, summed, states)
 
 
 def _summed(out: OutFiles, parts_dir: str, names: dict[str, str]) -> list[dict[str, Any]]:
@@ -205,6 +216,18 @@ def _summed(out: OutFiles, parts_dir: str, names: dict[str, str]) -> list[dict[s
 
 
 _COUNTS_SUFFIX = ".counts.json"  # jvm/RowCounts.java
+_GROUPS_SUFFIX = ".groups.json"  # jvm/GroupStates.java
+
+
+def _group_states(out: OutFiles, parts_dir: str) -> list[dict[str, Any]]:
+    """The writers' group states (``part-....groups.json``: JSON lines), as written."""
+    found = [
+        uri
+        for key in out.children(parts_dir)
+        if key.startswith("t=")
+        for uri in out.parts(parts_dir, key, suffix=_GROUPS_SUFFIX)
+    ]
+    return [json.loads(line) for text in out.texts(found) for line in text.splitlines() if line]
 
 
 _MAX_WRITERS = 256  # open output files per task (spark.sql.maxConcurrentOutputFileWriters)
@@ -241,12 +264,14 @@ def _write_parts(
     *,
     audit: list[str],
     counts: list[str],
+    groups: list[str],
     parquet: dict[str, str],
     sort: bool,
 ) -> None:
     """One ``dmpmqmsg`` write partitioned by ``t``, file and split, without a header
     (the driver's join writes one), the ``audit`` columns beside each part (with the
-    ``parquet`` writer options), and the rows counted by ``counts``; unsorted writes
+    ``parquet`` writer options), the rows counted by ``counts``, and the task's
+    ``groups`` (columns: see :func:`write_outputs`); unsorted writes
     need planned writes off (they would add the sort) and concurrent writers."""
     spark = rows.sparkSession
     wanted = {
@@ -280,6 +305,8 @@ def _write_parts(
         )
         if counts:
             writer = writer.option("counts", ",".join(counts))
+        if groups:
+            writer = writer.option("groups", ",".join(groups))
         writer.partitionBy(*_PARTITIONS).save(parts_uri)
     finally:
         for k, v in saved.items():

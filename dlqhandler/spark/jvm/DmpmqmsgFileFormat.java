@@ -84,6 +84,10 @@
  * of int): each part also counts its rows by those columns and writes the counts beside
  * it (part-....counts.json, RowCounts), committed with it; the caller sums them, so a
  * summary of the write costs no second job.
+ *
+ * Option "groups" (six column names, with "audit"): each task attempt also writes the
+ * state of every message group among its rows (GroupStates), beside its audit, when its
+ * last part closes; the caller merges them to find the groups a write would split.
  */
 package dlqhandler.spark;
 
@@ -501,8 +505,18 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             countColumns = columns("counts", counted, at, dataSchema);
             new RowCounts(countColumns, dataSchema);  // its types checked before any task
         }
+        String grouped = options.getOrElse("groups", () -> null);
+        int[] groupColumns = null;
+        if (grouped != null) {
+            if (audit == null) {
+                throw new IllegalArgumentException("dmpmqmsg: option groups needs option audit"
+                    + " (a task's groups are written beside its audit)");
+            }
+            groupColumns = columns("groups", grouped, at, dataSchema);
+            new GroupStates(groupColumns, dataSchema);  // its types checked before any task
+        }
         return new Writers(record, strip == null ? -1 : strip, told, header, auditColumns,
-                           auditSchema, parquet, countColumns);
+                           auditSchema, parquet, countColumns, groupColumns);
     }
 
     /** The ordinals of an option's comma-separated column names among the written columns
@@ -533,11 +547,14 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         private final StructType auditSchema;
         private final OutputWriterFactory parquet;
         private final int[] countColumns;
+        private final int[] groupColumns;
 
         Writers(int record, int strip, int[] told, String header, int[] auditColumns,
-                StructType auditSchema, OutputWriterFactory parquet, int[] countColumns) {
+                StructType auditSchema, OutputWriterFactory parquet, int[] countColumns,
+                int[] groupColumns) {
             this.told = told;
             this.countColumns = countColumns;
+            this.groupColumns = groupColumns;
             this.record = record;
             this.strip = strip;
             this.header = header;
@@ -557,7 +574,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         @Override
         public OutputWriter newInstance(String path, StructType dataSchema,
                                         TaskAttemptContext context) {
-            OutputWriter audit = null;
+            Audit audit = null;
             if (parquet != null) {
                 String task = context.getTaskAttemptID().toString();
                 synchronized (this) {
@@ -573,7 +590,9 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                                 synchronized (this) {
                                     audits.remove(task);
                                 }
-                            });
+                            }, groupColumns == null ? null
+                                : new GroupStates(groupColumns, dataSchema),
+                            base + GroupStates.SUFFIX, context.getConfiguration());
                         audits.put(task, shared);
                     }
                     shared.users++;
@@ -584,7 +603,8 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                 return new DumpRecordWriter(path, context.getConfiguration(), header, record,
                                             strip, told, audit, auditColumns, auditSchema,
                                             countColumns == null ? null
-                                                : new RowCounts(countColumns, dataSchema));
+                                                : new RowCounts(countColumns, dataSchema),
+                                            audit == null ? null : audit.groups);
             } catch (IOException e) {
                 throw new DumpReadException("cannot create " + path + ": " + e.getMessage(), e);
             }
@@ -597,16 +617,24 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
      * files (and as many Parquet writers' buffers) for a large backlog. The first part's
      * writer creates it in its directory (the task attempt's, so it is committed or
      * discarded with the parts); each part's close lets go of it and the last closes
-     * it. Spark's writers of a task run on its one thread.
+     * it. Spark's writers of a task run on its one thread. With option "groups" it also
+     * holds the task's GroupStates, written (to groupsPath) when the last part closes.
      */
     private static final class Audit extends OutputWriter {
         private final OutputWriter parquet;
         private final Runnable closed;
+        final GroupStates groups;  // null: no option "groups"
+        private final String groupsPath;
+        private final Configuration conf;
         int users;
 
-        Audit(OutputWriter parquet, Runnable closed) {
+        Audit(OutputWriter parquet, Runnable closed, GroupStates groups, String groupsPath,
+              Configuration conf) {
             this.parquet = parquet;
             this.closed = closed;
+            this.groups = groups;
+            this.groupsPath = groupsPath;
+            this.conf = conf;
         }
 
         @Override
@@ -619,6 +647,14 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             if (--users == 0) {
                 closed.run();
                 parquet.close();
+                if (groups != null && !groups.isEmpty()) {
+                    try {
+                        groups.write(conf, groupsPath);
+                    } catch (IOException e) {
+                        throw new DumpReadException("cannot create " + groupsPath + ": "
+                            + e.getMessage(), e);
+                    }
+                }
             }
         }
 

@@ -15,7 +15,8 @@
  * An empty header ("") writes none. With an audit writer (option "audit"), every row's
  * audit columns also go to it, record or not, and the .dmp file is created with the
  * first record (a part of audit rows only has none). With counts (option "counts",
- * RowCounts) every row is also counted, and the counts written beside the part.
+ * RowCounts) every row is also counted, and the counts written beside the part. With
+ * groups (option "groups", GroupStates, shared by the task's parts) every row is tracked.
  */
 package dlqhandler.spark;
 
@@ -63,15 +64,17 @@ final class DumpRecordWriter extends OutputWriter {
     private final ProjectingInternalRow auditRow;  // the audit columns of the row in hand
     private boolean started;
     private final RowCounts counts;  // null: no option "counts"
+    private final GroupStates groups;  // null: no option "groups"
     private final DumpMessage.ByteSink buf = new DumpMessage.ByteSink(1 << 12);  // a record
 
     DumpRecordWriter(String path, Configuration conf, String header, int record, int strip,
                      int[] told,
                      OutputWriter audit, int[] auditColumns, StructType auditSchema,
-                     RowCounts counts)
+                     RowCounts counts, GroupStates groups)
             throws IOException {
         this.path = path;
         this.counts = counts;
+        this.groups = groups;
         this.conf = conf;
         String text = header == null ? defaultHeader() : header;
         this.header = text.isEmpty() || text.endsWith("\n") ? text : text + "\n";
@@ -100,6 +103,9 @@ final class DumpRecordWriter extends OutputWriter {
     public void write(InternalRow row) {
         if (counts != null) {
             counts.add(row);
+        }
+        if (groups != null) {
+            groups.add(row);
         }
         if (audit != null) {
             auditRow.project(row);

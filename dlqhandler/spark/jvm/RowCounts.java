@@ -187,7 +187,7 @@ final class RowCounts {
     }
 
     /** A JSON string: quotes, backslashes and control characters escaped. */
-    private static StringBuilder json(StringBuilder s, String text) {
+    static StringBuilder json(StringBuilder s, String text) {
         s.append('"');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
