@@ -283,7 +283,9 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
         " THEN floor(put_epoch / 3600) * 3600 END"
     )
     parts = _msg_id_longs("md_msg_id")
-    sampled = f"coalesce({changed}, false) AND ({parts[0]}) IS NOT NULL"
+    # A changed message with a MsgId is sampled: only it is converted (the conversion's
+    # own test, a 24-byte MsgId, stands for whether it gives a value).
+    sampled = f"coalesce({changed}, false) AND length(md_msg_id) = {8 * _MSG_ID_LONGS}"
     values = {
         **keys,
         "hour": hour,
