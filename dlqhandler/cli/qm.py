@@ -40,6 +40,7 @@ from dlqhandler.cli._dmpmqmsg import (
     print_counts,
     unload,
 )
+from dlqhandler.cli._log_options import add_log_options, log_json
 from dlqhandler.cli._types import (
     MQLONG_MAX,
     bounded_int,
@@ -226,13 +227,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="when stopping, wait this long for started applications (default 30)",
     )
-    p.add_argument(
-        "--log-format",
-        choices=("json", "console"),
-        default=None,
-        help="log format (default: json unless stderr is a terminal)",
-    )
-    p.add_argument("--log-level", default=None, choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    add_log_options(p)
     p.set_defaults(handler=_runmqtrm)
 
     p = sub.add_parser("put", help="put test messages (optionally as dead letters)")
@@ -367,10 +362,9 @@ def _runmqtrm(args: argparse.Namespace) -> int:
     """The trigger monitor: SIGTERM and SIGINT set the stop event it checks (exit 0 after
     SIGTERM, the service manager's stop; 130 after Ctrl-C, as every command)."""
     settings = load_settings()
-    json_logs = None if args.log_format is None else args.log_format == "json"
     configure_logging(
         level=args.log_level or settings.log_level,
-        json=settings.log_json if json_logs is None else json_logs,
+        json=log_json(args, settings),
         stream=sys.__stderr__ or sys.stderr,
     )
     options = MonitorOptions(

@@ -46,6 +46,7 @@ from dlqhandler.cli._connect import (
     connection_usage_problem,
     ensure_queue,
 )
+from dlqhandler.cli._log_options import add_log_options, log_json
 from dlqhandler.cli._oneoff import (
     Progress,
     add_oneoff_options,
@@ -147,13 +148,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="do not reload the rules file when it changes (SIGHUP still does)",
     )
-    p.add_argument(
-        "--log-format",
-        choices=("json", "console"),
-        default=None,
-        help="log format (default: json unless stderr is a terminal)",
-    )
-    p.add_argument("--log-level", default=None, choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    add_log_options(p)
     p.add_argument(
         "--trigger-backoff",
         type=non_negative_float,
@@ -240,8 +235,7 @@ def _names_problem(args: argparse.Namespace) -> str | None:
 
 def _run(args: argparse.Namespace) -> int:
     settings = load_settings(log_level=args.log_level)
-    json_logs = settings.log_json if args.log_format is None else args.log_format == "json"
-    configure_logging(level=settings.log_level, json=json_logs)
+    configure_logging(level=settings.log_level, json=log_json(args, settings))
     log = get_logger("run")
     if args.inputq is not None and looks_like_mqtmc2(args.inputq):
         code = _from_trigger_message(args, log)
