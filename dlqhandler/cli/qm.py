@@ -80,6 +80,7 @@ _CONTEXTS: dict[str, Context] = {"A": "set_all", "a": "pass_all", "d": "default"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``qm`` and its actions, in the order ``dlqhandler qm --help`` lists them."""
     parser = subparsers.add_parser(
         "qm",
         help=COMMANDS["qm"],
@@ -122,6 +123,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.set_defaults(handler=_mqsc)
 
+    _register_dmpmqmsg(sub)
+    _register_runmqtrm(sub)
+    _register_put(sub)
+
+    p = sub.add_parser("browse", help="list the messages on a queue (non-destructive)")
+    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
+    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE", type=queue_name)
+    p.add_argument("--limit", type=non_negative_int, metavar="N")
+    p.set_defaults(handler=_browse)
+
+
+def _register_dmpmqmsg(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``qm dmpmqmsg``: unload a queue to a file or load a file onto a queue, as IBM's dmpmqmsg."""
     p = sub.add_parser(
         "dmpmqmsg",
         help="unload or load a queue (dmpmqmsg)",
@@ -188,6 +202,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.set_defaults(handler=_dmpmqmsg)
 
+
+def _register_runmqtrm(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``qm runmqtrm``: the trigger monitor."""
     p = sub.add_parser(
         "runmqtrm",
         help="run a trigger monitor (runmqtrm)",
@@ -230,6 +247,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_log_options(p)
     p.set_defaults(handler=_runmqtrm)
 
+
+def _register_put(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``qm put``: put test messages, optionally as dead letters."""
     p = sub.add_parser("put", help="put test messages (optionally as dead letters)")
     p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
     p.add_argument("-q", dest="queue", required=True, metavar="QUEUE", type=queue_name)
@@ -282,12 +302,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         " (NAME:null, no value)",
     )
     p.set_defaults(handler=_put)
-
-    p = sub.add_parser("browse", help="list the messages on a queue (non-destructive)")
-    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
-    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE", type=queue_name)
-    p.add_argument("--limit", type=non_negative_int, metavar="N")
-    p.set_defaults(handler=_browse)
 
 
 def _expiry(text: str) -> int:
