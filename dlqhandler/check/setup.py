@@ -467,13 +467,21 @@ def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
             "NOTRIGGER: a resident handler (dlqhandler run as a service) is expected",
         )
         return
-    ttype = a.get(s.MQIA_TRIGGER_TYPE)
     initq = str(a.get(s.MQCA_INITIATION_Q_NAME, "")).strip()
     process = str(a.get(s.MQCA_PROCESS_NAME, "")).strip()
     fix = (
         f"ALTER QLOCAL({mqsc_name(dlq)}) TRIGGER TRIGTYPE(FIRST) "
         f"INITQ({mqsc_name(initq or 'DLQ.INITQ')}) PROCESS({mqsc_name(process or 'DLQ.HANDLER')})"
     )
+    _check_trigger_type(c, obj, a, fix)
+    _check_initiation_queue(c, obj, initq, fix)
+    _check_process(c, obj, process, fix)
+
+
+def _check_trigger_type(c: Checker, obj: str, a: Answers, fix: str) -> None:
+    """TRIGTYPE(FIRST): NONE never starts a handler, EVERY starts one per dead letter,
+    DEPTH turns triggering off after it fires."""
+    ttype = a.get(s.MQIA_TRIGGER_TYPE)
     if ttype is None:
         c.unknown("trigger-type", obj, "TRIGTYPE", s.MQIA_TRIGGER_TYPE)
     elif int(ttype) == s.MQTT_NONE:
@@ -507,6 +515,10 @@ def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
         )
     else:
         c.add("trigger-type", "ok", obj, "TRIGGER TRIGTYPE(FIRST)")
+
+
+def _check_initiation_queue(c: Checker, obj: str, initq: str, fix: str) -> None:
+    """The INITQ exists, and a trigger monitor has it open (IPPROCS > 0)."""
     why_initq = "the trigger message has nowhere to go: the handler is never started"
     if not initq:
         c.add("trigger-initq", "error", obj, "TRIGGER without INITQ", why_initq, fix)
@@ -535,6 +547,10 @@ def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
                     f"start one: runmqtrm -m {c.report.qmgr} -q {initq}  (embedded: "
                     f"dlqhandler qm runmqtrm -m {c.report.qmgr} -q {initq})",
                 )
+
+
+def _check_process(c: Checker, obj: str, process: str, fix: str) -> None:
+    """The PROCESS exists and its APPLICID starts dlqhandler run (or runmqdlq)."""
     if not process:
         c.add(
             "trigger-process",
