@@ -222,76 +222,12 @@ def _check_deadq(
 
 # -- the DLQ's attributes --------------------------------------------------------------------
 def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -> None:
+    """The DLQ can take every dead letter (MAXMSGL, headroom under MAXDEPTH, PUT), the
+    handler can get them (GET) and read their MQDLH first (PROPCTL), and its input opens
+    are shared."""
     obj = f"QLOCAL({dlq})"
-    maxmsgl, qm_maxmsgl = a.get(s.MQIA_MAX_MSG_LENGTH), qm_attrs.get(s.MQIA_MAX_MSG_LENGTH)
-    if maxmsgl is None or qm_maxmsgl is None:
-        c.unknown(
-            "dlq-maxmsgl",
-            obj,
-            "the DLQ's MAXMSGL against the queue manager's",
-            s.MQIA_MAX_MSG_LENGTH,
-        )
-    elif int(maxmsgl) < int(qm_maxmsgl):
-        c.add(
-            "dlq-maxmsgl",
-            "error",
-            obj,
-            f"MAXMSGL({maxmsgl}) is less than the queue manager's MAXMSGL({qm_maxmsgl})",
-            "a message too long for the DLQ cannot become a dead letter: its channel "
-            "stops or its putter gets MQRC_MSG_TOO_BIG_FOR_Q",
-            f"ALTER QLOCAL({mqsc_name(dlq)}) MAXMSGL({qm_maxmsgl})",
-        )
-    else:
-        c.add(
-            "dlq-maxmsgl",
-            "ok",
-            obj,
-            f"MAXMSGL({maxmsgl}) is at least the queue manager's ({qm_maxmsgl})",
-        )
-    c.add(
-        "dlq-channel-maxmsgl",
-        "not checked",
-        "CHANNEL(*)",
-        "the channels' MAXMSGL: MQINQ cannot inquire channels",
-        "a message as long as a receiver channel's MAXMSGL must fit on the DLQ",
-        f"DISPLAY CHANNEL(*) MAXMSGL\nALTER QLOCAL({mqsc_name(dlq)}) MAXMSGL(<the largest>)",
-    )
-    depth, maxdepth = a.get(s.MQIA_CURRENT_Q_DEPTH), a.get(s.MQIA_MAX_Q_DEPTH)
-    if depth is None or maxdepth is None:
-        c.unknown("dlq-headroom", obj, "CURDEPTH against MAXDEPTH", s.MQIA_MAX_Q_DEPTH)
-    else:
-        depth, maxdepth = int(depth), int(maxdepth)
-        bigger = min(999_999_999, max(maxdepth * 2, 100_000))
-        fix = f"ALTER QLOCAL({mqsc_name(dlq)}) MAXDEPTH({bigger})"
-        why = (
-            "a full DLQ cannot take dead letters: channels stop and puts fail with "
-            "MQRC_Q_FULL on their way to it"
-        )
-        if depth >= maxdepth:
-            c.add(
-                "dlq-headroom",
-                "error",
-                obj,
-                f"the DLQ is full: CURDEPTH({depth}) of MAXDEPTH({maxdepth})",
-                why,
-                fix,
-            )
-        elif depth >= _HEADROOM * maxdepth:
-            c.add(
-                "dlq-headroom",
-                "warning",
-                obj,
-                f"CURDEPTH({depth}) is over {int(_HEADROOM * 100)}% of MAXDEPTH({maxdepth})",
-                why,
-                fix,
-            )
-        else:
-            c.add(
-                "dlq-headroom",
-                "ok",
-                obj,
-                f"CURDEPTH({depth}) leaves headroom under MAXDEPTH({maxdepth})",
-            )
+    _check_dlq_maxmsgl(c, dlq, qm_attrs, a)
+    _check_dlq_headroom(c, dlq, a)
     for check, selector, inhibited, word, why in (
         (
             "dlq-put",
@@ -338,6 +274,85 @@ def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -
     else:
         c.add("dlq-propctl", "ok", obj, "PROPCTL is not FORCE")
     _check_sharing(c, dlq, a)
+
+
+def _check_dlq_maxmsgl(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -> None:
+    """The DLQ's MAXMSGL is at least the queue manager's (the channels' cannot be asked)."""
+    obj = f"QLOCAL({dlq})"
+    maxmsgl, qm_maxmsgl = a.get(s.MQIA_MAX_MSG_LENGTH), qm_attrs.get(s.MQIA_MAX_MSG_LENGTH)
+    if maxmsgl is None or qm_maxmsgl is None:
+        c.unknown(
+            "dlq-maxmsgl",
+            obj,
+            "the DLQ's MAXMSGL against the queue manager's",
+            s.MQIA_MAX_MSG_LENGTH,
+        )
+    elif int(maxmsgl) < int(qm_maxmsgl):
+        c.add(
+            "dlq-maxmsgl",
+            "error",
+            obj,
+            f"MAXMSGL({maxmsgl}) is less than the queue manager's MAXMSGL({qm_maxmsgl})",
+            "a message too long for the DLQ cannot become a dead letter: its channel "
+            "stops or its putter gets MQRC_MSG_TOO_BIG_FOR_Q",
+            f"ALTER QLOCAL({mqsc_name(dlq)}) MAXMSGL({qm_maxmsgl})",
+        )
+    else:
+        c.add(
+            "dlq-maxmsgl",
+            "ok",
+            obj,
+            f"MAXMSGL({maxmsgl}) is at least the queue manager's ({qm_maxmsgl})",
+        )
+    c.add(
+        "dlq-channel-maxmsgl",
+        "not checked",
+        "CHANNEL(*)",
+        "the channels' MAXMSGL: MQINQ cannot inquire channels",
+        "a message as long as a receiver channel's MAXMSGL must fit on the DLQ",
+        f"DISPLAY CHANNEL(*) MAXMSGL\nALTER QLOCAL({mqsc_name(dlq)}) MAXMSGL(<the largest>)",
+    )
+
+
+def _check_dlq_headroom(c: Checker, dlq: str, a: Answers) -> None:
+    """CURDEPTH leaves room under MAXDEPTH: full is an error, over _HEADROOM a warning."""
+    obj = f"QLOCAL({dlq})"
+    depth, maxdepth = a.get(s.MQIA_CURRENT_Q_DEPTH), a.get(s.MQIA_MAX_Q_DEPTH)
+    if depth is None or maxdepth is None:
+        c.unknown("dlq-headroom", obj, "CURDEPTH against MAXDEPTH", s.MQIA_MAX_Q_DEPTH)
+    else:
+        depth, maxdepth = int(depth), int(maxdepth)
+        bigger = min(999_999_999, max(maxdepth * 2, 100_000))
+        fix = f"ALTER QLOCAL({mqsc_name(dlq)}) MAXDEPTH({bigger})"
+        why = (
+            "a full DLQ cannot take dead letters: channels stop and puts fail with "
+            "MQRC_Q_FULL on their way to it"
+        )
+        if depth >= maxdepth:
+            c.add(
+                "dlq-headroom",
+                "error",
+                obj,
+                f"the DLQ is full: CURDEPTH({depth}) of MAXDEPTH({maxdepth})",
+                why,
+                fix,
+            )
+        elif depth >= _HEADROOM * maxdepth:
+            c.add(
+                "dlq-headroom",
+                "warning",
+                obj,
+                f"CURDEPTH({depth}) is over {int(_HEADROOM * 100)}% of MAXDEPTH({maxdepth})",
+                why,
+                fix,
+            )
+        else:
+            c.add(
+                "dlq-headroom",
+                "ok",
+                obj,
+                f"CURDEPTH({depth}) leaves headroom under MAXDEPTH({maxdepth})",
+            )
 
 
 def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
