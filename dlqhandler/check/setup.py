@@ -179,31 +179,7 @@ def _check_deadq(
         c.unknown("deadq-local", deadq, "whether the DLQ is a local queue", s.MQIA_Q_TYPE)
         return deadq, c.ask("queue", deadq, _DLQ_SELECTORS) or {}
     if kind == s.MQQT_ALIAS:
-        base = str(
-            (c.ask("queue", deadq, [s.MQCA_BASE_Q_NAME]) or {}).get(s.MQCA_BASE_Q_NAME, "")
-        ).strip()
-        base_attrs = c.ask("queue", base, [s.MQIA_Q_TYPE, *_DLQ_SELECTORS]) if base else None
-        if base_attrs is None or base_attrs.get(s.MQIA_Q_TYPE) != s.MQQT_LOCAL:
-            c.add(
-                "deadq-local",
-                "error",
-                f"QALIAS({deadq})",
-                f"DEADQ names an alias queue whose base {base or '(blank)'} is not an "
-                "existing local queue",
-                "dead letters cannot be put: an alias to nowhere",
-                _define(base, maxmsgl) if base else _system_dlq(c, maxmsgl),
-            )
-            return None
-        c.add(
-            "deadq-local",
-            "warning",
-            f"QALIAS({deadq})",
-            f"DEADQ names an alias queue (base {base}), not a local queue",
-            "runmqdlq and dlqhandler read the queue DEADQ names; IBM documents DEADQ as a "
-            "local queue, and tools that inquire its depth see the alias",
-            f"ALTER QMGR DEADQ({mqsc_name(base)})",
-        )
-        return base, base_attrs
+        return _deadq_alias(c, deadq, maxmsgl)
     if kind != s.MQQT_LOCAL:
         label = _TYPES.get(int(kind), str(kind))
         c.add(
@@ -218,6 +194,36 @@ def _check_deadq(
         return None
     c.add("deadq-local", "ok", f"QLOCAL({deadq})", "the DLQ is a local queue")
     return deadq, c.ask("queue", deadq, _DLQ_SELECTORS) or {}
+
+
+def _deadq_alias(c: Checker, deadq: str, maxmsgl: int | str | None) -> tuple[str, Answers] | None:
+    """DEADQ names an alias queue: its base must be an existing local queue (then a
+    warning: IBM documents DEADQ as a local queue). The base and its attributes, or None."""
+    base = str(
+        (c.ask("queue", deadq, [s.MQCA_BASE_Q_NAME]) or {}).get(s.MQCA_BASE_Q_NAME, "")
+    ).strip()
+    base_attrs = c.ask("queue", base, [s.MQIA_Q_TYPE, *_DLQ_SELECTORS]) if base else None
+    if base_attrs is None or base_attrs.get(s.MQIA_Q_TYPE) != s.MQQT_LOCAL:
+        c.add(
+            "deadq-local",
+            "error",
+            f"QALIAS({deadq})",
+            f"DEADQ names an alias queue whose base {base or '(blank)'} is not an "
+            "existing local queue",
+            "dead letters cannot be put: an alias to nowhere",
+            _define(base, maxmsgl) if base else _system_dlq(c, maxmsgl),
+        )
+        return None
+    c.add(
+        "deadq-local",
+        "warning",
+        f"QALIAS({deadq})",
+        f"DEADQ names an alias queue (base {base}), not a local queue",
+        "runmqdlq and dlqhandler read the queue DEADQ names; IBM documents DEADQ as a "
+        "local queue, and tools that inquire its depth see the alias",
+        f"ALTER QMGR DEADQ({mqsc_name(base)})",
+    )
+    return base, base_attrs
 
 
 # -- the DLQ's attributes --------------------------------------------------------------------
