@@ -12,7 +12,12 @@ import pytest
 from dlqhandler.cli import main as cli_main
 from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
+from dlqhandler.mq.constants import (
+    MQMF_LAST_MSG_IN_GROUP,
+    MQMF_LAST_SEGMENT,
+    MQMF_MSG_IN_GROUP,
+    MQMF_SEGMENT,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -120,9 +125,9 @@ def test_groups_are_looked_for_only_when_a_message_is_in_one(
     rewritten: list[int] = []
     real_split, real_whole = job._split_groups, job._keep_groups_whole
 
-    def split(audit: Any) -> Any:
+    def split(audit: Any, gapped: Any = None) -> Any:
         looked.append(1)
-        return real_split(audit)
+        return real_split(audit, gapped)
 
     def whole(frame: Any, groups: Any, catch_all: str | None) -> Any:
         rewritten.append(1)
@@ -194,3 +199,69 @@ def test_a_group_is_whole_in_the_audit_as_run_finds_it_whole(spark: Any) -> None
     found = {gid: split.get(gid, True) for gid in expected}
     assert found == expected
     assert sum(expected.values()) == 3  # whole, one, unordered
+
+
+def _segments(
+    gid: bytes, first_id: int, parts: list[tuple[int, int, bytes]], dest: str = "APP.A"
+) -> list[Message]:
+    """Dead-lettered physical messages of ``gid``: (MsgSeqNumber, MsgFlags, data) each,
+    their Offsets the data before them in the same logical message."""
+    members, offsets = [], {}
+    for i, (seq, flags, data) in enumerate(parts, start=1):
+        offset = offsets.get(seq, 0)
+        offsets[seq] = offset + len(data)
+        md = MQMD(
+            format="MQSTR",
+            msg_id=(first_id + i).to_bytes(24, "big"),
+            group_id=gid,
+            msg_seq_number=seq,
+            offset=offset,
+            msg_flags=flags,
+        )
+        members.append(Message.dead_letter(md, data, reason=2053, dest_q_name=dest))
+    return members
+
+
+@pytest.mark.parametrize("catch_all", [None, "DLQ.CATCHALL"])
+def test_a_segmented_message_with_a_segment_missing_stays_whole(
+    spark: Any, tmp_path: Path, catch_all: str | None
+) -> None:
+    """A segmented message is one logical message: a queue manager gives it whole
+    (MQGMO_COMPLETE_MSG) only when every segment is there, from Offset 0 without a gap
+    to the segment flagged MQMF_LAST_SEGMENT. IBM's "MsgFlags (MQLONG)"
+    (https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097540_.html):
+    segments are "placed on the queue as a separate physical message" and the getter
+    can "request the queue manager to reassemble the segments into a single message";
+    "Offset (MQLONG)" (.../q097580_.html): "the offset in bytes of the data in the
+    physical message from the start of the logical message". So the offline drain
+    leaves in remaining.dmp, catch-all or not (as --apply leaves it on the queue), a
+    segmented message with a gap between its Offsets (X), one without its last segment
+    (Y), and a group whose logical message 2 is missing while message 1 is segmented
+    (V); a whole segmented message (Z) is retried, its segments in input order."""
+    seg, last = MQMF_SEGMENT, MQMF_LAST_SEGMENT
+    x = _segments(b"X" * 24, 0, [(1, seg, b"x1-"), (1, seg, b"x2-"), (1, last, b"x3")])
+    del x[1]  # a gap: Offsets 0 and 6, the first 3 bytes long
+    y = _segments(b"Y" * 24, 10, [(1, seg, b"y1-"), (1, seg, b"y2-")])  # no last segment
+    z = _segments(b"Z" * 24, 20, [(1, seg, b"z1-"), (1, last, b"z2")])
+    v = _segments(
+        b"V" * 24,
+        30,
+        [
+            (1, MQMF_MSG_IN_GROUP | seg, b"v1-"),
+            (1, MQMF_MSG_IN_GROUP | last, b"v1"),
+            (3, MQMF_LAST_MSG_IN_GROUP, b"v3"),  # logical message 2 missing
+        ],
+    )
+    src = tmp_path / "in.dmp"
+    write_dump(src, [x[0], z[0], y[0], v[0], x[1], z[1], y[1], v[1], v[2]])
+    rules = tmp_path / "r.rul"
+    rules.write_text("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(1)\n")
+    out = tmp_path / "out"
+    argv = ["drain", "--rules", str(rules), "--input", str(src), "--output", str(out)]
+    assert cli_main(argv + (["--catch-all", catch_all] if catch_all else [])) == 0
+
+    assert [m.body for m in read_dump(out / "q-APP.A@LOCAL.dmp")] == [b"z1-", b"z2"]
+    remaining = [m.md.msg_id for m in read_dump(out / "remaining.dmp")]
+    assert remaining == [m.md.msg_id for m in (x[0], y[0], v[0], x[1], y[1], v[1], v[2])]
+    if catch_all is not None:
+        assert not (out / f"q-{catch_all}@LOCAL.dmp").exists()

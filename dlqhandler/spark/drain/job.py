@@ -24,8 +24,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.errors import ConfigError
-from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_LAST_SEGMENT, MQMF_SEGMENT
+from dlqhandler.mq.constants import (
+    MQMF_LAST_MSG_IN_GROUP,
+    MQMF_LAST_SEGMENT,
+    MQMF_MSG_IN_GROUP,
+    MQMF_SEGMENT,
+)
 from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS
+from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 from dlqhandler.outcomes import Disposition, Outcome
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
@@ -118,45 +124,94 @@ _AUDIT_PARQUET = {
 
 
 _SEGMENT_FLAGS = MQMF_SEGMENT | MQMF_LAST_SEGMENT
+_GROUP_FLAGS = MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP
 
 
-def _split_groups(audit: Any) -> list[Any]:
+def _split_groups(audit: Any, gapped: Callable[[], Any] | None = None) -> list[Any]:
     """The groups (and segmented messages) the drain would split, from its ``audit``:
     those with a member not placed (IGNORE, no MQDLH, a target that is not valid or
-    loops, a malformed record), and those not whole in the input (a member missing, as
-    :func:`dlqhandler.mq.groups.is_complete` tells; segments are not checked for gaps
-    offline: that needs each payload's length). Rows of ``groupid``, ``malformed`` and
-    ``whole``, few (collected to the driver); one aggregation of the audit, not a second
-    read of the input."""
+    loops, a malformed record), and those not whole in the input, as
+    :func:`dlqhandler.mq.groups.is_complete` tells: a logical message missing (every
+    number 1..n, n flagged LAST_MSG_IN_GROUP; 1 alone for a segmented message outside a
+    group), or a segment missing (``gapped``: the GroupIds of :func:`_segment_gaps`, read
+    only when the audit holds a segment: that needs each payload's length). Rows of
+    ``groupid``, ``malformed`` and ``whole``, few (collected to the driver); one
+    aggregation of the audit."""
     from pyspark.sql import functions as F
 
     is_last = f"(msgflags & {MQMF_LAST_MSG_IN_GROUP}) <> 0"
     placed = ", ".join(
         sql_string(d.value) for d in (Disposition.RETRY, Disposition.FWD, Disposition.DISCARD)
     )
-    # Whole: one last member, and the sequence numbers, sorted, are 1..last (none missing,
-    # none twice); compared only when their count is last (no sequence of a stray number).
+    # Whole: in a group, one last number, and the distinct numbers, sorted, are 1..last
+    # (none missing; the segments of one logical message share its number, other numbers
+    # appear once); compared only when their count is last (no sequence of a stray
+    # number). Outside a group (a segmented message): the number 1 alone.
     whole = (
-        "segmented OR CASE WHEN lasts = 1 AND last = size(seqs)"
-        " THEN array_sort(seqs) = sequence(1, last) ELSE false END"
+        "(segmented OR members = size(seqs)) AND CASE WHEN grouped"
+        " THEN size(lasts) = 1 AND size(seqs) = get(lasts, 0)"
+        " AND array_sort(seqs) = sequence(1, size(seqs))"
+        " ELSE seqs = array(1) END"
     )
-    rows: list[Any] = (
+    units = (
         audit.filter("groupid IS NOT NULL")
         .groupBy("groupid")
         .agg(
             F.expr(f"bool_and(disposition IN ({placed}))").alias("placed"),
             F.expr("bool_or(error IS NOT NULL)").alias("malformed"),
             F.expr(f"bool_or((msgflags & {_SEGMENT_FLAGS}) <> 0)").alias("segmented"),
-            F.expr(f"count_if({is_last})").alias("lasts"),
-            F.expr(f"max(CASE WHEN {is_last} THEN msgseqnumber END)").alias("last"),
-            F.expr("collect_list(msgseqnumber)").alias("seqs"),
+            F.expr(f"bool_or((msgflags & {_GROUP_FLAGS}) <> 0)").alias("grouped"),
+            F.expr(f"collect_set(CASE WHEN {is_last} THEN msgseqnumber END)").alias("lasts"),
+            F.expr("collect_set(msgseqnumber)").alias("seqs"),
+            F.expr("count(*)").alias("members"),
         )
         .withColumn("whole", F.expr(whole))
-        .filter("NOT placed OR NOT whole")
-        .select("groupid", "malformed", "whole")
-        .collect()
+    )
+    segmented = audit.filter(f"groupid IS NOT NULL AND (msgflags & {_SEGMENT_FLAGS}) <> 0")
+    if gapped is not None and not segmented.isEmpty():
+        gaps = gapped().withColumn("gap", F.lit(True))
+        units = units.join(gaps, "groupid", "left").withColumn(
+            "whole", F.expr("whole AND gap IS NULL")
+        )
+    rows: list[Any] = (
+        units.filter("NOT placed OR NOT whole").select("groupid", "malformed", "whole").collect()
     )
     return rows
+
+
+def _segment_gaps(messages: Any) -> Any:
+    """The GroupIds (hex, as the audit's ``groupid``) of the units in ``messages`` (the
+    message frame with ``body``) with a segment missing, as
+    :func:`dlqhandler.mq.groups.is_complete` tells: each logical message (GroupId,
+    MsgSeqNumber) is one message that is no segment at Offset 0, or segments from
+    Offset 0 without a gap (each Offset the previous one plus its length, the data
+    after the MQDLH) up to one LAST_SEGMENT, the last. A frame, joined to the groups."""
+    from pyspark.sql import functions as F
+
+    last = f"(md_msg_flags & {MQMF_LAST_SEGMENT}) <> 0"
+    part = (
+        "struct(CAST(md_offset AS BIGINT) AS off,"
+        f" CAST(octet_length(body) - CASE WHEN has_dlh THEN {MQDLH_LENGTH_1} ELSE 0 END"
+        " AS BIGINT) AS len,"
+        f" {last} AS last, (md_msg_flags & {_SEGMENT_FLAGS}) <> 0 AS seg)"
+    )
+    whole = (
+        "CASE WHEN size(p) = 1 AND NOT p[0].seg THEN p[0].off = 0"
+        " ELSE p[0].off = 0 AND element_at(p, -1).last AND size(filter(p, x -> x.last)) = 1"
+        " AND forall(zip_with(slice(p, 1, size(p) - 1), slice(p, 2, size(p)),"
+        " (a, b) -> b.off = a.off + a.len), x -> x) END"
+    )
+    return (
+        messages.filter(f"error IS NULL AND {_GROUPED}")
+        .selectExpr(
+            "hex(md_group_id) AS groupid", "md_msg_seq_number AS seqnumber", f"{part} AS part"
+        )
+        .groupBy("groupid", "seqnumber")
+        .agg(F.expr("array_sort(collect_list(part))").alias("p"))
+        .filter(f"NOT ({whole})")
+        .select("groupid")
+        .distinct()
+    )
 
 
 def _keep_groups_whole(frame: Any, split: list[Any], catch_all: str | None) -> Any:
@@ -284,14 +339,19 @@ def run_drain(
     files = [str(config.snapshot)] if config.snapshot is not None else list(config.inputs)
     catch_all = catch_all_queue(ruleset, config.catch_all)
 
+    def reread(*, body: bool = False) -> Any:
+        """The input's message frame (``body``: with each message's data)."""
+        return read_messages(
+            spark,
+            [str(f) for f in files],
+            split_bytes=config.split_bytes,
+            record=not config.apply and not body,
+            body=body,
+            located=True,
+        )
+
     step(spark, "read the input")
-    loaded = read_messages(
-        spark,
-        [str(f) for f in files],
-        split_bytes=config.split_bytes,
-        record=not config.apply,
-        located=True,
-    )
+    loaded = reread()
     input_queue = config.queue
     frame = classify(
         loaded,
@@ -343,7 +403,8 @@ def run_drain(
         when the counts show a message in a group: from the audit just written."""
         if config.apply or not any(c["in_group"] for c in counts):
             return []
-        return _split_groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
+        audit = spark.read.schema(audit_schema()).parquet(out.uri("audit"))
+        return _split_groups(audit, lambda: _segment_gaps(reread(body=True)))
 
     def regrouped(split: list[Any]) -> Any:
         """The frame again, with the ``split`` groups kept whole."""
