@@ -497,6 +497,8 @@ def run_drain(
         "mode": "dry-run" if config.dry_run else ("apply" if config.apply else "offline"),
         "catch_all": catch_all,
         "input_notes": list(config.input_notes),
+        # the dead-letter queue the input came from (a target there is a loop), if known
+        "input_queue": {"queue": config.queue, "qmgr": config.local_qmgr} if config.queue else None,
         "outputs": outputs,
         "discarded": summary["totals"]["discarded"],
         "remaining": remaining,

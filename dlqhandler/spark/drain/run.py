@@ -39,7 +39,7 @@ from dlqhandler.qmgr.snapshot import Snapshot, snapshot_queue
 from dlqhandler.rules import CompileResult, RuleSet, compile_rules
 from dlqhandler.spark.classify import catch_all_queue, offline_input
 from dlqhandler.spark.files import OutputDir, check_output_dir_hadoop
-from dlqhandler.spark.inputs import InputSet
+from dlqhandler.spark.inputs import InputSet, dumps_origin
 from dlqhandler.spark.lifecycle import SparkRun, describe
 
 __all__ = ["DrainOutcome", "DrainRequest", "DrainStatus", "QueueSource", "drain"]
@@ -142,7 +142,10 @@ class DrainOutcome:
         left = manifest["remaining"]
         if left.get("file"):
             lines.append(f"  -> remaining on the DLQ: {left['messages']} in {left['file']}")
-        lines += [f"  input note: {note}" for note in self.inputs.notes()]
+        lines += [f"  input note: {note}" for note in manifest.get("input_notes", ())]
+        if manifest.get("input_queue"):  # the DLQ whose loops are refused
+            q = manifest["input_queue"]
+            lines.append(f"  input queue: {q['queue']}@{q['qmgr'] or 'LOCAL'}")
         if self.log_file is not None:
             lines.append(f"  Spark log: {self.log_file}")
         return lines
@@ -239,6 +242,7 @@ class _Drain:
 
         r, source = self.request, self.request.source
         local_qmgr = ""
+        origin_notes: tuple[str, ...] = ()
         if source is not None:
             try:
                 self.snapshot = self._take_snapshot(source)
@@ -258,7 +262,12 @@ class _Drain:
             # Dumps: the table's INPUTQ names the dead-letter queue they came from, and
             # INPUTQM its queue manager (runmqdlq's control data), so a target that puts
             # a message back there is the loop it is for `run`: never written as a target.
-            queue, local_qmgr = offline_input(result.ruleset)
+            # Without INPUTQ, the queue their headers say dmpmqmsg unloaded them from.
+            origin, mixed = dumps_origin(self.inputs.files)
+            queue, local_qmgr = offline_input(result.ruleset, origin)
+            if mixed is not None:
+                r.note(mixed)
+                origin_notes = (mixed,)
         apply = source is not None and source.apply
         if source is not None and source.apply and queue:
             refused = _control_refusals(r, source.status_queue or "", result.ruleset, queue)
@@ -268,7 +277,7 @@ class _Drain:
         config = DrainConfig(
             output=self.out.staging_path if self.out.local else self.out.staging,
             inputs=self.inputs.files,
-            input_notes=tuple(self.inputs.notes()),
+            input_notes=(*self.inputs.notes(), *origin_notes),
             snapshot=self.snapshot.path if self.snapshot is not None else None,
             qmgr=source.qmgr if source is not None else None,
             queue=queue,
@@ -296,7 +305,10 @@ class _Drain:
                 for line in _new_notes(before, self.inputs):
                     r.note(line)
                 config = config.model_copy(
-                    update={"inputs": self.inputs.files, "input_notes": tuple(self.inputs.notes())}
+                    update={
+                        "inputs": self.inputs.files,
+                        "input_notes": (*self.inputs.notes(), *origin_notes),
+                    }
                 )
             if not self.out.local:  # the output rule, now that Hadoop can look
                 self.out = check_output_dir_hadoop(
