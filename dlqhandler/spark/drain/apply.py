@@ -376,6 +376,18 @@ def _unknown(line: int | None, out: Outgoing | None) -> Applied:
     return Applied(Outcome.UNKNOWN, line, out.queue, out.qmgr)
 
 
+def _connect_failed(exc: MQIError, queue: str) -> str:
+    """Log that a task could not connect (or open ``queue``); why, in words. (Module
+    level: the task's closure must not carry the logger.)"""
+    _log.error(
+        "apply_connect_failed",
+        reason=exc.reason,
+        reason_name=reason_name(exc.reason),
+        queue=queue,
+    )
+    return f"cannot connect to the queue manager or open {queue}: {exc}"
+
+
 class _Connection:
     """A task's queue manager connection, opened at its first row (group partitions
     after the shuffle are mostly empty: they never connect)."""
@@ -445,6 +457,26 @@ def apply_partition(
         schema: Any = None
         group: list[dict[str, Any]] = []
         done: list[dict[str, Any]] = []
+        cannot: list[str] = []  # why the task could not connect: its rows are left
+
+        def opened() -> tuple[QueueManager, Queue, UnitOfWork] | None:
+            """The task's connection, or None once it could not be made (the rest of
+            the task's rows stay on the DLQ, each saying why: not a failed task, whose
+            rows acted on before would then be in no audit)."""
+            if cannot:
+                return None
+            try:
+                return conn.open()
+            except MQIError as exc:
+                conn.lost()
+                cannot.append(_connect_failed(exc, input_queue))
+                return None
+
+        def left(rows: list[dict[str, Any]]) -> None:
+            for row in rows:
+                row["outcome"], row["applied_line"] = Outcome.NOT_CONNECTED.value, None
+                row["apply_error"] = cannot[0]
+                done.append(row)
 
         def settle(rows: list[dict[str, Any]], outcomes: list[Applied]) -> None:
             for row, applied in zip(rows, outcomes, strict=True):
@@ -457,8 +489,11 @@ def apply_partition(
                 conn.lost()
 
         def flush_group() -> None:
-            if group:
-                qm, q, unit = conn.open()
+            if group and (handles := opened()) is None:
+                left(group)
+                group.clear()
+            elif group:
+                qm, q, unit = handles
                 settle(
                     group,
                     apply_group(
@@ -484,8 +519,10 @@ def apply_partition(
         try:
             for batch in batches:
                 if schema is None:
-                    schema = batch.schema.append(pa.field("outcome", pa.string())).append(
-                        pa.field("applied_line", pa.int32())
+                    schema = (
+                        batch.schema.append(pa.field("outcome", pa.string()))
+                        .append(pa.field("applied_line", pa.int32()))
+                        .append(pa.field("apply_error", pa.string()))
                     )
                 for row in batch.to_pylist():
                     if in_unit(row["md_group_id"], row["md_msg_flags"]):
@@ -493,7 +530,10 @@ def apply_partition(
                             flush_group()
                         group.append(row)
                         continue
-                    qm, q, unit = conn.open()
+                    if (handles := opened()) is None:
+                        left([row])
+                        continue
+                    qm, q, unit = handles
                     settle(
                         [row],
                         [
@@ -531,13 +571,14 @@ def apply_frame(
     status_queue: str | None = None,
     control_queues: Mapping[str, str] | None = None,
 ) -> Any:
-    """The classified frame with ``outcome`` and ``applied_line`` after applying
+    """The classified frame with ``outcome``, ``applied_line`` and ``apply_error`` (why
+    a row was not acted on: its task could not connect, Outcome.NOT_CONNECTED) after applying
     (attempt counts on ``status_queue``, shared with the handlers, when given; no put
     to one of ``control_queues``, name -> role: refused as ``dlqhandler run`` refuses it)."""
-    names = [*frame.columns, "outcome", "applied_line"]
+    names = [*frame.columns, "outcome", "applied_line", "apply_error"]
     out_schema = ", ".join(
         [f"`{f.name}` {f.dataType.simpleString()}" for f in frame.schema]
-        + ["outcome string", "applied_line int"]
+        + ["outcome string", "applied_line int", "apply_error string"]
     )
     fn = apply_partition(
         ruleset.to_json(),

@@ -362,6 +362,7 @@ def run_drain(
     )
 
     failures = 0
+    not_connected: list[tuple[str, int]] = []
     classified = frame  # the offline drain's, before its outcome: see regrouped
     if config.apply:
         from dlqhandler.spark.drain.apply import apply_frame
@@ -394,8 +395,19 @@ def run_drain(
         frame = frame.withColumn("disposition", F.expr(_applied_disposition()))
         # a commit of unknown outcome is no failure, but the drain is not done: PARTIAL
         failures = frame.filter(
-            F.col("outcome").isin(Outcome.FAILED.value, Outcome.UNKNOWN.value)
+            F.col("outcome").isin(
+                Outcome.FAILED.value, Outcome.UNKNOWN.value, Outcome.NOT_CONNECTED.value
+            )
         ).count()
+        # rows a task could not act on (it could not connect): how many, and why (few)
+        not_connected = [
+            (str(r["apply_error"]), int(r["count"]))
+            for r in frame.filter(F.col("outcome") == Outcome.NOT_CONNECTED.value)
+            .groupBy("apply_error")
+            .count()
+            .limit(_EXAMPLES)
+            .collect()
+        ]
     frame = frame.withColumn("outcome", F.expr(_outcome_column(config.apply)))
 
     def split_groups(counts: list[dict[str, Any]]) -> list[Any]:
@@ -457,6 +469,9 @@ def run_drain(
         groups = written.counts
     summary = _summarise(groups, ruleset, applied=config.apply)
     summary["decoder"] = "jvm"  # the dmpmqmsg data source decodes every record
+    if config.apply:  # left on the DLQ (counted remaining) because a task could not connect
+        summary["totals"]["not_connected"] = sum(n for _why, n in not_connected)
+        summary["not_connected"] = [{"reason": why, "messages": n} for why, n in not_connected]
     outputs: list[dict[str, Any]] = []
     remaining: dict[str, Any] = {"file": None, "messages": summary["totals"]["remaining"]}
     counts = summary.pop("_per_file")

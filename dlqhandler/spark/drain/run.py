@@ -126,6 +126,8 @@ class DrainOutcome:
             + (" (replaced)" if self.replaced else "")
         ]
         lines += [f"  {key:<12}{t[key]:>12}" for key in _TOTALS]
+        if t.get("not_connected"):  # --apply: left because a task could not connect
+            lines.append(f"  {'not connected':<12}{t['not_connected']:>12}")
         lines.append("  by rule line:")
         lines += [
             f"    line {r['line']:>5}  {r['action']:<8} matched {r['matched']:>10}"
@@ -162,6 +164,21 @@ class DrainOutcome:
             "moved nor failed; look for them on the queue and their targets (audit/ says which):"
         )
         return [said, *(f"    msgid {msgid}" for msgid in named)]
+
+    def not_connected_report(self) -> list[str]:
+        """What an ``--apply`` says of the messages it did not act on because a task could
+        not connect to the queue manager or open the DLQ (after a lost connection, or at
+        its start): they stay on the DLQ, no attempt counted; each reason once."""
+        said = self.summary.get("not_connected", []) if self.summary is not None else []
+        if not said:
+            return []
+        n = sum(r["messages"] for r in said)
+        head = (
+            f"  {n} message(s) were not acted on: a task could not connect to the queue "
+            "manager or open the queue (after a commit of unknown outcome, or at its start); "
+            "they stay on the queue, no attempt counted; run the drain again when it is back:"
+        )
+        return [head, *(f"    {r['messages']} message(s): {r['reason']}" for r in said)]
 
     def malformed_report(self) -> list[str]:
         """What a committed drain says of the records it could not decode (their reasons
