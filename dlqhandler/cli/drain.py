@@ -86,6 +86,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument(
         "--input",
         nargs="+",
+        action="extend",
         metavar="PATH",
         help="dmpmqmsg files, directories or globs (paths or URIs)",
     )

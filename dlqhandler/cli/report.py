@@ -68,6 +68,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument(
         "--input",
         nargs="+",
+        action="extend",
         metavar="PATH",
         help="dmpmqmsg files, directories or globs (as for drain)",
     )
