@@ -275,6 +275,8 @@ def _said(outcome: DrainOutcome) -> int:
             print(f"  Spark log: {outcome.log_file}", file=sys.stderr)
     for line in outcome.unknown_report():
         print(line, file=sys.stderr)
+    for line in outcome.failed_report():
+        print(line, file=sys.stderr)
     for line in outcome.not_connected_report():
         print(line, file=sys.stderr)
     for line in outcome.malformed_report():

@@ -362,7 +362,8 @@ def run_drain(
     )
 
     failures = 0
-    not_connected: list[tuple[str, int]] = []
+    left: list[tuple[str, str, int]] = []
+    left_counts: dict[str, int] = {}
     classified = frame  # the offline drain's, before its outcome: see regrouped
     if config.apply:
         from dlqhandler.spark.drain.apply import apply_frame
@@ -399,15 +400,21 @@ def run_drain(
                 Outcome.FAILED.value, Outcome.UNKNOWN.value, Outcome.NOT_CONNECTED.value
             )
         ).count()
-        # rows a task could not act on (it could not connect): how many, and why (few)
-        not_connected = [
-            (str(r["apply_error"]), int(r["count"]))
-            for r in frame.filter(F.col("outcome") == Outcome.NOT_CONNECTED.value)
-            .groupBy("apply_error")
+        # rows not acted on (a task could not connect) or whose action failed: how
+        # many, and why (few reasons: each the first words of an MQ error)
+        reasons = (
+            frame.filter(F.col("outcome").isin(Outcome.NOT_CONNECTED.value, Outcome.FAILED.value))
+            .groupBy("outcome", "apply_error")
             .count()
-            .limit(_EXAMPLES)
-            .collect()
+        )
+        left = [
+            (str(r["outcome"]), str(r["apply_error"]), int(r["count"]))
+            for r in reasons.orderBy(F.desc("count")).limit(4 * _EXAMPLES).collect()
         ]
+        left_counts = {
+            str(r["outcome"]): int(r["n"])
+            for r in reasons.groupBy("outcome").agg(F.sum("count").alias("n")).collect()
+        }
     frame = frame.withColumn("outcome", F.expr(_outcome_column(config.apply)))
 
     def split_groups(counts: list[dict[str, Any]]) -> list[Any]:
@@ -469,9 +476,12 @@ def run_drain(
         groups = written.counts
     summary = _summarise(groups, ruleset, applied=config.apply)
     summary["decoder"] = "jvm"  # the dmpmqmsg data source decodes every record
-    if config.apply:  # left on the DLQ (counted remaining) because a task could not connect
-        summary["totals"]["not_connected"] = sum(n for _why, n in not_connected)
-        summary["not_connected"] = [{"reason": why, "messages": n} for why, n in not_connected]
+    if config.apply:  # left on the DLQ (counted remaining): not acted on, or failed; why
+        for outcome in (Outcome.NOT_CONNECTED, Outcome.FAILED):
+            summary["totals"][outcome.value] = left_counts.get(outcome.value, 0)
+            summary[outcome.value] = [  # the most frequent reasons
+                {"reason": why, "messages": n} for o, why, n in left if o == outcome.value
+            ]
     outputs: list[dict[str, Any]] = []
     remaining: dict[str, Any] = {"file": None, "messages": summary["totals"]["remaining"]}
     counts = summary.pop("_per_file")

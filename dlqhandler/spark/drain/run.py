@@ -126,6 +126,8 @@ class DrainOutcome:
             + (" (replaced)" if self.replaced else "")
         ]
         lines += [f"  {key:<12}{t[key]:>12}" for key in _TOTALS]
+        if t.get("failed"):  # --apply: left because their action failed
+            lines.append(f"  {'failed':<12}{t['failed']:>12}")
         if t.get("not_connected"):  # --apply: left because a task could not connect
             lines.append(f"  {'not connected':<12}{t['not_connected']:>12}")
         lines.append("  by rule line:")
@@ -177,6 +179,20 @@ class DrainOutcome:
             f"  {n} message(s) were not acted on: a task could not connect to the queue "
             "manager or open the queue (after a commit of unknown outcome, or at its start); "
             "they stay on the queue, no attempt counted; run the drain again when it is back:"
+        )
+        return [head, *(f"    {r['messages']} message(s): {r['reason']}" for r in said)]
+
+    def failed_report(self) -> list[str]:
+        """What an ``--apply`` says of the messages whose action failed (every put tried,
+        the catch-all's too, failed or was refused): they stay on the DLQ with their
+        attempt counts; the most frequent reasons."""
+        said = self.summary.get("failed", []) if self.summary is not None else []
+        if not said:
+            return []
+        n = self.summary["totals"]["failed"] if self.summary is not None else 0
+        head = (
+            f"  {n} message(s) could not be acted on: their puts failed or were refused; they "
+            "stay on the queue, each attempt counted (audit/ has each, outcome failed):"
         )
         return [head, *(f"    {r['messages']} message(s): {r['reason']}" for r in said)]
 
