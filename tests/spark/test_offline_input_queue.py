@@ -177,3 +177,31 @@ def test_dumps_from_different_queues_leave_the_input_queue_unknown_and_say_so(
     assert manifest["totals"]["unplaceable"] == 0
     assert any("different queues" in n and "INPUTQ" in n for n in manifest["input_notes"])
     assert "different queues" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("table", "given"),
+    [
+        (TABLE, ["--catch-all", DLQ]),
+        (BARE, ["--catch-all", DLQ]),
+        (BARE + f"ACTION(FWD) FWDQ({DLQ})\n", []),
+    ],
+)
+def test_an_offline_catch_all_that_is_the_input_dlq_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], table: str, given: list[str]
+) -> None:
+    """A catch-all that is the input DLQ (from the table's INPUTQ or the dump's header;
+    given as --catch-all, or the table's last unconditional FWD) would write a file whose
+    load puts every message it holds back on the DLQ: a loop. As --apply refuses it, the
+    offline drain refuses it before anything is written: exit 2, saying why, no output.
+    INPUTQ is "The name of the DLQ you want to process" (IBM's DLQ control data,
+    https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=table-dlq-control-data)."""
+    rules = tmp_path / "r.rul"
+    rules.write_text(table)
+    out = tmp_path / "out"
+    dump = _dump(tmp_path, qmgr="QM1", queue=DLQ)
+    argv = ["drain", "--rules", str(rules), "--input", str(dump), "--output", str(out)]
+    assert cli_main(argv + given) == 2
+    err = capsys.readouterr().err
+    assert f"{DLQ} is the input dead-letter queue (a loop)" in err
+    assert not out.exists()

@@ -302,6 +302,18 @@ class _Drain:
                 r.note(mixed)
                 origin_notes = (mixed,)
         apply = source is not None and source.apply
+        caught = catch_all_queue(result.ruleset, r.catch_all)
+        # Offline (dumps, or a snapshot of -m without --apply): a catch-all that is the
+        # input DLQ writes a file that loads everything back onto it (--apply refuses it
+        # with the control queues, below)
+        if not apply and queue and caught == queue:
+            given = f"--catch-all {caught}" if r.catch_all else f"the table's catch-all {caught}"
+            said = (
+                f"{given} is the input dead-letter queue (a loop): loading its file would put"
+                " every message it holds back on the DLQ; name another queue for what the"
+                " rules leave"
+            )
+            return self.outcome(DrainStatus.REFUSED, problems=(said,))
         if source is not None and source.apply and queue:
             refused = _control_refusals(r, source.status_queue or "", result.ruleset, queue)
             refused += _catch_all_loop(source, catch_all_queue(result.ruleset, r.catch_all), queue)
