@@ -27,7 +27,7 @@ from dlqhandler.cases.runner import (
 )
 from dlqhandler.cli import main
 from dlqhandler.cli.exitcodes import ExitCode
-from dlqhandler.formats import read_dump
+from dlqhandler.formats import read_dump, write_dump
 from dlqhandler.mq import Message
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.rules import ControlData, Matcher, compile_rules_or_raise, message_fields
@@ -723,3 +723,36 @@ def test_coverage_does_not_count_a_rule_only_refused_cases_reach(write: Write, c
     assert out[1].endswith("(1 refused by run)")
     assert "  rules whose every case run refuses (not covered): 1" in out
     assert out[-1] == "2 passed, 0 failed"
+
+
+def test_generate_takes_run_on_the_queue_manager_the_dump_came_from(
+    write: Write, tmp_path: Path, capsys: Out
+) -> None:
+    """``test TABLE --generate DUMP`` of a dump unloaded from QM1's DLQ (its header's
+    ``* Qmgr  = QM1``, ``* Queue = SYSTEM.DEAD.LETTER.QUEUE``; IBM's dmpmqmsg, https://
+    www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q117660_.html: "-m
+    QueueManagerName: The name of the queue manager on which the queue, or queues,
+    exist"), with neither the table nor the command line naming INPUTQ/INPUTQM, writes
+    its cases for ``run`` on QM1 (``run: {inputq, inputqm}``): a RETRY back onto that DLQ
+    is then the FORWARD_LOOP ``run`` on QM1 refuses, and the cases read back pass (the
+    round trip no longer fails for want of INPUTQM)."""
+    write("r.rul", "ACTION(RETRY) RETRY(1)\n")
+    dump = tmp_path / "dlq.dmp"
+    write_dump(
+        dump,
+        [
+            dead_letter(destq="APP.Q", destqm="QM1", tag="APP"),
+            dead_letter(destq=DLQ, destqm="QM1", tag="LOOP"),
+        ],
+        qmgr="QM1",
+        queue=DLQ,
+    )
+    out = tmp_path / "c.yaml"
+    table = str(tmp_path / "r.rul")
+    assert main(["test", table, "--generate", str(dump), "--output", str(out)]) == ExitCode.OK
+    capsys.readouterr()
+    data = yaml.safe_load(out.read_text())
+    assert data["run"] == {"inputq": DLQ, "inputqm": "QM1"}
+    assert [c["expect"].get("refused") for c in data["tests"]] == [None, "FORWARD_LOOP"]
+    assert main(["test", str(out)]) == ExitCode.OK
+    assert capsys.readouterr().out.endswith("2 passed, 0 failed\n")
