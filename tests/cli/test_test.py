@@ -260,6 +260,7 @@ def test_json_format_for_tools(write: Write, capsys: Out) -> None:
         "refused": None,
         "putaut": "DEF",
         "target_problem": None,
+        "depends_on_qmgr": None,
         "matched": [2, 6],
     }
     assert out["files"][0]["run"] == {
