@@ -383,6 +383,11 @@ def get(
             obj.saved = msg
     if warning:
         return CMQC.MQCC_WARNING, warning
+    # IBM 2242/2241 on MQGET: a get without MQGMO_LOGICAL_ORDER right after one with it
+    # that left a logical message or group unfinished (the message is got all the same).
+    incomplete = 0 if options.browse is not None else int(getattr(obj.port(), "get_warning", 0))
+    if incomplete:
+        return CMQC.MQCC_WARNING, incomplete
     if len(data) > copied:
         return CMQC.MQCC_WARNING, MQRC_TRUNCATED_MSG_ACCEPTED
     return _OK

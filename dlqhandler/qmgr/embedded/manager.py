@@ -406,8 +406,10 @@ class EmbeddedQueueManager:
             except MQIError as exc:
                 if exc.reason == MQRC_BACKED_OUT:
                     self._uow = UnitOfWork()
+                    self._end_groups(backed_out=True)
                 raise
             self._uow = UnitOfWork()
+            self._end_groups(backed_out=False)
             for queue in sorted(uow.put_queues):
                 self.emit("commit", queue)
 
@@ -420,8 +422,14 @@ class EmbeddedQueueManager:
                 return
             back_out(self.store, uow, self.conn_id)
             self._uow = UnitOfWork()
+            self._end_groups(backed_out=True)
             for queue in sorted(uow.got_queues):
                 self.emit("backout", queue)
+
+    def _end_groups(self, *, backed_out: bool) -> None:
+        """The unit of work ended: each handle keeps or restores its group status."""
+        for handle in self._handles.values():
+            handle.end_unit_of_work(backed_out=backed_out)
 
     def disconnect(self) -> None:
         with self.mutex:

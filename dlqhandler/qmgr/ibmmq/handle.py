@@ -38,6 +38,8 @@ from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import (
     MQRC_CONNECTION_BROKEN,
     MQRC_HOBJ_ERROR,
+    MQRC_INCOMPLETE_GROUP,
+    MQRC_INCOMPLETE_MSG,
     MQRC_NO_MSG_LOCKED,
     MQRC_NOT_OPEN_FOR_OUTPUT,
     MQRC_Q_DELETED,
@@ -68,6 +70,8 @@ _DEFAULT_GET = GetOptions()
 _DEFAULT_PUT = PutOptions()
 _MAX_BUFFER = 104_857_600  # MQ's largest message (100 MB)
 _TRUNCATION_RETRIES = 3
+# MQGET's MQCC_WARNING reasons that come with the message got (IBM's 2241/2242 pages).
+_GOT_WITH_WARNING = frozenset({MQRC_INCOMPLETE_GROUP, MQRC_INCOMPLETE_MSG})
 # Set in a message handle before a get fills it for a caller's own handle (see _get_once).
 _UNTOUCHED = make_property("dlqhandlerHandleUntouched", PropertyType.BOOLEAN, True)
 
@@ -359,6 +363,12 @@ class IBMMQQueue:
                     body = self._live().get(length, md, gmo)
                     break
                 except mq.MQMIError as exc:
+                    if exc.comp == mq.CMQC.MQCC_WARNING and exc.reason in _GOT_WITH_WARNING:
+                        # IBM's 2241/2242 on a get without MQGMO_LOGICAL_ORDER after one with
+                        # it: the message is got all the same (a failure would lose it).
+                        qm.log.info("mq_get_warning", queue=self._name, reason=int(exc.reason))
+                        body = exc.message
+                        break
                     if exc.reason != MQRC_TRUNCATED_MSG_FAILED or attempt == _TRUNCATION_RETRIES:
                         raise
                     needed = int(getattr(exc, "original_length", 0) or 0)
