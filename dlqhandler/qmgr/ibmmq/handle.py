@@ -299,9 +299,9 @@ class IBMMQQueue:
 
     # -- helpers ----------------------------------------------------------------------
     def _live(self) -> Any:
+        self._qm.check_connected()  # (IBM checks Hconn before Hobj: 2018 after MQDISC)
         if not self._open:
             raise mqi_error(MQRC_HOBJ_ERROR, f"{self._name} handle is closed")
-        self._qm.check_connected()
         if self._deleted:
             raise mqi_error(MQRC_Q_DELETED, f"{self._name} was deleted after this handle opened")
         if self._obj is None and not self._qm.broken:

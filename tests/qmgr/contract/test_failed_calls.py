@@ -218,3 +218,115 @@ def test_a_get_or_put_past_maxumsgs_is_2024_and_leaves_the_unit_of_work(
     assert q.get(GET_UOW).body == b"b"
     qm.backout()
     assert [(body, n) for _, body, n in state(other, "APP.IN")] == [(b"b", 1), (b"c", 0)]
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"expiry": 0}, 2013),
+        ({"expiry": -2}, 2013),
+        ({"priority": -2}, 2050),
+        ({"persistence": 3}, 2047),
+        ({"msg_type": 0}, 2029),
+        ({"msg_type": 1_000_000_000}, 2029),
+        ({"feedback": -1}, 2014),
+        ({"msg_type": 1}, 2027),
+    ],
+    ids=str,
+)
+def test_a_put_of_a_bad_descriptor_leaves_the_unit_of_work(
+    adapter: Adapter, fields: dict[str, int], reason: int
+) -> None:
+    """MQPUT and MQPUT1 of a message whose MQMD field IBM refuses fail with IBM's reason,
+    under syncpoint and outside it, and change nothing: the unit of work's get and put are
+    still in it (MQCMIT commits exactly them) and the target queue gets nothing. IBM:
+    2013 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040870_.html) "the value
+    specified for the Expiry field in the message descriptor MQMD is not valid"; 2050
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041230_.html) "the value
+    specified for the Priority field ... is not valid"; 2047
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041180_.html) "the value
+    specified for the Persistence field ... is not valid"; 2029
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041010_.html) "the value
+    specified for the MsgType field in the message descriptor (MQMD) is not valid"; 2014
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040880_.html) "The value is not
+    MQFB_NONE, and is outside both the range defined for system feedback codes and the
+    range defined for application feedback codes"; 2027 for a request without a reply-to
+    queue, ReplyToQ (https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097660_.html):
+    "this field must not be blank if the MsgType field has the value MQMT_REQUEST"."""
+    adapter.define_queue("APP.IN")
+    adapter.define_queue("APP.OUT")
+    qm, other = adapter.connect(), adapter.connect()
+    qm.put1("APP.IN", text("in"), NOW)
+    assert qm.open("APP.IN").get(GET_UOW).body == b"in"
+    qm.put1("APP.OUT", text("kept"), UOW)
+    out = qm.open("APP.OUT", output=True)
+    bad = text("bad", **fields)
+    for options in (UOW, NOW):
+        assert fails(lambda o=options: out.put(bad, o)) == reason
+        assert fails(lambda o=options: qm.put1("APP.OUT", bad, o)) == reason
+    assert state(other, "APP.OUT") == []
+    qm.commit()
+    assert [body for _, body, _ in state(other, "APP.OUT")] == [b"kept"]
+    assert state(other, "APP.IN") == []
+
+
+def test_calls_on_a_handle_not_opened_for_them_leave_the_unit_of_work(adapter: Adapter) -> None:
+    """A browse on a handle not opened to browse (MQRC_NOT_OPEN_FOR_BROWSE, 2036), a get
+    on one not opened for input (MQRC_NOT_OPEN_FOR_INPUT, 2037) and a put on one not
+    opened for output (MQRC_NOT_OPEN_FOR_OUTPUT, 2039) fail inside a unit of work and
+    change nothing: MQBACK gives back the one message the unit of work got (BackoutCount
+    1) and drops its one put; the queues' other messages stay as they were. IBM: 2036
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041090_.html) "the queue had not
+    been opened for browse"; 2037
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041100_.html) "the queue had not
+    been opened for input"; 2039
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041120_.html) "the queue had not
+    been opened for output"."""
+    adapter.define_queue("APP.IN")
+    adapter.define_queue("APP.OUT")
+    qm, other = adapter.connect(), adapter.connect()
+    for body in ("a", "b"):
+        qm.put1("APP.IN", text(body), NOW)
+    getter = qm.open("APP.IN", input=True, browse=False)
+    putter = qm.open("APP.OUT", input=False, output=True)
+    assert getter.get(GET_UOW).body == b"a"
+    putter.put(text("uncommitted"), UOW)
+    assert fails(lambda: getter.get(FIRST)) == 2036
+    assert fails(lambda: putter.get(GET_UOW)) == 2037
+    assert fails(lambda: getter.put(text("x"), UOW)) == 2039
+    qm.backout()
+    assert [(body, n) for _, body, n in state(other, "APP.IN")] == [(b"a", 1), (b"b", 0)]
+    assert state(other, "APP.OUT") == []
+
+
+def test_calls_after_close_or_disconnect_fail_and_take_nothing(adapter: Adapter) -> None:
+    """A get or put on a closed handle is MQRC_HOBJ_ERROR (2019); every call of a
+    connection after MQDISC (MQOPEN, MQPUT1, MQGET, MQCMIT, MQBACK, MQINQ) is
+    MQRC_HCONN_ERROR (2018); none takes or puts a message, and the unit of work the
+    disconnect ended was backed out (the port's disconnect backs out, as IBM's MQDISC does
+    for a connection that ends abnormally; docs/embedded-qmgr.md). IBM: 2019
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040950_.html) "The object
+    handle Hobj is not valid"; 2018
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040940_.html) "The connection
+    handle Hconn is not valid"."""
+    adapter.define_queue("APP.IN")
+    qm, other = adapter.connect(), adapter.connect()
+    for body in ("a", "b"):
+        other.put1("APP.IN", text(body), NOW)
+    closed = qm.open("APP.IN", output=True)
+    closed.close()
+    assert fails(lambda: closed.get(GetOptions(syncpoint=False))) == 2019
+    assert fails(lambda: closed.put(text("x"), NOW)) == 2019
+    q = qm.open("APP.IN")
+    assert q.get(GET_UOW).body == b"a"
+    qm.disconnect()
+    for call in (
+        lambda: qm.open("APP.IN"),
+        lambda: qm.put1("APP.IN", text("x"), NOW),
+        lambda: q.get(GetOptions(syncpoint=False)),
+        qm.commit,
+        qm.backout,
+        lambda: qm.inquire_queue("APP.IN"),
+    ):
+        assert fails(call) == 2018
+    assert [(body, n) for _, body, n in state(other, "APP.IN")] == [(b"a", 1), (b"b", 0)]
