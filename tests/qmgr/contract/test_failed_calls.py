@@ -242,7 +242,7 @@ def test_a_put_of_a_bad_descriptor_leaves_the_unit_of_work(
     still in it (MQCMIT commits exactly them) and the target queue gets nothing. IBM:
     2013 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040870_.html) "the value
     specified for the Expiry field in the message descriptor MQMD is not valid"; 2050
-    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041230_.html) "the value
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041210_.html) "the value
     specified for the Priority field ... is not valid"; 2047
     (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041180_.html) "the value
     specified for the Persistence field ... is not valid"; 2029
@@ -276,11 +276,11 @@ def test_calls_on_a_handle_not_opened_for_them_leave_the_unit_of_work(adapter: A
     opened for output (MQRC_NOT_OPEN_FOR_OUTPUT, 2039) fail inside a unit of work and
     change nothing: MQBACK gives back the one message the unit of work got (BackoutCount
     1) and drops its one put; the queues' other messages stay as they were. IBM: 2036
-    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041090_.html) "the queue had not
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041070_.html) "the queue had not
     been opened for browse"; 2037
-    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041100_.html) "the queue had not
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041080_.html) "the queue had not
     been opened for input"; 2039
-    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041120_.html) "the queue had not
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041100_.html) "the queue had not
     been opened for output"."""
     adapter.define_queue("APP.IN")
     adapter.define_queue("APP.OUT")
@@ -305,9 +305,9 @@ def test_calls_after_close_or_disconnect_fail_and_take_nothing(adapter: Adapter)
     MQRC_HCONN_ERROR (2018); none takes or puts a message, and the unit of work the
     disconnect ended was backed out (the port's disconnect backs out, as IBM's MQDISC does
     for a connection that ends abnormally; docs/embedded-qmgr.md). IBM: 2019
-    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040950_.html) "The object
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040920_.html) "The object
     handle Hobj is not valid"; 2018
-    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040940_.html) "The connection
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040910_.html) "The connection
     handle Hconn is not valid"."""
     adapter.define_queue("APP.IN")
     qm, other = adapter.connect(), adapter.connect()
@@ -330,3 +330,57 @@ def test_calls_after_close_or_disconnect_fail_and_take_nothing(adapter: Adapter)
     ):
         assert fails(call) == 2018
     assert [(body, n) for _, body, n in state(other, "APP.IN")] == [(b"a", 1), (b"b", 0)]
+
+
+def test_a_message_over_the_queue_managers_maxmsgl_is_2031(adapter: Adapter) -> None:
+    """With ALTER QMGR MAXMSGL(32768), a message one byte longer fails with
+    MQRC_MSG_TOO_BIG_FOR_Q_MGR (2031) on MQPUT and MQPUT1, under syncpoint or not, even to
+    a queue whose own MAXMSGL would take it (and before the queue's 2030), and changes
+    nothing: the unit of work's put is still in it; a message of exactly 32768 bytes goes.
+    IBM, 2031 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041030_.html): "An
+    MQPUT or MQPUT1 call was issued to put a message on a queue, but the message was too
+    long for the queue manager"."""
+    adapter.mqsc("ALTER QMGR MAXMSGL(32768)")
+    adapter.define_queue("APP.OUT")
+    adapter.define_queue("APP.SMALL", maxmsgl=10)
+    qm, other = adapter.connect(), adapter.connect()
+    qm.put1("APP.OUT", text("kept"), UOW)
+    out = qm.open("APP.OUT", output=True)
+    big = text("x" * 32769)
+    for options in (UOW, NOW):
+        assert fails(lambda o=options: out.put(big, o)) == 2031
+        assert fails(lambda o=options: qm.put1("APP.OUT", big, o)) == 2031
+        assert fails(lambda o=options: qm.put1("APP.SMALL", big, o)) == 2031
+    assert fails(lambda: qm.put1("APP.SMALL", text("x" * 11), NOW)) == 2030
+    out.put(text("y" * 32768), UOW)
+    qm.commit()
+    assert [len(body) for _, body, _ in state(other, "APP.OUT")] == [4, 32768]
+    assert state(other, "APP.SMALL") == []
+
+
+def test_inquire_needs_inq_authority_and_leaves_the_unit_of_work(adapter: Adapter) -> None:
+    """With authority records for the user, MQOPEN for inquiry (the port's inquire_queue
+    and inquire_object on a queue) needs INQ: MQRC_NOT_AUTHORIZED (2035) without it, and the
+    unit of work's get is still in it (MQBACK gives the message back once); a queue that
+    does not exist is still 2085; once INQ is added the inquiry answers.
+    IBM, MQOPEN options
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/refdev/q101020_.html), MQOO_INQUIRE: "Open
+    the object to query attributes"; 2035
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041060_.html): "The user is not
+    authorized to perform the operation attempted"."""
+    from dlqhandler.mq import selectors as s
+
+    adapter.define_queue("APP.SECURE")
+    adapter.set_authrec("APP.SECURE", "eve", add=["GET", "BROWSE", "PUT"])
+    eve = adapter.connect(user="eve")
+    eve.put1("APP.SECURE", text("a"), NOW)
+    assert eve.open("APP.SECURE").get(GET_UOW).body == b"a"
+    assert fails(lambda: eve.inquire_queue("APP.SECURE")) == 2035
+    assert (
+        fails(lambda: eve.inquire_object("queue", "APP.SECURE", [s.MQIA_CURRENT_Q_DEPTH])) == 2035
+    )
+    assert fails(lambda: eve.inquire_queue("NO.SUCH.QUEUE")) == 2085
+    eve.backout()
+    assert [(body, n) for _, body, n in state(adapter.connect(), "APP.SECURE")] == [(b"a", 1)]
+    adapter.set_authrec("APP.SECURE", "eve", add=["INQ"])
+    assert eve.inquire_queue("APP.SECURE").curdepth == 1
