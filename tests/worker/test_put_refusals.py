@@ -1,0 +1,58 @@
+"""What ``dlqhandler run`` does when the queue manager refuses a forward's MQPUT because of
+the message's length: the message is never lost nor delivered twice."""
+
+from __future__ import annotations
+
+from tests.worker.helpers import DLQ, RunCli, dead_letter, define, load
+
+
+def test_a_message_too_big_for_the_destination_is_retried_then_falls_through(
+    qm, ledger, run_cli: RunCli
+) -> None:
+    """A forward to a queue whose MAXMSGL is below the message fails with
+    MQRC_MSG_TOO_BIG_FOR_Q (2030) at each of its RETRY(2) attempts, the message staying on
+    the DLQ meanwhile; the next rule then forwards it to a queue that takes it: it is found
+    exactly once, there. IBM, 2030
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041020_.html): "the message was
+    too long for the queue"."""
+    define(qm, "APP.SMALL", maxmsgl=32768)
+    define(qm, "CATCH")
+    message = dead_letter("x" * 40_000, reason=2053, destq="APP.SMALL")
+    load(qm, [message])
+    book = ledger()
+
+    run = run_cli(
+        "RETRYINT(0) WAIT(NO)\n"
+        "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(2)\n"
+        "ACTION(FWD) FWDQ(CATCH) HEADER(YES)\n"
+    )
+
+    assert run.rc == 0, run.err
+    assert [e["reason_code"] for e in run.events("put_failed")] == [2030, 2030]
+    book.check(["APP.SMALL", "CATCH"])
+    assert book.where(message) == "CATCH"
+
+
+def test_a_message_over_the_queue_managers_maxmsgl_stays_on_the_dlq(
+    qm, ledger, run_cli: RunCli
+) -> None:
+    """With the queue manager's MAXMSGL lowered below a dead letter already on the DLQ,
+    every forward of it fails with MQRC_MSG_TOO_BIG_FOR_Q_MGR (2031), whatever the
+    destination: it stays on the DLQ, once, and nothing reaches the destination; a smaller
+    message in the same run is forwarded. IBM, 2031
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041030_.html): "the message was
+    too long for the queue manager"."""
+    define(qm, "CATCH", maxmsgl=104_857_600)
+    big = dead_letter("x" * 40_000, tag="BIG")
+    small = dead_letter("small", tag="SMALL")
+    load(qm, [big, small])
+    qm.admin().alter_qmgr({"MAXMSGL": 32768})  # type: ignore[attr-defined]
+    book = ledger()
+
+    run = run_cli("RETRYINT(0) WAIT(NO)\nACTION(FWD) FWDQ(CATCH) HEADER(YES)\n")
+
+    assert {e["reason_code"] for e in run.events("put_failed")} == {2031}
+    placed = book.check(["CATCH"])
+    assert book.where(big) == DLQ
+    assert book.where(small) == "CATCH"
+    assert len(placed["CATCH"]) == 1
