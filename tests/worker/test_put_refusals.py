@@ -56,3 +56,28 @@ def test_a_message_over_the_queue_managers_maxmsgl_stays_on_the_dlq(
     assert book.where(big) == DLQ
     assert book.where(small) == "CATCH"
     assert len(placed["CATCH"]) == 1
+
+
+def test_a_get_inhibited_dlq_stops_the_run_with_nothing_taken(qm, ledger, run_cli: RunCli) -> None:
+    """A DLQ altered GET(DISABLED): the first MQGET fails with MQRC_GET_INHIBITED (2016) and
+    the run ends with exit 5 (MQ_ERROR), an error event naming the reason, and the
+    message still on the DLQ, once; nothing reached the destination. IBM, InhibitGet
+    (a copy at http://setgetweb.com/p/MQ90/ref.dev/q103250_.htm): "MQGET calls fail with
+    reason code MQRC_GET_INHIBITED. This includes MQGET calls that specify
+    MQGMO_BROWSE_FIRST or MQGMO_BROWSE_NEXT"."""
+    from dlqhandler.cli.exitcodes import ExitCode
+    from tests.worker.helpers import alter
+
+    define(qm, "CATCH")
+    message = dead_letter("held", tag="HELD")
+    load(qm, [message])
+    book = ledger()
+    alter(qm, DLQ, get="DISABLED")
+
+    run = run_cli("RETRYINT(0) WAIT(NO)\nACTION(FWD) FWDQ(CATCH) HEADER(YES)\n")
+
+    assert run.rc == ExitCode.MQ_ERROR
+    assert [e["reason"] for e in run.events("handler_mq_error")] == [2016]
+    alter(qm, DLQ, get="ENABLED")
+    book.check(["CATCH"])
+    assert book.where(message) == DLQ
