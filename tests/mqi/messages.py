@@ -42,6 +42,7 @@ from dlqhandler.mq.constants import (
     MQRC_NOT_OPEN_FOR_SET_ALL,
     MQRC_NOT_OPEN_FOR_SET_IDENT,
     MQRC_OPTIONS_ERROR,
+    MQRC_PRIORITY_EXCEEDS_MAXIMUM,
     MQRC_SELECTOR_ERROR,
     MQRC_TRUNCATED_MSG_ACCEPTED,
     MQRC_TRUNCATED_MSG_FAILED,
@@ -394,6 +395,7 @@ def get(
 
 
 # -- MQPUT / MQPUT1 -------------------------------------------------------------------------
+_MAX_PRIORITY = 9  # the queue manager's MaxPriority (MAXPRTY)
 _IDENTITY = ("user_identifier", "accounting_token", "appl_identity_data")
 # The open options that allow each context option of a put (IBM: MQOO_SET_ALL_CONTEXT
 # implies the other three, MQOO_PASS_ALL_CONTEXT and MQOO_SET_IDENTITY_CONTEXT imply
@@ -510,6 +512,10 @@ def put(
     write_md(pmd, out, md_version)
     put_field(pmo, "ResolvedQName", resolved[0].encode("latin-1"))
     put_field(pmo, "ResolvedQMgrName", resolved[1].encode("latin-1"))
+    if not warning and md.priority > _MAX_PRIORITY:
+        # IBM 2049: "The message is accepted by the queue manager, but is placed on the
+        # queue at the queue manager's maximum priority" (MQCC_WARNING).
+        warning = MQRC_PRIORITY_EXCEEDS_MAXIMUM
     return (CMQC.MQCC_WARNING, warning) if warning else _OK
 
 

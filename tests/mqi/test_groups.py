@@ -252,3 +252,22 @@ def test_a_get_in_logical_order_to_the_end_of_the_group_leaves_nothing_to_warn_o
     assert bytes(q.get(10, ibmmq.MD(Version=2), logical)) == b"x"
     assert _fails(ibmmq, q.close) == (1, 2241)
     assert _depth(ibmmq) == 2
+
+
+def test_a_put_over_maxpriority_warns_and_is_put(mq: MQ) -> None:
+    """MQPUT and MQPUT1 with Priority 10: MQCC_WARNING with MQRC_PRIORITY_EXCEEDS_MAXIMUM
+    (2049), and each message is put (a second connection counts both).
+    IBM, 2049 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041200_.html): "The
+    message is accepted by the queue manager, but is placed on the queue at the queue
+    manager's maximum priority"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT)
+    pmo = ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT)
+    put = lambda: q.put(b"high", ibmmq.MD(Priority=10), pmo)  # noqa: E731
+    assert _fails(ibmmq, put) == (c.MQCC_WARNING, 2049)
+    put1 = lambda: qmgr.put1("Q1", b"high1", ibmmq.MD(Priority=10), pmo)  # noqa: E731
+    assert _fails(ibmmq, put1) == (c.MQCC_WARNING, 2049)
+    q.put(b"nine", ibmmq.MD(Priority=9), pmo)
+    assert _depth(ibmmq) == 3
+    q.close()

@@ -191,7 +191,6 @@ class IBMMQQueue:
         self._opened = False  # the first MQOPEN succeeded
         self.temporary = False  # it created a temporary dynamic queue (the adapter says)
         self._deleted = False  # its queue is gone: MQRC_Q_DELETED
-        self._last_logical = False  # its last MQPUT was MQPMO_LOGICAL_ORDER
         self._input, self._browse, self._output = input, browse, output
         self.open_options = open_options(
             qm.mq.CMQC, input=input, browse=browse, output=output, exclusive=exclusive
@@ -244,16 +243,13 @@ class IBMMQQueue:
         def call() -> Any:
             try:
                 md, pmo = qm.put_structs(message, options)
-                if options.logical_order or not self._last_logical:
-                    self._live().put(message.body, md, pmo)
-                else:
-                    # Right after a logical-order MQPUT, IBM may answer MQCC_WARNING (2241,
-                    # 2242: a group or logical message left unfinished) with the message
-                    # put; the port has no warnings, and a failure would be a lie.
-                    qm.put_tolerating_warning(self._live(), message.body, md, pmo)
+                # IBM may answer MQCC_WARNING with the message put (2241/2242 right after a
+                # logical-order MQPUT that left a group or logical message unfinished; 2049
+                # for a Priority over MaxPriority); the port has no warnings, and a failure
+                # would be a lie: the caller would put the message again.
+                qm.put_tolerating_warning(self._live(), message.body, md, pmo)
             finally:
                 qm.end_put()
-            self._last_logical = options.logical_order
             return md
 
         md_out = qm.mqi(f"MQPUT {self._name}", call, retry=options.syncpoint)
