@@ -38,8 +38,6 @@ from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import (
     MQRC_CONNECTION_BROKEN,
     MQRC_HOBJ_ERROR,
-    MQRC_INCOMPLETE_GROUP,
-    MQRC_INCOMPLETE_MSG,
     MQRC_NO_MSG_LOCKED,
     MQRC_NOT_OPEN_FOR_OUTPUT,
     MQRC_Q_DELETED,
@@ -70,8 +68,6 @@ _DEFAULT_GET = GetOptions()
 _DEFAULT_PUT = PutOptions()
 _MAX_BUFFER = 104_857_600  # MQ's largest message (100 MB)
 _TRUNCATION_RETRIES = 3
-# MQGET's MQCC_WARNING reasons that come with the message got (IBM's 2241/2242 pages).
-_GOT_WITH_WARNING = frozenset({MQRC_INCOMPLETE_GROUP, MQRC_INCOMPLETE_MSG})
 # Set in a message handle before a get fills it for a caller's own handle (see _get_once).
 _UNTOUCHED = make_property("dlqhandlerHandleUntouched", PropertyType.BOOLEAN, True)
 
@@ -359,9 +355,10 @@ class IBMMQQueue:
                     body = self._live().get(length, md, gmo)
                     break
                 except mq.MQMIError as exc:
-                    if exc.comp == mq.CMQC.MQCC_WARNING and exc.reason in _GOT_WITH_WARNING:
-                        # IBM's 2241/2242 on a get without MQGMO_LOGICAL_ORDER after one with
-                        # it: the message is got all the same (a failure would lose it).
+                    if exc.comp == mq.CMQC.MQCC_WARNING and exc.reason != MQRC_TRUNCATED_MSG_FAILED:
+                        # IBM's MQGET warnings come with the message got (2241/2242 on a get
+                        # without MQGMO_LOGICAL_ORDER after one with it; 2245...): only 2080
+                        # leaves it on the queue. A failure here would lose it.
                         qm.log.info("mq_get_warning", queue=self._name, reason=int(exc.reason))
                         body = exc.message
                         break
