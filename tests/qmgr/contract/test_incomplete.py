@@ -15,6 +15,7 @@ from dlqhandler.mq.constants import (
     MQMF_LAST_SEGMENT,
     MQMF_MSG_IN_GROUP,
     MQMF_SEGMENT,
+    MQRO_COD,
 )
 from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
 from tests.qmgr.contract.conftest import Adapter, collect, text
@@ -95,15 +96,30 @@ def test_a_logical_get_under_another_syncpoint_mid_group_is_2245(
     logical message, but the value specified or defaulted for the MQGMO_SYNCPOINT option is
     not consistent with the current group and segment information retained by the queue
     manager for the queue handle. If the current call specifies MQGMO_LOGICAL_ORDER, the
-    call fails"."""
+    call fails". The failed get sends no COD report: one COD, for the get that took
+    the member asking for it."""
+    adapter.define_queue("APP.REPLY")
+    msg = text(
+        "cod",
+        group_id=b"GROUP-COD".ljust(24, b"\0"),
+        msg_seq_number=1,
+        msg_flags=IN,
+        report=MQRO_COD,
+        reply_to_q="APP.REPLY",
+    )
+    qm.put1("APP.GRP", msg, NOW)
     q = qm.open("APP.GRP")
     assert q.get(LOGICAL_UOW).body == b"g-1"
     assert _fails(lambda: q.get(LOGICAL)) == 2245
     qm.commit()
-    assert _bodies(adapter) == [b"g-2", b"g-3"]
-    assert [m.body for m in collect(q, LOGICAL_UOW)] == [b"g-2", b"g-3"]
+    assert _bodies(adapter) == [b"g-2", b"g-3", b"cod"]
+    assert [q.get(LOGICAL_UOW).body for _ in range(2)] == [b"g-2", b"g-3"]
+    assert q.get(LOGICAL_UOW).body == b"cod"  # (a new group: its COD is this get's)
+    assert _fails(lambda: q.get(LOGICAL)) == 2245  # (and sends no second one)
     qm.commit()
     assert _bodies(adapter) == []
+    reply = adapter.connect().open("APP.REPLY")
+    assert len(collect(reply, GetOptions(syncpoint=False))) == 1
 
 
 def test_backout_restores_the_group_position_and_commit_keeps_it(
