@@ -3,7 +3,11 @@ the message's length: the message is never lost nor delivered twice."""
 
 from __future__ import annotations
 
-from tests.worker.helpers import DLQ, RunCli, dead_letter, define, load
+import pytest
+
+from dlqhandler.cli.exitcodes import ExitCode
+from dlqhandler.errors import MQIError
+from tests.worker.helpers import DLQ, RunCli, alter, dead_letter, define, load
 
 
 def test_a_message_too_big_for_the_destination_is_retried_then_falls_through(
@@ -65,9 +69,6 @@ def test_a_get_inhibited_dlq_stops_the_run_with_nothing_taken(qm, ledger, run_cl
     (a copy at http://setgetweb.com/p/MQ90/ref.dev/q103250_.htm): "MQGET calls fail with
     reason code MQRC_GET_INHIBITED. This includes MQGET calls that specify
     MQGMO_BROWSE_FIRST or MQGMO_BROWSE_NEXT"."""
-    from dlqhandler.cli.exitcodes import ExitCode
-    from tests.worker.helpers import alter
-
     define(qm, "CATCH")
     message = dead_letter("held", tag="HELD")
     load(qm, [message])
@@ -81,3 +82,27 @@ def test_a_get_inhibited_dlq_stops_the_run_with_nothing_taken(qm, ledger, run_cl
     alter(qm, DLQ, get="ENABLED")
     book.check(["CATCH"])
     assert book.where(message) == DLQ
+
+
+def test_a_run_without_inq_authority_on_the_dlq_still_acts(qm, ledger, run_cli: RunCli) -> None:
+    """The handler's user with GET, BROWSE and PUT on the DLQ but not INQ: its inquiries
+    (depth for metrics and the summary) are refused with MQRC_NOT_AUTHORIZED (2035), which
+    the run survives: it forwards the message, once, and exits 0. IBM, MQOPEN options
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/refdev/q101020_.html), MQOO_INQUIRE: "Open
+    the object to query attributes" (needs the inq authority); 2035
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041060_.html)."""
+    define(qm, "CATCH")
+    message = dead_letter("no-inq", tag="NOINQ")
+    load(qm, [message])
+    book = ledger()
+    qm.admin().set_authrec(DLQ, qm.user, add=["GET", "BROWSE", "PUT"])  # type: ignore[attr-defined]
+    with pytest.raises(MQIError) as refused:
+        qm.inquire_queue(DLQ)
+    assert refused.value.reason == 2035
+
+    run = run_cli("RETRYINT(0) WAIT(NO)\nACTION(FWD) FWDQ(CATCH) HEADER(YES)\n")
+
+    assert run.rc == 0, run.err
+    assert len(run.events("message_forwarded")) == 1
+    book.check(["CATCH"])
+    assert book.where(message) == "CATCH"
