@@ -439,6 +439,9 @@ class IBMMQQueueManager:
         try:
             call()
         except (self.mq.MQMIError, self.mq.PYIFError) as exc:
+            if getattr(exc, "comp", None) == self.mq.CMQC.MQCC_WARNING:  # (done all the same:
+                self.log.info("mq_call_warning", call=what, reason=int(exc.reason))  # 2241...)
+                return
             self.log.warning("mq_call_failed", call=what, reason=getattr(exc, "reason", None))
 
     def forget(self, handle: IBMMQQueue) -> None:

@@ -187,3 +187,22 @@ def test_browse_next_that_switches_logical_order_is_2259(
     assert _fails(lambda: q.get(nxt)) == 2259
     assert q.get(GetOptions(browse="next", syncpoint=False)).body == b"g-2"
     assert _bodies(adapter) == [b"g-1", b"g-2", b"g-3"]
+
+
+def test_disconnect_with_a_group_left_unfinished_is_no_failure(
+    adapter: Adapter, qm: QueueManager
+) -> None:
+    """A handle whose logical-order get left a group unfinished, closed by the disconnect:
+    the close completes (IBM's MQCC_WARNING 2241 on MQCLOSE) and nothing is logged as a
+    failed call; the member got outside syncpoint stays got, the others stay.
+    IBM, 2241 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042740_.html): "On the
+    MQCLOSE call, when the application attempts to close the queue that has the incomplete
+    message group. The completion code is MQCC_WARNING in this case"."""
+    from structlog.testing import capture_logs
+
+    q = qm.open("APP.GRP")
+    assert q.get(LOGICAL).body == b"g-1"
+    with capture_logs() as logs:
+        qm.disconnect()
+    assert not [e for e in logs if e.get("event") == "mq_call_failed"]
+    assert _bodies(adapter) == [b"g-2", b"g-3"]
