@@ -242,6 +242,7 @@ class EmbeddedQueue:
                     raise mqi_error(MQRC_NO_MSG_AVAILABLE, self._name)
                 qm.store.release(durable=False)  # never wait holding the write lock
                 self._sleep_until_change(version, deadline)
+                qm.store.next_attempt()
 
     def put(self, message: Message, options: PutOptions = _DEFAULT_PUT) -> MQMD:
         qm = self._qm

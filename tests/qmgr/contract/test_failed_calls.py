@@ -384,3 +384,32 @@ def test_inquire_needs_inq_authority_and_leaves_the_unit_of_work(adapter: Adapte
     assert [(body, n) for _, body, n in state(adapter.connect(), "APP.SECURE")] == [(b"a", 1)]
     adapter.set_authrec("APP.SECURE", "eve", add=["INQ"])
     assert eve.inquire_queue("APP.SECURE").curdepth == 1
+
+
+def test_a_waiting_get_ends_with_2016_when_the_queue_is_get_inhibited(adapter: Adapter) -> None:
+    """An MQGET with a wait on an empty queue, which another connection then alters
+    GET(DISABLED), ends with MQRC_GET_INHIBITED (2016) well before its wait is over, and
+    the unit of work's earlier get is still in it (MQBACK gives that message back once).
+    IBM, InhibitGet (a copy at http://setgetweb.com/p/MQ90/ref.dev/q103250_.htm): "MQGET
+    calls fail with reason code MQRC_GET_INHIBITED"; MQGMO_WAIT
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/refdev/q096780_.html): "the wait is
+    canceled" when "Get operations are inhibited for the queue"."""
+    import threading
+    import time
+
+    adapter.define_queue("APP.IN")
+    adapter.define_queue("APP.EMPTY")
+    qm, other = adapter.connect(), adapter.connect()
+    qm.put1("APP.IN", text("a"), NOW)
+    assert qm.open("APP.IN").get(GET_UOW).body == b"a"
+    empty = qm.open("APP.EMPTY")
+    shut = threading.Timer(0.3, lambda: adapter.alter_queue("APP.EMPTY", get="DISABLED"))
+    started = time.monotonic()
+    shut.start()
+    try:
+        assert fails(lambda: empty.get(GetOptions(syncpoint=True, wait_ms=20_000))) == 2016
+    finally:
+        shut.join()
+    assert time.monotonic() - started < 10
+    qm.backout()
+    assert [(body, n) for _, body, n in state(other, "APP.IN")] == [(b"a", 1)]
