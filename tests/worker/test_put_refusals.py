@@ -106,3 +106,32 @@ def test_a_run_without_inq_authority_on_the_dlq_still_acts(qm, ledger, run_cli: 
     assert len(run.events("message_forwarded")) == 1
     book.check(["CATCH"])
     assert book.where(message) == "CATCH"
+
+
+def test_a_waiting_run_ends_when_the_dlq_is_get_inhibited(home, qm, run_cli: RunCli) -> None:
+    """A run with WAIT(YES) waiting on an empty DLQ ends, exit 5 (MQ_ERROR) with the reason
+    2016, soon after another connection alters the DLQ GET(DISABLED), instead of waiting
+    on. IBM, MQGMO_WAIT (https://www.ibm.com/docs/en/SSFKSJ_latest/refdev/q096780_.html):
+    the wait is canceled when "Get operations are inhibited for the queue"."""
+    import threading
+    import time
+
+    from dlqhandler.qmgr import connect
+
+    def shut() -> None:
+        conn = connect("QM1", home=home, user="operator")
+        try:
+            alter(conn, DLQ, get="DISABLED")
+        finally:
+            conn.disconnect()
+
+    timer = threading.Timer(1.0, shut)
+    started = time.monotonic()
+    timer.start()
+    try:
+        run = run_cli("WAIT(YES)\nACTION(FWD) FWDQ(CATCH) HEADER(YES)\n")
+    finally:
+        timer.join()
+    assert run.rc == ExitCode.MQ_ERROR
+    assert [e["reason"] for e in run.events("handler_mq_error")] == [2016]
+    assert time.monotonic() - started < 30
