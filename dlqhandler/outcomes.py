@@ -50,6 +50,10 @@ class Outcome(StrEnum):
     UNKNOWN = "unknown"
     """Acted on, but the commit's outcome is unknown (the connection was lost during
     MQCMIT): it may have left the DLQ or not. Counted neither done nor failed."""
+    NOT_CONNECTED = "not_connected"
+    """``drain --apply``: not acted on: its task could not connect to the queue manager or
+    open the DLQ (again, after a commit of unknown outcome); it stays on the DLQ, no
+    attempt counted."""
     ASSUMED = "assumed"
     """The offline drain: written to its target's file; what happens is up to the load."""
 

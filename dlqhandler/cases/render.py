@@ -61,6 +61,8 @@ def got(o: Outcome, table: str, e: Expect | None = None) -> str:
         out += _target(o.target.queue, o.target.qmgr if show_qmgr else None)
     if o.refusal is not None:
         out += f" refused by run as {o.refusal} ({o.target_problem})"
+    if o.depends_on_qmgr is not None:
+        out += f" ({o.depends_on_qmgr})"
     if action.kind == "FWD" and e is not None and e.header is not None:
         out += _header(action.header)
     if action.kind in ("RETRY", "FWD") and e is not None and e.putaut is not None:
@@ -82,13 +84,21 @@ def coverage_lines(ruleset: RuleSet, cov: Coverage, table: str, escape: Escape) 
     """Each rule with the cases it decided, then the rules no case reaches."""
     width = max((len(str(line)) for line, _ in cov.decided), default=1)
     texts = {rule.line: rule.text for rule in ruleset.rules}
+    refused = dict(cov.refused)
     head = f"coverage of {table}: {cov.covered} of {len(cov.decided)} rules decided a case"
     lines = [f"{head} ({cov.percent:.1f}%)"]
     for line, n in cov.decided:
         cases = "case " if n == 1 else "cases"
-        lines.append(f"  {table}:{line:<{width}}  {n:>6} {cases}  {texts[line]}")
-    if cov.unreached:
-        lines.append(f"  rules no case reaches: {', '.join(str(n) for n in cov.unreached)}")
+        but = f" ({refused[line]} refused by run)" if line in refused else ""
+        lines.append(f"  {table}:{line:<{width}}  {n:>6} {cases}  {texts[line]}{but}")
+    none = [line for line, n in cov.decided if not n]
+    if none:
+        lines.append(f"  rules no case reaches: {', '.join(str(n) for n in none)}")
+    only = [line for line in cov.unreached if line not in none]
+    if only:
+        lines.append(
+            f"  rules whose every case run refuses (not covered): {', '.join(map(str, only))}"
+        )
     return [escape(s) for s in lines]
 
 
@@ -119,6 +129,7 @@ def json_result(r: Result) -> dict[str, Any]:
             "refused": o.refusal,
             "putaut": action.putaut if action.kind in ("RETRY", "FWD") else None,
             "target_problem": o.target_problem,
+            "depends_on_qmgr": o.depends_on_qmgr,
             "matched": list(o.decision.matched_lines),
         },
     }

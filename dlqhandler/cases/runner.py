@@ -57,6 +57,9 @@ class Outcome:
     target_problem: str | None = None
     refusal: str | None = None
     local_qmgr: str = ""  # the local queue manager's name, when the run knows it
+    # run refuses the put only if started on the target's queue manager, which the case
+    # does not name (no INPUTQM): what run on it would say, else None
+    depends_on_qmgr: str | None = None
 
     def qmgr_names(self) -> tuple[str, ...]:
         """The names of the queue manager the put goes to: blank and the local queue
@@ -145,7 +148,27 @@ def outcome(matcher: Matcher, message: Message, attempts: int, run: RunAs | None
         except InvalidTargetError:
             refused_target = None
         return Outcome(decision, refused_target, str(exc), refusal(exc), how.local_qmgr)
-    return Outcome(decision, target, local_qmgr=how.local_qmgr)
+    return Outcome(
+        decision, target, local_qmgr=how.local_qmgr, depends_on_qmgr=_refused_on(how, target)
+    )
+
+
+def _refused_on(how: RunAs, target: ResolvedTarget) -> str | None:
+    """Without INPUTQM only a blank queue manager name is known to be the local one: a
+    put to the input DLQ (or a control queue) at a named queue manager is a loop for
+    ``run`` started on that queue manager and a remote put for any other. What ``run``
+    on it says (``refused by run on QM1 as FORWARD_LOOP``), or None when the local queue
+    manager is known or the target is no such queue."""
+    watched = (how.input_queue, *how.control_queues())
+    if how.local_qmgr or not target.qmgr or target.queue not in watched:
+        return None
+    control = how.control_queues()
+    role = control.get(target.queue, "input dead-letter queue")
+    return (
+        f"{target.queue}@{target.qmgr} is the {role} of run started on {target.qmgr}, which"
+        " refuses the put (FORWARD_LOOP or CONTROL_QUEUE); give INPUTQM (run: inputqm, or"
+        " --inputqm) to say which queue manager run is started on"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +204,8 @@ def _missed(case: Case, got: Outcome) -> tuple[str, ...]:
         missed.append("putaut")
     if e.refused != got.refusal:  # a refusal not expected, or one expected and not made
         missed.append("refused")
+    if got.depends_on_qmgr is not None:  # passes or fails with the queue manager: say which
+        missed.append("inputqm")
     return tuple(missed)
 
 
@@ -196,25 +221,44 @@ def run_cases(matcher: Matcher, cases: Iterable[Case], run: RunAs | None = None)
 
 @dataclass(frozen=True, slots=True)
 class Coverage:
-    """How many cases each rule decided (by the line it starts on), in table order."""
+    """How many cases each rule decided (by the line it starts on), in table order, and
+    how many of them ``run`` refuses to carry out (a put it refuses, or may refuse: see
+    :attr:`Outcome.depends_on_qmgr`): a rule is covered by a case it decides and ``run``
+    carries out, not by one whose message ``run`` leaves on the DLQ."""
 
     decided: tuple[tuple[int, int], ...]  # (rule line, cases) for every rule
+    refused: tuple[tuple[int, int], ...] = ()  # (rule line, cases run refuses), when some
 
     @property
     def covered(self) -> int:
-        return sum(1 for _, n in self.decided if n)
+        refused = dict(self.refused)
+        return sum(1 for line, n in self.decided if n > refused.get(line, 0))
 
     @property
     def percent(self) -> float:
-        """Rules that decided at least one case, as a percentage (100 for no rules)."""
+        """Rules that decided and carried out at least one case, as a percentage (100 for
+        no rules)."""
         return 100.0 * self.covered / len(self.decided) if self.decided else 100.0
 
     @property
     def unreached(self) -> tuple[int, ...]:
-        return tuple(line for line, n in self.decided if not n)
+        """Rules no case reaches, or that only cases ``run`` refuses reach."""
+        refused = dict(self.refused)
+        return tuple(line for line, n in self.decided if n <= refused.get(line, 0))
 
 
 def coverage(ruleset: RuleSet, results: Iterable[Result]) -> Coverage:
-    """The cases each rule of ``ruleset`` decided, passed or failed."""
+    """The cases each rule of ``ruleset`` decided, passed or failed, and those of them
+    ``run`` refuses."""
+    results = list(results)
     counts = Counter(r.outcome.rule_line for r in results)
-    return Coverage(tuple((rule.line, counts[rule.line]) for rule in ruleset.rules))
+    refused = Counter(
+        r.outcome.rule_line
+        for r in results
+        if r.outcome.refusal is not None or r.outcome.depends_on_qmgr is not None
+    )
+    lines = [rule.line for rule in ruleset.rules]
+    return Coverage(
+        tuple((line, counts[line]) for line in lines),
+        tuple((line, refused[line]) for line in lines if refused[line]),
+    )

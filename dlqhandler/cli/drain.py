@@ -86,6 +86,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument(
         "--input",
         nargs="+",
+        action="extend",
         metavar="PATH",
         help="dmpmqmsg files, directories or globs (paths or URIs)",
     )
@@ -273,6 +274,10 @@ def _said(outcome: DrainOutcome) -> int:
         if outcome.log_file is not None:
             print(f"  Spark log: {outcome.log_file}", file=sys.stderr)
     for line in outcome.unknown_report():
+        print(line, file=sys.stderr)
+    for line in outcome.failed_report():
+        print(line, file=sys.stderr)
+    for line in outcome.not_connected_report():
         print(line, file=sys.stderr)
     for line in outcome.malformed_report():
         print(line, file=sys.stderr)

@@ -51,7 +51,7 @@ from dlqhandler.rules import RuleSet, Severity, compile_rules
 from dlqhandler.rules.lexer import source_lines
 from dlqhandler.spark.classify import offline_input
 from dlqhandler.spark.files import check_output_dir, is_local, local_path
-from dlqhandler.spark.inputs import InputSet
+from dlqhandler.spark.inputs import InputSet, dumps_origin
 from dlqhandler.spark.report.options import ReportOptions
 
 __all__ = ["parse_as_of", "register"]
@@ -68,6 +68,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument(
         "--input",
         nargs="+",
+        action="extend",
         metavar="PATH",
         help="dmpmqmsg files, directories or globs (as for drain)",
     )
@@ -292,8 +293,12 @@ def _gather(
             inputs = InputSet(files=(str(snap),))
             source = f"queue {queue} on {name} (browsed)"
         else:
-            # Dumps: from the DLQ the table's INPUTQ/INPUTQM name, as the drain takes them.
-            queue, local = offline_input(new) if new is not None else (None, "")
+            # Dumps: from the DLQ the table's INPUTQ/INPUTQM name, else the one their
+            # headers name, as the drain takes them.
+            origin, mixed = dumps_origin(inputs.files)
+            queue, local = offline_input(new, origin) if new is not None else (None, "")
+            if mixed is not None and new is not None:
+                print(f"{_PROG}: note: {mixed}", file=sys.stderr)
             source = ""
         report, inputs, spark_log = _spark_report(
             args, inputs, as_of=as_of, ages=ages, new=new, old=old, queue=queue, local=local

@@ -59,6 +59,7 @@ from dlqhandler.cli._types import non_negative_int, positive_int, qmgr_name, que
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.errors import MalformedMessageError
 from dlqhandler.formats import read_dump
+from dlqhandler.formats.dmpmqmsg import dump_origin
 from dlqhandler.mq import Message
 from dlqhandler.mq.message import decode_dead_letter
 from dlqhandler.rules import (
@@ -343,6 +344,30 @@ def _given(args: argparse.Namespace) -> RunSetup:
     return RunSetup(args.inputq, args.inputqm, args.status_queue, args.audit_queue, args.max_hops)
 
 
+def _from_dump(given: RunSetup, ruleset: RuleSet, dump: str) -> RunSetup:
+    """``given``, with the queue manager and queue the dump was unloaded from (its
+    ``* Qmgr``/``* Queue`` header lines) as INPUTQ and INPUTQM where neither the command
+    line nor the table names them, as the drain takes them: the cases are then of ``run``
+    on that queue manager, and a put back onto its DLQ is refused as ``run`` refuses it
+    (without INPUTQM such a case could not be decided)."""
+    if dump == "-":
+        return given
+    try:
+        origin = dump_origin(dump)
+    except OSError:
+        return given  # reading the dump says so
+    if origin is None:
+        return given
+    qmgr, queue = origin
+    inputq = given.inputq or ruleset.control.inputq or None
+    named_qm = not (given.inputqm or ruleset.control.inputqm) and qmgr and inputq in (None, queue)
+    return dataclasses.replace(
+        given,
+        inputq=given.inputq if inputq is not None else queue,
+        inputqm=qmgr if named_qm else given.inputqm,
+    )
+
+
 def _start_refusals(how: RunAs, ruleset: RuleSet, table: str) -> list[str]:
     """Why ``run`` started as ``how`` says would refuse this table before moving anything
     (exit 2, as ``run``): the input DLQ, status and audit queues not three queues, or a
@@ -513,7 +538,8 @@ def _generate(args: argparse.Namespace) -> int:
     except _TableError as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return int(ExitCode.RULES_ERROR)
-    refused = _start_refusals(run_as(_given(args), ruleset.control), ruleset, table)
+    setup = _from_dump(_given(args), ruleset, args.generate)
+    refused = _start_refusals(run_as(setup, ruleset.control), ruleset, table)
     if refused:  # the cases would be of a run that does not start: none is written
         for why in refused:
             print(escape(f"{_PROG}: run would not start: {why}"), file=sys.stderr)
@@ -535,7 +561,7 @@ def _generate(args: argparse.Namespace) -> int:
             source=args.generate,
             table=table,
             distinct=args.distinct,
-            setup=_given(args),
+            setup=setup,
         )
     except OSError as exc:
         raise _UsageError(f"cannot read {args.generate}: {exc.strerror or exc}") from exc

@@ -13,7 +13,15 @@ in :mod:`~dlqhandler.formats.dump_writer`.
 from __future__ import annotations
 
 from dlqhandler.formats.dump_location import iter_message_offsets
-from dlqhandler.formats.dump_reader import read_dump
+from dlqhandler.formats.dump_reader import dump_origin, read_dump
 from dlqhandler.formats.dump_writer import DumpWriter, Mode, format_ctime, write_dump
 
-__all__ = ["DumpWriter", "Mode", "format_ctime", "iter_message_offsets", "read_dump", "write_dump"]
+__all__ = [
+    "DumpWriter",
+    "Mode",
+    "dump_origin",
+    "format_ctime",
+    "iter_message_offsets",
+    "read_dump",
+    "write_dump",
+]

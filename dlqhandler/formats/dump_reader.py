@@ -41,8 +41,9 @@ from dlqhandler.formats.dump_location import (
 )
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
+from dlqhandler.mq.names import is_valid_qmgr_name, is_valid_queue_name
 
-__all__ = ["read_dump"]
+__all__ = ["dump_origin", "read_dump"]
 
 _A, _N, _X, _S, _STAR, _BLANK, _LF, _CR = b"ANXS* \n\r"
 _NUL = b"\x00"
@@ -84,6 +85,30 @@ class _LineError(Exception):
         super().__init__(detail)
         self.detail = detail
         self.after = after  # a line after a message's data lines: not part of it
+
+
+_ORIGIN = re.compile(rb"\* (Qmgr|Queue) *= *(\S*) *\r?\n?")
+_ORIGIN_BYTES = 4096  # the header, its two name lines and the empty line fit
+
+
+def dump_origin(path: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """The queue manager and queue a dump was unloaded from: the ``* Qmgr  = `` and
+    ``* Queue = `` lines dmpmqmsg writes after its header when its input was a queue
+    (``""`` for the queue manager when that line is missing), or None: no ``* Queue``
+    line, or a name that is not a valid MQ name (untrusted text, never used then)."""
+    with open(path, "rb") as f:
+        head = f.read(_ORIGIN_BYTES).splitlines(keepends=True)
+    names: dict[bytes, str] = {}
+    for line in head[1:]:
+        if not line.startswith(b"*"):
+            break
+        m = _ORIGIN.fullmatch(line)
+        if m is not None:
+            names.setdefault(m.group(1), m.group(2).decode("latin-1"))
+    queue, qmgr = names.get(b"Queue"), names.get(b"Qmgr", "")
+    if queue is None or not is_valid_queue_name(queue):
+        return None
+    return (qmgr if is_valid_qmgr_name(qmgr) else "", queue)
 
 
 def read_dump(

@@ -114,13 +114,24 @@ def catch_all_queue(ruleset: RuleSet, explicit: str | None) -> str | None:
     return None
 
 
-def offline_input(ruleset: RuleSet) -> tuple[str | None, str]:
+def offline_input(
+    ruleset: RuleSet, origin: tuple[str, str] | None = None
+) -> tuple[str | None, str]:
     """The dead-letter queue and queue manager a drain or report of dump files takes the
-    messages to come from: the table's INPUTQ and INPUTQM (None and "" when blank).
+    messages to come from: the table's INPUTQ and INPUTQM, else the queue and queue
+    manager the dumps' headers name (``origin``: (qmgr, queue), see
+    :func:`dlqhandler.spark.inputs.dumps_origin`), else None and "".
 
     IBM's DLQ control data: INPUTQ is "the name of the DLQ you want to process", INPUTQM
-    "the name of the queue manager that owns the DLQ named on the INPUTQ keyword"."""
-    return ruleset.control.inputq or None, ruleset.control.inputqm or ""
+    "the name of the queue manager that owns the DLQ named on the INPUTQ keyword"; without
+    them runmqdlq processes the queue manager's dead-letter queue, the one the dumps were
+    unloaded from (dmpmqmsg's ``* Queue =`` line names it)."""
+    control = ruleset.control
+    origin_qm, origin_q = origin if origin is not None else ("", None)
+    if control.inputq:
+        same = origin_q is not None and origin_q == control.inputq
+        return control.inputq, control.inputqm or (origin_qm if same else "")
+    return origin_q, control.inputqm or origin_qm
 
 
 def classify(

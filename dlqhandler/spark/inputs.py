@@ -29,6 +29,7 @@ from typing import Any
 
 from dlqhandler.errors import ConfigError, DumpFormatError
 from dlqhandler.formats._attributes import HEADER_PREFIXES
+from dlqhandler.formats.dmpmqmsg import dump_origin
 from dlqhandler.spark.files import (
     hadoop_fs,
     hadoop_hint,
@@ -38,7 +39,7 @@ from dlqhandler.spark.files import (
     resolve_uri,
 )
 
-__all__ = ["InputSet", "header_problem", "resolve_inputs"]
+__all__ = ["InputSet", "dumps_origin", "header_problem", "resolve_inputs"]
 
 _HEAD = 4096  # bytes enough to see past leading blank lines to the header
 
@@ -125,6 +126,27 @@ class _Acc:
             tuple(self.repeated),
             tuple(self.left_out),
         )
+
+
+def dumps_origin(files: tuple[str, ...] | list[str]) -> tuple[tuple[str, str] | None, str | None]:
+    """The queue manager and queue the dump ``files`` were unloaded from, as their
+    ``* Qmgr``/``* Queue`` header lines name them
+    (:func:`~dlqhandler.formats.dmpmqmsg.dump_origin`), when every file names the same
+    one; else None, and a note when they name different ones or only some name one (a
+    Hadoop file is not read for it): the input queue is then unknown."""
+    origins = [dump_origin(local_path(f)) if is_local(f) else None for f in files]
+    known = sorted({o for o in origins if o is not None})
+    if not known:
+        return None, None
+    if len(known) == 1 and None not in origins:
+        return known[0], None
+    named = ", ".join(f"{q} on {m or 'a blank queue manager'}" for m, q in known[:4])
+    some = "" if None not in origins else "; some name no queue"
+    return None, (
+        f"the dumps come from different queues ({named}{some}): the input queue is unknown"
+        " and no RETRY or FWD to it is refused as a loop; name the dead-letter queue with"
+        " INPUTQ (and INPUTQM) in the table, or give each queue's dumps a run of its own"
+    )
 
 
 def resolve_inputs(items: list[str] | tuple[str, ...], spark: Any = None) -> InputSet:

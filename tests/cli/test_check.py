@@ -354,7 +354,9 @@ def test_put_authority_is_checked_by_opening_for_output(
     qm.disconnect()
     mqsc(
         home,
-        f"SET AUTHREC PROFILE(DLQ.CATCHALL) OBJTYPE(QUEUE) PRINCIPAL('{user}') AUTHADD(BROWSE)",
+        # (INQ too: the check inquires the destination, and MQOPEN for inquiry needs it)
+        f"SET AUTHREC PROFILE(DLQ.CATCHALL) OBJTYPE(QUEUE) PRINCIPAL('{user}')"
+        " AUTHADD(BROWSE, INQ)",
     )
     code, report = check(capsys, "--rules", rules(tmp_path))
     assert code == ExitCode.FAILURE

@@ -128,7 +128,8 @@ def _varied_messages() -> list[Message]:
                 msg_id=b"\xff" * 24,
                 coded_char_set_id=819,
                 encoding=273,
-                msg_type=1,
+                msg_type=1,  # (a request names its reply-to queue: IBM's 2027 otherwise)
+                reply_to_q="APP.REPLY",
                 feedback=0,
                 **ctx,
             ),

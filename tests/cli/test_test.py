@@ -241,6 +241,7 @@ def test_json_format_for_tools(write: Write, dlq_test: DlqTest) -> None:
         "refused": None,
         "putaut": "DEF",
         "target_problem": None,
+        "depends_on_qmgr": None,
         "matched": [2, 6],
     }
     assert out["files"][0]["run"] == {

@@ -26,7 +26,7 @@ from dlqhandler.cases.runner import (
 )
 from dlqhandler.cli import main
 from dlqhandler.cli.exitcodes import ExitCode
-from dlqhandler.formats import read_dump
+from dlqhandler.formats import read_dump, write_dump
 from dlqhandler.mq import Message
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.rules import ControlData, Matcher, compile_rules_or_raise, message_fields
@@ -625,3 +625,105 @@ def test_generated_on_stdout_names_its_table_wherever_it_is_saved(
     (saved / "t.yaml").write_text(text)
     assert main(["test", str(saved / "t.yaml")]) == ExitCode.OK
     assert capsys.readouterr().out == "193 passed, 0 failed\n"
+
+
+UNNAMED_QMGR = """\
+rules: r.rul
+tests:
+  - name: to the DLQ at QM1
+    message: {DESTQ: SYSTEM.DEAD.LETTER.QUEUE, DESTQM: QM1}
+    expect: {action: RETRY}
+  - name: to an application queue at QM1
+    message: {DESTQ: APP.Q, DESTQM: QM1}
+    expect: {action: RETRY}
+"""
+
+
+def test_a_retry_to_the_dlq_at_a_named_qmgr_needs_inputqm_to_pass(
+    write: Write, capsys: Out, qm, run_cli: RunCli
+) -> None:
+    """Without INPUTQM the case does not say which queue manager ``run`` is started on:
+    a RETRY to SYSTEM.DEAD.LETTER.QUEUE at QM1 is a loop that ``run`` on QM1 refuses
+    (FORWARD_LOOP: shown below on the embedded QM1) and a remote put for ``run`` on any
+    other queue manager. The case fails, saying so and how to decide it (INPUTQM),
+    instead of passing as a plain RETRY; with ``run: {inputqm: QM1}`` it is refused as run
+    refuses it. RETRY: "try again to put the message on its destination queue" (IBM MQ,
+    DLQ action keywords, https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=i-dlq-action-
+    keywords); INPUTQM: "the name of the queue manager that owns the DLQ" (""" + (
+        CONTROL_DATA_PAGE + ")."
+    )
+    table = "WAIT(NO)\nACTION(RETRY) RETRY(1)\n"
+    write("r.rul", table)
+    cases = write("c.yaml", UNNAMED_QMGR)
+    assert main(["test", cases]) == ExitCode.FAILURE
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{cases}:3: FAIL to the DLQ at QM1: expected RETRY, got RETRY (")
+    assert (
+        "SYSTEM.DEAD.LETTER.QUEUE@QM1 is the input dead-letter queue of run started on QM1"
+        in (out[0])
+    )
+    assert "give INPUTQM" in out[0]
+    assert out[-1] == "1 passed, 1 failed"
+    assert main(["test", cases, "--inputqm", "QM1", "--format", "json"]) == ExitCode.FAILURE
+    got = json.loads(capsys.readouterr().out)["files"][0]["cases"][0]
+    assert (got["missed"], got["got"]["refused"]) == (["refused"], "FORWARD_LOOP")
+
+    define(qm, "APP.Q")
+    load(qm, [dead_letter(destq="SYSTEM.DEAD.LETTER.QUEUE", destqm="QM1", tag="LOOP")])
+    run = run_cli(table)
+    assert [e["reason_name"] for e in run.events("put_failed")] == ["FORWARD_LOOP"]
+
+
+def test_coverage_does_not_count_a_rule_only_refused_cases_reach(write: Write, capsys: Out) -> None:
+    """A rule covered only by cases whose put ``run`` refuses (the message stays on the
+    DLQ) is not covered: ``--coverage`` says how many of its cases run refuses and lists
+    it as not covered, and ``--fail-under`` counts it out."""
+    write("r.rul", "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(1)\nACTION(DISCARD)\n")
+    cases = write(
+        "c.yaml",
+        "rules: r.rul\nrun: {inputqm: QM1}\ntests:\n"
+        "  - name: loop\n"
+        "    message: {REASON: MQRC_Q_FULL, DESTQ: SYSTEM.DEAD.LETTER.QUEUE}\n"
+        "    expect: {action: RETRY, refused: FORWARD_LOOP}\n"
+        "  - name: other\n    message: {REASON: 2035}\n    expect: {action: DISCARD}\n",
+    )
+    assert main(["test", cases, "--coverage", "--fail-under", "60"]) == ExitCode.FAILURE
+    out = capsys.readouterr().out.splitlines()
+    table = str(Path(cases).parent / "r.rul")
+    assert out[0] == f"coverage of {table}: 1 of 2 rules decided a case (50.0%)"
+    assert out[1].endswith("(1 refused by run)")
+    assert "  rules whose every case run refuses (not covered): 1" in out
+    assert out[-1] == "2 passed, 0 failed"
+
+
+def test_generate_takes_run_on_the_queue_manager_the_dump_came_from(
+    write: Write, tmp_path: Path, capsys: Out
+) -> None:
+    """``test TABLE --generate DUMP`` of a dump unloaded from QM1's DLQ (its header's
+    ``* Qmgr  = QM1``, ``* Queue = SYSTEM.DEAD.LETTER.QUEUE``; IBM's dmpmqmsg, https://
+    www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q117660_.html: "-m
+    QueueManagerName: The name of the queue manager on which the queue, or queues,
+    exist"), with neither the table nor the command line naming INPUTQ/INPUTQM, writes
+    its cases for ``run`` on QM1 (``run: {inputq, inputqm}``): a RETRY back onto that DLQ
+    is then the FORWARD_LOOP ``run`` on QM1 refuses, and the cases read back pass (the
+    round trip no longer fails for want of INPUTQM)."""
+    write("r.rul", "ACTION(RETRY) RETRY(1)\n")
+    dump = tmp_path / "dlq.dmp"
+    write_dump(
+        dump,
+        [
+            dead_letter(destq="APP.Q", destqm="QM1", tag="APP"),
+            dead_letter(destq=DLQ, destqm="QM1", tag="LOOP"),
+        ],
+        qmgr="QM1",
+        queue=DLQ,
+    )
+    out = tmp_path / "c.yaml"
+    table = str(tmp_path / "r.rul")
+    assert main(["test", table, "--generate", str(dump), "--output", str(out)]) == ExitCode.OK
+    capsys.readouterr()
+    data = yaml.safe_load(out.read_text())
+    assert data["run"] == {"inputq": DLQ, "inputqm": "QM1"}
+    assert [c["expect"].get("refused") for c in data["tests"]] == [None, "FORWARD_LOOP"]
+    assert main(["test", str(out)]) == ExitCode.OK
+    assert capsys.readouterr().out.endswith("2 passed, 0 failed\n")

@@ -42,6 +42,7 @@ from dlqhandler.mq.constants import (
     MQRC_NOT_OPEN_FOR_SET_ALL,
     MQRC_NOT_OPEN_FOR_SET_IDENT,
     MQRC_OPTIONS_ERROR,
+    MQRC_PRIORITY_EXCEEDS_MAXIMUM,
     MQRC_SELECTOR_ERROR,
     MQRC_TRUNCATED_MSG_ACCEPTED,
     MQRC_TRUNCATED_MSG_FAILED,
@@ -383,12 +384,18 @@ def get(
             obj.saved = msg
     if warning:
         return CMQC.MQCC_WARNING, warning
+    # IBM 2242/2241 on MQGET: a get without MQGMO_LOGICAL_ORDER right after one with it
+    # that left a logical message or group unfinished (the message is got all the same).
+    incomplete = 0 if options.browse is not None else int(getattr(obj.port(), "get_warning", 0))
+    if incomplete:
+        return CMQC.MQCC_WARNING, incomplete
     if len(data) > copied:
         return CMQC.MQCC_WARNING, MQRC_TRUNCATED_MSG_ACCEPTED
     return _OK
 
 
 # -- MQPUT / MQPUT1 -------------------------------------------------------------------------
+_MAX_PRIORITY = 9  # the queue manager's MaxPriority (MAXPRTY)
 _IDENTITY = ("user_identifier", "accounting_token", "appl_identity_data")
 # The open options that allow each context option of a put (IBM: MQOO_SET_ALL_CONTEXT
 # implies the other three, MQOO_PASS_ALL_CONTEXT and MQOO_SET_IDENTITY_CONTEXT imply
@@ -505,6 +512,10 @@ def put(
     write_md(pmd, out, md_version)
     put_field(pmo, "ResolvedQName", resolved[0].encode("latin-1"))
     put_field(pmo, "ResolvedQMgrName", resolved[1].encode("latin-1"))
+    if not warning and md.priority > _MAX_PRIORITY:
+        # IBM 2049: "The message is accepted by the queue manager, but is placed on the
+        # queue at the queue manager's maximum priority" (MQCC_WARNING).
+        warning = MQRC_PRIORITY_EXCEEDS_MAXIMUM
     return (CMQC.MQCC_WARNING, warning) if warning else _OK
 
 

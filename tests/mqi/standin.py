@@ -293,8 +293,12 @@ class StandIn:
             return CMQC.MQCC_FAILED, MQRC_HOBJ_ERROR
         delete = check_close(options)  # (the handle stays open when the call fails)
         obj = conn.objects[_I32.from_address(phobj).value]
-        # IBM 2242/2241 on MQCLOSE: a logical-order put left a message or group unfinished.
-        unfinished = int(getattr(obj.queue, "unfinished_put", 0) or 0)
+        # IBM 2242/2241 on MQCLOSE: logical-order puts or gets left a logical message or a
+        # group unfinished (2242 "in preference to" 2241).
+        unfinished = max(
+            int(getattr(obj.queue, "unfinished_put", 0) or 0),
+            int(getattr(obj.queue, "unfinished_get", 0) or 0),
+        )
         obj.close(delete)  # (MQCO_DELETE refused: 2045 or 2055, and the handle stays open)
         del conn.objects[_I32.from_address(phobj).value]
         _set(phobj, CMQC.MQHO_UNUSABLE_HOBJ)

@@ -175,3 +175,99 @@ def test_a_logical_order_get_too_big_for_the_buffer_takes_nothing(
     qmgr.commit()
     assert (_depth(ibmmq), _depth(ibmmq, "REPLY")) == (0, 2)
     q.close()
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "reason"),
+    [
+        ("MQMF_MSG_IN_GROUP", "MQMF_LAST_MSG_IN_GROUP", 2241),
+        ("MQMF_SEGMENT", "MQMF_LAST_SEGMENT", 2242),
+    ],
+)
+def test_a_get_without_logical_order_mid_group_warns(
+    mq: MQ, first: str, second: str, reason: int
+) -> None:
+    """MQGET without MQGMO_LOGICAL_ORDER right after a logical-order get that left a group
+    (a logical message) unfinished: MQCC_WARNING with MQRC_INCOMPLETE_GROUP
+    (MQRC_INCOMPLETE_MSG), and the message is got (returned, gone from the queue); the
+    next such get is MQCC_OK; the group status stays, so MQCLOSE warns with the same reason.
+    IBM, 2241 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042740_.html): "On the
+    MQGET call, when the application does not specify MQGMO_LOGICAL_ORDER, but the previous
+    MQGET call for the queue handle did specify MQGMO_LOGICAL_ORDER. The completion code is
+    MQCC_WARNING in this case"; "On the MQCLOSE call, when the application attempts to
+    close the queue that has the incomplete message group"; 2242
+    (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/reference/q042750_.html), the same for "an
+    incomplete logical message"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_INPUT_AS_Q_DEF)
+    _logical_put(ibmmq, q, b"ab", getattr(c, first))
+    _logical_put(ibmmq, q, b"cd", getattr(c, second))
+    q.put(b"plain", ibmmq.MD(), ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT))
+    q.put(b"more", ibmmq.MD(), ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT))
+
+    def get(options: int) -> bytes:
+        gmo = ibmmq.GMO(Version=2, Options=c.MQGMO_NO_SYNCPOINT | options)
+        return bytes(q.get(100, ibmmq.MD(Version=2), gmo))
+
+    assert get(c.MQGMO_LOGICAL_ORDER) == b"ab"
+    with pytest.raises(ibmmq.MQMIError) as caught:
+        get(0)
+    assert (caught.value.comp, caught.value.reason) == (c.MQCC_WARNING, reason)
+    assert bytes(caught.value.message) == b"cd"
+    assert get(0) == b"plain"
+    assert _depth(ibmmq) == 1
+    assert _fails(ibmmq, q.close) == (1, reason)
+
+
+def test_a_get_in_logical_order_to_the_end_of_the_group_leaves_nothing_to_warn_of(
+    mq: MQ,
+) -> None:
+    """A group got to its last member in logical order: a get out of logical order and
+    MQCLOSE are MQCC_OK (nothing is unfinished; a logical-order get on a new handle then
+    passes over the group whose first member is gone), while a close after only the first
+    member of a group warns MQRC_INCOMPLETE_GROUP.
+    IBM, 2241 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042740_.html): "An
+    operation was attempted on a queue using a queue handle that had an incomplete message
+    group"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_INPUT_AS_Q_DEF)
+    for _ in range(2):
+        _logical_put(ibmmq, q, b"a", c.MQMF_MSG_IN_GROUP)
+        _logical_put(ibmmq, q, b"b", c.MQMF_LAST_MSG_IN_GROUP)
+    q.put(b"plain", ibmmq.MD(), ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT))
+    logical = ibmmq.GMO(Options=c.MQGMO_NO_SYNCPOINT | c.MQGMO_LOGICAL_ORDER)
+    assert [bytes(q.get(10, ibmmq.MD(Version=2), logical)) for _ in range(2)] == [b"a", b"b"]
+    plain = ibmmq.GMO(Options=c.MQGMO_NO_SYNCPOINT)
+    assert bytes(q.get(10, ibmmq.MD(Version=2), plain)) == b"a"
+    q.close()
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_INPUT_AS_Q_DEF)
+    # (logical order skips the group whose first member is gone: "b" stays)
+    assert bytes(q.get(10, ibmmq.MD(Version=2), logical)) == b"plain"
+    q.close()
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_INPUT_AS_Q_DEF)
+    _logical_put(ibmmq, q, b"x", c.MQMF_MSG_IN_GROUP)
+    _logical_put(ibmmq, q, b"y", c.MQMF_LAST_MSG_IN_GROUP)
+    assert bytes(q.get(10, ibmmq.MD(Version=2), logical)) == b"x"
+    assert _fails(ibmmq, q.close) == (1, 2241)
+    assert _depth(ibmmq) == 2
+
+
+def test_a_put_over_maxpriority_warns_and_is_put(mq: MQ) -> None:
+    """MQPUT and MQPUT1 with Priority 10: MQCC_WARNING with MQRC_PRIORITY_EXCEEDS_MAXIMUM
+    (2049), and each message is put (a second connection counts both).
+    IBM, 2049 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041200_.html): "The
+    message is accepted by the queue manager, but is placed on the queue at the queue
+    manager's maximum priority"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT)
+    pmo = ibmmq.PMO(Options=c.MQPMO_NO_SYNCPOINT)
+    put = lambda: q.put(b"high", ibmmq.MD(Priority=10), pmo)  # noqa: E731
+    assert _fails(ibmmq, put) == (c.MQCC_WARNING, 2049)
+    put1 = lambda: qmgr.put1("Q1", b"high1", ibmmq.MD(Priority=10), pmo)  # noqa: E731
+    assert _fails(ibmmq, put1) == (c.MQCC_WARNING, 2049)
+    q.put(b"nine", ibmmq.MD(Priority=9), pmo)
+    assert _depth(ibmmq) == 3
+    q.close()

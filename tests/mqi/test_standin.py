@@ -376,3 +376,27 @@ def test_an_mqcmit_that_backs_out_is_a_warning_and_the_adapter_raises_it(
         assert gone.value.reason == 2033
     finally:
         adapter.disconnect()
+
+
+def test_mqconn_to_an_unknown_queue_manager_is_2058_and_connects_nothing(
+    mq: tuple[Any, Any],
+) -> None:
+    """MQCONNX naming a queue manager that does not exist: MQCC_FAILED with
+    MQRC_Q_MGR_NAME_ERROR (2058), no connection is made (the stand-in holds only the
+    fixture's) and the fixture's connection still works.
+    IBM, 2058 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041280_.html): "On an
+    MQCONN or MQCONNX call, the value specified for the QMgrName parameter is not valid or
+    not known"."""
+    from tests.mqi.build import load
+
+    ibmmq, qmgr = mq
+    standin = load()
+    before = standin.connections  # type: ignore[attr-defined]
+    other = ibmmq.QueueManager(None)
+    with pytest.raises(ibmmq.MQMIError) as caught:
+        other.connect_with_options("NOSUCHQM")
+    assert (caught.value.comp, caught.value.reason) == (ibmmq.CMQC.MQCC_FAILED, 2058)
+    assert standin.connections == before  # type: ignore[attr-defined]
+    q = ibmmq.Queue(qmgr, "Q1", ibmmq.CMQC.MQOO_OUTPUT)
+    q.put(b"still here")
+    q.close()

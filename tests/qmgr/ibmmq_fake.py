@@ -70,6 +70,13 @@ class _Struct:
     def snapshot(self) -> dict[str, Any]:
         return dict(vars(self))
 
+    def pack(self) -> Any:
+        return self  # (the fake's MQPUT and MQPUT1 take the structure itself)
+
+    def unpack(self, packed: Any) -> None:
+        if packed is not self:
+            vars(self).update(vars(packed))
+
 
 def _md_defaults() -> dict[str, Any]:
     values: dict[str, Any] = {}
@@ -228,6 +235,16 @@ class FakeMQ:
     # -- the module ----------------------------------------------------------------------
     def _module(self) -> types.ModuleType:
         fake = self
+        connections: dict[int, Any] = {}
+        queues: dict[int, Any] = {}
+
+        def mqput(hconn: int, hobj: int, md: MD, pmo: PMO, body: bytes) -> tuple[Any, ...]:
+            queues[hobj].put(body, md, pmo)  # (raises MQMIError for an injected failure)
+            return md, pmo, 0, 0
+
+        def mqput1(hconn: int, od: OD, md: MD, pmo: PMO, body: bytes) -> tuple[Any, ...]:
+            connections[hconn].put1(od, body, md, pmo)
+            return md, pmo, 0, 0
 
         class QueueManager:
             def __init__(self, name: object = "") -> None:
@@ -238,6 +255,7 @@ class FakeMQ:
                 snap = {k: (v.snapshot() if isinstance(v, _Struct) else v) for k, v in kw.items()}
                 fake._record("MQCONNX", name.decode(), **snap)
                 self.hconn = next(fake._hconn)
+                connections[self.hconn] = self
 
             def get_handle(self) -> int:
                 return self.hconn
@@ -271,6 +289,7 @@ class FakeMQ:
                 self.name = od.ObjectName.decode()
                 fake._record("MQOPEN", self.name, options=options, hconn=qm.hconn)
                 self.hobj = next(fake._hobj)
+                queues[self.hobj] = self
 
             def get_handle(self) -> int:
                 return self.hobj
@@ -389,7 +408,7 @@ class FakeMQ:
             "MessageHandle": MessageHandle,
             "IMPO": IMPO,
             "PD": PD,
-            "ibmmqc": types.SimpleNamespace(MQINQMP=inqmp),
+            "ibmmqc": types.SimpleNamespace(MQINQMP=inqmp, MQPUT=mqput, MQPUT1=mqput1),
         }.items():
             setattr(module, name, value)
         return module

@@ -563,7 +563,9 @@ def test_handle_put_uses_mqput_for_default_context_and_mqput1_otherwise(
 
 # -- units of work and disconnecting ---------------------------------------------------------------
 def test_disconnect_backs_out_before_mqdisc(fake: FakeMQ, sleeps: list[float]) -> None:
-    """disconnect(): MQBACK, MQCLOSE of every handle, MQDISC; later calls are 2018."""
+    """disconnect(): MQBACK, MQCLOSE of every handle, MQDISC; later calls are 2018, a get
+    on a handle of the connection too (the connection is checked first, as the embedded
+    queue manager does: tests/qmgr/contract/test_failed_calls.py)."""
     qm = make(sleeps)
     dlq = qm.open(DLQ)
     msg = dead_letter()
@@ -578,7 +580,7 @@ def test_disconnect_backs_out_before_mqdisc(fake: FakeMQ, sleeps: list[float]) -
     assert exc.value.reason == 2018
     with pytest.raises(MQIError) as exc:
         dlq.get()
-    assert exc.value.reason == 2019
+    assert exc.value.reason == 2018
 
 
 def test_commit_and_backout_are_mqcmit_and_mqback(fake: FakeMQ, sleeps: list[float]) -> None:

@@ -34,14 +34,28 @@ _SITECUSTOMIZE = textwrap.dedent(
             if not (self._uow.active and self._uow.put):
                 return _real(self)
             try:
-                fd = os.open(os.environ["DLQ_TEST_BREAK_COMMIT"], os.O_CREAT | os.O_EXCL)
+                marker = os.environ["DLQ_TEST_BREAK_COMMIT"]
+                fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
             except FileExistsError:
                 return _real(self)
+            os.write(fd, str(os.getpid()).encode())
             os.close(fd)
             _real(self)
             raise mqi_error(2009, "connection broken during MQCMIT")
 
         EmbeddedQueueManager.commit = _broken
+
+        if os.environ.get("DLQ_TEST_STAY_DOWN"):
+            # ... and the queue manager stays out of reach for the process that saw it
+            _open = EmbeddedQueueManager.open
+
+            def _down(self, queue, **kw):
+                marker = os.environ["DLQ_TEST_BREAK_COMMIT"]
+                if os.path.exists(marker) and open(marker).read() == str(os.getpid()):
+                    raise mqi_error(2059, "queue manager not available")
+                return _open(self, queue, **kw)
+
+            EmbeddedQueueManager.open = _down
     """
 )
 
@@ -115,3 +129,57 @@ def test_a_commit_of_unknown_outcome_is_named_and_counted_neither_moved_nor_fail
     assert sorted(m.md.msg_id for m in target) == sorted(m.md.msg_id for m in letters)
     original = {m.md.msg_id: payload_hash(m) for m in letters}
     assert all(payload_hash(m) == original[m.md.msg_id] for m in target)
+
+
+def test_a_task_that_cannot_connect_again_leaves_its_messages_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """As above, but the queue manager stays out of reach for the task after the commit
+    of unknown outcome (MQRC_Q_MGR_NOT_AVAILABLE, 2059, on the next connection). The
+    task does not fail (the drain would then lose the audit of what it did): the five
+    messages it could not act on stay on the DLQ with outcome ``not_connected``
+    (disposition REMAIN, no attempt counted), summary.json counts them
+    (``totals.not_connected``, the reason in ``not_connected``), the printed summary and
+    stderr say so with the reason, and the drain exits 6. IBM's 2059 page
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040850_.html): "the queue
+    manager ... is not available"; 2009's: the committed call "did complete" or not."""
+    home = tmp_path / "home"
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    qm.admin().define_queue("APP.Q", {"MAXDEPTH": 10000})
+    letters = [_letter(i) for i in range(6)]
+    for m in letters:
+        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
+    qm.disconnect()
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    rules = tmp_path / "r.rul"
+    rules.write_text("DESTQ(APP.Q) ACTION(FWD) FWDQ(APP.Q) HEADER(NO)\n")
+    out = tmp_path / "out"
+    env = drain_env(
+        DLQHANDLER_HOME=str(home),
+        DLQ_TEST_BREAK_COMMIT=str(tmp_path / "broken-once"),
+        DLQ_TEST_STAY_DOWN="1",
+        PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]),
+    )
+
+    args = ["--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)]
+    result = run_drain(*args, "--partitions", "1", cwd=tmp_path, env=env)
+
+    assert result.returncode == 6, result.stderr
+    rows = audit_rows(out)
+    assert sorted(r["outcome"] for r in rows) == ["not_connected"] * 5 + ["unknown"]
+    assert {r["disposition"] for r in rows if r["outcome"] == "not_connected"} == {"REMAIN"}
+    summary = json.loads((out / "summary.json").read_text())
+    totals = summary["totals"]
+    assert (totals["unknown"], totals["not_connected"], totals["remaining"]) == (1, 5, 5)
+    [why] = summary["not_connected"]
+    assert (why["messages"], "2059" in why["reason"]) == (5, True)
+    assert "5 message(s) were not acted on" in result.stderr
+    assert ["not", "connected", "5"] in [line.split() for line in result.stdout.splitlines()]
+    qm = connect("QM1", home=home)
+    target, left = browse(qm, "APP.Q"), browse(qm, DLQ)
+    qm.disconnect()
+    assert (len(target), len(left)) == (1, 5)  # the unknown one did commit; none lost
+    assert sorted(m.md.msg_id for m in target + left) == sorted(m.md.msg_id for m in letters)

@@ -80,3 +80,48 @@ def test_apply_records_the_rule_carried_out_after_a_retry_is_spent(
     assert {(r["action"], r["chosen_line"], r["out_q"]) for r in retried} == {
         ("RETRY", 1, "APP.OK")
     }
+
+
+def test_apply_says_why_messages_whose_actions_failed_stay(
+    spark: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--catch-all NO.SUCH.Q`` names a queue that does not exist: the four messages no
+    rule acts on cannot be put there (MQRC_UNKNOWN_OBJECT_NAME, 2085: "The MQOPEN, MQPUT1
+    or MQSUB call was issued, but the object identified ... cannot be found",
+    https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=codes-2085-0825-rc2085-mqrc-unknown-
+    object-name), so they stay on the DLQ. The drain exits 6 and no longer leaves the
+    user to guess why: summary.json counts them (``totals.failed``) with the reason
+    (``failed``), the printed summary has a ``failed`` line, and stderr says how many
+    and why; the retried message is on APP.OK."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    qm.admin().define_queue("APP.OK", {"MAXDEPTH": 100})
+    md = MQMD(format="MQSTR", persistence=1)
+    for i, dest in enumerate(["APP.OK", "APP.X", "APP.X", "APP.X", "APP.X"], start=1):
+        m = Message.dead_letter(
+            md.replace(msg_id=i.to_bytes(24, "big")), b"m", reason=2053, dest_q_name=dest
+        )
+        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
+    rules = tmp_path / "r.rul"
+    rules.write_text("DESTQ(APP.OK) ACTION(RETRY) RETRY(1)\n")
+    out = tmp_path / "out"
+    argv = ["drain", "--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)]
+    assert cli_main([*argv, "--catch-all", "NO.SUCH.Q"]) == 6
+    depth = {q: qm.inquire_queue(q).curdepth for q in (DLQ, "APP.OK")}
+    qm.disconnect()
+    assert depth == {DLQ: 4, "APP.OK": 1}
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["totals"]["failed"], summary["totals"]["remaining"]) == (4, 4)
+    [why] = summary["failed"]
+    assert why["messages"] == 4
+    assert "catch-all" in why["reason"]
+    assert "2085" in why["reason"]
+    captured = capsys.readouterr()
+    assert "4 message(s) could not be acted on" in captured.err
+    assert "MQRC_UNKNOWN_OBJECT_NAME" in captured.err
+    assert ["failed", "4"] in [line.split() for line in captured.out.splitlines()]

@@ -12,7 +12,12 @@ import pytest
 from dlqhandler.cli import main as cli_main
 from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
+from dlqhandler.mq.constants import (
+    MQMF_LAST_MSG_IN_GROUP,
+    MQMF_LAST_SEGMENT,
+    MQMF_MSG_IN_GROUP,
+    MQMF_SEGMENT,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -177,11 +182,13 @@ def test_the_writers_find_the_groups_run_finds_split(
     """Every member of a group that `run` would not take whole (not whole in the input, as
     dlqhandler.mq.groups.is_complete tells, or a member without a valid target) stays on
     the DLQ, and every other member is retried, whether the group's members are read by
-    one task or by several (1 KB splits: a task a message or two). A group whole in
-    each of two places of the backlog (the same GroupId twice) is not whole: six members
-    for a group of three. IBM's "Grouping logical messages" (https://www.ibm.com/support/
-    knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html): the messages of a
-    group have sequence numbers from 1, the last one flagged MQMF_LAST_MSG_IN_GROUP."""
+    one task or by several (1 KB splits: a task a message or two), segmented messages
+    among them (one whole, one with a gap between its Offsets, a group with a segmented
+    message and another missing). A group whole in each of two places of the backlog
+    (the same GroupId twice) is not whole: six members for a group of three. IBM's
+    "Grouping logical messages" (https://www.ibm.com/support/knowledgecenter/en/
+    SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html): the messages of a group have sequence
+    numbers from 1, the last one flagged MQMF_LAST_MSG_IN_GROUP."""
     from dlqhandler.mq.groups import is_complete
     from dlqhandler.rules.compiler import compile_rules
     from dlqhandler.spark.drain.job import DrainConfig, run_drain
@@ -204,6 +211,19 @@ def test_the_writers_find_the_groups_run_finds_split(
             for j, (seq, flags) in enumerate(members)
         ]
     groups["unplaced"] = _group(b"U" * 24, 900, ["APP.A", " ", "APP.A"])
+    seg, last = MQMF_SEGMENT, MQMF_LAST_SEGMENT
+    gap = _segments(b"X" * 24, 1000, [(1, seg, b"x1-"), (1, seg, b"x2-"), (1, last, b"x3")])
+    groups["gap"] = [gap[0], gap[2]]
+    groups["segmented"] = _segments(b"Z" * 24, 1010, [(1, seg, b"z1-"), (1, last, b"z2")])
+    groups["segments_and_missing"] = _segments(
+        b"V" * 24,
+        1020,
+        [
+            (1, MQMF_MSG_IN_GROUP | seg, b"v1-"),
+            (1, MQMF_MSG_IN_GROUP | last, b"v1"),
+            (3, MQMF_LAST_MSG_IN_GROUP, b"v3"),
+        ],
+    )
     copy = _group(b"D" * 24, 950, ["APP.A", "APP.A", "APP.A"])
     messages = [m for g in groups.values() for m in g]
     messages = [*copy, *messages[: len(messages) // 2], *copy, *messages[len(messages) // 2 :]]
@@ -214,7 +234,8 @@ def test_the_writers_find_the_groups_run_finds_split(
         if name == "unplaced" or not is_complete(g)
         for m in g
     }
-    whole = {m.md.msg_id for name in ("whole", "one", "unordered") for m in groups[name]}
+    kept = ("whole", "one", "unordered", "segmented")
+    whole = {m.md.msg_id for name in kept for m in groups[name]}
     assert stays.isdisjoint(whole)
     assert len(stays) == len({m.md.msg_id for m in messages}) - len(whole)
     src = tmp_path / "in.dmp"
@@ -256,3 +277,69 @@ def test_a_group_is_whole_in_the_audit_as_run_finds_it_whole(spark: Any) -> None
     found = {gid: split.get(gid, True) for gid in expected}
     assert found == expected
     assert sum(expected.values()) == 3  # whole, one, unordered
+
+
+def _segments(
+    gid: bytes, first_id: int, parts: list[tuple[int, int, bytes]], dest: str = "APP.A"
+) -> list[Message]:
+    """Dead-lettered physical messages of ``gid``: (MsgSeqNumber, MsgFlags, data) each,
+    their Offsets the data before them in the same logical message."""
+    members, offsets = [], {}
+    for i, (seq, flags, data) in enumerate(parts, start=1):
+        offset = offsets.get(seq, 0)
+        offsets[seq] = offset + len(data)
+        md = MQMD(
+            format="MQSTR",
+            msg_id=(first_id + i).to_bytes(24, "big"),
+            group_id=gid,
+            msg_seq_number=seq,
+            offset=offset,
+            msg_flags=flags,
+        )
+        members.append(Message.dead_letter(md, data, reason=2053, dest_q_name=dest))
+    return members
+
+
+@pytest.mark.parametrize("catch_all", [None, "DLQ.CATCHALL"])
+def test_a_segmented_message_with_a_segment_missing_stays_whole(
+    spark: Any, tmp_path: Path, catch_all: str | None
+) -> None:
+    """A segmented message is one logical message: a queue manager gives it whole
+    (MQGMO_COMPLETE_MSG) only when every segment is there, from Offset 0 without a gap
+    to the segment flagged MQMF_LAST_SEGMENT. IBM's "MsgFlags (MQLONG)"
+    (https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097540_.html):
+    segments are "placed on the queue as a separate physical message" and the getter
+    can "request the queue manager to reassemble the segments into a single message";
+    "Offset (MQLONG)" (.../q097580_.html): "the offset in bytes of the data in the
+    physical message from the start of the logical message". So the offline drain
+    leaves in remaining.dmp, catch-all or not (as --apply leaves it on the queue), a
+    segmented message with a gap between its Offsets (X), one without its last segment
+    (Y), and a group whose logical message 2 is missing while message 1 is segmented
+    (V); a whole segmented message (Z) is retried, its segments in input order."""
+    seg, last = MQMF_SEGMENT, MQMF_LAST_SEGMENT
+    x = _segments(b"X" * 24, 0, [(1, seg, b"x1-"), (1, seg, b"x2-"), (1, last, b"x3")])
+    del x[1]  # a gap: Offsets 0 and 6, the first 3 bytes long
+    y = _segments(b"Y" * 24, 10, [(1, seg, b"y1-"), (1, seg, b"y2-")])  # no last segment
+    z = _segments(b"Z" * 24, 20, [(1, seg, b"z1-"), (1, last, b"z2")])
+    v = _segments(
+        b"V" * 24,
+        30,
+        [
+            (1, MQMF_MSG_IN_GROUP | seg, b"v1-"),
+            (1, MQMF_MSG_IN_GROUP | last, b"v1"),
+            (3, MQMF_LAST_MSG_IN_GROUP, b"v3"),  # logical message 2 missing
+        ],
+    )
+    src = tmp_path / "in.dmp"
+    write_dump(src, [x[0], z[0], y[0], v[0], x[1], z[1], y[1], v[1], v[2]])
+    rules = tmp_path / "r.rul"
+    rules.write_text("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(1)\n")
+    out = tmp_path / "out"
+    argv = ["drain", "--rules", str(rules), "--input", str(src), "--output", str(out)]
+    assert cli_main(argv + (["--catch-all", catch_all] if catch_all else [])) == 0
+
+    assert [m.body for m in read_dump(out / "q-APP.A@LOCAL.dmp")] == [b"z1-", b"z2"]
+    remaining = [m.md.msg_id for m in read_dump(out / "remaining.dmp")]
+    assert remaining == [m.md.msg_id for m in (x[0], y[0], v[0], x[1], y[1], v[1], v[2])]
+    if catch_all is not None:
+        assert not (out / f"q-{catch_all}@LOCAL.dmp").exists()

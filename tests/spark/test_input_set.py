@@ -197,3 +197,21 @@ def test_hadoop_hints_name_the_cause(tmp_path: Path) -> None:
         assert "Traceback" not in p.stderr
     assert not (tmp_path / "out").exists()
     assert sample.exists()
+
+
+@pytest.mark.parametrize("command", ["drain", "report"])
+def test_input_given_twice_reads_both(spark: Any, tmp_path: Path, command: str) -> None:
+    """``--input a.dmp --input b.dmp`` reads both files, as ``--input a.dmp b.dmp`` does:
+    the second --input adds to the first rather than silently replacing it (which left
+    a.dmp's messages out of the drain, on the DLQ, and out of the report's counts)."""
+    a, b = tmp_path / "a.dmp", tmp_path / "b.dmp"
+    write_dump(a, list(generate_backlog(7, seed=1)))
+    write_dump(b, list(generate_backlog(5, seed=2)))
+    out = tmp_path / "out"
+    argv = [command, "--rules", str(DEMO_RULES), "--input", str(a), "--input", str(b)]
+    assert cli_main([*argv, "--output", str(out)]) == ExitCode.OK
+    if command == "drain":
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert (manifest["input"], manifest["totals"]["messages"]) == ([str(a), str(b)], 12)
+    else:
+        assert json.loads((out / "report.json").read_text())["total"] == 12

@@ -24,7 +24,7 @@ TABLE = (
 )
 
 
-def _dump(tmp_path: Path) -> Path:
+def _dump(tmp_path: Path, *, qmgr: str | None = None, queue: str | None = None) -> Path:
     md = MQMD(format="MQSTR")
     messages = [
         # the first dead-lettered on its way to the DLQ itself: a RETRY puts it back there
@@ -41,8 +41,8 @@ def _dump(tmp_path: Path) -> Path:
             (3, b"a good retry", 2053, "APP.Y"),
         )
     ]
-    path = tmp_path / "dlq.dmp"
-    write_dump(path, messages)
+    path = tmp_path / f"dlq-{queue}.dmp"
+    write_dump(path, messages, qmgr=qmgr, queue=queue)
     return path
 
 
@@ -91,3 +91,108 @@ def test_report_of_a_dump_counts_a_target_that_is_the_tables_inputq_as_unplaceab
     report = json.loads((out / "report.json").read_text())
     assert report["rules"]["unplaceable"] == 2
     assert report["total"] == 3
+
+
+# No INPUTQ, no INPUTQM: the dumps' headers name the DLQ.
+BARE = TABLE.split("\n", 1)[1]
+DMPMQMSG_PAGE = """IBM's dmpmqmsg (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/
+    com.ibm.mq.ref.adm.doc/q117660_.html): "-m QueueManagerName: The name of the queue
+    manager on which the queue, or queues, exist", "-i ... The name of the input queue";
+    unloading a queue, it writes both after its header (``* Qmgr  = ``, ``* Queue = ``)."""
+
+
+def test_without_inputq_a_drain_takes_the_dlq_from_the_dumps_header(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (
+        """Without INPUTQ and INPUTQM, runmqdlq processes the queue manager's dead-letter
+    queue; a dump unloaded from it says so in its header (``* Qmgr  = QM1``, ``* Queue =
+    SYSTEM.DEAD.LETTER.QUEUE``). The drain takes that queue as its input queue, as ``run``
+    on QM1 would: the RETRY and the FWD back onto it stay in remaining.dmp (unplaceable),
+    never in an output file that a load puts back on the DLQ; the manifest and the
+    printed summary name the input queue. """
+        + DMPMQMSG_PAGE
+    )
+    rules = tmp_path / "r.rul"
+    rules.write_text(BARE)
+    out = tmp_path / "out"
+    dump = _dump(tmp_path, qmgr="QM1", queue=DLQ)
+    argv = ["drain", "--rules", str(rules), "--input", str(dump), "--output", str(out)]
+    assert cli_main(argv) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["input_queue"] == {"queue": DLQ, "qmgr": "QM1"}
+    assert [o["file"] for o in manifest["outputs"]] == ["q-APP.Y@LOCAL.dmp"]
+    assert [m.md.msg_id for m in read_dump(out / "remaining.dmp")] == [
+        b"\x01" * 24,
+        b"\x02" * 24,
+    ]
+    assert manifest["totals"]["unplaceable"] == 2
+    assert f"input queue: {DLQ}@QM1" in capsys.readouterr().out
+
+
+def test_without_inputq_a_report_takes_the_dlq_from_the_dumps_header(
+    spark: Any, tmp_path: Path
+) -> None:
+    (
+        """The report of a dump reads its header's queue as the drain does: without INPUTQ,
+    the two messages whose RETRY/FWD would go back onto the DLQ the dump was unloaded
+    from are unplaceable, as the drain leaves them. """
+        + DMPMQMSG_PAGE
+    )
+    rules = tmp_path / "r.rul"
+    rules.write_text(BARE)
+    out = tmp_path / "report"
+    dump = _dump(tmp_path, qmgr="QM1", queue=DLQ)
+    argv = ["report", "--rules", str(rules), "--input", str(dump), "--output", str(out)]
+    assert cli_main(argv) == 0
+    assert json.loads((out / "report.json").read_text())["rules"]["unplaceable"] == 2
+
+
+def test_dumps_from_different_queues_leave_the_input_queue_unknown_and_say_so(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Dumps whose headers name different queues give no one input queue: nothing is
+    refused as a loop (as without any header), and stderr and the manifest's
+    input_notes say why and how to name the DLQ (INPUTQ), so it is never silent. """ + (
+        DMPMQMSG_PAGE
+    )
+    rules = tmp_path / "r.rul"
+    rules.write_text(BARE)
+    out = tmp_path / "out"
+    one = _dump(tmp_path, qmgr="QM1", queue=DLQ)
+    two = _dump(tmp_path, qmgr="QM2", queue="OTHER.DLQ")
+    argv = ["drain", "--rules", str(rules), "--input", str(one), str(two)]
+    assert cli_main([*argv, "--output", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["input_queue"] is None
+    assert manifest["totals"]["unplaceable"] == 0
+    assert any("different queues" in n and "INPUTQ" in n for n in manifest["input_notes"])
+    assert "different queues" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("table", "given"),
+    [
+        (TABLE, ["--catch-all", DLQ]),
+        (BARE, ["--catch-all", DLQ]),
+        (BARE + f"ACTION(FWD) FWDQ({DLQ})\n", []),
+    ],
+)
+def test_an_offline_catch_all_that_is_the_input_dlq_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], table: str, given: list[str]
+) -> None:
+    """A catch-all that is the input DLQ (from the table's INPUTQ or the dump's header;
+    given as --catch-all, or the table's last unconditional FWD) would write a file whose
+    load puts every message it holds back on the DLQ: a loop. As --apply refuses it, the
+    offline drain refuses it before anything is written: exit 2, saying why, no output.
+    INPUTQ is "The name of the DLQ you want to process" (IBM's DLQ control data,
+    https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=table-dlq-control-data)."""
+    rules = tmp_path / "r.rul"
+    rules.write_text(table)
+    out = tmp_path / "out"
+    dump = _dump(tmp_path, qmgr="QM1", queue=DLQ)
+    argv = ["drain", "--rules", str(rules), "--input", str(dump), "--output", str(out)]
+    assert cli_main(argv + given) == 2
+    err = capsys.readouterr().err
+    assert f"{DLQ} is the input dead-letter queue (a loop)" in err
+    assert not out.exists()

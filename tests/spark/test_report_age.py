@@ -18,8 +18,9 @@ from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.mq import MQMD, Message, decode_dead_letter
 from dlqhandler.mq.ages import AgeWindow, put_at
 from dlqhandler.spark.messages import read_messages
-from dlqhandler.spark.report.ages import put_epoch
+from dlqhandler.spark.report.ages import put_epoch_query
 from dlqhandler.spark.report.build import ReportOptions, build_report, facts
+from dlqhandler.spark.sql import FRAME, sql_over
 from dlqhandler.worker.selection import Selector
 
 pytestmark = pytest.mark.spark
@@ -210,7 +211,8 @@ def test_the_put_time_column_equals_the_python_rule_to_the_bit(spark: Any) -> No
         ("20241120", "006000"),
     ]
     frame = spark.createDataFrame(pairs, "d string, t string")
-    got = [r.e for r in frame.selectExpr(f"{put_epoch('d', 't')} AS e").collect()]
+    query = put_epoch_query(FRAME, ["d", "t"], "d", "t")
+    got = [r.put_epoch for r in sql_over(frame, query).collect()]
     want = [put_at(d, t) for d, t in pairs]
     assert got == want
     assert sum(w is not None for w in want) > 300  # enough real times to compare

@@ -22,6 +22,10 @@ from dlqhandler.mq.constants import (
     MQRC_GET_INHIBITED,
     MQRC_HMSG_ERROR,
     MQRC_HOBJ_ERROR,
+    MQRC_INCOMPLETE_GROUP,
+    MQRC_INCOMPLETE_MSG,
+    MQRC_INCONSISTENT_BROWSE,
+    MQRC_INCONSISTENT_UOW,
     MQRC_NO_MSG_AVAILABLE,
     MQRC_NO_MSG_UNDER_CURSOR,
     MQRC_NOT_OPEN_FOR_BROWSE,
@@ -175,6 +179,12 @@ class EmbeddedQueue:
         self._browse_group: GroupState | None = None
         self._logical_pos: tuple[int, int] | None = None
         self._get_group: GroupState | None = None
+        self._get_group_syncpoint = False  # the syncpoint of the gets in _get_group
+        self._last_get_logical = False  # the last successful get was MQGMO_LOGICAL_ORDER
+        self._get_warning = 0  # the MQCC_WARNING reason of the last successful get (0: none)
+        self._last_browse_logical: bool | None = None  # (None: no browse yet)
+        # The get and put group status as the unit of work found it (MQBACK restores it).
+        self._before_uow: tuple[GroupState | None, bool, PutGroup | None] | None = None
         self._put_group: PutGroup | None = None  # MQPMO_LOGICAL_ORDER status
         self._last_put_logical = False  # the last successful put was MQPMO_LOGICAL_ORDER
         self._put_warning = 0  # the MQCC_WARNING reason of the last successful put (0: none)
@@ -209,6 +219,7 @@ class EmbeddedQueue:
             self._check(options)
             if peek and (options.browse is not None or options.under_cursor):
                 raise mqi_error(MQRC_OPTIONS_ERROR, "peek is for a destructive get")
+            self._check_logical(options)
             deadline = None if options.wait_ms < 0 else time.monotonic() + options.wait_ms / 1e3
             while True:
                 version = qm.store.data_version() if options.wait_ms else 0
@@ -216,6 +227,9 @@ class EmbeddedQueue:
                 if message is not None:
                     if options.browse is None and not peek:  # (a destructive get: IBM's COD)
                         qm.delivered(self._name, message, syncpoint=options.syncpoint)
+                        self._got(options)
+                    elif options.browse in ("first", "next"):
+                        self._last_browse_logical = options.logical_order
                     # (a message without properties, the most, is returned as it is)
                     if message.properties or options.msg_handle is not True:
                         return deliver(message, options, self._propctl)
@@ -228,6 +242,7 @@ class EmbeddedQueue:
                     raise mqi_error(MQRC_NO_MSG_AVAILABLE, self._name)
                 qm.store.release(durable=False)  # never wait holding the write lock
                 self._sleep_until_change(version, deadline)
+                qm.store.next_attempt()
 
     def put(self, message: Message, options: PutOptions = _DEFAULT_PUT) -> MQMD:
         qm = self._qm
@@ -270,6 +285,8 @@ class EmbeddedQueue:
             remote=self._remote,
             missing=MQRC_Q_DELETED,
         )
+        if options.syncpoint:
+            self._in_unit_of_work()
         self._put_group = status
         return out
 
@@ -281,6 +298,63 @@ class EmbeddedQueue:
         unfinished. The put is made and the group status kept (the port cannot return a
         warning; the MQI shows it)."""
         return self._put_warning
+
+    @property
+    def get_warning(self) -> int:
+        """The warning IBM gives the last successful destructive MQGET on this handle (0:
+        none): a get without MQGMO_LOGICAL_ORDER right after one with it, while that left a
+        logical message (MQRC_INCOMPLETE_MSG, 2242) or a group (MQRC_INCOMPLETE_GROUP,
+        2241) unfinished. The message is got and the group status kept (the port cannot
+        return a warning; the MQI shows it)."""
+        return self._get_warning
+
+    @property
+    def unfinished_get(self) -> int:
+        """MQRC_INCOMPLETE_MSG / MQRC_INCOMPLETE_GROUP when logical-order gets left a
+        logical message or a group unfinished on this handle, else 0."""
+        if self._get_group is None:
+            return 0
+        return MQRC_INCOMPLETE_GROUP if self._get_group.segment_done else MQRC_INCOMPLETE_MSG
+
+    def end_unit_of_work(self, *, backed_out: bool) -> None:
+        """MQCMIT keeps the group status the unit of work's gets and puts left; MQBACK
+        restores the status they found (IBM, MQBACK usage notes: "the group and segment
+        information is restored to the value that it had previously")."""
+        if backed_out and self._before_uow is not None:
+            self._get_group, self._get_group_syncpoint, self._put_group = self._before_uow
+        self._before_uow = None
+
+    def _in_unit_of_work(self) -> None:
+        """A get or put under syncpoint is about to move the group status: keep what the
+        unit of work found, once."""
+        if self._before_uow is None:
+            self._before_uow = (self._get_group, self._get_group_syncpoint, self._put_group)
+
+    def _check_logical(self, o: GetOptions) -> None:
+        """IBM's refusals of a get in or out of logical order, before anything is read:
+        MQRC_INCONSISTENT_BROWSE (2259) for a browse-next whose MQGMO_LOGICAL_ORDER differs
+        from the previous browse's; MQRC_INCONSISTENT_UOW (2245) for a logical-order get
+        inside a group or logical message whose MQGMO_SYNCPOINT differs from its earlier
+        gets'."""
+        if o.browse == "next" and self._last_browse_logical not in (None, o.logical_order):
+            raise mqi_error(
+                MQRC_INCONSISTENT_BROWSE, "MQGMO_LOGICAL_ORDER differs from the last browse"
+            )
+        if (
+            o.browse is None
+            and not o.under_cursor
+            and o.logical_order
+            and self._get_group is not None
+            and o.syncpoint != self._get_group_syncpoint
+        ):
+            raise mqi_error(MQRC_INCONSISTENT_UOW, "syncpoint differs from the group's gets")
+
+    def _got(self, o: GetOptions) -> None:
+        """After a successful destructive get: its warning (see ``get_warning``)."""
+        self._get_warning = (
+            0 if o.logical_order or not self._last_get_logical else (self.unfinished_get)
+        )
+        self._last_get_logical = o.logical_order
 
     @property
     def unfinished_put(self) -> int:
@@ -581,7 +655,10 @@ class EmbeddedQueue:
                 if message is None:
                     continue
                 if o.logical_order:
+                    if o.syncpoint:
+                        self._in_unit_of_work()
                     self._get_group = group_state_after(c)
+                    self._get_group_syncpoint = o.syncpoint
                 return message
             if in_group is not None and skipped:
                 return None  # the group's next logical message is not whole yet

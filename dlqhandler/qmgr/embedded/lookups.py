@@ -40,6 +40,7 @@ class Lookups:
         self._views: dict[str, QueueView] = {}
         self._authorities: dict[tuple[str, str, str], bool] = {}
         self._maxumsgs: int | None = None
+        self._maxmsgl: int | None = None
         self._version = -1
         self._checked_in = -1  # the store's call count when last checked
 
@@ -95,6 +96,16 @@ class Lookups:
             self._maxumsgs = int(row[0] if row is not None else QMGR_ATTRS["MAXUMSGS"].default)
         return self._maxumsgs
 
+    def max_msg_length(self) -> int:
+        """The queue manager's MAXMSGL (IBM's MaxMsgLength)."""
+        self._check()
+        if self._maxmsgl is None:
+            row = self._store.db.execute(
+                "SELECT value FROM qmgr_attrs WHERE key = 'MAXMSGL'"
+            ).fetchone()
+            self._maxmsgl = int(row[0] if row is not None else QMGR_ATTRS["MAXMSGL"].default)
+        return self._maxmsgl
+
     def _check(self) -> None:
         store = self._store
         if store.holding or store.calls == self._checked_in:
@@ -105,4 +116,5 @@ class Lookups:
             self._views.clear()
             self._authorities.clear()
             self._maxumsgs = None
+            self._maxmsgl = None
             self._version = version

@@ -30,6 +30,7 @@ from dlqhandler.mq.constants import (
     MQRC_HCONN_ERROR,
     MQRC_MD_ERROR,
     MQRC_MSG_TOO_BIG_FOR_Q,
+    MQRC_MSG_TOO_BIG_FOR_Q_MGR,
     MQRC_NOT_AUTHORIZED,
     MQRC_OBJECT_IN_USE,
     MQRC_OPTION_NOT_VALID_FOR_TYPE,
@@ -207,6 +208,7 @@ class EmbeddedQueueManager:
         with self.mutex:
             self.check_connected()
             record = self.admin().queue(queue)
+            self._check_inquire(record.name)
             a = record.attrs
             attributes = {k: str(v) for k, v in a.items()}
             attributes.update({k: str(v) for k, v in record.status.items()})
@@ -222,7 +224,16 @@ class EmbeddedQueueManager:
 
     def inquire_object(self, objtype: ObjectType, name: str, selectors: Sequence[int]) -> Answers:
         with self.mutex:  # admin() checks the connection
-            return inquire_object(self.admin(), objtype, name, selectors)
+            answers = inquire_object(self.admin(), objtype, name, selectors)
+            if objtype == "queue":  # (it exists: IBM's 2085 first, as MQOPEN's)
+                self._check_inquire(name.strip())
+            return answers
+
+    def _check_inquire(self, queue: str) -> None:
+        """MQOPEN with MQOO_INQUIRE needs the inq authority (IBM's 2035, as for the other
+        open options: a principal without authority records is not limited here)."""
+        if not self._lookups.authorised(self.user, queue, "INQ"):
+            raise mqi_error(MQRC_NOT_AUTHORIZED, f"{self.user} has no INQ authority on {queue}")
 
     def create_message_handle(self) -> MessageHandle:
         return MessageHandle()  # (a value of this process, bound to no connection)
@@ -406,8 +417,10 @@ class EmbeddedQueueManager:
             except MQIError as exc:
                 if exc.reason == MQRC_BACKED_OUT:
                     self._uow = UnitOfWork()
+                    self._end_groups(backed_out=True)
                 raise
             self._uow = UnitOfWork()
+            self._end_groups(backed_out=False)
             for queue in sorted(uow.put_queues):
                 self.emit("commit", queue)
 
@@ -420,8 +433,14 @@ class EmbeddedQueueManager:
                 return
             back_out(self.store, uow, self.conn_id)
             self._uow = UnitOfWork()
+            self._end_groups(backed_out=True)
             for queue in sorted(uow.got_queues):
                 self.emit("backout", queue)
+
+    def _end_groups(self, *, backed_out: bool) -> None:
+        """The unit of work ended: each handle keeps or restores its group status."""
+        for handle in self._handles.values():
+            handle.end_unit_of_work(backed_out=backed_out)
 
     def disconnect(self) -> None:
         with self.mutex:
@@ -575,6 +594,12 @@ class EmbeddedQueueManager:
             if remote is not None and remote.qmgr:  # (a transmission queue)
                 stored, data = for_transmission(remote.queue, remote.qmgr, md, data)
             length = len(data) + len(blob or b"")  # (IBM counts properties in)
+            if length > self._lookups.max_msg_length():  # (the queue manager's limit first)
+                raise mqi_error(
+                    MQRC_MSG_TOO_BIG_FOR_Q_MGR,
+                    f"{length} bytes > the queue manager's MAXMSGL"
+                    f"({self._lookups.max_msg_length()})",
+                )
             if length > qv.maxmsgl:
                 raise mqi_error(
                     MQRC_MSG_TOO_BIG_FOR_Q, f"{length} bytes > MAXMSGL({qv.maxmsgl}) of {target}"

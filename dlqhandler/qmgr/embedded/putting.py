@@ -29,7 +29,14 @@ from dlqhandler.mq.ccsid import QMGR_CCSID
 from dlqhandler.mq.constants import (
     MQAT_NO_CONTEXT,
     MQAT_UNIX,
+    MQFB_APPL_LAST,
+    MQMT_APPL_LAST,
+    MQMT_REQUEST,
+    MQMT_SYSTEM_FIRST,
     MQRC_EXPIRY_ERROR,
+    MQRC_FEEDBACK_ERROR,
+    MQRC_MISSING_REPLY_TO_Q,
+    MQRC_MSG_TYPE_ERROR,
     MQRC_PERSISTENCE_ERROR,
     MQRC_PRIORITY_ERROR,
     mqi_error,
@@ -42,6 +49,7 @@ __all__ = [
     "MQAT_QMGR",
     "NO_ID",
     "Putter",
+    "check_md",
     "effective_priority",
     "put_timestamp",
     "qmgr_dead_letter",
@@ -124,6 +132,30 @@ def effective_priority(priority: int) -> int:
     return min(max(priority, 0), MAX_PRIORITY)
 
 
+def check_md(md: MQMD) -> None:
+    """IBM's MQPUT/MQPUT1 refusals of an MQMD field, before anything is put:
+    MQRC_EXPIRY_ERROR (2013) for an Expiry of 0 or below -1, MQRC_PRIORITY_ERROR (2050)
+    below -1, MQRC_PERSISTENCE_ERROR (2047) not 0, 1 or 2, MQRC_MSG_TYPE_ERROR (2029) a
+    MsgType outside the system and application ranges (1 to 999999999),
+    MQRC_FEEDBACK_ERROR (2014) a Feedback neither MQFB_NONE nor in those ranges, and
+    MQRC_MISSING_REPLY_TO_Q (2027) a request (MQMT_REQUEST) with a blank ReplyToQ (IBM,
+    ReplyToQ: "this field must not be blank if the MsgType field has the value
+    MQMT_REQUEST, or if any report messages are requested by the Report field"; the second
+    half is not enforced: docs/embedded-qmgr.md says why)."""
+    if md.expiry == 0 or md.expiry < -1:
+        raise mqi_error(MQRC_EXPIRY_ERROR, f"Expiry {md.expiry}")
+    if md.priority < -1:
+        raise mqi_error(MQRC_PRIORITY_ERROR, f"Priority {md.priority}")
+    if md.persistence not in (0, 1, 2):
+        raise mqi_error(MQRC_PERSISTENCE_ERROR, f"Persistence {md.persistence}")
+    if not MQMT_SYSTEM_FIRST <= md.msg_type <= MQMT_APPL_LAST:
+        raise mqi_error(MQRC_MSG_TYPE_ERROR, f"MsgType {md.msg_type}")
+    if not 0 <= md.feedback <= MQFB_APPL_LAST:
+        raise mqi_error(MQRC_FEEDBACK_ERROR, f"Feedback {md.feedback}")
+    if md.msg_type == MQMT_REQUEST and not md.reply_to_q.strip():
+        raise mqi_error(MQRC_MISSING_REPLY_TO_Q, "ReplyToQ is blank for a request message")
+
+
 def resolve_md(
     md: MQMD,
     *,
@@ -137,13 +169,8 @@ def resolve_md(
     qmgr_name: str,
     new_correl_id: bool = False,
 ) -> MQMD:
-    """The MQMD as MQPUT leaves it (raises MQIError 2013/2047/2050 for bad fields)."""
-    if md.expiry == 0 or md.expiry < -1:
-        raise mqi_error(MQRC_EXPIRY_ERROR, f"Expiry {md.expiry}")
-    if md.priority < -1:
-        raise mqi_error(MQRC_PRIORITY_ERROR, f"Priority {md.priority}")
-    if md.persistence not in (0, 1, 2):
-        raise mqi_error(MQRC_PERSISTENCE_ERROR, f"Persistence {md.persistence}")
+    """The MQMD as MQPUT leaves it (raises MQIError for bad fields, see :func:`check_md`)."""
+    check_md(md)
     changes: dict[str, object] = {}
     if md.coded_char_set_id == 0:  # MQCCSI_Q_MGR: MQPUT records the real CCSID
         changes["coded_char_set_id"] = QMGR_CCSID

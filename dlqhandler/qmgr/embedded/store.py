@@ -404,6 +404,12 @@ class Store:
             self.held_since = time.monotonic()
             HOLDERS.held(self)
 
+    def next_attempt(self) -> None:
+        """A waiting MQGET tries again: what the caches hold (queue definitions, inhibits,
+        authorities) is checked anew, as for a new call (an ALTER GET(DISABLED) during the
+        wait ends it with MQRC_GET_INHIBITED, as IBM's MQGMO_WAIT says)."""
+        self.calls += 1
+
     def release(self, *, durable: bool) -> None:
         """Commit the held transaction, if any; ``durable``: as ``synchronous=FULL`` would.
 

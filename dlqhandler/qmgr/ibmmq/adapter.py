@@ -296,7 +296,7 @@ class IBMMQQueueManager:
                 od.AlternateUserId = mq_name(options.alternate_user)
             try:
                 md, pmo = self.put_structs(message, options)
-                self._qmo.put1(od, message.body, md, pmo)
+                self.put1_tolerating_warning(od, message.body, md, pmo)
             finally:
                 self.end_put()
             return md
@@ -439,6 +439,9 @@ class IBMMQQueueManager:
         try:
             call()
         except (self.mq.MQMIError, self.mq.PYIFError) as exc:
+            if getattr(exc, "comp", None) == self.mq.CMQC.MQCC_WARNING:  # (done all the same:
+                self.log.info("mq_call_warning", call=what, reason=int(exc.reason))  # 2241...)
+                return
             self.log.warning("mq_call_failed", call=what, reason=getattr(exc, "reason", None))
 
     def forget(self, handle: IBMMQQueue) -> None:
@@ -473,6 +476,21 @@ class IBMMQQueueManager:
         this calls the extension's MQPUT itself and unpacks the MQMD and MQPMO."""
         mq = self.mq
         rv = mq.ibmmqc.MQPUT(self._qmo.get_handle(), obj.get_handle(), md.pack(), pmo.pack(), body)
+        comp, reason = int(rv[-2]), int(rv[-1])
+        if comp == mq.CMQC.MQCC_FAILED:
+            raise mq.MQMIError(comp, reason)
+        md.unpack(rv[0])
+        pmo.unpack(rv[1])
+        if comp:
+            self.log.info("mq_put_warning", reason=reason)
+        return reason if comp else 0
+
+    def put1_tolerating_warning(self, od: Any, body: bytes, md: Any, pmo: Any) -> int:
+        """MQPUT1 that takes MQCC_WARNING as the success it is, as
+        :meth:`put_tolerating_warning` does for MQPUT (IBM's ``put1`` raises on a warning
+        though the message is put: MQRC_PRIORITY_EXCEEDS_MAXIMUM, 2049, for one)."""
+        mq = self.mq
+        rv = mq.ibmmqc.MQPUT1(self._qmo.get_handle(), od.pack(), md.pack(), pmo.pack(), body)
         comp, reason = int(rv[-2]), int(rv[-1])
         if comp == mq.CMQC.MQCC_FAILED:
             raise mq.MQMIError(comp, reason)

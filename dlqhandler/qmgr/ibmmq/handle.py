@@ -187,7 +187,6 @@ class IBMMQQueue:
         self._opened = False  # the first MQOPEN succeeded
         self.temporary = False  # it created a temporary dynamic queue (the adapter says)
         self._deleted = False  # its queue is gone: MQRC_Q_DELETED
-        self._last_logical = False  # its last MQPUT was MQPMO_LOGICAL_ORDER
         self._input, self._browse, self._output = input, browse, output
         self.open_options = open_options(
             qm.mq.CMQC, input=input, browse=browse, output=output, exclusive=exclusive
@@ -240,16 +239,13 @@ class IBMMQQueue:
         def call() -> Any:
             try:
                 md, pmo = qm.put_structs(message, options)
-                if options.logical_order or not self._last_logical:
-                    self._live().put(message.body, md, pmo)
-                else:
-                    # Right after a logical-order MQPUT, IBM may answer MQCC_WARNING (2241,
-                    # 2242: a group or logical message left unfinished) with the message
-                    # put; the port has no warnings, and a failure would be a lie.
-                    qm.put_tolerating_warning(self._live(), message.body, md, pmo)
+                # IBM may answer MQCC_WARNING with the message put (2241/2242 right after a
+                # logical-order MQPUT that left a group or logical message unfinished; 2049
+                # for a Priority over MaxPriority); the port has no warnings, and a failure
+                # would be a lie: the caller would put the message again.
+                qm.put_tolerating_warning(self._live(), message.body, md, pmo)
             finally:
                 qm.end_put()
-            self._last_logical = options.logical_order
             return md
 
         md_out = qm.mqi(f"MQPUT {self._name}", call, retry=options.syncpoint)
@@ -295,9 +291,9 @@ class IBMMQQueue:
 
     # -- helpers ----------------------------------------------------------------------
     def _live(self) -> Any:
+        self._qm.check_connected()  # (IBM checks Hconn before Hobj: 2018 after MQDISC)
         if not self._open:
             raise mqi_error(MQRC_HOBJ_ERROR, f"{self._name} handle is closed")
-        self._qm.check_connected()
         if self._deleted:
             raise mqi_error(MQRC_Q_DELETED, f"{self._name} was deleted after this handle opened")
         if self._obj is None and not self._qm.broken:
@@ -359,6 +355,13 @@ class IBMMQQueue:
                     body = self._live().get(length, md, gmo)
                     break
                 except mq.MQMIError as exc:
+                    if exc.comp == mq.CMQC.MQCC_WARNING and exc.reason != MQRC_TRUNCATED_MSG_FAILED:
+                        # IBM's MQGET warnings come with the message got (2241/2242 on a get
+                        # without MQGMO_LOGICAL_ORDER after one with it; 2245...): only 2080
+                        # leaves it on the queue. A failure here would lose it.
+                        qm.log.info("mq_get_warning", queue=self._name, reason=int(exc.reason))
+                        body = exc.message
+                        break
                     if exc.reason != MQRC_TRUNCATED_MSG_FAILED or attempt == _TRUNCATION_RETRIES:
                         raise
                     needed = int(getattr(exc, "original_length", 0) or 0)

@@ -44,6 +44,7 @@ from typing import Any
 
 from dlqhandler.acting import (
     COMMIT_UNKNOWN,
+    Attempt,
     Outgoing,
     Planner,
     Result,
@@ -81,13 +82,14 @@ _log = get_logger(__name__)
 class Applied:
     """What ``--apply`` did with one message: its :class:`~dlqhandler.outcomes.Outcome`
     (OK, DISCARDED, CATCH_ALL, SKIPPED, REMAINING or FAILED), the line of the rule that
-    decided, and where it went (queue, queue manager; None when it stayed or was
-    discarded)."""
+    decided, where it went (queue, queue manager; None when it stayed or was
+    discarded) and, FAILED, why."""
 
     outcome: Outcome
     line: int | None = None
     queue: str | None = None
     qmgr: str | None = None
+    error: str | None = None  # FAILED: why the last attempt failed, in words
 
 
 def _planner(
@@ -140,6 +142,7 @@ def apply_message(
     subject = message_subject(msg_id, correl_id)
     unit = unit or UnitOfWork(qm, store, clock)
     planner = _planner(qm, input_queue, max_hops, control_queues)
+    why: str | None = None
     for step in range(_MAX_STEPS):
         got = unit.get(q, msg_id, correl_id)
         if got is None:
@@ -158,6 +161,7 @@ def apply_message(
             return _to_catch_all(unit, [got], catch_all, line, record)
         result = attempt(unit, [(msg, decision)], subject, record, plan=planner, take=None)
         if result.result is not Result.TAKEN:
+            why = _failed_why(result)
             continue
         out = result.puts[0]
         if not _committed(unit, [msg_id]):
@@ -166,7 +170,16 @@ def apply_message(
             return Applied(Outcome.DISCARDED, line)
         return Applied(Outcome.OK, line, out.queue, out.qmgr)
     qm.backout()
-    return Applied(Outcome.FAILED)
+    return Applied(Outcome.FAILED, error=why)
+
+
+def _failed_why(result: Attempt) -> str:
+    """Why an attempt was not taken, in words (the summary's reasons for FAILED)."""
+    if result.refusal is not None:
+        return f"refused ({result.refusal}): {result.detail}"
+    if result.error is not None:
+        return f"the put failed: {result.error}"
+    return f"the attempt came to {result.result.value}"
 
 
 def apply_group(
@@ -200,6 +213,7 @@ def apply_group(
     n = len(ids)
     unit = unit or UnitOfWork(qm, store, clock)
     planner = _planner(qm, input_queue, max_hops, control_queues)
+    why: str | None = None
     for step in range(_MAX_STEPS):
         got: list[Message] = []
         for msg_id, correl_id in ids:
@@ -232,6 +246,7 @@ def apply_group(
             return _group_to_catch_all(unit, got, catch_all, line, record)
         result = attempt(unit, decided, subject, record, plan=planner, take=None, group=True)
         if result.result is not Result.TAKEN:
+            why = _failed_why(result)
             continue
         by_member = {
             id(m): (d.rule.line if d.rule is not None else None, out)
@@ -249,7 +264,7 @@ def apply_group(
             )
         return applied
     qm.backout()
-    return [Applied(Outcome.FAILED)] * n
+    return [Applied(Outcome.FAILED, error=why)] * n
 
 
 def _too_big(
@@ -304,7 +319,11 @@ def _too_big(
         unit.backout()
         return [Applied(left, ignored[0].rule.line if ignored[0].rule is not None else None)] * n
     unit.fail(subject, record)
-    return [Applied(Outcome.FAILED, d.rule.line if d.rule is not None else None) for d in decisions]
+    too_big = "the group cannot be held whole in one unit of work (MAXUMSGS)"
+    return [
+        Applied(Outcome.FAILED, d.rule.line if d.rule is not None else None, error=too_big)
+        for d in decisions
+    ]
 
 
 def _group_to_catch_all(
@@ -335,16 +354,16 @@ def _to_catch_all(
     try:
         for m in got:
             unit.put(as_is(m, catch_all))
-    except MQIError:
+    except MQIError as exc:
         unit.backout()
-        return Applied(Outcome.FAILED, line)
+        return Applied(Outcome.FAILED, line, error=f"the put to the catch-all failed: {exc}")
     try:
         unit.cleared(record)  # a get under syncpoint: it may find the unit full
     except MQIError as exc:
         if exc.reason != MQRC_SYNCPOINT_LIMIT_REACHED:
             raise
         unit.backout()
-        return Applied(Outcome.FAILED, line)
+        return Applied(Outcome.FAILED, line, error=f"the catch-all's unit of work: {exc}")
     if not _committed(unit, [m.md.msg_id for m in got]):
         return Applied(Outcome.UNKNOWN, line, catch_all, "")
     return Applied(Outcome.CATCH_ALL, line, catch_all, "")
@@ -374,6 +393,18 @@ def _unknown(line: int | None, out: Outgoing | None) -> Applied:
     if out is None:
         return Applied(Outcome.UNKNOWN, line)
     return Applied(Outcome.UNKNOWN, line, out.queue, out.qmgr)
+
+
+def _connect_failed(exc: MQIError, queue: str) -> str:
+    """Log that a task could not connect (or open ``queue``); why, in words. (Module
+    level: the task's closure must not carry the logger.)"""
+    _log.error(
+        "apply_connect_failed",
+        reason=exc.reason,
+        reason_name=reason_name(exc.reason),
+        queue=queue,
+    )
+    return f"cannot connect to the queue manager or open {queue}: {exc}"
 
 
 class _Connection:
@@ -445,11 +476,32 @@ def apply_partition(
         schema: Any = None
         group: list[dict[str, Any]] = []
         done: list[dict[str, Any]] = []
+        cannot: list[str] = []  # why the task could not connect: its rows are left
+
+        def opened() -> tuple[QueueManager, Queue, UnitOfWork] | None:
+            """The task's connection, or None once it could not be made (the rest of
+            the task's rows stay on the DLQ, each saying why: not a failed task, whose
+            rows acted on before would then be in no audit)."""
+            if cannot:
+                return None
+            try:
+                return conn.open()
+            except MQIError as exc:
+                conn.lost()
+                cannot.append(_connect_failed(exc, input_queue))
+                return None
+
+        def left(rows: list[dict[str, Any]]) -> None:
+            for row in rows:
+                row["outcome"], row["applied_line"] = Outcome.NOT_CONNECTED.value, None
+                row["apply_error"] = cannot[0]
+                done.append(row)
 
         def settle(rows: list[dict[str, Any]], outcomes: list[Applied]) -> None:
             for row, applied in zip(rows, outcomes, strict=True):
                 row["outcome"] = applied.outcome.value
                 row["applied_line"] = applied.line
+                row["apply_error"] = applied.error
                 if applied.outcome in (Outcome.OK, Outcome.CATCH_ALL, Outcome.UNKNOWN):
                     row["out_q"], row["out_qm"] = applied.queue, applied.qmgr
                 done.append(row)
@@ -457,8 +509,14 @@ def apply_partition(
                 conn.lost()
 
         def flush_group() -> None:
-            if group:
-                qm, q, unit = conn.open()
+            if not group:
+                return
+            handles = opened()
+            if handles is None:
+                left(group)
+                group.clear()
+            else:
+                qm, q, unit = handles
                 settle(
                     group,
                     apply_group(
@@ -484,8 +542,10 @@ def apply_partition(
         try:
             for batch in batches:
                 if schema is None:
-                    schema = batch.schema.append(pa.field("outcome", pa.string())).append(
-                        pa.field("applied_line", pa.int32())
+                    schema = (
+                        batch.schema.append(pa.field("outcome", pa.string()))
+                        .append(pa.field("applied_line", pa.int32()))
+                        .append(pa.field("apply_error", pa.string()))
                     )
                 for row in batch.to_pylist():
                     if in_unit(row["md_group_id"], row["md_msg_flags"]):
@@ -493,7 +553,10 @@ def apply_partition(
                             flush_group()
                         group.append(row)
                         continue
-                    qm, q, unit = conn.open()
+                    if (handles := opened()) is None:
+                        left([row])
+                        continue
+                    qm, q, unit = handles
                     settle(
                         [row],
                         [
@@ -531,13 +594,14 @@ def apply_frame(
     status_queue: str | None = None,
     control_queues: Mapping[str, str] | None = None,
 ) -> Any:
-    """The classified frame with ``outcome`` and ``applied_line`` after applying
+    """The classified frame with ``outcome``, ``applied_line`` and ``apply_error`` (why
+    a row was not acted on: its task could not connect, Outcome.NOT_CONNECTED) after applying
     (attempt counts on ``status_queue``, shared with the handlers, when given; no put
     to one of ``control_queues``, name -> role: refused as ``dlqhandler run`` refuses it)."""
-    names = [*frame.columns, "outcome", "applied_line"]
+    names = [*frame.columns, "outcome", "applied_line", "apply_error"]
     out_schema = ", ".join(
         [f"`{f.name}` {f.dataType.simpleString()}" for f in frame.schema]
-        + ["outcome string", "applied_line int"]
+        + ["outcome string", "applied_line int", "apply_error string"]
     )
     fn = apply_partition(
         ruleset.to_json(),

@@ -24,8 +24,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.errors import ConfigError
-from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_LAST_SEGMENT, MQMF_SEGMENT
+from dlqhandler.mq.constants import (
+    MQMF_LAST_MSG_IN_GROUP,
+    MQMF_LAST_SEGMENT,
+    MQMF_MSG_IN_GROUP,
+    MQMF_SEGMENT,
+)
 from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS
+from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 from dlqhandler.outcomes import Disposition, Outcome
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
@@ -118,67 +124,87 @@ _AUDIT_PARQUET = {
 
 
 _SEGMENT_FLAGS = MQMF_SEGMENT | MQMF_LAST_SEGMENT
+_GROUP_FLAGS = MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP
 
 
 # What a group's check reads of each member (SQL over the audit's columns), in the order
 # the data source's option ``groups`` takes them (jvm/GroupStates.java): its group, its
-# sequence number, whether it is the group's last, a segment, placed, malformed.
+# sequence number, whether it is flagged the group's last, a segment, in a group
+# (MsgFlags), placed, malformed.
 _PLACED = (Disposition.RETRY, Disposition.FWD, Disposition.DISCARD)
 _GROUP_MEMBER = (
     "groupid",
     "msgseqnumber",
     f"(msgflags & {MQMF_LAST_MSG_IN_GROUP}) <> 0",
     f"(msgflags & {_SEGMENT_FLAGS}) <> 0",
+    f"(msgflags & {_GROUP_FLAGS}) <> 0",
     f"disposition IN ({', '.join(sql_string(d.value) for d in _PLACED)})",
     "error IS NOT NULL",
 )
 
 
-def _split_groups(audit: Any) -> list[Any]:
+def _split_groups(audit: Any, gapped: Callable[[], Any] | None = None) -> list[Any]:
     """The groups (and segmented messages) the drain would split, from its ``audit``:
     those with a member not placed (IGNORE, no MQDLH, a target that is not valid or
-    loops, a malformed record), and those not whole in the input (a member missing, as
-    :func:`dlqhandler.mq.groups.is_complete` tells; segments are not checked for gaps
-    offline: that needs each payload's length). Rows of ``groupid``, ``malformed`` and
-    ``whole``, few (collected to the driver); one aggregation of the audit, not a second
-    read of the input. (The offline drain's writers track the same as they write:
-    :func:`_split_from_states`.)"""
+    loops, a malformed record), and those not whole in the input, as
+    :func:`dlqhandler.mq.groups.is_complete` tells: a logical message missing (every
+    number 1..n, n flagged LAST_MSG_IN_GROUP; 1 alone for a segmented message outside a
+    group), or a segment missing (``gapped``: the GroupIds of :func:`_segment_gaps`, read
+    only when the audit holds a segment: that needs each payload's length). Rows of
+    ``groupid``, ``malformed`` and ``whole``, few (collected to the driver); one
+    aggregation of the audit. (The offline drain's writers track the same as they
+    write: :func:`_split_from_states`.)"""
     from pyspark.sql import functions as F
 
-    _id, seq, is_last, segment, placed, malformed = _GROUP_MEMBER
-    # Whole: one last member, and the sequence numbers, sorted, are 1..last (none missing,
-    # none twice); compared only when their count is last (no sequence of a stray number).
+    _id, seq, is_last, segment, grouped, placed, malformed = _GROUP_MEMBER
+    # Whole: in a group, one last number, and the distinct numbers, sorted, are 1..last
+    # (none missing; the segments of one logical message share its number, other numbers
+    # appear once); compared only when their count is last (no sequence of a stray
+    # number). Outside a group (a segmented message): the number 1 alone.
     whole = (
-        "segmented OR CASE WHEN lasts = 1 AND last = size(seqs)"
-        " THEN array_sort(seqs) = sequence(1, last) ELSE false END"
+        "(segmented OR members = size(seqs)) AND CASE WHEN grouped"
+        " THEN size(lasts) = 1 AND size(seqs) = get(lasts, 0)"
+        " AND array_sort(seqs) = sequence(1, size(seqs))"
+        " ELSE seqs = array(1) END"
     )
-    rows: list[Any] = (
+    units = (
         audit.filter("groupid IS NOT NULL")
         .groupBy("groupid")
         .agg(
             F.expr(f"bool_and({placed})").alias("placed"),
             F.expr(f"bool_or({malformed})").alias("malformed"),
             F.expr(f"bool_or({segment})").alias("segmented"),
-            F.expr(f"count_if({is_last})").alias("lasts"),
-            F.expr(f"max(CASE WHEN {is_last} THEN {seq} END)").alias("last"),
-            F.expr(f"collect_list({seq})").alias("seqs"),
+            F.expr(f"bool_or({grouped})").alias("grouped"),
+            F.expr(f"collect_set(CASE WHEN {is_last} THEN {seq} END)").alias("lasts"),
+            F.expr(f"collect_set({seq})").alias("seqs"),
+            F.expr("count(*)").alias("members"),
         )
         .withColumn("whole", F.expr(whole))
-        .filter("NOT placed OR NOT whole")
-        .select("groupid", "malformed", "whole")
-        .collect()
+    )
+    segmented = audit.filter(f"groupid IS NOT NULL AND {segment}")
+    if gapped is not None and not segmented.isEmpty():
+        gaps = gapped().withColumn("gap", F.lit(True))
+        units = units.join(gaps, "groupid", "left").withColumn(
+            "whole", F.expr("whole AND gap IS NULL")
+        )
+    rows: list[Any] = (
+        units.filter("NOT placed OR NOT whole").select("groupid", "malformed", "whole").collect()
     )
     return rows
 
 
-def _split_from_states(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _split_from_states(
+    states: list[dict[str, Any]], gapped: Callable[[], set[str]]
+) -> list[dict[str, Any]]:
     """What :func:`_split_groups` finds, from the writers' group states (one per group per
     task; jvm/GroupStates.java) merged by group: the groups with a member not placed or
-    not whole, as dicts of ``groupid``, ``malformed`` and ``whole``.
+    not whole, as dicts of ``groupid``, ``malformed`` and ``whole``. ``gapped`` gives the
+    GroupIds with a segment missing (:func:`_segment_gaps`); it is asked only when a
+    group holds a segment.
 
-    A state without ``q`` is a group whole and placed within its task (its sequence
-    numbers 1..n); alone, it needs no more looking at: most groups are, and they cost
-    a line each."""
+    A state without ``q`` is a unit whole and placed within its task (its distinct
+    sequence numbers 1..n, n its last when in a group); alone and without a segment, it
+    needs no more looking at: most groups are, and they cost a line each."""
     merged: dict[str, dict[str, Any]] = {}
     for state in states:
         was = merged.get(state["g"])
@@ -190,26 +216,73 @@ def _split_from_states(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "p": was["p"] and state["p"],
             "m": was["m"] or state["m"],
             "s": was["s"] or state["s"],
-            "l": was["l"] + state["l"],
-            "x": max((v for v in (was["x"], state["x"]) if v is not None), default=None),
-            "n": was["n"] + state["n"],
-            "q": _seqs(was) + _seqs(state),
+            "r": was["r"] or state["r"],
+            "k": was["k"] + state["k"],
+            "q": _seqs(was) | _seqs(state),
+            "l": _lasts(was) | _lasts(state),
         }
+    gaps = gapped() if any(st["s"] for st in merged.values()) else set()
     split = []
     for g, st in merged.items():
-        if "q" not in st:
+        if "q" not in st and g not in gaps:
             continue  # whole and placed in the one task that saw it
-        whole = st["s"] or (
-            st["l"] == 1 and st["x"] == st["n"] and sorted(st["q"]) == list(range(1, st["n"] + 1))
-        )
+        seqs, lasts = _seqs(st), _lasts(st)
+        n = len(seqs)
+        if st["r"]:
+            numbered = len(lasts) == 1 and lasts == {n} and seqs == set(range(1, n + 1))
+        else:
+            numbered = seqs == {1}
+        whole = (st["s"] or st["k"] == n) and numbered and g not in gaps
         if not st["p"] or not whole:
-            split.append({"groupid": g, "malformed": st["m"], "whole": bool(whole)})
+            split.append({"groupid": g, "malformed": st["m"], "whole": whole})
     return split
 
 
-def _seqs(state: dict[str, Any]) -> list[int]:
-    """A group state's sequence numbers (without ``q``: 1..n)."""
-    return list(state["q"]) if "q" in state else list(range(1, state["n"] + 1))
+def _seqs(state: dict[str, Any]) -> set[int]:
+    """A group state's distinct sequence numbers (without ``q``: 1..n)."""
+    return set(state["q"]) if "q" in state else set(range(1, state["n"] + 1))
+
+
+def _lasts(state: dict[str, Any]) -> set[int]:
+    """A group state's distinct numbers flagged last (without ``l``: n, in a group)."""
+    if "l" in state:
+        return set(state["l"])
+    return {state["n"]} if state["r"] else set()
+
+
+def _segment_gaps(messages: Any) -> Any:
+    """The GroupIds (hex, as the audit's ``groupid``) of the units in ``messages`` (the
+    message frame with ``body``) with a segment missing, as
+    :func:`dlqhandler.mq.groups.is_complete` tells: each logical message (GroupId,
+    MsgSeqNumber) is one message that is no segment at Offset 0, or segments from
+    Offset 0 without a gap (each Offset the previous one plus its length, the data
+    after the MQDLH) up to one LAST_SEGMENT, the last. A frame, joined to the groups."""
+    from pyspark.sql import functions as F
+
+    last = f"(md_msg_flags & {MQMF_LAST_SEGMENT}) <> 0"
+    part = (
+        "struct(CAST(md_offset AS BIGINT) AS off,"
+        f" CAST(octet_length(body) - CASE WHEN has_dlh THEN {MQDLH_LENGTH_1} ELSE 0 END"
+        " AS BIGINT) AS len,"
+        f" {last} AS last, (md_msg_flags & {_SEGMENT_FLAGS}) <> 0 AS seg)"
+    )
+    whole = (
+        "CASE WHEN size(p) = 1 AND NOT p[0].seg THEN p[0].off = 0"
+        " ELSE p[0].off = 0 AND element_at(p, -1).last AND size(filter(p, x -> x.last)) = 1"
+        " AND forall(zip_with(slice(p, 1, size(p) - 1), slice(p, 2, size(p)),"
+        " (a, b) -> b.off = a.off + a.len), x -> x) END"
+    )
+    return (
+        messages.filter(f"error IS NULL AND {_GROUPED}")
+        .selectExpr(
+            "hex(md_group_id) AS groupid", "md_msg_seq_number AS seqnumber", f"{part} AS part"
+        )
+        .groupBy("groupid", "seqnumber")
+        .agg(F.expr("array_sort(collect_list(part))").alias("p"))
+        .filter(f"NOT ({whole})")
+        .select("groupid")
+        .distinct()
+    )
 
 
 def _keep_groups_whole(frame: Any, split: list[Any], catch_all: str | None) -> Any:
@@ -337,14 +410,19 @@ def run_drain(
     files = [str(config.snapshot)] if config.snapshot is not None else list(config.inputs)
     catch_all = catch_all_queue(ruleset, config.catch_all)
 
+    def reread(*, body: bool = False) -> Any:
+        """The input's message frame (``body``: with each message's data)."""
+        return read_messages(
+            spark,
+            [str(f) for f in files],
+            split_bytes=config.split_bytes,
+            record=not config.apply and not body,
+            body=body,
+            located=True,
+        )
+
     step(spark, "read the input")
-    loaded = read_messages(
-        spark,
-        [str(f) for f in files],
-        split_bytes=config.split_bytes,
-        record=not config.apply,
-        located=True,
-    )
+    loaded = reread()
     input_queue = config.queue
     frame = classify(
         loaded,
@@ -355,6 +433,8 @@ def run_drain(
     )
 
     failures = 0
+    left: list[tuple[str, str, int]] = []
+    left_counts: dict[str, int] = {}
     classified = frame  # the offline drain's, before its outcome: see regrouped
     if config.apply:
         from dlqhandler.spark.drain.apply import apply_frame
@@ -387,8 +467,25 @@ def run_drain(
         frame = frame.withColumn("disposition", F.expr(_applied_disposition()))
         # a commit of unknown outcome is no failure, but the drain is not done: PARTIAL
         failures = frame.filter(
-            F.col("outcome").isin(Outcome.FAILED.value, Outcome.UNKNOWN.value)
+            F.col("outcome").isin(
+                Outcome.FAILED.value, Outcome.UNKNOWN.value, Outcome.NOT_CONNECTED.value
+            )
         ).count()
+        # rows not acted on (a task could not connect) or whose action failed: how
+        # many, and why (few reasons: each the first words of an MQ error)
+        reasons = (
+            frame.filter(F.col("outcome").isin(Outcome.NOT_CONNECTED.value, Outcome.FAILED.value))
+            .groupBy("outcome", "apply_error")
+            .count()
+        )
+        left = [
+            (str(r["outcome"]), str(r["apply_error"]), int(r["count"]))
+            for r in reasons.orderBy(F.desc("count")).limit(4 * _EXAMPLES).collect()
+        ]
+        left_counts = {
+            str(r["outcome"]): int(r["n"])
+            for r in reasons.groupBy("outcome").agg(F.sum("count").alias("n")).collect()
+        }
     frame = frame.withColumn("outcome", F.expr(_outcome_column(config.apply)))
 
     def split_groups(counts: list[dict[str, Any]]) -> list[Any]:
@@ -396,7 +493,8 @@ def run_drain(
         the counts show a message in a group: from the audit just written."""
         if config.apply or not any(c["in_group"] for c in counts):
             return []
-        return _split_groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
+        audit = spark.read.schema(audit_schema()).parquet(out.uri("audit"))
+        return _split_groups(audit, lambda: _segment_gaps(reread(body=True)))
 
     def regrouped(split: list[Any]) -> Any:
         """The frame again, with the ``split`` groups kept whole."""
@@ -440,7 +538,10 @@ def run_drain(
         if not written.audit_files:  # no message at all: an empty audit all the same
             out.delete("audit")
             spark.createDataFrame([], audit_schema()).write.parquet(out.uri("audit"))
-        split = _split_from_states(written.group_states)
+        split = _split_from_states(
+            written.group_states,
+            lambda: {r["groupid"] for r in _segment_gaps(reread(body=True)).collect()},
+        )
         if split:  # written again, the split groups kept whole
             instead = regrouped(split)
             for r in written.files:
@@ -450,6 +551,12 @@ def run_drain(
         groups = written.counts
     summary = _summarise(groups, ruleset, applied=config.apply)
     summary["decoder"] = "jvm"  # the dmpmqmsg data source decodes every record
+    if config.apply:  # left on the DLQ (counted remaining): not acted on, or failed; why
+        for outcome in (Outcome.NOT_CONNECTED, Outcome.FAILED):
+            summary["totals"][outcome.value] = left_counts.get(outcome.value, 0)
+            summary[outcome.value] = [  # the most frequent reasons
+                {"reason": why, "messages": n} for o, why, n in left if o == outcome.value
+            ]
     outputs: list[dict[str, Any]] = []
     remaining: dict[str, Any] = {"file": None, "messages": summary["totals"]["remaining"]}
     counts = summary.pop("_per_file")
@@ -490,6 +597,8 @@ def run_drain(
         "mode": "dry-run" if config.dry_run else ("apply" if config.apply else "offline"),
         "catch_all": catch_all,
         "input_notes": list(config.input_notes),
+        # the dead-letter queue the input came from (a target there is a loop), if known
+        "input_queue": {"queue": config.queue, "qmgr": config.local_qmgr} if config.queue else None,
         "outputs": outputs,
         "discarded": summary["totals"]["discarded"],
         "remaining": remaining,

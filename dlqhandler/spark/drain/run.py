@@ -39,7 +39,7 @@ from dlqhandler.qmgr.snapshot import Snapshot, snapshot_queue
 from dlqhandler.rules import CompileResult, RuleSet, compile_rules
 from dlqhandler.spark.classify import catch_all_queue, offline_input
 from dlqhandler.spark.files import OutputDir, check_output_dir_hadoop
-from dlqhandler.spark.inputs import InputSet
+from dlqhandler.spark.inputs import InputSet, dumps_origin
 from dlqhandler.spark.lifecycle import SparkRun, describe
 
 __all__ = ["DrainOutcome", "DrainRequest", "DrainStatus", "QueueSource", "drain"]
@@ -126,6 +126,10 @@ class DrainOutcome:
             + (" (replaced)" if self.replaced else "")
         ]
         lines += [f"  {key:<12}{t[key]:>12}" for key in _TOTALS]
+        if t.get("failed"):  # --apply: left because their action failed
+            lines.append(f"  {'failed':<12}{t['failed']:>12}")
+        if t.get("not_connected"):  # --apply: left because a task could not connect
+            lines.append(f"  {'not connected':<12}{t['not_connected']:>12}")
         lines.append("  by rule line:")
         lines += [
             f"    line {r['line']:>5}  {r['action']:<8} matched {r['matched']:>10}"
@@ -142,7 +146,10 @@ class DrainOutcome:
         left = manifest["remaining"]
         if left.get("file"):
             lines.append(f"  -> remaining on the DLQ: {left['messages']} in {left['file']}")
-        lines += [f"  input note: {note}" for note in self.inputs.notes()]
+        lines += [f"  input note: {note}" for note in manifest.get("input_notes", ())]
+        if manifest.get("input_queue"):  # the DLQ whose loops are refused
+            q = manifest["input_queue"]
+            lines.append(f"  input queue: {q['queue']}@{q['qmgr'] or 'LOCAL'}")
         if self.log_file is not None:
             lines.append(f"  Spark log: {self.log_file}")
         return lines
@@ -159,6 +166,35 @@ class DrainOutcome:
             "moved nor failed; look for them on the queue and their targets (audit/ says which):"
         )
         return [said, *(f"    msgid {msgid}" for msgid in named)]
+
+    def not_connected_report(self) -> list[str]:
+        """What an ``--apply`` says of the messages it did not act on because a task could
+        not connect to the queue manager or open the DLQ (after a lost connection, or at
+        its start): they stay on the DLQ, no attempt counted; each reason once."""
+        said = self.summary.get("not_connected", []) if self.summary is not None else []
+        if not said:
+            return []
+        n = sum(r["messages"] for r in said)
+        head = (
+            f"  {n} message(s) were not acted on: a task could not connect to the queue "
+            "manager or open the queue (after a commit of unknown outcome, or at its start); "
+            "they stay on the queue, no attempt counted; run the drain again when it is back:"
+        )
+        return [head, *(f"    {r['messages']} message(s): {r['reason']}" for r in said)]
+
+    def failed_report(self) -> list[str]:
+        """What an ``--apply`` says of the messages whose action failed (every put tried,
+        the catch-all's too, failed or was refused): they stay on the DLQ with their
+        attempt counts; the most frequent reasons."""
+        said = self.summary.get("failed", []) if self.summary is not None else []
+        if not said:
+            return []
+        n = self.summary["totals"]["failed"] if self.summary is not None else 0
+        head = (
+            f"  {n} message(s) could not be acted on: their puts failed or were refused; they "
+            "stay on the queue, each attempt counted (audit/ has each, outcome failed):"
+        )
+        return [head, *(f"    {r['messages']} message(s): {r['reason']}" for r in said)]
 
     def malformed_report(self) -> list[str]:
         """What a committed drain says of the records it could not decode (their reasons
@@ -239,6 +275,7 @@ class _Drain:
 
         r, source = self.request, self.request.source
         local_qmgr = ""
+        origin_notes: tuple[str, ...] = ()
         if source is not None:
             try:
                 self.snapshot = self._take_snapshot(source)
@@ -258,8 +295,25 @@ class _Drain:
             # Dumps: the table's INPUTQ names the dead-letter queue they came from, and
             # INPUTQM its queue manager (runmqdlq's control data), so a target that puts
             # a message back there is the loop it is for `run`: never written as a target.
-            queue, local_qmgr = offline_input(result.ruleset)
+            # Without INPUTQ, the queue their headers say dmpmqmsg unloaded them from.
+            origin, mixed = dumps_origin(self.inputs.files)
+            queue, local_qmgr = offline_input(result.ruleset, origin)
+            if mixed is not None:
+                r.note(mixed)
+                origin_notes = (mixed,)
         apply = source is not None and source.apply
+        caught = catch_all_queue(result.ruleset, r.catch_all)
+        # Offline (dumps, or a snapshot of -m without --apply): a catch-all that is the
+        # input DLQ writes a file that loads everything back onto it (--apply refuses it
+        # with the control queues, below)
+        if not apply and queue and caught == queue:
+            given = f"--catch-all {caught}" if r.catch_all else f"the table's catch-all {caught}"
+            said = (
+                f"{given} is the input dead-letter queue (a loop): loading its file would put"
+                " every message it holds back on the DLQ; name another queue for what the"
+                " rules leave"
+            )
+            return self.outcome(DrainStatus.REFUSED, problems=(said,))
         if source is not None and source.apply and queue:
             refused = _control_refusals(r, source.status_queue or "", result.ruleset, queue)
             refused += _catch_all_loop(source, catch_all_queue(result.ruleset, r.catch_all), queue)
@@ -268,7 +322,7 @@ class _Drain:
         config = DrainConfig(
             output=self.out.staging_path if self.out.local else self.out.staging,
             inputs=self.inputs.files,
-            input_notes=tuple(self.inputs.notes()),
+            input_notes=(*self.inputs.notes(), *origin_notes),
             snapshot=self.snapshot.path if self.snapshot is not None else None,
             qmgr=source.qmgr if source is not None else None,
             queue=queue,
@@ -296,7 +350,10 @@ class _Drain:
                 for line in _new_notes(before, self.inputs):
                     r.note(line)
                 config = config.model_copy(
-                    update={"inputs": self.inputs.files, "input_notes": tuple(self.inputs.notes())}
+                    update={
+                        "inputs": self.inputs.files,
+                        "input_notes": (*self.inputs.notes(), *origin_notes),
+                    }
                 )
             if not self.out.local:  # the output rule, now that Hadoop can look
                 self.out = check_output_dir_hadoop(

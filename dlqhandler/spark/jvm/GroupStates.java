@@ -3,18 +3,22 @@
  * whole-group check needs (the write's option "groups"): written when the task's last
  * part closes, as JSON lines beside its first part (part-....groups.json), committed with
  * the parts. The driver merges the lines of every task and keeps the groups that are not
- * whole or not all placed (dlqhandler/spark/drain/job.py), so the drain's group check
- * needs no second job over the audit.
+ * whole or not all placed (dlqhandler/spark/drain/job.py, _split_from_states), so the
+ * drain's group check needs no second job over the audit.
  *
- * The option names six columns of the written rows: the group's id (string; null: the
- * row is in no group), its sequence number (int), and four booleans: the member is the
- * group's last, the member is a segment, the member is placed (moved by its rule), the
- * member is malformed. Per group: "p" all placed, "m" any malformed, "s" any segment,
- * "l" how many lasts, "x" the greatest last sequence number (null: none), "n" how many
- * sequence numbers, "q" the sequence numbers in arrival order. A group that is whole in
- * this task and all placed (no malformed member) is written without "q": its sequence
- * numbers are 1..n. A null boolean counts as false (as SQL's count_if and bool_or would
- * skip it); a null sequence number is not one.
+ * The option names seven columns of the written rows: the unit's id (string; null: the
+ * row is in no group nor segmented), its sequence number (int), and five booleans: the
+ * member is flagged its group's last, is a segment, is in a group, is placed (moved by
+ * its rule), is malformed. Per unit: "p" all placed, "m" any malformed, "s" any segment,
+ * "r" any in a group, "k" how many members, "q" the distinct sequence numbers, sorted,
+ * "l" the distinct numbers flagged last, sorted. A unit whole in this task and all placed
+ * (no malformed member) is written with "n", how many distinct numbers, instead of "q"
+ * and "l": its numbers are 1..n, and n the last when in a group. Whole: each number once
+ * (or a segment among them: segments share their logical message's number, and their
+ * gaps are the driver's to check), and in a group one last number n and the numbers
+ * 1..n; outside a group the number 1 alone. A null boolean counts as false (as SQL's
+ * bool_or skips it; a null "placed" as true, as bool_and skips it); a null sequence
+ * number is no number.
  *
  * A task's rows arrive on its one thread, whichever part they are written to.
  */
@@ -40,12 +44,13 @@ import org.apache.spark.unsafe.types.UTF8String;
 final class GroupStates {
     static final String SUFFIX = ".groups.json";
     private static final String[] ROLES = {"group id", "sequence number", "last", "segment",
-                                           "placed", "malformed"};
+                                           "grouped", "placed", "malformed"};
 
     private final int id;
     private final int seq;
     private final int last;
     private final int segment;
+    private final int grouped;
     private final int placed;
     private final int malformed;
     private final Map<UTF8String, State> groups = new HashMap<>();
@@ -72,19 +77,21 @@ final class GroupStates {
         this.seq = columns[1];
         this.last = columns[2];
         this.segment = columns[3];
-        this.placed = columns[4];
-        this.malformed = columns[5];
+        this.grouped = columns[4];
+        this.placed = columns[5];
+        this.malformed = columns[6];
     }
 
     private static final class State {
         boolean placed = true;
         boolean malformed;
         boolean segmented;
-        int lasts;
-        boolean hasLast;
-        int last;
+        boolean grouped;
+        int members;
         int n;
         int[] seqs = new int[4];
+        int lastCount;
+        int[] lasts = new int[1];
     }
 
     private static boolean isTrue(InternalRow row, int c) {
@@ -101,19 +108,20 @@ final class GroupStates {
             s = new State();
             groups.put(g.copy(), s);
         }
+        s.members++;
         s.placed &= row.isNullAt(placed) || row.getBoolean(placed);  // SQL's bool_and skips null
         s.malformed |= isTrue(row, malformed);
         s.segmented |= isTrue(row, segment);
-        boolean isLast = isTrue(row, last);
+        s.grouped |= isTrue(row, grouped);
         if (row.isNullAt(seq)) {
-            s.lasts += isLast ? 1 : 0;
             return;
         }
         int n = row.getInt(seq);
-        if (isLast) {
-            s.lasts++;
-            s.last = s.hasLast ? Math.max(s.last, n) : n;
-            s.hasLast = true;
+        if (isTrue(row, last)) {
+            if (s.lastCount == s.lasts.length) {
+                s.lasts = Arrays.copyOf(s.lasts, s.lastCount * 2);
+            }
+            s.lasts[s.lastCount++] = n;
         }
         if (s.n == s.seqs.length) {
             s.seqs = Arrays.copyOf(s.seqs, s.n * 2);
@@ -121,27 +129,45 @@ final class GroupStates {
         s.seqs[s.n++] = n;
     }
 
-    /** Whether the state's members are a whole group here and all placed: one last, and
-     *  the sequence numbers 1..last once each (or a segment among them: segments are not
-     *  checked for gaps). */
-    private static boolean settled(State s) {
-        if (!s.placed || s.malformed) {
-            return false;
-        }
-        if (s.segmented) {
-            return true;
-        }
-        if (s.lasts != 1 || !s.hasLast || s.last != s.n) {
-            return false;
-        }
-        int[] sorted = Arrays.copyOf(s.seqs, s.n);
+    /** The distinct values among the first {@code n} of {@code values}, sorted. */
+    private static int[] distinct(int[] values, int n) {
+        int[] sorted = Arrays.copyOf(values, n);
         Arrays.sort(sorted);
-        for (int i = 0; i < sorted.length; i++) {
-            if (sorted[i] != i + 1) {
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            if (k == 0 || sorted[k - 1] != sorted[i]) {
+                sorted[k++] = sorted[i];
+            }
+        }
+        return Arrays.copyOf(sorted, k);
+    }
+
+    /** Whether a unit with these distinct {@code seqs} and {@code lasts} is whole here
+     *  and all placed (see the file's comment). */
+    private static boolean settled(State s, int[] seqs, int[] lasts) {
+        if (!s.placed || s.malformed || !(s.segmented || s.members == seqs.length)) {
+            return false;
+        }
+        if (!s.grouped) {
+            return seqs.length == 1 && seqs[0] == 1;
+        }
+        if (lasts.length != 1 || lasts[0] != seqs.length) {
+            return false;
+        }
+        for (int i = 0; i < seqs.length; i++) {
+            if (seqs[i] != i + 1) {
                 return false;
             }
         }
         return true;
+    }
+
+    private static void numbers(StringBuilder s, int[] values) {
+        s.append('[');
+        for (int i = 0; i < values.length; i++) {
+            s.append(i > 0 ? "," : "").append(values[i]);
+        }
+        s.append(']');
     }
 
     boolean isEmpty() {
@@ -153,18 +179,17 @@ final class GroupStates {
         StringBuilder s = new StringBuilder();
         for (Map.Entry<UTF8String, State> e : groups.entrySet()) {
             State g = e.getValue();
+            int[] seqs = distinct(g.seqs, g.n);
+            int[] lasts = distinct(g.lasts, g.lastCount);
             RowCounts.json(s.append("{\"g\":"), e.getKey().toString());
-            s.append(",\"p\":").append(g.placed)
-                .append(",\"m\":").append(g.malformed).append(",\"s\":").append(g.segmented)
-                .append(",\"l\":").append(g.lasts).append(",\"x\":")
-                .append(g.hasLast ? Integer.toString(g.last) : "null")
-                .append(",\"n\":").append(g.n);
-            if (!settled(g)) {
-                s.append(",\"q\":[");
-                for (int i = 0; i < g.n; i++) {
-                    s.append(i > 0 ? "," : "").append(g.seqs[i]);
-                }
-                s.append(']');
+            s.append(",\"p\":").append(g.placed).append(",\"m\":").append(g.malformed)
+                .append(",\"s\":").append(g.segmented).append(",\"r\":").append(g.grouped)
+                .append(",\"k\":").append(g.members);
+            if (settled(g, seqs, lasts)) {
+                s.append(",\"n\":").append(seqs.length);
+            } else {
+                numbers(s.append(",\"q\":"), seqs);
+                numbers(s.append(",\"l\":"), lasts);
             }
             s.append("}\n");
         }

@@ -7,7 +7,7 @@ this is its SQL form over the decoded-message contract of
 double for the same fields and the same selection for the same reference time
 (a differential test in tests/spark/test_report_age.py holds them equal):
 
-* :func:`dead_lettered_epoch`: :func:`~dlqhandler.mq.ages.dead_lettered_at` as a
+* :func:`dead_lettered_epoch_query`: :func:`~dlqhandler.mq.ages.dead_lettered_at` as a
   double (Unix seconds, hundredths included), null when there is no readable time
   (and on a record that did not decode);
 * :func:`age_status`: where a message stands against an
@@ -22,10 +22,18 @@ instead of one per column function); every literal is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from dlqhandler.mq.ages import AgeWindow
 from dlqhandler.spark.sql import sql_string
 
-__all__ = ["AGE_STATUSES", "age_status", "dead_lettered_epoch", "double", "put_epoch"]
+__all__ = [
+    "AGE_STATUSES",
+    "age_status",
+    "dead_lettered_epoch_query",
+    "double",
+    "put_epoch_query",
+]
 
 AGE_STATUSES = ("selected", "too_new", "too_old", "no_put_time")
 # \z, not $: Java's $ also matches before a final line end
@@ -38,35 +46,63 @@ def double(value: float) -> str:
     return f"CAST({float(value)!r} AS DOUBLE)"
 
 
-def put_epoch(date: str, when: str) -> str:
-    """:func:`dlqhandler.mq.ages.put_at` over two string expressions: a double, or null."""
-    d = f"trim(coalesce({date}, ''))"  # Spark's trim removes blanks (U+0020) only
-    t = f"trim(coalesce({when}, ''))"
-    well_formed = f"({d} RLIKE {_DATE} AND {t} RLIKE {_TIME})"
+def put_epoch_query(source: str, columns: Sequence[str], date: str, when: str) -> str:
+    """SQL text over ``source`` (a query or a table with ``columns``): those columns and
+    ``put_epoch``, :func:`dlqhandler.mq.ages.put_at` over the string expressions
+    ``date`` and ``when`` (of ``source``'s columns): a double, or null.
+
+    In layers: each part of the date and the time is computed once, then used by the
+    test of the date and by the sum (Spark does not merge a layer into the next when
+    that would compute a costly expression twice; as one expression, each was computed
+    two or three times a row)."""
+    carried = ", ".join(f"`{c}`" for c in columns)
+    d, t = "_pe_d", "_pe_t"
+    # Spark's trim removes blanks (U+0020) only
+    texts = f"trim(coalesce({date}, '')) AS {d}, trim(coalesce({when}, '')) AS {t}"
 
     def part(text: str, start: int, length: int) -> str:
         return f"try_cast(substring({text}, {start}, {length}) AS BIGINT)"
 
-    year, hour, minute, second = part(d, 1, 4), part(t, 1, 2), part(t, 3, 2), part(t, 5, 2)
+    parts = {
+        "_pe_y": part(d, 1, 4),
+        "_pe_mo": part(d, 5, 2),
+        "_pe_dy": part(d, 7, 2),
+        "_pe_h": part(t, 1, 2),
+        "_pe_mi": part(t, 3, 2),
+        "_pe_s": part(t, 5, 2),
+        "_pe_hs": f"CASE WHEN length({t}) = 8 THEN {part(t, 7, 2)} / 100 ELSE {double(0)} END",
+    }
+    well_formed = (
+        f"{d} RLIKE {_DATE} AND {t} RLIKE {_TIME} AND _pe_y >= 1 AND _pe_h <= 23"
+        " AND _pe_mi <= 59 AND _pe_s <= 61"
+    )
     # midnight of the date, as a local date-time: null for a month or a day the calendar
     # has not. Without a time zone (the times are UTC), so no zone is looked up per row.
-    midnight = f"try_make_timestamp_ntz({year}, {part(d, 5, 2)}, {part(d, 7, 2)}, 0, 0, 0)"
-    valid = (
-        f"{well_formed} AND {year} >= 1 AND {hour} <= 23 AND {minute} <= 59"
-        f" AND {second} <= 61 AND {midnight} IS NOT NULL"
+    midnight = (
+        f"CASE WHEN {well_formed} THEN try_make_timestamp_ntz(_pe_y, _pe_mo, _pe_dy, 0, 0, 0) END"
     )
-    days = f"CAST(unix_date(CAST({midnight} AS DATE)) AS BIGINT)"
-    whole = f"({days} * 86400 + {hour} * 3600 + {minute} * 60 + {second})"
-    hundredths = f"CASE WHEN length({t}) = 8 THEN {part(t, 7, 2)} / 100 ELSE {double(0)} END"
-    return f"CASE WHEN {valid} THEN CAST({whole} AS DOUBLE) + {hundredths} END"
+    days = "CAST(unix_date(CAST(_pe_midnight AS DATE)) AS BIGINT)"
+    whole = f"({days} * 86400 + _pe_h * 3600 + _pe_mi * 60 + _pe_s)"
+    epoch = f"CASE WHEN _pe_midnight IS NOT NULL THEN CAST({whole} AS DOUBLE) + _pe_hs END"
+    split = ", ".join(f"{e} AS {n}" for n, e in parts.items())
+    query = f"SELECT {carried}, {texts} FROM {source}"
+    query = f"SELECT {carried}, {d}, {t}, {split} FROM ({query})"
+    kept = "_pe_h, _pe_mi, _pe_s, _pe_hs"
+    query = f"SELECT {carried}, {kept}, {midnight} AS _pe_midnight FROM ({query})"
+    return f"SELECT {carried}, {epoch} AS put_epoch FROM ({query})"
 
 
-def dead_lettered_epoch() -> str:
-    """The MQDLH's PutDate/PutTime, else (no MQDLH, or a blank PutDate in it) the MQMD's."""
-    dlh_dated = "(has_dlh = true AND trim(coalesce(dlh_put_date, '')) != '')"
-    return (
-        f"CASE WHEN {dlh_dated} THEN {put_epoch('dlh_put_date', 'dlh_put_time')}"
-        f" ELSE {put_epoch('md_put_date', 'md_put_time')} END"
+def dead_lettered_epoch_query(source: str, columns: Sequence[str]) -> str:
+    """:func:`put_epoch_query` of :func:`~dlqhandler.mq.ages.dead_lettered_at`: the
+    MQDLH's PutDate/PutTime, else (no MQDLH, or a blank PutDate in it) the MQMD's
+    (``source`` has ``has_dlh``, ``dlh_put_date``, ``dlh_put_time``, ``md_put_date``
+    and ``md_put_time``)."""
+    dated = "(has_dlh = true AND trim(coalesce(dlh_put_date, '')) != '')"
+    return put_epoch_query(
+        source,
+        columns,
+        f"CASE WHEN {dated} THEN dlh_put_date ELSE md_put_date END",
+        f"CASE WHEN {dated} THEN dlh_put_time ELSE md_put_time END",
     )
 
 

@@ -16,7 +16,7 @@ would analyse the growing plan again at each):
    ``rfh2_in_front`` and ``property_folders``, which the ``properties`` dimension counts.
 
 1. :func:`facts_query` keeps the few columns the report needs, adds the time the message
-   was dead-lettered (:func:`dlqhandler.spark.report.ages.dead_lettered_epoch`: the MQDLH's
+   was dead-lettered (:func:`dlqhandler.spark.report.ages.dead_lettered_epoch_query`: the MQDLH's
    put time, the rule ``run`` ages by; null when blank or invalid), with ``--older-than``
    or ``--newer-than`` where the message stands against them (``age_status``), and,
    with rules tables, the decisions of :func:`dlqhandler.spark.classify.classify_query`
@@ -48,7 +48,7 @@ from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
 from dlqhandler.rules import PATTERN_FIELDS, RuleSet
 from dlqhandler.spark.classify import classify_query, field_column
 from dlqhandler.spark.messages import MESSAGE_COLUMNS, bad_input, load_source, malformed_parts
-from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch, double
+from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch_query, double
 from dlqhandler.spark.report.document import assemble
 from dlqhandler.spark.report.options import ReportOptions
 from dlqhandler.spark.sql import FRAME, sql_over, sql_string
@@ -148,7 +148,8 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
     read |= {PROPERTY_FOLDERS} | {field_column(keyword) for keyword in PATTERN_FIELDS}
     needed = [c for c in columns if c in read or c.startswith("dlh_")]
     kept = ", ".join(f"`{c}`" for c in needed)
-    query = f"SELECT {kept}, {state} AS state, {dead_lettered_epoch()} AS put_epoch FROM {FRAME}"
+    timed = dead_lettered_epoch_query(FRAME, needed)
+    query = f"SELECT {kept}, {state} AS state, put_epoch FROM ({timed})"
     have = [*needed, "state", "put_epoch"]
     if options.ages.active:
         status = age_status(options.ages, options.as_of.timestamp(), "put_epoch")

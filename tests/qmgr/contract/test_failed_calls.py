@@ -218,3 +218,198 @@ def test_a_get_or_put_past_maxumsgs_is_2024_and_leaves_the_unit_of_work(
     assert q.get(GET_UOW).body == b"b"
     qm.backout()
     assert [(body, n) for _, body, n in state(other, "APP.IN")] == [(b"b", 1), (b"c", 0)]
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"expiry": 0}, 2013),
+        ({"expiry": -2}, 2013),
+        ({"priority": -2}, 2050),
+        ({"persistence": 3}, 2047),
+        ({"msg_type": 0}, 2029),
+        ({"msg_type": 1_000_000_000}, 2029),
+        ({"feedback": -1}, 2014),
+        ({"msg_type": 1}, 2027),
+    ],
+    ids=str,
+)
+def test_a_put_of_a_bad_descriptor_leaves_the_unit_of_work(
+    adapter: Adapter, fields: dict[str, int], reason: int
+) -> None:
+    """MQPUT and MQPUT1 of a message whose MQMD field IBM refuses fail with IBM's reason,
+    under syncpoint and outside it, and change nothing: the unit of work's get and put are
+    still in it (MQCMIT commits exactly them) and the target queue gets nothing. IBM:
+    2013 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040870_.html) "the value
+    specified for the Expiry field in the message descriptor MQMD is not valid"; 2050
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041210_.html) "the value
+    specified for the Priority field ... is not valid"; 2047
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041180_.html) "the value
+    specified for the Persistence field ... is not valid"; 2029
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041010_.html) "the value
+    specified for the MsgType field in the message descriptor (MQMD) is not valid"; 2014
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040880_.html) "The value is not
+    MQFB_NONE, and is outside both the range defined for system feedback codes and the
+    range defined for application feedback codes"; 2027 for a request without a reply-to
+    queue, ReplyToQ (https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097660_.html):
+    "this field must not be blank if the MsgType field has the value MQMT_REQUEST"."""
+    adapter.define_queue("APP.IN")
+    adapter.define_queue("APP.OUT")
+    qm, other = adapter.connect(), adapter.connect()
+    qm.put1("APP.IN", text("in"), NOW)
+    assert qm.open("APP.IN").get(GET_UOW).body == b"in"
+    qm.put1("APP.OUT", text("kept"), UOW)
+    out = qm.open("APP.OUT", output=True)
+    bad = text("bad", **fields)
+    for options in (UOW, NOW):
+        assert fails(lambda o=options: out.put(bad, o)) == reason
+        assert fails(lambda o=options: qm.put1("APP.OUT", bad, o)) == reason
+    assert state(other, "APP.OUT") == []
+    qm.commit()
+    assert [body for _, body, _ in state(other, "APP.OUT")] == [b"kept"]
+    assert state(other, "APP.IN") == []
+
+
+def test_calls_on_a_handle_not_opened_for_them_leave_the_unit_of_work(adapter: Adapter) -> None:
+    """A browse on a handle not opened to browse (MQRC_NOT_OPEN_FOR_BROWSE, 2036), a get
+    on one not opened for input (MQRC_NOT_OPEN_FOR_INPUT, 2037) and a put on one not
+    opened for output (MQRC_NOT_OPEN_FOR_OUTPUT, 2039) fail inside a unit of work and
+    change nothing: MQBACK gives back the one message the unit of work got (BackoutCount
+    1) and drops its one put; the queues' other messages stay as they were. IBM: 2036
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041070_.html) "the queue had not
+    been opened for browse"; 2037
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041080_.html) "the queue had not
+    been opened for input"; 2039
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041100_.html) "the queue had not
+    been opened for output"."""
+    adapter.define_queue("APP.IN")
+    adapter.define_queue("APP.OUT")
+    qm, other = adapter.connect(), adapter.connect()
+    for body in ("a", "b"):
+        qm.put1("APP.IN", text(body), NOW)
+    getter = qm.open("APP.IN", input=True, browse=False)
+    putter = qm.open("APP.OUT", input=False, output=True)
+    assert getter.get(GET_UOW).body == b"a"
+    putter.put(text("uncommitted"), UOW)
+    assert fails(lambda: getter.get(FIRST)) == 2036
+    assert fails(lambda: putter.get(GET_UOW)) == 2037
+    assert fails(lambda: getter.put(text("x"), UOW)) == 2039
+    qm.backout()
+    assert [(body, n) for _, body, n in state(other, "APP.IN")] == [(b"a", 1), (b"b", 0)]
+    assert state(other, "APP.OUT") == []
+
+
+def test_calls_after_close_or_disconnect_fail_and_take_nothing(adapter: Adapter) -> None:
+    """A get or put on a closed handle is MQRC_HOBJ_ERROR (2019); every call of a
+    connection after MQDISC (MQOPEN, MQPUT1, MQGET, MQCMIT, MQBACK, MQINQ) is
+    MQRC_HCONN_ERROR (2018); none takes or puts a message, and the unit of work the
+    disconnect ended was backed out (the port's disconnect backs out, as IBM's MQDISC does
+    for a connection that ends abnormally; docs/embedded-qmgr.md). IBM: 2019
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040920_.html) "The object
+    handle Hobj is not valid"; 2018
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040910_.html) "The connection
+    handle Hconn is not valid"."""
+    adapter.define_queue("APP.IN")
+    qm, other = adapter.connect(), adapter.connect()
+    for body in ("a", "b"):
+        other.put1("APP.IN", text(body), NOW)
+    closed = qm.open("APP.IN", output=True)
+    closed.close()
+    assert fails(lambda: closed.get(GetOptions(syncpoint=False))) == 2019
+    assert fails(lambda: closed.put(text("x"), NOW)) == 2019
+    q = qm.open("APP.IN")
+    assert q.get(GET_UOW).body == b"a"
+    qm.disconnect()
+    for call in (
+        lambda: qm.open("APP.IN"),
+        lambda: qm.put1("APP.IN", text("x"), NOW),
+        lambda: q.get(GetOptions(syncpoint=False)),
+        qm.commit,
+        qm.backout,
+        lambda: qm.inquire_queue("APP.IN"),
+    ):
+        assert fails(call) == 2018
+    assert [(body, n) for _, body, n in state(other, "APP.IN")] == [(b"a", 1), (b"b", 0)]
+
+
+def test_a_message_over_the_queue_managers_maxmsgl_is_2031(adapter: Adapter) -> None:
+    """With ALTER QMGR MAXMSGL(32768), a message one byte longer fails with
+    MQRC_MSG_TOO_BIG_FOR_Q_MGR (2031) on MQPUT and MQPUT1, under syncpoint or not, even to
+    a queue whose own MAXMSGL would take it (and before the queue's 2030), and changes
+    nothing: the unit of work's put is still in it; a message of exactly 32768 bytes goes.
+    IBM, 2031 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041030_.html): "An
+    MQPUT or MQPUT1 call was issued to put a message on a queue, but the message was too
+    long for the queue manager"."""
+    adapter.mqsc("ALTER QMGR MAXMSGL(32768)")
+    adapter.define_queue("APP.OUT")
+    adapter.define_queue("APP.SMALL", maxmsgl=10)
+    qm, other = adapter.connect(), adapter.connect()
+    qm.put1("APP.OUT", text("kept"), UOW)
+    out = qm.open("APP.OUT", output=True)
+    big = text("x" * 32769)
+    for options in (UOW, NOW):
+        assert fails(lambda o=options: out.put(big, o)) == 2031
+        assert fails(lambda o=options: qm.put1("APP.OUT", big, o)) == 2031
+        assert fails(lambda o=options: qm.put1("APP.SMALL", big, o)) == 2031
+    assert fails(lambda: qm.put1("APP.SMALL", text("x" * 11), NOW)) == 2030
+    out.put(text("y" * 32768), UOW)
+    qm.commit()
+    assert [len(body) for _, body, _ in state(other, "APP.OUT")] == [4, 32768]
+    assert state(other, "APP.SMALL") == []
+
+
+def test_inquire_needs_inq_authority_and_leaves_the_unit_of_work(adapter: Adapter) -> None:
+    """With authority records for the user, MQOPEN for inquiry (the port's inquire_queue
+    and inquire_object on a queue) needs INQ: MQRC_NOT_AUTHORIZED (2035) without it, and the
+    unit of work's get is still in it (MQBACK gives the message back once); a queue that
+    does not exist is still 2085; once INQ is added the inquiry answers.
+    IBM, MQOPEN options
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/refdev/q101020_.html), MQOO_INQUIRE: "Open
+    the object to query attributes"; 2035
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041060_.html): "The user is not
+    authorized to perform the operation attempted"."""
+    from dlqhandler.mq import selectors as s
+
+    adapter.define_queue("APP.SECURE")
+    adapter.set_authrec("APP.SECURE", "eve", add=["GET", "BROWSE", "PUT"])
+    eve = adapter.connect(user="eve")
+    eve.put1("APP.SECURE", text("a"), NOW)
+    assert eve.open("APP.SECURE").get(GET_UOW).body == b"a"
+    assert fails(lambda: eve.inquire_queue("APP.SECURE")) == 2035
+    assert (
+        fails(lambda: eve.inquire_object("queue", "APP.SECURE", [s.MQIA_CURRENT_Q_DEPTH])) == 2035
+    )
+    assert fails(lambda: eve.inquire_queue("NO.SUCH.QUEUE")) == 2085
+    eve.backout()
+    assert [(body, n) for _, body, n in state(adapter.connect(), "APP.SECURE")] == [(b"a", 1)]
+    adapter.set_authrec("APP.SECURE", "eve", add=["INQ"])
+    assert eve.inquire_queue("APP.SECURE").curdepth == 1
+
+
+def test_a_waiting_get_ends_with_2016_when_the_queue_is_get_inhibited(adapter: Adapter) -> None:
+    """An MQGET with a wait on an empty queue, which another connection then alters
+    GET(DISABLED), ends with MQRC_GET_INHIBITED (2016) well before its wait is over, and
+    the unit of work's earlier get is still in it (MQBACK gives that message back once).
+    IBM, InhibitGet (a copy at http://setgetweb.com/p/MQ90/ref.dev/q103250_.htm): "MQGET
+    calls fail with reason code MQRC_GET_INHIBITED"; MQGMO_WAIT
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/refdev/q096780_.html): "the wait is
+    canceled" when "Get operations are inhibited for the queue"."""
+    import threading
+    import time
+
+    adapter.define_queue("APP.IN")
+    adapter.define_queue("APP.EMPTY")
+    qm, other = adapter.connect(), adapter.connect()
+    qm.put1("APP.IN", text("a"), NOW)
+    assert qm.open("APP.IN").get(GET_UOW).body == b"a"
+    empty = qm.open("APP.EMPTY")
+    shut = threading.Timer(0.3, lambda: adapter.alter_queue("APP.EMPTY", get="DISABLED"))
+    started = time.monotonic()
+    shut.start()
+    try:
+        assert fails(lambda: empty.get(GetOptions(syncpoint=True, wait_ms=20_000))) == 2016
+    finally:
+        shut.join()
+    assert time.monotonic() - started < 10
+    qm.backout()
+    assert [(body, n) for _, body, n in state(other, "APP.IN")] == [(b"a", 1)]

@@ -304,3 +304,31 @@ def test_put_on_a_handle_not_opened_for_output_is_2039(adapter: Adapter) -> None
     with pytest.raises(MQIError) as exc:
         q.put(text("x"), NOW)
     assert reason(exc) == 2039
+
+
+def test_a_priority_over_maxprty_is_put_once_at_the_maximum(adapter: Adapter) -> None:
+    """MQPUT and MQPUT1 of a message with Priority 10 (over the queue manager's MaxPriority,
+    9) succeed: IBM answers MQCC_WARNING, and the IBM MQ adapter takes it as the success it
+    is, so the caller never puts the message again; each is on the queue once, queued at
+    priority 9 (after an earlier 9, before a 5) with its MQMD's Priority kept as 10. IBM,
+    2049 (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041200_.html): "The message
+    is accepted by the queue manager, but is placed on the queue at the queue manager's
+    maximum priority. The Priority field in the message descriptor retains the value
+    specified by the application that put the message"."""
+    adapter.define_queue("APP.Q")
+    qm = adapter.connect()
+    qm.put1("APP.Q", text("five", priority=5), NOW)
+    qm.put1("APP.Q", text("nine", priority=9), NOW)
+    out = qm.open("APP.Q", output=True)
+    out.put(text("ten-put", priority=10), PutOptions(syncpoint=True))
+    qm.put1("APP.Q", text("ten-put1", priority=10), PutOptions(syncpoint=True))
+    qm.commit()
+    q = adapter.connect().open("APP.Q")
+    got = []
+    for _ in range(4):
+        m = q.get(GetOptions(syncpoint=False))
+        got.append((m.body, m.md.priority))
+    assert got == [(b"nine", 9), (b"ten-put", 10), (b"ten-put1", 10), (b"five", 5)]
+    with pytest.raises(MQIError) as exc:
+        q.get(GetOptions(syncpoint=False))
+    assert exc.value.reason == 2033
