@@ -607,7 +607,7 @@ def test_every_shipped_case_is_what_run_decides(cases_file: Path, qm, run_cli: R
 
 
 def test_generated_on_stdout_names_its_table_wherever_it_is_saved(
-    tmp_path: Path, dlq_test: DlqTest, capsys: Out, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, dlq_test: DlqTest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """--generate to stdout (redirected into a file anywhere) names the table by its
     absolute path: saved in another directory, beside a table of the same relative name,
@@ -623,8 +623,7 @@ def test_generated_on_stdout_names_its_table_wherever_it_is_saved(
     (saved / "rules").mkdir(parents=True)
     (saved / "rules" / "t.rul").write_text("ACTION(IGNORE)\n")  # another table, same name
     (saved / "t.yaml").write_text(text)
-    assert main(["test", str(saved / "t.yaml")]) == ExitCode.OK
-    assert capsys.readouterr().out == "193 passed, 0 failed\n"
+    assert dlq_test(str(saved / "t.yaml"), code=ExitCode.OK).out == "193 passed, 0 failed\n"
 
 
 UNNAMED_QMGR = """\
@@ -640,7 +639,7 @@ tests:
 
 
 def test_a_retry_to_the_dlq_at_a_named_qmgr_needs_inputqm_to_pass(
-    write: Write, capsys: Out, qm, run_cli: RunCli
+    write: Write, dlq_test: DlqTest, qm, run_cli: RunCli
 ) -> None:
     """Without INPUTQM the case does not say which queue manager ``run`` is started on:
     a RETRY to SYSTEM.DEAD.LETTER.QUEUE at QM1 is a loop that ``run`` on QM1 refuses
@@ -655,8 +654,7 @@ def test_a_retry_to_the_dlq_at_a_named_qmgr_needs_inputqm_to_pass(
     table = "WAIT(NO)\nACTION(RETRY) RETRY(1)\n"
     write("r.rul", table)
     cases = write("c.yaml", UNNAMED_QMGR)
-    assert main(["test", cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out.splitlines()
+    out = dlq_test(cases, code=ExitCode.FAILURE).out.splitlines()
     assert out[0].startswith(f"{cases}:3: FAIL to the DLQ at QM1: expected RETRY, got RETRY (")
     assert (
         "SYSTEM.DEAD.LETTER.QUEUE@QM1 is the input dead-letter queue of run started on QM1"
@@ -664,8 +662,9 @@ def test_a_retry_to_the_dlq_at_a_named_qmgr_needs_inputqm_to_pass(
     )
     assert "give INPUTQM" in out[0]
     assert out[-1] == "1 passed, 1 failed"
-    assert main(["test", cases, "--inputqm", "QM1", "--format", "json"]) == ExitCode.FAILURE
-    got = json.loads(capsys.readouterr().out)["files"][0]["cases"][0]
+    got = json.loads(
+        dlq_test(cases, "--inputqm", "QM1", "--format", "json", code=ExitCode.FAILURE).out
+    )["files"][0]["cases"][0]
     assert (got["missed"], got["got"]["refused"]) == (["refused"], "FORWARD_LOOP")
 
     define(qm, "APP.Q")
@@ -674,7 +673,9 @@ def test_a_retry_to_the_dlq_at_a_named_qmgr_needs_inputqm_to_pass(
     assert [e["reason_name"] for e in run.events("put_failed")] == ["FORWARD_LOOP"]
 
 
-def test_coverage_does_not_count_a_rule_only_refused_cases_reach(write: Write, capsys: Out) -> None:
+def test_coverage_does_not_count_a_rule_only_refused_cases_reach(
+    write: Write, dlq_test: DlqTest
+) -> None:
     """A rule covered only by cases whose put ``run`` refuses (the message stays on the
     DLQ) is not covered: ``--coverage`` says how many of its cases run refuses and lists
     it as not covered, and ``--fail-under`` counts it out."""
@@ -687,8 +688,9 @@ def test_coverage_does_not_count_a_rule_only_refused_cases_reach(write: Write, c
         "    expect: {action: RETRY, refused: FORWARD_LOOP}\n"
         "  - name: other\n    message: {REASON: 2035}\n    expect: {action: DISCARD}\n",
     )
-    assert main(["test", cases, "--coverage", "--fail-under", "60"]) == ExitCode.FAILURE
-    out = capsys.readouterr().out.splitlines()
+    out = dlq_test(
+        cases, "--coverage", "--fail-under", "60", code=ExitCode.FAILURE
+    ).out.splitlines()
     table = str(Path(cases).parent / "r.rul")
     assert out[0] == f"coverage of {table}: 1 of 2 rules decided a case (50.0%)"
     assert out[1].endswith("(1 refused by run)")
@@ -697,7 +699,7 @@ def test_coverage_does_not_count_a_rule_only_refused_cases_reach(write: Write, c
 
 
 def test_generate_takes_run_on_the_queue_manager_the_dump_came_from(
-    write: Write, tmp_path: Path, capsys: Out
+    write: Write, tmp_path: Path, dlq_test: DlqTest
 ) -> None:
     """``test TABLE --generate DUMP`` of a dump unloaded from QM1's DLQ (its header's
     ``* Qmgr  = QM1``, ``* Queue = SYSTEM.DEAD.LETTER.QUEUE``; IBM's dmpmqmsg, https://
@@ -720,10 +722,8 @@ def test_generate_takes_run_on_the_queue_manager_the_dump_came_from(
     )
     out = tmp_path / "c.yaml"
     table = str(tmp_path / "r.rul")
-    assert main(["test", table, "--generate", str(dump), "--output", str(out)]) == ExitCode.OK
-    capsys.readouterr()
+    dlq_test(table, "--generate", str(dump), "--output", str(out), code=ExitCode.OK)
     data = yaml.safe_load(out.read_text())
     assert data["run"] == {"inputq": DLQ, "inputqm": "QM1"}
     assert [c["expect"].get("refused") for c in data["tests"]] == [None, "FORWARD_LOOP"]
-    assert main(["test", str(out)]) == ExitCode.OK
-    assert capsys.readouterr().out.endswith("2 passed, 0 failed\n")
+    assert dlq_test(str(out), code=ExitCode.OK).out.endswith("2 passed, 0 failed\n")
