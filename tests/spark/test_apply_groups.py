@@ -111,7 +111,8 @@ def test_apply_moves_a_group_whole_in_logical_order(
 
 def test_a_failed_member_put_leaves_the_whole_group(tmp_path: Path) -> None:
     """One member's target refuses puts: no member moves (one unit of work), the
-    group's single attempt count reaches RETRY(2), then the group stays whole (outcome failed, as run counts it)."""
+    group's single attempt count reaches RETRY(2), then the group stays whole (outcome
+    failed, as run counts it)."""
     qm = _qm(tmp_path, "APP.ORDERS", STATUS)
     qm.admin().define_queue("APP.CLOSED", {"PUT": "DISABLED"})
     group = [_member("C", 1, 3), _member("C", 2, 3, destq="APP.CLOSED"), _member("C", 3, 3)]
