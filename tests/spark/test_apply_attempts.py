@@ -86,7 +86,8 @@ def test_a_drain_records_its_failures_for_the_handlers(tmp_path: Path) -> None:
 
 def _retries_spent(qm: EmbeddedQueueManager, msg: Message, retries: int) -> None:
     """A drain with only ``REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(retries)`` (the target
-    put-inhibited, no catch-all): the message stays, ``retries`` attempts on record."""
+    put-inhibited, no catch-all): the message stays (outcome failed, as run counts it),
+    ``retries`` attempts on record."""
     ruleset = compile_rules(f"REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY({retries})\n").ruleset
     assert ruleset is not None
     store = AttemptStore(qm, STATUS)
@@ -102,7 +103,7 @@ def _retries_spent(qm: EmbeddedQueueManager, msg: Message, retries: int) -> None
         store=store,
         clock=lambda: 50.0,
     )
-    assert outcome.outcome == "remaining"
+    assert outcome.outcome == "failed"  # stays: its action failed, as run counts it
     assert qm.inquire_queue(DLQ).curdepth == 1
     found = store.lookup(message_subject(msg.md.msg_id, msg.md.correl_id))
     assert found is not None

@@ -111,7 +111,8 @@ def test_apply_moves_a_group_whole_in_logical_order(
 
 def test_a_failed_member_put_leaves_the_whole_group(tmp_path: Path) -> None:
     """One member's target refuses puts: no member moves (one unit of work), the
-    group's single attempt count reaches RETRY(2), then the group stays whole."""
+    group's single attempt count reaches RETRY(2), then the group stays whole (outcome
+    failed, as run counts it)."""
     qm = _qm(tmp_path, "APP.ORDERS", STATUS)
     qm.admin().define_queue("APP.CLOSED", {"PUT": "DISABLED"})
     group = [_member("C", 1, 3), _member("C", 2, 3, destq="APP.CLOSED"), _member("C", 3, 3)]
@@ -131,7 +132,8 @@ def test_a_failed_member_put_leaves_the_whole_group(tmp_path: Path) -> None:
         store=store,
         clock=lambda: 9.0,
     )
-    assert [o.outcome for o in outcomes] == ["remaining"] * 3
+    # stays, its action failed (as run counts it: left because its action failed)
+    assert [o.outcome for o in outcomes] == ["failed"] * 3
     assert qm.inquire_queue("APP.ORDERS").curdepth == 0
     assert {m.md.msg_id for m in browse(qm, DLQ)} == {m.md.msg_id for m in group}
     record = store.lookup(group_subject(group[0].md.group_id))

@@ -125,3 +125,49 @@ def test_apply_says_why_messages_whose_actions_failed_stay(
     assert "4 message(s) could not be acted on" in captured.err
     assert "MQRC_UNKNOWN_OBJECT_NAME" in captured.err
     assert ["failed", "4"] in [line.split() for line in captured.out.splitlines()]
+
+
+def test_apply_counts_messages_whose_retries_all_failed_as_failed_as_run_does(
+    spark: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """RETRY(2) is the only rule; APP.FULL is at its MAXDEPTH (puts fail MQRC_Q_FULL,
+    2053) and APP.OFF is PUT(DISABLED) (MQRC_PUT_INHIBITED, 2051). Both RETRYs of the
+    four messages for them fail, no rule is left ("If all attempts fail, the DLQ handler
+    searches for the next matching rule in the table", https://www.ibm.com/docs/en/ibm-mq/
+    10.0.x?topic=zos-processing-rules-table; none matches), so they stay on the DLQ with
+    their attempt counts. As ``dlqhandler run`` says "4 message(s) left ... because their
+    action failed" and exits 6, the drain counts them as failed (not merely remaining),
+    names the reasons and exits 6 (it exited 0, saying only "remaining 4")."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    admin = qm.admin()
+    admin.define_queue("APP.OK", {"MAXDEPTH": 100})
+    admin.define_queue("APP.FULL", {"MAXDEPTH": 1})
+    admin.define_queue("APP.OFF", {"PUT": "DISABLED"})
+    qm.put1("APP.FULL", Message(MQMD(format="MQSTR"), b"filler"), PutOptions(syncpoint=False))
+    md = MQMD(format="MQSTR", persistence=1)
+    for i, dest in enumerate(["APP.FULL", "APP.OFF", "APP.OK", "APP.FULL", "APP.OFF"], 1):
+        m = Message.dead_letter(
+            md.replace(msg_id=i.to_bytes(24, "big")), b"m", reason=2053, dest_q_name=dest
+        )
+        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
+    rules = tmp_path / "r.rul"
+    rules.write_text("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(2)\n")
+    out = tmp_path / "out"
+    argv = ["drain", "--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)]
+    assert cli_main(argv) == 6
+    depth = {q: qm.inquire_queue(q).curdepth for q in (DLQ, "APP.OK", "APP.FULL")}
+    qm.disconnect()
+    assert depth == {DLQ: 4, "APP.OK": 1, "APP.FULL": 1}
+    summary = json.loads((out / "summary.json").read_text())
+    totals = summary["totals"]
+    assert (totals["retried"], totals["failed"], totals["remaining"]) == (1, 4, 4)
+    reasons = " ".join(r["reason"] for r in summary["failed"])
+    assert "MQRC_Q_FULL" in reasons
+    assert "MQRC_PUT_INHIBITED" in reasons
+    assert "4 message(s) could not be acted on" in capsys.readouterr().err

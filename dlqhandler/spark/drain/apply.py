@@ -158,7 +158,7 @@ def apply_message(
         decision = matcher.decide(msg, attempts)
         line = decision.rule.line if decision.rule is not None else None
         if decision.action.kind == "IGNORE":
-            return _to_catch_all(unit, [got], catch_all, line, record)
+            return _failed_if_left(_to_catch_all(unit, [got], catch_all, line, record), why)
         result = attempt(unit, [(msg, decision)], subject, record, plan=planner, take=None)
         if result.result is not Result.TAKEN:
             why = _failed_why(result)
@@ -171,6 +171,15 @@ def apply_message(
         return Applied(Outcome.OK, line, out.queue, out.qmgr)
     qm.backout()
     return Applied(Outcome.FAILED, error=why)
+
+
+def _failed_if_left(applied: Applied, why: str | None) -> Applied:
+    """A message left on the DLQ (REMAINING) after its rules' attempts failed (``why``:
+    the last one's reason) is FAILED, as ``dlqhandler run`` counts it ("left because
+    their action failed", exit 6): not a message no rule acts on."""
+    if applied.outcome is Outcome.REMAINING and why is not None:
+        return Applied(Outcome.FAILED, applied.line, error=why)
+    return applied
 
 
 def _failed_why(result: Attempt) -> str:
@@ -243,7 +252,8 @@ def apply_group(
         ignored = [d for _m, d in decided if d.action.kind == "IGNORE"]
         if ignored:
             line = ignored[0].rule.line if ignored[0].rule is not None else None
-            return _group_to_catch_all(unit, got, catch_all, line, record)
+            left = _group_to_catch_all(unit, got, catch_all, line, record)
+            return [_failed_if_left(a, why) for a in left]
         result = attempt(unit, decided, subject, record, plan=planner, take=None, group=True)
         if result.result is not Result.TAKEN:
             why = _failed_why(result)
