@@ -166,3 +166,28 @@ def test_no_import_cycles_between_modules() -> None:
         if name not in state:
             visit(name)
     assert cycles == []
+
+
+ADAPTERS = {"embedded": "dlqhandler.qmgr.embedded", "ibmmq": "dlqhandler.qmgr.ibmmq"}
+ADAPTER_MODULES = tuple(ADAPTERS.values())
+
+
+def test_only_the_composition_root_chooses_an_adapter() -> None:
+    """Above the qmgr floor only cli/ imports a queue manager adapter (qmgr/embedded/,
+    qmgr/ibmmq/) or the qmgr package itself (which re-exports the embedded one's entry
+    points): worker, spark, acting and check use the port (qmgr/port.py) and what lies
+    beside it (attempts, snapshot). The two adapters never import each other."""
+    problems = []
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG)
+        unit = _unit(path)
+        if unit == "cli":
+            continue
+        adapter = rel.parts[1] if unit == "qmgr" and len(rel.parts) > 2 else None
+        for name in _imports(path):
+            if unit != "qmgr" and (name == "dlqhandler.qmgr" or name.startswith(ADAPTER_MODULES)):
+                problems.append(f"{rel} imports {name}")
+            for other, module in ADAPTERS.items():
+                if adapter not in (None, other) and name.startswith(module):
+                    problems.append(f"{rel} imports {name}")
+    assert problems == []

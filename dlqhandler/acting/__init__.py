@@ -6,7 +6,8 @@ of work when the run is audited (:mod:`.audit`): :func:`attempt` (:mod:`.attempt
 one step, on the unit of work of :mod:`.unit`. The handler's control queues, which no
 action targets, are :mod:`.control`'s. Used by the handler
 (:mod:`dlqhandler.worker.actor`) and by ``drain --apply`` (:mod:`dlqhandler.spark.drain.apply`)
-alike; it imports neither.
+alike; it imports neither. It may import outcomes, rules, qmgr (the port, never an
+adapter), mq and errors only.
 """
 
 from dlqhandler.acting.attempt import Attempt, Planner, Result, attempt

@@ -6,7 +6,8 @@ uses (:class:`~dlqhandler.rules.Matcher`, substitution by
 :func:`~dlqhandler.rules.resolve_target`) what it does with each case's message and
 compares, :func:`coverage` counts the cases each rule decided, and
 :func:`generate_cases` writes today's decisions on a backlog as a case file. This package
-reads no file: the command line passes the bytes and the messages.
+reads no file: the command line passes the bytes and the messages. It imports only rules,
+mq and errors (and yaml, which no other package imports): never a queue manager.
 """
 
 from dlqhandler.cases.generate import Generated, generate_cases

@@ -4,6 +4,9 @@
 returns a :class:`SetupReport` of :class:`Finding` s; :func:`render_text` and
 :func:`render_json` show it. :func:`require_status_queue` raises the one wording of a
 missing status queue (:func:`missing_status_queue`), used by ``run`` and ``drain`` too.
+
+It may import outcomes, acting, rules, qmgr (the port, never an adapter), mq and errors;
+never worker, spark or cli.
 """
 
 from dlqhandler.check.findings import SEVERITIES, Finding, SetupReport, Severity, worst

@@ -179,31 +179,7 @@ def _check_deadq(
         c.unknown("deadq-local", deadq, "whether the DLQ is a local queue", s.MQIA_Q_TYPE)
         return deadq, c.ask("queue", deadq, _DLQ_SELECTORS) or {}
     if kind == s.MQQT_ALIAS:
-        base = str(
-            (c.ask("queue", deadq, [s.MQCA_BASE_Q_NAME]) or {}).get(s.MQCA_BASE_Q_NAME, "")
-        ).strip()
-        base_attrs = c.ask("queue", base, [s.MQIA_Q_TYPE, *_DLQ_SELECTORS]) if base else None
-        if base_attrs is None or base_attrs.get(s.MQIA_Q_TYPE) != s.MQQT_LOCAL:
-            c.add(
-                "deadq-local",
-                "error",
-                f"QALIAS({deadq})",
-                f"DEADQ names an alias queue whose base {base or '(blank)'} is not an "
-                "existing local queue",
-                "dead letters cannot be put: an alias to nowhere",
-                _define(base, maxmsgl) if base else _system_dlq(c, maxmsgl),
-            )
-            return None
-        c.add(
-            "deadq-local",
-            "warning",
-            f"QALIAS({deadq})",
-            f"DEADQ names an alias queue (base {base}), not a local queue",
-            "runmqdlq and dlqhandler read the queue DEADQ names; IBM documents DEADQ as a "
-            "local queue, and tools that inquire its depth see the alias",
-            f"ALTER QMGR DEADQ({mqsc_name(base)})",
-        )
-        return base, base_attrs
+        return _deadq_alias(c, deadq, maxmsgl)
     if kind != s.MQQT_LOCAL:
         label = _TYPES.get(int(kind), str(kind))
         c.add(
@@ -220,78 +196,44 @@ def _check_deadq(
     return deadq, c.ask("queue", deadq, _DLQ_SELECTORS) or {}
 
 
+def _deadq_alias(c: Checker, deadq: str, maxmsgl: int | str | None) -> tuple[str, Answers] | None:
+    """DEADQ names an alias queue: its base must be an existing local queue (then a
+    warning: IBM documents DEADQ as a local queue). The base and its attributes, or None."""
+    base = str(
+        (c.ask("queue", deadq, [s.MQCA_BASE_Q_NAME]) or {}).get(s.MQCA_BASE_Q_NAME, "")
+    ).strip()
+    base_attrs = c.ask("queue", base, [s.MQIA_Q_TYPE, *_DLQ_SELECTORS]) if base else None
+    if base_attrs is None or base_attrs.get(s.MQIA_Q_TYPE) != s.MQQT_LOCAL:
+        c.add(
+            "deadq-local",
+            "error",
+            f"QALIAS({deadq})",
+            f"DEADQ names an alias queue whose base {base or '(blank)'} is not an "
+            "existing local queue",
+            "dead letters cannot be put: an alias to nowhere",
+            _define(base, maxmsgl) if base else _system_dlq(c, maxmsgl),
+        )
+        return None
+    c.add(
+        "deadq-local",
+        "warning",
+        f"QALIAS({deadq})",
+        f"DEADQ names an alias queue (base {base}), not a local queue",
+        "runmqdlq and dlqhandler read the queue DEADQ names; IBM documents DEADQ as a "
+        "local queue, and tools that inquire its depth see the alias",
+        f"ALTER QMGR DEADQ({mqsc_name(base)})",
+    )
+    return base, base_attrs
+
+
 # -- the DLQ's attributes --------------------------------------------------------------------
 def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -> None:
+    """The DLQ can take every dead letter (MAXMSGL, headroom under MAXDEPTH, PUT), the
+    handler can get them (GET) and read their MQDLH first (PROPCTL), and its input opens
+    are shared."""
     obj = f"QLOCAL({dlq})"
-    maxmsgl, qm_maxmsgl = a.get(s.MQIA_MAX_MSG_LENGTH), qm_attrs.get(s.MQIA_MAX_MSG_LENGTH)
-    if maxmsgl is None or qm_maxmsgl is None:
-        c.unknown(
-            "dlq-maxmsgl",
-            obj,
-            "the DLQ's MAXMSGL against the queue manager's",
-            s.MQIA_MAX_MSG_LENGTH,
-        )
-    elif int(maxmsgl) < int(qm_maxmsgl):
-        c.add(
-            "dlq-maxmsgl",
-            "error",
-            obj,
-            f"MAXMSGL({maxmsgl}) is less than the queue manager's MAXMSGL({qm_maxmsgl})",
-            "a message too long for the DLQ cannot become a dead letter: its channel "
-            "stops or its putter gets MQRC_MSG_TOO_BIG_FOR_Q",
-            f"ALTER QLOCAL({mqsc_name(dlq)}) MAXMSGL({qm_maxmsgl})",
-        )
-    else:
-        c.add(
-            "dlq-maxmsgl",
-            "ok",
-            obj,
-            f"MAXMSGL({maxmsgl}) is at least the queue manager's ({qm_maxmsgl})",
-        )
-    c.add(
-        "dlq-channel-maxmsgl",
-        "not checked",
-        "CHANNEL(*)",
-        "the channels' MAXMSGL: MQINQ cannot inquire channels",
-        "a message as long as a receiver channel's MAXMSGL must fit on the DLQ",
-        f"DISPLAY CHANNEL(*) MAXMSGL\nALTER QLOCAL({mqsc_name(dlq)}) MAXMSGL(<the largest>)",
-    )
-    depth, maxdepth = a.get(s.MQIA_CURRENT_Q_DEPTH), a.get(s.MQIA_MAX_Q_DEPTH)
-    if depth is None or maxdepth is None:
-        c.unknown("dlq-headroom", obj, "CURDEPTH against MAXDEPTH", s.MQIA_MAX_Q_DEPTH)
-    else:
-        depth, maxdepth = int(depth), int(maxdepth)
-        bigger = min(999_999_999, max(maxdepth * 2, 100_000))
-        fix = f"ALTER QLOCAL({mqsc_name(dlq)}) MAXDEPTH({bigger})"
-        why = (
-            "a full DLQ cannot take dead letters: channels stop and puts fail with "
-            "MQRC_Q_FULL on their way to it"
-        )
-        if depth >= maxdepth:
-            c.add(
-                "dlq-headroom",
-                "error",
-                obj,
-                f"the DLQ is full: CURDEPTH({depth}) of MAXDEPTH({maxdepth})",
-                why,
-                fix,
-            )
-        elif depth >= _HEADROOM * maxdepth:
-            c.add(
-                "dlq-headroom",
-                "warning",
-                obj,
-                f"CURDEPTH({depth}) is over {int(_HEADROOM * 100)}% of MAXDEPTH({maxdepth})",
-                why,
-                fix,
-            )
-        else:
-            c.add(
-                "dlq-headroom",
-                "ok",
-                obj,
-                f"CURDEPTH({depth}) leaves headroom under MAXDEPTH({maxdepth})",
-            )
+    _check_dlq_maxmsgl(c, dlq, qm_attrs, a)
+    _check_dlq_headroom(c, dlq, a)
     for check, selector, inhibited, word, why in (
         (
             "dlq-put",
@@ -338,6 +280,85 @@ def _check_dlq_attributes(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -
     else:
         c.add("dlq-propctl", "ok", obj, "PROPCTL is not FORCE")
     _check_sharing(c, dlq, a)
+
+
+def _check_dlq_maxmsgl(c: Checker, dlq: str, qm_attrs: Answers, a: Answers) -> None:
+    """The DLQ's MAXMSGL is at least the queue manager's (the channels' cannot be asked)."""
+    obj = f"QLOCAL({dlq})"
+    maxmsgl, qm_maxmsgl = a.get(s.MQIA_MAX_MSG_LENGTH), qm_attrs.get(s.MQIA_MAX_MSG_LENGTH)
+    if maxmsgl is None or qm_maxmsgl is None:
+        c.unknown(
+            "dlq-maxmsgl",
+            obj,
+            "the DLQ's MAXMSGL against the queue manager's",
+            s.MQIA_MAX_MSG_LENGTH,
+        )
+    elif int(maxmsgl) < int(qm_maxmsgl):
+        c.add(
+            "dlq-maxmsgl",
+            "error",
+            obj,
+            f"MAXMSGL({maxmsgl}) is less than the queue manager's MAXMSGL({qm_maxmsgl})",
+            "a message too long for the DLQ cannot become a dead letter: its channel "
+            "stops or its putter gets MQRC_MSG_TOO_BIG_FOR_Q",
+            f"ALTER QLOCAL({mqsc_name(dlq)}) MAXMSGL({qm_maxmsgl})",
+        )
+    else:
+        c.add(
+            "dlq-maxmsgl",
+            "ok",
+            obj,
+            f"MAXMSGL({maxmsgl}) is at least the queue manager's ({qm_maxmsgl})",
+        )
+    c.add(
+        "dlq-channel-maxmsgl",
+        "not checked",
+        "CHANNEL(*)",
+        "the channels' MAXMSGL: MQINQ cannot inquire channels",
+        "a message as long as a receiver channel's MAXMSGL must fit on the DLQ",
+        f"DISPLAY CHANNEL(*) MAXMSGL\nALTER QLOCAL({mqsc_name(dlq)}) MAXMSGL(<the largest>)",
+    )
+
+
+def _check_dlq_headroom(c: Checker, dlq: str, a: Answers) -> None:
+    """CURDEPTH leaves room under MAXDEPTH: full is an error, over _HEADROOM a warning."""
+    obj = f"QLOCAL({dlq})"
+    depth, maxdepth = a.get(s.MQIA_CURRENT_Q_DEPTH), a.get(s.MQIA_MAX_Q_DEPTH)
+    if depth is None or maxdepth is None:
+        c.unknown("dlq-headroom", obj, "CURDEPTH against MAXDEPTH", s.MQIA_MAX_Q_DEPTH)
+    else:
+        depth, maxdepth = int(depth), int(maxdepth)
+        bigger = min(999_999_999, max(maxdepth * 2, 100_000))
+        fix = f"ALTER QLOCAL({mqsc_name(dlq)}) MAXDEPTH({bigger})"
+        why = (
+            "a full DLQ cannot take dead letters: channels stop and puts fail with "
+            "MQRC_Q_FULL on their way to it"
+        )
+        if depth >= maxdepth:
+            c.add(
+                "dlq-headroom",
+                "error",
+                obj,
+                f"the DLQ is full: CURDEPTH({depth}) of MAXDEPTH({maxdepth})",
+                why,
+                fix,
+            )
+        elif depth >= _HEADROOM * maxdepth:
+            c.add(
+                "dlq-headroom",
+                "warning",
+                obj,
+                f"CURDEPTH({depth}) is over {int(_HEADROOM * 100)}% of MAXDEPTH({maxdepth})",
+                why,
+                fix,
+            )
+        else:
+            c.add(
+                "dlq-headroom",
+                "ok",
+                obj,
+                f"CURDEPTH({depth}) leaves headroom under MAXDEPTH({maxdepth})",
+            )
 
 
 def _check_sharing(c: Checker, dlq: str, a: Answers) -> None:
@@ -467,13 +488,21 @@ def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
             "NOTRIGGER: a resident handler (dlqhandler run as a service) is expected",
         )
         return
-    ttype = a.get(s.MQIA_TRIGGER_TYPE)
     initq = str(a.get(s.MQCA_INITIATION_Q_NAME, "")).strip()
     process = str(a.get(s.MQCA_PROCESS_NAME, "")).strip()
     fix = (
         f"ALTER QLOCAL({mqsc_name(dlq)}) TRIGGER TRIGTYPE(FIRST) "
         f"INITQ({mqsc_name(initq or 'DLQ.INITQ')}) PROCESS({mqsc_name(process or 'DLQ.HANDLER')})"
     )
+    _check_trigger_type(c, obj, a, fix)
+    _check_initiation_queue(c, obj, initq, fix)
+    _check_process(c, obj, process, fix)
+
+
+def _check_trigger_type(c: Checker, obj: str, a: Answers, fix: str) -> None:
+    """TRIGTYPE(FIRST): NONE never starts a handler, EVERY starts one per dead letter,
+    DEPTH turns triggering off after it fires."""
+    ttype = a.get(s.MQIA_TRIGGER_TYPE)
     if ttype is None:
         c.unknown("trigger-type", obj, "TRIGTYPE", s.MQIA_TRIGGER_TYPE)
     elif int(ttype) == s.MQTT_NONE:
@@ -507,6 +536,10 @@ def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
         )
     else:
         c.add("trigger-type", "ok", obj, "TRIGGER TRIGTYPE(FIRST)")
+
+
+def _check_initiation_queue(c: Checker, obj: str, initq: str, fix: str) -> None:
+    """The INITQ exists, and a trigger monitor has it open (IPPROCS > 0)."""
     why_initq = "the trigger message has nowhere to go: the handler is never started"
     if not initq:
         c.add("trigger-initq", "error", obj, "TRIGGER without INITQ", why_initq, fix)
@@ -535,6 +568,10 @@ def _check_triggering(c: Checker, dlq: str, a: Answers) -> None:
                     f"start one: runmqtrm -m {c.report.qmgr} -q {initq}  (embedded: "
                     f"dlqhandler qm runmqtrm -m {c.report.qmgr} -q {initq})",
                 )
+
+
+def _check_process(c: Checker, obj: str, process: str, fix: str) -> None:
+    """The PROCESS exists and its APPLICID starts dlqhandler run (or runmqdlq)."""
     if not process:
         c.add(
             "trigger-process",

@@ -40,6 +40,7 @@ from dlqhandler.cli._dmpmqmsg import (
     print_counts,
     unload,
 )
+from dlqhandler.cli._log_options import add_log_options, log_json
 from dlqhandler.cli._types import (
     MQLONG_MAX,
     bounded_int,
@@ -79,6 +80,7 @@ _CONTEXTS: dict[str, Context] = {"A": "set_all", "a": "pass_all", "d": "default"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``qm`` and its actions, in the order ``dlqhandler qm --help`` lists them."""
     parser = subparsers.add_parser(
         "qm",
         help=COMMANDS["qm"],
@@ -121,6 +123,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.set_defaults(handler=_mqsc)
 
+    _register_dmpmqmsg(sub)
+    _register_runmqtrm(sub)
+    _register_put(sub)
+
+    p = sub.add_parser("browse", help="list the messages on a queue (non-destructive)")
+    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
+    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE", type=queue_name)
+    p.add_argument("--limit", type=non_negative_int, metavar="N")
+    p.set_defaults(handler=_browse)
+
+
+def _register_dmpmqmsg(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``qm dmpmqmsg``: unload a queue to a file or load a file onto a queue, as IBM's dmpmqmsg."""
     p = sub.add_parser(
         "dmpmqmsg",
         help="unload or load a queue (dmpmqmsg)",
@@ -187,6 +202,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.set_defaults(handler=_dmpmqmsg)
 
+
+def _register_runmqtrm(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``qm runmqtrm``: the trigger monitor."""
     p = sub.add_parser(
         "runmqtrm",
         help="run a trigger monitor (runmqtrm)",
@@ -226,15 +244,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="when stopping, wait this long for started applications (default 30)",
     )
-    p.add_argument(
-        "--log-format",
-        choices=("json", "console"),
-        default=None,
-        help="log format (default: json unless stderr is a terminal)",
-    )
-    p.add_argument("--log-level", default=None, choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    add_log_options(p)
     p.set_defaults(handler=_runmqtrm)
 
+
+def _register_put(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``qm put``: put test messages, optionally as dead letters."""
     p = sub.add_parser("put", help="put test messages (optionally as dead letters)")
     p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
     p.add_argument("-q", dest="queue", required=True, metavar="QUEUE", type=queue_name)
@@ -287,12 +302,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         " (NAME:null, no value)",
     )
     p.set_defaults(handler=_put)
-
-    p = sub.add_parser("browse", help="list the messages on a queue (non-destructive)")
-    p.add_argument("-m", dest="qmgr", metavar="QMGR", type=qmgr_name)
-    p.add_argument("-q", dest="queue", required=True, metavar="QUEUE", type=queue_name)
-    p.add_argument("--limit", type=non_negative_int, metavar="N")
-    p.set_defaults(handler=_browse)
 
 
 def _expiry(text: str) -> int:
@@ -367,10 +376,9 @@ def _runmqtrm(args: argparse.Namespace) -> int:
     """The trigger monitor: SIGTERM and SIGINT set the stop event it checks (exit 0 after
     SIGTERM, the service manager's stop; 130 after Ctrl-C, as every command)."""
     settings = load_settings()
-    json_logs = None if args.log_format is None else args.log_format == "json"
     configure_logging(
         level=args.log_level or settings.log_level,
-        json=settings.log_json if json_logs is None else json_logs,
+        json=log_json(args, settings),
         stream=sys.__stderr__ or sys.stderr,
     )
     options = MonitorOptions(
@@ -407,82 +415,20 @@ def _runmqtrm(args: argparse.Namespace) -> int:
 
 def _dmpmqmsg(args: argparse.Namespace) -> int:
     """Load or unload; IBM's Read/Written counts are printed on every exit."""
-    if args.range is not None and not args.load_q:
-        # IBM's -r also selects on an unload; this one does not (yet): refused rather
-        # than ignored, which would unload (with -I: remove) every message.
-        print(
-            "dlqhandler qm dmpmqmsg: -r selects messages of a load (-o) only; an unload "
-            "(-i, -I) takes the whole queue: leave out -r, or unload and then load "
-            "the range you want",
-            file=sys.stderr,
-        )
-        return int(ExitCode.USAGE)
-    if args.get_q and args.mode == "t":
-        # -dt is not byte-exact (CR LF comes back as LF, a message gains a final LF, binary
-        # bytes gain line ends): a destructive unload in it loses what it removes.
-        print(
-            "dlqhandler qm dmpmqmsg: -I removes the messages, and -d t writes text that does "
-            "not load back byte for byte (line ends and binary data change): unload with "
-            "-I and the default hex (or -d A, -d p), or read them as text with -i -d t",
-            file=sys.stderr,
-        )
-        return int(ExitCode.USAGE)
     force = args.forced_file is not None
     if force:
         args.file = args.forced_file
-    if not args.load_q and not force and existing_file(args.file):
-        # IBM's dmpmqmsg asks before overwriting a file named by -f ("Using -F on a target
-        # file forces output to a file if it already exists"); this one cannot ask.
-        print(
-            f"dlqhandler qm dmpmqmsg: {args.file} exists and -f does not overwrite a file: "
-            "name a new file, or give -F to overwrite it",
-            file=sys.stderr,
-        )
+    refused = _dmpmqmsg_refusal(args, force=force)
+    if refused is not None:
+        print(f"dlqhandler qm dmpmqmsg: {refused}", file=sys.stderr)
         return int(ExitCode.USAGE)
     counts = Counts()
-    per_uow = args.per_uow
     selected: MessageRange = args.range or MessageRange()
     try:
         if args.load_q:
-            # The file is opened before connecting: a wrong name changes nothing.
-            with open_file(args.file, write=False) as stream:
-                counts.read_files = 1
-                if args.range is not None:
-                    print(args.range.describe(), file=sys.stderr)
-                with _connected(args.qmgr) as qm:
-                    load(
-                        qm,
-                        args.load_q,
-                        stream,
-                        name=args.file,
-                        context=_CONTEXTS[args.context],
-                        per_uow=per_uow,
-                        selected=selected,
-                        counts=counts,
-                    )
+            _load_file(args, selected, counts)
         else:
-            queue, destructive = args.browse_q or args.get_q, args.get_q is not None
-            with _connected(args.qmgr) as qm:
-                # The queue is opened before the file is touched: a queue that cannot be
-                # unloaded (a wrong name, no authority) leaves an existing file as it was.
-                qm.open(queue, input=destructive, browse=not destructive).close()
-                try:
-                    with open_file(args.file, write=True, overwrite=force) as stream:
-                        unload(
-                            qm,
-                            queue,
-                            stream,
-                            destructive=destructive,
-                            per_uow=per_uow,
-                            mode=args.mode or "hex",
-                            counts=counts,
-                        )
-                except UnloadStoppedError:
-                    raise  # an MQ error: the unload backed out and cut the file itself
-                except BaseException:  # a full disk, Ctrl-C: the stream may not flush
-                    if destructive:
-                        _cut_back(qm, args.file, queue, counts)
-                    raise
+            _unload_queue(args, counts, overwrite=force)
     except LoadStopped as exc:
         print(f"dlqhandler qm dmpmqmsg: {exc.problem}", file=sys.stderr)
         print(
@@ -505,6 +451,82 @@ def _dmpmqmsg(args: argparse.Namespace) -> int:
     finally:
         print_counts(counts)
     return int(ExitCode.OK)
+
+
+def _dmpmqmsg_refusal(args: argparse.Namespace, *, force: bool) -> str | None:
+    """Why these options are refused before anything is touched, or None."""
+    if args.range is not None and not args.load_q:
+        # IBM's -r also selects on an unload; this one does not (yet): refused rather
+        # than ignored, which would unload (with -I: remove) every message.
+        return (
+            "-r selects messages of a load (-o) only; an unload "
+            "(-i, -I) takes the whole queue: leave out -r, or unload and then load "
+            "the range you want"
+        )
+    if args.get_q and args.mode == "t":
+        # -dt is not byte-exact (CR LF comes back as LF, a message gains a final LF, binary
+        # bytes gain line ends): a destructive unload in it loses what it removes.
+        return (
+            "-I removes the messages, and -d t writes text that does "
+            "not load back byte for byte (line ends and binary data change): unload with "
+            "-I and the default hex (or -d A, -d p), or read them as text with -i -d t"
+        )
+    if not args.load_q and not force and existing_file(args.file):
+        # IBM's dmpmqmsg asks before overwriting a file named by -f ("Using -F on a target
+        # file forces output to a file if it already exists"); this one cannot ask.
+        return (
+            f"{args.file} exists and -f does not overwrite a file: "
+            "name a new file, or give -F to overwrite it"
+        )
+    return None
+
+
+def _load_file(args: argparse.Namespace, selected: MessageRange, counts: Counts) -> None:
+    """-o: the file's messages (those of -r) onto the queue, -t of them a unit of work."""
+    # The file is opened before connecting: a wrong name changes nothing.
+    with open_file(args.file, write=False) as stream:
+        counts.read_files = 1
+        if args.range is not None:
+            print(args.range.describe(), file=sys.stderr)
+        with _connected(args.qmgr) as qm:
+            load(
+                qm,
+                args.load_q,
+                stream,
+                name=args.file,
+                context=_CONTEXTS[args.context],
+                per_uow=args.per_uow,
+                selected=selected,
+                counts=counts,
+            )
+
+
+def _unload_queue(args: argparse.Namespace, counts: Counts, *, overwrite: bool) -> None:
+    """-i (browse) or -I (get, -t of them a unit of work): the queue's messages to the
+    file; a destructive unload stopped by a full disk or Ctrl-C cuts the file back to what
+    was committed."""
+    queue, destructive = args.browse_q or args.get_q, args.get_q is not None
+    with _connected(args.qmgr) as qm:
+        # The queue is opened before the file is touched: a queue that cannot be
+        # unloaded (a wrong name, no authority) leaves an existing file as it was.
+        qm.open(queue, input=destructive, browse=not destructive).close()
+        try:
+            with open_file(args.file, write=True, overwrite=overwrite) as stream:
+                unload(
+                    qm,
+                    queue,
+                    stream,
+                    destructive=destructive,
+                    per_uow=args.per_uow,
+                    mode=args.mode or "hex",
+                    counts=counts,
+                )
+        except UnloadStoppedError:
+            raise  # an MQ error: the unload backed out and cut the file itself
+        except BaseException:  # a full disk, Ctrl-C: the stream may not flush
+            if destructive:
+                _cut_back(qm, args.file, queue, counts)
+            raise
 
 
 def _cut_back(qm: EmbeddedQueueManager, name: str, queue: str, counts: Counts) -> None:

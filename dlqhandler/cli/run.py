@@ -38,6 +38,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from dlqhandler.acting import AuditTrail
 from dlqhandler.check import require_status_queue
 from dlqhandler.cli._commands import COMMANDS
 from dlqhandler.cli._connect import (
@@ -46,6 +47,7 @@ from dlqhandler.cli._connect import (
     connection_usage_problem,
     ensure_queue,
 )
+from dlqhandler.cli._log_options import add_log_options, log_json
 from dlqhandler.cli._oneoff import (
     Progress,
     add_oneoff_options,
@@ -147,13 +149,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="do not reload the rules file when it changes (SIGHUP still does)",
     )
-    p.add_argument(
-        "--log-format",
-        choices=("json", "console"),
-        default=None,
-        help="log format (default: json unless stderr is a terminal)",
-    )
-    p.add_argument("--log-level", default=None, choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    add_log_options(p)
     p.add_argument(
         "--trigger-backoff",
         type=non_negative_float,
@@ -240,8 +236,7 @@ def _names_problem(args: argparse.Namespace) -> str | None:
 
 def _run(args: argparse.Namespace) -> int:
     settings = load_settings(log_level=args.log_level)
-    json_logs = settings.log_json if args.log_format is None else args.log_format == "json"
-    configure_logging(level=settings.log_level, json=json_logs)
+    configure_logging(level=settings.log_level, json=log_json(args, settings))
     log = get_logger("run")
     if args.inputq is not None and looks_like_mqtmc2(args.inputq):
         code = _from_trigger_message(args, log)
@@ -361,9 +356,7 @@ def _serve(
     selector: Selector,
     metrics: HandlerMetrics | None,
 ) -> int:
-    # A positional INPUTQ wins, even blank (= DEADQ); then the table's INPUTQ; then DEADQ.
-    queue = (args.inputq.strip() or deadq) if args.inputq is not None else (control.inputq or deadq)
-    queue = queue.split(" ")[0] if queue else ""
+    queue = _input_queue(args, control, deadq)
     if not queue:
         _say(
             "AMQ8745",
@@ -395,15 +388,9 @@ def _serve(
         for why in refused:
             print(f"dlqhandler run: {why}", file=sys.stderr)
         return int(ExitCode.USAGE)
-    if not args.dry_run:
-        try:
-            ensure_queue(qmgr, args.status_queue, descr="dlqhandler attempt counts")
-            require_status_queue(qmgr, args.status_queue)
-            if trail is not None:
-                ensure_queue(qmgr, trail.queue, descr="dlqhandler audit records")
-        except MQIError as exc:
-            _say("AMQ8745", f"Unable to start: {exc}", error=True)
-            return int(ExitCode.CONNECTION_ERROR)
+    unready = None if args.dry_run else _control_queues_unready(args, qmgr, trail)
+    if unready is not None:
+        return unready
     try:
         guard = _loop_guard(args, qmgr, queue)
         handler = Handler(
@@ -423,19 +410,7 @@ def _serve(
         metrics.rules(ruleset.sha256)
         metrics.connected = True
 
-    reloader: RulesReloader | None = None
-    if args.rules is not None and not args.dry_run:
-        rejected = None if metrics is None else (lambda kept: metrics.rules(kept, reloaded=False))
-        reloader = RulesReloader(
-            args.rules,
-            handler.swap_rules,
-            current_sha256=ruleset.sha256,
-            input_queue=queue,
-            on_rejected=rejected,
-            refusals=lambda new: options.control.refusals(new.rules, source=str(args.rules)),
-        )
-        if not args.no_watch:
-            reloader.start()
+    reloader = _reloader(args, handler, options, sha256=ruleset.sha256, metrics=metrics)
     stopped_by: list[int] = []
     previous = _install_signals(stop, reloader, log, stopped_by)
     try:
@@ -476,6 +451,72 @@ def _serve(
         if handler.stop_reason in (StopReason.SELECTION_DONE, StopReason.DRY_RUN_DONE):
             missing = say_unselected(args, selector, stats, queue)
     log.info("handler_ended", reason=handler.stop_reason, **stats.as_dict())
+    return _exit_status(
+        args, handler.stop_reason, stats, queue, stopped_by=stopped_by, missing=missing
+    )
+
+
+def _input_queue(args: argparse.Namespace, control: ControlData, deadq: str) -> str:
+    """The DLQ to process: a positional INPUTQ wins, even blank (= DEADQ); then the table's
+    INPUTQ; then the queue manager's DEADQ. Blank when there is none."""
+    queue = (args.inputq.strip() or deadq) if args.inputq is not None else (control.inputq or deadq)
+    return queue.split(" ")[0] if queue else ""
+
+
+def _control_queues_unready(
+    args: argparse.Namespace, qmgr: QueueManager, trail: AuditTrail | None
+) -> int | None:
+    """Create the status queue (and the audit queue of an audited run) if missing: None
+    when they are there, else the exit code (said on stderr) of the queue manager's refusal."""
+    try:
+        ensure_queue(qmgr, args.status_queue, descr="dlqhandler attempt counts")
+        require_status_queue(qmgr, args.status_queue)
+        if trail is not None:
+            ensure_queue(qmgr, trail.queue, descr="dlqhandler audit records")
+    except MQIError as exc:
+        _say("AMQ8745", f"Unable to start: {exc}", error=True)
+        return int(ExitCode.CONNECTION_ERROR)
+    return None
+
+
+def _reloader(
+    args: argparse.Namespace,
+    handler: Handler,
+    options: HandlerOptions,
+    *,
+    sha256: str,
+    metrics: HandlerMetrics | None,
+) -> RulesReloader | None:
+    """The hot reload of the rules file (none without a rules file, or for a dry run),
+    watching the file unless --no-watch (SIGHUP reloads either way)."""
+    if args.rules is None or args.dry_run:
+        return None
+    rejected = None if metrics is None else (lambda kept: metrics.rules(kept, reloaded=False))
+    reloader = RulesReloader(
+        args.rules,
+        handler.swap_rules,
+        current_sha256=sha256,
+        input_queue=options.input_queue,
+        on_rejected=rejected,
+        refusals=lambda new: options.control.refusals(new.rules, source=str(args.rules)),
+    )
+    if not args.no_watch:
+        reloader.start()
+    return reloader
+
+
+def _exit_status(
+    args: argparse.Namespace,
+    stop_reason: str,
+    stats: RunStats,
+    queue: str,
+    *,
+    stopped_by: list[int],
+    missing: list[bytes],
+) -> int:
+    """The exit code of a run that ended (``stop_reason`` a :class:`StopReason`), with the
+    warnings on stderr that go with it (a commit of unknown outcome, messages left because
+    their action failed)."""
     if stats.unknown_outcome:
         print(
             f"dlqhandler run: the outcome of the last commit is unknown (the connection was lost "
@@ -484,11 +525,11 @@ def _serve(
             "browse the queue and the targets for them before acting on them again",
             file=sys.stderr,
         )
-    if handler.stop_reason == StopReason.FATAL:
+    if stop_reason == StopReason.FATAL:
         return int(ExitCode.MQ_ERROR)
-    if handler.stop_reason == StopReason.CONNECTION_BROKEN:
+    if stop_reason == StopReason.CONNECTION_BROKEN:
         return int(ExitCode.CONNECTION_ERROR)
-    if handler.stop_reason == StopReason.STOPPED and stopped_by:
+    if stop_reason == StopReason.STOPPED and stopped_by:
         if stopped_by[0] == signal.SIGINT:
             return int(ExitCode.INTERRUPTED)
         if args.action is not None:

@@ -306,71 +306,86 @@ class _Generator:
         if name == "report":
             return [self._report(remote)]
         if name == "trigger":
-            dest = "SYSTEM.DEFAULT.INITIATION.QUEUE"
-            orig = self._original(
-                rng.choice(_LOCAL_QUEUES),
-                origin=self.qmgr,
-                fmt="MQTRIG",
-                msg_type=c.MQMT_DATAGRAM,
-                report=0,
-                persistence=c.MQPER_NOT_PERSISTENT,
-                put_appl_type=c.MQAT_QMGR,
-                put_appl_name="amqzlaa0",
-            )
-            return [
-                self._dead_letter(
-                    orig,
-                    c.MQFB_APPL_CANNOT_BE_STARTED,
-                    dest,
-                    self.qmgr,
-                    putter=(c.MQAT_UNIX, "runmqtrm"),
-                )
-            ]
+            return self._trigger()
         if name == "group":
             return self._group(remote)
         if name == "ebcdic":
-            ccsid = rng.choice((500, 1047, 37))
-            dest = rng.choice(_LOCAL_QUEUES + _MISSING_QUEUES)
-            orig = self._original(
-                dest,
-                origin="QMZ1",
-                fmt="MQSTR",
-                enc_ccsid=(785, ccsid),
-                ebcdic=True,
-                put_appl_type=c.MQAT_CICS,
-                put_appl_name="CICSPRD1ORD1",
-            )
-            reason = rng.choice((c.MQRC_Q_FULL, c.MQRC_UNKNOWN_OBJECT_NAME, c.MQRC_PUT_INHIBITED))
-            return [
-                self._dead_letter(
-                    orig,
-                    reason,
-                    dest,
-                    self.qmgr,
-                    enc_ccsid=(785, ccsid),
-                    putter=(c.MQAT_CHANNEL_INITIATOR, "QMZ1CHIN"),
-                )
-            ]
+            return self._ebcdic()
         if name == "big_endian":
-            dest = rng.choice(_LOCAL_QUEUES)
-            orig = self._original(dest, origin="BBBB.1", enc_ccsid=(273, 819))
-            reason = rng.choice((c.MQRC_Q_FULL, c.MQRC_UNKNOWN_OBJECT_NAME, c.MQRC_NOT_AUTHORIZED))
-            return [
-                self._dead_letter(
-                    orig,
-                    reason,
-                    dest,
-                    self.qmgr,
-                    enc_ccsid=(273, 819),
-                    putter=(c.MQAT_UNIX, "amqrmppa"),
-                )
-            ]
+            return self._big_endian()
         if name == "no_dlh":
             orig = self._original(
                 "APP.MISROUTED", origin=self.qmgr, fmt="MQSTR", enc_ccsid=(546, 1208)
             )
             return [Message(orig.md, orig.payload)]
         raise ValueError(f"unknown scenario {name!r}")
+
+    def _trigger(self) -> list[Message]:
+        """A trigger message the trigger monitor could not act on (MQFB_APPL_CANNOT_BE_STARTED)."""
+        rng = self.rng
+        dest = "SYSTEM.DEFAULT.INITIATION.QUEUE"
+        orig = self._original(
+            rng.choice(_LOCAL_QUEUES),
+            origin=self.qmgr,
+            fmt="MQTRIG",
+            msg_type=c.MQMT_DATAGRAM,
+            report=0,
+            persistence=c.MQPER_NOT_PERSISTENT,
+            put_appl_type=c.MQAT_QMGR,
+            put_appl_name="amqzlaa0",
+        )
+        return [
+            self._dead_letter(
+                orig,
+                c.MQFB_APPL_CANNOT_BE_STARTED,
+                dest,
+                self.qmgr,
+                putter=(c.MQAT_UNIX, "runmqtrm"),
+            )
+        ]
+
+    def _ebcdic(self) -> list[Message]:
+        """From a z/OS queue manager over a channel: EBCDIC text, z/OS encoding."""
+        rng = self.rng
+        ccsid = rng.choice((500, 1047, 37))
+        dest = rng.choice(_LOCAL_QUEUES + _MISSING_QUEUES)
+        orig = self._original(
+            dest,
+            origin="QMZ1",
+            fmt="MQSTR",
+            enc_ccsid=(785, ccsid),
+            ebcdic=True,
+            put_appl_type=c.MQAT_CICS,
+            put_appl_name="CICSPRD1ORD1",
+        )
+        reason = rng.choice((c.MQRC_Q_FULL, c.MQRC_UNKNOWN_OBJECT_NAME, c.MQRC_PUT_INHIBITED))
+        return [
+            self._dead_letter(
+                orig,
+                reason,
+                dest,
+                self.qmgr,
+                enc_ccsid=(785, ccsid),
+                putter=(c.MQAT_CHANNEL_INITIATOR, "QMZ1CHIN"),
+            )
+        ]
+
+    def _big_endian(self) -> list[Message]:
+        """From a big-endian (AIX-like) queue manager: encoding 273, ISO 8859-1."""
+        rng = self.rng
+        dest = rng.choice(_LOCAL_QUEUES)
+        orig = self._original(dest, origin="BBBB.1", enc_ccsid=(273, 819))
+        reason = rng.choice((c.MQRC_Q_FULL, c.MQRC_UNKNOWN_OBJECT_NAME, c.MQRC_NOT_AUTHORIZED))
+        return [
+            self._dead_letter(
+                orig,
+                reason,
+                dest,
+                self.qmgr,
+                enc_ccsid=(273, 819),
+                putter=(c.MQAT_UNIX, "amqrmppa"),
+            )
+        ]
 
     def _report(self, remote: str) -> Message:
         """A COA/COD/expiry/exception report for a reply queue that no longer exists."""

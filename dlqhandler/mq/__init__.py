@@ -1,4 +1,8 @@
-"""The MQ data model: constants, MQMD/MQDLH codecs, the Message value object."""
+"""The MQ data model: constants, MQMD/MQDLH/MQRFH2 codecs, the Message value object,
+groups, ages and MQ's naming rules.
+
+The lowest floor: it imports only :mod:`dlqhandler.errors`, never a queue manager, a file
+format, the rules or a third-party MQ client."""
 
 from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.mq.mqdlh import MQDLH, MQDLH_LENGTH_1, decode_mqdlh, encode_mqdlh

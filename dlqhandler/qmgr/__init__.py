@@ -4,6 +4,10 @@ The port and its value types live here (:mod:`.port`), with the status records
 every adapter shares (:mod:`.attempts`). The embedded queue manager is
 :mod:`.embedded`; the IBM MQ adapter is :mod:`.ibmmq`. The embedded queue
 manager's entry points are re-exported for convenience.
+
+Imports only mq, formats, config, logs and errors: never acting, worker, spark, check or
+cli. The floors above use the port, the attempt counts and the snapshot, never an adapter:
+which adapter runs is the command line's choice (:mod:`dlqhandler.cli._connect`).
 """
 
 from dlqhandler.qmgr.embedded import (

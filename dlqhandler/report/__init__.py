@@ -1,7 +1,8 @@
 """Rendering of the backlog report: ``report.html`` and the stdout summary.
 
 Pure Python over the ``report.json`` object that :mod:`dlqhandler.spark.report.build`
-computes; nothing here reads messages or imports pyspark.
+computes; nothing here reads messages or imports pyspark. It imports only
+:mod:`dlqhandler.outcomes` and :mod:`dlqhandler.errors`.
 """
 
 from dlqhandler.report.page import render_html

@@ -182,96 +182,14 @@ def _overview(report: dict[str, Any]) -> str:
 
 
 def _content(report: dict[str, Any]) -> list[str]:
-    total = report["total"]
-    reasons = report["by_reason"]
+    """The page's sections, in order: what is on the DLQ, then what the table would do."""
     parts = [
-        _section(
-            "Reasons",
-            "Why the messages were dead-lettered (MQDLH Reason), by number of messages.",
-            bar_chart(
-                "Messages by reason",
-                [
-                    Bar(_reason_label(r), r["count"], _share(r["count"], total))
-                    for r in reasons[:CHART_ROWS]
-                ],
-            ),
-            _table(["reason", "name", "count"], reasons, ["reason", "name", "count"]),
-        )
+        _reasons_section(report),
+        _age_section(report),
+        _arrivals_section(report),
+        _destinations_section(report),
+        _applications_section(report),
     ]
-    age = {a["bucket"]: a["count"] for a in report["age"]}
-    parts.append(
-        _section(
-            "Age",
-            f"Time from the MQDLH put time (GMT; the MQMD's when the MQDLH's is blank) "
-            f"to {report['as_of']}; unknown when the put date or time is unreadable.",
-            column_chart(
-                "Messages by age",
-                [
-                    Bar(b, age.get(b, 0), color=PALETTE[5] if b == "unknown" else PALETTE[1])
-                    for b in AGE_ORDER
-                ],
-            ),
-            _table(["bucket", "count"], report["age"], ["bucket", "count"]),
-        )
-    )
-    points = [
-        (int(datetime.fromisoformat(a["hour"]).timestamp()), a["count"])
-        for a in report["arrivals"]
-        if not a.get("other")
-    ]
-    parts.append(
-        _section(
-            "Arrivals",
-            "Messages put on the dead-letter queue per hour (MQDLH put time).",
-            timeline("Arrivals per hour", points),
-            _table(["hour", "count"], report["arrivals"], ["hour", "count"]),
-        )
-    )
-    parts.append(
-        _section(
-            "Destinations",
-            "Where the messages were going (MQDLH DestQName, DestQMgrName).",
-            bar_chart(
-                "Messages by destination",
-                [
-                    Bar(
-                        "other destinations"
-                        if d.get("other")
-                        else f"{d['queue']}@{d['qmgr']}"
-                        if d["qmgr"]
-                        else d["queue"] or "(blank)",
-                        d["count"],
-                        _share(d["count"], total),
-                        PALETTE[2],
-                    )
-                    for d in report["by_destination"][:CHART_ROWS]
-                ],
-                label_chars=40,
-            ),
-            _table(
-                ["queue", "qmgr", "count"], report["by_destination"], ["queue", "qmgr", "count"]
-            ),
-        )
-    )
-    parts.append(
-        _section(
-            "Applications",
-            "Who put the message on the dead-letter queue (MQDLH PutApplName).",
-            bar_chart(
-                "Messages by putting application",
-                [
-                    Bar(
-                        "other applications" if a.get("other") else a["name"] or "(blank)",
-                        a["count"],
-                        _share(a["count"], total),
-                        PALETTE[4],
-                    )
-                    for a in report["by_application"][:CHART_ROWS]
-                ],
-            ),
-            _table(["name", "count"], report["by_application"], ["name", "count"]),
-        )
-    )
     if report["unreadable"]["count"]:
         parts.append(
             _section(
@@ -285,6 +203,106 @@ def _content(report: dict[str, Any]) -> list[str]:
     if "compare" in report:
         parts.append(_compare(report["compare"]))
     return parts
+
+
+def _reasons_section(report: dict[str, Any]) -> str:
+    """Why the messages were dead-lettered: a chart and the table by reason."""
+    total = report["total"]
+    reasons = report["by_reason"]
+    return _section(
+        "Reasons",
+        "Why the messages were dead-lettered (MQDLH Reason), by number of messages.",
+        bar_chart(
+            "Messages by reason",
+            [
+                Bar(_reason_label(r), r["count"], _share(r["count"], total))
+                for r in reasons[:CHART_ROWS]
+            ],
+        ),
+        _table(["reason", "name", "count"], reasons, ["reason", "name", "count"]),
+    )
+
+
+def _age_section(report: dict[str, Any]) -> str:
+    """How old the messages are, by age bucket."""
+    age = {a["bucket"]: a["count"] for a in report["age"]}
+    return _section(
+        "Age",
+        f"Time from the MQDLH put time (GMT; the MQMD's when the MQDLH's is blank) "
+        f"to {report['as_of']}; unknown when the put date or time is unreadable.",
+        column_chart(
+            "Messages by age",
+            [
+                Bar(b, age.get(b, 0), color=PALETTE[5] if b == "unknown" else PALETTE[1])
+                for b in AGE_ORDER
+            ],
+        ),
+        _table(["bucket", "count"], report["age"], ["bucket", "count"]),
+    )
+
+
+def _arrivals_section(report: dict[str, Any]) -> str:
+    """Messages put on the DLQ per hour."""
+    points = [
+        (int(datetime.fromisoformat(a["hour"]).timestamp()), a["count"])
+        for a in report["arrivals"]
+        if not a.get("other")
+    ]
+    return _section(
+        "Arrivals",
+        "Messages put on the dead-letter queue per hour (MQDLH put time).",
+        timeline("Arrivals per hour", points),
+        _table(["hour", "count"], report["arrivals"], ["hour", "count"]),
+    )
+
+
+def _destinations_section(report: dict[str, Any]) -> str:
+    """Where the messages were going."""
+    total = report["total"]
+    return _section(
+        "Destinations",
+        "Where the messages were going (MQDLH DestQName, DestQMgrName).",
+        bar_chart(
+            "Messages by destination",
+            [
+                Bar(
+                    "other destinations"
+                    if d.get("other")
+                    else f"{d['queue']}@{d['qmgr']}"
+                    if d["qmgr"]
+                    else d["queue"] or "(blank)",
+                    d["count"],
+                    _share(d["count"], total),
+                    PALETTE[2],
+                )
+                for d in report["by_destination"][:CHART_ROWS]
+            ],
+            label_chars=40,
+        ),
+        _table(["queue", "qmgr", "count"], report["by_destination"], ["queue", "qmgr", "count"]),
+    )
+
+
+def _applications_section(report: dict[str, Any]) -> str:
+    """Who put the messages on the DLQ."""
+    total = report["total"]
+    return _section(
+        "Applications",
+        "Who put the message on the dead-letter queue (MQDLH PutApplName).",
+        bar_chart(
+            "Messages by putting application",
+            [
+                Bar(
+                    "other applications" if a.get("other") else a["name"] or "(blank)",
+                    a["count"],
+                    _share(a["count"], total),
+                    PALETTE[4],
+                )
+                for a in report["by_application"][:CHART_ROWS]
+            ],
+        ),
+        _table(["name", "count"], report["by_application"], ["name", "count"]),
+    )
 
 
 def _rules(rules: dict[str, Any]) -> str:

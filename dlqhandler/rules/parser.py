@@ -123,23 +123,7 @@ def _parse_entry(entry: LogicalEntry, path: str, diags: list[Diagnostic]) -> Par
         name = arg.keyword
         if name not in ALL_KEYWORDS:
             if _is_name(tok.text):
-                guess = suggest(name, ALL_KEYWORDS)
-                hint = (
-                    f"did you mean {guess}?"
-                    if guess
-                    else ("keywords are " + " ".join(sorted(ALL_KEYWORDS)))
-                )
-                diags.append(
-                    make_diagnostic(
-                        "E101",
-                        path,
-                        tok.line,
-                        tok.column,
-                        end_column=arg.end_column,
-                        keyword=name,
-                        suggestion=hint,
-                    )
-                )
+                guess = _unknown_keyword(tok, arg, path, diags)
                 unknown.append(name)
                 if guess:
                     suggestions.append(guess)
@@ -150,19 +134,7 @@ def _parse_entry(entry: LogicalEntry, path: str, diags: list[Diagnostic]) -> Par
             continue
         first = args.get(name)
         if first is not None:
-            diags.append(
-                make_diagnostic(
-                    "E102",
-                    path,
-                    tok.line,
-                    tok.column,
-                    end_column=arg.end_column,
-                    keyword=name,
-                    first=first.column
-                    if first.line == tok.line
-                    else f"{first.column} of line {first.line}",
-                )
-            )
+            diags.append(_repeated_keyword(tok, arg, first, path))
             continue
         if arg.bare:
             diags.append(
@@ -173,6 +145,38 @@ def _parse_entry(entry: LogicalEntry, path: str, diags: list[Diagnostic]) -> Par
         args[name] = arg
     return ParsedEntry(
         entry.line, entry.column, entry.text, args, tuple(unknown), tuple(suggestions)
+    )
+
+
+def _unknown_keyword(tok: Token, arg: Arg, path: str, diags: list[Diagnostic]) -> str | None:
+    """E101 for a word that is no keyword, with the nearest keyword (returned) as its hint,
+    or the list of keywords when none is near."""
+    guess = suggest(arg.keyword, ALL_KEYWORDS)
+    hint = f"did you mean {guess}?" if guess else ("keywords are " + " ".join(sorted(ALL_KEYWORDS)))
+    diags.append(
+        make_diagnostic(
+            "E101",
+            path,
+            tok.line,
+            tok.column,
+            end_column=arg.end_column,
+            keyword=arg.keyword,
+            suggestion=hint,
+        )
+    )
+    return guess
+
+
+def _repeated_keyword(tok: Token, arg: Arg, first: Arg, path: str) -> Diagnostic:
+    """E102 for a keyword given twice in one entry, naming where it first stood."""
+    return make_diagnostic(
+        "E102",
+        path,
+        tok.line,
+        tok.column,
+        end_column=arg.end_column,
+        keyword=arg.keyword,
+        first=first.column if first.line == tok.line else f"{first.column} of line {first.line}",
     )
 
 

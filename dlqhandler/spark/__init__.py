@@ -10,5 +10,7 @@
   directory), :mod:`.progress`.
 
 This is the only package that imports pyspark, always inside the functions that need it:
-importing a module here never starts a JVM.
+importing a module here never starts a JVM. It may import outcomes, acting, rules, qmgr (the
+port, the attempt counts, the snapshot: never an adapter), mq, formats, config, logs and
+errors; never worker (what both need lives below them), report or cli.
 """

@@ -3,6 +3,7 @@ what left the queue."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,40 @@ def home(empty_home: Path) -> Path:
     return empty_home
 
 
+BODIES = [f"message {i}".encode() for i in range(5)]
+
+
+def _unload_failing_the_second_commit(
+    fail: Callable[[EmbeddedQueueManager], None],
+    out: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[int, str]:
+    """Create QM1 with BODIES on APP.IN, then ``qm dmpmqmsg -I APP.IN -t 2 -f OUT`` with
+    the second MQCMIT of a unit of work going through ``fail`` first: (exit code, stderr)."""
+    assert main(["qm", "create", "QM1"]) == 0
+    with connect("QM1") as qm:
+        qm.admin().define_queue("APP.IN", {})
+        for body in BODIES:
+            qm.put1("APP.IN", Message(MQMD(format="MQSTR"), body), PutOptions(syncpoint=False))
+    real = EmbeddedQueueManager.commit
+    commits = 0
+
+    def second_fails(self: EmbeddedQueueManager) -> None:
+        nonlocal commits
+        if self._uow.active:
+            commits += 1
+            if commits == 2:
+                fail(self)
+        real(self)
+
+    capsys.readouterr()
+    with monkeypatch.context() as m:
+        m.setattr(EmbeddedQueueManager, "commit", second_fails)
+        rc = main(["qm", "dmpmqmsg", "-m", "QM1", "-I", "APP.IN", "-t", "2", "-f", str(out)])
+    return rc, capsys.readouterr().err
+
+
 def test_a_destructive_unload_whose_commit_is_backed_out_cuts_the_file(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -32,40 +67,23 @@ def test_a_destructive_unload_whose_commit_is_backed_out_cuts_the_file(
     (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040770_.html): "when the commit
     operation fails and the unit of work is backed out. All resources that participated
     in the unit of work are returned to their state at the start of the unit of work"."""
-    assert main(["qm", "create", "QM1"]) == 0
-    bodies = [f"message {i}".encode() for i in range(5)]
-    with connect("QM1") as qm:
-        qm.admin().define_queue("APP.IN", {})
-        for body in bodies:
-            qm.put1("APP.IN", Message(MQMD(format="MQSTR"), body), PutOptions(syncpoint=False))
-    real = EmbeddedQueueManager.commit
-    commits = 0
 
-    def second_lost(self: EmbeddedQueueManager) -> None:
-        nonlocal commits
-        if self._uow.active:
-            commits += 1
-            if commits == 2:
-                self.store.losses += 1  # (the disk-full path: MQCMIT backs out, 2003)
-        real(self)
+    def lost(qm: EmbeddedQueueManager) -> None:
+        qm.store.losses += 1  # (the disk-full path: MQCMIT backs out, 2003)
 
     out = tmp_path / "got.dmp"
-    capsys.readouterr()
-    with monkeypatch.context() as m:
-        m.setattr(EmbeddedQueueManager, "commit", second_lost)
-        rc = main(["qm", "dmpmqmsg", "-m", "QM1", "-I", "APP.IN", "-t", "2", "-f", str(out)])
-    err = capsys.readouterr().err
+    rc, err = _unload_failing_the_second_commit(lost, out, monkeypatch, capsys)
 
     assert rc != 0
     assert "MQRC_BACKED_OUT (2003)" in err
     assert "2 message(s) are in the file and were removed from the queue" in err
     assert "Messages:     2" in err.split("Written")[1]
-    assert [m.body for m in read_dump(out)] == bodies[:2]
+    assert [m.body for m in read_dump(out)] == BODIES[:2]
     with connect("QM1") as qm:
         q = qm.open("APP.IN", input=False, browse=True)
         first, after = GetOptions(browse="first"), GetOptions(browse="next")
         left = [m.body for m in collect(q, first, after)]
-    assert left == bodies[2:]
+    assert left == BODIES[2:]
 
 
 def test_a_destructive_unload_whose_commit_outcome_is_unknown_says_so(
@@ -81,32 +99,14 @@ def test_a_destructive_unload_whose_commit_outcome_is_unknown_says_so(
     failures."""
     from dlqhandler.mq.constants import mqi_error
 
-    assert main(["qm", "create", "QM1"]) == 0
-    bodies = [f"message {i}".encode() for i in range(5)]
-    with connect("QM1") as qm:
-        qm.admin().define_queue("APP.IN", {})
-        for body in bodies:
-            qm.put1("APP.IN", Message(MQMD(format="MQSTR"), body), PutOptions(syncpoint=False))
-    real = EmbeddedQueueManager.commit
-    commits = 0
-
-    def second_broken(self: EmbeddedQueueManager) -> None:
-        nonlocal commits
-        if self._uow.active:
-            commits += 1
-            if commits == 2:
-                raise mqi_error(2009, "connection broken during MQCMIT")
-        real(self)
+    def broken(qm: EmbeddedQueueManager) -> None:
+        raise mqi_error(2009, "connection broken during MQCMIT")
 
     out = tmp_path / "got.dmp"
-    capsys.readouterr()
-    with monkeypatch.context() as m:
-        m.setattr(EmbeddedQueueManager, "commit", second_broken)
-        rc = main(["qm", "dmpmqmsg", "-m", "QM1", "-I", "APP.IN", "-t", "2", "-f", str(out)])
-    err = capsys.readouterr().err
+    rc, err = _unload_failing_the_second_commit(broken, out, monkeypatch, capsys)
 
     assert rc != 0
     assert "MQRC_CONNECTION_BROKEN (2009)" in err
     assert "the file's last 2 message(s) were not committed as got" in err
     assert "Messages:     2" in err.split("Written")[1]
-    assert [m.body for m in read_dump(out)] == bodies[:4]
+    assert [m.body for m in read_dump(out)] == BODIES[:4]

@@ -23,6 +23,8 @@ from dlqhandler.cli.exitcodes import ExitCode
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "rules" / "demo.rul"
 SAMPLE = ROOT / "samples" / "backlog-small.dmp"
+# What every drain here reads: the shipped demo table on the shipped sample backlog.
+FROM_SAMPLE = ("--rules", str(RULES), "--input", str(SAMPLE))
 
 
 @pytest.fixture
@@ -77,9 +79,7 @@ def assert_refused(proc: subprocess.CompletedProcess[str], *needles: str) -> Non
 def test_output_that_is_an_existing_file(shared_tmp: Path) -> None:
     """--output /etc/passwd: 'exists and is not a directory', the file untouched."""
     before = Path("/etc/passwd").read_bytes()
-    proc = drain(
-        "--rules", str(RULES), "--input", str(SAMPLE), "--output", "/etc/passwd", cwd=shared_tmp
-    )
+    proc = drain(*FROM_SAMPLE, "--output", "/etc/passwd", cwd=shared_tmp)
     assert_refused(proc, "/etc/passwd", "exists and is not a directory")
     assert Path("/etc/passwd").read_bytes() == before
 
@@ -87,19 +87,14 @@ def test_output_that_is_an_existing_file(shared_tmp: Path) -> None:
 def test_output_that_cannot_be_created(shared_tmp: Path) -> None:
     """An uncreatable path (under /proc) and a path through a file are refused."""
     proc = drain(
-        "--rules",
-        str(RULES),
-        "--input",
-        str(SAMPLE),
+        *FROM_SAMPLE,
         "--output",
         "/proc/dlqhandler/out",
         cwd=shared_tmp,
     )
     assert_refused(proc, "cannot create /proc/dlqhandler/out")
     (shared_tmp / "afile").write_text("x")
-    proc = drain(
-        "--rules", str(RULES), "--input", str(SAMPLE), "--output", "afile/out", cwd=shared_tmp
-    )
+    proc = drain(*FROM_SAMPLE, "--output", "afile/out", cwd=shared_tmp)
     assert_refused(proc, f"{shared_tmp}/afile is not a directory")
 
 
@@ -110,10 +105,7 @@ def test_output_in_a_read_only_directory(shared_tmp: Path) -> None:
     ro.mkdir()
     ro.chmod(0o555)
     proc = drain(
-        "--rules",
-        str(RULES),
-        "--input",
-        str(SAMPLE),
+        *FROM_SAMPLE,
         "--output",
         str(ro / "out"),
         cwd=shared_tmp,
@@ -138,7 +130,7 @@ def test_non_empty_output_is_refused_and_kept(shared_tmp: Path) -> None:
     out = shared_tmp / "out"
     out.mkdir()
     (out / "q-APP.OLD@LOCAL.dmp").write_text("previous run")
-    proc = drain("--rules", str(RULES), "--input", str(SAMPLE), "--output", "out", cwd=shared_tmp)
+    proc = drain(*FROM_SAMPLE, "--output", "out", cwd=shared_tmp)
     assert_refused(proc, "is not empty", "--overwrite")
     assert (out / "q-APP.OLD@LOCAL.dmp").read_text() == "previous run"
     assert sorted(p.name for p in shared_tmp.iterdir() if p.name.startswith(".")) == []

@@ -327,21 +327,26 @@ def _limit_file_size(limit: int) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
+def _generate_in_64_kib(out: Path, *, home: Path) -> subprocess.CompletedProcess[str]:
+    """``dlqhandler samples generate --count 500 -o OUT`` in a process whose files may not
+    grow past 64 KiB (RLIMIT_FSIZE): its write fails midway with EFBIG."""
+    return subprocess.run(
+        [str(CLI), "samples", "generate", "--count", "500", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DLQHANDLER_HOME": str(home)},
+        check=False,
+        preexec_fn=lambda: _limit_file_size(64 * 1024),
+    )
+
+
 def test_a_failed_generate_leaves_no_partial_file_and_the_old_one_intact(tmp_path: Path) -> None:
     """samples generate writes aside and renames: when the write fails midway (a 64 KiB file
     size limit, EFBIG), it exits 2 saying so, no partial or temporary file is left, and a
     file already at --output is exactly as it was."""
     out = tmp_path / "b.dmp"
     out.write_bytes(b"the earlier file\n")
-    env = {**os.environ, "DLQHANDLER_HOME": str(tmp_path / "home")}
-    proc = subprocess.run(
-        [str(CLI), "samples", "generate", "--count", "500", "-o", str(out)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        preexec_fn=lambda: _limit_file_size(64 * 1024),
-    )
+    proc = _generate_in_64_kib(out, home=tmp_path / "home")
     assert proc.returncode == 2, proc.stderr
     assert f"cannot write {out}: File too large" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -352,15 +357,7 @@ def test_a_failed_generate_leaves_no_partial_file_and_the_old_one_intact(tmp_pat
 def test_a_generate_to_a_new_file_that_fails_leaves_nothing(tmp_path: Path) -> None:
     """The same failure with no earlier file: exit 2 and no file at all."""
     out = tmp_path / "new.dmp"
-    env = {**os.environ, "DLQHANDLER_HOME": str(tmp_path / "home")}
-    proc = subprocess.run(
-        [str(CLI), "samples", "generate", "--count", "500", "-o", str(out)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        preexec_fn=lambda: _limit_file_size(64 * 1024),
-    )
+    proc = _generate_in_64_kib(out, home=tmp_path / "home")
     assert proc.returncode == 2, proc.stderr
     assert list(tmp_path.iterdir()) == []
 

@@ -6,43 +6,29 @@ import io
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from dlqhandler.cli import main
+from tests.cli.helpers import ROOT, Write
 
-ROOT = Path(__file__).resolve().parents[2]
 GOOD = "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(5)\nACTION(FWD) FWDQ(DLQ.CATCHALL) HEADER(YES)\n"
 BAD = "REASON(2053) RETRIES(3) ACTION(RETRY)\nACTION(FWD)\n"
 WARN = "REASON(2053)ACTION(DISCARD)\nACTION(FWD) FWDQ(DLQ.CATCHALL)\n"
 
 
-Writer = Callable[[str, str], str]
 Out = pytest.CaptureFixture[str]
 
 
-@pytest.fixture
-def write(tmp_path: Path) -> Writer:
-    """Write a rules file under tmp_path and return its path."""
-
-    def _write(name: str, text: str) -> str:
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        return str(path)
-
-    return _write
-
-
-def test_clean_file_exits_zero(write: Writer, capsys: Out) -> None:
+def test_clean_file_exits_zero(write: Write, capsys: Out) -> None:
     """A clean table prints only the summary and exits 0."""
     path = write("good.rul", GOOD)
     assert main(["lint", path]) == 0
     assert capsys.readouterr().out == "0 errors, 0 warnings in 1 files\n"
 
 
-def test_errors_are_rendered_with_source_caret_and_hint(write: Writer, capsys: Out) -> None:
+def test_errors_are_rendered_with_source_caret_and_hint(write: Write, capsys: Out) -> None:
     """Each diagnostic: PATH:LINE:COL: severity[CODE]: message, the line, a caret, the hint."""
     path = write("bad.rul", BAD)
     assert main(["lint", path]) == 1
@@ -55,7 +41,7 @@ def test_errors_are_rendered_with_source_caret_and_hint(write: Writer, capsys: O
     assert out[-1] == "2 errors, 0 warnings in 1 files"
 
 
-def test_warnings_pass_unless_strict(write: Writer, capsys: Out) -> None:
+def test_warnings_pass_unless_strict(write: Write, capsys: Out) -> None:
     """Warnings alone exit 0; --strict turns them into a failure."""
     path = write("warn.rul", WARN)
     assert main(["lint", path]) == 0
@@ -63,7 +49,7 @@ def test_warnings_pass_unless_strict(write: Writer, capsys: Out) -> None:
     assert main(["lint", "--strict", path]) == 1
 
 
-def test_require_catch_all_makes_w505_an_error(write: Writer, capsys: Out) -> None:
+def test_require_catch_all_makes_w505_an_error(write: Write, capsys: Out) -> None:
     """--require-catch-all reports the missing catch-all as an error."""
     path = write("nocatch.rul", "REASON(2053) ACTION(RETRY)\n")
     assert main(["lint", path]) == 0
@@ -71,7 +57,7 @@ def test_require_catch_all_makes_w505_an_error(write: Writer, capsys: Out) -> No
     assert "error[W505]" in capsys.readouterr().out
 
 
-def test_json_format(write: Writer, capsys: Out) -> None:
+def test_json_format(write: Write, capsys: Out) -> None:
     """--format json: files with path, rule count (null when invalid) and diagnostics."""
     good, bad = write("good.rul", GOOD), write("bad.rul", BAD)
     assert main(["lint", "--format", "json", good, bad]) == 1
@@ -95,7 +81,7 @@ def test_stdin(monkeypatch: pytest.MonkeyPatch, capsys: Out) -> None:
     assert capsys.readouterr().out.startswith("<stdin>:1:1: error[E401]")
 
 
-def test_unreadable_file_exits_two(write: Writer, capsys: Out) -> None:
+def test_unreadable_file_exits_two(write: Write, capsys: Out) -> None:
     """A missing file is a usage error (2); the other files are still checked, a Latin-1
     comment byte included (a warning at its line and column, as run reports it)."""
     good = write("good.rul", GOOD)
@@ -115,7 +101,7 @@ def test_usage_error_exits_two(capsys: Out) -> None:
     assert info.value.code == 2
 
 
-def test_input_queue_and_triggered_options(write: Writer, capsys: Out) -> None:
+def test_input_queue_and_triggered_options(write: Write, capsys: Out) -> None:
     """--input-queue finds forwarding loops; --triggered flags leftover messages."""
     path = write("loop.rul", "REASON(1) ACTION(IGNORE)\nACTION(FWD) FWDQ(MY.DLQ)\n")
     assert main(["lint", "--strict", path]) == 0
@@ -125,7 +111,7 @@ def test_input_queue_and_triggered_options(write: Writer, capsys: Out) -> None:
     assert "warning[W507]" in out
 
 
-def test_explain(write: Writer, capsys: Out) -> None:
+def test_explain(write: Write, capsys: Out) -> None:
     """--explain prints every rule with its pattern, action and reachability."""
     path = write(
         "x.rul",

@@ -18,6 +18,7 @@ from dlqhandler.errors import MQIError
 from dlqhandler.formats.dmpmqmsg import DumpWriter, read_dump
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr import GetOptions, PutOptions, connect
+from tests.worker.helpers import DLQ
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = ROOT / ".venv" / "bin" / "dlqhandler"
@@ -83,27 +84,8 @@ def test_create_mqsc_list_delete_as_subprocesses(home: Path) -> None:
 def test_put_and_browse(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """qm put (plain and as a dead letter) and qm browse list what is on a queue."""
     assert main(["qm", "create", "QM1"]) == 0
-    assert (
-        main(
-            [
-                "qm",
-                "put",
-                "-m",
-                "QM1",
-                "-q",
-                "SYSTEM.DEAD.LETTER.QUEUE",
-                "--data",
-                "order 42",
-                "--dlq-reason",
-                "2053",
-                "--dest",
-                "APP.IN",
-                "--count",
-                "2",
-            ]
-        )
-        == 0
-    )
+    put = ["qm", "put", "-m", "QM1", "-q", DLQ, "--data", "order 42"]
+    assert main([*put, "--dlq-reason", "2053", "--dest", "APP.IN", "--count", "2"]) == 0
     capsys.readouterr()
     assert main(["qm", "browse", "-m", "QM1", "-q", "SYSTEM.DEAD.LETTER.QUEUE"]) == 0
     out = capsys.readouterr().out
@@ -409,23 +391,7 @@ def test_dmpmqmsg_default_context_on_load(home: Path, tmp_path: Path) -> None:
     source = tmp_path / "in.dmp"
     with source.open("wb") as f, DumpWriter(f) as writer:
         writer.write(_varied_messages()[0])
-    assert (
-        main(
-            [
-                "qm",
-                "dmpmqmsg",
-                "-m",
-                "QM1",
-                "-o",
-                "SYSTEM.DEAD.LETTER.QUEUE",
-                "-C",
-                "d",
-                "-f",
-                str(source),
-            ]
-        )
-        == 0
-    )
+    assert main(["qm", "dmpmqmsg", "-m", "QM1", "-o", DLQ, "-C", "d", "-f", str(source)]) == 0
     with connect("QM1") as qm:
         got = qm.open("SYSTEM.DEAD.LETTER.QUEUE").get()
         qm.commit()
@@ -471,20 +437,7 @@ def test_put_refuses_a_bad_property_before_connecting(
     type: usage error (exit 2) naming the property and the fault; nothing is put."""
     assert main(["qm", "create", "QM1"]) == 0
     with pytest.raises(SystemExit) as exc:
-        main(
-            [
-                "qm",
-                "put",
-                "-m",
-                "QM1",
-                "-q",
-                "SYSTEM.DEAD.LETTER.QUEUE",
-                "--data",
-                "x",
-                "--property",
-                spec,
-            ]
-        )
+        main(["qm", "put", "-m", "QM1", "-q", DLQ, "--data", "x", "--property", spec])
     assert exc.value.code == 2
     assert problem in capsys.readouterr().err
     with connect("QM1") as qm:

@@ -11,7 +11,6 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,11 +21,8 @@ from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.errors import MalformedMessageError
 from dlqhandler.formats import read_dump
 from dlqhandler.mq import decode_dead_letter
+from tests.cli.helpers import BACKLOG, DEMO, ROOT, DlqTest, Write
 from tests.worker.helpers import DLQ, Ledger, RunCli, define, load
-
-ROOT = Path(__file__).resolve().parents[2]
-BACKLOG = ROOT / "samples" / "backlog-small.dmp"
-DEMO = ROOT / "rules" / "demo.rul"
 
 TABLE = """\
 * a small table: retry a full queue twice, then the catch-all
@@ -63,38 +59,29 @@ tests:
 """
 
 Out = pytest.CaptureFixture[str]
-Write = Callable[[str, str], str]
 
 
 @pytest.fixture
-def write(tmp_path: Path) -> Write:
-    """Write a file under tmp_path (the table as table.rul by default) and return its path."""
-
-    def _write(name: str, text: str) -> str:
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        return str(path)
-
-    _write("table.rul", TABLE)
-    return _write
+def write(write: Write) -> Write:
+    """The file writer of tests/cli/conftest.py, with the table already written as table.rul."""
+    write("table.rul", TABLE)
+    return write
 
 
-def test_passing_cases_print_the_count_and_exit_0(write: Write, capsys: Out) -> None:
+def test_passing_cases_print_the_count_and_exit_0(write: Write, dlq_test: DlqTest) -> None:
     """Every case holds: only ``N passed, 0 failed`` is printed, exit 0 (OK). The cases
     cover RETRY(n) by attempt count, its fall-through, and &DESTQ/&DESTQM and
     &REPLYQ/&REPLYQM substitution."""
     cases = write("cases.yaml", CASES)
-    assert main(["test", cases]) == ExitCode.OK
-    assert capsys.readouterr().out == "4 passed, 0 failed\n"
+    assert dlq_test(cases, code=ExitCode.OK).out == "4 passed, 0 failed\n"
 
 
-def test_a_failure_names_file_line_case_expected_and_got(write: Write, capsys: Out) -> None:
+def test_a_failure_names_file_line_case_expected_and_got(write: Write, dlq_test: DlqTest) -> None:
     """A failed case: ``file:line: FAIL name: expected ... (rule at table:line), got ...
     (table:line)``, the last line ``N passed, M failed``, exit 1 (FAILURE)."""
     cases = write("cases.yaml", CASES.replace("    attempts: 1\n", "    attempts: 2\n"))
     table = str(Path(cases).parent / "table.rul")
-    assert main(["test", cases]) == ExitCode.FAILURE
-    assert capsys.readouterr().out.splitlines() == [
+    assert dlq_test(cases, code=ExitCode.FAILURE).out.splitlines() == [
         (
             f"{cases}:3: FAIL a full queue is retried: expected RETRY (rule at {table}:2), "
             f"got FWD DEADQ.MANUAL ({table}:6)"
@@ -103,17 +90,18 @@ def test_a_failure_names_file_line_case_expected_and_got(write: Write, capsys: O
     ]
 
 
-def test_a_table_on_the_command_line_overrides_the_rules_key(write: Write, capsys: Out) -> None:
+def test_a_table_on_the_command_line_overrides_the_rules_key(
+    write: Write, dlq_test: DlqTest
+) -> None:
     """TABLE before the case files is used instead of their ``rules:`` key: a changed
     table tested against the same cases."""
     cases = write("cases.yaml", CASES)
     changed = write("changed.rul", TABLE.replace("RETRY(2)", "RETRY(1)"))
-    assert main(["test", changed, cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out
+    out = dlq_test(changed, cases, code=ExitCode.FAILURE).out
     assert f"expected RETRY (rule at {changed}:2), got FWD DEADQ.MANUAL ({changed}:6)" in out
 
 
-def test_an_implicit_ignore_is_rule_none(write: Write, capsys: Out) -> None:
+def test_an_implicit_ignore_is_rule_none(write: Write, dlq_test: DlqTest) -> None:
     """With no rule chosen the decision is the implicit IGNORE: ``rule: none`` expects it,
     and a failure says so."""
     write("ignore.rul", "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(1)\n")
@@ -125,9 +113,8 @@ def test_an_implicit_ignore_is_rule_none(write: Write, capsys: Out) -> None:
         "  - name: wrong\n    message: {REASON: MQRC_Q_FULL}\n    attempts: 1\n"
         "    expect: {action: RETRY, rule: 1}\n",
     )
-    assert main(["test", cases]) == ExitCode.FAILURE
     table = str(Path(cases).parent / "ignore.rul")
-    assert capsys.readouterr().out.splitlines() == [
+    assert dlq_test(cases, code=ExitCode.FAILURE).out.splitlines() == [
         (
             f"{cases}:7: FAIL wrong: expected RETRY (rule at {table}:1), "
             "got IGNORE (implicit IGNORE: no rule)"
@@ -137,7 +124,7 @@ def test_an_implicit_ignore_is_rule_none(write: Write, capsys: Out) -> None:
 
 
 def test_an_unusable_substituted_target_is_what_run_would_fail_on(
-    write: Write, capsys: Out
+    write: Write, dlq_test: DlqTest
 ) -> None:
     """FWDQ(&REPLYQ) of a message with a reply-to queue manager but no reply-to queue:
     ``run`` could not put it (a blank name); a case expecting a queue fails saying so."""
@@ -146,19 +133,17 @@ def test_an_unusable_substituted_target_is_what_run_would_fail_on(
         "rules: table.rul\ntests:\n  - name: blank reply queue\n"
         "    message: {REPLYQM: QM9}\n    expect: {action: FWD, fwdq: ANSWERS}\n",
     )
-    assert main(["test", cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out
+    out = dlq_test(cases, code=ExitCode.FAILURE).out
     assert "expected FWD ANSWERS, got FWD refused by run as INVALID_TARGET (" in out
     assert "MQMD.ReplyToQ" in out
 
 
-def test_a_table_that_does_not_compile_exits_3(write: Write, capsys: Out) -> None:
+def test_a_table_that_does_not_compile_exits_3(write: Write, dlq_test: DlqTest) -> None:
     """The table's errors are shown as lint shows them and the exit is 3 (RULES_ERROR);
     no case is run."""
     write("table.rul", "REASON(2053) RETRIES(3) ACTION(RETRY)\n")
     cases = write("cases.yaml", CASES)
-    assert main(["test", cases]) == ExitCode.RULES_ERROR
-    captured = capsys.readouterr()
+    captured = dlq_test(cases, code=ExitCode.RULES_ERROR)
     assert "error[E101]: unknown keyword RETRIES" in captured.err
     assert "hint: did you mean RETRY?" in captured.err
     assert "the table does not compile" in captured.err
@@ -198,13 +183,12 @@ def test_junit_xml_has_one_testcase_per_case(write: Write, capsys: Out, tmp_path
     assert capsys.readouterr().out.endswith("3 passed, 1 failed\n")
 
 
-def test_coverage_lists_each_rule_and_the_unreached(write: Write, capsys: Out) -> None:
+def test_coverage_lists_each_rule_and_the_unreached(write: Write, dlq_test: DlqTest) -> None:
     """--coverage: each rule with the cases it decided, then the rules no case reaches;
     the run still passes (exit 0)."""
     cases = write("cases.yaml", CASES)
     table = str(Path(cases).parent / "table.rul")
-    assert main(["test", cases, "--coverage"]) == ExitCode.OK
-    lines = capsys.readouterr().out.splitlines()
+    lines = dlq_test(cases, "--coverage", code=ExitCode.OK).out.splitlines()
     assert lines[0] == f"coverage of {table}: 4 of 5 rules decided a case (80.0%)"
     assert lines[1].split() == [
         f"{table}:2",
@@ -218,14 +202,12 @@ def test_coverage_lists_each_rule_and_the_unreached(write: Write, capsys: Out) -
     assert lines[-1] == "4 passed, 0 failed"
 
 
-def test_fail_under_fails_when_too_few_rules_are_covered(write: Write, capsys: Out) -> None:
+def test_fail_under_fails_when_too_few_rules_are_covered(write: Write, dlq_test: DlqTest) -> None:
     """--fail-under 80 passes at 80% covered; --fail-under 90 fails (exit 1) and says so,
     though every case passed."""
     cases = write("cases.yaml", CASES)
-    assert main(["test", cases, "--fail-under", "80"]) == ExitCode.OK
-    capsys.readouterr()
-    assert main(["test", cases, "--fail-under", "90"]) == ExitCode.FAILURE
-    out = capsys.readouterr().out.splitlines()
+    dlq_test(cases, "--fail-under", "80", code=ExitCode.OK)
+    out = dlq_test(cases, "--fail-under", "90", code=ExitCode.FAILURE).out.splitlines()
     assert out[-2].endswith("is 80.0%, under --fail-under 90%")
     assert out[-1] == "4 passed, 0 failed"
 
@@ -239,13 +221,12 @@ def test_fail_under_refuses_a_value_that_is_not_a_percentage(write: Write, capsy
     assert "--fail-under" in capsys.readouterr().err
 
 
-def test_json_format_for_tools(write: Write, capsys: Out) -> None:
+def test_json_format_for_tools(write: Write, dlq_test: DlqTest) -> None:
     """--format json: every case with what it expected and got (rule lines, targets,
     the matching rules, run's refusal), the run each file is checked for, the counts
     and, asked for, the coverage."""
     cases = write("cases.yaml", CASES.replace("    attempts: 1\n", "    attempts: 2\n"))
-    assert main(["test", cases, "--format", "json", "--coverage"]) == ExitCode.FAILURE
-    out = json.loads(capsys.readouterr().out)
+    out = json.loads(dlq_test(cases, "--format", "json", "--coverage", code=ExitCode.FAILURE).out)
     assert (out["passed"], out["failed"]) == (3, 1)
     first = out["files"][0]["cases"][0]
     assert first["name"] == "a full queue is retried"
@@ -384,15 +365,14 @@ BAD_INPUT = [
 
 @pytest.mark.parametrize(("text", "code", "line", "column", "hint"), BAD_INPUT)
 def test_bad_case_files_exit_2_with_position_and_hint(
-    write: Write, capsys: Out, text: str, code: str, line: int, column: int, hint: str | None
+    write: Write, dlq_test: DlqTest, text: str, code: str, line: int, column: int, hint: str | None
 ) -> None:
     """Each bad case file of issue 35 (not YAML, a list where a mapping belongs, a
     duplicate name, an unknown MQ name, a negative attempts, a rule line without a rule,
     and more): exit 2 (USAGE), ``file:line:col: error[CODE]``, the source line with a
     caret, the hint; no case run, no traceback."""
     cases = write("cases.yaml", text)
-    assert main(["test", str(Path(cases).parent / "table.rul"), cases]) == ExitCode.USAGE
-    captured = capsys.readouterr()
+    captured = dlq_test(str(Path(cases).parent / "table.rul"), cases, code=ExitCode.USAGE)
     assert f"{cases}:{line}:{column}: error[{code}]:" in captured.err, captured.err
     if hint is not None:
         assert hint in captured.err
@@ -401,7 +381,7 @@ def test_bad_case_files_exit_2_with_position_and_hint(
     assert "passed" not in captured.out
 
 
-def test_every_problem_of_a_file_is_reported(write: Write, capsys: Out) -> None:
+def test_every_problem_of_a_file_is_reported(write: Write, dlq_test: DlqTest) -> None:
     """Problems are all reported, not the first: three bad cases, three diagnostics."""
     cases = write(
         "cases.yaml",
@@ -410,68 +390,70 @@ def test_every_problem_of_a_file_is_reported(write: Write, capsys: Out) -> None:
         "  - name: b\n    attempts: x\n    expect: {action: IGNORE}\n"
         "  - name: c\n    expect: {action: NOPE}\n",
     )
-    assert main(["test", cases]) == ExitCode.USAGE
-    err = capsys.readouterr().err
+    err = dlq_test(cases, code=ExitCode.USAGE).err
     assert [c for c in ("C301", "C303", "C304") if f"error[{c}]" in err] == ["C301", "C303", "C304"]
     assert "3 problems in case files; no case was run" in err
 
 
-def test_the_diagnostic_cap_applies_to_case_files(write: Write, capsys: Out) -> None:
+def test_the_diagnostic_cap_applies_to_case_files(write: Write, dlq_test: DlqTest) -> None:
     """--error-limit 2 shows the first two problems and counts the rest by code, as lint."""
     body = "".join(
         f"  - name: n{i}\n    message: {{REASON: MQRC_NOPE}}\n    expect: {{action: IGNORE}}\n"
         for i in range(5)
     )
     cases = write("cases.yaml", "rules: table.rul\ntests:\n" + body)
-    assert main(["test", cases, "--error-limit", "2"]) == ExitCode.USAGE
-    err = capsys.readouterr().err
+    err = dlq_test(cases, "--error-limit", "2", code=ExitCode.USAGE).err
     assert err.count("error[C301]") == 2
     assert "3 more problems not shown (C301 x3)" in err
 
 
-def test_control_characters_are_escaped(write: Write, capsys: Out) -> None:
+def test_control_characters_are_escaped(write: Write, dlq_test: DlqTest) -> None:
     """An ESC written in a value (a YAML escape) is shown as \\x1b, never sent raw."""
     cases = write(
         "cases.yaml",
         'tests:\n  - name: a\n    message: {REASON: "MQRC\\e[2J"}\n    expect: {action: IGNORE}\n',
     )
-    assert main(["test", str(Path(cases).parent / "table.rul"), cases]) == ExitCode.USAGE
-    err = capsys.readouterr().err
+    err = dlq_test(str(Path(cases).parent / "table.rul"), cases, code=ExitCode.USAGE).err
     assert "\x1b" not in err
     assert "MQRC\\x1b[2J" in err
 
 
-def test_bytes_that_are_not_utf8(tmp_path: Path, capsys: Out) -> None:
+def test_bytes_that_are_not_utf8(tmp_path: Path, dlq_test: DlqTest) -> None:
     """A Latin-1 byte: C101 at its line and column, exit 2."""
     (tmp_path / "table.rul").write_text(TABLE)
     cases = tmp_path / "cases.yaml"
     cases.write_bytes(b"rules: table.rul\ntests: []\n# caf\xe9\n")
-    assert main(["test", str(cases)]) == ExitCode.USAGE
-    assert f"{cases}:3:6: error[C101]: byte 0xE9 is not UTF-8" in capsys.readouterr().err
+    assert (
+        f"{cases}:3:6: error[C101]: byte 0xE9 is not UTF-8"
+        in dlq_test(str(cases), code=ExitCode.USAGE).err
+    )
 
 
-def test_a_missing_table_or_case_file(write: Write, capsys: Out) -> None:
+def test_a_missing_table_or_case_file(write: Write, dlq_test: DlqTest) -> None:
     """A ``rules:`` key naming no file: C109 at the key's value; a case file that does not
     exist: a plain usage error. Both exit 2."""
     cases = write("cases.yaml", CASES.replace("rules: table.rul", "rules: nothere.rul"))
-    assert main(["test", cases]) == ExitCode.USAGE
-    assert f"{cases}:1:8: error[C109]: cannot read the rules table" in capsys.readouterr().err
-    assert main(["test", str(Path(cases).parent / "none.yaml")]) == ExitCode.USAGE
-    assert "cannot read case file" in capsys.readouterr().err
+    assert (
+        f"{cases}:1:8: error[C109]: cannot read the rules table"
+        in dlq_test(cases, code=ExitCode.USAGE).err
+    )
+    assert (
+        "cannot read case file"
+        in dlq_test(str(Path(cases).parent / "none.yaml"), code=ExitCode.USAGE).err
+    )
 
 
-def test_a_file_with_no_cases_fails(write: Write, capsys: Out) -> None:
+def test_a_file_with_no_cases_fails(write: Write, dlq_test: DlqTest) -> None:
     """``tests: []`` checks nothing, so it would pass whatever the table does (a table that
     sends every message to the wrong queue included): C110 at the list, exit 2, never
     "0 passed, 0 failed" and exit 0."""
     cases = write("cases.yaml", "rules: table.rul\ntests: []\n")
-    assert main(["test", cases]) == ExitCode.USAGE
-    err = capsys.readouterr().err
+    err = dlq_test(cases, code=ExitCode.USAGE).err
     assert f"{cases}:2:8: error[C110]: the file has no cases" in err
     assert "0 passed" not in err
 
 
-def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, capsys: Out) -> None:
+def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, dlq_test: DlqTest) -> None:
     """A FWD whose target is the DLQ being processed (FWDQ naming it, or &REPLYQ
     substituted to it) is refused by ``run`` as a loop and the message stays: a case
     expecting that forward fails, naming the problem, instead of passing. The input DLQ
@@ -497,8 +479,7 @@ def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, capsys:
         "  - name: elsewhere\n    message: {REPLYQ: MY.DLQ, REPLYQM: QM9}\n"
         "    expect: {action: FWD, fwdq: MY.DLQ, fwdqm: QM9}\n",
     )
-    assert main(["test", cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out
+    out = dlq_test(cases, code=ExitCode.FAILURE).out
     problem = "FWD MY.DLQ refused by run as FORWARD_LOOP (target MY.DLQ is the input dead-letter"
     assert f"{cases}:3: FAIL named: expected FWD MY.DLQ, got {problem}" in out
     assert f"{cases}:6: FAIL substituted: expected FWD MY.DLQ, got {problem}" in out
@@ -509,11 +490,15 @@ def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, capsys:
         "    expect: {action: FWD, fwdq: SYSTEM.DEAD.LETTER.QUEUE}\n",
     )
     write("dead.rul", "ACTION(FWD) FWDQ(SYSTEM.DEAD.LETTER.QUEUE)\n")
-    assert main(["test", str(Path(default).parent / "dead.rul"), default]) == ExitCode.FAILURE
-    assert "0 passed, 1 failed" in capsys.readouterr().out
+    assert (
+        "0 passed, 1 failed"
+        in dlq_test(str(Path(default).parent / "dead.rul"), default, code=ExitCode.FAILURE).out
+    )
 
 
-def test_a_case_expecting_a_forward_to_a_control_queue_fails(write: Write, capsys: Out) -> None:
+def test_a_case_expecting_a_forward_to_a_control_queue_fails(
+    write: Write, dlq_test: DlqTest
+) -> None:
     """``FWDQ(&REPLYQ)`` substituted to the handler's status or audit queue is refused by
     ``run`` (CONTROL_QUEUE, docs/one-off-actions.md) and the message stays: a case
     expecting that forward fails, naming the queue's role. The names are run's defaults
@@ -529,43 +514,40 @@ def test_a_case_expecting_a_forward_to_a_control_queue_fails(write: Write, capsy
         "  - name: an application queue\n    message: {REPLYQ: APP.REPLY}\n"
         "    expect: {action: FWD, fwdq: APP.REPLY}\n",
     )
-    assert main(["test", cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out
+    out = dlq_test(cases, code=ExitCode.FAILURE).out
     assert "target DLQHANDLER.STATUS is the handler's status queue: a dead letter is" in out
     assert "target DLQHANDLER.AUDIT is the handler's audit queue: a dead letter is" in out
     assert "1 passed, 2 failed" in out
 
 
-def test_no_table_anywhere_is_c108(write: Write, capsys: Out) -> None:
+def test_no_table_anywhere_is_c108(write: Write, dlq_test: DlqTest) -> None:
     """A case file without ``rules:`` and no TABLE given: C108, exit 2."""
     cases = write("cases.yaml", CASES.replace("rules: table.rul\n", ""))
-    assert main(["test", cases]) == ExitCode.USAGE
-    assert "error[C108]: no rules table" in capsys.readouterr().err
+    assert "error[C108]: no rules table" in dlq_test(cases, code=ExitCode.USAGE).err
 
 
-def test_usage_errors(write: Write, capsys: Out) -> None:
+def test_usage_errors(write: Write, dlq_test: DlqTest) -> None:
     """A table without case files, --generate with case files, --distinct without
     --generate: usage errors (exit 2) saying what to write."""
     table = str(Path(write("cases.yaml", CASES)).parent / "table.rul")
-    assert main(["test", table]) == ExitCode.USAGE
-    assert "give a case file after the table" in capsys.readouterr().err
-    assert main(["test", table, "x.yaml", "--generate", str(BACKLOG)]) == ExitCode.USAGE
-    assert "--generate DUMP takes the rules table alone" in capsys.readouterr().err
-    assert main(["test", table, "x.yaml", "--distinct"]) == ExitCode.USAGE
-    assert "go with --generate" in capsys.readouterr().err
+    assert "give a case file after the table" in dlq_test(table, code=ExitCode.USAGE).err
+    assert (
+        "--generate DUMP takes the rules table alone"
+        in dlq_test(table, "x.yaml", "--generate", str(BACKLOG), code=ExitCode.USAGE).err
+    )
+    assert "go with --generate" in dlq_test(table, "x.yaml", "--distinct", code=ExitCode.USAGE).err
 
 
 # --- generate ---
 
 
-def test_generate_round_trip_on_the_shipped_backlog(tmp_path: Path, capsys: Out) -> None:
+def test_generate_round_trip_on_the_shipped_backlog(tmp_path: Path, dlq_test: DlqTest) -> None:
     """--generate from samples/backlog-small.dmp with rules/demo.rul: one case per dead
     letter (193; the 7 without an MQDLH left out and counted), named by MsgId; `test`
     reads it back and every case passes; a changed table fails the cases it changes."""
     out = tmp_path / "backlog.cases.yaml"
-    argv = ["test", str(DEMO), "--generate", str(BACKLOG), "--output", str(out)]
-    assert main(argv) == ExitCode.OK
-    err = capsys.readouterr().err
+    argv = [str(DEMO), "--generate", str(BACKLOG), "--output", str(out)]
+    err = dlq_test(*argv, code=ExitCode.OK).err
     assert "193 cases from 200 messages" in err
     assert "7 left out (7 no MQDLH)" in err
     data = yaml.safe_load(out.read_text())
@@ -579,13 +561,11 @@ def test_generate_round_trip_on_the_shipped_backlog(tmp_path: Path, capsys: Out)
     assert {case["name"] for case in data["tests"]} == ids
     assert (tmp_path / data["rules"]).resolve() == DEMO.resolve()
 
-    assert main(["test", str(out), "--coverage"]) == ExitCode.OK
-    assert capsys.readouterr().out.endswith("193 passed, 0 failed\n")
+    assert dlq_test(str(out), "--coverage", code=ExitCode.OK).out.endswith("193 passed, 0 failed\n")
 
     changed = tmp_path / "changed.rul"
     changed.write_text(DEMO.read_text().replace("FWDQ(DLQ.SECURITY)", "FWDQ(DLQ.AUDIT)"))
-    assert main(["test", str(changed), str(out)]) == ExitCode.FAILURE
-    lines = capsys.readouterr().out.splitlines()
+    lines = dlq_test(str(changed), str(out), code=ExitCode.FAILURE).out.splitlines()
     security = sum(1 for c in data["tests"] if c["expect"].get("fwdq") == "DLQ.SECURITY")
     assert security > 0
     assert lines[-1] == f"{193 - security} passed, {security} failed"
@@ -594,14 +574,15 @@ def test_generate_round_trip_on_the_shipped_backlog(tmp_path: Path, capsys: Out)
     )
 
 
-def test_generate_distinct_keeps_one_case_per_decision_path(tmp_path: Path, capsys: Out) -> None:
+def test_generate_distinct_keeps_one_case_per_decision_path(
+    tmp_path: Path, dlq_test: DlqTest
+) -> None:
     """--distinct: one case per distinct path (the matching rules, the deciding rule, the
     target), each with how many messages took it; together they cover the same rules."""
     every, distinct = tmp_path / "every.yaml", tmp_path / "distinct.yaml"
-    assert main(["test", str(DEMO), "--generate", str(BACKLOG), "--output", str(every)]) == 0
-    argv = ["test", str(DEMO), "--generate", str(BACKLOG), "--output", str(distinct), "--distinct"]
-    assert main(argv) == ExitCode.OK
-    capsys.readouterr()
+    dlq_test(str(DEMO), "--generate", str(BACKLOG), "--output", str(every), code=ExitCode.OK)
+    generate = [str(DEMO), "--generate", str(BACKLOG), "--output", str(distinct)]
+    dlq_test(*generate, "--distinct", code=ExitCode.OK)
     text = distinct.read_text()
     cases = yaml.safe_load(text)["tests"]
     assert 1 < len(cases) < 193
@@ -610,33 +591,29 @@ def test_generate_distinct_keeps_one_case_per_decision_path(tmp_path: Path, caps
     ]
     assert sum(counts) == 193
     assert len(counts) == len(cases)
-    assert main(["test", str(distinct), "--format", "json", "--coverage"]) == ExitCode.OK
-    d = json.loads(capsys.readouterr().out)
-    assert main(["test", str(every), "--format", "json", "--coverage"]) == ExitCode.OK
-    e = json.loads(capsys.readouterr().out)
+    d = json.loads(dlq_test(str(distinct), "--format", "json", "--coverage", code=ExitCode.OK).out)
+    e = json.loads(dlq_test(str(every), "--format", "json", "--coverage", code=ExitCode.OK).out)
     assert d["coverage"][0]["unreached"] == e["coverage"][0]["unreached"]
 
 
-def test_generate_refuses_to_overwrite_its_inputs(tmp_path: Path, capsys: Out) -> None:
+def test_generate_refuses_to_overwrite_its_inputs(tmp_path: Path, dlq_test: DlqTest) -> None:
     """--output naming the table or the dump is refused (exit 2): nothing is lost."""
     table = tmp_path / "t.rul"
     table.write_text(DEMO.read_text())
     before = table.read_bytes()
-    argv = ["test", str(table), "--generate", str(BACKLOG), "--output", str(table)]
-    assert main(argv) == ExitCode.USAGE
-    assert "is the rules table: it would be overwritten" in capsys.readouterr().err
+    argv = [str(table), "--generate", str(BACKLOG), "--output", str(table)]
+    assert "is the rules table: it would be overwritten" in dlq_test(*argv, code=ExitCode.USAGE).err
     assert table.read_bytes() == before
 
 
-def test_generate_from_a_broken_dump_exits_2(tmp_path: Path, capsys: Out) -> None:
+def test_generate_from_a_broken_dump_exits_2(tmp_path: Path, dlq_test: DlqTest) -> None:
     """A dump that is not a dmpmqmsg file: exit 2 naming the file and line; no output
     file is written."""
     dump = tmp_path / "bad.dmp"
     dump.write_text("this is not a dump\n")
     out = tmp_path / "out.yaml"
-    argv = ["test", str(DEMO), "--generate", str(dump), "--output", str(out)]
-    assert main(argv) == ExitCode.USAGE
-    assert str(dump) in capsys.readouterr().err
+    argv = [str(DEMO), "--generate", str(dump), "--output", str(out)]
+    assert str(dump) in dlq_test(*argv, code=ExitCode.USAGE).err
     assert not out.exists()
 
 
@@ -704,31 +681,31 @@ def test_as_a_process_no_traceback_on_bad_yaml(tmp_path: Path) -> None:
     assert good.stdout.endswith(" passed, 0 failed\n")
 
 
-def test_json_format_reports_invalid_input_too(write: Write, capsys: Out) -> None:
+def test_json_format_reports_invalid_input_too(write: Write, dlq_test: DlqTest) -> None:
     """--format json: a bad case file gives its errors (path, line, column, code,
     message, hint) with exit 2; a table that does not compile gives an error, exit 3."""
     bad = write("bad.yaml", "rules: table.rul\ntests:\n  - name: a\n    expect: {action: RETRI}\n")
-    assert main(["test", bad, "--format", "json"]) == ExitCode.USAGE
-    out = json.loads(capsys.readouterr().out)
+    out = json.loads(dlq_test(bad, "--format", "json", code=ExitCode.USAGE).out)
     (error,) = out["errors"]
     assert (error["line"], error["column"], error["code"]) == (4, 22, "C304")
     assert error["hint"] == "did you mean RETRY?"
     write("table.rul", "ACTION(FWD)\n")
     cases = write("cases.yaml", CASES)
-    assert main(["test", cases, "--format", "json"]) == ExitCode.RULES_ERROR
-    assert "does not compile" in json.loads(capsys.readouterr().out)["error"]
+    assert (
+        "does not compile"
+        in json.loads(dlq_test(cases, "--format", "json", code=ExitCode.RULES_ERROR).out)["error"]
+    )
 
 
-def test_junit_never_overwrites_an_input(write: Write, capsys: Out) -> None:
+def test_junit_never_overwrites_an_input(write: Write, dlq_test: DlqTest) -> None:
     """--junit naming the case file (or the table) is refused, exit 2; the file is kept."""
     cases = write("cases.yaml", CASES)
-    assert main(["test", cases, "--junit", cases]) == ExitCode.USAGE
-    assert "it would be overwritten" in capsys.readouterr().err
+    assert "it would be overwritten" in dlq_test(cases, "--junit", cases, code=ExitCode.USAGE).err
     assert Path(cases).read_text() == CASES
 
 
 def test_a_rule_line_inside_a_continued_rule_names_its_first_line(
-    write: Write, capsys: Out
+    write: Write, dlq_test: DlqTest
 ) -> None:
     """``rule:`` is the line a rule starts on: a line inside a rule continued with ``+``
     is C401, whose hint names the line the rule starts on; a line before any rule names
@@ -740,7 +717,6 @@ def test_a_rule_line_inside_a_continued_rule_names_its_first_line(
         "    expect: {action: RETRY, rule: 3}\n"
         "  - name: b\n    expect: {action: DISCARD, rule: 1}\n",
     )
-    assert main(["test", cases]) == ExitCode.USAGE
-    err = capsys.readouterr().err
+    err = dlq_test(cases, code=ExitCode.USAGE).err
     assert "hint: line 3 is inside the rule that starts on line 2 (continued with +): " in err
     assert "hint: the nearest rules start on line 2 (dlqhandler lint --explain" in err

@@ -7,7 +7,6 @@ the same table and the same message, and the case must say what it did."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,27 +32,15 @@ from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.rules import ControlData, Matcher, compile_rules_or_raise, message_fields
 from dlqhandler.rules.outgoing import header_depth
 from dlqhandler.worker import HandlerOptions
+from tests.cli.helpers import BACKLOG, DEMO, ROOT, DlqTest, Write
 from tests.worker.helpers import DLQ, RunCli, dead_letter, define, depth, load
 
 Out = pytest.CaptureFixture[str]
-Write = Callable[[str, str], str]
 
 # "Any INPUTQ value you supply as a parameter to the runmqdlq command overrides any
 # INPUTQ value in the rules table." (IBM MQ, DLQ control data,
 # https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=table-dlq-control-data)
 CONTROL_DATA_PAGE = "https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=table-dlq-control-data"
-
-
-@pytest.fixture
-def write(tmp_path: Path) -> Write:
-    """Write a file under tmp_path and return its path."""
-
-    def _write(name: str, text: str) -> str:
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        return str(path)
-
-    return _write
 
 
 def test_the_defaults_are_runs_own() -> None:
@@ -113,15 +100,14 @@ tests:
 """
 
 
-def test_control_queues_are_the_ones_run_is_given(write: Write, capsys: Out) -> None:
+def test_control_queues_are_the_ones_run_is_given(write: Write, dlq_test: DlqTest) -> None:
     """A case file's ``run:`` names the queues ``run`` is started with: a FWD to the
     status or audit queue so named, or to the input DLQ on the queue manager named by
     INPUTQM, is what ``run`` refuses; the default names are then ordinary queues. The
     command line's options override the file's ``run:``."""
     write("r.rul", "ACTION(FWD) FWDQ(&REPLYQ) FWDQM(&REPLYQM)\n")
     cases = write("c.yaml", RENAMED)
-    assert main(["test", cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out
+    out = dlq_test(cases, code=ExitCode.FAILURE).out
     assert f"{cases}:9: FAIL to the renamed status queue" in out
     assert "target MY.STATUS is the handler's status queue" in out
     assert f"{cases}:12: FAIL to the renamed audit queue" in out
@@ -129,14 +115,15 @@ def test_control_queues_are_the_ones_run_is_given(write: Write, capsys: Out) -> 
     assert "target MY.DLQ is the input dead-letter queue (a loop)" in out
     assert out.endswith("1 passed, 3 failed\n")
     # the command line names other queues: only the default status queue is refused now
-    argv = ["test", cases, "--inputq", "OTHER.DLQ", "--status-queue", "DLQHANDLER.STATUS"]
-    assert main([*argv, "--audit-queue", "OTHER.AUDIT"]) == ExitCode.FAILURE
-    out = capsys.readouterr().out
+    argv = [cases, "--inputq", "OTHER.DLQ", "--status-queue", "DLQHANDLER.STATUS"]
+    out = dlq_test(*argv, "--audit-queue", "OTHER.AUDIT", code=ExitCode.FAILURE).out
     assert "FAIL the default names are ordinary queues now" in out
     assert out.endswith("3 passed, 1 failed\n")
 
 
-def test_bad_names_in_run_are_reported_at_their_place(write: Write, capsys: Out) -> None:
+def test_bad_names_in_run_are_reported_at_their_place(
+    write: Write, dlq_test: DlqTest, capsys: Out
+) -> None:
     """A ``run:`` name that is not an MQ name (C312), a max_hops that is not a count of 1
     or more (C313) and an unknown key (C104, with did-you-mean) are each reported at
     ``file:line:col``, exit 2, no case run; a bad name on the command line is a usage
@@ -147,8 +134,7 @@ def test_bad_names_in_run_are_reported_at_their_place(write: Write, capsys: Out)
         "rules: r.rul\nrun:\n  inputq: 'MY DLQ'\n  max_hops: 0\n  status_qeue: S\n"
         "tests:\n  - name: n\n    expect: {action: DISCARD}\n",
     )
-    assert main(["test", cases]) == ExitCode.USAGE
-    err = capsys.readouterr().err
+    err = dlq_test(cases, code=ExitCode.USAGE).err
     assert f"{cases}:3:11: error[C312]: inputq 'MY DLQ' contains characters" in err
     assert f"{cases}:4:13: error[C313]: max_hops '0' is not a count of 1 or more" in err
     assert f"{cases}:5:3: error[C104]: unknown key 'status_qeue' in run" in err
@@ -164,7 +150,7 @@ def test_bad_names_in_run_are_reported_at_their_place(write: Write, capsys: Out)
 
 
 def test_a_table_run_would_not_start_with_is_not_tested(
-    write: Write, capsys: Out, run_cli: RunCli
+    write: Write, dlq_test: DlqTest, run_cli: RunCli
 ) -> None:
     """A rule forwarding to the status queue ``run`` is given, or a status queue that is
     the input DLQ: ``run`` refuses to start (exit 2, nothing moved), so ``test`` runs no
@@ -177,29 +163,32 @@ def test_a_table_run_would_not_start_with_is_not_tested(
         "rules: r.rul\nrun: {status_queue: MY.STATUS}\n"
         "tests:\n  - name: n\n    expect: {action: FWD}\n",
     )
-    assert main(["test", cases]) == ExitCode.USAGE
-    err = capsys.readouterr().err
+    err = dlq_test(cases, code=ExitCode.USAGE).err
     assert f"{cases}: run would not start: " in err
     assert "r.rul:1: ACTION(FWD) FWDQ(MY.STATUS) is the handler's status queue" in err
     assert "no case was run" in err
     started = run_cli(table, "--status-queue", "MY.STATUS")
     assert started.rc == ExitCode.USAGE
     assert "FWDQ(MY.STATUS) is the handler's status queue" in started.err
-    assert main(["test", cases, "--status-queue", ASSUMED_DEADQ]) == ExitCode.USAGE
-    assert "is both the input dead-letter queue and the status queue" in capsys.readouterr().err
-    assert main(["test", cases, "--format", "json"]) == ExitCode.USAGE
-    (error,) = json.loads(capsys.readouterr().out)["errors"]
+    assert (
+        "is both the input dead-letter queue and the status queue"
+        in dlq_test(cases, "--status-queue", ASSUMED_DEADQ, code=ExitCode.USAGE).err
+    )
+    (error,) = json.loads(dlq_test(cases, "--format", "json", code=ExitCode.USAGE).out)["errors"]
     assert "FWDQ(MY.STATUS) is the handler's status queue" in error["run_would_not_start"]
-    dump = Path(__file__).resolve().parents[2] / "samples" / "backlog-small.dmp"
     out = Path(cases).parent / "snap.yaml"
-    argv = ["test", str(Path(cases).parent / "r.rul"), "--generate", str(dump)]
-    assert main([*argv, "--output", str(out), "--status-queue", "MY.STATUS"]) == ExitCode.USAGE
-    assert "run would not start: " in capsys.readouterr().err
+    argv = [str(Path(cases).parent / "r.rul"), "--generate", str(BACKLOG)]
+    assert (
+        "run would not start: "
+        in dlq_test(
+            *argv, "--output", str(out), "--status-queue", "MY.STATUS", code=ExitCode.USAGE
+        ).err
+    )
     assert not out.exists()
 
 
 def test_a_passing_case_is_what_run_does_on_a_named_dlq(
-    write: Write, capsys: Out, qm, run_cli: RunCli
+    write: Write, dlq_test: DlqTest, qm, run_cli: RunCli
 ) -> None:
     """The DLQ and queue manager given to ``run`` (MY.DLQ on QM1): a FWD to &REPLYQ at
     &REPLYQM naming MY.DLQ at QM1 is a loop ``run`` refuses (the message stays, the
@@ -213,8 +202,10 @@ def test_a_passing_case_is_what_run_does_on_a_named_dlq(
         "  - name: back to the DLQ\n    message: {REPLYQ: MY.DLQ, REPLYQM: QM1}\n"
         "    expect: {action: FWD, fwdq: MY.DLQ, fwdqm: QM1}\n",
     )
-    assert main(["test", cases]) == ExitCode.FAILURE
-    assert "target MY.DLQ is the input dead-letter queue (a loop)" in capsys.readouterr().out
+    assert (
+        "target MY.DLQ is the input dead-letter queue (a loop)"
+        in dlq_test(cases, code=ExitCode.FAILURE).out
+    )
     define(qm, "MY.DLQ")
     load(qm, [dead_letter(reply_to_q="MY.DLQ", reply_to_q_mgr="QM1")], queue="MY.DLQ")
     run = run_cli(table, "MY.DLQ", "QM1")
@@ -242,7 +233,7 @@ tests:
 
 
 def test_a_retry_run_refuses_is_reported_as_run_refuses_it(
-    write: Write, capsys: Out, qm, run_cli: RunCli
+    write: Write, dlq_test: DlqTest, qm, run_cli: RunCli
 ) -> None:
     """RETRY puts to the MQDLH's DestQName at DestQMgrName ("RETRY: Causes the DLQ
     handler to try again to put the message on its destination queue", IBM MQ, DLQ action
@@ -255,8 +246,7 @@ def test_a_retry_run_refuses_is_reported_as_run_refuses_it(
     table = "WAIT(NO)\nACTION(RETRY) RETRY(1)\n"
     write("r.rul", table)
     cases = write("c.yaml", RETRIES)
-    assert main(["test", cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out.splitlines()
+    out = dlq_test(cases, code=ExitCode.FAILURE).out.splitlines()
     table_path = str(Path(cases).parent / "r.rul")
     assert out == [
         (
@@ -291,8 +281,7 @@ def test_a_retry_run_refuses_is_reported_as_run_refuses_it(
         "APP.Q, DESTQM: QM1}\n    expect: {action: RETRY}",
         "APP.Q, DESTQM: QM1}\n    expect: {action: RETRY, refused: FORWARD_LOOP}",
     )
-    assert main(["test", write("s.yaml", stated)]) == ExitCode.FAILURE
-    out = capsys.readouterr().out.splitlines()
+    out = dlq_test(write("s.yaml", stated), code=ExitCode.FAILURE).out.splitlines()
     assert out[0].endswith(
         "FAIL to its destination: expected RETRY refused by run as FORWARD_LOOP, got RETRY "
         f"({table_path}:2)"
@@ -316,7 +305,7 @@ def test_a_retry_run_refuses_is_reported_as_run_refuses_it(
     assert depth(qm, DLQ) == 3
 
 
-def test_refused_is_checked_as_written(write: Write, capsys: Out) -> None:
+def test_refused_is_checked_as_written(write: Write, dlq_test: DlqTest) -> None:
     """``refused:`` takes run's reasons only (C309, with did-you-mean) and only with RETRY
     or FWD (C310: a DISCARD or IGNORE puts nothing); both exit 2, no case run."""
     write("r.rul", "ACTION(DISCARD)\n")
@@ -325,8 +314,7 @@ def test_refused_is_checked_as_written(write: Write, capsys: Out) -> None:
         "rules: r.rul\ntests:\n  - name: a\n    expect: {action: RETRY, refused: FORWARD_LOP}\n"
         "  - name: b\n    expect: {action: DISCARD, refused: FORWARD_LOOP}\n",
     )
-    assert main(["test", cases]) == ExitCode.USAGE
-    err = capsys.readouterr().err
+    err = dlq_test(cases, code=ExitCode.USAGE).err
     assert "error[C309]: refused 'FORWARD_LOP' is not a reason run gives" in err
     assert "did you mean FORWARD_LOOP?" in err
     assert "error[C310]: refused applies to ACTION(RETRY) and ACTION(FWD) only" in err
@@ -363,7 +351,7 @@ def _hops(message: Message, n: int) -> Message:
     return message
 
 
-def test_max_hops_refuses_as_run_does(write: Write, capsys: Out, qm, run_cli: RunCli) -> None:
+def test_max_hops_refuses_as_run_does(write: Write, dlq_test: DlqTest, qm, run_cli: RunCli) -> None:
     """``run --max-hops N`` refuses to put a message that would carry N or more MQDLHs (a
     forward loop): a case's message carries ``HOPS`` of them. With HEADER(YES) the put
     carries them all; with HEADER(NO) (and RETRY) the outer one is taken off first, one
@@ -375,8 +363,7 @@ def test_max_hops_refuses_as_run_does(write: Write, capsys: Out, qm, run_cli: Ru
     )
     write("r.rul", table)
     cases = write("c.yaml", HOPS)
-    assert main(["test", cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out.splitlines()
+    out = dlq_test(cases, code=ExitCode.FAILURE).out.splitlines()
     assert len(out) == 2
     assert out[0].startswith(
         f"{cases}:4: FAIL forwarded with its headers: expected FWD APP.OUT, got FWD APP.OUT "
@@ -384,8 +371,7 @@ def test_max_hops_refuses_as_run_does(write: Write, capsys: Out, qm, run_cli: Ru
         "forward loop)"
     )
     assert out[1] == "2 passed, 1 failed"
-    assert main(["test", cases, "--max-hops", "4"]) == ExitCode.OK
-    assert capsys.readouterr().out == "3 passed, 0 failed\n"
+    assert dlq_test(cases, "--max-hops", "4", code=ExitCode.OK).out == "3 passed, 0 failed\n"
 
     define(qm, "APP.OUT")
     load(
@@ -401,7 +387,7 @@ def test_max_hops_refuses_as_run_does(write: Write, capsys: Out, qm, run_cli: Ru
     assert (depth(qm, "APP.OUT"), depth(qm, DLQ)) == (2, 1)
 
 
-def test_hops_is_checked_as_written(write: Write, capsys: Out) -> None:
+def test_hops_is_checked_as_written(write: Write, dlq_test: DlqTest) -> None:
     """HOPS is a count from 1 to 100 (C314); with more than one MQDLH the matched MQDLH's
     Format is MQDEAD, so another FORMAT is an error (C315); both exit 2."""
     write("r.rul", "ACTION(DISCARD)\n")
@@ -411,8 +397,7 @@ def test_hops_is_checked_as_written(write: Write, capsys: Out) -> None:
         "    expect: {action: DISCARD}\n"
         "  - name: b\n    message: {hops: 2, FORMAT: MQSTR}\n    expect: {action: DISCARD}\n",
     )
-    assert main(["test", cases]) == ExitCode.USAGE
-    err = capsys.readouterr().err
+    err = dlq_test(cases, code=ExitCode.USAGE).err
     assert f"{cases}:4:21: error[C314]: HOPS '0' is not a count from 1 to 100" in err
     assert f"{cases}:7:32: error[C315]: FORMAT 'MQSTR' cannot be the MQDLH's Format" in err
     read = read_cases(
@@ -442,7 +427,7 @@ tests:
 
 
 def test_putaut_ctx_with_no_usable_user_id_is_refused_as_run_refuses_it(
-    write: Write, capsys: Out, qm, run_cli: RunCli
+    write: Write, dlq_test: DlqTest, qm, run_cli: RunCli
 ) -> None:
     """PUTAUT(CTX) puts with the message's UserIdentifier as the alternate user ("For the
     DLQ handler to put messages on queues with the authority of the user ID in the
@@ -456,8 +441,7 @@ def test_putaut_ctx_with_no_usable_user_id_is_refused_as_run_refuses_it(
     table = "WAIT(NO)\nREASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(APP.OUT) PUTAUT(CTX) RETRY(1)\n"
     write("r.rul", table)
     cases = write("c.yaml", PUTAUT)
-    assert main(["test", cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out.splitlines()
+    out = dlq_test(cases, code=ExitCode.FAILURE).out.splitlines()
     table_path = str(Path(cases).parent / "r.rul")
     assert out == [
         (
@@ -468,8 +452,7 @@ def test_putaut_ctx_with_no_usable_user_id_is_refused_as_run_refuses_it(
         "3 passed, 1 failed",
     ]
     write("r.rul", table.replace("PUTAUT(CTX)", "PUTAUT(DEF)"))
-    assert main(["test", cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out
+    out = dlq_test(cases, code=ExitCode.FAILURE).out
     assert "FAIL the handler's own authority: expected FWD PUTAUT(CTX), got FWD APP.OUT " in out
     assert "PUTAUT(DEF)" in out
     assert out.endswith("0 passed, 4 failed\n")
@@ -481,7 +464,7 @@ def test_putaut_ctx_with_no_usable_user_id_is_refused_as_run_refuses_it(
     assert (depth(qm, "APP.OUT"), depth(qm, DLQ)) == (1, 1)
 
 
-def test_putaut_is_checked_as_written(write: Write, capsys: Out) -> None:
+def test_putaut_is_checked_as_written(write: Write, dlq_test: DlqTest) -> None:
     """``putaut`` is DEF or CTX (C311), with RETRY or FWD only (C310); exit 2."""
     write("r.rul", "ACTION(DISCARD)\n")
     cases = write(
@@ -489,34 +472,28 @@ def test_putaut_is_checked_as_written(write: Write, capsys: Out) -> None:
         "rules: r.rul\ntests:\n  - name: a\n    expect: {action: FWD, putaut: ALT}\n"
         "  - name: b\n    expect: {action: IGNORE, putaut: CTX}\n",
     )
-    assert main(["test", cases]) == ExitCode.USAGE
-    err = capsys.readouterr().err
+    err = dlq_test(cases, code=ExitCode.USAGE).err
     assert "error[C311]: putaut 'ALT' is not DEF or CTX" in err
     assert "error[C310]: putaut applies to ACTION(RETRY) and ACTION(FWD) only" in err
 
 
-def test_generate_writes_the_run_it_decided_for(tmp_path: Path, capsys: Out) -> None:
+def test_generate_writes_the_run_it_decided_for(tmp_path: Path, dlq_test: DlqTest) -> None:
     """--generate with --inputqm and --max-hops decides for that run and writes it as the
     file's ``run:``, so the snapshot passes when run back as it is; run back for another
     --max-hops, the cases whose refusal depended on it fail."""
-    root = Path(__file__).resolve().parents[2]
-    demo, backlog = root / "rules" / "demo.rul", root / "samples" / "backlog-small.dmp"
     out = tmp_path / "snap.yaml"
-    argv = ["test", str(demo), "--generate", str(backlog), "--output", str(out)]
-    assert main([*argv, "--inputqm", "QM1", "--max-hops", "1"]) == ExitCode.OK
-    capsys.readouterr()
+    generate = [str(DEMO), "--generate", str(BACKLOG), "--output", str(out)]
+    dlq_test(*generate, "--inputqm", "QM1", "--max-hops", "1", code=ExitCode.OK)
     text = out.read_text()
     assert "\nrun:\n  inputqm: QM1\n  max_hops: 1\ntests:\n" in text
     loops = text.count("refused: FORWARD_LOOP")
     assert loops > 0
-    assert main(["test", str(out)]) == ExitCode.OK
-    assert capsys.readouterr().out == "193 passed, 0 failed\n"
-    assert main(["test", str(out), "--max-hops", "5"]) == ExitCode.FAILURE
-    lines = capsys.readouterr().out.splitlines()
+    assert dlq_test(str(out), code=ExitCode.OK).out == "193 passed, 0 failed\n"
+    lines = dlq_test(str(out), "--max-hops", "5", code=ExitCode.FAILURE).out.splitlines()
     assert lines[-1] == f"{193 - loops} passed, {loops} failed"
 
 
-def test_a_refused_forward_still_names_its_target(write: Write, capsys: Out) -> None:
+def test_a_refused_forward_still_names_its_target(write: Write, dlq_test: DlqTest) -> None:
     """A refused FWD keeps the target it was to go to: ``fwdq: MY.DLQ, refused:
     FORWARD_LOOP`` passes, and a wrong ``fwdq`` beside the right refusal fails; a target
     whose name is unusable has none, so only ``refused`` can be stated for it."""
@@ -530,8 +507,7 @@ def test_a_refused_forward_still_names_its_target(write: Write, capsys: Out) -> 
         "    expect: {action: FWD, fwdq: OTHER, refused: FORWARD_LOOP}\n"
         "  - name: blank\n    expect: {action: FWD, refused: INVALID_TARGET}\n",
     )
-    assert main(["test", cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out.splitlines()
+    out = dlq_test(cases, code=ExitCode.FAILURE).out.splitlines()
     assert len(out) == 2
     assert (
         "FAIL wrong queue: expected FWD OTHER refused by run as FORWARD_LOOP, got FWD MY.DLQ "
@@ -540,7 +516,7 @@ def test_a_refused_forward_still_names_its_target(write: Write, capsys: Out) -> 
     assert out[1] == "2 passed, 1 failed"
 
 
-def test_the_local_queue_manager_by_name_or_blank_is_one(write: Write, capsys: Out) -> None:
+def test_the_local_queue_manager_by_name_or_blank_is_one(write: Write, dlq_test: DlqTest) -> None:
     """Started on QM1 (INPUTQM), ``run`` puts to FWDQM(QM1) as to the local queue manager,
     as it does to FWDQM(' '): ``fwdqm: ""`` and ``fwdqm: QM1`` both hold for either; a
     remote queue manager is only itself."""
@@ -553,8 +529,7 @@ def test_the_local_queue_manager_by_name_or_blank_is_one(write: Write, capsys: O
         "  - name: blank, expected named\n    expect: {action: FWD, fwdqm: QM1}\n"
         "  - name: blank, expected remote\n    expect: {action: FWD, fwdqm: QM2}\n",
     )
-    assert main(["test", cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out.splitlines()
+    out = dlq_test(cases, code=ExitCode.FAILURE).out.splitlines()
     assert len(out) == 2
     assert "FAIL blank, expected remote: expected FWD @QM2" in out[0]
     assert out[1] == "2 passed, 1 failed"
@@ -562,21 +537,19 @@ def test_the_local_queue_manager_by_name_or_blank_is_one(write: Write, capsys: O
 
 @pytest.mark.parametrize("max_hops", ["1", "5"])
 def test_a_generated_snapshot_is_what_run_decides(
-    tmp_path: Path, capsys: Out, qm, run_cli: RunCli, max_hops: str
+    tmp_path: Path, qm, run_cli: RunCli, max_hops: str, dlq_test: DlqTest
 ) -> None:
     """The differential check of the whole: the shipped backlog decided by rules/demo.rul
     for ``run --max-hops N`` (--generate), and ``run --dry-run --max-hops N`` itself on
     the same messages loaded on QM1: for every dead letter, the rule, action, refusal
     and target ``run`` logs (dry_run_decision) are the ones its case states. With
     --max-hops 1 every FWD HEADER(YES) is refused as FORWARD_LOOP, in both."""
-    root = Path(__file__).resolve().parents[2]
-    demo, backlog = root / "rules" / "demo.rul", root / "samples" / "backlog-small.dmp"
     out = tmp_path / "snap.yaml"
-    argv = ["test", str(demo), "--generate", str(backlog), "--output", str(out)]
-    assert main([*argv, "--max-hops", max_hops]) == ExitCode.OK
+    generate = [str(DEMO), "--generate", str(BACKLOG), "--output", str(out)]
+    dlq_test(*generate, "--max-hops", max_hops, code=ExitCode.OK)
     cases = {c["name"]: c for c in yaml.safe_load(out.read_text())["tests"]}
-    load(qm, read_dump(backlog))
-    run = run_cli(demo.read_text(), "--dry-run", "--max-hops", max_hops)
+    load(qm, read_dump(BACKLOG))
+    run = run_cli(DEMO.read_text(), "--dry-run", "--max-hops", max_hops)
     decided = {e["msgid"]: e for e in run.events("dry_run_decision")}
     refused = 0
     for name, case in cases.items():
@@ -596,7 +569,7 @@ def test_a_generated_snapshot_is_what_run_decides(
     assert (refused > 0) == (max_hops == "1")
 
 
-SHIPPED = sorted((Path(__file__).resolve().parents[2] / "rules").glob("*.cases.yaml"))
+SHIPPED = sorted((ROOT / "rules").glob("*.cases.yaml"))
 
 
 @pytest.mark.parametrize("cases_file", SHIPPED, ids=lambda p: p.name)
@@ -634,26 +607,23 @@ def test_every_shipped_case_is_what_run_decides(cases_file: Path, qm, run_cli: R
 
 
 def test_generated_on_stdout_names_its_table_wherever_it_is_saved(
-    tmp_path: Path, capsys: Out, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, dlq_test: DlqTest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """--generate to stdout (redirected into a file anywhere) names the table by its
     absolute path: saved in another directory, beside a table of the same relative name,
     the cases still run against the table they were generated from, and pass."""
-    root = Path(__file__).resolve().parents[2]
     (tmp_path / "rules").mkdir()
     table = tmp_path / "rules" / "t.rul"
     table.write_text("REASON(MQRC_Q_FULL) ACTION(RETRY)\nACTION(DISCARD)\n")
     monkeypatch.chdir(tmp_path)
-    argv = ["test", "rules/t.rul", "--generate", str(root / "samples" / "backlog-small.dmp")]
-    assert main(argv) == ExitCode.OK
-    text = capsys.readouterr().out
+    argv = ["rules/t.rul", "--generate", str(BACKLOG)]
+    text = dlq_test(*argv, code=ExitCode.OK).out
     assert f"\nrules: {json.dumps(str(table))}\n" in text or f"\nrules: {table}\n" in text
     saved = tmp_path / "snapshots"
     (saved / "rules").mkdir(parents=True)
     (saved / "rules" / "t.rul").write_text("ACTION(IGNORE)\n")  # another table, same name
     (saved / "t.yaml").write_text(text)
-    assert main(["test", str(saved / "t.yaml")]) == ExitCode.OK
-    assert capsys.readouterr().out == "193 passed, 0 failed\n"
+    assert dlq_test(str(saved / "t.yaml"), code=ExitCode.OK).out == "193 passed, 0 failed\n"
 
 
 UNNAMED_QMGR = """\
@@ -669,7 +639,7 @@ tests:
 
 
 def test_a_retry_to_the_dlq_at_a_named_qmgr_needs_inputqm_to_pass(
-    write: Write, capsys: Out, qm, run_cli: RunCli
+    write: Write, dlq_test: DlqTest, qm, run_cli: RunCli
 ) -> None:
     """Without INPUTQM the case does not say which queue manager ``run`` is started on:
     a RETRY to SYSTEM.DEAD.LETTER.QUEUE at QM1 is a loop that ``run`` on QM1 refuses
@@ -684,8 +654,7 @@ def test_a_retry_to_the_dlq_at_a_named_qmgr_needs_inputqm_to_pass(
     table = "WAIT(NO)\nACTION(RETRY) RETRY(1)\n"
     write("r.rul", table)
     cases = write("c.yaml", UNNAMED_QMGR)
-    assert main(["test", cases]) == ExitCode.FAILURE
-    out = capsys.readouterr().out.splitlines()
+    out = dlq_test(cases, code=ExitCode.FAILURE).out.splitlines()
     assert out[0].startswith(f"{cases}:3: FAIL to the DLQ at QM1: expected RETRY, got RETRY (")
     assert (
         "SYSTEM.DEAD.LETTER.QUEUE@QM1 is the input dead-letter queue of run started on QM1"
@@ -693,8 +662,9 @@ def test_a_retry_to_the_dlq_at_a_named_qmgr_needs_inputqm_to_pass(
     )
     assert "give INPUTQM" in out[0]
     assert out[-1] == "1 passed, 1 failed"
-    assert main(["test", cases, "--inputqm", "QM1", "--format", "json"]) == ExitCode.FAILURE
-    got = json.loads(capsys.readouterr().out)["files"][0]["cases"][0]
+    got = json.loads(
+        dlq_test(cases, "--inputqm", "QM1", "--format", "json", code=ExitCode.FAILURE).out
+    )["files"][0]["cases"][0]
     assert (got["missed"], got["got"]["refused"]) == (["refused"], "FORWARD_LOOP")
 
     define(qm, "APP.Q")
@@ -703,7 +673,9 @@ def test_a_retry_to_the_dlq_at_a_named_qmgr_needs_inputqm_to_pass(
     assert [e["reason_name"] for e in run.events("put_failed")] == ["FORWARD_LOOP"]
 
 
-def test_coverage_does_not_count_a_rule_only_refused_cases_reach(write: Write, capsys: Out) -> None:
+def test_coverage_does_not_count_a_rule_only_refused_cases_reach(
+    write: Write, dlq_test: DlqTest
+) -> None:
     """A rule covered only by cases whose put ``run`` refuses (the message stays on the
     DLQ) is not covered: ``--coverage`` says how many of its cases run refuses and lists
     it as not covered, and ``--fail-under`` counts it out."""
@@ -716,8 +688,9 @@ def test_coverage_does_not_count_a_rule_only_refused_cases_reach(write: Write, c
         "    expect: {action: RETRY, refused: FORWARD_LOOP}\n"
         "  - name: other\n    message: {REASON: 2035}\n    expect: {action: DISCARD}\n",
     )
-    assert main(["test", cases, "--coverage", "--fail-under", "60"]) == ExitCode.FAILURE
-    out = capsys.readouterr().out.splitlines()
+    out = dlq_test(
+        cases, "--coverage", "--fail-under", "60", code=ExitCode.FAILURE
+    ).out.splitlines()
     table = str(Path(cases).parent / "r.rul")
     assert out[0] == f"coverage of {table}: 1 of 2 rules decided a case (50.0%)"
     assert out[1].endswith("(1 refused by run)")
@@ -726,7 +699,7 @@ def test_coverage_does_not_count_a_rule_only_refused_cases_reach(write: Write, c
 
 
 def test_generate_takes_run_on_the_queue_manager_the_dump_came_from(
-    write: Write, tmp_path: Path, capsys: Out
+    write: Write, tmp_path: Path, dlq_test: DlqTest
 ) -> None:
     """``test TABLE --generate DUMP`` of a dump unloaded from QM1's DLQ (its header's
     ``* Qmgr  = QM1``, ``* Queue = SYSTEM.DEAD.LETTER.QUEUE``; IBM's dmpmqmsg, https://
@@ -749,10 +722,8 @@ def test_generate_takes_run_on_the_queue_manager_the_dump_came_from(
     )
     out = tmp_path / "c.yaml"
     table = str(tmp_path / "r.rul")
-    assert main(["test", table, "--generate", str(dump), "--output", str(out)]) == ExitCode.OK
-    capsys.readouterr()
+    dlq_test(table, "--generate", str(dump), "--output", str(out), code=ExitCode.OK)
     data = yaml.safe_load(out.read_text())
     assert data["run"] == {"inputq": DLQ, "inputqm": "QM1"}
     assert [c["expect"].get("refused") for c in data["tests"]] == [None, "FORWARD_LOOP"]
-    assert main(["test", str(out)]) == ExitCode.OK
-    assert capsys.readouterr().out.endswith("2 passed, 0 failed\n")
+    assert dlq_test(str(out), code=ExitCode.OK).out.endswith("2 passed, 0 failed\n")

@@ -76,24 +76,19 @@ def _extras(qm: EmbeddedQueueManager, backlog: Backlog) -> list[Message]:
 
 
 def _run(path: Path, events: list[dict[str, Any]] | None = None) -> int:
-    """``dlqhandler run --backend ibmmq`` in-process; its log events go to ``events``."""
+    """``dlqhandler run --backend ibmmq`` in-process with the scenario's table; its log
+    events go to ``events``."""
     rules = path / "rules.rul"
     rules.write_text(RULES + EXTRA_RULES, encoding="utf-8")
+    return _run_table(rules, events)
+
+
+def _run_table(rules: Path, events: list[dict[str, Any]] | None = None) -> int:
+    """``dlqhandler run --backend ibmmq`` in-process on DLQ at QM1 with the table ``rules``;
+    its log events go to ``events``."""
+    argv = ["run", "--rules", str(rules), "--no-watch", "--backend", "ibmmq"]
     with capture_logs() as logs:
-        rc = main(
-            [
-                "run",
-                "--rules",
-                str(rules),
-                "--no-watch",
-                "--backend",
-                "ibmmq",
-                "--status-queue",
-                DEFAULT_STATUS_QUEUE,
-                DLQ,
-                "QM1",
-            ]
-        )
+        rc = main([*argv, "--status-queue", DEFAULT_STATUS_QUEUE, DLQ, "QM1"])
     if events is not None:
         events += logs
     return rc
@@ -231,21 +226,7 @@ def test_run_through_ibmmq_keeps_message_properties(standin_world: dict[str, Any
         "DESTQ(FWD.NO) ACTION(FWD) FWDQ(TARGET.NO) HEADER(NO)\n",
         encoding="utf-8",
     )
-    with capture_logs():
-        rc = main(
-            [
-                "run",
-                "--rules",
-                str(rules),
-                "--no-watch",
-                "--backend",
-                "ibmmq",
-                "--status-queue",
-                DEFAULT_STATUS_QUEUE,
-                DLQ,
-                "QM1",
-            ]
-        )
+    rc = _run_table(rules)
     assert rc == 0
     book.check(["RETRY.OK", "TARGET.YES", "TARGET.NO"])  # (properties compared too)
     assert [book.where(m) for m in messages] == ["RETRY.OK", "TARGET.YES", "TARGET.NO", "TARGET.NO"]
@@ -315,21 +296,7 @@ def test_properties_set_through_ibms_library_survive_a_forward(
         "DESTQ(FWD.NO) ACTION(FWD) FWDQ(TARGET.NO) HEADER(NO)\n",
         encoding="utf-8",
     )
-    with capture_logs():
-        rc = main(
-            [
-                "run",
-                "--rules",
-                str(rules),
-                "--no-watch",
-                "--backend",
-                "ibmmq",
-                "--status-queue",
-                DEFAULT_STATUS_QUEUE,
-                DLQ,
-                "QM1",
-            ]
-        )
+    rc = _run_table(rules)
     assert rc == 0
     assert standin.calls["MQSETMP"] == setmp_by_the_test
     for queue in ("TARGET.YES", "TARGET.NO"):

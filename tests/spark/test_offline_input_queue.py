@@ -27,28 +27,19 @@ TABLE = (
 def _dump(tmp_path: Path, *, qmgr: str | None = None, queue: str | None = None) -> Path:
     md = MQMD(format="MQSTR")
     messages = [
-        # dead-lettered on its way to the DLQ itself: a RETRY puts it back there
+        # the first dead-lettered on its way to the DLQ itself: a RETRY puts it back there
         Message.dead_letter(
-            md.replace(msg_id=b"\x01" * 24),
-            b"retry to the DLQ",
-            reason=2053,
-            dest_q_name=DLQ,
+            md.replace(msg_id=bytes([n]) * 24),
+            body,
+            reason=reason,
+            dest_q_name=destq,
             dest_q_mgr_name="QM1",
-        ),
-        Message.dead_letter(
-            md.replace(msg_id=b"\x02" * 24),
-            b"forwarded to the DLQ",
-            reason=2035,
-            dest_q_name="APP.X",
-            dest_q_mgr_name="QM1",
-        ),
-        Message.dead_letter(
-            md.replace(msg_id=b"\x03" * 24),
-            b"a good retry",
-            reason=2053,
-            dest_q_name="APP.Y",
-            dest_q_mgr_name="QM1",
-        ),
+        )
+        for n, body, reason, destq in (
+            (1, b"retry to the DLQ", 2053, DLQ),
+            (2, b"forwarded to the DLQ", 2035, "APP.X"),
+            (3, b"a good retry", 2053, "APP.Y"),
+        )
     ]
     path = tmp_path / f"dlq-{queue}.dmp"
     write_dump(path, messages, qmgr=qmgr, queue=queue)

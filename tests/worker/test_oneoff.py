@@ -34,6 +34,8 @@ from tests.worker.helpers import (
 )
 
 AUDIT = "DLQHANDLER.AUDIT"
+# The one-off most tests run: retry the MQRC_Q_FULL dead letters, in one pass.
+RETRY_FULL = ("run", "--match", "REASON(MQRC_Q_FULL)", "--action", "retry", "--no-watch")
 
 
 @pytest.fixture
@@ -82,16 +84,7 @@ def test_a_one_off_retry_moves_the_selected_messages_each_with_its_audit_record(
     full, other = _backlog(qm)
     book = ledger()
 
-    run = cli(
-        "run",
-        "--match",
-        "REASON(MQRC_Q_FULL)",
-        "--action",
-        "retry",
-        "--reason",
-        "APP.Q has room again (INC-42)",
-        "--no-watch",
-    )
+    run = cli(*RETRY_FULL, "--reason", "APP.Q has room again (INC-42)")
 
     assert run.rc == 0, run.err
     placed = book.check(["APP.Q"])
@@ -281,16 +274,7 @@ def test_an_action_whose_audit_record_cannot_be_put_is_backed_out(
     _full, _other = _backlog(qm)
     book = ledger()
 
-    run = cli(
-        "run",
-        "--match",
-        "REASON(MQRC_Q_FULL)",
-        "--action",
-        "retry",
-        "--reason",
-        "audited or not at all",
-        "--no-watch",
-    )
+    run = cli(*RETRY_FULL, "--reason", "audited or not at all")
 
     assert run.rc == 6, run.err
     placed = book.check(["APP.Q"])
@@ -465,29 +449,11 @@ def test_a_one_off_action_on_a_group_moves_it_whole_with_a_record_per_member(
     book = ledger()
     define(qm, AUDIT, put="DISABLED")
 
-    held = cli(
-        "run",
-        "--match",
-        "REASON(MQRC_Q_FULL)",
-        "--action",
-        "retry",
-        "--reason",
-        "group",
-        "--no-watch",
-    )
+    held = cli(*RETRY_FULL, "--reason", "group")
     assert held.rc == 6, held.err
     assert browse(qm, "APP.Q") == []
     define(qm, AUDIT)
-    moved = cli(
-        "run",
-        "--match",
-        "REASON(MQRC_Q_FULL)",
-        "--action",
-        "retry",
-        "--reason",
-        "group",
-        "--no-watch",
-    )
+    moved = cli(*RETRY_FULL, "--reason", "group")
 
     assert moved.rc == 0, moved.err
     placed = book.check(["APP.Q"])
@@ -527,21 +493,20 @@ def test_a_one_off_action_acts_whatever_attempts_an_earlier_run_left(
     ]
     load(qm, messages)
     book = ledger()
-    oneoff = ("run", "--match", "REASON(MQRC_Q_FULL)", "--action", "retry", "--no-watch")
     if first == "one-off":
-        failed = cli(*oneoff, "--reason", "try1")
+        failed = cli(*RETRY_FULL, "--reason", "try1")
     else:
         table = tmp_path / "t.rul"
         table.write_text("RETRYINT(3600) WAIT(NO)\nREASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(1)\n")
         failed = cli("run", "--rules", str(table), "--no-watch")
     assert failed.rc == 6, failed.err
     assert depth(qm, "DLQHANDLER.STATUS") > 0  # the failures were counted
-    again = cli(*oneoff, "--reason", "still full")
+    again = cli(*RETRY_FULL, "--reason", "still full")
     assert again.rc == 6, again.err  # its own attempt failed: reported, not ignored
     assert "0 message(s) moved" in again.err
 
     alter(qm, "APP.Q", put="ENABLED")
-    moved = cli(*oneoff, "--reason", "room again")
+    moved = cli(*RETRY_FULL, "--reason", "room again")
 
     assert moved.rc == 0, moved.err
     assert "3 message(s) moved" in moved.err

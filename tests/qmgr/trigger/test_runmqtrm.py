@@ -82,6 +82,29 @@ def env(home: Path) -> dict[str, str]:
     return {**os.environ, "DLQHANDLER_HOME": str(home), "DLQHANDLER_LOG_JSON": "1"}
 
 
+def run_dlqhandler(
+    home: Path, *args: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``dlqhandler ARGS`` run to its end (two minutes at most) with ``home``'s queue
+    managers, JSON logs on stderr."""
+    return subprocess.run(
+        cli(home, *args),
+        input=stdin,
+        env=env(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def start_dlqhandler(home: Path, *args: str) -> subprocess.Popen[str]:
+    """``dlqhandler ARGS`` started in the background, its stdout and stderr piped."""
+    return subprocess.Popen(
+        cli(home, *args), env=env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
 def events(stderr: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
 
@@ -105,13 +128,8 @@ def test_runmqtrm_starts_the_process_with_an_mqtmc2_naming_queue_and_qmgr(
     the trigger message and starts APPLICID without a shell: argv is the MQTMC2 (732
     characters, parsed by MQTMC2.from_argv) then the ENVRDATA; the child is reaped."""
     world.put()
-    done = subprocess.run(
-        cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", INITQ, "--once", "--wait", "30"),
-        env=env(world.home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    done = run_dlqhandler(
+        world.home, "qm", "runmqtrm", "-m", "QM1", "-q", INITQ, "--once", "--wait", "30"
     )
     assert done.returncode == 0, done.stderr
     [argv] = runs(started)
@@ -139,12 +157,8 @@ def test_runmqtrm_starts_the_process_with_an_mqtmc2_naming_queue_and_qmgr(
 def test_runmqtrm_running_before_the_first_message_arrives(world: World, started: Path) -> None:
     """The monitor waits on INIT.Q; the first put on APP.Q (condition 3) starts the
     application; --once ends the monitor after it."""
-    proc = subprocess.Popen(
-        cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", INITQ, "--once", "--wait", "60"),
-        env=env(world.home),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    proc = start_dlqhandler(
+        world.home, "qm", "runmqtrm", "-m", "QM1", "-q", INITQ, "--once", "--wait", "60"
     )
     try:
         wait_for(lambda: world.attr(INITQ, "IPPROCS") == "1")
@@ -162,12 +176,8 @@ def test_runmqtrm_stops_on_sigterm_and_reaps_its_application(world: World, start
     """SIGTERM while a started application runs: the monitor stops taking trigger messages,
     waits for the application, logs its end and exits 0."""
     world.qm.admin().alter_process(PROCESS, {"ENVRDATA": f"{started} 1.5"})
-    proc = subprocess.Popen(
-        cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", INITQ, "--stop-timeout", "30"),
-        env=env(world.home),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    proc = start_dlqhandler(
+        world.home, "qm", "runmqtrm", "-m", "QM1", "-q", INITQ, "--stop-timeout", "30"
     )
     try:
         wait_for(lambda: world.attr(INITQ, "IPPROCS") == "1")
@@ -277,14 +287,8 @@ def test_ops_mqsc_files_run_cleanly_and_define_what_the_tables_need(world: World
     is triggered FIRST through DLQ.INITQ and DLQ.HANDLER."""
     for _ in range(2):
         for name in ("dlq-queues.mqsc", "dlq-triggered.mqsc"):
-            done = subprocess.run(
-                cli(world.home, "qm", "mqsc", "QM1"),
-                input=(OPS / name).read_text(encoding="utf-8"),
-                env=env(world.home),
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
+            done = run_dlqhandler(
+                world.home, "qm", "mqsc", "QM1", stdin=(OPS / name).read_text(encoding="utf-8")
             )
             assert done.returncode == 0, done.stdout + done.stderr
             assert "All valid MQSC commands were processed." in done.stdout
@@ -335,13 +339,8 @@ def test_ops_triggered_dlq_starts_the_handler_process_end_to_end(
         MQMD(format="MQSTR"), b"order 42", reason=2053, dest_q_name="APP.IN", dest_q_mgr_name="QM1"
     )
     world.qm.put1(DLQ, dead, PutOptions(syncpoint=False))
-    done = subprocess.run(
-        cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", "DLQ.INITQ", "--once", "--wait", "30"),
-        env=env(world.home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    done = run_dlqhandler(
+        world.home, "qm", "runmqtrm", "-m", "QM1", "-q", "DLQ.INITQ", "--once", "--wait", "30"
     )
     assert done.returncode == 0, done.stderr
     [argv] = runs(folder)
@@ -352,13 +351,8 @@ def test_ops_triggered_dlq_starts_the_handler_process_end_to_end(
 
 def test_runmqtrm_on_an_unknown_initiation_queue_is_a_connection_error(world: World) -> None:
     """MQOPEN of the initiation queue fails (2085): exit code 4, the reason on stderr."""
-    done = subprocess.run(
-        cli(world.home, "qm", "runmqtrm", "-m", "QM1", "-q", "NO.SUCH.Q", "--once", "--wait", "1"),
-        env=env(world.home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    done = run_dlqhandler(
+        world.home, "qm", "runmqtrm", "-m", "QM1", "-q", "NO.SUCH.Q", "--once", "--wait", "1"
     )
     assert done.returncode == 4
     assert "2085" in done.stderr
