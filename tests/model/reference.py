@@ -473,7 +473,9 @@ class Model:
     def drain_offline(self, table: Table) -> dict[str, tuple[str, str, bool] | None]:
         """``drain --input DUMP``: per message on the DLQ its output (queue, queue
         manager, with MQDLH), None when discarded, ("", "", True) when it remains;
-        first match, every put assumed to succeed, no attempt count read."""
+        first match, every put assumed to succeed, no attempt count read. The dump names
+        the queue manager it was unloaded from (LOCAL_QMGR), so a target there is the
+        local queue manager's, written with a blank one, as a table's INPUTQM makes it."""
         catch = table.catch_all
         out: dict[str, tuple[str, str, bool] | None] = {}
         for m in self.on_dlq():
@@ -483,7 +485,8 @@ class Model:
             elif rule.action == "DISCARD":
                 out[m.tag] = None
             else:
-                out[m.tag] = rule.target(m)
+                queue, qmgr, header = rule.target(m)
+                out[m.tag] = (queue, "" if qmgr == LOCAL_QMGR else qmgr, header)
         return out
 
     def _move(self, unit: list[Letter], place: Place) -> None:
