@@ -49,7 +49,7 @@ from dlqhandler.qmgr.snapshot import snapshot_queue
 from dlqhandler.report import render_html, summary_lines
 from dlqhandler.rules import RuleSet, Severity, compile_rules
 from dlqhandler.rules.lexer import source_lines
-from dlqhandler.spark.classify import offline_input
+from dlqhandler.spark.classify import catch_all_queue, offline_input
 from dlqhandler.spark.files import check_output_dir, is_local, local_path
 from dlqhandler.spark.inputs import InputSet, dumps_origin
 from dlqhandler.spark.report.options import ReportOptions
@@ -89,6 +89,12 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="FILE",
         help="report what this rules table would do to each message",
+    )
+    p.add_argument(
+        "--catch-all",
+        metavar="QUEUE",
+        help="with --rules: the drain's --catch-all; report what it would send there "
+        "(default: the table's last rule, when it is an unconditional FWD, as for drain)",
     )
     p.add_argument(
         "--compare",
@@ -201,8 +207,14 @@ def _run(args: argparse.Namespace) -> int:
         raise _UsageError("--compare OLD_FILE compares with the table of --rules: give --rules")
     if args.queue is not None and args.qmgr is None:
         raise _UsageError("--queue names a queue to browse: give -m QMGR as well")
+    if args.catch_all is not None and args.rules is None:
+        raise _UsageError(
+            "--catch-all says where the drain of --rules sends what stays: give --rules"
+        )
     problem = connection_usage_problem(args) or names_problem(
-        args, queues={k: v for k, v in QUEUE_OPTIONS.items() if k == "queue"}, qmgrs=QMGR_OPTIONS
+        args,
+        queues={k: v for k, v in QUEUE_OPTIONS.items() if k in ("queue", "catch_all")},
+        qmgrs=QMGR_OPTIONS,
     )
     if problem:
         raise _UsageError(problem)
@@ -342,6 +354,7 @@ def _spark_report(
         local_qmgr=local,
         top=args.top,
         ages=ages,
+        catch_all=catch_all_queue(new, args.catch_all) if new is not None else None,
     )
     query = standalone(report_query(READ_COLUMNS, options))  # parsed while Spark starts
     with SparkRun("report", master=args.master, verbose=args.verbose, warm_sql=[query]) as run:

@@ -168,6 +168,9 @@ def _overview(report: dict[str, Any]) -> str:
         )
     if "rules" in report:
         cards.append(("left on the DLQ", _n(report["rules"]["left_on_dlq"])))
+        caught = report["rules"].get("catch_all")
+        if caught:
+            cards.append((f"to the catch-all {caught['queue']}", _n(caught["count"])))
     if "compare" in report:
         cards.append(("changed by the new table", _n(report["compare"]["changed"])))
     return (
@@ -314,6 +317,15 @@ def _rules(rules: dict[str, Any]) -> str:
         f"stay on the DLQ ({_n(cause['ignore_rule'])} by an IGNORE rule, "
         f"{_n(cause['no_match'])} matching no rule, {_n(cause['no_dlh'])} without MQDLH)."
     )
+    caught = rules.get("catch_all")
+    if caught:
+        by = caught["by_cause"]
+        what += (
+            f" The drain sends {_n(caught['count'])} to the catch-all {caught['queue']}"
+            f" instead ({_n(by['ignore_rule'])} by an IGNORE rule, {_n(by['no_match'])}"
+            f" matching no rule, {_n(by['no_dlh'])} without MQDLH, {_n(by['unplaceable'])}"
+            " whose target is not a valid queue name or loops back)."
+        )
     return _section(
         "What the rules table would do",
         what,

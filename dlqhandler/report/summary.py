@@ -64,7 +64,16 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
             or "nothing (no message to act on)"
         )
         left = f"{rules['left_on_dlq']:,} left on the DLQ"
-        if rules.get("unplaceable"):
+        caught = rules.get("catch_all")
+        if caught:  # the drain sends what would stay there instead
+            cause = caught["by_cause"]
+            left += (
+                f"; {caught['count']:,} to the catch-all {caught['queue']} ({cause['no_dlh']:,}"
+                f" without MQDLH, {cause['ignore_rule']:,} by an IGNORE rule,"
+                f" {cause['no_match']:,} matching no rule, {cause['unplaceable']:,} whose"
+                " target is not a valid queue name or loops back onto the DLQ)"
+            )
+        elif rules.get("unplaceable"):
             # A RETRY/FWD whose target is not a valid name or loops back: it stays too.
             left += (
                 f" and {rules['unplaceable']:,} more that stay: their target is not a valid"

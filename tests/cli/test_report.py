@@ -116,3 +116,22 @@ def test_unknown_queue_manager_is_a_connection_error(
     assert code == ExitCode.CONNECTION_ERROR
     assert "NO.SUCH.Q" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]  # no staging left over
+
+
+def test_catch_all_needs_rules_and_a_queue_name(
+    tmp_path: Path, dump: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--catch-all says where the drain of --rules would send what stays: without --rules
+    it is a usage error, and so is a name MQ would refuse; nothing is written."""
+    out = str(tmp_path / "out")
+    code, err = _run(capsys, "--input", str(dump), "--catch-all", "DLQ.ALL", "--output", out)
+    assert code == ExitCode.USAGE
+    assert "give --rules" in err
+    rules = tmp_path / "r.rul"
+    rules.write_text("ACTION(IGNORE)\n")
+    code, err = _run(
+        capsys, "--input", str(dump), "--rules", str(rules), "--catch-all", "BAD Q", "--output", out
+    )
+    assert code == ExitCode.USAGE
+    assert "--catch-all" in err
+    assert not (tmp_path / "out").exists()

@@ -103,12 +103,18 @@ def _rules(rows: dict[str, list[dict[str, Any]]], options: ReportOptions) -> dic
                 "target": target,
             }
         )
+    caught = None
+    if options.catch_all is not None:  # the drain sends what would stay there instead
+        by_cause = {**left, "unplaceable": unplaceable}
+        caught = {"queue": options.catch_all, "count": sum(by_cause.values()), "by_cause": by_cause}
+        left = dict.fromkeys(left, 0)
     return {
         "rules_sha256": options.ruleset.sha256,
         "by_rule": by_rule,
         "left_on_dlq": sum(left.values()),
         "left_on_dlq_by_cause": left,
         "unplaceable": unplaceable,
+        "catch_all": caught,
         "by_action": _sorted([{"action": k, "count": v} for k, v in by_action.items()], "action"),
     }
 

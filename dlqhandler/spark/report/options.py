@@ -15,7 +15,9 @@ __all__ = ["ReportOptions"]
 @dataclass(frozen=True, slots=True)
 class ReportOptions:
     """What to report on: ``as_of`` (aware; ages are measured to it), the messages
-    ``ages`` selects (all by default), the tables, the list bound ``top``."""
+    ``ages`` selects (all by default), the tables, the list bound ``top``, and the queue
+    the drain would send what stays on the DLQ to (``catch_all``: its ``--catch-all``,
+    or the table's last unconditional FWD; None: none)."""
 
     as_of: datetime
     ruleset: RuleSet | None = None
@@ -24,3 +26,4 @@ class ReportOptions:
     local_qmgr: str = ""
     top: int = 1000
     ages: AgeWindow = field(default_factory=AgeWindow)
+    catch_all: str | None = None
