@@ -14,8 +14,11 @@ DataFrames; only :mod:`dlqhandler.spark.drain.outputs` and
 
 from __future__ import annotations
 
+import functools
+import heapq
+import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -193,39 +196,24 @@ def _split_groups(audit: Any, gapped: Callable[[], Any] | None = None) -> list[A
     return rows
 
 
-def _split_from_states(
-    states: list[dict[str, Any]], gapped: Callable[[], set[str]]
-) -> list[dict[str, Any]]:
-    """What :func:`_split_groups` finds, from the writers' group states (one per group per
-    task; jvm/GroupStates.java) merged by group: the groups with a member not placed or
-    not whole, as dicts of ``groupid``, ``malformed`` and ``whole``. ``gapped`` gives the
-    GroupIds with a segment missing (:func:`_segment_gaps`); it is asked only when a
-    group holds a segment.
+def _split_from_states(texts: list[str], gapped: Callable[[], set[str]]) -> list[dict[str, Any]]:
+    """What :func:`_split_groups` finds, from the writers' group states (``texts``: each
+    task's file, JSON lines sorted by group; jvm/GroupStates.java) merged by group: the
+    groups with a member not placed or not whole, as dicts of ``groupid``, ``malformed``
+    and ``whole``. ``gapped`` gives the GroupIds with a segment missing
+    (:func:`_segment_gaps`); it is asked only when a group holds a segment.
 
-    A state without ``q`` is a unit whole and placed within its task (its distinct
-    sequence numbers 1..n, n its last when in a group); alone and without a segment, it
-    needs no more looking at: most groups are, and they cost a line each."""
-    merged: dict[str, dict[str, Any]] = {}
-    for state in states:
-        was = merged.get(state["g"])
-        if was is None:
-            merged[state["g"]] = state
-            continue
-        merged[state["g"]] = {
-            "g": state["g"],
-            "p": was["p"] and state["p"],
-            "m": was["m"] or state["m"],
-            "s": was["s"] or state["s"],
-            "r": was["r"] or state["r"],
-            "k": was["k"] + state["k"],
-            "q": _seqs(was) | _seqs(state),
-            "l": _lasts(was) | _lasts(state),
-        }
-    gaps = gapped() if any(st["s"] for st in merged.values()) else set()
+    The files are merged as sorted streams, one group at a time: the driver holds their
+    text and one group's lines, not a state per group. A group seen by one task only,
+    whole and placed there (a line without ``q``), is not even parsed: most groups are."""
+    gaps = gapped() if any('"s":true' in text for text in texts) else set()
     split = []
-    for g, st in merged.items():
-        if "q" not in st and g not in gaps:
+    streams = [_lines(text) for text in texts]
+    for g, run in itertools.groupby(heapq.merge(*streams), key=lambda pair: pair[0]):
+        lines = [line for _g, line in run]
+        if len(lines) == 1 and '"q":' not in lines[0] and g not in gaps:
             continue  # whole and placed in the one task that saw it
+        st = functools.reduce(_merged, (json.loads(line) for line in lines))
         seqs, lasts = _seqs(st), _lasts(st)
         n = len(seqs)
         if st["r"]:
@@ -236,6 +224,33 @@ def _split_from_states(
         if not st["p"] or not whole:
             split.append({"groupid": g, "malformed": st["m"], "whole": whole})
     return split
+
+
+def _lines(text: str) -> Iterator[tuple[str, str]]:
+    """(group id, line) of each line of a task's group states, in their (sorted) order."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        line = text[start:end]
+        start = end + 1
+        if line:
+            head = line[6 : line.index('"', 6)]  # {"g":"<id>", the id as written
+            yield (head if "\\" not in head else json.loads(line)["g"]), line
+
+
+def _merged(was: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    """Two states of one group (from two tasks) as one."""
+    return {
+        "g": state["g"],
+        "p": was["p"] and state["p"],
+        "m": was["m"] or state["m"],
+        "s": was["s"] or state["s"],
+        "r": was["r"] or state["r"],
+        "k": was["k"] + state["k"],
+        "q": _seqs(was) | _seqs(state),
+        "l": _lasts(was) | _lasts(state),
+    }
 
 
 def _seqs(state: dict[str, Any]) -> set[int]:
@@ -539,7 +554,7 @@ def run_drain(
             out.delete("audit")
             spark.createDataFrame([], audit_schema()).write.parquet(out.uri("audit"))
         split = _split_from_states(
-            written.group_states,
+            written.group_texts,
             lambda: {r["groupid"] for r in _segment_gaps(reread(body=True)).collect()},
         )
         if split:  # written again, the split groups kept whole

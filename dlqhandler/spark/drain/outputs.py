@@ -84,12 +84,13 @@ class Written:
     ``file``, ``bytes``; sorted by target), the audit's Parquet files moved into
     ``audit/`` (none: no row), the rows counted by the ``counts`` columns (one dict
     per combination of their values, with its ``count``), and with ``groups`` the
-    writers' group states (one dict per group per task: see jvm/GroupStates.java)."""
+    writers' group states: the text of each task's file (JSON lines sorted by group, one
+    per group: see jvm/GroupStates.java)."""
 
     files: list[dict[str, Any]]
     audit_files: int
     counts: list[dict[str, Any]]
-    group_states: list[dict[str, Any]]
+    group_texts: list[str]
 
 
 def write_outputs(
@@ -130,7 +131,7 @@ def write_outputs(
     ``groups`` (six SQL expressions of the audit columns: a group's id, the sequence
     number, and whether the member is its group's last, a segment, placed, malformed;
     or none) have each task's writers track the message groups among its rows (the data
-    source's option ``groups``): :attr:`Written.group_states`, in the same job.
+    source's option ``groups``): :attr:`Written.group_texts`, in the same job.
     """
     if not counts:
         raise ValueError("write_outputs needs at least one column to count by")
@@ -172,7 +173,7 @@ def write_outputs(
         _write_parts(rows, out.uri(parts_dir), sort=True, **options)
         parts = _listed(out, parts_dir)
     summed = _summed(out, parts_dir, dict(zip(count_columns, counted, strict=True)))
-    states = _group_states(out, parts_dir) if groups else []
+    states = _group_texts(out, parts_dir) if groups else []
     targets = []
     for key in sorted(parts):
         if key == _NONE_KEY:
@@ -219,7 +220,7 @@ _COUNTS_SUFFIX = ".counts.json"  # jvm/RowCounts.java
 _GROUPS_SUFFIX = ".groups.json"  # jvm/GroupStates.java
 
 
-def _group_states(out: OutFiles, parts_dir: str) -> list[dict[str, Any]]:
+def _group_texts(out: OutFiles, parts_dir: str) -> list[str]:
     """The writers' group states (``part-....groups.json``: JSON lines), as written."""
     found = [
         uri
@@ -227,7 +228,7 @@ def _group_states(out: OutFiles, parts_dir: str) -> list[dict[str, Any]]:
         if key.startswith("t=")
         for uri in out.parts(parts_dir, key, suffix=_GROUPS_SUFFIX)
     ]
-    return [json.loads(line) for text in out.texts(found) for line in text.splitlines() if line]
+    return out.texts(found)
 
 
 _MAX_WRITERS = 256  # open output files per task (spark.sql.maxConcurrentOutputFileWriters)

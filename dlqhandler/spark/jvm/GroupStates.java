@@ -20,7 +20,10 @@
  * bool_or skips it; a null "placed" as true, as bool_and skips it); a null sequence
  * number is no number.
  *
- * A task's rows arrive on its one thread, whichever part they are written to.
+ * The lines are sorted by id (UTF8String's byte order: the driver's hex ids compare alike
+ * as Python strings), so the driver merges the tasks' files as sorted streams, holding one
+ * group at a time. A task's rows arrive on its one thread, whichever part they are
+ * written to.
  */
 package dlqhandler.spark;
 
@@ -177,7 +180,11 @@ final class GroupStates {
     /** The states as JSON lines into a new file {@code path}. */
     void write(Configuration conf, String path) throws IOException {
         StringBuilder s = new StringBuilder();
-        for (Map.Entry<UTF8String, State> e : groups.entrySet()) {
+        // sorted by id, so the driver merges the tasks' files as sorted streams
+        java.util.List<Map.Entry<UTF8String, State>> sorted = new java.util.ArrayList<>(
+            groups.entrySet());
+        sorted.sort(Map.Entry.comparingByKey());
+        for (Map.Entry<UTF8String, State> e : sorted) {
             State g = e.getValue();
             int[] seqs = distinct(g.seqs, g.n);
             int[] lasts = distinct(g.lasts, g.lastCount);
