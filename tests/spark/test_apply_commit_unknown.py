@@ -7,6 +7,7 @@ import json
 import os
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr.embedded.manager import connect
@@ -65,6 +66,27 @@ def _letter(i: int) -> Message:
     return Message.dead_letter(md, f"letter {i}".encode(), reason=2053, dest_q_name="APP.Q")
 
 
+def _six_letters_to_forward(tmp_path: Path) -> tuple[Path, list[Any], Path, list[str]]:
+    """QM1 with six dead letters for APP.Q on its DLQ, a sitecustomize that breaks the
+    first MQCMIT (``tmp_path/site``), and a table forwarding them: the queue manager's
+    home, the letters, the output directory and `drain --apply`'s arguments."""
+    home = tmp_path / "home"
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    qm.admin().define_queue("APP.Q", {"MAXDEPTH": 10000})
+    letters = [_letter(i) for i in range(6)]
+    for m in letters:
+        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
+    qm.disconnect()
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    rules = tmp_path / "r.rul"
+    rules.write_text("DESTQ(APP.Q) ACTION(FWD) FWDQ(APP.Q) HEADER(NO)\n")
+    out = tmp_path / "out"
+    return home, letters, out, ["--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)]
+
+
 def test_a_commit_of_unknown_outcome_is_named_and_counted_neither_moved_nor_failed(
     tmp_path: Path,
 ) -> None:
@@ -80,27 +102,12 @@ def test_a_commit_of_unknown_outcome_is_named_and_counted_neither_moved_nor_fail
     its 2549 page (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q045480_.html):
     "If MQCMIT was interrupted the transaction might or might not have been
     committed"."""
-    home = tmp_path / "home"
-    create_qmgr(home, "QM1")
-    qm = connect("QM1", home=home)
-    qm.admin().define_queue("APP.Q", {"MAXDEPTH": 10000})
-    letters = [_letter(i) for i in range(6)]
-    for m in letters:
-        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
-    qm.disconnect()
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
-    rules = tmp_path / "r.rul"
-    rules.write_text("DESTQ(APP.Q) ACTION(FWD) FWDQ(APP.Q) HEADER(NO)\n")
-    out = tmp_path / "out"
+    home, letters, out, args = _six_letters_to_forward(tmp_path)
     env = drain_env(
         DLQHANDLER_HOME=str(home),
         DLQ_TEST_BREAK_COMMIT=str(tmp_path / "broken-once"),
-        PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]),
+        PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(ROOT)]),
     )
-
-    args = ["--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)]
     result = run_drain(*args, "--partitions", "1", cwd=tmp_path, env=env)
 
     assert result.returncode == 6, result.stderr
@@ -143,28 +150,13 @@ def test_a_task_that_cannot_connect_again_leaves_its_messages_and_says_so(
     stderr say so with the reason, and the drain exits 6. IBM's 2059 page
     (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q040850_.html): "the queue
     manager ... is not available"; 2009's: the committed call "did complete" or not."""
-    home = tmp_path / "home"
-    create_qmgr(home, "QM1")
-    qm = connect("QM1", home=home)
-    qm.admin().define_queue("APP.Q", {"MAXDEPTH": 10000})
-    letters = [_letter(i) for i in range(6)]
-    for m in letters:
-        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
-    qm.disconnect()
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
-    rules = tmp_path / "r.rul"
-    rules.write_text("DESTQ(APP.Q) ACTION(FWD) FWDQ(APP.Q) HEADER(NO)\n")
-    out = tmp_path / "out"
+    home, letters, out, args = _six_letters_to_forward(tmp_path)
     env = drain_env(
         DLQHANDLER_HOME=str(home),
         DLQ_TEST_BREAK_COMMIT=str(tmp_path / "broken-once"),
         DLQ_TEST_STAY_DOWN="1",
-        PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]),
+        PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(ROOT)]),
     )
-
-    args = ["--rules", str(rules), "-m", "QM1", "--apply", "--output", str(out)]
     result = run_drain(*args, "--partitions", "1", cwd=tmp_path, env=env)
 
     assert result.returncode == 6, result.stderr

@@ -476,14 +476,7 @@ class IBMMQQueueManager:
         this calls the extension's MQPUT itself and unpacks the MQMD and MQPMO."""
         mq = self.mq
         rv = mq.ibmmqc.MQPUT(self._qmo.get_handle(), obj.get_handle(), md.pack(), pmo.pack(), body)
-        comp, reason = int(rv[-2]), int(rv[-1])
-        if comp == mq.CMQC.MQCC_FAILED:
-            raise mq.MQMIError(comp, reason)
-        md.unpack(rv[0])
-        pmo.unpack(rv[1])
-        if comp:
-            self.log.info("mq_put_warning", reason=reason)
-        return reason if comp else 0
+        return self._put_outcome(rv, md, pmo)
 
     def put1_tolerating_warning(self, od: Any, body: bytes, md: Any, pmo: Any) -> int:
         """MQPUT1 that takes MQCC_WARNING as the success it is, as
@@ -491,6 +484,13 @@ class IBMMQQueueManager:
         though the message is put: MQRC_PRIORITY_EXCEEDS_MAXIMUM, 2049, for one)."""
         mq = self.mq
         rv = mq.ibmmqc.MQPUT1(self._qmo.get_handle(), od.pack(), md.pack(), pmo.pack(), body)
+        return self._put_outcome(rv, md, pmo)
+
+    def _put_outcome(self, rv: Any, md: Any, pmo: Any) -> int:
+        """What the extension's MQPUT or MQPUT1 returned (``rv``: the MQMD and MQPMO
+        buffers, then the completion code and reason): MQMIError on MQCC_FAILED, else the
+        MQMD and MQPMO unpacked and the warning's reason (0: MQCC_OK)."""
+        mq = self.mq
         comp, reason = int(rv[-2]), int(rv[-1])
         if comp == mq.CMQC.MQCC_FAILED:
             raise mq.MQMIError(comp, reason)
