@@ -216,10 +216,8 @@ def _split_from_states(texts: list[str], gapped: Callable[[], set[str]]) -> list
         st = functools.reduce(_merged, (json.loads(line) for line in lines))
         seqs, lasts = _seqs(st), _lasts(st)
         n = len(seqs)
-        if st["r"]:
-            numbered = len(lasts) == 1 and lasts == {n} and seqs == set(range(1, n + 1))
-        else:
-            numbered = seqs == {1}
+        # the numbers 1..n: in a group, n the one flagged last; outside one, 1 alone
+        numbered = seqs == set(range(1, n + 1)) and (lasts == {n} if st["r"] else n == 1)
         whole = (st["s"] or st["k"] == n) and numbered and g not in gaps
         if not st["p"] or not whole:
             split.append({"groupid": g, "malformed": st["m"], "whole": whole})

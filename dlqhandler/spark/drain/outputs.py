@@ -200,13 +200,7 @@ def _summed(out: OutFiles, parts_dir: str, names: dict[str, str]) -> list[dict[s
     """The writers' counts (``part-....counts.json``: JSON lines) summed by their
     values, the columns under their names in ``counts``."""
     total: dict[str, int] = {}
-    found = [
-        uri
-        for key in out.children(parts_dir)
-        if key.startswith("t=")
-        for uri in out.parts(parts_dir, key, suffix=_COUNTS_SUFFIX)
-    ]
-    for text in out.texts(found):
+    for text in out.texts(_beside_parts(out, parts_dir, _COUNTS_SUFFIX)):
         for line in text.splitlines():
             if line:
                 row = json.loads(line)
@@ -222,13 +216,17 @@ _GROUPS_SUFFIX = ".groups.json"  # jvm/GroupStates.java
 
 def _group_texts(out: OutFiles, parts_dir: str) -> list[str]:
     """The writers' group states (``part-....groups.json``: JSON lines), as written."""
-    found = [
+    return out.texts(_beside_parts(out, parts_dir, _GROUPS_SUFFIX))
+
+
+def _beside_parts(out: OutFiles, parts_dir: str, suffix: str) -> list[str]:
+    """The files the writers left beside their parts with names ending ``suffix``."""
+    return [
         uri
         for key in out.children(parts_dir)
         if key.startswith("t=")
-        for uri in out.parts(parts_dir, key, suffix=_GROUPS_SUFFIX)
+        for uri in out.parts(parts_dir, key, suffix=suffix)
     ]
-    return out.texts(found)
 
 
 _MAX_WRITERS = 256  # open output files per task (spark.sql.maxConcurrentOutputFileWriters)

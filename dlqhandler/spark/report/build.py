@@ -108,9 +108,10 @@ def _decisions(
     """``source`` (a query over messages with ``columns``) with the drain's decision for
     each message under ``ruleset`` as ``prefix``-columns; the query and its columns.
 
-    ``queue`` is the substituted target of a RETRY or FWD when it is a valid name that
-    does not loop back onto the input queue, else null (and ``unplaceable`` true);
-    ``qmgr`` its queue manager as the drain places it ('' for the local one).
+    ``queue`` and ``qmgr`` are where the drain places a RETRY or FWD (the
+    classification's ``out_q``/``out_qm``: '' for the local queue manager): its
+    substituted target when a valid name that does not loop back onto the input queue,
+    else null (and ``unplaceable`` true).
     """
     decided = classify_query(
         columns,
@@ -120,15 +121,13 @@ def _decisions(
         local_qmgr=options.local_qmgr,
     )
     puts = "action IN ('RETRY', 'FWD')"
-    valid = "coalesce(target_valid, false)"
     added = {
         f"{prefix}_matched": "matched_lines",
         f"{prefix}_line": "chosen_line",
         f"{prefix}_action": "action",
-        f"{prefix}_queue": f"CASE WHEN {puts} AND {valid} THEN target_q END",
-        f"{prefix}_qmgr": f"CASE WHEN {puts} AND {valid} THEN CASE WHEN target_qm"
-        f" = {sql_string(options.local_qmgr)} THEN '' ELSE target_qm END END",
-        f"{prefix}_unplaceable": f"{puts} AND NOT {valid}",
+        f"{prefix}_queue": "out_q",  # no catch-all here: null when not placed
+        f"{prefix}_qmgr": "out_qm",
+        f"{prefix}_unplaceable": f"{puts} AND NOT coalesce(target_valid, false)",
     }
     kept = [f"`{c}`" for c in columns] + [f"{e} AS {n}" for n, e in added.items()]
     return f"SELECT {', '.join(kept)} FROM ({decided})", [*columns, *added]
