@@ -16,6 +16,7 @@ command starts); the report counts the selected messages and says how many it le
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import tempfile
@@ -306,8 +307,8 @@ def _gather(
             source = f"queue {queue} on {name} (browsed)"
         else:
             # Dumps: from the DLQ the table's INPUTQ/INPUTQM name, else the one their
-            # headers name, as the drain takes them.
-            origin, mixed = dumps_origin(inputs.files)
+            # headers name, as the drain takes them (Hadoop files: read once Spark runs).
+            origin, mixed = dumps_origin(inputs.files) if not inputs.pending else (None, None)
             queue, local = offline_input(new, origin) if new is not None else (None, "")
             if mixed is not None and new is not None:
                 print(f"{_PROG}: note: {mixed}", file=sys.stderr)
@@ -384,6 +385,14 @@ def _build(
                 left_out=inputs.left_out[len(before.left_out) :],
             ),
         )
+        if options.ruleset is not None:
+            # Their headers, read through Hadoop, name the DLQ they came from (as the
+            # drain takes it).
+            origin, mixed = dumps_origin(inputs.files, spark)
+            queue, local = offline_input(options.ruleset, origin)
+            if mixed is not None:
+                print(f"{_PROG}: note: {mixed}", file=sys.stderr)
+            options = dataclasses.replace(options, input_queue=queue, local_qmgr=local)
     try:
         messages = read_dumps(spark, list(inputs.files), split_bytes=args.split_mb << 20)
     except DumpFormatError as exc:

@@ -43,7 +43,7 @@ from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.mq.names import is_valid_qmgr_name, is_valid_queue_name
 
-__all__ = ["dump_origin", "read_dump"]
+__all__ = ["ORIGIN_BYTES", "dump_origin", "origin_of_head", "read_dump"]
 
 _A, _N, _X, _S, _STAR, _BLANK, _LF, _CR = b"ANXS* \n\r"
 _NUL = b"\x00"
@@ -88,7 +88,7 @@ class _LineError(Exception):
 
 
 _ORIGIN = re.compile(rb"\* (Qmgr|Queue) *= *(\S*) *\r?\n?")
-_ORIGIN_BYTES = 4096  # the header, its two name lines and the empty line fit
+ORIGIN_BYTES = 4096  # the header, its two name lines and the empty line fit
 
 
 def dump_origin(path: str | os.PathLike[str]) -> tuple[str, str] | None:
@@ -97,7 +97,13 @@ def dump_origin(path: str | os.PathLike[str]) -> tuple[str, str] | None:
     (``""`` for the queue manager when that line is missing), or None: no ``* Queue``
     line, or a name that is not a valid MQ name (untrusted text, never used then)."""
     with open(path, "rb") as f:
-        head = f.read(_ORIGIN_BYTES).splitlines(keepends=True)
+        return origin_of_head(f.read(ORIGIN_BYTES))
+
+
+def origin_of_head(data: bytes) -> tuple[str, str] | None:
+    """:func:`dump_origin` of a dump's first bytes (``ORIGIN_BYTES`` of them are
+    enough), however they were read (a Hadoop file's through its filesystem)."""
+    head = data.splitlines(keepends=True)
     names: dict[bytes, str] = {}
     for line in head[1:]:
         if not line.startswith(b"*"):

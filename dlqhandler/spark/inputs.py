@@ -30,6 +30,7 @@ from typing import Any
 from dlqhandler.errors import ConfigError, DumpFormatError
 from dlqhandler.formats._attributes import HEADER_PREFIXES
 from dlqhandler.formats.dmpmqmsg import dump_origin
+from dlqhandler.formats.dump_reader import ORIGIN_BYTES, origin_of_head
 from dlqhandler.spark.files import (
     hadoop_fs,
     hadoop_hint,
@@ -39,7 +40,7 @@ from dlqhandler.spark.files import (
     resolve_uri,
 )
 
-__all__ = ["InputSet", "dumps_origin", "header_problem", "resolve_inputs"]
+__all__ = ["InputSet", "dumps_origin", "hadoop_head", "header_problem", "resolve_inputs"]
 
 _HEAD = 4096  # bytes enough to see past leading blank lines to the header
 
@@ -128,13 +129,23 @@ class _Acc:
         )
 
 
-def dumps_origin(files: tuple[str, ...] | list[str]) -> tuple[tuple[str, str] | None, str | None]:
+def dumps_origin(
+    files: tuple[str, ...] | list[str], spark: Any = None
+) -> tuple[tuple[str, str] | None, str | None]:
     """The queue manager and queue the dump ``files`` were unloaded from, as their
     ``* Qmgr``/``* Queue`` header lines name them
     (:func:`~dlqhandler.formats.dmpmqmsg.dump_origin`), when every file names the same
-    one; else None, and a note when they name different ones or only some name one (a
-    Hadoop file is not read for it): the input queue is then unknown."""
-    origins = [dump_origin(local_path(f)) if is_local(f) else None for f in files]
+    one; else None, and a note when they name different ones or only some name one:
+    the input queue is then unknown. A Hadoop file's header is read through ``spark``
+    (without a session it names none)."""
+    origins = [
+        dump_origin(local_path(f))
+        if is_local(f)
+        else origin_of_head(hadoop_head(spark, f))
+        if spark is not None
+        else None
+        for f in files
+    ]
     known = sorted({o for o in origins if o is not None})
     if not known:
         return None, None
@@ -289,17 +300,26 @@ def _add_hadoop(acc: _Acc, spark: Any, item: str) -> None:
         ) from exc
 
 
-def _hadoop_head_why(spark: Any, fs: Any, status: Any) -> str | None:
-    size = int(status.getLen())
+def hadoop_head(spark: Any, uri: str) -> bytes:
+    """The first bytes of the Hadoop file ``uri`` (enough for its dmpmqmsg header and
+    the ``* Qmgr``/``* Queue`` lines), read through ``spark``'s Hadoop configuration."""
+    fs, path = hadoop_fs(spark, uri)
+    return _read_head(spark, fs, path, int(fs.getFileStatus(path).getLen()))
+
+
+def _read_head(spark: Any, fs: Any, path: Any, size: int) -> bytes:
     if size == 0:
-        return _not_a_dump(b"")
-    stream = fs.open(status.getPath())
+        return b""
+    stream = fs.open(path)
     try:
-        head = bytes(
+        return bytes(
             spark.sparkContext._jvm.org.apache.commons.io.IOUtils.toByteArray(
-                stream, min(size, _HEAD)
+                stream, min(size, max(_HEAD, ORIGIN_BYTES))
             )
         )
     finally:
         stream.close()
-    return _not_a_dump(head)
+
+
+def _hadoop_head_why(spark: Any, fs: Any, status: Any) -> str | None:
+    return _not_a_dump(_read_head(spark, fs, status.getPath(), int(status.getLen())))

@@ -19,6 +19,7 @@ import pytest
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.formats.backlog import generate_backlog
 from dlqhandler.formats.dmpmqmsg import write_dump
+from dlqhandler.mq import MQMD, Message
 from tests.spark.drain_helpers import DEMO_RULES, assert_conserved, drain_env, run_drain
 
 pytestmark = pytest.mark.spark
@@ -111,3 +112,66 @@ def test_filesystems_hadoop_does_not_know_are_refused(tmp_path: Path) -> None:
         assert "connector jar" in proc.stderr
         assert "Traceback" not in proc.stderr
         assert not (tmp_path / "out").exists()
+
+
+def test_a_hadoop_dumps_header_names_the_input_queue_as_a_local_ones_does(tmp_path: Path) -> None:
+    """Dumps read through Hadoop (here viewfs:) are read for their header as local ones
+    are: without INPUTQ in the table, the `* Qmgr`/`* Queue` lines dmpmqmsg wrote name
+    the DLQ they came from, so a RETRY back onto SYSTEM.DEAD.LETTER.QUEUE on QM1 is a loop
+    that stays (no q-SYSTEM.DEAD.LETTER.QUEUE file whose load would put it back on the
+    DLQ), a RETRY to APP.A on QM1 is a local put (one q-APP.A@LOCAL.dmp, not a second
+    @QM1 file), and the report counts the same unplaceable messages. IBM's "DLQ control
+    data" (https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=table-dlq-control-data): "If
+    no DLQ is specified ..., the name of the DLQ belonging to the queue manager ... is
+    used"; the dump's header names that queue. Before, a Hadoop input's header was
+    never read, the input queue was unknown and both loops were written out."""
+    dlq = "SYSTEM.DEAD.LETTER.QUEUE"
+    md = MQMD(format="MQSTR")
+    letters = [
+        Message.dead_letter(
+            md.replace(msg_id=n.to_bytes(24, "big")),
+            b"m",
+            reason=2053,
+            dest_q_name=q,
+            dest_q_mgr_name=qm,
+        )
+        for n, (q, qm) in enumerate(
+            [("APP.A", ""), ("APP.A", "QM1"), (dlq, "QM1"), (dlq, ""), ("APP.B", "QM2")], start=1
+        )
+    ]
+    (tmp_path / "data" / "in").mkdir(parents=True)
+    write_dump(tmp_path / "data" / "in" / "a.dmp", letters, qmgr="QM1", queue=dlq)
+    rules = tmp_path / "r.rul"
+    rules.write_text("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(3)\n")
+    env = _viewfs(tmp_path)
+    common = (
+        "--rules",
+        str(rules),
+        "--input",
+        "viewfs://dlq/data/in/a.dmp",
+        "--master",
+        "local[1]",
+    )
+
+    proc = run_drain(*common, "--output", str(tmp_path / "out"), cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["input_queue"] == {"queue": dlq, "qmgr": "QM1"}
+    assert [(o["queue"], o["qmgr"], o["messages"]) for o in manifest["outputs"]] == [
+        ("APP.A", "", 2),
+        ("APP.B", "QM2", 1),
+    ]
+    assert (manifest["totals"]["unplaceable"], manifest["remaining"]["messages"]) == (2, 2)
+
+    report = subprocess.run(
+        [sys.executable, "-m", "dlqhandler", "report", *common, "--output", str(tmp_path / "rep")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert report.returncode == 0, report.stderr[-3000:]
+    rules_figures = json.loads((tmp_path / "rep" / "report.json").read_text())["rules"]
+    assert rules_figures["unplaceable"] == 2

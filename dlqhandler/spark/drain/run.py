@@ -295,24 +295,17 @@ class _Drain:
             # Dumps: the table's INPUTQ names the dead-letter queue they came from, and
             # INPUTQM its queue manager (runmqdlq's control data), so a target that puts
             # a message back there is the loop it is for `run`: never written as a target.
-            # Without INPUTQ, the queue their headers say dmpmqmsg unloaded them from.
-            origin, mixed = dumps_origin(self.inputs.files)
+            # Without INPUTQ, the queue their headers say dmpmqmsg unloaded them from
+            # (Hadoop files: read once Spark runs, below).
+            origin, mixed = (
+                dumps_origin(self.inputs.files) if not self.inputs.pending else (None, None)
+            )
             queue, local_qmgr = offline_input(result.ruleset, origin)
             if mixed is not None:
                 r.note(mixed)
                 origin_notes = (mixed,)
         apply = source is not None and source.apply
-        caught = catch_all_queue(result.ruleset, r.catch_all)
-        # Offline (dumps, or a snapshot of -m without --apply): a catch-all that is the
-        # input DLQ writes a file that loads everything back onto it (--apply refuses it
-        # with the control queues, below)
-        if not apply and queue and caught == queue:
-            given = f"--catch-all {caught}" if r.catch_all else f"the table's catch-all {caught}"
-            said = (
-                f"{given} is the input dead-letter queue (a loop): loading its file would put"
-                " every message it holds back on the DLQ; name another queue for what the"
-                " rules leave"
-            )
+        if not apply and (said := _catch_all_is_input(r, result.ruleset, queue)):
             return self.outcome(DrainStatus.REFUSED, problems=(said,))
         if source is not None and source.apply and queue:
             refused = _control_refusals(r, source.status_queue or "", result.ruleset, queue)
@@ -349,10 +342,21 @@ class _Drain:
                 before, self.inputs = self.inputs, self.inputs.with_hadoop(spark)
                 for line in _new_notes(before, self.inputs):
                     r.note(line)
+                if source is None:
+                    # Their headers, read through Hadoop, name the DLQ they came from.
+                    origin, mixed = dumps_origin(self.inputs.files, spark)
+                    queue, local_qmgr = offline_input(result.ruleset, origin)
+                    origin_notes = (mixed,) if mixed is not None else ()
+                    if mixed is not None:
+                        r.note(mixed)
+                    if said := _catch_all_is_input(r, result.ruleset, queue):
+                        return self.outcome(DrainStatus.REFUSED, problems=(said,))
                 config = config.model_copy(
                     update={
                         "inputs": self.inputs.files,
                         "input_notes": (*self.inputs.notes(), *origin_notes),
+                        "queue": queue,
+                        "local_qmgr": local_qmgr,
                     }
                 )
             if not self.out.local:  # the output rule, now that Hadoop can look
@@ -429,6 +433,21 @@ def _control_refusals(
             "the rules leave"
         )
     return refused
+
+
+def _catch_all_is_input(request: DrainRequest, ruleset: RuleSet, queue: str | None) -> str:
+    """Offline (dumps, or a snapshot of -m without --apply): a catch-all that is the
+    input DLQ writes a file that loads everything back onto it (--apply refuses it with
+    the control queues); what to say, or "" when it is another queue."""
+    caught = catch_all_queue(ruleset, request.catch_all)
+    if not queue or caught != queue:
+        return ""
+    given = f"--catch-all {caught}" if request.catch_all else f"the table's catch-all {caught}"
+    return (
+        f"{given} is the input dead-letter queue (a loop): loading its file would put"
+        " every message it holds back on the DLQ; name another queue for what the"
+        " rules leave"
+    )
 
 
 def _catch_all_loop(source: QueueSource, catch_all: str | None, queue: str) -> list[str]:
