@@ -50,7 +50,7 @@ from dlqhandler.qmgr.snapshot import snapshot_queue
 from dlqhandler.report import render_html, summary_lines
 from dlqhandler.rules import RuleSet, Severity, compile_rules
 from dlqhandler.rules.lexer import source_lines
-from dlqhandler.spark.classify import catch_all_queue, offline_input
+from dlqhandler.spark.classify import catch_all_loop, catch_all_queue, offline_input
 from dlqhandler.spark.files import check_output_dir, is_local, local_path
 from dlqhandler.spark.inputs import InputSet, dumps_origin
 from dlqhandler.spark.report.options import ReportOptions
@@ -313,6 +313,9 @@ def _gather(
             if mixed is not None and new is not None:
                 print(f"{_PROG}: note: {mixed}", file=sys.stderr)
             source = ""
+        if new is not None and (said := catch_all_loop(new, args.catch_all, queue)):
+            # the drain refuses to run it (exit 2): nothing to predict
+            raise _UsageError(said)
         report, inputs, spark_log = _spark_report(
             args, inputs, as_of=as_of, ages=ages, new=new, old=old, queue=queue, local=local
         )
@@ -392,6 +395,8 @@ def _build(
             queue, local = offline_input(options.ruleset, origin)
             if mixed is not None:
                 print(f"{_PROG}: note: {mixed}", file=sys.stderr)
+            if said := catch_all_loop(options.ruleset, args.catch_all, queue):
+                raise _UsageError(said)
             options = dataclasses.replace(options, input_queue=queue, local_qmgr=local)
     try:
         messages = read_dumps(spark, list(inputs.files), split_bytes=args.split_mb << 20)

@@ -32,6 +32,7 @@ from dlqhandler.spark.sql import FRAME, sql_over, sql_string
 
 __all__ = [
     "MQ_NAME_REGEX",
+    "catch_all_loop",
     "catch_all_queue",
     "classify",
     "classify_query",
@@ -112,6 +113,22 @@ def catch_all_queue(ruleset: RuleSet, explicit: str | None) -> str | None:
         ):
             return a.fwdq
     return None
+
+
+def catch_all_loop(ruleset: RuleSet, explicit: str | None, queue: str | None) -> str:
+    """What to say when the catch-all (``--catch-all``, else the table's, see
+    :func:`catch_all_queue`) is the input dead-letter ``queue``: its file would load
+    everything it holds back onto the DLQ (a loop), so the drain refuses to run and the
+    report to predict it; "" when it is another queue (or there is none)."""
+    caught = catch_all_queue(ruleset, explicit)
+    if not queue or caught != queue:
+        return ""
+    given = f"--catch-all {caught}" if explicit else f"the table's catch-all {caught}"
+    return (
+        f"{given} is the input dead-letter queue (a loop): loading its file would put"
+        " every message it holds back on the DLQ; name another queue for what the"
+        " rules leave"
+    )
 
 
 def offline_input(

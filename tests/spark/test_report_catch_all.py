@@ -53,3 +53,30 @@ def test_catch_all_option_is_the_drains(spark: Any, tmp_path: Path) -> None:
     rules, totals = _report_and_drain(tmp_path / "without", table)
     assert rules["catch_all"] is None
     assert rules["left_on_dlq"] + rules["unplaceable"] == totals["remaining"] > 0
+
+
+@pytest.mark.parametrize("given", [True, False])
+def test_a_catch_all_that_is_the_input_dlq_is_refused_by_report_as_by_drain(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: bool
+) -> None:
+    """A catch-all that is the input dead-letter queue (--catch-all, or the table's last
+    unconditional FWD) would load everything it holds back onto the DLQ: the drain refuses
+    to run (exit 2), and the report, which predicts what the drain does, refuses the same,
+    with the same words, before Spark starts, rather than predicting messages sent to the
+    catch-all that no drain sends. The table's INPUTQ names that DLQ (IBM's "DLQ control
+    data", https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=table-dlq-control-data:
+    INPUTQ is "The name of the DLQ you want to process")."""
+    dlq = "SYSTEM.DEAD.LETTER.QUEUE"
+    rules = tmp_path / "r.rul"
+    table = f"INPUTQ({dlq}) INPUTQM(QM1)\nREASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(3)\n"
+    rules.write_text(table + ("" if given else f"ACTION(FWD) FWDQ({dlq}) HEADER(YES)\n"))
+    extra = ["--catch-all", dlq] if given else []
+    common = ["--input", str(SAMPLE), "--rules", str(rules), *extra]
+    assert main(["drain", *common, "--output", str(tmp_path / "drain")]) == 2
+    refused = capsys.readouterr().err.strip().splitlines()[-1].split(": ", 1)[1]
+    assert main(["report", *common, "--output", str(tmp_path / "report")]) == 2
+    said = capsys.readouterr().err.strip().splitlines()[-1]
+    assert said == f"dlqhandler report: {refused}"
+    assert "is the input dead-letter queue (a loop)" in said
+    assert not (tmp_path / "report").exists()
+    assert not (tmp_path / "drain").exists()

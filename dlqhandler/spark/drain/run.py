@@ -37,7 +37,7 @@ from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.qmgr.port import QueueManager, browse_all
 from dlqhandler.qmgr.snapshot import Snapshot, snapshot_queue
 from dlqhandler.rules import CompileResult, RuleSet, compile_rules
-from dlqhandler.spark.classify import catch_all_queue, offline_input
+from dlqhandler.spark.classify import catch_all_loop, catch_all_queue, offline_input
 from dlqhandler.spark.files import OutputDir, check_output_dir_hadoop
 from dlqhandler.spark.inputs import InputSet, dumps_origin
 from dlqhandler.spark.lifecycle import SparkRun, describe
@@ -305,7 +305,7 @@ class _Drain:
                 r.note(mixed)
                 origin_notes = (mixed,)
         apply = source is not None and source.apply
-        if not apply and (said := _catch_all_is_input(r, result.ruleset, queue)):
+        if not apply and (said := catch_all_loop(result.ruleset, r.catch_all, queue)):
             return self.outcome(DrainStatus.REFUSED, problems=(said,))
         if source is not None and source.apply and queue:
             refused = _control_refusals(r, source.status_queue or "", result.ruleset, queue)
@@ -349,7 +349,7 @@ class _Drain:
                     origin_notes = (mixed,) if mixed is not None else ()
                     if mixed is not None:
                         r.note(mixed)
-                    if said := _catch_all_is_input(r, result.ruleset, queue):
+                    if said := catch_all_loop(result.ruleset, r.catch_all, queue):
                         return self.outcome(DrainStatus.REFUSED, problems=(said,))
                 config = config.model_copy(
                     update={
@@ -433,21 +433,6 @@ def _control_refusals(
             "the rules leave"
         )
     return refused
-
-
-def _catch_all_is_input(request: DrainRequest, ruleset: RuleSet, queue: str | None) -> str:
-    """Offline (dumps, or a snapshot of -m without --apply): a catch-all that is the
-    input DLQ writes a file that loads everything back onto it (--apply refuses it with
-    the control queues); what to say, or "" when it is another queue."""
-    caught = catch_all_queue(ruleset, request.catch_all)
-    if not queue or caught != queue:
-        return ""
-    given = f"--catch-all {caught}" if request.catch_all else f"the table's catch-all {caught}"
-    return (
-        f"{given} is the input dead-letter queue (a loop): loading its file would put"
-        " every message it holds back on the DLQ; name another queue for what the"
-        " rules leave"
-    )
 
 
 def _catch_all_loop(source: QueueSource, catch_all: str | None, queue: str) -> list[str]:
