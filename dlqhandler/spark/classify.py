@@ -26,11 +26,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dlqhandler.acting.audit import DEFAULT_AUDIT_QUEUE
 from dlqhandler.outcomes import Disposition
+from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.rules import PATTERN_FIELDS, IntPredicate, Rule, RuleSet, StringPredicate
 from dlqhandler.spark.sql import FRAME, sql_over, sql_string
 
 __all__ = [
+    "CONTROL_QUEUES",
     "MQ_NAME_REGEX",
     "catch_all_loop",
     "catch_all_queue",
@@ -151,6 +154,12 @@ def offline_input(
     return origin_q, control.inputqm or origin_qm
 
 
+# The handler's own queues (`dlqhandler run`'s defaults): a dead letter is never put on
+# them (dlqhandler.rules.outgoing.plan_outgoing), so a target there, on the input queue
+# manager, stays (or goes to the catch-all) as a loop does.
+CONTROL_QUEUES = (DEFAULT_STATUS_QUEUE, DEFAULT_AUDIT_QUEUE)
+
+
 def classify(
     frame: Any,
     ruleset: RuleSet,
@@ -220,12 +229,11 @@ def classify_query(
     }
     valid_q = f"coalesce(target_q RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
     valid_qm = f"coalesce(target_qm = '' OR target_qm RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
-    loop = "false"
-    if input_queue:
-        loop = (
-            f"(target_q = {sql_string(input_queue)}"
-            f" AND target_qm IN ('', {sql_string(local_qmgr)}))"
-        )
+    refused = [*CONTROL_QUEUES, *([input_queue] if input_queue else [])]
+    loop = (
+        f"(target_q IN ({', '.join(sql_string(q) for q in refused)})"
+        f" AND target_qm IN ('', {sql_string(local_qmgr)}))"
+    )
     puts = "action IN ('RETRY', 'FWD')"
     valid = f"CASE WHEN {puts} THEN {valid_q} AND {valid_qm} AND NOT {loop} END"
     placed = f"(action = 'DISCARD' OR ({puts} AND target_valid))"

@@ -196,3 +196,54 @@ def test_an_offline_catch_all_that_is_the_input_dlq_is_refused(
     err = capsys.readouterr().err
     assert f"{DLQ} is the input dead-letter queue (a loop)" in err
     assert not out.exists()
+
+
+def test_drain_and_report_never_target_the_handlers_status_or_audit_queue(
+    spark: Any, tmp_path: Path
+) -> None:
+    """`dlqhandler run` never puts a dead letter on its status queue (DLQHANDLER.STATUS:
+    the attempt counts) or its audit queue (DLQHANDLER.AUDIT) on its queue manager
+    (dlqhandler.rules.outgoing.plan_outgoing's ControlQueueError), nor does `drain
+    --apply`: a RETRY whose DestQName names one of them, here or on INPUTQM, stays on the
+    DLQ (counted unplaceable), as a loop does, in the offline drain too (before, it was
+    written to q-DLQHANDLER.STATUS@LOCAL.dmp, whose load would put a dead letter among
+    the attempt records), and the report counts the same. A RETRY to a queue of that name
+    on another queue manager is not the handler's and is written. IBM's "DLQ control
+    data" (https://www.ibm.com/docs/en/ibm-mq/9.1.x?topic=table-dlq-control-data):
+    INPUTQM is "The name of the queue manager that owns the DLQ"."""
+    md = MQMD(format="MQSTR")
+    letters = [
+        Message.dead_letter(
+            md.replace(msg_id=bytes([n]) * 24),
+            b"m",
+            reason=2053,
+            dest_q_name=q,
+            dest_q_mgr_name=qm,
+        )
+        for n, q, qm in (
+            (1, "DLQHANDLER.STATUS", ""),
+            (2, "DLQHANDLER.AUDIT", "QM1"),
+            (3, "DLQHANDLER.STATUS", "QM2"),
+            (4, "APP.Y", ""),
+        )
+    ]
+    src = tmp_path / "in.dmp"
+    write_dump(src, letters, qmgr="QM1", queue=DLQ)
+    rules = tmp_path / "r.rul"
+    rules.write_text(TABLE)
+    common = ["--rules", str(rules), "--input", str(src)]
+    out = tmp_path / "out"
+    assert cli_main(["drain", *common, "--output", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [(o["queue"], o["qmgr"], o["messages"]) for o in manifest["outputs"]] == [
+        ("APP.Y", "", 1),
+        ("DLQHANDLER.STATUS", "QM2", 1),
+    ]
+    assert [m.md.msg_id for m in read_dump(out / "remaining.dmp")] == [
+        b"\x01" * 24,
+        b"\x02" * 24,
+    ]
+    assert manifest["totals"]["unplaceable"] == 2
+    assert cli_main(["report", *common, "--output", str(tmp_path / "rep")]) == 0
+    figures = json.loads((tmp_path / "rep" / "report.json").read_text())["rules"]
+    assert figures["unplaceable"] == 2
