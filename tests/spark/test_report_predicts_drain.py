@@ -213,3 +213,40 @@ def test_a_message_past_the_hop_limit_stays_offline_as_it_does_for_run(
     assert [(o["queue"], o["messages"]) for o in manifest["outputs"]] == [("APP.Y", 2)]
     assert manifest["totals"]["unplaceable"] == 2
     _assert_predicted(report, manifest, summary)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the offline classification (dlqhandler/spark/classify.py) takes the first "
+    "matching rule and, when its target is unplaceable (not a valid name, the DLQ, a control "
+    "queue), leaves the message; `run` and `drain --apply` count a failed attempt and take "
+    "the next matching rule. The fix chooses per message the first matching rule whose "
+    "target is placeable, and changes what chosen_line/unplaceable mean for job.py and "
+    "report/ (the lead's files)",
+)
+def test_an_unplaceable_target_gives_way_to_the_next_matching_rule_as_in_run(
+    spark: Any, tmp_path: Path
+) -> None:
+    """RETRY(1) then FWD(MANUAL), both for MQRC_Q_FULL: a blank DestQName, a DestQName
+    that is the DLQ and one that is the status queue cannot be retried; `dlqhandler run`
+    (seen on the embedded QM1: "forwarded 3", MANUAL holding those three) counts the
+    failed attempt and forwards them to MANUAL with the next matching rule, as IBM's
+    handler does: "If all attempts fail, the DLQ handler searches for the next matching
+    rule in the table" (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=zos-processing-
+    rules-table). The drain writes them to q-MANUAL@LOCAL.dmp, leaves none, and the
+    report says so; the good one is retried to APP.A."""
+    b = _Backlog()
+    for destq in (" ", DLQ, "APP.A", "DLQHANDLER.STATUS"):
+        b.letter(2053, destq)
+    table = (
+        f"INPUTQ({DLQ}) INPUTQM(QM1)\n"
+        "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(1)\n"
+        "REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(MANUAL)\n"
+    )
+    report, manifest, summary = _report_and_drain(tmp_path, b, table)
+    assert [(o["queue"], o["messages"]) for o in manifest["outputs"]] == [
+        ("APP.A", 1),
+        ("MANUAL", 3),
+    ]
+    assert manifest["remaining"]["messages"] == 0
+    _assert_predicted(report, manifest, summary)
