@@ -79,6 +79,13 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
                 f" and {rules['unplaceable']:,} more that stay: their target is not a valid"
                 " queue name or loops back onto the DLQ"
             )
+        unreadable = report["unreadable"]["count"]
+        if unreadable:
+            # A malformed record is in no count above, and the drain leaves it, always.
+            left += (
+                f"; {unreadable:,} unreadable record(s) stay too (the drain never moves"
+                " a malformed record, catch-all or not)"
+            )
         lines.append(f"  the table would: {actions}; {left}")
         idle = [str(r["line"]) for r in rules["by_rule"] if r["matched"] == 0]
         if idle:

@@ -117,3 +117,17 @@ def test_summary_names_top_reasons_oldest_table_and_change() -> None:
     assert "RETRY 7, IGNORE 2; 2 left on the DLQ" in text
     assert "rules that match nothing: lines 5" in text
     assert "7  IGNORE (no rule) \u2192 RETRY APP.<Q> (line 3)" in text
+
+
+def test_summary_says_that_unreadable_records_stay() -> None:
+    """An unreadable (malformed) record is in none of the rules' counts, and the drain
+    leaves it on the DLQ, catch-all or not (docs/drain.md): a truncated dump's report said
+    "0 left on the DLQ" where the drain then left its cut-off message. The line now says
+    how many unreadable records stay; without any, it says nothing of them."""
+    text = "\n".join(summary_lines(_report(rules=RULES), source="in.dmp"))
+    assert (
+        "2 left on the DLQ; 1 unreadable record(s) stay too (the drain never moves a "
+        "malformed record, catch-all or not)" in text
+    )
+    clean = _report(rules=RULES, unreadable={"count": 0, "reasons": []})
+    assert "unreadable record" not in "\n".join(summary_lines(clean, source="in.dmp"))
