@@ -38,6 +38,7 @@ __all__ = [
     "field_column",
     "offline_input",
     "rule_condition",
+    "target_placeable",
 ]
 
 MQ_NAME_REGEX = r"^[A-Za-z0-9._/%]{1,48}$"
@@ -155,6 +156,21 @@ def classify(
     return sql_over(frame, query)
 
 
+def target_placeable(input_queue: str | None, local_qmgr: str) -> str:
+    """Whether a RETRY's or FWD's substituted target (``target_q``, ``target_qm``) can
+    be put to (SQL, never null): valid MQ names, and not the input queue on the local
+    queue manager (a loop)."""
+    valid_q = f"coalesce(target_q RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
+    valid_qm = f"coalesce(target_qm = '' OR target_qm RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
+    loop = "false"
+    if input_queue:
+        loop = (
+            f"coalesce(target_q = {sql_string(input_queue)}"
+            f" AND target_qm IN ('', {sql_string(local_qmgr)}), false)"
+        )
+    return f"({valid_q} AND {valid_qm} AND NOT {loop})"
+
+
 def classify_query(
     columns: Sequence[str],
     ruleset: RuleSet,
@@ -201,16 +217,8 @@ def classify_query(
         "target_qm": first([t[1] for t in targets], _NULL_STRING),
         "header": first(["true" if r.action.header else "false" for r in rules], "true"),
     }
-    valid_q = f"coalesce(target_q RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
-    valid_qm = f"coalesce(target_qm = '' OR target_qm RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
-    loop = "false"
-    if input_queue:
-        loop = (
-            f"(target_q = {sql_string(input_queue)}"
-            f" AND target_qm IN ('', {sql_string(local_qmgr)}))"
-        )
     puts = "action IN ('RETRY', 'FWD')"
-    valid = f"CASE WHEN {puts} THEN {valid_q} AND {valid_qm} AND NOT {loop} END"
+    valid = f"CASE WHEN {puts} THEN {target_placeable(input_queue, local_qmgr)} END"
     placed = f"(action = 'DISCARD' OR ({puts} AND target_valid))"
     leftover = sql_string(Disposition.CATCHALL.value if catch_all else Disposition.REMAIN.value)
     malformed = "false"

@@ -27,6 +27,9 @@ would analyse the growing plan again at each):
    combination into one row per dimension it counts in (``state``, ``reason``,
    ``destination``, ``properties``, ...) with its count: rows of ``(dim, key,
    count, ...)``. A message the age selectors leave out counts in ``selection`` alone.
+   With a table, :func:`_unit_fates` first decides, per group or segmented message
+   (each member a combination of its own), whether the drain moves it as its rules
+   say, keeps it whole on the DLQ, or sends it whole to the catch-all.
 3. :func:`top_counts` sums them by ``(dim, key)`` and keeps the ``top`` biggest keys of
    each dimension plus one ``other`` row, so what reaches the driver is bounded by the
    number of dimensions times ``top``, whatever the backlog's size.
@@ -52,6 +55,7 @@ from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch_query, 
 from dlqhandler.spark.report.document import assemble
 from dlqhandler.spark.report.options import ReportOptions
 from dlqhandler.spark.sql import FRAME, sql_over, sql_string
+from dlqhandler.spark.units import IN_UNIT, data_length, part, unit_whole
 
 __all__ = [
     "AGE_BUCKETS",
@@ -85,6 +89,7 @@ READ_COLUMNS: tuple[str, ...] = (
     *(c for c in MESSAGE_COLUMNS if c.startswith(("md_", "dlh_"))),
     PROPERTY_FOLDERS,
     "rfh2_in_front",
+    "body_length",  # read only for the members of groups and segmented messages
 )
 
 
@@ -145,11 +150,16 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
     # input columns through each of their steps, and every name is text to parse and analyse.
     read = {"error", "has_dlh", "md_msg_id", "md_put_date", "md_put_time", "rfh2_in_front"}
     read |= {PROPERTY_FOLDERS} | {field_column(keyword) for keyword in PATTERN_FIELDS}
+    units = options.ruleset is not None  # the drain keeps groups whole: the report says so
+    if units:
+        read |= {"md_group_id", "md_msg_seq_number", "md_offset", "md_msg_flags"}
+        read |= {"body_length"} if "body_length" in columns else {"body"}
     needed = [c for c in columns if c in read or c.startswith("dlh_")]
     kept = ", ".join(f"`{c}`" for c in needed)
     timed = dead_lettered_epoch_query(FRAME, needed)
-    query = f"SELECT {kept}, {state} AS state, put_epoch FROM ({timed})"
-    have = [*needed, "state", "put_epoch"]
+    member = _unit_member(needed) if units else ""
+    query = f"SELECT {kept}, {state} AS state, put_epoch{member} FROM ({timed})"
+    have = [*needed, "state", "put_epoch", *(_UNIT_COLUMNS if units else ())]
     if options.ages.active:
         status = age_status(options.ages, options.as_of.timestamp(), "put_epoch")
         query = f"SELECT *, {status} AS age_status FROM ({query})"
@@ -168,10 +178,33 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
         "dlh_put_appl_name",
         "put_epoch",
     ]
-    keep += [c for c in (PROPERTY_FOLDERS, "rfh2_in_front") if c in have]
+    keep += [c for c in (PROPERTY_FOLDERS, "rfh2_in_front", *_UNIT_COLUMNS) if c in have]
     keep += [c for c in have if c.startswith(("new_", "old_"))]
     keep += ["age_status"] if options.ages.active else []
     return f"SELECT {', '.join(f'`{c}`' for c in keep)} FROM ({query})", keep
+
+
+# A member of a group or segmented message: its GroupId (null for any other message), and
+# its part of the unit (dlqhandler.spark.units.part) with the decisions' fields added.
+_UNIT_COLUMNS = ("unit_id", "unit_seq", "unit_off", "unit_len", "unit_flags")
+
+
+def _unit_member(columns: list[str]) -> str:
+    """The :data:`_UNIT_COLUMNS` of a message (SQL select items, with a leading comma):
+    null but for the members of groups and segmented messages."""
+    # the data source's body_length; a frame of another source: its body's, else unknown
+    length = "body_length" if "body_length" in columns else "octet_length(body)"
+    if "body_length" not in columns and "body" not in columns:
+        length = "CAST(NULL AS INT)"
+    member = f"error IS NULL AND {IN_UNIT}"
+    values = {
+        "unit_id": "md_group_id",
+        "unit_seq": "md_msg_seq_number",
+        "unit_off": "CAST(md_offset AS BIGINT)",
+        "unit_len": f"CAST({data_length(length)} AS BIGINT)",
+        "unit_flags": "md_msg_flags",
+    }
+    return "".join(f", CASE WHEN {member} THEN {v} END AS {k}" for k, v in values.items())
 
 
 def facts(messages: Any, options: ReportOptions) -> Any:
@@ -232,11 +265,14 @@ def _age_bucket(as_of: float) -> str:
 
 
 # Whether a readable message's decision differs between the two tables (its action, or
-# its target queue or queue manager): the ``change`` dimension and the messages it samples.
-_CHANGED = (
+# its target queue or queue manager): the messages the ``change`` dimension samples, with
+# the members of groups and segmented messages (whose group's fate may change: _CHANGED).
+_CHANGED_RULE = (
     "(state != 'unreadable' AND (old_action != new_action OR NOT old_queue <=> new_queue"
     " OR NOT old_qmgr <=> new_qmgr))"
 )
+# ... or what comes of its group (a combination's, after _unit_fates): the ``change`` rows.
+_CHANGED = f"({_CHANGED_RULE} OR NOT old_group <=> new_group)"
 
 
 def _combinations(source: str, columns: list[str], options: ReportOptions) -> tuple[str, list[str]]:
@@ -272,10 +308,11 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
     changed = "false"
     if options.ruleset is not None:
         keys |= {c: c for c in ("new_line", "new_action", "new_unplaceable", "new_matched")}
+        keys |= {c: c for c in _UNIT_COLUMNS}  # null but for groups' members: each its own
     if options.old_ruleset is not None:
         keys |= {c: c for c in ("old_action", "old_queue", "old_qmgr", "old_line")}
         keys |= {c: c for c in ("new_queue", "new_qmgr")}
-        changed = _CHANGED
+        changed = f"({_CHANGED_RULE} OR unit_id IS NOT NULL)"
     if options.ages.active:
         keys["age_status"] = "age_status"
     hour = (
@@ -326,6 +363,52 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
     return query, [*keys, "hour"]
 
 
+def _unit_fates(source: str, options: ReportOptions) -> str:
+    """SQL text over ``source`` (the combinations, :func:`_combinations`) adding what
+    comes of each message's group under each table, as the drain keeps groups whole:
+    ``new_group`` (and ``old_group``) null when the message moves as its rule says (it
+    is in no group or segmented message, or its unit is whole and every member placed),
+    ``'kept'`` when its whole unit stays on the DLQ (a member missing, or a member not
+    placed and no catch-all), ``'caught'`` when its whole unit goes to the catch-all
+    with its headers (whole, a member not placed).
+
+    The members of a unit are combinations of their own (:data:`_UNIT_COLUMNS` are
+    keys): one window over each unit's parts (:func:`dlqhandler.spark.units.part`)
+    decides, :func:`dlqhandler.spark.units.unit_whole` telling whether it is whole."""
+    placed = {
+        "new": "(new_action = 'DISCARD' OR (new_action IN ('RETRY', 'FWD')"
+        " AND NOT new_unplaceable))"
+    }
+    caught = {"new": options.catch_all is not None}
+    if options.old_ruleset is not None:
+        placed["old"] = (
+            "(old_action = 'DISCARD' OR (old_action IN ('RETRY', 'FWD') AND old_queue IS NOT NULL))"
+        )
+        caught["old"] = options.old_catch_all is not None
+    member = part(
+        "unit_seq",
+        "unit_off",
+        "unit_len",
+        "unit_flags",
+        *(f"{p} AS {side}_placed" for side, p in placed.items()),
+    )
+    repeated = (
+        f"CASE WHEN unit_id IS NOT NULL THEN array_repeat({member}, CAST(`count` AS INT)) END"
+    )
+    parts = f"array_sort(flatten(collect_list({repeated}) OVER (PARTITION BY unit_id)))"
+    moves = "unit_id IS NULL OR (unit_is_whole AND forall(unit_parts, x -> x.{}_placed))"
+    fates = ", ".join(
+        f"CASE WHEN {moves.format(side)} THEN CAST(NULL AS STRING)"
+        f" WHEN NOT unit_is_whole OR {'false' if caught[side] else 'true'}"
+        f" THEN 'kept' ELSE 'caught' END AS {side}_group"
+        for side in placed
+    )
+    return (
+        f"SELECT *, {fates} FROM (SELECT *, {unit_whole('unit_parts')} AS unit_is_whole FROM ("
+        f"SELECT *, {parts} AS unit_parts FROM ({source})))"
+    )
+
+
 def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> str:
     """SQL text over ``source`` (the facts, with ``columns``): every dimension row
     ``(dim, key, count, min_epoch, max_epoch, samples)`` of the
@@ -344,6 +427,8 @@ def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> s
     the other dimensions count the selected messages only.
     """
     combos, combined = _combinations(source, columns, options)
+    if options.ruleset is not None:
+        combos = _unit_fates(combos, options)
     dlh = "(state = 'dlh')"
     readable = "(state != 'unreadable')"
     rows = [
@@ -363,14 +448,14 @@ def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> s
         ]
     extra = []
     if options.ruleset is not None:
-        chosen = _row("chosen", "new_line", "new_action", dlh, "new_unplaceable")
+        chosen = _row("chosen", "new_line", "new_action", dlh, "new_unplaceable", "new_group")
         rows.append(f"CASE WHEN {readable} THEN {chosen} END")
         extra.append(f"transform(new_matched, line -> {_row('matched', 'line')})")
     if options.old_ruleset is not None:
         change = _row(
             "change",
-            *("old_action", "old_queue", "old_qmgr", "old_line"),
-            *("new_action", "new_queue", "new_qmgr", "new_line"),
+            *("old_action", "old_queue", "old_qmgr", "old_line", "old_group"),
+            *("new_action", "new_queue", "new_qmgr", "new_line", "new_group"),
         )
         rows.append(f"CASE WHEN {_CHANGED} THEN {change} END")
     every = f"array({', '.join(rows)})"
