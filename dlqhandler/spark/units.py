@@ -6,6 +6,11 @@ A unit is a group (MQMF_MSG_IN_GROUP / MQMF_LAST_MSG_IN_GROUP) or a segmented me
 (MQMF_SEGMENT / MQMF_LAST_SEGMENT); :data:`IN_UNIT` tells a member. :func:`unit_whole`
 is :func:`dlqhandler.mq.groups.is_complete` over an array of the unit's parts
 (:func:`part`), held to it by tests/spark/test_report_groups.py.
+
+Most members are simple (:data:`SIMPLE`: in a group, no segment, at Offset 0, numbered
+1..62): such a unit is told whole from fixed-width aggregates (:func:`simple_whole`: a
+bit per number, the numbers flagged last, the count), which Spark's hash aggregation
+keeps without an array per unit; only a unit with another member needs its parts.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from dlqhandler.mq.constants import (
 from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 
-__all__ = ["IN_UNIT", "data_length", "part", "unit_whole"]
+__all__ = ["IN_UNIT", "SIMPLE", "data_length", "part", "simple_parts", "simple_whole", "unit_whole"]
 
 # A member of a group or a segment (over md_group_id and md_msg_flags; false when null).
 IN_UNIT = (
@@ -27,6 +32,12 @@ IN_UNIT = (
 )
 _SEGMENT_FLAGS = MQMF_SEGMENT | MQMF_LAST_SEGMENT
 _GROUP_FLAGS = MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP
+_BITS = 62  # numbers 1.._BITS have a bit of a BIGINT mask (2^n, positive)
+# A member that is one whole logical message of a group (over md_*; with IN_UNIT).
+SIMPLE = (
+    f"((md_msg_flags & {_SEGMENT_FLAGS}) = 0 AND md_msg_seq_number BETWEEN 1 AND {_BITS}"
+    " AND md_offset = 0)"
+)
 
 
 def data_length(body_length: str) -> str:
@@ -81,3 +92,26 @@ def unit_whole(parts: str) -> str:
     )
     single = f"(exists({parts}, x -> x.seg) OR size({parts}) = size({seqs}))"
     return f"coalesce({single} AND {numbered} AND {runs}, false)"
+
+
+def simple_whole(members: str, mask: str, lmin: str, lmax: str) -> str:
+    """Whether a unit of :data:`SIMPLE` members only is whole (SQL, never null), from its
+    ``members`` count, the bit-or of their ``shiftleft(1L, MsgSeqNumber)`` (``mask``),
+    and the least and greatest number flagged LAST_MSG_IN_GROUP (``lmin``, ``lmax``):
+    one last number n, n members, and the numbers 1..n (so none twice)."""
+    return (
+        f"coalesce({lmin} = {lmax} AND {members} = {lmax}"
+        f" AND {mask} = shiftleft(1L, {lmax} + 1) - 2, false)"
+    )
+
+
+def simple_parts(mask: str, lmax: str) -> str:
+    """The :func:`part` of each number of ``mask`` (SQL: the simple members of a unit
+    that also has others), numbered as the mask says and the last as ``lmax`` says; the
+    caller checks separately that no number came twice and one was flagged last."""
+    bit = f"({mask} & shiftleft(1L, i)) <> 0"
+    fields = (
+        "i AS seq, 0L AS off, 0L AS len, false AS last, false AS seg,"
+        f" coalesce(i = {lmax}, false) AS glast, true AS grp"
+    )
+    return f"transform(filter(sequence(1, {_BITS}), i -> {bit}), i -> struct({fields}))"

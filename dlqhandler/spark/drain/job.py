@@ -311,8 +311,10 @@ def _keep_groups_whole(frame: Any, split: list[Any], catch_all: str | None) -> A
     caught = ids([r for r in split if not left(r)])
     remain, catch = sql_string(Disposition.REMAIN.value), sql_string(Disposition.CATCHALL.value)
     to_catch_all = sql_string(catch_all) if catch_all is not None else "CAST(NULL AS STRING)"
-    stay = f"md_group_id IN ({stays})"
-    take = f"md_group_id IN ({caught})"
+    # a member by its flags too: a message with the GroupId but no group or segment flag
+    # is in no group (as run and --apply tell, mq.groups.in_unit), and moves on its own
+    stay = f"(md_group_id IN ({stays}) AND {IN_UNIT})"
+    take = f"(md_group_id IN ({caught}) AND {IN_UNIT})"
     return frame.withColumns(
         {
             "disposition": F.expr(

@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dlqhandler.logs import get_logger
+from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP
 from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
 from dlqhandler.rules import PATTERN_FIELDS, RuleSet
 from dlqhandler.spark.classify import classify_query, field_column
@@ -55,7 +56,15 @@ from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch_query, 
 from dlqhandler.spark.report.document import assemble
 from dlqhandler.spark.report.options import ReportOptions
 from dlqhandler.spark.sql import FRAME, sql_over, sql_string
-from dlqhandler.spark.units import IN_UNIT, data_length, part, unit_whole
+from dlqhandler.spark.units import (
+    IN_UNIT,
+    SIMPLE,
+    data_length,
+    part,
+    simple_parts,
+    simple_whole,
+    unit_whole,
+)
 
 __all__ = [
     "AGE_BUCKETS",
@@ -184,9 +193,12 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
     return f"SELECT {', '.join(f'`{c}`' for c in keep)} FROM ({query})", keep
 
 
-# A member of a group or segmented message: its GroupId (null for any other message), and
-# its part of the unit (dlqhandler.spark.units.part) with the decisions' fields added.
-_UNIT_COLUMNS = ("unit_id", "unit_seq", "unit_off", "unit_len", "unit_flags")
+# A member of a group or segmented message: its GroupId (null for any other message); for
+# a simple member (dlqhandler.spark.units.SIMPLE) the bit of its number and its number if
+# flagged last, which the combinations aggregate; for another, its part of the unit
+# (dlqhandler.spark.units.part), which is a key: such a member is a combination of its own.
+_UNIT_KEYS = ("unit_id", "unit_seq", "unit_off", "unit_len", "unit_flags")
+_UNIT_COLUMNS = (*_UNIT_KEYS, "unit_bit", "unit_last")
 
 
 def _unit_member(columns: list[str]) -> str:
@@ -197,14 +209,21 @@ def _unit_member(columns: list[str]) -> str:
     if "body_length" not in columns and "body" not in columns:
         length = "CAST(NULL AS INT)"
     member = f"error IS NULL AND {IN_UNIT}"
+    other = f"{member} AND NOT {SIMPLE}"
+    simple = f"{member} AND {SIMPLE}"
     values = {
-        "unit_id": "md_group_id",
-        "unit_seq": "md_msg_seq_number",
-        "unit_off": "CAST(md_offset AS BIGINT)",
-        "unit_len": f"CAST({data_length(length)} AS BIGINT)",
-        "unit_flags": "md_msg_flags",
+        "unit_id": (member, "md_group_id"),
+        "unit_seq": (other, "md_msg_seq_number"),
+        "unit_off": (other, "CAST(md_offset AS BIGINT)"),
+        "unit_len": (other, f"CAST({data_length(length)} AS BIGINT)"),
+        "unit_flags": (other, "md_msg_flags"),
+        "unit_bit": (simple, "shiftleft(1L, md_msg_seq_number)"),
+        "unit_last": (
+            f"{simple} AND (md_msg_flags & {MQMF_LAST_MSG_IN_GROUP}) <> 0",
+            "md_msg_seq_number",
+        ),
     }
-    return "".join(f", CASE WHEN {member} THEN {v} END AS {k}" for k, v in values.items())
+    return "".join(f", CASE WHEN {when} THEN {v} END AS {k}" for k, (when, v) in values.items())
 
 
 def facts(messages: Any, options: ReportOptions) -> Any:
@@ -308,7 +327,7 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
     changed = "false"
     if options.ruleset is not None:
         keys |= {c: c for c in ("new_line", "new_action", "new_unplaceable", "new_matched")}
-        keys |= {c: c for c in _UNIT_COLUMNS}  # null but for groups' members: each its own
+        keys |= {c: c for c in _UNIT_KEYS}  # null but for groups' members
     if options.old_ruleset is not None:
         keys |= {c: c for c in ("old_action", "old_queue", "old_qmgr", "old_line")}
         keys |= {c: c for c in ("new_queue", "new_qmgr")}
@@ -327,6 +346,7 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
         **keys,
         "hour": hour,
         "epoch": f"CASE WHEN {dlh} THEN floor(put_epoch) END",
+        **({c: c for c in _UNIT_COLUMNS[len(_UNIT_KEYS) :]} if options.ruleset else {}),
         **{f"m{j}": f"CASE WHEN {sampled} THEN {part} END" for j, part in enumerate(parts)},
         # the hour's row, after the message's own (a message without an hour has none)
         "hour_row": f"explode(CASE WHEN ({hour}) IS NOT NULL THEN array(false, true)"
@@ -345,11 +365,15 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
             "CASE WHEN hour_row THEN hour END AS hour",
             f"CASE WHEN {own} THEN epoch END AS epoch",
             *[f"CASE WHEN {own} THEN {order} END AS {name}" for name, order in orders.items()],
+            *(["unit_bit", "unit_last"] if options.ruleset else []),
             *[f"m{j}" for j in range(_MSG_ID_LONGS)],
         ]
     )
     aggs = ["count(1) AS `count`", "min(epoch) AS min_epoch", "max(epoch) AS max_epoch"]
     aggs += [f"min({name}) AS {name}" for name in _ORDERS]
+    if options.ruleset is not None:  # a unit's simple members: their numbers
+        aggs += ["bit_or(unit_bit) AS unit_mask", "min(unit_last) AS unit_lmin"]
+        aggs += ["max(unit_last) AS unit_lmax"]
     aggs += [
         f"min_by({m}, {name}) AS sample{i}_{m}"
         for i, name in enumerate(_ORDERS)
@@ -363,7 +387,7 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
     return query, [*keys, "hour"]
 
 
-def _unit_fates(source: str, options: ReportOptions) -> str:
+def _unit_fates(source: str, keys: list[str], options: ReportOptions) -> str:
     """SQL text over ``source`` (the combinations, :func:`_combinations`) adding what
     comes of each message's group under each table, as the drain keeps groups whole:
     ``new_group`` (and ``old_group``) null when the message moves as its rule says (it
@@ -372,9 +396,11 @@ def _unit_fates(source: str, options: ReportOptions) -> str:
     placed and no catch-all), ``'caught'`` when its whole unit goes to the catch-all
     with its headers (whole, a member not placed).
 
-    The members of a unit are combinations of their own (:data:`_UNIT_COLUMNS` are
-    keys): one window over each unit's parts (:func:`dlqhandler.spark.units.part`)
-    decides, :func:`dlqhandler.spark.units.unit_whole` telling whether it is whole."""
+    One window over each unit's combinations decides: a unit of simple members by their
+    aggregates (:func:`dlqhandler.spark.units.simple_whole`), any other by all its parts
+    (:func:`dlqhandler.spark.units.unit_whole`). The units' combinations are then
+    counted again by the other ``keys`` and the fates: a few rows, not one per unit, go
+    on to the dimensions."""
     placed = {
         "new": "(new_action = 'DISCARD' OR (new_action IN ('RETRY', 'FWD')"
         " AND NOT new_unplaceable))"
@@ -385,28 +411,51 @@ def _unit_fates(source: str, options: ReportOptions) -> str:
             "(old_action = 'DISCARD' OR (old_action IN ('RETRY', 'FWD') AND old_queue IS NOT NULL))"
         )
         caught["old"] = options.old_catch_all is not None
-    member = part(
-        "unit_seq",
-        "unit_off",
-        "unit_len",
-        "unit_flags",
-        *(f"{p} AS {side}_placed" for side, p in placed.items()),
+    other = "unit_seq IS NOT NULL"  # a combination of one member that is not simple
+    member = part("unit_seq", "unit_off", "unit_len", "unit_flags")
+    unit = {
+        "u_members": "sum(`count`)",
+        "u_simple": f"sum(CASE WHEN NOT {other} THEN `count` END)",
+        "u_mask": "bit_or(unit_mask)",
+        "u_lmin": "min(unit_lmin)",
+        "u_lmax": "max(unit_lmax)",
+        "u_other": f"bool_or({other})",
+        "u_parts": f"collect_list(CASE WHEN {other}"
+        f" THEN array_repeat({member}, CAST(`count` AS INT)) END)",
+        **{f"u_{side}_placed": f"bool_and({p})" for side, p in placed.items()},
+    }
+    windowed = ", ".join(f"{e} OVER u AS {n}" for n, e in unit.items())
+    # a unit with another member: its simple ones as parts too (none twice, one last)
+    every = (
+        f"array_sort(concat(flatten(u_parts), {simple_parts('coalesce(u_mask, 0L)', 'u_lmax')}))"
     )
-    repeated = (
-        f"CASE WHEN unit_id IS NOT NULL THEN array_repeat({member}, CAST(`count` AS INT)) END"
+    simple_ok = "coalesce(u_simple = bit_count(u_mask), true) AND coalesce(u_lmin = u_lmax, true)"
+    whole = (
+        f"CASE WHEN NOT u_other THEN {simple_whole('u_members', 'u_mask', 'u_lmin', 'u_lmax')}"
+        f" ELSE {simple_ok} AND {unit_whole('u_all')} END"
     )
-    parts = f"array_sort(flatten(collect_list({repeated}) OVER (PARTITION BY unit_id)))"
-    moves = "unit_id IS NULL OR (unit_is_whole AND forall(unit_parts, x -> x.{}_placed))"
     fates = ", ".join(
-        f"CASE WHEN {moves.format(side)} THEN CAST(NULL AS STRING)"
-        f" WHEN NOT unit_is_whole OR {'false' if caught[side] else 'true'}"
+        f"CASE WHEN unit_id IS NULL OR (u_whole AND u_{side}_placed) THEN CAST(NULL AS STRING)"
+        f" WHEN NOT u_whole OR {'false' if caught[side] else 'true'}"
         f" THEN 'kept' ELSE 'caught' END AS {side}_group"
         for side in placed
     )
-    return (
-        f"SELECT *, {fates} FROM (SELECT *, {unit_whole('unit_parts')} AS unit_is_whole FROM ("
-        f"SELECT *, {parts} AS unit_parts FROM ({source})))"
+    decided = (
+        f"SELECT *, {fates} FROM (SELECT *, {whole} AS u_whole FROM ("
+        f"SELECT *, CASE WHEN u_other THEN {every} END AS u_all FROM ("
+        f"SELECT *, {windowed} FROM ({source}) WINDOW u AS (PARTITION BY unit_id))))"
     )
+    grouped = ", ".join(
+        f"`{k}`" for k in [*keys, *(f"{side}_group" for side in placed)] if k not in _UNIT_KEYS
+    )
+    again = ["sum(`count`) AS `count`", "min(min_epoch) AS min_epoch"]
+    again += ["max(max_epoch) AS max_epoch", *(f"min({o}) AS {o}" for o in _ORDERS)]
+    again += [
+        f"min_by(sample{i}_m{j}, {o}) AS sample{i}_m{j}"
+        for i, o in enumerate(_ORDERS)
+        for j in range(_MSG_ID_LONGS)
+    ]
+    return f"SELECT {grouped}, {', '.join(again)} FROM ({decided}) GROUP BY {grouped}"
 
 
 def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> str:
@@ -428,7 +477,7 @@ def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> s
     """
     combos, combined = _combinations(source, columns, options)
     if options.ruleset is not None:
-        combos = _unit_fates(combos, options)
+        combos = _unit_fates(combos, combined, options)
     dlh = "(state = 'dlh')"
     readable = "(state != 'unreadable')"
     rows = [
