@@ -359,6 +359,7 @@ def _spark_report(
         top=args.top,
         ages=ages,
         catch_all=catch_all_queue(new, args.catch_all) if new is not None else None,
+        old_catch_all=catch_all_queue(old, args.catch_all) if old is not None else None,
     )
     query = standalone(report_query(READ_COLUMNS, options))  # parsed while Spark starts
     with SparkRun("report", master=args.master, verbose=args.verbose, warm_sql=[query]) as run:

@@ -144,11 +144,14 @@ def transition_label(t: dict[str, Any]) -> str:
     return f"{_side(t['old'])} \u2192 {_side(t['new'])}"
 
 
+_GROUP_FATES = {"kept": ", group kept on the DLQ", "caught": ", group to the catch-all"}
+
+
 def _side(d: dict[str, Any]) -> str:
     where = f" {d['queue']}" if d.get("queue") else ""
     where += f"@{d['qmgr']}" if where and d.get("qmgr") else ""
     line = f"line {d['line']}" if d.get("line") is not None else "no rule"
-    return f"{d['action']}{where} ({line})"
+    return f"{d['action']}{where} ({line}{_GROUP_FATES.get(d.get('group') or '', '')})"
 
 
 def _overview(report: dict[str, Any]) -> str:
@@ -315,7 +318,8 @@ def _rules(rules: dict[str, Any]) -> str:
         f"matched: messages the rule's patterns match; chosen: messages it decides first "
         f"(first match, every put assumed to succeed). {_n(rules['left_on_dlq'])} would "
         f"stay on the DLQ ({_n(cause['ignore_rule'])} by an IGNORE rule, "
-        f"{_n(cause['no_match'])} matching no rule, {_n(cause['no_dlh'])} without MQDLH)."
+        f"{_n(cause['no_match'])} matching no rule, {_n(cause['no_dlh'])} without MQDLH, "
+        f"{_n(cause.get('group', 0))} in groups or segmented messages kept whole)."
     )
     caught = rules.get("catch_all")
     if caught:
@@ -324,7 +328,8 @@ def _rules(rules: dict[str, Any]) -> str:
             f" The drain sends {_n(caught['count'])} to the catch-all {caught['queue']}"
             f" instead ({_n(by['ignore_rule'])} by an IGNORE rule, {_n(by['no_match'])}"
             f" matching no rule, {_n(by['no_dlh'])} without MQDLH, {_n(by['unplaceable'])}"
-            " whose target is not a valid queue name or loops back)."
+            " whose target is not a valid queue name or loops back,"
+            f" {_n(by.get('group', 0))} in whole groups with a member not placed)."
         )
     return _section(
         "What the rules table would do",

@@ -64,6 +64,9 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
             or "nothing (no message to act on)"
         )
         left = f"{rules['left_on_dlq']:,} left on the DLQ"
+        kept = rules["left_on_dlq_by_cause"].get("group", 0)
+        if kept:
+            left += f" ({kept:,} of them in groups or segmented messages kept whole)"
         caught = rules.get("catch_all")
         if caught:  # the drain sends what would stay there instead
             cause = caught["by_cause"]
@@ -71,7 +74,8 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
                 f"; {caught['count']:,} to the catch-all {caught['queue']} ({cause['no_dlh']:,}"
                 f" without MQDLH, {cause['ignore_rule']:,} by an IGNORE rule,"
                 f" {cause['no_match']:,} matching no rule, {cause['unplaceable']:,} whose"
-                " target is not a valid queue name or loops back onto the DLQ)"
+                " target is not a valid queue name or loops back onto the DLQ,"
+                f" {cause.get('group', 0):,} in whole groups with a member not placed)"
             )
         elif rules.get("unplaceable"):
             # A RETRY/FWD whose target is not a valid name or loops back: it stays too.

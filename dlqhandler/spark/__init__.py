@@ -5,7 +5,8 @@
 * :mod:`.report`: what is on a backlog, and what a table (or a change of table) would do;
 * what both read and how they run: :mod:`.messages` (the ``dmpmqmsg`` data source,
   :mod:`.jar` and ``jvm/``), :mod:`.inputs` (one set of input files), :mod:`.classify`
-  (the rules' Spark back end), :mod:`.session` and :mod:`.lifecycle` (a session, its log
+  (the rules' Spark back end), :mod:`.units` (message groups and segmented messages in
+  SQL), :mod:`.session` and :mod:`.lifecycle` (a session, its log
   file, Ctrl-C, a failure described), :mod:`.files` (local and Hadoop paths, the output
   directory), :mod:`.progress`.
 

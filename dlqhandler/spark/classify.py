@@ -42,6 +42,7 @@ __all__ = [
     "field_column",
     "offline_input",
     "rule_condition",
+    "target_placeable",
 ]
 
 MQ_NAME_REGEX = r"^[A-Za-z0-9._/%]{1,48}$"
@@ -181,6 +182,20 @@ def classify(
     return sql_over(frame, query)
 
 
+def target_placeable(input_queue: str | None, local_qmgr: str) -> str:
+    """Whether a RETRY's or FWD's substituted target (``target_q``, ``target_qm``) can
+    be put to (SQL, never null): valid MQ names, and neither the input queue (a loop) nor
+    one of the handler's :data:`CONTROL_QUEUES` on the local queue manager."""
+    valid_q = f"coalesce(target_q RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
+    valid_qm = f"coalesce(target_qm = '' OR target_qm RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
+    refused = [*CONTROL_QUEUES, *([input_queue] if input_queue else [])]
+    loop = (
+        f"coalesce(target_q IN ({', '.join(sql_string(q) for q in refused)})"
+        f" AND target_qm IN ('', {sql_string(local_qmgr)}), false)"
+    )
+    return f"({valid_q} AND {valid_qm} AND NOT {loop})"
+
+
 def classify_query(
     columns: Sequence[str],
     ruleset: RuleSet,
@@ -227,15 +242,8 @@ def classify_query(
         "target_qm": first([t[1] for t in targets], _NULL_STRING),
         "header": first(["true" if r.action.header else "false" for r in rules], "true"),
     }
-    valid_q = f"coalesce(target_q RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
-    valid_qm = f"coalesce(target_qm = '' OR target_qm RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
-    refused = [*CONTROL_QUEUES, *([input_queue] if input_queue else [])]
-    loop = (
-        f"(target_q IN ({', '.join(sql_string(q) for q in refused)})"
-        f" AND target_qm IN ('', {sql_string(local_qmgr)}))"
-    )
     puts = "action IN ('RETRY', 'FWD')"
-    valid = f"CASE WHEN {puts} THEN {valid_q} AND {valid_qm} AND NOT {loop} END"
+    valid = f"CASE WHEN {puts} THEN {target_placeable(input_queue, local_qmgr)} END"
     placed = f"(action = 'DISCARD' OR ({puts} AND target_valid))"
     leftover = sql_string(Disposition.CATCHALL.value if catch_all else Disposition.REMAIN.value)
     malformed = "false"

@@ -11,10 +11,11 @@ from typing import Any
 from dlqhandler.errors import MalformedMessageError
 from dlqhandler.mq import Message, decode_dead_letter
 from dlqhandler.mq.constants import PREFERRED
+from dlqhandler.mq.groups import in_group, is_complete
 from dlqhandler.rules import Matcher, RuleSet, decide, message_fields
 from tests.spark.decisions import python_decision
 
-__all__ = ["expected_transitions", "independent_counts", "python_rules"]
+__all__ = ["expected_transitions", "group_fates", "independent_counts", "python_rules"]
 
 
 def _put_epoch(date: str, time: str) -> int | None:
@@ -82,7 +83,9 @@ def independent_counts(messages: list[Message], as_of: datetime) -> dict[str, An
 
 def python_rules(ruleset: RuleSet, messages: list[Message]) -> dict[str, Any]:
     """The rules section by the Python matcher: per rule (line, matched, chosen), the
-    count per action, and how many are left on the DLQ (IGNORE, no match, no MQDLH)."""
+    count per action, and how many are left on the DLQ (IGNORE, no match, no MQDLH, and
+    the members of groups kept whole: :func:`group_fates`)."""
+    fates = group_fates(ruleset, messages)
     matcher = Matcher(ruleset)
     matched: Counter[int] = Counter()
     chosen: Counter[int] = Counter()
@@ -99,7 +102,8 @@ def python_rules(ruleset: RuleSet, messages: list[Message]) -> dict[str, Any]:
             matched[rule.line] += 1
         d = decide(ruleset, m, 0)
         actions[d.action.kind] += 1
-        left += d.action.kind == "IGNORE"
+        kept = in_group(raw.md) and fates[raw.md.group_id] == "kept"
+        left += kept or d.action.kind == "IGNORE"
         if d.rule is not None:
             chosen[d.rule.line] += 1
     return {
@@ -109,18 +113,54 @@ def python_rules(ruleset: RuleSet, messages: list[Message]) -> dict[str, Any]:
     }
 
 
+def group_fates(
+    ruleset: RuleSet, messages: list[Message], catch_all: str | None = None
+) -> dict[bytes, str | None]:
+    """What comes of each group or segmented message (by GroupId) under ``ruleset``, as
+    the drain and ``run`` move them: None when whole (:func:`is_complete`) and every
+    member placed, else ``kept`` (on the DLQ) or, whole and with a catch-all, ``caught``."""
+    units: dict[bytes, list[Message]] = {}
+    for m in messages:
+        if in_group(m.md):
+            units.setdefault(m.md.group_id, []).append(m)
+    fates: dict[bytes, str | None] = {}
+    for gid, members in units.items():
+        decisions = [python_decision(ruleset, m) for m in members]
+        placed = all(
+            a == "DISCARD" or (a in ("RETRY", "FWD") and ok) for _l, a, *_t, ok in decisions
+        )
+        whole = is_complete(members)
+        fates[gid] = None if whole and placed else ("caught" if whole and catch_all else "kept")
+    return fates
+
+
 def expected_transitions(
     old: RuleSet, new: RuleSet, messages: list[Message], local_qmgr: str = "QM1"
 ) -> dict[Any, list[str]]:
-    """(old action, queue, qmgr, line, new action, queue, qmgr, line) -> the MsgId of each
-    message that moves that way (one entry per message: copies of a message count each).
-    A target on ``local_qmgr`` is placed as the drain places it, with a blank qmgr."""
+    """(old action, queue, qmgr, line, group, new action, queue, qmgr, line, group) -> the
+    MsgId of each message that moves that way (one entry per message: copies of a message
+    count each). A target on ``local_qmgr`` is placed as the drain places it, with a blank
+    qmgr; ``group`` is what comes of the message's group (:func:`group_fates`)."""
+    old_fates, new_fates = group_fates(old, messages), group_fates(new, messages)
     out: dict[Any, list[str]] = {}
     for m in messages:
         o_line, o_action, o_queue, o_qm, _ok = python_decision(old, m)
         n_line, n_action, n_queue, n_qm, _ok = python_decision(new, m)
         o_qm, n_qm = ("" if qm == local_qmgr else qm for qm in (o_qm, n_qm))
-        if (o_action, o_queue, o_qm) != (n_action, n_queue, n_qm):
-            key = (o_action, o_queue, o_qm, o_line, n_action, n_queue, n_qm, n_line)
+        o_group = old_fates.get(m.md.group_id) if in_group(m.md) else None
+        n_group = new_fates.get(m.md.group_id) if in_group(m.md) else None
+        if (o_action, o_queue, o_qm, o_group) != (n_action, n_queue, n_qm, n_group):
+            key = (
+                o_action,
+                o_queue,
+                o_qm,
+                o_line,
+                o_group,
+                n_action,
+                n_queue,
+                n_qm,
+                n_line,
+                n_group,
+            )
             out.setdefault(key, []).append(m.md.msg_id.hex().upper())
     return out

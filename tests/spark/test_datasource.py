@@ -90,6 +90,7 @@ def _python_rows(path: Path) -> list[dict[str, Any]]:
     for m in read_dump(path):
         row: dict[str, Any] = {f"md_{n}": getattr(m.md, n) for n in MD_NAMES}
         row["body"] = m.body
+        row["body_length"] = len(m.body)
         try:
             dlh = decode_dead_letter(m.md, m.body).dlh
         except MalformedMessageError as exc:
@@ -111,6 +112,7 @@ def _spark_rows(spark: Any, path: Path) -> list[dict[str, Any]]:
     columns = [
         *[f"md_{n}" for n in MD_NAMES],
         "body",
+        "body_length",
         "has_dlh",
         "dlh_error",
         *[f"dlh_{n}" for n in DLH_NAMES],
@@ -299,6 +301,20 @@ def test_header_columns_do_not_read_the_record(spark: Any) -> None:
     assert "record" not in schema
     assert "body" not in schema
     assert sum(r["count"] for r in df.collect()) == 200
+
+
+def test_body_length_alone_reads_no_body(spark: Any, tmp_path: Path) -> None:
+    """``body_length`` selected without ``body`` is every message's whole data length (the
+    report reads segments' lengths this way), and the scan reads no body nor record."""
+    for path in [SAMPLE, *_mixed(tmp_path)]:
+        df = _read(spark, path).orderBy("offset").select("body_length")
+        plan = df._jdf.queryExecution().executedPlan().toString()
+        schema = plan[plan.index("ReadSchema:") :].split("\n")[0]
+        assert "body_length" in schema
+        assert "body:" not in schema
+        assert "record" not in schema
+        lengths = [r["body_length"] for r in df.collect()]
+        assert lengths == [len(m.body) for m in read_dump(path)], path.name
 
 
 def test_partitioned_write_one_loadable_dump_per_target(spark: Any, tmp_path: Path) -> None:

@@ -163,7 +163,8 @@ def test_compare_transitions_match_python_decisions_per_message(
 ) -> None:
     """For pairs of tables (random ones from the differential test, and the shipped
     default -> demo), each transition's count is the number of messages whose Python
-    decisions (action, target queue and queue manager, rule line) move that way, and every
+    decisions (action, target queue and queue manager, rule line, and what comes of its
+    group: kept whole when a member is missing or not placed) move that way, and every
     sample MsgId is one of those messages. A change of FWDQM alone moves messages (to
     another queue manager); naming the local queue manager instead of a blank one does
     not (the drain places both on the local queue manager)."""
@@ -195,8 +196,8 @@ def test_compare_transitions_match_python_decisions_per_message(
         want = expected_transitions(old, new, messages)
         got = {
             (
-                *(t["old"][k] for k in ("action", "queue", "qmgr", "line")),
-                *(t["new"][k] for k in ("action", "queue", "qmgr", "line")),
+                *(t["old"][k] for k in ("action", "queue", "qmgr", "line", "group")),
+                *(t["new"][k] for k in ("action", "queue", "qmgr", "line", "group")),
             ): t
             for t in report["compare"]["transitions"]
         }

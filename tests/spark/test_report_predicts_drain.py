@@ -159,12 +159,6 @@ def test_report_predicts_the_drain_on_single_messages(
     assert (totals["unplaceable"], totals["no_dlh"], totals["discarded"]) == (4, 2, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the report does not yet model the groups the drain keeps whole (a group not "
-    "whole in the input, a member that stays, a segmented message with a segment missing): "
-    "it counts their members as moved; being fixed in dlqhandler/spark/report/",
-)
 def test_report_predicts_the_drain_on_message_groups(spark: Any, tmp_path: Path) -> None:
     """A complete group placed whole, a group with a member missing (it stays, all of
     it), a group whose second member an IGNORE rule leaves (the group stays whole), a

@@ -118,7 +118,11 @@ def test_report_on_the_source_matches_python_counts(spark: Any, inputs: list[Pat
     assert got["rules"]["left_on_dlq"] == rules["left_on_dlq"]
     moves = expected_transitions(options.old_ruleset, options.ruleset, messages)
     transitions = {
-        tuple(t[side][k] for side in ("old", "new") for k in ("action", "queue", "qmgr", "line")): t
+        tuple(
+            t[side][k]
+            for side in ("old", "new")
+            for k in ("action", "queue", "qmgr", "line", "group")
+        ): t
         for t in got["compare"]["transitions"]
     }
     assert {k: t["count"] for k, t in transitions.items()} == {k: len(v) for k, v in moves.items()}

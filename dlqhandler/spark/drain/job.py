@@ -33,18 +33,17 @@ from dlqhandler.mq.constants import (
     MQMF_MSG_IN_GROUP,
     MQMF_SEGMENT,
 )
-from dlqhandler.mq.groups import NO_GROUP, UNIT_FLAGS
-from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
 from dlqhandler.outcomes import Disposition, Outcome
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
-from dlqhandler.spark.classify import catch_all_queue, classify, classify_query
+from dlqhandler.spark.classify import catch_all_queue, classify, classify_query, target_placeable
 from dlqhandler.spark.drain.outputs import REMAINING_FILE, write_outputs
 from dlqhandler.spark.files import output_files
 from dlqhandler.spark.messages import MESSAGE_COLUMNS, bad_input, read_messages
 from dlqhandler.spark.progress import step
 from dlqhandler.spark.sql import FRAME, sql_string, standalone
+from dlqhandler.spark.units import IN_UNIT, data_length
 
 __all__ = ["DrainConfig", "DrainResult", "classification_text", "mode_problem", "run_drain"]
 
@@ -80,10 +79,6 @@ class DrainResult:
 
 _EXAMPLES = 5  # malformed records named in the summary
 
-# A message in a group or a segment (SQL; the audit keeps its GroupId, else null).
-_GROUPED = (
-    f"coalesce(md_group_id <> X'{NO_GROUP.hex()}' AND (md_msg_flags & {UNIT_FLAGS}) <> 0, false)"
-)
 _AUDIT_COLUMNS = (
     "hex(md_msg_id) AS msgid",
     "hex(md_correl_id) AS correlid",
@@ -109,7 +104,7 @@ _AUDIT_COLUMNS = (
     "error_line",
     "decoded_in_python",
     # a member of a group or a segment: the offline drain keeps groups whole (_split_groups)
-    f"CASE WHEN {_GROUPED} THEN hex(md_group_id) END AS groupid",
+    f"CASE WHEN {IN_UNIT} THEN hex(md_group_id) END AS groupid",
     "md_msg_seq_number AS msgseqnumber",
     "md_msg_flags AS msgflags",
 )
@@ -275,8 +270,7 @@ def _segment_gaps(messages: Any) -> Any:
     last = f"(md_msg_flags & {MQMF_LAST_SEGMENT}) <> 0"
     part = (
         "struct(CAST(md_offset AS BIGINT) AS off,"
-        f" CAST(octet_length(body) - CASE WHEN has_dlh THEN {MQDLH_LENGTH_1} ELSE 0 END"
-        " AS BIGINT) AS len,"
+        f" CAST({data_length('octet_length(body)')} AS BIGINT) AS len,"
         f" {last} AS last, (md_msg_flags & {_SEGMENT_FLAGS}) <> 0 AS seg)"
     )
     whole = (
@@ -286,7 +280,7 @@ def _segment_gaps(messages: Any) -> Any:
         " (a, b) -> b.off = a.off + a.len), x -> x) END"
     )
     return (
-        messages.filter(f"error IS NULL AND {_GROUPED}")
+        messages.filter(f"error IS NULL AND {IN_UNIT}")
         .selectExpr(
             "hex(md_group_id) AS groupid", "md_msg_seq_number AS seqnumber", f"{part} AS part"
         )
@@ -317,8 +311,10 @@ def _keep_groups_whole(frame: Any, split: list[Any], catch_all: str | None) -> A
     caught = ids([r for r in split if not left(r)])
     remain, catch = sql_string(Disposition.REMAIN.value), sql_string(Disposition.CATCHALL.value)
     to_catch_all = sql_string(catch_all) if catch_all is not None else "CAST(NULL AS STRING)"
-    stay = f"md_group_id IN ({stays})"
-    take = f"md_group_id IN ({caught})"
+    # a member by its flags too: a message with the GroupId but no group or segment flag
+    # is in no group (as run and --apply tell, mq.groups.in_unit), and moves on its own
+    stay = f"(md_group_id IN ({stays}) AND {IN_UNIT})"
+    take = f"(md_group_id IN ({caught}) AND {IN_UNIT})"
     return frame.withColumns(
         {
             "disposition": F.expr(
@@ -520,17 +516,18 @@ def run_drain(
     def audit_schema() -> Any:  # to read the audit back without a footer (analysis: 0.2 s)
         return frame.selectExpr(*_AUDIT_COLUMNS).schema
 
+    counted = _counted(input_queue, config.local_qmgr)
     if config.dry_run or config.apply:
         step(spark, "classify, write the audit")
         bad_input(lambda: frame.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
         # The audit holds every column the summary counts: no second pass over the bodies.
-        groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
+        groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")), counted)
         split = split_groups(groups)
         if split:  # written again, the split groups kept whole
             instead = regrouped(split)
             out.delete("audit")
             bad_input(lambda: instead.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
-            groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
+            groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")), counted)
     else:
         step(spark, "classify, write the dmpmqmsg files and the audit")
 
@@ -542,7 +539,7 @@ def run_drain(
                     partitions=config.partitions,
                     audit=_AUDIT_COLUMNS,
                     audit_options=_AUDIT_PARQUET,
-                    counts=_COUNTED,
+                    counts=counted,
                     groups=groups,
                 )
             )
@@ -622,47 +619,47 @@ def run_drain(
     return DrainResult(manifest, summary, config.output, failures)
 
 
-# What the summary counts by (SQL over the audit's columns: the writers count them as they
-# write, --dry-run and --apply count the audit): the groups are few (rules x targets x
-# reasons), whatever the number of messages.
-_COUNTED = (
-    "disposition",
-    "chosen_line",
-    "action",
-    "reason",
-    "out_q",
-    "out_qm",
-    "has_dlh",
-    "matched_lines",
-    "error IS NOT NULL AS malformed",
-    "decoded_in_python",
-    "groupid IS NOT NULL AS in_group",
-    # A RETRY or FWD whose target is not a valid name or loops back onto the input DLQ:
-    # left (or sent to the catch-all) though a rule chose to move it (not counted with
-    # --apply, where such a target is an action that failed: see _summarise).
-    (
-        "action IN ('RETRY', 'FWD') AND error IS NULL AND outcome IN"
-        f" ({sql_string(Outcome.REMAINING.value)}, {sql_string(Outcome.CATCH_ALL.value)})"
-        " AS unplaceable"
-    ),
-)
+def _counted(input_queue: str | None, local_qmgr: str) -> tuple[str, ...]:
+    """What the summary counts by (SQL over the audit's columns: the writers count them
+    as they write, --dry-run and --apply count the audit): the groups are few (rules x
+    targets x reasons), whatever the number of messages."""
+    return (
+        "disposition",
+        "chosen_line",
+        "action",
+        "reason",
+        "out_q",
+        "out_qm",
+        "has_dlh",
+        "matched_lines",
+        "error IS NOT NULL AS malformed",
+        "decoded_in_python",
+        "groupid IS NOT NULL AS in_group",
+        # A RETRY or FWD whose target is not a valid name or loops back onto the input DLQ:
+        # left (or sent to the catch-all) though a rule chose to move it (a member of a
+        # group kept whole whose own target is good is not; not counted with --apply,
+        # where such a target is an action that failed: see _summarise).
+        (
+            "action IN ('RETRY', 'FWD') AND error IS NULL"
+            f" AND NOT {target_placeable(input_queue, local_qmgr)} AS unplaceable"
+        ),
+    )
 
 
-def _groups(audit: Any) -> list[dict[str, Any]]:
-    """The audit's rows counted by :data:`_COUNTED`, in one aggregation job."""
+def _groups(audit: Any, counted: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The audit's rows counted by ``counted`` (:func:`_counted`), in one aggregation job."""
     from pyspark.sql import functions as F
 
-    counted = audit.selectExpr(*_COUNTED)
+    rows = audit.selectExpr(*counted)
     return [
-        r.asDict()
-        for r in counted.groupBy(*counted.columns).agg(F.count("*").alias("count")).collect()
+        r.asDict() for r in rows.groupBy(*rows.columns).agg(F.count("*").alias("count")).collect()
     ]
 
 
 def _summarise(
     groups: list[dict[str, Any]], ruleset: RuleSet, *, applied: bool = False
 ) -> dict[str, Any]:
-    """Every count of the summary from the rows counted by :data:`_COUNTED` (one dict
+    """Every count of the summary from the rows counted by :func:`_counted` (one dict
     per combination of values, with its ``count``). ``applied`` (--apply): a target
     refused is a failed action there, and a message left is in a group not whole on
     the queue: none is counted unplaceable; ``chosen`` counts the rule carried out."""

@@ -28,6 +28,8 @@
  *   line long            line number of the message's first line
  *   md_<field>           the MQMD (28 fields, dlqhandler.mq.mqmd.MQMD's names and order)
  *   body binary          the message data, MQDLH included
+ *   body_length int      its length in bytes (without storing the data: a query of
+ *                        lengths copies no body)
  *   has_dlh boolean      the data starts with a valid MQDLH, or (MQMD Format MQHRF2)
  *                        with an MQRFH2 of message properties whose Format is MQDEAD
  *                        and a valid MQDLH behind it (what a DLQ defined PROPCTL(FORCE)
@@ -135,7 +137,8 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
     // column ids
     private static final int INPUT_FILE = 0, OFFSET = 1, NUMBER = 2, LINE = 3, MD = 4;
     private static final int BODY = MD + DumpTables.MD_FIELDS.length;
-    private static final int HAS_DLH = BODY + 1, DLH_ERROR = BODY + 2, DLH = BODY + 3;
+    private static final int BODY_LENGTH = BODY + 1;
+    private static final int HAS_DLH = BODY + 2, DLH_ERROR = BODY + 3, DLH = BODY + 4;
     private static final int IN_FRONT = DLH + DLH_COLUMNS.length, FOLDERS = IN_FRONT + 1;
     private static final int MALFORMED = FOLDERS + 1, RECORD = MALFORMED + 1;
     private static final int SPLIT_START = RECORD + 1;
@@ -151,6 +154,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             s = s.add("md_" + DumpTables.MD_FIELDS[i], typeOf(defaults[i]), true);
         }
         s = s.add("body", DataTypes.BinaryType, true)
+            .add("body_length", DataTypes.IntegerType, true)
             .add("has_dlh", DataTypes.BooleanType, true)
             .add("dlh_error", DataTypes.StringType, true);
         for (String name : DLH_COLUMNS) {
@@ -417,6 +421,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                     }
                 }
                 all[BODY] = m.body;
+                all[BODY_LENGTH] = m.bodyLength;
                 if (needDlh) {
                     DumpMessage.Dlh dlh = m.dlh(raw.bytes, needFolders);
                     all[HAS_DLH] = dlh.error == null;

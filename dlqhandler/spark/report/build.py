@@ -27,6 +27,9 @@ would analyse the growing plan again at each):
    combination into one row per dimension it counts in (``state``, ``reason``,
    ``destination``, ``properties``, ...) with its count: rows of ``(dim, key,
    count, ...)``. A message the age selectors leave out counts in ``selection`` alone.
+   With a table, :func:`_unit_fates` first decides, per group or segmented message
+   (each member a combination of its own), whether the drain moves it as its rules
+   say, keeps it whole on the DLQ, or sends it whole to the catch-all.
 3. :func:`top_counts` sums them by ``(dim, key)`` and keeps the ``top`` biggest keys of
    each dimension plus one ``other`` row, so what reaches the driver is bounded by the
    number of dimensions times ``top``, whatever the backlog's size.
@@ -44,6 +47,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dlqhandler.logs import get_logger
+from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP
 from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
 from dlqhandler.rules import PATTERN_FIELDS, RuleSet
 from dlqhandler.spark.classify import classify_query, field_column
@@ -52,6 +56,15 @@ from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch_query, 
 from dlqhandler.spark.report.document import assemble
 from dlqhandler.spark.report.options import ReportOptions
 from dlqhandler.spark.sql import FRAME, sql_over, sql_string
+from dlqhandler.spark.units import (
+    IN_UNIT,
+    SIMPLE,
+    data_length,
+    part,
+    simple_parts,
+    simple_whole,
+    unit_whole,
+)
 
 __all__ = [
     "AGE_BUCKETS",
@@ -85,6 +98,7 @@ READ_COLUMNS: tuple[str, ...] = (
     *(c for c in MESSAGE_COLUMNS if c.startswith(("md_", "dlh_"))),
     PROPERTY_FOLDERS,
     "rfh2_in_front",
+    "body_length",  # read only for the members of groups and segmented messages
 )
 
 
@@ -145,11 +159,16 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
     # input columns through each of their steps, and every name is text to parse and analyse.
     read = {"error", "has_dlh", "md_msg_id", "md_put_date", "md_put_time", "rfh2_in_front"}
     read |= {PROPERTY_FOLDERS} | {field_column(keyword) for keyword in PATTERN_FIELDS}
+    units = options.ruleset is not None  # the drain keeps groups whole: the report says so
+    if units:
+        read |= {"md_group_id", "md_msg_seq_number", "md_offset", "md_msg_flags"}
+        read |= {"body_length"} if "body_length" in columns else {"body"}
     needed = [c for c in columns if c in read or c.startswith("dlh_")]
     kept = ", ".join(f"`{c}`" for c in needed)
     timed = dead_lettered_epoch_query(FRAME, needed)
-    query = f"SELECT {kept}, {state} AS state, put_epoch FROM ({timed})"
-    have = [*needed, "state", "put_epoch"]
+    member = _unit_member(needed) if units else ""
+    query = f"SELECT {kept}, {state} AS state, put_epoch{member} FROM ({timed})"
+    have = [*needed, "state", "put_epoch", *(_UNIT_COLUMNS if units else ())]
     if options.ages.active:
         status = age_status(options.ages, options.as_of.timestamp(), "put_epoch")
         query = f"SELECT *, {status} AS age_status FROM ({query})"
@@ -168,10 +187,43 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
         "dlh_put_appl_name",
         "put_epoch",
     ]
-    keep += [c for c in (PROPERTY_FOLDERS, "rfh2_in_front") if c in have]
+    keep += [c for c in (PROPERTY_FOLDERS, "rfh2_in_front", *_UNIT_COLUMNS) if c in have]
     keep += [c for c in have if c.startswith(("new_", "old_"))]
     keep += ["age_status"] if options.ages.active else []
     return f"SELECT {', '.join(f'`{c}`' for c in keep)} FROM ({query})", keep
+
+
+# A member of a group or segmented message: its GroupId (null for any other message); for
+# a simple member (dlqhandler.spark.units.SIMPLE) the bit of its number and its number if
+# flagged last, which the combinations aggregate; for another, its part of the unit
+# (dlqhandler.spark.units.part), which is a key: such a member is a combination of its own.
+_UNIT_KEYS = ("unit_id", "unit_seq", "unit_off", "unit_len", "unit_flags")
+_UNIT_COLUMNS = (*_UNIT_KEYS, "unit_bit", "unit_last")
+
+
+def _unit_member(columns: list[str]) -> str:
+    """The :data:`_UNIT_COLUMNS` of a message (SQL select items, with a leading comma):
+    null but for the members of groups and segmented messages."""
+    # the data source's body_length; a frame of another source: its body's, else unknown
+    length = "body_length" if "body_length" in columns else "octet_length(body)"
+    if "body_length" not in columns and "body" not in columns:
+        length = "CAST(NULL AS INT)"
+    member = f"error IS NULL AND {IN_UNIT}"
+    other = f"{member} AND NOT {SIMPLE}"
+    simple = f"{member} AND {SIMPLE}"
+    values = {
+        "unit_id": (member, "md_group_id"),
+        "unit_seq": (other, "md_msg_seq_number"),
+        "unit_off": (other, "CAST(md_offset AS BIGINT)"),
+        "unit_len": (other, f"CAST({data_length(length)} AS BIGINT)"),
+        "unit_flags": (other, "md_msg_flags"),
+        "unit_bit": (simple, "shiftleft(1L, md_msg_seq_number)"),
+        "unit_last": (
+            f"{simple} AND (md_msg_flags & {MQMF_LAST_MSG_IN_GROUP}) <> 0",
+            "md_msg_seq_number",
+        ),
+    }
+    return "".join(f", CASE WHEN {when} THEN {v} END AS {k}" for k, (when, v) in values.items())
 
 
 def facts(messages: Any, options: ReportOptions) -> Any:
@@ -232,11 +284,14 @@ def _age_bucket(as_of: float) -> str:
 
 
 # Whether a readable message's decision differs between the two tables (its action, or
-# its target queue or queue manager): the ``change`` dimension and the messages it samples.
-_CHANGED = (
+# its target queue or queue manager): the messages the ``change`` dimension samples, with
+# the members of groups and segmented messages (whose group's fate may change: _CHANGED).
+_CHANGED_RULE = (
     "(state != 'unreadable' AND (old_action != new_action OR NOT old_queue <=> new_queue"
     " OR NOT old_qmgr <=> new_qmgr))"
 )
+# ... or what comes of its group (a combination's, after _unit_fates): the ``change`` rows.
+_CHANGED = f"({_CHANGED_RULE} OR NOT old_group <=> new_group)"
 
 
 def _combinations(source: str, columns: list[str], options: ReportOptions) -> tuple[str, list[str]]:
@@ -272,10 +327,11 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
     changed = "false"
     if options.ruleset is not None:
         keys |= {c: c for c in ("new_line", "new_action", "new_unplaceable", "new_matched")}
+        keys |= {c: c for c in _UNIT_KEYS}  # null but for groups' members
     if options.old_ruleset is not None:
         keys |= {c: c for c in ("old_action", "old_queue", "old_qmgr", "old_line")}
         keys |= {c: c for c in ("new_queue", "new_qmgr")}
-        changed = _CHANGED
+        changed = f"({_CHANGED_RULE} OR unit_id IS NOT NULL)"
     if options.ages.active:
         keys["age_status"] = "age_status"
     hour = (
@@ -290,6 +346,7 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
         **keys,
         "hour": hour,
         "epoch": f"CASE WHEN {dlh} THEN floor(put_epoch) END",
+        **({c: c for c in _UNIT_COLUMNS[len(_UNIT_KEYS) :]} if options.ruleset else {}),
         **{f"m{j}": f"CASE WHEN {sampled} THEN {part} END" for j, part in enumerate(parts)},
         # the hour's row, after the message's own (a message without an hour has none)
         "hour_row": f"explode(CASE WHEN ({hour}) IS NOT NULL THEN array(false, true)"
@@ -308,11 +365,15 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
             "CASE WHEN hour_row THEN hour END AS hour",
             f"CASE WHEN {own} THEN epoch END AS epoch",
             *[f"CASE WHEN {own} THEN {order} END AS {name}" for name, order in orders.items()],
+            *(["unit_bit", "unit_last"] if options.ruleset else []),
             *[f"m{j}" for j in range(_MSG_ID_LONGS)],
         ]
     )
     aggs = ["count(1) AS `count`", "min(epoch) AS min_epoch", "max(epoch) AS max_epoch"]
     aggs += [f"min({name}) AS {name}" for name in _ORDERS]
+    if options.ruleset is not None:  # a unit's simple members: their numbers
+        aggs += ["bit_or(unit_bit) AS unit_mask", "min(unit_last) AS unit_lmin"]
+        aggs += ["max(unit_last) AS unit_lmax"]
     aggs += [
         f"min_by({m}, {name}) AS sample{i}_{m}"
         for i, name in enumerate(_ORDERS)
@@ -324,6 +385,77 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
         f"SELECT {rows} FROM (SELECT {messages} FROM ({source}))) GROUP BY {grouped}"
     )
     return query, [*keys, "hour"]
+
+
+def _unit_fates(source: str, keys: list[str], options: ReportOptions) -> str:
+    """SQL text over ``source`` (the combinations, :func:`_combinations`) adding what
+    comes of each message's group under each table, as the drain keeps groups whole:
+    ``new_group`` (and ``old_group``) null when the message moves as its rule says (it
+    is in no group or segmented message, or its unit is whole and every member placed),
+    ``'kept'`` when its whole unit stays on the DLQ (a member missing, or a member not
+    placed and no catch-all), ``'caught'`` when its whole unit goes to the catch-all
+    with its headers (whole, a member not placed).
+
+    One window over each unit's combinations decides: a unit of simple members by their
+    aggregates (:func:`dlqhandler.spark.units.simple_whole`), any other by all its parts
+    (:func:`dlqhandler.spark.units.unit_whole`). The units' combinations are then
+    counted again by the other ``keys`` and the fates: a few rows, not one per unit, go
+    on to the dimensions."""
+    placed = {
+        "new": "(new_action = 'DISCARD' OR (new_action IN ('RETRY', 'FWD')"
+        " AND NOT new_unplaceable))"
+    }
+    caught = {"new": options.catch_all is not None}
+    if options.old_ruleset is not None:
+        placed["old"] = (
+            "(old_action = 'DISCARD' OR (old_action IN ('RETRY', 'FWD') AND old_queue IS NOT NULL))"
+        )
+        caught["old"] = options.old_catch_all is not None
+    other = "unit_seq IS NOT NULL"  # a combination of one member that is not simple
+    member = part("unit_seq", "unit_off", "unit_len", "unit_flags")
+    unit = {
+        "u_members": "sum(`count`)",
+        "u_simple": f"sum(CASE WHEN NOT {other} THEN `count` END)",
+        "u_mask": "bit_or(unit_mask)",
+        "u_lmin": "min(unit_lmin)",
+        "u_lmax": "max(unit_lmax)",
+        "u_other": f"bool_or({other})",
+        "u_parts": f"collect_list(CASE WHEN {other}"
+        f" THEN array_repeat({member}, CAST(`count` AS INT)) END)",
+        **{f"u_{side}_placed": f"bool_and({p})" for side, p in placed.items()},
+    }
+    windowed = ", ".join(f"{e} OVER u AS {n}" for n, e in unit.items())
+    # a unit with another member: its simple ones as parts too (none twice, one last)
+    every = (
+        f"array_sort(concat(flatten(u_parts), {simple_parts('coalesce(u_mask, 0L)', 'u_lmax')}))"
+    )
+    simple_ok = "coalesce(u_simple = bit_count(u_mask), true) AND coalesce(u_lmin = u_lmax, true)"
+    whole = (
+        f"CASE WHEN NOT u_other THEN {simple_whole('u_members', 'u_mask', 'u_lmin', 'u_lmax')}"
+        f" ELSE {simple_ok} AND {unit_whole('u_all')} END"
+    )
+    fates = ", ".join(
+        f"CASE WHEN unit_id IS NULL OR (u_whole AND u_{side}_placed) THEN CAST(NULL AS STRING)"
+        f" WHEN NOT u_whole OR {'false' if caught[side] else 'true'}"
+        f" THEN 'kept' ELSE 'caught' END AS {side}_group"
+        for side in placed
+    )
+    decided = (
+        f"SELECT *, {fates} FROM (SELECT *, {whole} AS u_whole FROM ("
+        f"SELECT *, CASE WHEN u_other THEN {every} END AS u_all FROM ("
+        f"SELECT *, {windowed} FROM ({source}) WINDOW u AS (PARTITION BY unit_id))))"
+    )
+    grouped = ", ".join(
+        f"`{k}`" for k in [*keys, *(f"{side}_group" for side in placed)] if k not in _UNIT_KEYS
+    )
+    again = ["sum(`count`) AS `count`", "min(min_epoch) AS min_epoch"]
+    again += ["max(max_epoch) AS max_epoch", *(f"min({o}) AS {o}" for o in _ORDERS)]
+    again += [
+        f"min_by(sample{i}_m{j}, {o}) AS sample{i}_m{j}"
+        for i, o in enumerate(_ORDERS)
+        for j in range(_MSG_ID_LONGS)
+    ]
+    return f"SELECT {grouped}, {', '.join(again)} FROM ({decided}) GROUP BY {grouped}"
 
 
 def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> str:
@@ -344,6 +476,8 @@ def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> s
     the other dimensions count the selected messages only.
     """
     combos, combined = _combinations(source, columns, options)
+    if options.ruleset is not None:
+        combos = _unit_fates(combos, combined, options)
     dlh = "(state = 'dlh')"
     readable = "(state != 'unreadable')"
     rows = [
@@ -363,14 +497,14 @@ def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> s
         ]
     extra = []
     if options.ruleset is not None:
-        chosen = _row("chosen", "new_line", "new_action", dlh, "new_unplaceable")
+        chosen = _row("chosen", "new_line", "new_action", dlh, "new_unplaceable", "new_group")
         rows.append(f"CASE WHEN {readable} THEN {chosen} END")
         extra.append(f"transform(new_matched, line -> {_row('matched', 'line')})")
     if options.old_ruleset is not None:
         change = _row(
             "change",
-            *("old_action", "old_queue", "old_qmgr", "old_line"),
-            *("new_action", "new_queue", "new_qmgr", "new_line"),
+            *("old_action", "old_queue", "old_qmgr", "old_line", "old_group"),
+            *("new_action", "new_queue", "new_qmgr", "new_line", "new_group"),
         )
         rows.append(f"CASE WHEN {_CHANGED} THEN {change} END")
     every = f"array({', '.join(rows)})"

@@ -75,15 +75,18 @@ def _rules(rows: dict[str, list[dict[str, Any]]], options: ReportOptions) -> dic
     by_action: Counter[str] = Counter()
     left = {"ignore_rule": 0, "no_match": 0, "no_dlh": 0}
     unplaceable = 0
+    groups: Counter[str] = Counter()  # members whose group's fate is theirs
     for r in rows["chosen"]:
-        line, action, dlh, bad = r["key"]
+        line, action, dlh, bad, group = r["key"]
         n = r["count"]
         by_action[action] += n
         if line is not None:
             chosen[int(line)] += n
-        if bad == "true":
+        if group is not None:  # kept whole on the DLQ, or whole to the catch-all
+            groups[group] += n
+        elif bad == "true":
             unplaceable += n
-        if action == "IGNORE":
+        elif action == "IGNORE":
             kind = "no_dlh" if dlh != "true" else ("no_match" if line is None else "ignore_rule")
             left[kind] += n
     by_rule = []
@@ -105,9 +108,10 @@ def _rules(rows: dict[str, list[dict[str, Any]]], options: ReportOptions) -> dic
         )
     caught = None
     if options.catch_all is not None:  # the drain sends what would stay there instead
-        by_cause = {**left, "unplaceable": unplaceable}
+        by_cause = {**left, "unplaceable": unplaceable, "group": groups["caught"]}
         caught = {"queue": options.catch_all, "count": sum(by_cause.values()), "by_cause": by_cause}
         left = dict.fromkeys(left, 0)
+    left["group"] = groups["kept"]  # a group not whole stays, catch-all or not
     return {
         "rules_sha256": options.ruleset.sha256,
         "by_rule": by_rule,
@@ -127,10 +131,10 @@ def _compare(rows: list[dict[str, Any]], options: ReportOptions) -> dict[str, An
         if r["other"]:
             entry = {"old": None, "new": None, "count": r["count"], "other": True, "samples": []}
         else:
-            oa, oq, oqm, ol, na, nq, nqm, nl = r["key"]
+            oa, oq, oqm, ol, og, na, nq, nqm, nl, ng = r["key"]
             entry = {
-                "old": {"action": oa, "queue": oq, "qmgr": oqm, "line": _int(ol)},
-                "new": {"action": na, "queue": nq, "qmgr": nqm, "line": _int(nl)},
+                "old": {"action": oa, "queue": oq, "qmgr": oqm, "line": _int(ol), "group": og},
+                "new": {"action": na, "queue": nq, "qmgr": nqm, "line": _int(nl), "group": ng},
                 "count": r["count"],
                 "samples": r["samples"],
             }

@@ -27,3 +27,4 @@ class ReportOptions:
     top: int = 1000
     ages: AgeWindow = field(default_factory=AgeWindow)
     catch_all: str | None = None
+    old_catch_all: str | None = None  # the same for the table compared against
