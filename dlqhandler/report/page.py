@@ -316,7 +316,8 @@ def _rules(rules: dict[str, Any]) -> str:
     cause = rules["left_on_dlq_by_cause"]
     what = (
         f"matched: messages the rule's patterns match; chosen: messages it decides first "
-        f"(first match, every put assumed to succeed). {_n(rules['left_on_dlq'])} would "
+        f"(the first matching rule that can be carried out, every put assumed to succeed). "
+        f"{_n(rules['left_on_dlq'])} would "
         f"stay on the DLQ ({_n(cause['ignore_rule'])} by an IGNORE rule, "
         f"{_n(cause['no_match'])} matching no rule, {_n(cause['no_dlh'])} without MQDLH, "
         f"{_n(cause.get('group', 0))} in groups or segmented messages kept whole)."

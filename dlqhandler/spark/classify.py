@@ -17,8 +17,12 @@ settings.
 :func:`classify_query` gives that query's text, for a caller that builds a bigger query
 around it (the report's, run whole by :func:`dlqhandler.spark.sql.sql_over`).
 
-The decision for a message seen for the first time (no failed attempts) is
-the first matching rule (RETRY counts are at least 1), or the implicit IGNORE.
+The decision for a message seen for the first time (no failed attempts) is the first
+matching rule (RETRY counts are at least 1) that can be carried out, or the implicit
+IGNORE: a RETRY or FWD whose target cannot be put to (not a valid name, a loop onto the
+input queue or a control queue) fails every attempt, so `run` takes the next matching rule
+once they are spent, and so does the classification (:data:`UNPLACEABLE` tells the
+messages no rule could place).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from dlqhandler.spark.sql import FRAME, sql_over, sql_string
 __all__ = [
     "CONTROL_QUEUES",
     "MQ_NAME_REGEX",
+    "UNPLACEABLE",
     "catch_all_loop",
     "catch_all_queue",
     "classify",
@@ -46,6 +51,9 @@ __all__ = [
 ]
 
 MQ_NAME_REGEX = r"^[A-Za-z0-9._/%]{1,48}$"
+# A classified message that rules matched but none could place: each a RETRY or FWD whose
+# target cannot be put to (SQL over matched_lines and chosen_line; left, or caught).
+UNPLACEABLE = "(chosen_line IS NULL AND coalesce(size(matched_lines) > 0, false))"
 _NULL_STRING = "CAST(NULL AS STRING)"
 
 
@@ -182,16 +190,19 @@ def classify(
     return sql_over(frame, query)
 
 
-def target_placeable(input_queue: str | None, local_qmgr: str) -> str:
-    """Whether a RETRY's or FWD's substituted target (``target_q``, ``target_qm``) can
-    be put to (SQL, never null): valid MQ names, and neither the input queue (a loop) nor
-    one of the handler's :data:`CONTROL_QUEUES` on the local queue manager."""
-    valid_q = f"coalesce(target_q RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
-    valid_qm = f"coalesce(target_qm = '' OR target_qm RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
+def target_placeable(
+    input_queue: str | None, local_qmgr: str, q: str = "target_q", qm: str = "target_qm"
+) -> str:
+    """Whether a RETRY's or FWD's substituted target (``q``, ``qm``: SQL, by default the
+    ``target_q`` and ``target_qm`` columns) can be put to (SQL, never null): valid MQ
+    names, and neither the input queue (a loop) nor one of the handler's
+    :data:`CONTROL_QUEUES` on the local queue manager."""
+    valid_q = f"coalesce({q} RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
+    valid_qm = f"coalesce({qm} = '' OR {qm} RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
     refused = [*CONTROL_QUEUES, *([input_queue] if input_queue else [])]
     loop = (
-        f"coalesce(target_q IN ({', '.join(sql_string(q) for q in refused)})"
-        f" AND target_qm IN ('', {sql_string(local_qmgr)}), false)"
+        f"coalesce({q} IN ({', '.join(sql_string(r) for r in refused)})"
+        f" AND {qm} IN ('', {sql_string(local_qmgr)}), false)"
     )
     return f"({valid_q} AND {valid_qm} AND NOT {loop})"
 
@@ -208,9 +219,10 @@ def classify_query(
     """The classification as SQL text: ``source`` (a table, :data:`FRAME`, or a query
     in parentheses) with its ``columns`` and the decision columns added.
 
-    Added: ``matched_lines`` (array of rule lines, table order), ``chosen_line``
-    (null: implicit IGNORE), ``action``, ``target_q``/``target_qm`` (substituted;
-    qmgr blank = local), ``header``, ``target_valid``, and the final placement
+    Added: ``matched_lines`` (array of rule lines, table order), ``chosen_line`` (the
+    first of them that can be carried out; null: implicit IGNORE), ``action``,
+    ``target_q``/``target_qm`` (substituted; qmgr blank = local), ``header``,
+    ``target_valid``, and the final placement
     ``disposition`` (RETRY, FWD, DISCARD, CATCHALL or REMAIN), ``out_q``,
     ``out_qm``, ``strip_header``. A row with an ``error`` (a malformed record)
     always stays: REMAIN, no target, even with a catch-all.
@@ -218,11 +230,21 @@ def classify_query(
     rules = ruleset.rules
     kept = ", ".join(f"`{c}`" for c in columns)
     matches = [f"{rule_condition(r)} AS _m{i}" for i, r in enumerate(rules)]
+    targets = [_target_columns(r) for r in rules]
+    # A rule is chosen when it matches and, a RETRY or FWD, its target can be put to: one
+    # whose target cannot (not a valid name, a loop) fails every attempt, and `run`, as
+    # IBM's handler, then "searches for the next matching rule in the table".
+    choosable = [
+        f"_m{i} AND {target_placeable(input_queue, local_qmgr, *targets[i])} AS _c{i}"
+        if r.action.kind in ("RETRY", "FWD")
+        else f"_m{i} AS _c{i}"
+        for i, r in enumerate(rules)
+    ]
 
     def first(values: list[str], default: str) -> str:
         if not rules:
             return default
-        whens = " ".join(f"WHEN _m{i} THEN {v}" for i, v in enumerate(values))
+        whens = " ".join(f"WHEN _c{i} THEN {v}" for i, v in enumerate(values))
         return f"CASE {whens} ELSE {default} END"
 
     # array_except drops the nulls in generated code (filter's lambda is interpreted).
@@ -233,7 +255,6 @@ def classify_query(
         if rules
         else "CAST(array() AS array<int>)"
     )
-    targets = [_target_columns(r) for r in rules]
     decisions = {
         "matched_lines": matched,
         "chosen_line": first([str(r.line) for r in rules], "CAST(NULL AS INT)"),
@@ -267,9 +288,10 @@ def classify_query(
     decided = ", ".join(f"{expr} AS {name}" for name, expr in decisions.items())
     placed_sql = ", ".join(f"{expr} AS {name}" for name, expr in placement.items())
     inner = ", ".join([kept, *matches])
+    chosen = ", ".join(["*", *choosable])
     return (
         f"SELECT *, {placed_sql} FROM ("
         f"SELECT *, {valid} AS target_valid FROM ("
         f"SELECT {kept}, {decided} FROM ("
-        f"SELECT {inner} FROM {source})))"
+        f"SELECT {chosen} FROM (SELECT {inner} FROM {source}))))"
     )

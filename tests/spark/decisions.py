@@ -8,9 +8,16 @@ from typing import Any
 
 from dlqhandler.errors import MalformedMessageError
 from dlqhandler.mq import Message, decode_dead_letter
-from dlqhandler.rules import InvalidTargetError, RuleSet, compile_rules, decide, resolve_target
+from dlqhandler.rules import (
+    InvalidTargetError,
+    Matcher,
+    RuleSet,
+    compile_rules,
+    message_fields,
+    resolve_target,
+)
 
-__all__ = ["python_decision", "random_tables"]
+__all__ = ["matched_lines", "python_decision", "random_tables"]
 
 
 def random_tables(n: int, seed: int) -> list[str]:
@@ -80,9 +87,27 @@ def random_tables(n: int, seed: int) -> list[str]:
     return [t for t in tables if compile_rules(t).ruleset is not None]
 
 
+_REFUSED = ("SYSTEM.DEAD.LETTER.QUEUE", "DLQHANDLER.STATUS", "DLQHANDLER.AUDIT")
+_MATCHERS: dict[int, tuple[RuleSet, Matcher]] = {}
+
+
+def _matcher(ruleset: RuleSet) -> Matcher:
+    """One Matcher per table (the differential tests ask thousands of messages)."""
+    kept = _MATCHERS.get(id(ruleset))
+    if kept is None or kept[0] is not ruleset:
+        kept = _MATCHERS[id(ruleset)] = (ruleset, Matcher(ruleset))
+    return kept[1]
+
+
 def python_decision(ruleset: RuleSet, msg: Message) -> tuple[Any, ...]:
-    """What the Python matcher decides for ``msg`` (attempt count 0), in the Spark
+    """What `run` ends up doing with ``msg`` (on QM1, input queue the DLQ), in the Spark
     classifier's columns: (chosen line, action, target queue, target qmgr, target valid).
+
+    The first matching rule that can be carried out: a RETRY or FWD whose target is not
+    a valid name, or is the DLQ or a control queue on QM1 (a loop, refused), fails every
+    attempt, and `run` then takes the next matching rule (IBM's "Processing the rules
+    table": "If all attempts fail, the DLQ handler searches for the next matching rule");
+    none left: the implicit IGNORE.
 
     A message with no MQDLH (``decode_dead_letter`` raises MalformedMessageError, the
     one error it documents) matches no rule on the Spark side either (every rule's
@@ -93,14 +118,24 @@ def python_decision(ruleset: RuleSet, msg: Message) -> tuple[Any, ...]:
         m = decode_dead_letter(msg.md, msg.body)
     except MalformedMessageError:
         return (None, "IGNORE", None, None, None)
-    d = decide(ruleset, m, 0)
-    line = d.rule.line if d.rule else None
-    if d.action.kind not in ("RETRY", "FWD"):
-        return (line, d.action.kind, None, None, None)
+    for rule in _matcher(ruleset).matching_rules(message_fields(m)):
+        kind = rule.action.kind
+        if kind not in ("RETRY", "FWD"):
+            return (rule.line, kind, None, None, None)
+        try:
+            t = resolve_target(rule, m)
+        except InvalidTargetError:
+            continue
+        if t.queue in _REFUSED and t.qmgr in ("", "QM1"):
+            continue  # a loop: refused by both
+        return (rule.line, kind, t.queue, t.qmgr, True)
+    return (None, "IGNORE", None, None, None)
+
+
+def matched_lines(ruleset: RuleSet, msg: Message) -> list[int]:
+    """The lines of the rules whose patterns match ``msg`` (none without an MQDLH)."""
     try:
-        t = resolve_target(d.rule if d.rule is not None else d.action, m)
-    except InvalidTargetError:
-        return (line, d.action.kind, None, None, False)
-    if t.queue == "SYSTEM.DEAD.LETTER.QUEUE" and t.qmgr in ("", "QM1"):
-        return (line, d.action.kind, None, None, False)  # a loop: refused by both
-    return (line, d.action.kind, t.queue, t.qmgr, True)
+        m = decode_dead_letter(msg.md, msg.body)
+    except MalformedMessageError:
+        return []
+    return [r.line for r in _matcher(ruleset).matching_rules(message_fields(m))]

@@ -12,8 +12,8 @@ from dlqhandler.errors import MalformedMessageError
 from dlqhandler.mq import Message, decode_dead_letter
 from dlqhandler.mq.constants import PREFERRED
 from dlqhandler.mq.groups import in_group, is_complete
-from dlqhandler.rules import Matcher, RuleSet, decide, message_fields
-from tests.spark.decisions import python_decision
+from dlqhandler.rules import RuleSet
+from tests.spark.decisions import matched_lines, python_decision
 
 __all__ = ["expected_transitions", "group_fates", "independent_counts", "python_rules"]
 
@@ -82,34 +82,33 @@ def independent_counts(messages: list[Message], as_of: datetime) -> dict[str, An
 
 
 def python_rules(ruleset: RuleSet, messages: list[Message]) -> dict[str, Any]:
-    """The rules section by the Python matcher: per rule (line, matched, chosen), the
-    count per action, and how many are left on the DLQ (IGNORE, no match, no MQDLH, and
-    the members of groups kept whole: :func:`group_fates`)."""
+    """The rules section by the Python matcher: per rule (line, matched, chosen: the
+    rule `run` carries out, :func:`python_decision`), the count per action, and how many
+    are left on the DLQ (IGNORE, no match, no MQDLH, and the members of groups kept
+    whole: :func:`group_fates`; not those no rule could place: ``unplaceable``)."""
     fates = group_fates(ruleset, messages)
-    matcher = Matcher(ruleset)
     matched: Counter[int] = Counter()
     chosen: Counter[int] = Counter()
     actions: Counter[str] = Counter()
-    left = 0
-    for raw in messages:
-        try:
-            m = decode_dead_letter(raw.md, raw.body)
-        except MalformedMessageError:
-            actions["IGNORE"] += 1
+    left = unplaceable = 0
+    for m in messages:
+        lines = matched_lines(ruleset, m)
+        matched.update(lines)
+        line, action, *_target = python_decision(ruleset, m)
+        actions[action] += 1
+        if line is not None:
+            chosen[line] += 1
+        if in_group(m.md) and fates[m.md.group_id] == "kept":
             left += 1
-            continue
-        for rule in matcher.matching_rules(message_fields(m)):
-            matched[rule.line] += 1
-        d = decide(ruleset, m, 0)
-        actions[d.action.kind] += 1
-        kept = in_group(raw.md) and fates[raw.md.group_id] == "kept"
-        left += kept or d.action.kind == "IGNORE"
-        if d.rule is not None:
-            chosen[d.rule.line] += 1
+        elif line is None and lines:
+            unplaceable += 1
+        else:
+            left += action == "IGNORE"
     return {
         "by_rule": [(r.line, matched[r.line], chosen[r.line]) for r in ruleset.rules],
         "by_action": dict(actions),
         "left_on_dlq": left,
+        "unplaceable": unplaceable,
     }
 
 

@@ -37,7 +37,7 @@ from dlqhandler.outcomes import Disposition, Outcome
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
-from dlqhandler.spark.classify import catch_all_queue, classify, classify_query, target_placeable
+from dlqhandler.spark.classify import UNPLACEABLE, catch_all_queue, classify, classify_query
 from dlqhandler.spark.drain.outputs import REMAINING_FILE, write_outputs
 from dlqhandler.spark.files import output_files
 from dlqhandler.spark.messages import MESSAGE_COLUMNS, bad_input, read_messages
@@ -516,18 +516,17 @@ def run_drain(
     def audit_schema() -> Any:  # to read the audit back without a footer (analysis: 0.2 s)
         return frame.selectExpr(*_AUDIT_COLUMNS).schema
 
-    counted = _counted(input_queue, config.local_qmgr)
     if config.dry_run or config.apply:
         step(spark, "classify, write the audit")
         bad_input(lambda: frame.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
         # The audit holds every column the summary counts: no second pass over the bodies.
-        groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")), counted)
+        groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
         split = split_groups(groups)
         if split:  # written again, the split groups kept whole
             instead = regrouped(split)
             out.delete("audit")
             bad_input(lambda: instead.selectExpr(*_AUDIT_COLUMNS).write.parquet(out.uri("audit")))
-            groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")), counted)
+            groups = _groups(spark.read.schema(audit_schema()).parquet(out.uri("audit")))
     else:
         step(spark, "classify, write the dmpmqmsg files and the audit")
 
@@ -539,7 +538,7 @@ def run_drain(
                     partitions=config.partitions,
                     audit=_AUDIT_COLUMNS,
                     audit_options=_AUDIT_PARQUET,
-                    counts=counted,
+                    counts=_COUNTED,
                     groups=groups,
                 )
             )
@@ -619,38 +618,34 @@ def run_drain(
     return DrainResult(manifest, summary, config.output, failures)
 
 
-def _counted(input_queue: str | None, local_qmgr: str) -> tuple[str, ...]:
-    """What the summary counts by (SQL over the audit's columns: the writers count them
-    as they write, --dry-run and --apply count the audit): the groups are few (rules x
-    targets x reasons), whatever the number of messages."""
-    return (
-        "disposition",
-        "chosen_line",
-        "action",
-        "reason",
-        "out_q",
-        "out_qm",
-        "has_dlh",
-        "matched_lines",
-        "error IS NOT NULL AS malformed",
-        "decoded_in_python",
-        "groupid IS NOT NULL AS in_group",
-        # A RETRY or FWD whose target is not a valid name or loops back onto the input DLQ:
-        # left (or sent to the catch-all) though a rule chose to move it (a member of a
-        # group kept whole whose own target is good is not; not counted with --apply,
-        # where such a target is an action that failed: see _summarise).
-        (
-            "action IN ('RETRY', 'FWD') AND error IS NULL"
-            f" AND NOT {target_placeable(input_queue, local_qmgr)} AS unplaceable"
-        ),
-    )
+# What the summary counts by (SQL over the audit's columns: the writers count them as they
+# write, --dry-run and --apply count the audit): the groups are few (rules x targets x
+# reasons), whatever the number of messages.
+_COUNTED = (
+    "disposition",
+    "chosen_line",
+    "action",
+    "reason",
+    "out_q",
+    "out_qm",
+    "has_dlh",
+    "matched_lines",
+    "error IS NOT NULL AS malformed",
+    "decoded_in_python",
+    "groupid IS NOT NULL AS in_group",
+    # Matched by rules, each a RETRY or FWD whose target is not a valid name or
+    # loops back onto the input DLQ: left (or sent to the catch-all), as run leaves it
+    # once every attempt failed (not counted with --apply, where such a target is an
+    # action that failed: see _summarise).
+    f"error IS NULL AND {UNPLACEABLE} AS unplaceable",
+)
 
 
-def _groups(audit: Any, counted: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The audit's rows counted by ``counted`` (:func:`_counted`), in one aggregation job."""
+def _groups(audit: Any) -> list[dict[str, Any]]:
+    """The audit's rows counted by :data:`_COUNTED`, in one aggregation job."""
     from pyspark.sql import functions as F
 
-    rows = audit.selectExpr(*counted)
+    rows = audit.selectExpr(*_COUNTED)
     return [
         r.asDict() for r in rows.groupBy(*rows.columns).agg(F.count("*").alias("count")).collect()
     ]
@@ -659,7 +654,7 @@ def _groups(audit: Any, counted: tuple[str, ...]) -> list[dict[str, Any]]:
 def _summarise(
     groups: list[dict[str, Any]], ruleset: RuleSet, *, applied: bool = False
 ) -> dict[str, Any]:
-    """Every count of the summary from the rows counted by :func:`_counted` (one dict
+    """Every count of the summary from the rows counted by :data:`_COUNTED` (one dict
     per combination of values, with its ``count``). ``applied`` (--apply): a target
     refused is a failed action there, and a message left is in a group not whole on
     the queue: none is counted unplaceable; ``chosen`` counts the rule carried out."""
@@ -693,7 +688,7 @@ def _summarise(
             matched[line] += n
         if g["chosen_line"] is not None:
             chosen[g["chosen_line"]] += n
-        elif g["has_dlh"]:
+        elif g["has_dlh"] and not g["unplaceable"]:  # matched, none could place it
             unmatched += n
         if not g["has_dlh"] and not g["malformed"]:
             no_dlh += n

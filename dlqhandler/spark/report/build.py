@@ -50,7 +50,7 @@ from dlqhandler.logs import get_logger
 from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP
 from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
 from dlqhandler.rules import PATTERN_FIELDS, RuleSet
-from dlqhandler.spark.classify import classify_query, field_column
+from dlqhandler.spark.classify import UNPLACEABLE, classify_query, field_column
 from dlqhandler.spark.messages import MESSAGE_COLUMNS, bad_input, load_source, malformed_parts
 from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch_query, double
 from dlqhandler.spark.report.document import assemble
@@ -134,14 +134,13 @@ def _decisions(
         input_queue=options.input_queue,
         local_qmgr=options.local_qmgr,
     )
-    puts = "action IN ('RETRY', 'FWD')"
     added = {
         f"{prefix}_matched": "matched_lines",
         f"{prefix}_line": "chosen_line",
         f"{prefix}_action": "action",
         f"{prefix}_queue": "out_q",  # no catch-all here: null when not placed
         f"{prefix}_qmgr": "out_qm",
-        f"{prefix}_unplaceable": f"{puts} AND NOT coalesce(target_valid, false)",
+        f"{prefix}_unplaceable": UNPLACEABLE,
     }
     kept = [f"`{c}`" for c in columns] + [f"{e} AS {n}" for n, e in added.items()]
     return f"SELECT {', '.join(kept)} FROM ({decided})", [*columns, *added]
