@@ -70,11 +70,13 @@ def check_setup(
     deadq = str(qmgr.get(s.MQCA_DEAD_LETTER_Q_NAME, "")).strip()
     report = SetupReport(qmgr=name, dlq=deadq)
     c = Checker(qm, report)
-    local = _check_deadq(c, name, deadq, qmgr)
-    if local is not None:  # the local queue dead letters go to, and its attributes
-        _check_dlq_attributes(c, local[0], qmgr, local[1])
-        _check_triggering(c, local[0], local[1])
-    _check_status_queue(c, status_queue, defined_at_start=status_queue_defined_at_start)
+    # Each step on its own: an object this user may not inquire is an auth-inq finding,
+    # and the steps that do not need it still run.
+    local = c.each(_check_deadq, c, name, deadq, qmgr)
+    if isinstance(local, tuple):  # the local queue dead letters go to, and its attributes
+        c.each(_check_dlq_attributes, c, local[0], qmgr, local[1])
+        c.each(_check_triggering, c, local[0], local[1])
+    c.each(_check_status_queue, c, status_queue, defined_at_start=status_queue_defined_at_start)
     control = ControlQueues(deadq, status_queue, audit_queue)
     _check_control_queues(c, control)
     if rules is not None:

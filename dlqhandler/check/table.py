@@ -155,9 +155,9 @@ def check_table(
             )
     for target in _targets(c, qmgr, ruleset.rules):
         if target.qmgr:
-            _check_remote_target(c, target, qmgr, dlq)
+            c.each(_check_remote_target, c, target, qmgr, dlq)
         else:
-            _check_local_target(c, target, dlq)
+            c.each(_check_local_target, c, target, dlq)
     _check_authority(c, ruleset.rules)
 
 
