@@ -576,7 +576,8 @@ def _finish(stats: RunStats, qmgr: QueueManager, queue: str, log: Any) -> None:
     except MQIError as exc:
         stats.left_on_queue = None
         stats.depth_unknown = f"{exc.reason_name} ({exc.reason}){_depth_hint(exc, qmgr, queue)}"
-        stats.seen = stats.acted
+        # (what the run moved, and what its last pass left: a lower bound)
+        stats.seen = stats.acted + stats.ignored + stats.no_dlh + stats.not_selected
         log.warning(
             "depth_unknown",
             queue=queue,
@@ -585,8 +586,8 @@ def _finish(stats: RunStats, qmgr: QueueManager, queue: str, log: Any) -> None:
         )
         print(
             f"dlqhandler run: the depth of {queue} at the end of the run is unknown: "
-            f"MQINQ failed with {stats.depth_unknown}; the summary counts only the messages "
-            "acted on as seen and cannot say how many are left",
+            f"MQINQ failed with {stats.depth_unknown}; the summary counts as seen only the "
+            "messages the run moved or its last pass left, and cannot say how many are left",
             file=sys.stderr,
         )
         return

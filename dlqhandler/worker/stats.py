@@ -50,7 +50,8 @@ class RunStats:
     status_records_collected: int = 0
     left_on_queue: int | None = None
     # Why the end-of-run depth inquiry failed (None: it did not): ``left_on_queue`` is then
-    # unknown and ``seen`` only a lower bound (the messages acted on).
+    # unknown and ``seen`` only a lower bound (the messages moved, and those the last
+    # pass left: ignored, without MQDLH, not selected).
     depth_unknown: str | None = None
     dry_run: bool = False
     # MsgIds (hex) of a unit of work whose commit's outcome is unknown (the connection
