@@ -144,6 +144,35 @@ class Checker:
             "AUTHADD(INQ)",
         )
 
+    def ask_qmgr(self, selectors: Sequence[int]) -> Answers:
+        """The queue manager's answers; a refused inquiry (2035) is its auth-inq finding
+        and ends the step that asked (:meth:`each`)."""
+        try:
+            return self.qm.inquire_object("qmgr", "", selectors)
+        except MQIError as exc:
+            if exc.reason != MQRC_NOT_AUTHORIZED:
+                raise
+            self.cannot_inquire_qmgr()
+            raise InquiryRefusedError("qmgr") from exc
+
+    def cannot_inquire_qmgr(self) -> None:
+        """The ``auth-inq`` finding of a queue manager this user may not inquire: its
+        DEADQ (and so the DLQ's checks) is unknown. Once."""
+        if ("qmgr", "") in self._refused:
+            return
+        self._refused.add(("qmgr", ""))
+        self.add(
+            "auth-inq",
+            "error",
+            f"QMGR({self.report.qmgr})",
+            f"cannot inquire queue manager {self.report.qmgr}: not authorised "
+            "(MQRC_NOT_AUTHORIZED 2035); its DEADQ and the DLQ were not checked",
+            "without inq authority on the queue manager the check cannot tell which queue "
+            "dead letters go to",
+            f"grant +inq: setmqaut -m {self.report.qmgr} -t qmgr -p <user> +inq, or "
+            "SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('<user>') AUTHADD(INQ)",
+        )
+
     def each(self, step: Callable[..., object], *args: object, **kwargs: object) -> object:
         """``step(*args, **kwargs)``; an inquiry it makes that is refused ends only that step
         (its finding is in the report) and answers None."""

@@ -173,3 +173,25 @@ def test_an_inquiry_not_authorised_is_a_finding_not_the_end() -> None:
     refused = [(f.severity, f.object) for f in report.findings if f.check == "auth-inq"]
     assert refused == [("error", "QUEUE(DLQHANDLER.STATUS)")]
     assert any(f.check == "control-queues" for f in report.findings)
+
+
+def test_a_queue_manager_the_user_may_not_inquire_is_a_finding_not_the_end() -> None:
+    """MQRC_NOT_AUTHORIZED on the queue manager's inquiry (no inq on the qmgr object:
+    "On an MQOPEN or MQPUT1 call, the user is not authorized to open the object for the
+    options specified", https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041060_.html)
+    is one auth-inq error naming the grant; the DEADQ's checks are skipped (it is not
+    known), the status queue is still checked."""
+
+    class _Refusing(_Definitions):
+        def inquire_object(self, objtype: str, name: str, selectors: Sequence[int]) -> Answers:
+            if objtype == "qmgr":
+                raise mqi_error(2035, "QM1")
+            return super().inquire_object(objtype, name, selectors)
+
+    qm = _Refusing({DLQ: dict(_LOCAL)})
+    report = check_setup(qm, status_queue="DLQHANDLER.STATUS")  # type: ignore[arg-type]
+    refused = [f for f in report.findings if f.check == "auth-inq"]
+    assert [(f.severity, f.object) for f in refused] == [("error", "QMGR(QM1)")]
+    assert "-t qmgr -p <user> +inq" in refused[0].fix
+    assert not any(f.check.startswith(("dlq-", "deadq-")) for f in report.findings)
+    assert any(f.check.startswith("status-") for f in report.findings)
