@@ -11,19 +11,24 @@ could not tell (never counted as passed).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import selectors as s
-from dlqhandler.mq.constants import MQRC_UNKNOWN_ALIAS_BASE_Q, MQRC_UNKNOWN_OBJECT_NAME
+from dlqhandler.mq.constants import (
+    MQRC_NOT_AUTHORIZED,
+    MQRC_UNKNOWN_ALIAS_BASE_Q,
+    MQRC_UNKNOWN_OBJECT_NAME,
+)
 from dlqhandler.qmgr.port import Answers, QueueManager
 
 __all__ = [
     "SEVERITIES",
     "Checker",
     "Finding",
+    "InquiryRefusedError",
     "SetupReport",
     "Severity",
     "mqsc_name",
@@ -81,12 +86,19 @@ class SetupReport:
         return sum(1 for f in self.findings if f.severity == severity)
 
 
+class InquiryRefusedError(Exception):
+    """The queue manager refused an inquiry (2035): its ``auth-inq`` finding is in the
+    report already; the check that asked stops there and the others go on
+    (:meth:`Checker.each`)."""
+
+
 class Checker:
     """What a check works with: the connection to ask and the report to add to."""
 
     def __init__(self, qm: QueueManager, report: SetupReport) -> None:
         self.qm = qm
         self.report = report
+        self._refused: set[tuple[str, str]] = set()
 
     # The fields of a Finding, in order.
     def add(  # noqa: PLR0917
@@ -109,7 +121,65 @@ class Checker:
         except MQIError as exc:
             if exc.reason in _MISSING:
                 return None
+            if exc.reason == MQRC_NOT_AUTHORIZED:
+                self._cannot_inquire(kind, name)
+                raise InquiryRefusedError(name) from exc
             raise
+
+    def _cannot_inquire(self, kind: Literal["queue", "process"], name: str) -> None:
+        """The ``auth-inq`` finding of an object this user may not inquire (once each)."""
+        if (kind, name) in self._refused:
+            return
+        self._refused.add((kind, name))
+        quoted = mqsc_name(name)
+        self.add(
+            "auth-inq",
+            "error",
+            f"{kind.upper()}({name})",
+            f"cannot inquire {name}: not authorised (MQRC_NOT_AUTHORIZED 2035)",
+            "without inq authority the check cannot tell whether this object is right, and "
+            "dlqhandler run cannot tell how many messages its DLQ has left",
+            f"grant +inq: setmqaut -m {self.report.qmgr} -n {name} -t {kind} -p <user> +inq, "
+            f"or SET AUTHREC PROFILE({quoted}) OBJTYPE({kind.upper()}) PRINCIPAL('<user>') "
+            "AUTHADD(INQ)",
+        )
+
+    def ask_qmgr(self, selectors: Sequence[int]) -> Answers:
+        """The queue manager's answers; a refused inquiry (2035) is its auth-inq finding
+        and ends the step that asked (:meth:`each`)."""
+        try:
+            return self.qm.inquire_object("qmgr", "", selectors)
+        except MQIError as exc:
+            if exc.reason != MQRC_NOT_AUTHORIZED:
+                raise
+            self.cannot_inquire_qmgr()
+            raise InquiryRefusedError("qmgr") from exc
+
+    def cannot_inquire_qmgr(self) -> None:
+        """The ``auth-inq`` finding of a queue manager this user may not inquire: its
+        DEADQ (and so the DLQ's checks) is unknown. Once."""
+        if ("qmgr", "") in self._refused:
+            return
+        self._refused.add(("qmgr", ""))
+        self.add(
+            "auth-inq",
+            "error",
+            f"QMGR({self.report.qmgr})",
+            f"cannot inquire queue manager {self.report.qmgr}: not authorised "
+            "(MQRC_NOT_AUTHORIZED 2035); its DEADQ and the DLQ were not checked",
+            "without inq authority on the queue manager the check cannot tell which queue "
+            "dead letters go to",
+            f"grant +inq: setmqaut -m {self.report.qmgr} -t qmgr -p <user> +inq, or "
+            "SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('<user>') AUTHADD(INQ)",
+        )
+
+    def each(self, step: Callable[..., object], *args: object, **kwargs: object) -> object:
+        """``step(*args, **kwargs)``; an inquiry it makes that is refused ends only that step
+        (its finding is in the report) and answers None."""
+        try:
+            return step(*args, **kwargs)
+        except InquiryRefusedError:
+            return None
 
     def unknown(self, check: str, obj: str, what: str, selector: int) -> None:
         """A ``not checked`` finding: the queue manager did not answer ``selector``."""

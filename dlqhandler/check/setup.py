@@ -15,7 +15,9 @@ from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.check.findings import Checker, SetupReport, mqsc_name
 from dlqhandler.check.status import STATUS_QUEUE_WHY, status_queue_mqsc
 from dlqhandler.check.table import RulesTable, check_table
+from dlqhandler.errors import MQIError
 from dlqhandler.mq import selectors as s
+from dlqhandler.mq.constants import MQRC_NOT_AUTHORIZED
 from dlqhandler.mq.names import NAME_RULE, validate_queue_name
 from dlqhandler.qmgr.port import Answers, QueueManager
 
@@ -63,18 +65,28 @@ def check_setup(
     destinations, loops and authority the table needs are checked too. MQ errors
     other than "no such object" propagate as :class:`MQIError`.
     """
-    qmgr = qm.inquire_object(
-        "qmgr", "", [s.MQCA_Q_MGR_NAME, s.MQCA_DEAD_LETTER_Q_NAME, s.MQIA_MAX_MSG_LENGTH]
-    )
-    name = str(qmgr.get(s.MQCA_Q_MGR_NAME, qm.name)).strip()
-    deadq = str(qmgr.get(s.MQCA_DEAD_LETTER_Q_NAME, "")).strip()
+    try:
+        qmgr: Answers | None = qm.inquire_object(
+            "qmgr", "", [s.MQCA_Q_MGR_NAME, s.MQCA_DEAD_LETTER_Q_NAME, s.MQIA_MAX_MSG_LENGTH]
+        )
+    except MQIError as exc:
+        if exc.reason != MQRC_NOT_AUTHORIZED:
+            raise
+        qmgr = None  # the DEADQ is unknown: its checks are skipped, the others run
+    answers = qmgr or {}
+    name = str(answers.get(s.MQCA_Q_MGR_NAME, qm.name)).strip()
+    deadq = str(answers.get(s.MQCA_DEAD_LETTER_Q_NAME, "")).strip()
     report = SetupReport(qmgr=name, dlq=deadq)
     c = Checker(qm, report)
-    local = _check_deadq(c, name, deadq, qmgr)
-    if local is not None:  # the local queue dead letters go to, and its attributes
-        _check_dlq_attributes(c, local[0], qmgr, local[1])
-        _check_triggering(c, local[0], local[1])
-    _check_status_queue(c, status_queue, defined_at_start=status_queue_defined_at_start)
+    if qmgr is None:
+        c.cannot_inquire_qmgr()
+    # Each step on its own: an object this user may not inquire is an auth-inq finding,
+    # and the steps that do not need it still run.
+    local = c.each(_check_deadq, c, name, deadq, answers) if qmgr is not None else None
+    if isinstance(local, tuple):  # the local queue dead letters go to, and its attributes
+        c.each(_check_dlq_attributes, c, local[0], qmgr, local[1])
+        c.each(_check_triggering, c, local[0], local[1])
+    c.each(_check_status_queue, c, status_queue, defined_at_start=status_queue_defined_at_start)
     control = ControlQueues(deadq, status_queue, audit_queue)
     _check_control_queues(c, control)
     if rules is not None:

@@ -155,9 +155,9 @@ def check_table(
             )
     for target in _targets(c, qmgr, ruleset.rules):
         if target.qmgr:
-            _check_remote_target(c, target, qmgr, dlq)
+            c.each(_check_remote_target, c, target, qmgr, dlq)
         else:
-            _check_local_target(c, target, dlq)
+            c.each(_check_local_target, c, target, dlq)
     _check_authority(c, ruleset.rules)
 
 
@@ -362,7 +362,7 @@ def _check_xmitq_of(
 def _check_default_xmitq(
     c: Checker, rqmname: str, target: _Target, obj: str, *, probe: bool = True
 ) -> bool:
-    answers = c.qm.inquire_object("qmgr", "", [s.MQCA_DEF_XMIT_Q_NAME])
+    answers = c.ask_qmgr([s.MQCA_DEF_XMIT_Q_NAME])
     defxmitq = answers.get(s.MQCA_DEF_XMIT_Q_NAME)
     if defxmitq is not None and str(defxmitq).strip():
         return _check_xmitq(

@@ -187,8 +187,9 @@ def say_unselected(
         )
     if selector.selected == 0:
         print(
-            f"dlqhandler run: {_selector_words(args)} selected none of the {stats.seen} "
-            f"message(s) on {escape(queue)}: nothing was done",
+            f"dlqhandler run: {_selector_words(args)} selected none of the "
+            + ("" if stats.depth_unknown else f"{stats.seen} ")
+            + f"message(s) on {escape(queue)}: nothing was done",
             file=sys.stderr,
         )
     return missing + [msg_id for msg_id, _group in held]

@@ -63,7 +63,7 @@ from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import Settings, load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError, MQIError
 from dlqhandler.logs import configure_logging, get_logger
-from dlqhandler.mq.constants import MQRC_OBJECT_IN_USE
+from dlqhandler.mq.constants import MQRC_NOT_AUTHORIZED, MQRC_OBJECT_IN_USE
 from dlqhandler.mq.mqtm import MQTMC2, looks_like_mqtmc2
 from dlqhandler.mq.names import NAME_RULE, validate_qmgr_name, validate_queue_name
 from dlqhandler.qmgr.port import QueueManager
@@ -438,7 +438,7 @@ def _serve(
             reloader.stop()
     if reloader is not None:
         stats.reload_failures = reloader.rejected
-    _finish(stats, qmgr, queue)
+    _finish(stats, qmgr, queue, log)
     if guard is not None:
         _end_guard(guard, stats, log)
     _say("AMQ8709", "Dead-letter queue handler ending.")
@@ -568,13 +568,42 @@ def _end_guard(guard: TriggeredRun, stats: RunStats, log: Any) -> None:
         log.warning("trigger_backoff_not_updated", reason=exc.reason, detail=exc.detail)
 
 
-def _finish(stats: RunStats, qmgr: QueueManager, queue: str) -> None:
+def _finish(stats: RunStats, qmgr: QueueManager, queue: str, log: Any) -> None:
+    """The end-of-run depth (MQINQ CURDEPTH) and the count of messages seen from it; an
+    inquiry refused leaves both unknown and says why, never counts the queue as empty."""
     try:
         stats.left_on_queue = qmgr.inquire_queue(queue).curdepth
-    except MQIError:
+    except MQIError as exc:
         stats.left_on_queue = None
-    left = stats.left_on_queue or 0
+        stats.depth_unknown = f"{exc.reason_name} ({exc.reason}){_depth_hint(exc, qmgr, queue)}"
+        # (what the run moved, and what its last pass left: a lower bound)
+        stats.seen = stats.acted + stats.ignored + stats.no_dlh + stats.not_selected
+        log.warning(
+            "depth_unknown",
+            queue=queue,
+            reason=exc.reason,
+            detail=stats.depth_unknown,
+        )
+        print(
+            f"dlqhandler run: the depth of {queue} at the end of the run is unknown: "
+            f"MQINQ failed with {stats.depth_unknown}; the summary counts as seen only the "
+            "messages the run moved or its last pass left, and cannot say how many are left",
+            file=sys.stderr,
+        )
+        return
+    left = stats.left_on_queue
     stats.seen = left if stats.dry_run else stats.acted + left
+
+
+def _depth_hint(exc: MQIError, qmgr: QueueManager, queue: str) -> str:
+    """How to let the run inquire its queue, where the reason is a missing authority."""
+    if exc.reason != MQRC_NOT_AUTHORIZED:
+        return ""
+    return (
+        f": not authorised to inquire {queue}; grant +inq: setmqaut -m {qmgr.name} -n {queue}"
+        f" -t queue -p <user> +inq, or SET AUTHREC PROFILE({queue}) OBJTYPE(QUEUE)"
+        " PRINCIPAL('<user>') AUTHADD(INQ)"
+    )
 
 
 def _install_signals(

@@ -45,7 +45,11 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from dlqhandler.errors import MQIError
-from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE, MQRC_UNKNOWN_OBJECT_NAME
+from dlqhandler.mq.constants import (
+    MQRC_NO_MSG_AVAILABLE,
+    MQRC_NOT_AUTHORIZED,
+    MQRC_UNKNOWN_OBJECT_NAME,
+)
 from dlqhandler.mq.message import Message
 from dlqhandler.mq.mqmd import MQMD
 from dlqhandler.qmgr.port import GetOptions, PutOptions, Queue, QueueManager, browse_all
@@ -130,6 +134,7 @@ class AttemptStore:
         self._none = False  # new_unit found the status queue empty
         self._skipped = False  # a look-up relied on that
         self._stale = False  # ... and a record appeared before this handler wrote one
+        self._inquirable = True  # False: MQINQ of the status queue was refused (2035)
 
     # -- reads -------------------------------------------------------------------
     def lookup(self, subject: Subject) -> AttemptRecord | None:
@@ -158,8 +163,19 @@ class AttemptStore:
             return True
         return not self._stale and (not self._none or self._depth() == 0)
 
-    def _depth(self) -> int:
-        return self._qmgr.inquire_queue(self.queue_name).curdepth
+    def _depth(self) -> int | None:
+        """The status queue's depth; None when this user may not inquire it (2035): the
+        empty-queue shortcut is then off and every look-up reads the queue, so a run
+        needs no inq authority on its status queue (None is never 0: nothing skipped)."""
+        if not self._inquirable:
+            return None
+        try:
+            return self._qmgr.inquire_queue(self.queue_name).curdepth
+        except MQIError as exc:
+            if exc.reason != MQRC_NOT_AUTHORIZED:
+                raise
+            self._inquirable = False
+            return None
 
     # -- writes ------------------------------------------------------------------
     def record_failure(

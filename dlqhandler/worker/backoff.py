@@ -50,6 +50,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dlqhandler.errors import MQIError
 from dlqhandler.logs import get_logger
 from dlqhandler.qmgr.attempts import put_record, read_records, remove_record
 from dlqhandler.qmgr.port import Queue, QueueManager
@@ -202,7 +203,7 @@ class TriggeredRun:
         if stats.acted > 0 or not self._policy.enabled:
             return 0.0
         if self._deadline is None:
-            left = self._depth()
+            left = self._known_depth()
             if left == 0:
                 return 0.0  # closing an empty queue triggers nothing
             previous = self._records.read()
@@ -223,6 +224,20 @@ class TriggeredRun:
                 " re-triggered at once",
             )
         return max(0.0, self._deadline - self._clock())
+
+    def _known_depth(self) -> int | None:
+        """The DLQ's depth, or None when the inquiry is refused (2035 without +inq): the
+        queue may hold messages, so the run holds as if it did, and says why."""
+        try:
+            return self._depth()
+        except MQIError as exc:
+            self._log.warning(
+                "trigger_depth_unknown",
+                reason=exc.reason,
+                detail=f"MQINQ of {self._records.input_queue} failed with {exc}; the run "
+                "holds as if messages were left (grant +inq on the DLQ to let it tell)",
+            )
+            return None
 
     def finish(self, stats: RunStats, left: int | None) -> None:
         """After the run: progress (something acted, or the DLQ is empty) resets the count."""

@@ -110,6 +110,7 @@ class Handler:
         self._selector = selector or Selector()
         self._metrics = metrics
         self._last_sample: float | None = None
+        self._depth_refused: int | None = None  # the reason the last depth sample failed
         self._oldest: float | None = None  # dead-letter time of the oldest message left
         if limiter is None and options.max_rate is not None and not options.dry_run:
             limiter = RateLimiter(options.max_rate, sleep=self._nap)
@@ -435,9 +436,21 @@ class Handler:
         self._last_sample = now
         try:
             depth = self.qmgr.inquire_queue(self.options.input_queue).curdepth
-        except MQIError as exc:  # the next MQGET will say whether it matters
-            self._log.debug("dlq_inquire_failed", reason=exc.reason)
+        except MQIError as exc:
+            # Not the last depth, nor 0: a stale or zero depth would keep DLQNotEmpty quiet
+            # while the queue fills. Said once per reason (the next MQGET says whether the
+            # queue itself is still usable).
+            self._metrics.depth_unknown()
+            if exc.reason != self._depth_refused:
+                self._depth_refused = exc.reason
+                self._log.warning(
+                    "dlq_depth_unknown",
+                    reason=exc.reason,
+                    detail=f"MQINQ of {self.options.input_queue} failed with {exc}; the "
+                    "dlqhandler_dlq_depth metric is NaN until an inquiry succeeds",
+                )
             return
+        self._depth_refused = None
         age = 0.0 if depth == 0 else (None if self._oldest is None else now - self._oldest)
         self._metrics.queue_state(depth, age)
 

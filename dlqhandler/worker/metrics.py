@@ -198,6 +198,12 @@ class HandlerMetrics:
         self.rules_info.labels(sha256).set(1)
         self.rules_loaded = True
 
+    def depth_unknown(self) -> None:
+        """The DLQ's depth could not be inquired: depth and oldest age are NaN (no data),
+        never a stale or zero value that would read as an empty queue."""
+        self.depth.set(math.nan)
+        self.oldest_age.set(math.nan)
+
     def queue_state(self, depth: int, oldest_age_s: float | None) -> None:
         """Depth and oldest age (None: not known, e.g. what is on the queue was left by
         no pass of this handler: another handler holds it, or it arrived since); also

@@ -49,6 +49,10 @@ class RunStats:
     passes: int = 0
     status_records_collected: int = 0
     left_on_queue: int | None = None
+    # Why the end-of-run depth inquiry failed (None: it did not): ``left_on_queue`` is then
+    # unknown and ``seen`` only a lower bound (the messages moved, and those the last
+    # pass left: ignored, without MQDLH, not selected).
+    depth_unknown: str | None = None
     dry_run: bool = False
     # MsgIds (hex) of a unit of work whose commit's outcome is unknown (the connection
     # broke during MQCMIT): neither moved nor failed. At most one unit: the run ends there.
@@ -95,6 +99,7 @@ class RunStats:
             "vanished": self.vanished,
             "groups_moved": self.groups_moved,
             "left_on_queue": self.left_on_queue,
+            "depth_unknown": self.depth_unknown,
             "put_failures": dict(sorted(self.put_failures.items())),
             "by_rule": [
                 {"line": line, "action": action, "count": n}
@@ -115,7 +120,8 @@ class RunStats:
         lines = [
             f"Summary for INPUTQ({queue})"
             + (" - dry run, nothing was changed:" if self.dry_run else ":"),
-            f"  messages seen          {self.seen:>10}",
+            f"  messages seen          {self.seen:>10}"
+            + ("  (at least: the depth is unknown)" if self.depth_unknown else ""),
             f"  {verb + 'retried':<22} {self.retried:>10}",
             f"  {verb + 'forwarded':<22} {self.forwarded:>10}",
             f"  {verb + 'discarded':<22} {self.discarded:>10}",
@@ -132,6 +138,8 @@ class RunStats:
             lines.append(f"  not selected           {self.not_selected:>10}")
         if self.left_on_queue is not None:
             lines.append(f"  left on the queue      {self.left_on_queue:>10}")
+        elif self.depth_unknown:
+            lines.append(f"  left on the queue      {'unknown':>10}  ({self.depth_unknown})")
         if self.put_failures:
             lines.append("  failed attempts by reason:")
             lines += [f"    {reason:<36}{n:>8}" for reason, n in sorted(self.put_failures.items())]

@@ -140,9 +140,27 @@ def test_remote_queue_destination_needs_its_transmission_queue() -> None:
     assert qm.opened == ["CENTRAL"]
 
 
-def test_an_error_other_than_unknown_object_is_not_swallowed() -> None:
-    """MQRC_NOT_AUTHORIZED on an inquiry is not 'does not exist': it propagates (the
+def test_an_error_other_than_unknown_object_or_not_authorised_is_not_swallowed() -> None:
+    """MQRC_CONNECTION_BROKEN on an inquiry is not 'does not exist': it propagates (the
     command reports it with its exit code)."""
+
+    class _Broken(_Definitions):
+        def inquire_object(self, objtype: str, name: str, selectors: Sequence[int]) -> Answers:
+            if name == "DLQHANDLER.STATUS":
+                raise mqi_error(2009, name)
+            return super().inquire_object(objtype, name, selectors)
+
+    qm = _Broken({DLQ: dict(_LOCAL)})
+    with pytest.raises(MQIError) as err:
+        check_setup(qm, status_queue="DLQHANDLER.STATUS")  # type: ignore[arg-type]
+    assert err.value.reason == 2009
+
+
+def test_an_inquiry_not_authorised_is_a_finding_not_the_end() -> None:
+    """MQRC_NOT_AUTHORIZED on an inquiry (MQOPEN for inquiry without inq authority, 2035:
+    "On an MQOPEN or MQPUT1 call, the user is not authorized to open the object for the
+    options specified", https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041060_.html)
+    is an auth-inq error for that object; the check goes on with the others."""
 
     class _Refusing(_Definitions):
         def inquire_object(self, objtype: str, name: str, selectors: Sequence[int]) -> Answers:
@@ -151,6 +169,29 @@ def test_an_error_other_than_unknown_object_is_not_swallowed() -> None:
             return super().inquire_object(objtype, name, selectors)
 
     qm = _Refusing({DLQ: dict(_LOCAL)})
-    with pytest.raises(MQIError) as err:
-        check_setup(qm, status_queue="DLQHANDLER.STATUS")  # type: ignore[arg-type]
-    assert err.value.reason == 2035
+    report = check_setup(qm, status_queue="DLQHANDLER.STATUS")  # type: ignore[arg-type]
+    refused = [(f.severity, f.object) for f in report.findings if f.check == "auth-inq"]
+    assert refused == [("error", "QUEUE(DLQHANDLER.STATUS)")]
+    assert any(f.check == "control-queues" for f in report.findings)
+
+
+def test_a_queue_manager_the_user_may_not_inquire_is_a_finding_not_the_end() -> None:
+    """MQRC_NOT_AUTHORIZED on the queue manager's inquiry (no inq on the qmgr object:
+    "On an MQOPEN or MQPUT1 call, the user is not authorized to open the object for the
+    options specified", https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041060_.html)
+    is one auth-inq error naming the grant; the DEADQ's checks are skipped (it is not
+    known), the status queue is still checked."""
+
+    class _Refusing(_Definitions):
+        def inquire_object(self, objtype: str, name: str, selectors: Sequence[int]) -> Answers:
+            if objtype == "qmgr":
+                raise mqi_error(2035, "QM1")
+            return super().inquire_object(objtype, name, selectors)
+
+    qm = _Refusing({DLQ: dict(_LOCAL)})
+    report = check_setup(qm, status_queue="DLQHANDLER.STATUS")  # type: ignore[arg-type]
+    refused = [f for f in report.findings if f.check == "auth-inq"]
+    assert [(f.severity, f.object) for f in refused] == [("error", "QMGR(QM1)")]
+    assert "-t qmgr -p <user> +inq" in refused[0].fix
+    assert not any(f.check.startswith(("dlq-", "deadq-")) for f in report.findings)
+    assert any(f.check.startswith("status-") for f in report.findings)

@@ -366,6 +366,38 @@ def test_put_authority_is_checked_by_opening_for_output(
     qm.disconnect()
 
 
+def test_a_queue_the_user_cannot_inquire_is_a_finding_and_the_check_goes_on(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A destination and the status queue this user may not inquire (authority records
+    without INQ: the MQOPEN for inquiry fails with 2035, "On an MQOPEN or MQPUT1 call, the
+    user is not authorized to open the object for the options specified",
+    https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041060_.html): each is an auth-inq
+    error naming the grant, and the check goes on with the other objects (the DLQ, the
+    other destinations) and exits 1, not 4."""
+    qm = connect("QM1", home=home)
+    user = qm.user
+    qm.disconnect()
+    for queue in ("DLQ.CATCHALL", "DLQHANDLER.STATUS"):
+        mqsc(
+            home,
+            f"SET AUTHREC PROFILE({queue}) OBJTYPE(QUEUE) PRINCIPAL('{user}')"
+            " AUTHADD(BROWSE, PUT, GET)",
+        )
+    code, report = check(capsys, "--rules", rules(tmp_path))
+    assert code == ExitCode.FAILURE
+    assert found(report, "auth-inq") == [
+        ("error", "QUEUE(DLQHANDLER.STATUS)"),
+        ("error", "QUEUE(DLQ.CATCHALL)"),
+    ]
+    [finding] = [f for f in report["findings"] if f["object"] == "QUEUE(DLQ.CATCHALL)"]
+    assert "2035" in finding["problem"]
+    assert "-n DLQ.CATCHALL -t queue -p <user> +inq" in finding["fix"]
+    assert "AUTHADD(INQ)" in finding["fix"]
+    assert ("ok", "QUEUE(DLQ.SECURITY)") in found(report, "rules-target")
+    assert found(report, "dlq-put") != []
+
+
 def test_putaut_ctx_lists_altusr_as_not_checked(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -4,12 +4,24 @@ from __future__ import annotations
 
 import threading
 
+from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.qmgr import PutOptions
+from dlqhandler.qmgr import PutOptions, connect
 from dlqhandler.qmgr.attempts import group_subject, message_subject
 from dlqhandler.rules import compile_rules
 from dlqhandler.worker import AttemptStore, Handler, HandlerOptions
-from tests.worker.helpers import DLQ, STATUS, browse, dead_letter, define, load
+from tests.worker.helpers import (
+    DLQ,
+    STATUS,
+    RunCli,
+    alter,
+    browse,
+    dead_letter,
+    define,
+    depth,
+    load,
+    mqsc,
+)
 
 
 def test_a_failure_is_visible_at_once_and_a_clear_follows_the_unit_of_work(qm) -> None:
@@ -177,3 +189,33 @@ def test_a_failure_after_a_skipped_look_up_does_not_count_over_another_handlers_
     assert not store.unit_valid()
     other.close()
     store.close()
+
+
+def test_a_status_queue_the_user_may_not_inquire_still_counts_attempts(
+    home, qm, run_cli: RunCli
+) -> None:
+    """The attempt store asks the status queue's depth only to skip look-ups when it is
+    empty; a user with get, browse and put on it but no inq (the MQOPEN for inquiry is
+    2035, "On an MQOPEN or MQPUT1 call, the user is not authorized to open the object for
+    the options specified", https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041060_.html)
+    gets a run that reads the records instead: it retries, counts the failed attempt
+    on the status queue and ends as usual (exit 6, the message left), not with exit 5
+    before touching anything."""
+    define(qm, STATUS, "APP.Q")
+    alter(qm, "APP.Q", put="DISABLED")
+    load(qm, [dead_letter("blocked", reason=2051, destq="APP.Q")])
+    conn = connect("QM1", home=home)
+    user = conn.user
+    conn.disconnect()
+    mqsc(
+        home,
+        f"SET AUTHREC PROFILE({STATUS}) OBJTYPE(QUEUE) PRINCIPAL('{user}')"
+        " AUTHADD(GET, BROWSE, PUT)",
+    )
+
+    run = run_cli("WAIT(NO) RETRYINT(0)\nREASON(MQRC_PUT_INHIBITED) ACTION(RETRY) RETRY(2)\n")
+
+    assert run.rc == ExitCode.PARTIAL
+    assert run.events("handler_mq_error") == []
+    assert [e["attempts"] for e in run.events("put_failed")] == [1, 2]
+    assert depth(qm, DLQ) == 1

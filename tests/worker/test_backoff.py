@@ -30,6 +30,7 @@ from tests.worker.helpers import (
     define,
     depth,
     load,
+    mqsc,
 )
 
 IGNORE_ALL = "WAIT(NO)\nREASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(CATCH)\nACTION(IGNORE)\n"
@@ -86,6 +87,36 @@ def test_triggered_runs_without_progress_hold_longer_each_time(
     assert holds == [(1, 0.05), (2, 0.1), (3, 0.2), (4, 0.2)]
     [record] = trigger_records(qm)
     assert (record["trigger"], record["idle_runs"], record["left"]) == (DLQ, 4, 3)
+    assert [m.body for m in browse(qm, DLQ)] == [m.body for m in originals]
+
+
+def test_a_triggered_run_that_may_not_inquire_the_dlq_holds_and_ends_normally(
+    home: Path, qm: EmbeddedQueueManager, run_cli: RunCli
+) -> None:
+    """A triggered run whose user may get from the DLQ but not inquire it (no INQ: the
+    MQOPEN for inquiry is 2035, "On an MQOPEN or MQPUT1 call, the user is not authorized
+    to open the object for the options specified",
+    https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041060_.html) cannot tell whether
+    it left messages: it holds as if it did (the closed-loop guard), says why
+    (trigger_depth_unknown), and ends with exit 0 as the same run with +inq does, not
+    with an MQ error; the messages stay."""
+    define(qm, "CATCH")
+    define(qm, STATUS)
+    originals = load(qm, [dead_letter(f"stuck {i}", reason=2035) for i in range(3)])
+    conn = connect("QM1", home=home)
+    user = conn.user
+    conn.disconnect()
+    mqsc(
+        home, f"SET AUTHREC PROFILE({DLQ}) OBJTYPE(QUEUE) PRINCIPAL('{user}') AUTHADD(GET, BROWSE)"
+    )
+
+    run = run_cli(IGNORE_ALL, trigger_argument(), *FAST)
+
+    assert run.rc == ExitCode.OK
+    assert run.events("handler_mq_error") == []
+    assert [e["reason"] for e in run.events("trigger_depth_unknown")] == [2035]
+    [event] = run.events("trigger_loop_backoff")
+    assert (event["idle_runs"], event["left_on_queue"]) == (1, None)
     assert [m.body for m in browse(qm, DLQ)] == [m.body for m in originals]
 
 

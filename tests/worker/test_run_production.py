@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from structlog.testing import capture_logs
 
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.mq.ages import put_at
@@ -42,6 +43,7 @@ from tests.worker.helpers import (
     depth,
     json_events,
     load,
+    mqsc,
     start_handler,
     terminate,
     until,
@@ -458,3 +460,30 @@ def test_nothing_imports_ibm_mq_code_at_start_up() -> None:
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_a_refused_depth_inquiry_makes_the_depth_metric_nan_and_is_logged(home, qm) -> None:
+    """A handler that may get from its DLQ but not inquire it (an authority record without
+    INQ: 2035, "On an MQOPEN or MQPUT1 call, the user is not authorized to open the object
+    for the options specified", https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041060_.html)
+    exports dlqhandler_dlq_depth as NaN (no data), not 0 (which reads as an empty DLQ and
+    keeps DLQNotEmpty quiet), and logs dlq_depth_unknown once with the reason."""
+    define(qm, STATUS)
+    load(qm, [dead_letter("stays", reason=2085)])
+    conn = connect("QM1", home=home)
+    user = conn.user
+    mqsc(
+        home, f"SET AUTHREC PROFILE({DLQ}) OBJTYPE(QUEUE) PRINCIPAL('{user}') AUTHADD(GET, BROWSE)"
+    )
+    metrics = HandlerMetrics()
+    ruleset = compile_rules("WAIT(NO)\nREASON(MQRC_Q_FULL) ACTION(DISCARD)\n").ruleset
+    assert ruleset is not None
+    with capture_logs() as logs:
+        try:
+            Handler(conn, ruleset, HandlerOptions(DLQ), metrics=metrics).run()
+        finally:
+            conn.disconnect()
+    text = metrics.exposition().decode()
+    assert "dlqhandler_dlq_depth NaN" in text
+    refused = [e for e in logs if e["event"] == "dlq_depth_unknown"]
+    assert [e["reason"] for e in refused] == [2035]
