@@ -40,6 +40,7 @@ from dlqhandler.mq.constants import (
     MQRC_Q_MGR_NAME_ERROR,
     MQRC_Q_TYPE_ERROR,
     MQRC_UNKNOWN_OBJECT_NAME,
+    MQRO_DISCARD_MSG,
     mqi_error,
 )
 from dlqhandler.mq.message import Message
@@ -686,8 +687,9 @@ class EmbeddedQueueManager:
     def send_report(self, kind: Kind, md: MQMD, body: bytes, *, syncpoint: bool) -> None:
         """Put the ``kind`` report ``md`` asks for on its ReplyToQ at ReplyToQMgr (in the
         unit of work when ``syncpoint``); one that cannot be put there goes to the
-        dead-letter queue with an MQDLH giving the reason; one that cannot go there
-        either is logged and dropped (never the caller's failure)."""
+        dead-letter queue with an MQDLH giving the reason, unless the report carries
+        MQRO_DISCARD_MSG (then it is discarded); one that cannot go there either is
+        logged and dropped (never the caller's failure)."""
         report = report_for(kind, md, body, qmgr_name=self._name, now=self.clock())
         if report is None:
             return
@@ -698,6 +700,9 @@ class EmbeddedQueueManager:
             return
         except MQIError as exc:
             reason = exc.reason
+        if report.md.report & MQRO_DISCARD_MSG:
+            self._log.info(f"{kind}_report_discarded", reason=reason)
+            return
         deadq = self._deadq()
         try:
             if not deadq:

@@ -15,6 +15,11 @@ that cannot be put there goes to the dead-letter queue with an MQDLH, as IBM's
 *DeadLetterQName* says ("if the report message cannot be delivered to its destination
 queue ... the report message is placed on the dead-letter (undelivered-message) queue").
 
+MQRO_PASS_DISCARD_AND_EXPIRY: the report inherits MQRO_DISCARD_MSG if the original had it
+and the original's remaining expiry (an expiration report, whose original has none left,
+gets 60 seconds); without it the report has MQRO_NONE and MQEI_UNLIMITED. A report
+carrying MQRO_DISCARD_MSG that cannot be delivered is discarded, not dead-lettered.
+
 Which queue is a message's destination: the queue it is put on, unless that is the
 queue manager's dead-letter queue (a message there has not arrived; a get from there is
 no delivery) or a transmission queue (the destination is on another queue manager).
@@ -35,10 +40,12 @@ from dlqhandler.mq.constants import (
     MQRO_COD,
     MQRO_COD_WITH_DATA,
     MQRO_COD_WITH_FULL_DATA,
+    MQRO_DISCARD_MSG,
     MQRO_EXPIRATION,
     MQRO_EXPIRATION_WITH_DATA,
     MQRO_EXPIRATION_WITH_FULL_DATA,
     MQRO_PASS_CORREL_ID,
+    MQRO_PASS_DISCARD_AND_EXPIRY,
     MQRO_PASS_MSG_ID,
 )
 from dlqhandler.mq.message import Message
@@ -49,6 +56,8 @@ __all__ = ["Kind", "report_for", "wants"]
 
 Kind = Literal["coa", "cod", "expiration"]
 _REPORT_DATA_LIMIT = 100
+# An expiration report passing discard and expiry lives 60 seconds (600 tenths).
+_EXPIRATION_REPORT_EXPIRY = 600
 # kind -> (no data, first 100 bytes, all the data, Feedback)
 _OPTIONS: dict[str, tuple[int, int, int, int]] = {
     "coa": (MQRO_COA, MQRO_COA_WITH_DATA, MQRO_COA_WITH_FULL_DATA, MQFB_COA),
@@ -79,10 +88,16 @@ def report_for(kind: Kind, md: MQMD, body: bytes, *, qmgr_name: str, now: float)
         data = body[:_REPORT_DATA_LIMIT]
     else:
         data = b""
+    expiry, further = -1, 0
+    if report & MQRO_PASS_DISCARD_AND_EXPIRY:
+        further = report & MQRO_DISCARD_MSG
+        expiry = _EXPIRATION_REPORT_EXPIRY if kind == "expiration" else md.expiry
     date, time_ = put_timestamp(now)
     out = MQMD(
         version=md.version,
         msg_type=MQMT_REPORT,
+        report=further,
+        expiry=expiry,
         feedback=feedback,
         encoding=md.encoding,
         coded_char_set_id=md.coded_char_set_id,

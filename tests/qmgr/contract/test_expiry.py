@@ -7,12 +7,15 @@ import pytest
 from dlqhandler.errors import MQIError
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.mq.constants import (
+    MQRO_DISCARD_MSG,
     MQRO_EXPIRATION,
     MQRO_EXPIRATION_WITH_DATA,
     MQRO_EXPIRATION_WITH_FULL_DATA,
     MQRO_PASS_CORREL_ID,
+    MQRO_PASS_DISCARD_AND_EXPIRY,
     MQRO_PASS_MSG_ID,
 )
+from dlqhandler.mq.message import decode_dead_letter
 from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
 from tests.qmgr.conftest import FakeClock
 from tests.qmgr.contract.conftest import Adapter, text
@@ -145,16 +148,41 @@ def test_expiration_report_passes_ids_when_asked(adapter: Adapter, fake_clock: F
     assert (report.md.msg_id, report.md.correl_id) == (put.msg_id, correl)
 
 
-def test_expiration_report_that_cannot_be_delivered_is_dropped(
+def test_expiration_report_that_cannot_be_delivered_goes_to_the_dlq(
     adapter: Adapter, fake_clock: FakeClock
 ) -> None:
-    """A report whose ReplyToQ does not exist goes nowhere; the get still works."""
+    """An expiration report whose ReplyToQ does not exist goes to the dead-letter queue with
+    an MQDLH (Reason 2085, DestQName the ReplyToQ); the get that discarded the expired
+    message goes on to the next one. IBM, DeadLetterQName
+    (https://www.ibm.com/docs/SSFKSJ_9.3.0/refdev/q102290_.html): "if the report message
+    cannot be delivered to its destination queue ... the report message is placed on the
+    dead-letter (undelivered-message) queue"."""
     adapter.define_queue("APP.IN", msgdlvsq="FIFO")
     qm = adapter.connect()
     qm.put1("APP.IN", text("x", expiry=10, report=MQRO_EXPIRATION, reply_to_q="NO.SUCH.Q"), NOW)
     qm.put1("APP.IN", text("next"), NOW)
     fake_clock.advance(2)
     assert qm.open("APP.IN").get(GET).body == b"next"
+    dead = qm.open("SYSTEM.DEAD.LETTER.QUEUE").get(GET)
+    letter = decode_dead_letter(dead.md, dead.body)
+    assert letter.dlh is not None
+    assert (letter.dlh.reason, letter.dlh.dest_q_name.strip()) == (2085, "NO.SUCH.Q")
+    assert (letter.md.msg_type, letter.md.feedback) == (4, 258)
+
+
+def test_expiration_report_passing_discard_and_expiry_lives_60_seconds(
+    adapter: Adapter, fake_clock: FakeClock
+) -> None:
+    """MQRO_EXPIRATION with MQRO_PASS_DISCARD_AND_EXPIRY and MQRO_DISCARD_MSG: the original
+    has no expiry left, so the report gets 60 seconds (Expiry 600) and Report
+    MQRO_DISCARD_MSG. IBM, Report (MQLONG)
+    (https://ibm.com/docs/SSFKSJ_9.2.0/com.ibm.mq.ref.dev.doc/q097680_.htm),
+    MQRO_PASS_DISCARD_AND_EXPIRY: the report inherits MQRO_DISCARD_MSG and the remaining
+    expiry "(if this is not an expiry report)"; an expiry report's is 60 seconds."""
+    _, report = report_of(
+        adapter, MQRO_EXPIRATION | MQRO_PASS_DISCARD_AND_EXPIRY | MQRO_DISCARD_MSG
+    )
+    assert (report.md.expiry, report.md.report) == (600, MQRO_DISCARD_MSG)
 
 
 def test_no_report_unless_asked(adapter: Adapter, fake_clock: FakeClock) -> None:

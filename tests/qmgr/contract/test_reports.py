@@ -24,11 +24,14 @@ from dlqhandler.mq.constants import (
     MQRO_COA_WITH_FULL_DATA,
     MQRO_COD,
     MQRO_COD_WITH_DATA,
+    MQRO_DISCARD_MSG,
     MQRO_PASS_CORREL_ID,
+    MQRO_PASS_DISCARD_AND_EXPIRY,
     MQRO_PASS_MSG_ID,
 )
 from dlqhandler.mq.message import decode_dead_letter
 from dlqhandler.qmgr import GetOptions, PutOptions, QueueManager
+from tests.qmgr.conftest import FakeClock
 from tests.qmgr.contract.conftest import Adapter, collect, text
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
@@ -234,3 +237,77 @@ def test_a_segmented_message_got_whole_sends_one_cod_and_segments_one_each(
         (MQFB_COD, group, len(DATA)),
     ]
     assert _reports(adapter, DLQ) == []
+
+
+# IBM, Activity report MQMD
+# (http://www.ibm.com/support/knowledgecenter/en/SSFKSJ_8.0.0/com.ibm.mq.mon.doc/q037020_.html),
+# as the Report (MQLONG) page says of every report: Expiry "If the Report field in the
+# original message descriptor is specified as MQRO_PASS_DISCARD_AND_EXPIRY, the remaining
+# expiry time from the original message is used. Otherwise: MQEI_UNLIMITED"; Report
+# "If MQRO_PASS_DISCARD_AND_EXPIRY or MQRO_DISCARD_MSG were specified ...: MQRO_DISCARD
+# The report is discarded if it cannot be delivered to the destination queue. Otherwise:
+# MQRO_NONE".
+
+
+def test_a_report_without_pass_discard_and_expiry_is_unlimited(
+    adapter: Adapter, qm: QueueManager
+) -> None:
+    """A COA for a message with Expiry 100 and MQRO_DISCARD_MSG but not
+    MQRO_PASS_DISCARD_AND_EXPIRY: the report has Expiry MQEI_UNLIMITED and Report MQRO_NONE
+    (see the Activity report MQMD page quoted above)."""
+    qm.put1("APP.IN", _asking(MQRO_COA | MQRO_DISCARD_MSG, expiry=100), NOW)
+    [report] = _reports(adapter)
+    assert (report.md.expiry, report.md.report) == (-1, 0)
+
+
+def test_a_cod_passing_discard_and_expiry_inherits_the_remaining_expiry(
+    adapter: Adapter, qm: QueueManager, fake_clock: FakeClock
+) -> None:
+    """MQRO_COD | MQRO_PASS_DISCARD_AND_EXPIRY | MQRO_DISCARD_MSG, Expiry 100, got 3 s
+    later: the COD has Expiry 70 (the original's remaining expiry) and Report
+    MQRO_DISCARD_MSG (IBM's Activity report MQMD page, quoted above)."""
+    report = MQRO_COD | MQRO_PASS_DISCARD_AND_EXPIRY | MQRO_DISCARD_MSG
+    qm.put1("APP.IN", _asking(report, expiry=100), NOW)
+    fake_clock.advance(3)
+    qm.open("APP.IN").get(TAKE)
+    [cod] = _reports(adapter)
+    assert cod.md.feedback == MQFB_COD
+    assert (cod.md.expiry, cod.md.report) == (70, MQRO_DISCARD_MSG)
+
+
+def test_a_report_passing_only_expiry_keeps_counting_down_on_the_dlq(
+    adapter: Adapter, qm: QueueManager, fake_clock: FakeClock
+) -> None:
+    """A COA passing discard and expiry, without MQRO_DISCARD_MSG, that cannot be delivered
+    goes to the dead-letter queue keeping its expiry (Report MQRO_NONE), which goes on
+    counting down there until it expires. IBM, Expiry (MQLONG)
+    (https://www.ibm.com/docs/SSFKSJ_7.5.0/com.ibm.mq.ref.dev.doc/q097490_.html): "the
+    default action for putting messages to a dead-letter (undelivered-message) queue must be
+    to preserve the remaining expiry time of the message, and to continue to decrement it"."""
+    qm.put1(
+        "APP.IN",
+        text(
+            DATA, report=MQRO_COA | MQRO_PASS_DISCARD_AND_EXPIRY, reply_to_q="NO.SUCH.Q", expiry=100
+        ),
+        NOW,
+    )
+    fake_clock.advance(4)
+    got = adapter.connect().open(DLQ).get(GetOptions(browse="first", syncpoint=False))
+    assert got.md.expiry == 60
+    assert decode_dead_letter(got.md, got.body).md.report == 0
+    fake_clock.advance(7)
+    assert _reports(adapter, DLQ) == []
+
+
+def test_an_undeliverable_report_with_discard_msg_is_discarded(
+    adapter: Adapter, qm: QueueManager
+) -> None:
+    """A COA that inherits MQRO_DISCARD_MSG (the original asked for MQRO_PASS_DISCARD_AND_EXPIRY
+    and MQRO_DISCARD_MSG) and whose ReplyToQ does not exist is discarded: nothing on the
+    dead-letter queue, the original on its queue. IBM, Activity report MQMD (quoted above):
+    "MQRO_DISCARD The report is discarded if it cannot be delivered to the destination
+    queue"."""
+    report = MQRO_COA | MQRO_PASS_DISCARD_AND_EXPIRY | MQRO_DISCARD_MSG
+    qm.put1("APP.IN", text(DATA, report=report, reply_to_q="NO.SUCH.Q"), NOW)
+    assert adapter.connect().inquire_queue(DLQ).curdepth == 0
+    assert adapter.connect().inquire_queue("APP.IN").curdepth == 1
