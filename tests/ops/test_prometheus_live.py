@@ -435,6 +435,8 @@ def check_alerts(prom: Prom, h: dict[tuple[str, Labels], float], instance: str) 
         ],
         "DLQHandlerMissing": [('up{job="dlqhandler"}', {tl: 1})],
         "DLQHandlerNotReady": [("dlqhandler_ready", {tl: h[("dlqhandler_ready", L())]})],
+        # a known depth (a number equals itself): the NaN of a refused inquiry is not
+        "DLQDepthUnknown": [("dlqhandler_dlq_depth", {tl: depth})],
         "DLQInflowAboveAverage": [
             ("dlqhandler_dlq_inflow_r4ha", {tl: h[("dlqhandler_dlq_inflow_r4ha", L())]})
         ],
