@@ -47,7 +47,6 @@ __all__ = [
     "field_column",
     "offline_input",
     "rule_condition",
-    "target_placeable",
 ]
 
 MQ_NAME_REGEX = r"^[A-Za-z0-9._/%]{1,48}$"
@@ -190,13 +189,10 @@ def classify(
     return sql_over(frame, query)
 
 
-def target_placeable(
-    input_queue: str | None, local_qmgr: str, q: str = "target_q", qm: str = "target_qm"
-) -> str:
-    """Whether a RETRY's or FWD's substituted target (``q``, ``qm``: SQL, by default the
-    ``target_q`` and ``target_qm`` columns) can be put to (SQL, never null): valid MQ
-    names, and neither the input queue (a loop) nor one of the handler's
-    :data:`CONTROL_QUEUES` on the local queue manager."""
+def _target_placeable(input_queue: str | None, local_qmgr: str, q: str, qm: str) -> str:
+    """Whether a RETRY's or FWD's substituted target (``q``, ``qm``: SQL) can be put to
+    (SQL, never null): valid MQ names, and neither the input queue (a loop) nor one of the
+    handler's :data:`CONTROL_QUEUES` on the local queue manager."""
     valid_q = f"coalesce({q} RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
     valid_qm = f"coalesce({qm} = '' OR {qm} RLIKE {sql_string(MQ_NAME_REGEX)}, false)"
     refused = [*CONTROL_QUEUES, *([input_queue] if input_queue else [])]
@@ -235,7 +231,7 @@ def classify_query(
     # whose target cannot (not a valid name, a loop) fails every attempt, and `run`, as
     # IBM's handler, then "searches for the next matching rule in the table".
     choosable = [
-        f"_m{i} AND {target_placeable(input_queue, local_qmgr, *targets[i])} AS _c{i}"
+        f"_m{i} AND {_target_placeable(input_queue, local_qmgr, *targets[i])} AS _c{i}"
         if r.action.kind in ("RETRY", "FWD")
         else f"_m{i} AS _c{i}"
         for i, r in enumerate(rules)
@@ -264,8 +260,9 @@ def classify_query(
         "header": first(["true" if r.action.header else "false" for r in rules], "true"),
     }
     puts = "action IN ('RETRY', 'FWD')"
-    valid = f"CASE WHEN {puts} THEN {target_placeable(input_queue, local_qmgr)} END"
-    placed = f"(action = 'DISCARD' OR ({puts} AND target_valid))"
+    # A RETRY or FWD is chosen only where its target can be put to (_c<i>): valid, always.
+    valid = f"CASE WHEN {puts} THEN true END"
+    placed = "action IN ('RETRY', 'FWD', 'DISCARD')"
     leftover = sql_string(Disposition.CATCHALL.value if catch_all else Disposition.REMAIN.value)
     malformed = "false"
     if "error" in columns:  # a malformed record stays, whatever the rules say
@@ -275,7 +272,7 @@ def classify_query(
             f"CASE WHEN {malformed} THEN {sql_string(Disposition.REMAIN.value)} ELSE {leftover} END"
         )
     catch = sql_string(catch_all) if catch_all is not None else _NULL_STRING
-    put_placed = f"({placed} AND {puts} AND target_valid)"
+    put_placed = f"({placed} AND {puts})"
     unplaced = f"(NOT {placed} AND NOT {malformed})"
     placement = {
         "disposition": f"CASE WHEN {placed} THEN action ELSE {leftover} END",

@@ -46,10 +46,10 @@ def data_length(body_length: str) -> str:
     return f"({body_length} - CASE WHEN has_dlh THEN {MQDLH_LENGTH_1} ELSE 0 END)"
 
 
-def part(seq: str, offset: str, length: str, flags: str, *extra: str) -> str:
+def part(seq: str, offset: str, length: str, flags: str) -> str:
     """One part of a unit as a SQL struct, from SQL expressions: its MsgSeqNumber
-    ``seq``, Offset, data length (:func:`data_length`) and MsgFlags, then ``extra``
-    fields (``expr AS name``) the caller reads. Sorted, parts are in logical order."""
+    ``seq``, Offset, data length (:func:`data_length`) and MsgFlags. Sorted, parts are
+    in logical order."""
     fields = [
         f"{seq} AS seq",
         f"{offset} AS off",
@@ -58,7 +58,6 @@ def part(seq: str, offset: str, length: str, flags: str, *extra: str) -> str:
         f"({flags} & {_SEGMENT_FLAGS}) <> 0 AS seg",
         f"({flags} & {MQMF_LAST_MSG_IN_GROUP}) <> 0 AS glast",
         f"({flags} & {_GROUP_FLAGS}) <> 0 AS grp",
-        *extra,
     ]
     return f"struct({', '.join(fields)})"
 

@@ -106,8 +106,9 @@ def python_decision(ruleset: RuleSet, msg: Message) -> tuple[Any, ...]:
     The first matching rule that can be carried out: a RETRY or FWD whose target is not
     a valid name, or is the DLQ or a control queue on QM1 (a loop, refused), fails every
     attempt, and `run` then takes the next matching rule (IBM's "Processing the rules
-    table": "If all attempts fail, the DLQ handler searches for the next matching rule");
-    none left: the implicit IGNORE.
+    table", https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=zos-processing-rules-table:
+    "If all attempts fail, the DLQ handler searches for the next matching rule"); none
+    left: the implicit IGNORE.
 
     A message with no MQDLH (``decode_dead_letter`` raises MalformedMessageError, the
     one error it documents) matches no rule on the Spark side either (every rule's

@@ -85,12 +85,13 @@ def python_rules(ruleset: RuleSet, messages: list[Message]) -> dict[str, Any]:
     """The rules section by the Python matcher: per rule (line, matched, chosen: the
     rule `run` carries out, :func:`python_decision`), the count per action, and how many
     are left on the DLQ (IGNORE, no match, no MQDLH, and the members of groups kept
-    whole: :func:`group_fates`; not those no rule could place: ``unplaceable``)."""
+    whole: :func:`group_fates`; not those no rule could place, which the report counts as
+    ``unplaceable``)."""
     fates = group_fates(ruleset, messages)
     matched: Counter[int] = Counter()
     chosen: Counter[int] = Counter()
     actions: Counter[str] = Counter()
-    left = unplaceable = 0
+    left = 0
     for m in messages:
         lines = matched_lines(ruleset, m)
         matched.update(lines)
@@ -100,15 +101,12 @@ def python_rules(ruleset: RuleSet, messages: list[Message]) -> dict[str, Any]:
             chosen[line] += 1
         if in_group(m.md) and fates[m.md.group_id] == "kept":
             left += 1
-        elif line is None and lines:
-            unplaceable += 1
-        else:
+        elif line is not None or not lines:  # matched but none placed: unplaceable
             left += action == "IGNORE"
     return {
         "by_rule": [(r.line, matched[r.line], chosen[r.line]) for r in ruleset.rules],
         "by_action": dict(actions),
         "left_on_dlq": left,
-        "unplaceable": unplaceable,
     }
 
 

@@ -4,10 +4,12 @@ and with a catch-all, sent whole to it), so its members do not move as their rul
 The SQL rule that decides whether a unit is whole (:func:`dlqhandler.spark.units.unit_whole`)
 is held to :func:`dlqhandler.mq.groups.is_complete`, the rule `run` and `--apply` follow.
 
-IBM, "Message groups" (https://www.ibm.com/docs/en/ibm-mq/9.4?topic=messages-message-groups):
-a group is "a set of logical messages ... retrieved as a whole"; "Segmentation of messages"
-(https://www.ibm.com/docs/en/ibm-mq/9.4?topic=messages-segmentation): a segment's Offset is
-"the offset of the data in the physical message from the start of the logical message".
+IBM, "Message groups" (https://www.ibm.com/docs/SSFKSJ_9.2.0/com.ibm.mq.dev.doc/
+q023060_.html): "Logical messages within a group are identified by the GroupId and
+MsgSeqNumber fields. The MsgSeqNumber starts at 1", and a segment's Offset starts at 0 for
+the first segment of the message; "GroupId (MQBYTE24)" (https://www.ibm.com/docs/en/
+SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097530_.html): with none of the group or segment flags
+set, "GroupId has the special null value MQGI_NONE" (such a message is in no group).
 """
 
 from __future__ import annotations

@@ -123,9 +123,9 @@ def _decisions(
     each message under ``ruleset`` as ``prefix``-columns; the query and its columns.
 
     ``queue`` and ``qmgr`` are where the drain places a RETRY or FWD (the
-    classification's ``out_q``/``out_qm``: '' for the local queue manager): its
-    substituted target when a valid name that does not loop back onto the input queue,
-    else null (and ``unplaceable`` true).
+    classification's ``out_q``/``out_qm``: '' for the local queue manager), null for
+    any other action; ``unplaceable`` is true when rules matched but none could place
+    the message (:data:`dlqhandler.spark.classify.UNPLACEABLE`).
     """
     decided = classify_query(
         columns,
@@ -400,15 +400,11 @@ def _unit_fates(source: str, keys: list[str], options: ReportOptions) -> str:
     (:func:`dlqhandler.spark.units.unit_whole`). The units' combinations are then
     counted again by the other ``keys`` and the fates: a few rows, not one per unit, go
     on to the dimensions."""
-    placed = {
-        "new": "(new_action = 'DISCARD' OR (new_action IN ('RETRY', 'FWD')"
-        " AND NOT new_unplaceable))"
-    }
+    # a rule chose it (the classification chooses a RETRY or FWD only where it can put)
+    placed = {"new": "new_action IN ('RETRY', 'FWD', 'DISCARD')"}
     caught = {"new": options.catch_all is not None}
     if options.old_ruleset is not None:
-        placed["old"] = (
-            "(old_action = 'DISCARD' OR (old_action IN ('RETRY', 'FWD') AND old_queue IS NOT NULL))"
-        )
+        placed["old"] = "old_action IN ('RETRY', 'FWD', 'DISCARD')"
         caught["old"] = options.old_catch_all is not None
     other = "unit_seq IS NOT NULL"  # a combination of one member that is not simple
     member = part("unit_seq", "unit_off", "unit_len", "unit_flags")
