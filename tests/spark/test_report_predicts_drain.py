@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from dlqhandler.cli import main as cli_main
-from dlqhandler.formats.dmpmqmsg import write_dump
+from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.mq.constants import (
     MQMF_LAST_MSG_IN_GROUP,
@@ -238,3 +238,72 @@ def test_an_unplaceable_target_gives_way_to_the_next_matching_rule_as_in_run(
     ]
     assert manifest["remaining"]["messages"] == 0
     _assert_predicted(report, manifest, summary)
+
+
+def _places(out: Path) -> dict[bytes, str]:
+    """Where the drain in ``out`` put each message, by MsgId: its output file's name
+    (remaining.dmp: left on the DLQ); a message in no file was discarded."""
+    return {m.md.msg_id: path.name for path in out.glob("*.dmp") for m in read_dump(path)}
+
+
+@pytest.mark.parametrize("catch_all_in", ["old", "new"])
+def test_compare_counts_the_messages_the_catch_all_takes_or_gives_back(
+    spark: Any, tmp_path: Path, catch_all_in: str
+) -> None:
+    """Two tables that differ only in a last unconditional FWD (the drain's catch-all):
+    `report --compare` counts as changed exactly the messages whose place differs between
+    the two drains (the IGNOREd, unmatched, unplaceable and no-MQDLH messages, a group
+    with an IGNOREd member, which goes whole to the catch-all or stays whole), and its
+    transitions name the catch-all as the queue they go to (a group's: `group` "caught").
+    An IGNORE rule's message keeps its action and line under both tables, but one drain
+    moves it and the other leaves it: before, the report did not count it. IBM's
+    "Processing the rules table"
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=zos-processing-rules-table): "ACTION
+    (IGNORE) is also assumed if no matching rule is found", and "Messages that do not
+    contain an MQDLH [...] remain on the dead-letter queue"; the catch-all is our drain's
+    own, and the report predicts it."""
+    b = _singles()
+    b.group(b"M", [(2053, "APP.A"), (2051, "APP.D")])  # a member IGNOREd
+    b.group(b"I", [(2053, "APP.A"), (2053, "APP.A"), (2053, "APP.A")], leave_out=2)
+    dump = tmp_path / "in.dmp"
+    write_dump(dump, b.messages, qmgr="QM1", queue=DLQ)
+    tables = {"old": TABLE, "new": TABLE}
+    tables[catch_all_in] += CATCH_ALL
+    places = {}
+    for side, table in tables.items():
+        rules = tmp_path / f"{side}.rul"
+        rules.write_text(table)
+        out = tmp_path / f"drain-{side}"
+        assert (
+            cli_main(["drain", "--rules", str(rules), "--input", str(dump), "--output", str(out)])
+            == 0
+        )
+        places[side] = _places(out)
+    moved = {
+        m
+        for m in places["old"].keys() | places["new"].keys()
+        if places["old"].get(m) != places["new"].get(m)
+    }
+    # four unplaceable, the IGNOREd, the unmatched, two without a (whole) MQDLH, group M
+    assert len(moved) == 10
+    common = ["--input", str(dump), "--output", str(tmp_path / "rep")]
+    old, new = tmp_path / "old.rul", tmp_path / "new.rul"
+    assert cli_main(["report", "--rules", str(new), "--compare", str(old), *common]) == 0
+    compare = json.loads((tmp_path / "rep" / "report.json").read_text())["compare"]
+    assert compare["changed"] == len(moved)
+    caught = "DLQ.CATCHALL"
+    to_catch_all = sum(  # a caught group's member shows its rule's target
+        t["count"]
+        for t in compare["transitions"]
+        if t[catch_all_in]["queue"] == caught or t[catch_all_in]["group"] == "caught"
+    )
+    assert to_catch_all == sum(
+        1 for m in moved if places[catch_all_in].get(m) == f"q-{caught}@LOCAL.dmp"
+    )
+    ignored = [
+        t for t in compare["transitions"] if t["old"]["action"] == t["new"]["action"] == "IGNORE"
+    ]
+    assert ignored, compare["transitions"]  # the IGNORE rule's message, and no rule's
+    assert all(t[catch_all_in]["queue"] == caught for t in ignored)
+    samples = {s for t in compare["transitions"] for s in t["samples"]}
+    assert samples <= {m.hex().upper() for m in moved}

@@ -117,15 +117,24 @@ def read_dumps(spark: Any, files: Sequence[str], *, split_bytes: int = 128 << 20
 
 
 def _decisions(
-    source: str, columns: list[str], ruleset: RuleSet, options: ReportOptions, prefix: str
+    source: str,
+    columns: list[str],
+    ruleset: RuleSet,
+    options: ReportOptions,
+    prefix: str,
+    *,
+    catch_all: str | None,
 ) -> tuple[str, list[str]]:
     """``source`` (a query over messages with ``columns``) with the drain's decision for
-    each message under ``ruleset`` as ``prefix``-columns; the query and its columns.
+    each message under ``ruleset`` (and its ``catch_all``) as ``prefix``-columns; the
+    query and its columns.
 
-    ``queue`` and ``qmgr`` are where the drain places a RETRY or FWD (the
-    classification's ``out_q``/``out_qm``: '' for the local queue manager), null for
-    any other action; ``unplaceable`` is true when rules matched but none could place
-    the message (:data:`dlqhandler.spark.classify.UNPLACEABLE`).
+    ``queue`` and ``qmgr`` are where the drain puts the message (the classification's
+    ``out_q``/``out_qm``: '' for the local queue manager): a RETRY's or FWD's target, the
+    catch-all for a readable message no rule places, else null (DISCARD, left on the
+    DLQ); a group's fate may still keep it (:func:`_unit_fates`). ``unplaceable`` is true
+    when rules matched but none could place the message
+    (:data:`dlqhandler.spark.classify.UNPLACEABLE`).
     """
     decided = classify_query(
         columns,
@@ -133,12 +142,13 @@ def _decisions(
         source=f"({source})",
         input_queue=options.input_queue,
         local_qmgr=options.local_qmgr,
+        catch_all=catch_all,
     )
     added = {
         f"{prefix}_matched": "matched_lines",
         f"{prefix}_line": "chosen_line",
         f"{prefix}_action": "action",
-        f"{prefix}_queue": "out_q",  # no catch-all here: null when not placed
+        f"{prefix}_queue": "out_q",
         f"{prefix}_qmgr": "out_qm",
         f"{prefix}_unplaceable": UNPLACEABLE,
     }
@@ -173,9 +183,11 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
         query = f"SELECT *, {status} AS age_status FROM ({query})"
         have.append("age_status")
     if options.ruleset is not None:
-        query, have = _decisions(query, have, options.ruleset, options, "new")
+        new = options.ruleset, options, "new"
+        query, have = _decisions(query, have, *new, catch_all=options.catch_all)
     if options.old_ruleset is not None:
-        query, have = _decisions(query, have, options.old_ruleset, options, "old")
+        old = options.old_ruleset, options, "old"
+        query, have = _decisions(query, have, *old, catch_all=options.old_catch_all)
     keep = [
         "state",
         "error",
@@ -283,8 +295,8 @@ def _age_bucket(as_of: float) -> str:
 
 
 # Whether a readable message's decision differs between the two tables (its action, or
-# its target queue or queue manager): the messages the ``change`` dimension samples, with
-# the members of groups and segmented messages (whose group's fate may change: _CHANGED).
+# the queue or queue manager it goes to): the messages the ``change`` dimension samples,
+# with the members of groups and segmented messages (whose group's fate may change).
 _CHANGED_RULE = (
     "(state != 'unreadable' AND (old_action != new_action OR NOT old_queue <=> new_queue"
     " OR NOT old_qmgr <=> new_qmgr))"
