@@ -71,6 +71,7 @@ from dlqhandler.qmgr.attempts import (
 )
 from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 from dlqhandler.rules import Decision, Matcher, RuleSet
+from dlqhandler.spark.classify import DEFAULT_MAX_HOPS
 
 __all__ = ["Applied", "apply_frame", "apply_group", "apply_message"]
 
@@ -123,7 +124,7 @@ def apply_message(
     *,
     input_queue: str,
     catch_all: str | None,
-    max_hops: int = 5,
+    max_hops: int = DEFAULT_MAX_HOPS,
     store: AttemptStore | None = None,
     clock: Callable[[], float] = time.time,
     control_queues: Mapping[str, str] | None = None,
@@ -199,7 +200,7 @@ def apply_group(
     *,
     input_queue: str,
     catch_all: str | None,
-    max_hops: int = 5,
+    max_hops: int = DEFAULT_MAX_HOPS,
     store: AttemptStore | None = None,
     clock: Callable[[], float] = time.time,
     control_queues: Mapping[str, str] | None = None,
@@ -471,6 +472,7 @@ def apply_partition(
     *,
     status_queue: str | None = None,
     control_queues: Mapping[str, str] | None = None,
+    max_hops: int = DEFAULT_MAX_HOPS,
 ) -> Callable[[Iterator[Any]], Iterator[Any]]:
     """The mapInArrow function: one connection per task, one UOW per message or group.
 
@@ -536,6 +538,7 @@ def apply_partition(
                         [(r["md_msg_id"], r["md_correl_id"]) for r in group],
                         input_queue=input_queue,
                         catch_all=catch_all,
+                        max_hops=max_hops,
                         control_queues=control_queues,
                         unit=unit,
                     ),
@@ -578,6 +581,7 @@ def apply_partition(
                                 row["md_correl_id"],
                                 input_queue=input_queue,
                                 catch_all=catch_all,
+                                max_hops=max_hops,
                                 control_queues=control_queues,
                                 unit=unit,
                             )
@@ -603,11 +607,13 @@ def apply_frame(
     *,
     status_queue: str | None = None,
     control_queues: Mapping[str, str] | None = None,
+    max_hops: int = DEFAULT_MAX_HOPS,
 ) -> Any:
     """The classified frame with ``outcome``, ``applied_line`` and ``apply_error`` (why
     a row was not acted on: its task could not connect, Outcome.NOT_CONNECTED) after applying
     (attempt counts on ``status_queue``, shared with the handlers, when given; no put
-    to one of ``control_queues``, name -> role: refused as ``dlqhandler run`` refuses it)."""
+    to one of ``control_queues``, name -> role, nor of a message carrying ``max_hops``
+    MQDLHs or more: refused as ``dlqhandler run`` refuses it)."""
     names = [*frame.columns, "outcome", "applied_line", "apply_error"]
     out_schema = ", ".join(
         [f"`{f.name}` {f.dataType.simpleString()}" for f in frame.schema]
@@ -621,6 +627,7 @@ def apply_frame(
         names,
         status_queue=status_queue,
         control_queues=dict(control_queues or {}),
+        max_hops=max_hops,
     )
     from pyspark.sql import functions as F
 

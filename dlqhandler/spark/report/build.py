@@ -133,6 +133,7 @@ def _decisions(
         source=f"({source})",
         input_queue=options.input_queue,
         local_qmgr=options.local_qmgr,
+        max_hops=options.max_hops,
     )
     added = {
         f"{prefix}_matched": "matched_lines",
@@ -141,6 +142,8 @@ def _decisions(
         f"{prefix}_queue": "out_q",  # no catch-all here: null when not placed
         f"{prefix}_qmgr": "out_qm",
         f"{prefix}_unplaceable": UNPLACEABLE,
+        # not placed and past --max-hops: it stays, whatever the catch-all
+        f"{prefix}_held": "(hop_limited AND action NOT IN ('RETRY', 'FWD', 'DISCARD'))",
     }
     kept = [f"`{c}`" for c in columns] + [f"{e} AS {n}" for n, e in added.items()]
     return f"SELECT {', '.join(kept)} FROM ({decided})", [*columns, *added]
@@ -161,6 +164,7 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
     units = options.ruleset is not None  # the drain keeps groups whole: the report says so
     if units:
         read |= {"md_group_id", "md_msg_seq_number", "md_offset", "md_msg_flags"}
+        read |= {"md_format"}  # with dlh_count, the MQDLHs a put would carry (--max-hops)
         read |= {"body_length"} if "body_length" in columns else {"body"}
     needed = [c for c in columns if c in read or c.startswith("dlh_")]
     kept = ", ".join(f"`{c}`" for c in needed)
@@ -326,6 +330,7 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
     changed = "false"
     if options.ruleset is not None:
         keys |= {c: c for c in ("new_line", "new_action", "new_unplaceable", "new_matched")}
+        keys["new_held"] = "new_held"
         keys |= {c: c for c in _UNIT_KEYS}  # null but for groups' members
     if options.old_ruleset is not None:
         keys |= {c: c for c in ("old_action", "old_queue", "old_qmgr", "old_line")}
@@ -492,7 +497,9 @@ def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> s
         ]
     extra = []
     if options.ruleset is not None:
-        chosen = _row("chosen", "new_line", "new_action", dlh, "new_unplaceable", "new_group")
+        chosen = _row(
+            "chosen", "new_line", "new_action", dlh, "new_unplaceable", "new_group", "new_held"
+        )
         rows.append(f"CASE WHEN {readable} THEN {chosen} END")
         extra.append(f"transform(new_matched, line -> {_row('matched', 'line')})")
     if options.old_ruleset is not None:
