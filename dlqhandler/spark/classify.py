@@ -47,6 +47,7 @@ __all__ = [
     "classify",
     "classify_query",
     "field_column",
+    "hop_limited",
     "offline_input",
     "rule_condition",
 ]
@@ -229,6 +230,14 @@ def _depth(columns: Sequence[str], header: bool) -> str:
     return f"CASE WHEN {led} THEN coalesce(dlh_count, 0) ELSE 0 END"
 
 
+def hop_limited(columns: Sequence[str], max_hops: int) -> str:
+    """Whether a message carries ``max_hops`` MQDLHs or more as it is (SQL over a frame
+    with ``columns``, never null): no put with its MQDLH may take it, a HEADER(YES) FWD's
+    nor the catch-all's (`run` refuses it: a forward loop), so it stays when no rule
+    places it."""
+    return f"({_depth(columns, True)} >= {int(max_hops)})"
+
+
 def _within_hops(rule: Rule, columns: Sequence[str], max_hops: int) -> str:
     """Whether the message a RETRY or FWD ``rule`` puts carries fewer than ``max_hops``
     MQDLHs (SQL, never null): `run` refuses the put of one that carries more, a forward
@@ -253,12 +262,11 @@ def classify_query(
     Added: ``matched_lines`` (array of rule lines, table order), ``chosen_line`` (the
     first of them that can be carried out; null: implicit IGNORE), ``action``,
     ``target_q``/``target_qm`` (substituted; qmgr blank = local), ``header``,
-    ``target_valid``, ``hop_limited`` (the message carries ``max_hops`` MQDLHs or more
-    as it is: no put with its MQDLH may take it, the catch-all's neither, so it stays
-    when no rule places it), and the final placement
+    ``target_valid``, and the final placement
     ``disposition`` (RETRY, FWD, DISCARD, CATCHALL or REMAIN), ``out_q``,
     ``out_qm``, ``strip_header``. A row with an ``error`` (a malformed record)
-    always stays: REMAIN, no target, even with a catch-all.
+    always stays: REMAIN, no target, even with a catch-all; so does one no rule places
+    that carries ``max_hops`` MQDLHs or more (:func:`hop_limited`).
     """
     rules = ruleset.rules
     kept = ", ".join(f"`{c}`" for c in columns)
@@ -297,7 +305,6 @@ def classify_query(
         "target_q": first([t[0] for t in targets], _NULL_STRING),
         "target_qm": first([t[1] for t in targets], _NULL_STRING),
         "header": first(["true" if r.action.header else "false" for r in rules], "true"),
-        "hop_limited": f"{_depth(columns, True)} >= {int(max_hops)}",
     }
     puts = "action IN ('RETRY', 'FWD')"
     # A RETRY or FWD is chosen only where its target can be put to (_c<i>): valid, always.
@@ -309,7 +316,7 @@ def classify_query(
         malformed = "error IS NOT NULL"
         placed = f"(NOT {malformed} AND {placed})"
     # so does one the catch-all cannot take: with its MQDLHs it is a forward loop
-    stays = f"({malformed} OR hop_limited)"
+    stays = f"({malformed} OR {hop_limited(columns, max_hops)})"
     leftover = f"CASE WHEN {stays} THEN {sql_string(Disposition.REMAIN.value)} ELSE {leftover} END"
     catch = sql_string(catch_all) if catch_all is not None else _NULL_STRING
     put_placed = f"({placed} AND {puts})"

@@ -50,7 +50,7 @@ from dlqhandler.logs import get_logger
 from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP
 from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
 from dlqhandler.rules import PATTERN_FIELDS, RuleSet
-from dlqhandler.spark.classify import UNPLACEABLE, classify_query, field_column
+from dlqhandler.spark.classify import UNPLACEABLE, classify_query, field_column, hop_limited
 from dlqhandler.spark.messages import MESSAGE_COLUMNS, bad_input, load_source, malformed_parts
 from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch_query, double
 from dlqhandler.spark.report.document import assemble
@@ -135,6 +135,7 @@ def _decisions(
         local_qmgr=options.local_qmgr,
         max_hops=options.max_hops,
     )
+    limited = hop_limited(columns, options.max_hops)
     added = {
         f"{prefix}_matched": "matched_lines",
         f"{prefix}_line": "chosen_line",
@@ -143,7 +144,7 @@ def _decisions(
         f"{prefix}_qmgr": "out_qm",
         f"{prefix}_unplaceable": UNPLACEABLE,
         # not placed and past --max-hops: it stays, whatever the catch-all
-        f"{prefix}_held": "(hop_limited AND action NOT IN ('RETRY', 'FWD', 'DISCARD'))",
+        f"{prefix}_held": f"({limited} AND action NOT IN ('RETRY', 'FWD', 'DISCARD'))",
     }
     kept = [f"`{c}`" for c in columns] + [f"{e} AS {n}" for n, e in added.items()]
     return f"SELECT {', '.join(kept)} FROM ({decided})", [*columns, *added]
