@@ -114,3 +114,45 @@ def test_report_and_drain_stop_at_the_hop_limit_where_run_does(
         assert _depths(_browse(qm, DLQ)) == stays
     finally:
         qm.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("rule", "moved"),
+    [
+        ("ACTION(FWD) FWDQ(APP.Y) HEADER(YES)", (1, 4)),
+        ("REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(1)", (1, 4, 5)),
+    ],
+)
+def test_drain_apply_stops_at_the_hop_limit_where_run_does(
+    spark: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    rule: str,
+    moved: tuple[int, ...],
+) -> None:
+    """`drain --apply -m QM1` on the same DLQ (messages with 1, 4, 5 and 6 MQDLHs) moves
+    what `run` moves (the test above) and leaves the rest on the DLQ: a put carrying
+    --max-hops (5) MQDLHs or more is refused by the rule, and by the catch-all (here the
+    table's unconditional FWD), as `run` refuses it, though the rule's attempts are spent."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    monkeypatch.delenv("DLQHANDLER_QMGR", raising=False)
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    for q in ("APP.X", "APP.Y"):
+        qm.admin().define_queue(q, {})
+    for depth in DEPTHS:
+        qm.put1(DLQ, _letter(depth), PutOptions(syncpoint=False, context="set_all"))
+    qm.disconnect()
+    target = "APP.X" if "RETRY" in rule else "APP.Y"
+    rules = tmp_path / "r.rul"
+    rules.write_text(f"INPUTQ({DLQ}) INPUTQM(QM1) WAIT(NO)\n{rule}\n")
+    out = tmp_path / "out"
+    args = ["drain", "--apply", "-m", "QM1", "--rules", str(rules), "--output", str(out)]
+    assert cli_main(args) == ExitCode.PARTIAL  # messages left whose action failed
+    qm = connect("QM1", home=home)
+    try:
+        assert _depths(_browse(qm, target)) == list(moved)
+        assert _depths(_browse(qm, DLQ)) == sorted(set(DEPTHS) - set(moved))
+    finally:
+        qm.disconnect()
