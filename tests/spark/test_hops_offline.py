@@ -17,6 +17,7 @@ from dlqhandler.cli import main as cli_main
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.mq import MQMD, Message
+from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
 from dlqhandler.qmgr.embedded.manager import connect
 from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
 from dlqhandler.qmgr.port import PutOptions, browse_all
@@ -154,5 +155,59 @@ def test_drain_apply_stops_at_the_hop_limit_where_run_does(
     try:
         assert _depths(_browse(qm, target)) == list(moved)
         assert _depths(_browse(qm, DLQ)) == sorted(set(DEPTHS) - set(moved))
+    finally:
+        qm.disconnect()
+
+
+def test_a_group_with_a_member_past_the_hop_limit_stays_whole_as_in_run(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A message group of two, its first member dead-lettered once, its second five
+    times (five MQDLHs), and a table whose only rule forwards with the header (so also
+    the drain's catch-all): `run` moves a group whole or not at all and refuses the
+    second member's put (--max-hops 5), so the whole group stays on the DLQ; the drain
+    leaves both in remaining.dmp (not in the catch-all's file: the put there would carry
+    the five MQDLHs too) and the report counts both kept on the DLQ. IBM's "Grouping
+    logical messages" (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/
+    com.ibm.mq.dev.doc/q026280_.html): "retrieve the entire group with the same getting
+    application instance"."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    monkeypatch.delenv("DLQHANDLER_QMGR", raising=False)
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    qm.admin().define_queue("APP.Y", {})
+    for seq, depth in ((1, 1), (2, 5)):
+        flags = MQMF_LAST_MSG_IN_GROUP if seq == 2 else MQMF_MSG_IN_GROUP
+        md = MQMD(
+            format="MQSTR",
+            msg_id=bytes([depth]) * 24,
+            group_id=b"G" * 24,
+            msg_seq_number=seq,
+            msg_flags=flags,
+        )
+        m = Message(md, b"member")
+        for _ in range(depth):
+            m = Message.dead_letter(m.md, m.body, reason=2053, dest_q_name="APP.X")
+        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
+    qm.disconnect()
+    rules = tmp_path / "r.rul"
+    rules.write_text(f"INPUTQ({DLQ}) INPUTQM(QM1) WAIT(NO)\nACTION(FWD) FWDQ(APP.Y) HEADER(YES)\n")
+    common = ["-m", "QM1", "--rules", str(rules)]
+    assert cli_main(["report", *common, "--output", str(tmp_path / "rep")]) == 0
+    assert cli_main(["drain", *common, "--output", str(tmp_path / "out")]) == 0
+    assert cli_main(["run", "--rules", str(rules), "--no-watch"]) == ExitCode.PARTIAL
+
+    figures = json.loads((tmp_path / "rep" / "report.json").read_text())["rules"]
+    assert figures["left_on_dlq_by_cause"]["group"] == 2
+    assert figures["catch_all"]["count"] == 0
+    out = tmp_path / "out"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["outputs"] == []
+    assert _depths(list(read_dump(out / manifest["remaining"]["file"]))) == [1, 5]
+    qm = connect("QM1", home=home)
+    try:
+        assert _depths(_browse(qm, "APP.Y")) == []
+        assert _depths(_browse(qm, DLQ)) == [1, 5]
     finally:
         qm.disconnect()

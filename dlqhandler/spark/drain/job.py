@@ -144,7 +144,9 @@ _GROUP_MEMBER = (
     f"(msgflags & {_SEGMENT_FLAGS}) <> 0",
     f"(msgflags & {_GROUP_FLAGS}) <> 0",
     f"disposition IN ({', '.join(sql_string(d.value) for d in _PLACED)})",
-    "error IS NOT NULL",
+    # a member that stays (malformed; with a catch-all, classify leaves only those and
+    # the ones carrying --max-hops MQDLHs): its group stays whole with it, catch-all or not
+    f"(error IS NOT NULL OR disposition = {sql_string(Disposition.REMAIN.value)})",
 )
 
 

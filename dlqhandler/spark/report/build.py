@@ -424,6 +424,7 @@ def _unit_fates(source: str, keys: list[str], options: ReportOptions) -> str:
         "u_parts": f"collect_list(CASE WHEN {other}"
         f" THEN array_repeat({member}, CAST(`count` AS INT)) END)",
         **{f"u_{side}_placed": f"bool_and({p})" for side, p in placed.items()},
+        "u_new_held": "bool_or(coalesce(new_held, false))",  # past --max-hops: it stays
     }
     windowed = ", ".join(f"{e} OVER u AS {n}" for n, e in unit.items())
     # a unit with another member: its simple ones as parts too (none twice, one last)
@@ -437,7 +438,8 @@ def _unit_fates(source: str, keys: list[str], options: ReportOptions) -> str:
     )
     fates = ", ".join(
         f"CASE WHEN unit_id IS NULL OR (u_whole AND u_{side}_placed) THEN CAST(NULL AS STRING)"
-        f" WHEN NOT u_whole OR {'false' if caught[side] else 'true'}"
+        f" WHEN NOT u_whole OR {'u_new_held' if side == 'new' else 'false'}"
+        f" OR {'false' if caught[side] else 'true'}"
         f" THEN 'kept' ELSE 'caught' END AS {side}_group"
         for side in placed
     )
