@@ -1,7 +1,8 @@
 """``dlqhandler drain``: the bulk backlog drain on Spark.
 
     dlqhandler drain --rules FILE --output DIR (--input PATH... | -m QMGR [--queue Q])
-                     [--catch-all QUEUE] [--dry-run] [--apply] [--overwrite]
+                     [--catch-all QUEUE] [--max-hops N] [--dry-run] [--apply]
+                     [--overwrite]
                      [--master URL] [--partitions N] [--verbose]
                      [--backend embedded|ibmmq]
 
@@ -45,13 +46,14 @@ from dlqhandler.cli._spark_options import (
     QUEUE_OPTIONS,
     add_spark_options,
 )
-from dlqhandler.cli._types import bounded_int
+from dlqhandler.cli._types import bounded_int, positive_int
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import Settings, load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError, DumpFormatError, MQIError
 from dlqhandler.logs import configure_logging
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
+from dlqhandler.spark.classify import DEFAULT_MAX_HOPS
 from dlqhandler.spark.drain import (
     DrainOutcome,
     DrainRequest,
@@ -101,6 +103,14 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         "--catch-all",
         metavar="QUEUE",
         help="send everything that would stay on the DLQ here, with its MQDLH",
+    )
+    p.add_argument(
+        "--max-hops",
+        type=positive_int,
+        default=DEFAULT_MAX_HOPS,
+        metavar="N",
+        help="as dlqhandler run's: a message that would be put with N or more MQDLH headers"
+        f" is a forward loop and stays (1 or more, default {DEFAULT_MAX_HOPS})",
     )
     p.add_argument(
         "--dry-run", action="store_true", help="only classify: write audit/ and summary.json"
@@ -186,6 +196,7 @@ def _drain(args: argparse.Namespace) -> int:
             inputs=inputs,
             source=source,
             catch_all=args.catch_all,
+            max_hops=args.max_hops,
             dry_run=args.dry_run,
             overwrite=args.overwrite,
             reads=tuple(reads),

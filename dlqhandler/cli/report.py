@@ -1,7 +1,7 @@
 """``dlqhandler report``: what is on a dead-letter queue, and what a table would do to it.
 
     dlqhandler report (--input PATH... | -m QMGR [--queue Q]) [--rules FILE
-                      [--compare OLD_FILE]] [--as-of TIMESTAMP]
+                      [--compare OLD_FILE] [--max-hops N]] [--as-of TIMESTAMP]
                       [--older-than AGE] [--newer-than AGE] --output DIR
 
 Read-only: with ``-m`` the queue is browsed into a snapshot (as the drain's:
@@ -40,7 +40,7 @@ from dlqhandler.cli._spark_options import (
     QUEUE_OPTIONS,
     add_spark_options,
 )
-from dlqhandler.cli._types import bounded_int
+from dlqhandler.cli._types import bounded_int, positive_int
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.config import load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError, DumpFormatError, MQIError
@@ -50,7 +50,12 @@ from dlqhandler.qmgr.snapshot import snapshot_queue
 from dlqhandler.report import render_html, summary_lines
 from dlqhandler.rules import RuleSet, Severity, compile_rules
 from dlqhandler.rules.lexer import source_lines
-from dlqhandler.spark.classify import catch_all_loop, catch_all_queue, offline_input
+from dlqhandler.spark.classify import (
+    DEFAULT_MAX_HOPS,
+    catch_all_loop,
+    catch_all_queue,
+    offline_input,
+)
 from dlqhandler.spark.files import check_output_dir, is_local, local_path
 from dlqhandler.spark.inputs import InputSet, dumps_origin
 from dlqhandler.spark.report.options import ReportOptions
@@ -96,6 +101,15 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="QUEUE",
         help="with --rules: the drain's --catch-all; report what it would send there "
         "(default: the table's last rule, when it is an unconditional FWD, as for drain)",
+    )
+    p.add_argument(
+        "--max-hops",
+        type=positive_int,
+        default=DEFAULT_MAX_HOPS,
+        metavar="N",
+        help="with --rules: as dlqhandler run's and the drain's; a message that would be put"
+        " with N or more MQDLH headers is a forward loop and stays (1 or more, default"
+        f" {DEFAULT_MAX_HOPS})",
     )
     p.add_argument(
         "--compare",
@@ -360,6 +374,7 @@ def _spark_report(
         ages=ages,
         catch_all=catch_all_queue(new, args.catch_all) if new is not None else None,
         old_catch_all=catch_all_queue(old, args.catch_all) if old is not None else None,
+        max_hops=args.max_hops,
     )
     query = standalone(report_query(READ_COLUMNS, options))  # parsed while Spark starts
     with SparkRun("report", master=args.master, verbose=args.verbose, warm_sql=[query]) as run:

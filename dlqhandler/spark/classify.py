@@ -20,7 +20,8 @@ around it (the report's, run whole by :func:`dlqhandler.spark.sql.sql_over`).
 The decision for a message seen for the first time (no failed attempts) is the first
 matching rule (RETRY counts are at least 1) that can be carried out, or the implicit
 IGNORE: a RETRY or FWD whose target cannot be put to (not a valid name, a loop onto the
-input queue or a control queue) fails every attempt, so `run` takes the next matching rule
+input queue or a control queue, a message that would carry ``max_hops`` MQDLHs or more:
+the ``dlh_count`` column) fails every attempt, so `run` takes the next matching rule
 once they are spent, and so does the classification (:data:`UNPLACEABLE` tells the
 messages no rule could place).
 """
@@ -38,6 +39,7 @@ from dlqhandler.spark.sql import FRAME, sql_over, sql_string
 
 __all__ = [
     "CONTROL_QUEUES",
+    "DEFAULT_MAX_HOPS",
     "MQ_NAME_REGEX",
     "UNPLACEABLE",
     "catch_all_loop",
@@ -45,6 +47,7 @@ __all__ = [
     "classify",
     "classify_query",
     "field_column",
+    "hop_limited",
     "offline_input",
     "rule_condition",
 ]
@@ -162,6 +165,10 @@ def offline_input(
     return origin_q, control.inputqm or origin_qm
 
 
+# `dlqhandler run`'s --max-hops default (dlqhandler.rules.outgoing.plan_outgoing's
+# max_hops): a message that would carry this many MQDLHs or more is not put again.
+DEFAULT_MAX_HOPS = 5
+
 # The handler's own queues (`dlqhandler run`'s defaults): a dead letter is never put on
 # them (dlqhandler.rules.outgoing.plan_outgoing), so a target there, on the input queue
 # manager, stays (or goes to the catch-all) as a loop does.
@@ -175,6 +182,7 @@ def classify(
     input_queue: str | None = None,
     local_qmgr: str = "",
     catch_all: str | None = None,
+    max_hops: int = DEFAULT_MAX_HOPS,
 ) -> Any:
     """Add decision columns to a message DataFrame (one ``spark.sql`` query):
     :func:`classify_query` over ``frame``."""
@@ -185,6 +193,7 @@ def classify(
         input_queue=input_queue,
         local_qmgr=local_qmgr,
         catch_all=catch_all,
+        max_hops=max_hops,
     )
     return sql_over(frame, query)
 
@@ -203,6 +212,40 @@ def _target_placeable(input_queue: str | None, local_qmgr: str, q: str, qm: str)
     return f"({valid_q} AND {valid_qm} AND NOT {loop})"
 
 
+def _depth(columns: Sequence[str], header: bool) -> str:
+    """How many MQDLHs the message a put takes carries (SQL, never null; 0 for a frame
+    without the source's ``dlh_count``), with its MQDLH (``header``: HEADER(YES), the
+    catch-all) or without (RETRY, HEADER(NO)).
+
+    `run` counts them on the message it would put
+    (:func:`dlqhandler.rules.outgoing.header_depth`, from the MQMD's Format): without the
+    first MQDLH, the rest of the chain; with it, the whole chain where the data starts
+    with it as a get returns it (MQMD Format MQDEAD, or MQHRF2 with the MQDLH behind an
+    MQRFH2 of properties), else none."""
+    if "dlh_count" not in columns:
+        return "0"
+    if not header:
+        return "greatest(coalesce(dlh_count, 0) - 1, 0)"
+    led = "coalesce(md_format IN ('MQDEAD', 'MQHRF2'), false)" if "md_format" in columns else "true"
+    return f"CASE WHEN {led} THEN coalesce(dlh_count, 0) ELSE 0 END"
+
+
+def hop_limited(columns: Sequence[str], max_hops: int) -> str:
+    """Whether a message carries ``max_hops`` MQDLHs or more as it is (SQL over a frame
+    with ``columns``, never null): no put with its MQDLH may take it, a HEADER(YES) FWD's
+    nor the catch-all's (`run` refuses it: a forward loop), so it stays when no rule
+    places it."""
+    return f"({_depth(columns, True)} >= {int(max_hops)})"
+
+
+def _within_hops(rule: Rule, columns: Sequence[str], max_hops: int) -> str:
+    """Whether the message a RETRY or FWD ``rule`` puts carries fewer than ``max_hops``
+    MQDLHs (SQL, never null): `run` refuses the put of one that carries more, a forward
+    loop (:func:`dlqhandler.rules.outgoing.plan_outgoing`)."""
+    header = rule.action.kind == "FWD" and rule.action.header
+    return f"({_depth(columns, header)} < {int(max_hops)})"
+
+
 def classify_query(
     columns: Sequence[str],
     ruleset: RuleSet,
@@ -211,6 +254,7 @@ def classify_query(
     input_queue: str | None = None,
     local_qmgr: str = "",
     catch_all: str | None = None,
+    max_hops: int = DEFAULT_MAX_HOPS,
 ) -> str:
     """The classification as SQL text: ``source`` (a table, :data:`FRAME`, or a query
     in parentheses) with its ``columns`` and the decision columns added.
@@ -221,7 +265,8 @@ def classify_query(
     ``target_valid``, and the final placement
     ``disposition`` (RETRY, FWD, DISCARD, CATCHALL or REMAIN), ``out_q``,
     ``out_qm``, ``strip_header``. A row with an ``error`` (a malformed record)
-    always stays: REMAIN, no target, even with a catch-all.
+    always stays: REMAIN, no target, even with a catch-all; so does one no rule places
+    that carries ``max_hops`` MQDLHs or more (:func:`hop_limited`).
     """
     rules = ruleset.rules
     kept = ", ".join(f"`{c}`" for c in columns)
@@ -230,8 +275,10 @@ def classify_query(
     # A rule is chosen when it matches and, a RETRY or FWD, its target can be put to: one
     # whose target cannot (not a valid name, a loop) fails every attempt, and `run`, as
     # IBM's handler, then "searches for the next matching rule in the table".
+    # So is one whose message would carry ``max_hops`` MQDLHs or more (a forward loop).
     choosable = [
-        f"_m{i} AND {_target_placeable(input_queue, local_qmgr, *targets[i])} AS _c{i}"
+        f"_m{i} AND {_target_placeable(input_queue, local_qmgr, *targets[i])}"
+        f" AND {_within_hops(r, columns, max_hops)} AS _c{i}"
         if r.action.kind in ("RETRY", "FWD")
         else f"_m{i} AS _c{i}"
         for i, r in enumerate(rules)
@@ -268,12 +315,12 @@ def classify_query(
     if "error" in columns:  # a malformed record stays, whatever the rules say
         malformed = "error IS NOT NULL"
         placed = f"(NOT {malformed} AND {placed})"
-        leftover = (
-            f"CASE WHEN {malformed} THEN {sql_string(Disposition.REMAIN.value)} ELSE {leftover} END"
-        )
+    # so does one the catch-all cannot take: with its MQDLHs it is a forward loop
+    stays = f"({malformed} OR {hop_limited(columns, max_hops)})"
+    leftover = f"CASE WHEN {stays} THEN {sql_string(Disposition.REMAIN.value)} ELSE {leftover} END"
     catch = sql_string(catch_all) if catch_all is not None else _NULL_STRING
     put_placed = f"({placed} AND {puts})"
-    unplaced = f"(NOT {placed} AND NOT {malformed})"
+    unplaced = f"(NOT {placed} AND NOT {stays})"
     placement = {
         "disposition": f"CASE WHEN {placed} THEN action ELSE {leftover} END",
         "out_q": f"CASE WHEN {put_placed} THEN target_q WHEN {unplaced} THEN {catch} END",

@@ -18,7 +18,8 @@ audit and outputs read; :data:`MESSAGE_COLUMNS` in order):
   <n>, message <m>: <problem>``, the file as given); such a row has no message columns
   and stays (REMAIN); ``error_line`` int: that line;
 * ``md_<field>`` for every MQMD field, ``has_dlh``, ``dlh_error`` (why there is no
-  valid MQDLH), ``dlh_<field>`` for every MQDLH field but the version;
+  valid MQDLH), ``dlh_<field>`` for every MQDLH field but the version, ``dlh_count``
+  (how many MQDLHs are chained from the first: the hop count; null without one);
 * ``decoded_in_python`` boolean: always false (the contract keeps it: nothing is
   decoded in Python any more);
 * ``record`` binary (with ``record=True``): the message's bytes as in the file.
@@ -69,6 +70,7 @@ MESSAGE_COLUMNS = [
     "has_dlh",
     "dlh_error",
     *(f"dlh_{name}" for name, _kind in DLH_FIELDS),
+    "dlh_count",
     "decoded_in_python",
     "error_line",
 ]
@@ -220,6 +222,7 @@ def read_messages(
         "has_dlh",
         "dlh_error",
         *(f"dlh_{name}" for name, _kind in DLH_FIELDS),
+        "dlh_count",
         "false AS decoded_in_python",
         f"CASE WHEN malformed IS NOT NULL THEN CAST({line} AS INT) END AS error_line",
     ]

@@ -183,14 +183,6 @@ def test_report_predicts_the_drain_on_message_groups(spark: Any, tmp_path: Path)
     _assert_predicted(report, manifest, summary)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the offline classification does not see how many MQDLHs a message carries: "
-    "`run` refuses a put whose message would carry --max-hops (5) or more (a forward loop, "
-    "dlqhandler.rules.outgoing.plan_outgoing) but the drain writes it; the hop count must "
-    "come from the dmpmqmsg data source (dlqhandler/spark/jvm/, the lead's files) into "
-    "classify.py's loop condition",
-)
 def test_a_message_past_the_hop_limit_stays_offline_as_it_does_for_run(
     spark: Any, tmp_path: Path
 ) -> None:

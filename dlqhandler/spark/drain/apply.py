@@ -71,6 +71,8 @@ from dlqhandler.qmgr.attempts import (
 )
 from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 from dlqhandler.rules import Decision, Matcher, RuleSet
+from dlqhandler.rules.outgoing import header_depth
+from dlqhandler.spark.classify import DEFAULT_MAX_HOPS
 
 __all__ = ["Applied", "apply_frame", "apply_group", "apply_message"]
 
@@ -123,7 +125,7 @@ def apply_message(
     *,
     input_queue: str,
     catch_all: str | None,
-    max_hops: int = 5,
+    max_hops: int = DEFAULT_MAX_HOPS,
     store: AttemptStore | None = None,
     clock: Callable[[], float] = time.time,
     control_queues: Mapping[str, str] | None = None,
@@ -154,11 +156,12 @@ def apply_message(
         try:
             msg = decode_dead_letter(got.md, got.body, got.properties)
         except MalformedMessageError:
-            return _to_catch_all(unit, [got], catch_all, None, record)
+            return _to_catch_all(unit, [got], catch_all, None, record, max_hops=max_hops)
         decision = matcher.decide(msg, attempts)
         line = decision.rule.line if decision.rule is not None else None
         if decision.action.kind == "IGNORE":
-            return _failed_if_left(_to_catch_all(unit, [got], catch_all, line, record), why)
+            left = _to_catch_all(unit, [got], catch_all, line, record, max_hops=max_hops)
+            return _failed_if_left(left, why)
         result = attempt(unit, [(msg, decision)], subject, record, plan=planner, take=None)
         if result.result is not Result.TAKEN:
             why = _failed_why(result)
@@ -199,7 +202,7 @@ def apply_group(
     *,
     input_queue: str,
     catch_all: str | None,
-    max_hops: int = 5,
+    max_hops: int = DEFAULT_MAX_HOPS,
     store: AttemptStore | None = None,
     clock: Callable[[], float] = time.time,
     control_queues: Mapping[str, str] | None = None,
@@ -241,7 +244,7 @@ def apply_group(
         try:
             members = [decode_dead_letter(m.md, m.body, m.properties) for m in got]
         except MalformedMessageError:
-            return _group_to_catch_all(unit, got, catch_all, None)
+            return _group_to_catch_all(unit, got, catch_all, None, max_hops=max_hops)
         if not is_complete(members):
             unit.backout()
             return [Applied(Outcome.REMAINING)] * n
@@ -252,7 +255,7 @@ def apply_group(
         ignored = [d for _m, d in decided if d.action.kind == "IGNORE"]
         if ignored:
             line = ignored[0].rule.line if ignored[0].rule is not None else None
-            left = _group_to_catch_all(unit, got, catch_all, line, record)
+            left = _group_to_catch_all(unit, got, catch_all, line, record, max_hops=max_hops)
             return [_failed_if_left(a, why) for a in left]
         result = attempt(unit, decided, subject, record, plan=planner, take=None, group=True)
         if result.result is not Result.TAKEN:
@@ -342,10 +345,12 @@ def _group_to_catch_all(
     catch_all: str | None,
     line: int | None,
     record: AttemptRecord | None = None,
+    *,
+    max_hops: int = DEFAULT_MAX_HOPS,
 ) -> list[Applied]:
     """The whole group, headers and all, to the catch-all in one unit, or left."""
     n = len(got)
-    applied = _to_catch_all(unit, logical_order(got), catch_all, line, record)
+    applied = _to_catch_all(unit, logical_order(got), catch_all, line, record, max_hops=max_hops)
     return [applied] * n
 
 
@@ -355,10 +360,14 @@ def _to_catch_all(
     catch_all: str | None,
     line: int | None,
     record: AttemptRecord | None = None,
+    *,
+    max_hops: int = DEFAULT_MAX_HOPS,
 ) -> Applied:
     """Messages held (one, or a group in logical order) to the catch-all queue unchanged,
-    in the unit of work that holds them (their attempt count goes with them), or left."""
-    if catch_all is None:
+    in the unit of work that holds them (their attempt count goes with them), or left:
+    without a catch-all, or when one carries ``max_hops`` MQDLHs or more (`run` refuses
+    such a put: a forward loop; the offline drain leaves it too)."""
+    if catch_all is None or any(header_depth(m) >= max_hops for m in got):
         unit.backout()
         return Applied(Outcome.REMAINING, line)
     try:
@@ -471,6 +480,7 @@ def apply_partition(
     *,
     status_queue: str | None = None,
     control_queues: Mapping[str, str] | None = None,
+    max_hops: int = DEFAULT_MAX_HOPS,
 ) -> Callable[[Iterator[Any]], Iterator[Any]]:
     """The mapInArrow function: one connection per task, one UOW per message or group.
 
@@ -536,6 +546,7 @@ def apply_partition(
                         [(r["md_msg_id"], r["md_correl_id"]) for r in group],
                         input_queue=input_queue,
                         catch_all=catch_all,
+                        max_hops=max_hops,
                         control_queues=control_queues,
                         unit=unit,
                     ),
@@ -578,6 +589,7 @@ def apply_partition(
                                 row["md_correl_id"],
                                 input_queue=input_queue,
                                 catch_all=catch_all,
+                                max_hops=max_hops,
                                 control_queues=control_queues,
                                 unit=unit,
                             )
@@ -603,11 +615,13 @@ def apply_frame(
     *,
     status_queue: str | None = None,
     control_queues: Mapping[str, str] | None = None,
+    max_hops: int = DEFAULT_MAX_HOPS,
 ) -> Any:
     """The classified frame with ``outcome``, ``applied_line`` and ``apply_error`` (why
     a row was not acted on: its task could not connect, Outcome.NOT_CONNECTED) after applying
     (attempt counts on ``status_queue``, shared with the handlers, when given; no put
-    to one of ``control_queues``, name -> role: refused as ``dlqhandler run`` refuses it)."""
+    to one of ``control_queues``, name -> role, nor of a message carrying ``max_hops``
+    MQDLHs or more: refused as ``dlqhandler run`` refuses it)."""
     names = [*frame.columns, "outcome", "applied_line", "apply_error"]
     out_schema = ", ".join(
         [f"`{f.name}` {f.dataType.simpleString()}" for f in frame.schema]
@@ -621,6 +635,7 @@ def apply_frame(
         names,
         status_queue=status_queue,
         control_queues=dict(control_queues or {}),
+        max_hops=max_hops,
     )
     from pyspark.sql import functions as F
 

@@ -37,7 +37,13 @@ from dlqhandler.outcomes import Disposition, Outcome
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
-from dlqhandler.spark.classify import UNPLACEABLE, catch_all_queue, classify, classify_query
+from dlqhandler.spark.classify import (
+    DEFAULT_MAX_HOPS,
+    UNPLACEABLE,
+    catch_all_queue,
+    classify,
+    classify_query,
+)
 from dlqhandler.spark.drain.outputs import REMAINING_FILE, write_outputs
 from dlqhandler.spark.files import output_files
 from dlqhandler.spark.messages import MESSAGE_COLUMNS, bad_input, read_messages
@@ -64,6 +70,7 @@ class DrainConfig(BaseModel):
     apply: bool = False
     local_qmgr: str = ""
     status_queue: str | None = None  # apply: attempt counts shared with dlqhandler run
+    max_hops: int = Field(default=DEFAULT_MAX_HOPS, ge=1)  # run's --max-hops
     partitions: int | None = Field(default=None, ge=1)
     split_bytes: int = Field(default=128 << 20, ge=1)  # Spark's maxPartitionBytes default
 
@@ -137,7 +144,9 @@ _GROUP_MEMBER = (
     f"(msgflags & {_SEGMENT_FLAGS}) <> 0",
     f"(msgflags & {_GROUP_FLAGS}) <> 0",
     f"disposition IN ({', '.join(sql_string(d.value) for d in _PLACED)})",
-    "error IS NOT NULL",
+    # a member that stays (malformed; with a catch-all, classify leaves only those and
+    # the ones carrying --max-hops MQDLHs): its group stays whole with it, catch-all or not
+    f"(error IS NOT NULL OR disposition = {sql_string(Disposition.REMAIN.value)})",
 )
 
 
@@ -395,6 +404,7 @@ def classification_text(ruleset: RuleSet, config: DrainConfig) -> str:
         input_queue=config.queue,
         local_qmgr=config.local_qmgr,
         catch_all=catch_all_queue(ruleset, config.catch_all),
+        max_hops=config.max_hops,
     )
     return standalone(query)
 
@@ -439,6 +449,7 @@ def run_drain(
         input_queue=input_queue,
         local_qmgr=config.local_qmgr,
         catch_all=catch_all,
+        max_hops=config.max_hops,
     )
 
     failures = 0
@@ -462,6 +473,7 @@ def run_drain(
                 catch_all,
                 connect,
                 status_queue=config.status_queue,
+                max_hops=config.max_hops,
                 control_queues=ControlQueues(
                     input_queue, config.status_queue or DEFAULT_STATUS_QUEUE, DEFAULT_AUDIT_QUEUE
                 ).roles(),

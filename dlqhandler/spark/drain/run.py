@@ -37,7 +37,12 @@ from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.qmgr.port import QueueManager, browse_all
 from dlqhandler.qmgr.snapshot import Snapshot, snapshot_queue
 from dlqhandler.rules import CompileResult, RuleSet, compile_rules
-from dlqhandler.spark.classify import catch_all_loop, catch_all_queue, offline_input
+from dlqhandler.spark.classify import (
+    DEFAULT_MAX_HOPS,
+    catch_all_loop,
+    catch_all_queue,
+    offline_input,
+)
 from dlqhandler.spark.files import OutputDir, check_output_dir_hadoop
 from dlqhandler.spark.inputs import InputSet, dumps_origin
 from dlqhandler.spark.lifecycle import SparkRun, describe
@@ -85,6 +90,7 @@ class DrainRequest:
     inputs: InputSet = field(default_factory=InputSet)
     source: QueueSource | None = None
     catch_all: str | None = None
+    max_hops: int = DEFAULT_MAX_HOPS  # run's --max-hops: a message with more MQDLHs stays
     dry_run: bool = False
     overwrite: bool = False
     reads: tuple[tuple[str, str], ...] = ()  # what the output must not hold (option, path)
@@ -320,6 +326,7 @@ class _Drain:
             qmgr=source.qmgr if source is not None else None,
             queue=queue,
             catch_all=r.catch_all,
+            max_hops=r.max_hops,
             dry_run=r.dry_run,
             apply=apply,
             local_qmgr=local_qmgr,

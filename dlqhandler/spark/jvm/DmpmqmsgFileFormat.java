@@ -44,6 +44,12 @@
  *                        MQDLH or in one right behind it (MQDLH Format MQHRF2: a JMS
  *                        message), sorted, each once; empty for none, null without an
  *                        MQDLH. Decoded only when selected.
+ *   dlh_count int        how many MQDLHs are chained from the first (1 or more: each
+ *                        whose Format is MQDEAD followed by another, up to 64), as
+ *                        dlqhandler.rules.outgoing.header_depth counts them on the
+ *                        message a get returns (one per trip through a DLQ: the hop
+ *                        count `run`'s --max-hops limits); null without an MQDLH.
+ *                        Decoded only when selected.
  *   malformed string     null, or why the record is not a message: "<file>:<line>:
  *                        message <n>: <problem>"; such a row has no md/dlh/body values
  *                        (lines after a message's data lines that are not a message:
@@ -140,7 +146,8 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
     private static final int BODY_LENGTH = BODY + 1;
     private static final int HAS_DLH = BODY + 2, DLH_ERROR = BODY + 3, DLH = BODY + 4;
     private static final int IN_FRONT = DLH + DLH_COLUMNS.length, FOLDERS = IN_FRONT + 1;
-    private static final int MALFORMED = FOLDERS + 1, RECORD = MALFORMED + 1;
+    private static final int DLH_COUNT = FOLDERS + 1;
+    private static final int MALFORMED = DLH_COUNT + 1, RECORD = MALFORMED + 1;
     private static final int SPLIT_START = RECORD + 1;
 
     private static StructType schema() {
@@ -164,6 +171,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         }
         return s.add("rfh2_in_front", DataTypes.IntegerType, true)
             .add("property_folders", DataTypes.createArrayType(DataTypes.StringType, false), true)
+            .add("dlh_count", DataTypes.IntegerType, true)
             .add("malformed", DataTypes.StringType, true)
             .add("record", DataTypes.BinaryType, true)
             .add("split_start", DataTypes.LongType, false);
@@ -293,6 +301,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         private final boolean needBody;      // the body column: the whole data kept
         private final boolean needDlh;       // an MQDLH column
         private final boolean needFolders;   // property_folders
+        private final boolean needCount;     // dlh_count
         private final UTF8String file;
         private final boolean[] wanted;      // by column: selected (only those are converted)
         private final boolean[] mdFields;    // by MQMD field: selected (only those are stored)
@@ -309,6 +318,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             boolean body = false;
             boolean dlh = false;
             boolean folders = false;
+            boolean count = false;
             boolean record = false;
             this.wanted = new boolean[SPLIT_START + 1];
             for (int c : columns) {
@@ -318,6 +328,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                 body |= c == BODY;
                 dlh |= c >= HAS_DLH && c < MALFORMED;
                 folders |= c == FOLDERS;
+                count |= c == DLH_COUNT;
                 record |= c == RECORD;
             }
             this.mdFields = new boolean[DumpTables.MD_FIELDS.length];
@@ -329,6 +340,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             this.needBody = body;
             this.needDlh = dlh;
             this.needFolders = folders;
+            this.needCount = count;
             split.keepBytes = d || record;  // a count copies nothing
             this.file = UTF8String.fromString(split.name);
         }
@@ -423,7 +435,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                 all[BODY] = m.body;
                 all[BODY_LENGTH] = m.bodyLength;
                 if (needDlh) {
-                    DumpMessage.Dlh dlh = m.dlh(raw.bytes, needFolders);
+                    DumpMessage.Dlh dlh = m.dlh(raw.bytes, needFolders, needCount);
                     all[HAS_DLH] = dlh.error == null;
                     if (dlh.error != null) {
                         all[DLH_ERROR] = UTF8String.fromString(dlh.error);
@@ -436,6 +448,9 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                             }
                         }
                         all[IN_FRONT] = dlh.inFront;
+                        if (needCount) {
+                            all[DLH_COUNT] = dlh.depth;
+                        }
                         if (dlh.folders != null) {
                             Object[] names = new Object[dlh.folders.length];
                             for (int i = 0; i < names.length; i++) {

@@ -410,6 +410,8 @@ final class DumpMessage {
         int inFront;                 // bytes of the MQRFH2 in front of the MQDLH (0: none)
         Rfh2 front;                  // that MQRFH2 (null: none)
         String[] folders;            // property folders carried (null: not asked, no MQDLH)
+        int depth;                   // MQDLHs chained from this one ({@link #chained}; 0:
+                                     // not asked, no MQDLH)
     }
 
     private static final String IN_FRONT = "MQMD Format is 'MQHRF2'";
@@ -420,15 +422,62 @@ final class DumpMessage {
      * record (the bytes this message was decoded from) is decoded again, whole.
      */
     Dlh dlh(byte[] record, boolean folders) {
+        return dlh(record, folders, false);
+    }
+
+    /**
+     * {@link #dlh(byte[], boolean)}, with {@code hops} also its {@link Dlh#depth}: when the
+     * chain of MQDLHs runs past the bytes this decode kept, the record is decoded again,
+     * whole.
+     */
+    Dlh dlh(byte[] record, boolean folders, boolean hops) {
         boolean cut = body.length < bodyLength;
         if (cut && needsWhole(md, null, folders)) {
-            return decode(record, 0, record.length).dlh(record, folders);
+            return decode(record, 0, record.length).dlh(record, folders, hops);
         }
         Dlh d = decodeDlh(md, body, bodyLength, folders);
         if (cut && needsWhole(md, d, folders)) {
-            return decode(record, 0, record.length).dlh(record, folders);
+            return decode(record, 0, record.length).dlh(record, folders, hops);
+        }
+        if (hops && d.error == null) {
+            d.depth = chained(d, body, bodyLength);
+            if (d.depth < 0) {  // cut: the chain goes on past the kept bytes
+                return decode(record, 0, record.length).dlh(record, folders, hops);
+            }
         }
         return d;
+    }
+
+    /** The most MQDLHs {@link #chained} counts (dlqhandler.rules.outgoing.header_depth's
+     *  limit). */
+    static final int MAX_DEPTH = 64;
+
+    /**
+     * How many MQDLHs are chained from the (valid) first one, {@code d}, as
+     * dlqhandler.rules.outgoing.header_depth counts them on the message a get returns
+     * (the MQDLH first): each MQDLH whose Format is MQDEAD is followed by another one,
+     * decoded in its Encoding and CodedCharSetId (0: 819), until one is not valid or
+     * {@link #MAX_DEPTH} are counted. -1 when {@code body} holds only the first bytes
+     * of data {@code length} bytes long and ends before the chain does.
+     */
+    static int chained(Dlh d, byte[] body, int length) {
+        int depth = 1;
+        int at = d.inFront;
+        Object[] v = d.values;
+        while ("MQDEAD".equals(v[5]) && depth < MAX_DEPTH) {
+            at += DumpTables.DLH_LENGTH;
+            Dlh next = new Dlh();
+            int ccsid = (Integer) v[4];
+            if (dlhError((Integer) v[3], ccsid == 0 ? 819 : ccsid, body, body.length, at, next)
+                    != null) {
+                // a short MQDLH ends the chain, unless the kept bytes end before the data
+                boolean short_ = body.length - at < DumpTables.DLH_LENGTH;
+                return short_ && body.length < length ? -1 : depth;
+            }
+            depth++;
+            v = next.values;
+        }
+        return depth;
     }
 
     /** The bytes of message data an MQDLH at its start needs (decode's keep). */

@@ -50,7 +50,7 @@ from dlqhandler.logs import get_logger
 from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP
 from dlqhandler.mq.properties import ALL_PROPERTY_FOLDERS
 from dlqhandler.rules import PATTERN_FIELDS, RuleSet
-from dlqhandler.spark.classify import UNPLACEABLE, classify_query, field_column
+from dlqhandler.spark.classify import UNPLACEABLE, classify_query, field_column, hop_limited
 from dlqhandler.spark.messages import MESSAGE_COLUMNS, bad_input, load_source, malformed_parts
 from dlqhandler.spark.report.ages import age_status, dead_lettered_epoch_query, double
 from dlqhandler.spark.report.document import assemble
@@ -143,7 +143,9 @@ def _decisions(
         input_queue=options.input_queue,
         local_qmgr=options.local_qmgr,
         catch_all=catch_all,
+        max_hops=options.max_hops,
     )
+    limited = hop_limited(columns, options.max_hops)
     added = {
         f"{prefix}_matched": "matched_lines",
         f"{prefix}_line": "chosen_line",
@@ -151,6 +153,8 @@ def _decisions(
         f"{prefix}_queue": "out_q",
         f"{prefix}_qmgr": "out_qm",
         f"{prefix}_unplaceable": UNPLACEABLE,
+        # not placed and past --max-hops: it stays, whatever the catch-all
+        f"{prefix}_held": f"({limited} AND action NOT IN ('RETRY', 'FWD', 'DISCARD'))",
     }
     kept = [f"`{c}`" for c in columns] + [f"{e} AS {n}" for n, e in added.items()]
     return f"SELECT {', '.join(kept)} FROM ({decided})", [*columns, *added]
@@ -171,6 +175,7 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
     units = options.ruleset is not None  # the drain keeps groups whole: the report says so
     if units:
         read |= {"md_group_id", "md_msg_seq_number", "md_offset", "md_msg_flags"}
+        read |= {"md_format"}  # with dlh_count, the MQDLHs a put would carry (--max-hops)
         read |= {"body_length"} if "body_length" in columns else {"body"}
     needed = [c for c in columns if c in read or c.startswith("dlh_")]
     kept = ", ".join(f"`{c}`" for c in needed)
@@ -338,6 +343,7 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
     changed = "false"
     if options.ruleset is not None:
         keys |= {c: c for c in ("new_line", "new_action", "new_unplaceable", "new_matched")}
+        keys["new_held"] = "new_held"
         keys |= {c: c for c in _UNIT_KEYS}  # null but for groups' members
     if options.old_ruleset is not None:
         keys |= {c: c for c in ("old_action", "old_queue", "old_qmgr", "old_line")}
@@ -430,6 +436,7 @@ def _unit_fates(source: str, keys: list[str], options: ReportOptions) -> str:
         "u_parts": f"collect_list(CASE WHEN {other}"
         f" THEN array_repeat({member}, CAST(`count` AS INT)) END)",
         **{f"u_{side}_placed": f"bool_and({p})" for side, p in placed.items()},
+        "u_new_held": "bool_or(coalesce(new_held, false))",  # past --max-hops: it stays
     }
     windowed = ", ".join(f"{e} OVER u AS {n}" for n, e in unit.items())
     # a unit with another member: its simple ones as parts too (none twice, one last)
@@ -443,7 +450,8 @@ def _unit_fates(source: str, keys: list[str], options: ReportOptions) -> str:
     )
     fates = ", ".join(
         f"CASE WHEN unit_id IS NULL OR (u_whole AND u_{side}_placed) THEN CAST(NULL AS STRING)"
-        f" WHEN NOT u_whole OR {'false' if caught[side] else 'true'}"
+        f" WHEN NOT u_whole OR {'u_new_held' if side == 'new' else 'false'}"
+        f" OR {'false' if caught[side] else 'true'}"
         f" THEN 'kept' ELSE 'caught' END AS {side}_group"
         for side in placed
     )
@@ -504,7 +512,9 @@ def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> s
         ]
     extra = []
     if options.ruleset is not None:
-        chosen = _row("chosen", "new_line", "new_action", dlh, "new_unplaceable", "new_group")
+        chosen = _row(
+            "chosen", "new_line", "new_action", dlh, "new_unplaceable", "new_group", "new_held"
+        )
         rows.append(f"CASE WHEN {readable} THEN {chosen} END")
         extra.append(f"transform(new_matched, line -> {_row('matched', 'line')})")
     if options.old_ruleset is not None:

@@ -75,9 +75,10 @@ def _rules(rows: dict[str, list[dict[str, Any]]], options: ReportOptions) -> dic
     by_action: Counter[str] = Counter()
     left = {"ignore_rule": 0, "no_match": 0, "no_dlh": 0}
     unplaceable = 0
+    held: Counter[str] = Counter()  # not placed, past --max-hops: stay, catch-all or not
     groups: Counter[str] = Counter()  # members whose group's fate is theirs
     for r in rows["chosen"]:
-        line, action, dlh, bad, group = r["key"]
+        line, action, dlh, bad, group, hops = r["key"]
         n = r["count"]
         by_action[action] += n
         if line is not None:
@@ -86,9 +87,11 @@ def _rules(rows: dict[str, list[dict[str, Any]]], options: ReportOptions) -> dic
             groups[group] += n
         elif bad == "true":
             unplaceable += n
+            held["unplaceable"] += n if hops == "true" else 0
         elif action == "IGNORE":
             kind = "no_dlh" if dlh != "true" else ("no_match" if line is None else "ignore_rule")
             left[kind] += n
+            held[kind] += n if hops == "true" else 0
     by_rule = []
     for rule in options.ruleset.rules:
         a = rule.action
@@ -109,8 +112,11 @@ def _rules(rows: dict[str, list[dict[str, Any]]], options: ReportOptions) -> dic
     caught = None
     if options.catch_all is not None:  # the drain sends what would stay there instead
         by_cause = {**left, "unplaceable": unplaceable, "group": groups["caught"]}
+        by_cause = {k: v - held[k] for k, v in by_cause.items()}  # those past --max-hops stay
         caught = {"queue": options.catch_all, "count": sum(by_cause.values()), "by_cause": by_cause}
         left = dict.fromkeys(left, 0)
+    # those the catch-all cannot take (without one, each counts under its cause)
+    left["max_hops"] = sum(held.values()) if caught is not None else 0
     left["group"] = groups["kept"]  # a group not whole stays, catch-all or not
     return {
         "rules_sha256": options.ruleset.sha256,

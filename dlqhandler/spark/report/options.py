@@ -8,6 +8,7 @@ from datetime import datetime
 
 from dlqhandler.mq.ages import AgeWindow
 from dlqhandler.rules import RuleSet
+from dlqhandler.spark.classify import DEFAULT_MAX_HOPS
 
 __all__ = ["ReportOptions"]
 
@@ -28,3 +29,6 @@ class ReportOptions:
     ages: AgeWindow = field(default_factory=AgeWindow)
     catch_all: str | None = None
     old_catch_all: str | None = None  # the same for the table compared against
+    max_hops: int = (
+        DEFAULT_MAX_HOPS  # run's --max-hops: a put of a message with as many MQDLHs is refused
+    )
