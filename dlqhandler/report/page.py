@@ -320,7 +320,9 @@ def _rules(rules: dict[str, Any]) -> str:
         f"{_n(rules['left_on_dlq'])} would "
         f"stay on the DLQ ({_n(cause['ignore_rule'])} by an IGNORE rule, "
         f"{_n(cause['no_match'])} matching no rule, {_n(cause['no_dlh'])} without MQDLH, "
-        f"{_n(cause.get('group', 0))} in groups or segmented messages kept whole)."
+        f"{_n(cause.get('group', 0))} in groups or segmented messages kept whole"
+        + (f", {_n(cause['max_hops'])} past --max-hops" if cause.get("max_hops") else "")
+        + ")."
     )
     caught = rules.get("catch_all")
     if caught:

@@ -67,6 +67,9 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
         kept = rules["left_on_dlq_by_cause"].get("group", 0)
         if kept:
             left += f" ({kept:,} of them in groups or segmented messages kept whole)"
+        if hops := rules["left_on_dlq_by_cause"].get("max_hops", 0):
+            # with a catch-all: a put there would carry --max-hops MQDLHs (a forward loop)
+            left += f" ({hops:,} of them past --max-hops, which no catch-all takes)"
         caught = rules.get("catch_all")
         if caught:  # the drain sends what would stay there instead
             cause = caught["by_cause"]

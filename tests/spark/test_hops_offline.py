@@ -63,6 +63,7 @@ def test_report_and_drain_stop_at_the_hop_limit_where_run_does(
     spark: Any,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
     rule: str,
     max_hops: int,
     moved: tuple[int, ...],
@@ -76,7 +77,9 @@ def test_report_and_drain_stop_at_the_hop_limit_where_run_does(
     more and, no other rule matching, leaves the message on the DLQ, a table's
     unconditional FWD included. `report -m` counts, and `drain -m` writes, the messages
     `run` then moves (by MsgId) to the rule's queue and leaves the others: the report's
-    left on the DLQ, the drain's remaining.dmp, `run`'s DLQ after it stops (WAIT(NO))."""
+    left on the DLQ, the drain's remaining.dmp, `run`'s DLQ after it stops (WAIT(NO));
+    where the rule is the drain's catch-all, the report's summary says those stay past
+    --max-hops."""
     home = tmp_path / "home"
     monkeypatch.setenv("DLQHANDLER_HOME", str(home))
     monkeypatch.delenv("DLQHANDLER_QMGR", raising=False)
@@ -94,6 +97,7 @@ def test_report_and_drain_stop_at_the_hop_limit_where_run_does(
     common = ["-m", "QM1", "--rules", str(rules), *hops]
 
     assert cli_main(["report", *common, "--output", str(tmp_path / "rep")]) == 0
+    printed = capsys.readouterr().out
     assert cli_main(["drain", *common, "--output", str(tmp_path / "out")]) == 0
     # PARTIAL: run left messages whose action failed (the forward loops)
     assert cli_main(["run", "--rules", str(rules), "--no-watch", *hops]) == ExitCode.PARTIAL
@@ -103,6 +107,10 @@ def test_report_and_drain_stop_at_the_hop_limit_where_run_does(
     caught = figures["catch_all"]["count"] if figures["catch_all"] else 0
     left = figures["left_on_dlq"] + (0 if figures["catch_all"] else figures["unplaceable"])
     assert (left, caught) == (len(stays), 0)
+    if figures["catch_all"]:  # the table's FWD is the catch-all: the summary says why
+        assert figures["left_on_dlq_by_cause"]["max_hops"] == len(stays)
+        said = f"({len(stays)} of them past --max-hops, which no catch-all takes)"
+        assert said in printed
     out = tmp_path / "out"
     manifest = json.loads((out / "manifest.json").read_text())
     written = {o["queue"]: _depths(list(read_dump(out / o["file"]))) for o in manifest["outputs"]}
@@ -196,7 +204,11 @@ def test_a_group_with_a_member_past_the_hop_limit_stays_whole_as_in_run(
     common = ["-m", "QM1", "--rules", str(rules)]
     assert cli_main(["report", *common, "--output", str(tmp_path / "rep")]) == 0
     assert cli_main(["drain", *common, "--output", str(tmp_path / "out")]) == 0
+    same = ["--compare", str(rules), "--output", str(tmp_path / "same")]
+    assert cli_main(["report", *common, *same]) == 0
     assert cli_main(["run", "--rules", str(rules), "--no-watch"]) == ExitCode.PARTIAL
+    compared = json.loads((tmp_path / "same" / "report.json").read_text())["compare"]
+    assert compared["changed"] == 0, compared["transitions"]
 
     figures = json.loads((tmp_path / "rep" / "report.json").read_text())["rules"]
     assert figures["left_on_dlq_by_cause"]["group"] == 2

@@ -347,7 +347,7 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
         keys |= {c: c for c in _UNIT_KEYS}  # null but for groups' members
     if options.old_ruleset is not None:
         keys |= {c: c for c in ("old_action", "old_queue", "old_qmgr", "old_line")}
-        keys |= {c: c for c in ("new_queue", "new_qmgr")}
+        keys |= {c: c for c in ("new_queue", "new_qmgr", "old_held")}
         changed = f"({_CHANGED_RULE} OR unit_id IS NOT NULL)"
     if options.ages.active:
         keys["age_status"] = "age_status"
@@ -436,7 +436,8 @@ def _unit_fates(source: str, keys: list[str], options: ReportOptions) -> str:
         "u_parts": f"collect_list(CASE WHEN {other}"
         f" THEN array_repeat({member}, CAST(`count` AS INT)) END)",
         **{f"u_{side}_placed": f"bool_and({p})" for side, p in placed.items()},
-        "u_new_held": "bool_or(coalesce(new_held, false))",  # past --max-hops: it stays
+        # a member not placed and past --max-hops: the whole unit stays, catch-all or not
+        **{f"u_{side}_held": f"bool_or(coalesce({side}_held, false))" for side in placed},
     }
     windowed = ", ".join(f"{e} OVER u AS {n}" for n, e in unit.items())
     # a unit with another member: its simple ones as parts too (none twice, one last)
@@ -450,7 +451,7 @@ def _unit_fates(source: str, keys: list[str], options: ReportOptions) -> str:
     )
     fates = ", ".join(
         f"CASE WHEN unit_id IS NULL OR (u_whole AND u_{side}_placed) THEN CAST(NULL AS STRING)"
-        f" WHEN NOT u_whole OR {'u_new_held' if side == 'new' else 'false'}"
+        f" WHEN NOT u_whole OR u_{side}_held"
         f" OR {'false' if caught[side] else 'true'}"
         f" THEN 'kept' ELSE 'caught' END AS {side}_group"
         for side in placed
