@@ -105,7 +105,6 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-hops",
         type=positive_int,
-        default=DEFAULT_MAX_HOPS,
         metavar="N",
         help="with --rules: as dlqhandler run's and the drain's; a message that would be put"
         " with N or more MQDLH headers is a forward loop and stays (1 or more, default"
@@ -226,6 +225,8 @@ def _run(args: argparse.Namespace) -> int:
         raise _UsageError(
             "--catch-all says where the drain of --rules sends what stays: give --rules"
         )
+    if args.max_hops is not None and args.rules is None:
+        raise _UsageError("--max-hops limits what the table of --rules can put: give --rules")
     problem = connection_usage_problem(args) or names_problem(
         args,
         queues={k: v for k, v in QUEUE_OPTIONS.items() if k in ("queue", "catch_all")},
@@ -374,7 +375,7 @@ def _spark_report(
         ages=ages,
         catch_all=catch_all_queue(new, args.catch_all) if new is not None else None,
         old_catch_all=catch_all_queue(old, args.catch_all) if old is not None else None,
-        max_hops=args.max_hops,
+        max_hops=DEFAULT_MAX_HOPS if args.max_hops is None else args.max_hops,
     )
     query = standalone(report_query(READ_COLUMNS, options))  # parsed while Spark starts
     with SparkRun("report", master=args.master, verbose=args.verbose, warm_sql=[query]) as run:

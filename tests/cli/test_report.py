@@ -118,6 +118,18 @@ def test_unknown_queue_manager_is_a_connection_error(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]  # no staging left over
 
 
+def test_max_hops_needs_rules(
+    tmp_path: Path, dump: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--max-hops limits the puts of the table of --rules: without --rules it would
+    change nothing, so it is a usage error (as --catch-all is), and nothing is written."""
+    out = tmp_path / "out"
+    code, err = _run(capsys, "--input", str(dump), "--max-hops", "3", "--output", str(out))
+    assert code == ExitCode.USAGE
+    assert "give --rules" in err
+    assert not out.exists()
+
+
 def test_catch_all_needs_rules_and_a_queue_name(
     tmp_path: Path, dump: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
