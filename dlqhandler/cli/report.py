@@ -46,6 +46,7 @@ from dlqhandler.config import load_settings
 from dlqhandler.errors import ConfigError, DLQHandlerError, DumpFormatError, MQIError
 from dlqhandler.logs import configure_logging
 from dlqhandler.mq.ages import AgeWindow
+from dlqhandler.mq.message import Message
 from dlqhandler.qmgr.snapshot import snapshot_queue
 from dlqhandler.report import render_html, summary_lines
 from dlqhandler.rules import RuleSet, Severity, compile_rules
@@ -55,6 +56,7 @@ from dlqhandler.spark.classify import (
     catch_all_loop,
     catch_all_queue,
     offline_input,
+    spent_floors,
 )
 from dlqhandler.spark.files import check_output_dir, is_local, local_path
 from dlqhandler.spark.inputs import InputSet, dumps_origin
@@ -298,6 +300,7 @@ def _gather(
     old: RuleSet | None,
 ) -> tuple[dict[str, Any], str] | int:
     """The report object and what was read, or an exit code."""
+    spent: tuple[tuple[Message, int], ...] = ()  # no status queue for dumps
     with tempfile.TemporaryDirectory(prefix="dlqhandler-report-") as tmp:
         if args.qmgr is not None:
             queue = args.queue or (new.control.inputq if new is not None else None)
@@ -311,6 +314,7 @@ def _gather(
                 finally:
                     qm.disconnect()
                 snap, queue, local = snapshot.path, snapshot.queue, snapshot.qmgr
+                spent = snapshot.spent
             except (MQIError, ConfigError, DLQHandlerError) as exc:
                 print(
                     f"{_PROG}: cannot browse {queue or 'the dead-letter queue'} on "
@@ -332,7 +336,15 @@ def _gather(
             # the drain refuses to run it (exit 2): nothing to predict
             raise _UsageError(said)
         report, inputs, spark_log = _spark_report(
-            args, inputs, as_of=as_of, ages=ages, new=new, old=old, queue=queue, local=local
+            args,
+            inputs,
+            as_of=as_of,
+            ages=ages,
+            new=new,
+            old=old,
+            queue=queue,
+            local=local,
+            spent=spent,
         )
         if args.qmgr is None:
             files = inputs.files
@@ -357,6 +369,7 @@ def _spark_report(
     old: RuleSet | None,
     queue: str | None,
     local: str,
+    spent: tuple[tuple[Message, int], ...] = (),
 ) -> tuple[dict[str, Any], InputSet, Path | None]:
     """Build the report on Spark (:class:`~dlqhandler.spark.lifecycle.SparkRun`: Spark's
     own log lines go to a log file, as the drain's do, unless --verbose or under
@@ -376,6 +389,9 @@ def _spark_report(
         catch_all=catch_all_queue(new, args.catch_all) if new is not None else None,
         old_catch_all=catch_all_queue(old, args.catch_all) if old is not None else None,
         max_hops=DEFAULT_MAX_HOPS if args.max_hops is None else args.max_hops,
+        # each table its own floors: the rule `run` takes once attempts are spent
+        floors=spent_floors(new, spent) if new is not None else {},
+        old_floors=spent_floors(old, spent) if old is not None else {},
     )
     query = standalone(report_query(READ_COLUMNS, options))  # parsed while Spark starts
     with SparkRun("report", master=args.master, verbose=args.verbose, warm_sql=[query]) as run:

@@ -63,6 +63,7 @@ __all__ = [
     "message_subject",
     "put_record",
     "read_records",
+    "recorded_attempts",
     "remove_record",
 ]
 
@@ -272,6 +273,23 @@ def read_records(
         if record is not None and (best is None or rank(record) > rank(best)):
             best = record
     return (best, tuple(ids)) if ids else None
+
+
+def recorded_attempts(qmgr: QueueManager, queue: str = DEFAULT_STATUS_QUEUE) -> dict[bytes, int]:
+    """Every record on the status ``queue``, browsed once: its key (the subject's
+    CorrelId) and the highest count found under it (as :meth:`AttemptStore.lookup`
+    reads one). Raises MQIError when the queue cannot be browsed."""
+    q = qmgr.open(queue, input=False, browse=True)
+    try:
+        counts: dict[bytes, int] = {}
+        for msg in browse_all(q):
+            record = _parse(msg.body)
+            key = msg.md.correl_id
+            if record is not None and record.attempts > counts.get(key, 0):
+                counts[key] = record.attempts
+        return counts
+    finally:
+        q.close()
 
 
 def _parse(body: bytes) -> AttemptRecord | None:

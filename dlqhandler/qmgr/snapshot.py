@@ -20,8 +20,14 @@ from typing import BinaryIO, Literal
 
 from dlqhandler.errors import ConfigError, MQIError
 from dlqhandler.formats.dmpmqmsg import DumpWriter
-from dlqhandler.mq.constants import MQRC_BACKED_OUT, MQRC_NO_MSG_AVAILABLE, reason_name
+from dlqhandler.mq.constants import (
+    MQRC_BACKED_OUT,
+    MQRC_NO_MSG_AVAILABLE,
+    MQRC_UNKNOWN_OBJECT_NAME,
+    reason_name,
+)
 from dlqhandler.mq.message import Message
+from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE, message_subject, recorded_attempts
 from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 
 __all__ = ["Snapshot", "UnloadStoppedError", "snapshot_queue", "unload_queue"]
@@ -63,12 +69,15 @@ Mode = Literal["hex", "A", "p", "t"]
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """A queue browsed into a dmpmqmsg file: the file, the queue, its queue manager."""
+    """A queue browsed into a dmpmqmsg file: the file, the queue, its queue manager, and
+    the messages with failed attempts on record on the status queue (``spent``: each
+    message and its count; usually none), for the classification to go on from there."""
 
     path: Path
     queue: str
     qmgr: str
     messages: int
+    spent: tuple[tuple[Message, int], ...] = ()
 
 
 def unload_queue(
@@ -203,9 +212,18 @@ def _cut(stream: BinaryIO, mark: int) -> bool:
     return True
 
 
-def snapshot_queue(qm: QueueManager, queue: str | None, path: Path) -> Snapshot:
+def snapshot_queue(
+    qm: QueueManager,
+    queue: str | None,
+    path: Path,
+    *,
+    status_queue: str = DEFAULT_STATUS_QUEUE,
+) -> Snapshot:
     """Browse ``queue`` (None: the queue manager's DEADQ) into a new dmpmqmsg file at
-    ``path`` (its directory is made); nothing is taken from the queue. Raises MQIError
+    ``path`` (its directory is made); nothing is taken from the queue. The records of
+    ``status_queue`` (`run`'s and ``drain --apply``'s failed attempts; none when it does
+    not exist) are read once, first, and the snapshot keeps the messages they count
+    attempts for (:attr:`Snapshot.spent`). Raises MQIError
     when the queue manager or the queue cannot be used, ConfigError when no queue is named
     and the queue manager has no DEADQ."""
     info = qm.inquire()
@@ -215,7 +233,27 @@ def snapshot_queue(qm: QueueManager, queue: str | None, path: Path) -> Snapshot:
             f"no queue named and queue manager {info.name} has no DEADQ; name the queue "
             f"(--queue Q, or INPUTQ in the rules table) or set one: ALTER QMGR DEADQ(Q)"
         )
+    counts = _status_counts(qm, status_queue)
+    spent: list[tuple[Message, int]] = []
+
+    def seen(message: Message) -> None:
+        n = counts.get(message_subject(message.md.msg_id, message.md.correl_id).key, 0)
+        if n > 0:
+            spent.append((message, n))
+
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as stream:
-        count = unload_queue(qm, name, stream)
-    return Snapshot(path, name, info.name, count)
+        count = unload_queue(qm, name, stream, seen=seen if counts else None)
+    return Snapshot(path, name, info.name, count, tuple(spent))
+
+
+def _status_counts(qm: QueueManager, status_queue: str) -> dict[bytes, int]:
+    """Every record of ``status_queue`` (key: the record's CorrelId, see
+    :func:`dlqhandler.qmgr.attempts.message_subject`) and its count; empty when the
+    queue does not exist (no handler ran with it)."""
+    try:
+        return recorded_attempts(qm, status_queue)
+    except MQIError as exc:
+        if exc.reason != MQRC_UNKNOWN_OBJECT_NAME:
+            raise
+        return {}

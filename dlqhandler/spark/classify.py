@@ -28,13 +28,15 @@ messages no rule could place).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from dlqhandler.acting.audit import DEFAULT_AUDIT_QUEUE
+from dlqhandler.errors import MalformedMessageError
+from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.outcomes import Disposition
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
-from dlqhandler.rules import PATTERN_FIELDS, IntPredicate, Rule, RuleSet, StringPredicate
+from dlqhandler.rules import PATTERN_FIELDS, IntPredicate, Rule, RuleSet, StringPredicate, decide
 from dlqhandler.spark.sql import FRAME, sql_over, sql_string
 
 __all__ = [
@@ -50,7 +52,12 @@ __all__ = [
     "hop_limited",
     "offline_input",
     "rule_condition",
+    "spent_floors",
 ]
+
+# A message's floor: the lowest rule line the classification may still choose for it
+# (key: its MsgId and CorrelId), where failed attempts are on record.
+Floors = Mapping[tuple[bytes, bytes], int]
 
 MQ_NAME_REGEX = r"^[A-Za-z0-9._/%]{1,48}$"
 # A classified message that rules matched but none could place: each a RETRY or FWD whose
@@ -175,10 +182,43 @@ DEFAULT_MAX_HOPS = 5
 CONTROL_QUEUES = (DEFAULT_STATUS_QUEUE, DEFAULT_AUDIT_QUEUE)
 
 
+def spent_floors(
+    ruleset: RuleSet, spent: Iterable[tuple[Message, int]]
+) -> dict[tuple[bytes, bytes], int]:
+    """The floors of the messages with ``spent`` attempts on record (each message and
+    its count, :attr:`dlqhandler.qmgr.snapshot.Snapshot.spent`) under ``ruleset``: the
+    line of the rule `run` takes for it now (the Python rules engine's walk, which
+    skips a RETRY whose attempts are spent), or past the last line when none is left
+    (the implicit IGNORE). IBM's "Processing the rules table": "If all attempts fail,
+    the DLQ handler searches for the next matching rule in the table"."""
+    past = max((r.line for r in ruleset.rules), default=0) + 1
+    floors: dict[tuple[bytes, bytes], int] = {}
+    for got, attempts in spent:
+        try:  # as browsed (no message handle): its MQDLH still to find, as `run` finds it
+            message = got if got.dlh is not None else decode_dead_letter(got.md, got.body)
+        except MalformedMessageError:
+            continue  # unreadable: it stays, whatever its record (the classification's error)
+        chosen = decide(ruleset, message, attempts).rule
+        floors[(message.md.msg_id, message.md.correl_id)] = past if chosen is None else chosen.line
+    return floors
+
+
+def _floor_column(columns: Sequence[str], floors: Floors | None) -> str:
+    """The ``_floor`` column (SQL): a message's floor, 0 for one without (every rule)."""
+    if not floors or "md_msg_id" not in columns or "md_correl_id" not in columns:
+        return "0"
+    whens = " ".join(
+        f"WHEN md_msg_id = X'{m.hex()}' AND md_correl_id = X'{c.hex()}' THEN {int(line)}"
+        for (m, c), line in sorted(floors.items())
+    )
+    return f"CASE {whens} ELSE 0 END"
+
+
 def classify(
     frame: Any,
     ruleset: RuleSet,
     *,
+    floors: Floors | None = None,
     input_queue: str | None = None,
     local_qmgr: str = "",
     catch_all: str | None = None,
@@ -194,6 +234,7 @@ def classify(
         local_qmgr=local_qmgr,
         catch_all=catch_all,
         max_hops=max_hops,
+        floors=floors,
     )
     return sql_over(frame, query)
 
@@ -255,6 +296,7 @@ def classify_query(
     local_qmgr: str = "",
     catch_all: str | None = None,
     max_hops: int = DEFAULT_MAX_HOPS,
+    floors: Floors | None = None,
 ) -> str:
     """The classification as SQL text: ``source`` (a table, :data:`FRAME`, or a query
     in parentheses) with its ``columns`` and the decision columns added.
@@ -266,7 +308,9 @@ def classify_query(
     ``disposition`` (RETRY, FWD, DISCARD, CATCHALL or REMAIN), ``out_q``,
     ``out_qm``, ``strip_header``. A row with an ``error`` (a malformed record)
     always stays: REMAIN, no target, even with a catch-all; so does one no rule places
-    that carries ``max_hops`` MQDLHs or more (:func:`hop_limited`).
+    that carries ``max_hops`` MQDLHs or more (:func:`hop_limited`). ``floors``
+    (:func:`spent_floors`): a message with failed attempts on record is given no rule
+    before its floor, as `run` gives it none.
     """
     rules = ruleset.rules
     kept = ", ".join(f"`{c}`" for c in columns)
@@ -276,11 +320,16 @@ def classify_query(
     # whose target cannot (not a valid name, a loop) fails every attempt, and `run`, as
     # IBM's handler, then "searches for the next matching rule in the table".
     # So is one whose message would carry ``max_hops`` MQDLHs or more (a forward loop).
+    floor = _floor_column(columns, floors)
+
+    def allowed(rule: Rule) -> str:
+        return "" if floor == "0" else f" AND {int(rule.line)} >= _floor"
+
     choosable = [
         f"_m{i} AND {_target_placeable(input_queue, local_qmgr, *targets[i])}"
-        f" AND {_within_hops(r, columns, max_hops)} AS _c{i}"
+        f" AND {_within_hops(r, columns, max_hops)}{allowed(r)} AS _c{i}"
         if r.action.kind in ("RETRY", "FWD")
-        else f"_m{i} AS _c{i}"
+        else f"_m{i}{allowed(r)} AS _c{i}"
         for i, r in enumerate(rules)
     ]
 
@@ -331,7 +380,7 @@ def classify_query(
     }
     decided = ", ".join(f"{expr} AS {name}" for name, expr in decisions.items())
     placed_sql = ", ".join(f"{expr} AS {name}" for name, expr in placement.items())
-    inner = ", ".join([kept, *matches])
+    inner = ", ".join([kept, *matches, *([] if floor == "0" else [f"{floor} AS _floor"])])
     chosen = ", ".join(["*", *choosable])
     return (
         f"SELECT *, {placed_sql} FROM ("

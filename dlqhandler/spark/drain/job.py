@@ -70,6 +70,9 @@ class DrainConfig(BaseModel):
     apply: bool = False
     local_qmgr: str = ""
     status_queue: str | None = None  # apply: attempt counts shared with dlqhandler run
+    # a snapshot's messages with failed attempts on record: the lowest rule line left to
+    # each, keyed by (MsgId, CorrelId) (dlqhandler.spark.classify.spent_floors)
+    floors: dict[tuple[bytes, bytes], int] = Field(default_factory=dict)
     max_hops: int = Field(default=DEFAULT_MAX_HOPS, ge=1)  # run's --max-hops
     partitions: int | None = Field(default=None, ge=1)
     split_bytes: int = Field(default=128 << 20, ge=1)  # Spark's maxPartitionBytes default
@@ -450,6 +453,7 @@ def run_drain(
         local_qmgr=config.local_qmgr,
         catch_all=catch_all,
         max_hops=config.max_hops,
+        floors=config.floors,
     )
 
     failures = 0

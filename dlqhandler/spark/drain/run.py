@@ -34,6 +34,7 @@ from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.acting.plan import Landings
 from dlqhandler.errors import ConfigError, DLQHandlerError, DumpFormatError, MQIError
 from dlqhandler.formats.dmpmqmsg import read_dump
+from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager, browse_all
 from dlqhandler.qmgr.snapshot import Snapshot, snapshot_queue
 from dlqhandler.rules import CompileResult, RuleSet, compile_rules
@@ -42,6 +43,7 @@ from dlqhandler.spark.classify import (
     catch_all_loop,
     catch_all_queue,
     offline_input,
+    spent_floors,
 )
 from dlqhandler.spark.files import OutputDir, check_output_dir_hadoop
 from dlqhandler.spark.inputs import InputSet, dumps_origin
@@ -331,6 +333,12 @@ class _Drain:
             apply=apply,
             local_qmgr=local_qmgr,
             status_queue=source.status_queue if apply and source is not None else None,
+            # --apply looks each message's attempts up as it acts (the status queue)
+            floors=(
+                spent_floors(result.ruleset, self.snapshot.spent)
+                if self.snapshot is not None and not apply
+                else {}
+            ),
             partitions=r.partitions,
             split_bytes=r.split_bytes,
         )
@@ -403,7 +411,12 @@ class _Drain:
         try:
             if source.prepare is not None:
                 source.prepare(qm)
-            return snapshot_queue(qm, source.queue, staging / "_snapshot" / "input.dmp")
+            return snapshot_queue(
+                qm,
+                source.queue,
+                staging / "_snapshot" / "input.dmp",
+                status_queue=source.status_queue or DEFAULT_STATUS_QUEUE,
+            )
         finally:
             qm.disconnect()
 

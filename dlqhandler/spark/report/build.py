@@ -43,7 +43,7 @@ over a messages DataFrame;
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dlqhandler.logs import get_logger
@@ -124,6 +124,7 @@ def _decisions(
     prefix: str,
     *,
     catch_all: str | None,
+    floors: Mapping[tuple[bytes, bytes], int],
 ) -> tuple[str, list[str]]:
     """``source`` (a query over messages with ``columns``) with the drain's decision for
     each message under ``ruleset`` (and its ``catch_all``) as ``prefix``-columns; the
@@ -144,6 +145,7 @@ def _decisions(
         local_qmgr=options.local_qmgr,
         catch_all=catch_all,
         max_hops=options.max_hops,
+        floors=floors,
     )
     limited = hop_limited(columns, options.max_hops)
     added = {
@@ -177,6 +179,7 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
         read |= {"md_group_id", "md_msg_seq_number", "md_offset", "md_msg_flags"}
         read |= {"md_format"}  # with dlh_count, the MQDLHs a put would carry (--max-hops)
         read |= {"body_length"} if "body_length" in columns else {"body"}
+    read |= {"md_correl_id"} if options.floors or options.old_floors else set()
     needed = [c for c in columns if c in read or c.startswith("dlh_")]
     kept = ", ".join(f"`{c}`" for c in needed)
     timed = dead_lettered_epoch_query(FRAME, needed)
@@ -189,10 +192,14 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
         have.append("age_status")
     if options.ruleset is not None:
         new = options.ruleset, options, "new"
-        query, have = _decisions(query, have, *new, catch_all=options.catch_all)
+        query, have = _decisions(
+            query, have, *new, catch_all=options.catch_all, floors=options.floors
+        )
     if options.old_ruleset is not None:
         old = options.old_ruleset, options, "old"
-        query, have = _decisions(query, have, *old, catch_all=options.old_catch_all)
+        query, have = _decisions(
+            query, have, *old, catch_all=options.old_catch_all, floors=options.old_floors
+        )
     keep = [
         "state",
         "error",
