@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from dlqhandler.cli import main as cli_main
+from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr.attempts import AttemptStore, message_subject
 from dlqhandler.qmgr.embedded.manager import connect
@@ -87,3 +88,85 @@ def test_report_and_snapshot_drain_take_the_next_rule_once_a_retry_is_spent(
     assert cli_main(["drain", "-m", "QM1", "--rules", str(rules), "--output", str(out)]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert [(o["queue"], o["messages"]) for o in manifest["outputs"]] == [("DLQ.MANUAL", 1)]
+
+
+# line 1 RETRY(2) spent -> line 2 DISCARD (same destination) or, for APP.OTHER, no rule
+# left: it stays (the implicit IGNORE); line 3 RETRY(1) spent -> line 4 FWD.
+MIXED = (
+    "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(2)\n"
+    "REASON(MQRC_Q_FULL) DESTQ(APP.ORDERS) ACTION(DISCARD)\n"
+    "REASON(MQRC_PUT_INHIBITED) ACTION(RETRY) RETRY(1)\n"
+    "REASON(MQRC_PUT_INHIBITED) ACTION(FWD) FWDQ(DLQ.MANUAL) HEADER(YES)\n"
+)
+# (MsgId byte, reason, destination, failed attempts on record)
+MESSAGES = (
+    (1, 2053, "APP.ORDERS", 2),  # RETRY spent: DISCARD (line 2)
+    (2, 2053, "APP.ORDERS", 1),  # one attempt left: still RETRY (line 1)
+    (3, 2053, "APP.ORDERS", 0),  # no record: RETRY (line 1), as ever
+    (4, 2053, "APP.OTHER", 2),  # RETRY spent, no rule left: stays
+    (5, 2051, "APP.ORDERS", 1),  # RETRY(1) spent: FWD to DLQ.MANUAL (line 4)
+)
+
+
+def _queue_manager_with_records(home: Path) -> None:
+    """QM1 with the MESSAGES on its DLQ and their failed attempts on the status queue,
+    written as `run` writes them (AttemptStore.record_failure)."""
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    for name in ("APP.ORDERS", "APP.OTHER", "DLQ.MANUAL", STATUS):
+        qm.admin().define_queue(name, {})
+    store = AttemptStore(qm, STATUS)
+    for byte, reason, dest, attempts in MESSAGES:
+        md = MQMD(format="MQSTR", msg_id=bytes([byte]) * 24)
+        msg = Message.dead_letter(md, b"data", reason=reason, dest_q_name=dest)
+        qm.put1(DLQ, msg, PutOptions(syncpoint=False, context="set_all"))
+        subject = message_subject(msg.md.msg_id, msg.md.correl_id)
+        record = None
+        for n in range(attempts):
+            store.new_unit()
+            record = store.record_failure(subject, record, 1_700_000_000.0 + n)
+    store.close()
+    qm.disconnect()
+
+
+def test_spent_attempts_lead_to_discard_fwd_or_stay_in_report_and_snapshot_drain(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each message takes the rule `run` takes with its count on the status queue:
+    RETRY(2) spent goes on to the DISCARD that matches next, or, with no matching rule
+    left, stays (IBM, "Processing the rules table",
+    https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=zos-processing-rules-table: "If all
+    attempts fail, the DLQ handler searches for the next matching rule in the table");
+    one failed attempt of RETRY(2) is not spent (still the RETRY); RETRY(1) once failed
+    goes on to the FWD; a message without a record is classified as before. `report -m`
+    counts each rule's choices, and the snapshot drain writes and counts them the same."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    _queue_manager_with_records(home)
+    rules = tmp_path / "r.rul"
+    rules.write_text(MIXED)
+
+    rep = tmp_path / "rep"
+    assert cli_main(["report", "-m", "QM1", "--rules", str(rules), "--output", str(rep)]) == 0
+    figures = json.loads((rep / "report.json").read_text())["rules"]
+    chosen = [(r["line"], r["chosen"]) for r in figures["by_rule"]]
+    assert chosen == [(1, 2), (2, 1), (3, 0), (4, 1)]
+    actions = {a["action"]: a["count"] for a in figures["by_action"]}
+    assert actions == {"RETRY": 2, "DISCARD": 1, "FWD": 1, "IGNORE": 1}
+    # the one left: rules matched, none can place it now (its only one spent)
+    assert figures["unplaceable"] == 1
+
+    out = tmp_path / "out"
+    assert cli_main(["drain", "-m", "QM1", "--rules", str(rules), "--output", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    outputs = sorted((o["queue"], o["messages"]) for o in manifest["outputs"])
+    assert outputs == [("APP.ORDERS", 2), ("DLQ.MANUAL", 1)]
+    totals = manifest["totals"]
+    assert (totals["retried"], totals["forwarded"], totals["discarded"]) == (2, 1, 1)
+    assert (totals["remaining"], manifest["remaining"]["messages"]) == (1, 1)
+    retried = read_dump(out / "q-APP.ORDERS@LOCAL.dmp")
+    assert sorted(m.md.msg_id[0] for m in retried) == [2, 3]
+    (forwarded,) = read_dump(out / "q-DLQ.MANUAL@LOCAL.dmp")
+    assert forwarded.md.msg_id[0] == 5
+    (stays,) = read_dump(out / "remaining.dmp")
+    assert stays.md.msg_id[0] == 4
