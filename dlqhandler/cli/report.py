@@ -55,6 +55,7 @@ from dlqhandler.spark.classify import (
     DEFAULT_MAX_HOPS,
     catch_all_loop,
     catch_all_queue,
+    floors_view,
     offline_input,
     spent_floors,
 )
@@ -389,13 +390,20 @@ def _spark_report(
         catch_all=catch_all_queue(new, args.catch_all) if new is not None else None,
         old_catch_all=catch_all_queue(old, args.catch_all) if old is not None else None,
         max_hops=DEFAULT_MAX_HOPS if args.max_hops is None else args.max_hops,
-        # each table its own floors: the rule `run` takes once attempts are spent
-        floors=spent_floors(new, spent) if new is not None else {},
-        old_floors=spent_floors(old, spent) if old is not None else {},
     )
     query = standalone(report_query(READ_COLUMNS, options))  # parsed while Spark starts
     with SparkRun("report", master=args.master, verbose=args.verbose, warm_sql=[query]) as run:
         with run.cancelling():
+            # each table its own floors: the rule `run` takes once attempts are spent
+            options = dataclasses.replace(
+                options,
+                floors=floors_view(run.spark, spent_floors(new, spent))
+                if new is not None
+                else None,
+                old_floors=floors_view(run.spark, spent_floors(old, spent))
+                if old is not None
+                else None,
+            )
             built = _build(args, run.spark, inputs, options)
         if run.interrupted:
             raise KeyboardInterrupt

@@ -28,6 +28,7 @@ messages no rule could place).
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -49,6 +50,7 @@ __all__ = [
     "classify",
     "classify_query",
     "field_column",
+    "floors_view",
     "hop_limited",
     "offline_input",
     "rule_condition",
@@ -203,22 +205,24 @@ def spent_floors(
     return floors
 
 
-def _floor_column(columns: Sequence[str], floors: Floors | None) -> str:
-    """The ``_floor`` column (SQL): a message's floor, 0 for one without (every rule)."""
-    if not floors or "md_msg_id" not in columns or "md_correl_id" not in columns:
-        return "0"
-    whens = " ".join(
-        f"WHEN md_msg_id = X'{m.hex()}' AND md_correl_id = X'{c.hex()}' THEN {int(line)}"
-        for (m, c), line in sorted(floors.items())
-    )
-    return f"CASE {whens} ELSE 0 END"
+def floors_view(spark: Any, floors: Floors) -> str | None:
+    """``floors`` as a temporary view of the session (a small table: (MsgId, CorrelId)
+    and the floor, columns ``_floor_msg_id``, ``_floor_correl_id``, ``_floor``) for
+    :func:`classify_query` to join; its name, or None when there are none."""
+    if not floors:
+        return None
+    rows = [(bytearray(m), bytearray(c), int(line)) for (m, c), line in sorted(floors.items())]
+    schema = "_floor_msg_id binary, _floor_correl_id binary, _floor int"
+    name = f"dlqhandler_floors_{uuid.uuid4().hex}"
+    spark.createDataFrame(rows, schema).createOrReplaceTempView(name)
+    return name
 
 
 def classify(
     frame: Any,
     ruleset: RuleSet,
     *,
-    floors: Floors | None = None,
+    floors: str | None = None,
     input_queue: str | None = None,
     local_qmgr: str = "",
     catch_all: str | None = None,
@@ -296,7 +300,7 @@ def classify_query(
     local_qmgr: str = "",
     catch_all: str | None = None,
     max_hops: int = DEFAULT_MAX_HOPS,
-    floors: Floors | None = None,
+    floors: str | None = None,
 ) -> str:
     """The classification as SQL text: ``source`` (a table, :data:`FRAME`, or a query
     in parentheses) with its ``columns`` and the decision columns added.
@@ -308,22 +312,21 @@ def classify_query(
     ``disposition`` (RETRY, FWD, DISCARD, CATCHALL or REMAIN), ``out_q``,
     ``out_qm``, ``strip_header``. A row with an ``error`` (a malformed record)
     always stays: REMAIN, no target, even with a catch-all; so does one no rule places
-    that carries ``max_hops`` MQDLHs or more (:func:`hop_limited`). ``floors``
-    (:func:`spent_floors`): a message with failed attempts on record is given no rule
-    before its floor, as `run` gives it none.
+    that carries ``max_hops`` MQDLHs or more (:func:`hop_limited`). ``floors`` (a view
+    of :func:`floors_view`, joined on MsgId and CorrelId, broadcast): a message with
+    failed attempts on record is given no rule before its floor, as `run` gives it none.
     """
     rules = ruleset.rules
     kept = ", ".join(f"`{c}`" for c in columns)
     matches = [f"{rule_condition(r)} AS _m{i}" for i, r in enumerate(rules)]
     targets = [_target_columns(r) for r in rules]
+
     # A rule is chosen when it matches and, a RETRY or FWD, its target can be put to: one
     # whose target cannot (not a valid name, a loop) fails every attempt, and `run`, as
     # IBM's handler, then "searches for the next matching rule in the table".
     # So is one whose message would carry ``max_hops`` MQDLHs or more (a forward loop).
-    floor = _floor_column(columns, floors)
-
     def allowed(rule: Rule) -> str:
-        return "" if floor == "0" else f" AND {int(rule.line)} >= _floor"
+        return "" if floors is None else f" AND {int(rule.line)} >= _floor"
 
     choosable = [
         f"_m{i} AND {_target_placeable(input_queue, local_qmgr, *targets[i])}"
@@ -380,7 +383,13 @@ def classify_query(
     }
     decided = ", ".join(f"{expr} AS {name}" for name, expr in decisions.items())
     placed_sql = ", ".join(f"{expr} AS {name}" for name, expr in placement.items())
-    inner = ", ".join([kept, *matches, *([] if floor == "0" else [f"{floor} AS _floor"])])
+    inner = ", ".join([kept, *matches])
+    if floors is not None:  # the few messages with a record: a broadcast join, no UDF
+        inner = f"/*+ BROADCAST(_f) */ {inner}, coalesce(_f._floor, 0) AS _floor"
+        source = (
+            f"{source} AS _s LEFT JOIN `{floors}` AS _f"
+            " ON _s.md_msg_id = _f._floor_msg_id AND _s.md_correl_id = _f._floor_correl_id"
+        )
     chosen = ", ".join(["*", *choosable])
     return (
         f"SELECT *, {placed_sql} FROM ("

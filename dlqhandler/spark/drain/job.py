@@ -43,6 +43,7 @@ from dlqhandler.spark.classify import (
     catch_all_queue,
     classify,
     classify_query,
+    floors_view,
 )
 from dlqhandler.spark.drain.outputs import REMAINING_FILE, write_outputs
 from dlqhandler.spark.files import output_files
@@ -453,7 +454,7 @@ def run_drain(
         local_qmgr=config.local_qmgr,
         catch_all=catch_all,
         max_hops=config.max_hops,
-        floors=config.floors,
+        floors=floors_view(spark, config.floors),
     )
 
     failures = 0

@@ -43,7 +43,7 @@ over a messages DataFrame;
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from dlqhandler.logs import get_logger
@@ -124,7 +124,7 @@ def _decisions(
     prefix: str,
     *,
     catch_all: str | None,
-    floors: Mapping[tuple[bytes, bytes], int],
+    floors: str | None,
 ) -> tuple[str, list[str]]:
     """``source`` (a query over messages with ``columns``) with the drain's decision for
     each message under ``ruleset`` (and its ``catch_all``) as ``prefix``-columns; the

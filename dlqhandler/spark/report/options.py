@@ -3,7 +3,6 @@ the tables, the list bound."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -30,10 +29,10 @@ class ReportOptions:
     ages: AgeWindow = field(default_factory=AgeWindow)
     catch_all: str | None = None
     old_catch_all: str | None = None  # the same for the table compared against
-    # each table's floors for the messages with failed attempts on record (a snapshot's;
-    # dlqhandler.spark.classify.spent_floors): no rule before a message's floor is chosen
-    floors: Mapping[tuple[bytes, bytes], int] = field(default_factory=dict)
-    old_floors: Mapping[tuple[bytes, bytes], int] = field(default_factory=dict)
+    # each table's floors for the messages with failed attempts on record (a snapshot's),
+    # a view of dlqhandler.spark.classify.floors_view: no rule before a message's floor
+    floors: str | None = None
+    old_floors: str | None = None
     max_hops: int = (
         DEFAULT_MAX_HOPS  # run's --max-hops: a put of a message with as many MQDLHs is refused
     )
