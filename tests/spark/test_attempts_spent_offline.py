@@ -170,3 +170,58 @@ def test_spent_attempts_lead_to_discard_fwd_or_stay_in_report_and_snapshot_drain
     assert forwarded.md.msg_id[0] == 5
     (stays,) = read_dump(out / "remaining.dmp")
     assert stays.md.msg_id[0] == 4
+
+
+def test_report_compare_gives_each_table_its_own_floors(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`report -m --compare OLD`: the same counts on the status queue spend one table's
+    RETRY and not the other's (RETRY(5), RETRY(3): two and one failed attempts leave
+    some), so a floor is worked out per table. Under the old table all three messages
+    with records are still RETRYs; under the new one they are the DISCARD, the stay
+    and the FWD; the two others do not change."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    _queue_manager_with_records(home)
+    rules, old = tmp_path / "r.rul", tmp_path / "old.rul"
+    rules.write_text(MIXED)
+    old.write_text(
+        "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(5)\n"
+        "REASON(MQRC_PUT_INHIBITED) ACTION(RETRY) RETRY(3)\n"
+    )
+    rep = tmp_path / "rep"
+    args = ["report", "-m", "QM1", "--rules", str(rules), "--compare", str(old)]
+    assert cli_main([*args, "--output", str(rep)]) == 0
+    compare = json.loads((rep / "report.json").read_text())["compare"]
+    assert compare["changed"] == 3
+    moves = sorted(
+        ((t["old"]["line"], t["new"]["line"] or 0), t["count"]) for t in compare["transitions"]
+    )
+    assert moves == [((1, 0), 1), ((1, 2), 1), ((2, 4), 1)]
+
+
+def test_floors_hold_the_classification_back_in_a_plan_without_python(
+    spark: Any, tmp_path: Path
+) -> None:
+    """classify() with floors: a message with a floor gets no rule before it (line 1
+    skipped, line 2 chosen), a floor past the last line leaves none (IGNORE), and a
+    message without a floor is classified as without any; the floors are broadcast
+    joined, and no Python UDF is in the executed plan."""
+    from dlqhandler.spark.classify import classify, floors_view
+
+    ruleset = compile_rules(MIXED).ruleset
+    assert ruleset is not None
+    rows = [(bytes([i]) * 24, b"\x00" * 24, True, 2053, "APP.ORDERS", "") for i in (1, 2, 3)]
+    schema = (
+        "md_msg_id binary, md_correl_id binary, has_dlh boolean, dlh_reason int,"
+        " dlh_dest_q_name string, dlh_dest_q_mgr_name string"
+    )
+    frame = spark.createDataFrame(rows, schema)
+    floors = {(bytes([1]) * 24, b"\x00" * 24): 2, (bytes([2]) * 24, b"\x00" * 24): 5}
+    decided = classify(frame, ruleset, floors=floors_view(spark, floors))
+    got = {r["md_msg_id"][0]: (r["chosen_line"], r["action"]) for r in decided.collect()}
+    assert got == {1: (2, "DISCARD"), 2: (None, "IGNORE"), 3: (1, "RETRY")}
+    plan = decided._jdf.queryExecution().executedPlan().toString()
+    assert "BroadcastHashJoin" in plan or "BroadcastNestedLoopJoin" in plan, plan
+    assert "BatchEvalPython" not in plan
+    assert "ArrowEvalPython" not in plan
