@@ -47,6 +47,7 @@ from dlqhandler.errors import ConfigError, DLQHandlerError, DumpFormatError, MQI
 from dlqhandler.logs import configure_logging
 from dlqhandler.mq.ages import AgeWindow
 from dlqhandler.mq.message import Message
+from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.snapshot import snapshot_queue
 from dlqhandler.report import render_html, summary_lines
 from dlqhandler.rules import RuleSet, Severity, compile_rules
@@ -311,7 +312,12 @@ def _gather(
                 )
                 qm = connect(args, settings, name)
                 try:
-                    snapshot = snapshot_queue(qm, queue, Path(tmp) / "_snapshot" / "input.dmp")
+                    snapshot = snapshot_queue(
+                        qm,
+                        queue,
+                        Path(tmp) / "_snapshot" / "input.dmp",
+                        status_queue=DEFAULT_STATUS_QUEUE,  # the attempts `run` recorded
+                    )
                 finally:
                     qm.disconnect()
                 snap, queue, local = snapshot.path, snapshot.queue, snapshot.qmgr

@@ -27,7 +27,7 @@ from dlqhandler.mq.constants import (
     reason_name,
 )
 from dlqhandler.mq.message import Message
-from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE, message_subject, recorded_attempts
+from dlqhandler.qmgr.attempts import message_subject, recorded_attempts
 from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 
 __all__ = ["Snapshot", "UnloadStoppedError", "snapshot_queue", "unload_queue"]
@@ -217,11 +217,11 @@ def snapshot_queue(
     queue: str | None,
     path: Path,
     *,
-    status_queue: str = DEFAULT_STATUS_QUEUE,
+    status_queue: str | None = None,
 ) -> Snapshot:
     """Browse ``queue`` (None: the queue manager's DEADQ) into a new dmpmqmsg file at
     ``path`` (its directory is made); nothing is taken from the queue. The records of
-    ``status_queue`` (`run`'s and ``drain --apply``'s failed attempts; none when it does
+    ``status_queue`` (if named: `run`'s and ``drain --apply``'s failed attempts; none when it does
     not exist) are read once, first, and the snapshot keeps the messages they count
     attempts for (:attr:`Snapshot.spent`). Raises MQIError
     when the queue manager or the queue cannot be used, ConfigError when no queue is named
@@ -233,7 +233,7 @@ def snapshot_queue(
             f"no queue named and queue manager {info.name} has no DEADQ; name the queue "
             f"(--queue Q, or INPUTQ in the rules table) or set one: ALTER QMGR DEADQ(Q)"
         )
-    counts = _status_counts(qm, status_queue)
+    counts = _status_counts(qm, status_queue) if status_queue else {}
     spent: list[tuple[Message, int]] = []
 
     def seen(message: Message) -> None:

@@ -411,12 +411,11 @@ class _Drain:
         try:
             if source.prepare is not None:
                 source.prepare(qm)
-            return snapshot_queue(
-                qm,
-                source.queue,
-                staging / "_snapshot" / "input.dmp",
-                status_queue=source.status_queue or DEFAULT_STATUS_QUEUE,
-            )
+            path = staging / "_snapshot" / "input.dmp"
+            if source.apply:  # --apply looks each message's attempts up as it acts
+                return snapshot_queue(qm, source.queue, path)
+            # the snapshot drain goes on from the attempts on record, as `run` would
+            return snapshot_queue(qm, source.queue, path, status_queue=DEFAULT_STATUS_QUEUE)
         finally:
             qm.disconnect()
 
