@@ -27,7 +27,7 @@ from dlqhandler.mq.constants import (
     reason_name,
 )
 from dlqhandler.mq.message import Message
-from dlqhandler.qmgr.attempts import message_subject, recorded_attempts
+from dlqhandler.qmgr.attempts import group_subject, message_subject, recorded_attempts
 from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 
 __all__ = ["Snapshot", "UnloadStoppedError", "snapshot_queue", "unload_queue"]
@@ -223,7 +223,8 @@ def snapshot_queue(
     ``path`` (its directory is made); nothing is taken from the queue. The records of
     ``status_queue`` (if named: `run`'s and ``drain --apply``'s failed attempts; none when it does
     not exist) are read once, first, and the snapshot keeps the messages they count
-    attempts for (:attr:`Snapshot.spent`). Raises MQIError
+    attempts for (:attr:`Snapshot.spent`): a group member with its group's count, as
+    ``drain --apply`` decides every member of a group with it. Raises MQIError
     when the queue manager or the queue cannot be used, ConfigError when no queue is named
     and the queue manager has no DEADQ."""
     info = qm.inquire()
@@ -237,7 +238,10 @@ def snapshot_queue(
     spent: list[tuple[Message, int]] = []
 
     def seen(message: Message) -> None:
-        n = counts.get(message_subject(message.md.msg_id, message.md.correl_id).key, 0)
+        md = message.md
+        n = counts.get(message_subject(md.msg_id, md.correl_id).key, 0)
+        if not n and md.group_id.strip(b"\x00"):  # a group member: the group's count
+            n = counts.get(group_subject(md.group_id).key, 0)
         if n > 0:
             spent.append((message, n))
 
