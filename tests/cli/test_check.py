@@ -398,6 +398,28 @@ def test_a_queue_the_user_cannot_inquire_is_a_finding_and_the_check_goes_on(
     assert found(report, "dlq-put") != []
 
 
+def test_a_queue_manager_the_user_cannot_inquire_is_a_finding(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On the embedded queue manager, a user with an OBJTYPE(QMGR) authority record
+    granting CONNECT but not INQ connects, but the inquiry of the queue manager object is
+    refused with 2035 (IBM, Granting authority to inquire on a queue manager,
+    https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=manager-granting-authority-inquire-queue:
+    "setmqaut -m QMgrName -n ObjectProfile -t qmgr -g GroupName +inq"): the check reports
+    one auth-inq error on QMGR(QM1) naming that grant, skips the DLQ's checks (its DEADQ
+    is unknown) and exits 1."""
+    qm = connect("QM1", home=home)
+    user = qm.user
+    qm.disconnect()
+    mqsc(home, f"SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('{user}') AUTHADD(CONNECT)")
+    code, report = check(capsys, "--rules", rules(tmp_path))
+    assert code == ExitCode.FAILURE
+    assert found(report, "auth-inq") == [("error", "QMGR(QM1)")]
+    [finding] = [f for f in report["findings"] if f["check"] == "auth-inq"]
+    assert "-t qmgr -p <user> +inq" in finding["fix"]
+    assert found(report, "dlq-put") == []
+
+
 def test_putaut_ctx_lists_altusr_as_not_checked(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

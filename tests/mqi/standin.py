@@ -257,6 +257,8 @@ class StandIn:
         od = MQOD.from_address(pod)
         check_open(od, options)
         if od.ObjectType == CMQC.MQOT_Q_MGR:
+            if options & CMQC.MQOO_INQUIRE:  # inq on the queue manager (IBM's 2035)
+                conn.qm.inquire_object("qmgr", conn.qm.name, [])
             obj = Obj(conn.next_hobj(), "qmgr", conn.qm.name, options)
         elif od.ObjectType == CMQC.MQOT_Q:
             obj = conn.open_queue(

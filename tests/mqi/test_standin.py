@@ -400,3 +400,36 @@ def test_mqconn_to_an_unknown_queue_manager_is_2058_and_connects_nothing(
     q = ibmmq.Queue(qmgr, "Q1", ibmmq.CMQC.MQOO_OUTPUT)
     q.put(b"still here")
     q.close()
+
+
+def test_a_browse_that_fails_with_2080_leaves_the_browse_cursor(mq: tuple[Any, Any]) -> None:
+    """A browse-next into a buffer too small, without MQGMO_ACCEPT_TRUNCATED_MSG, fails
+    with 2080 (MQCC_WARNING, as IBM gives it) and leaves the browse cursor where it was:
+    the next browse-next with room returns that same message. With
+    MQGMO_ACCEPT_TRUNCATED_MSG the browse completes with 2079 and the cursor moves on to
+    that message, so the next browse-next is 2033. IBM's 2080 page
+    (http://www-01.ibm.com/support/knowledgecenter/SSFKSJ_7.5.0/com.ibm.mq.tro.doc/q041460_.html):
+    "the browse cursor remains where it was before this call"."""
+    ibmmq, qmgr = mq
+    c = ibmmq.CMQC
+    q = ibmmq.Queue(qmgr, "Q1", c.MQOO_OUTPUT | c.MQOO_BROWSE | c.MQOO_INQUIRE)
+    for body in (b"a", b"b" * 50, b"c" * 50):
+        q.put(body, ibmmq.MD(Format=b"MQSTR   "))
+
+    def browse(length: int, extra: int = 0) -> bytes:
+        options = c.MQGMO_BROWSE_NEXT | c.MQGMO_NO_SYNCPOINT | extra
+        return bytes(q.get(length, ibmmq.MD(), ibmmq.GMO(Options=options)))
+
+    assert browse(10) == b"a"
+    with pytest.raises(ibmmq.MQMIError) as failed:
+        browse(10)
+    assert (failed.value.comp, failed.value.reason) == (c.MQCC_WARNING, 2080)
+    assert browse(100) == b"b" * 50
+    with pytest.raises(ibmmq.MQMIError) as warned:
+        browse(10, c.MQGMO_ACCEPT_TRUNCATED_MSG)
+    assert (warned.value.comp, warned.value.reason) == (c.MQCC_WARNING, 2079)
+    with pytest.raises(ibmmq.MQMIError) as empty:
+        browse(100)
+    assert empty.value.reason == c.MQRC_NO_MSG_AVAILABLE
+    assert q.inquire(c.MQIA_CURRENT_Q_DEPTH) == 3
+    q.close()

@@ -215,6 +215,37 @@ def test_qmgr_process_and_authrec_commands(qm: EmbeddedQueueManager) -> None:
     assert qm.admin().processes()[0].attrs["USERDATA"] == "rules.tbl"
 
 
+def test_authrec_on_the_queue_manager_object(qm: EmbeddedQueueManager) -> None:
+    """SET AUTHREC OBJTYPE(QMGR) takes the queue manager's name as its profile (or none);
+    ALLMQI grants only what applies to a queue manager (CONNECT, INQ, SET...: no GET, PUT,
+    BROWSE), and to a queue only what applies to a queue (no CONNECT); DISPLAY AUTHREC
+    OBJTYPE(QMGR) lists only those records; another PROFILE is refused. IBM, Authorities
+    you can set on IBM MQ objects
+    (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.0.0/com.ibm.mq.explorer.doc/o_authorities.htm):
+    Connect "Allow the application to connect to the queue manager"."""
+    result, out = mqsc(
+        qm,
+        """
+        SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('bob') AUTHADD(ALLMQI)
+        SET AUTHREC PROFILE(APP.*) OBJTYPE(QUEUE) PRINCIPAL('bob') AUTHADD(ALLMQI)
+        DISPLAY AUTHREC OBJTYPE(QMGR)
+    """,
+    )
+    assert result.ok, out
+    assert "AUTHLIST(ALTUSR,CONNECT,INQ,SET,SETALL,SETID)" in out
+    assert out.count("PROFILE(APP.*)") == 1  # (the echoed command only)
+    records = {r.objtype: r.authorities for r in qm.admin().authrecs()}
+    assert records["QMGR"] == {"ALTUSR", "CONNECT", "INQ", "SET", "SETALL", "SETID"}
+    assert "CONNECT" not in records["QUEUE"]
+    assert "GET" in records["QUEUE"]
+    result, out = mqsc(qm, "SET AUTHREC PROFILE(OTHER) OBJTYPE(QMGR) PRINCIPAL('bob') AUTHADD(INQ)")
+    assert not result.ok
+    assert "OTHER not found" in out
+    result, out = mqsc(qm, "DELETE AUTHREC PROFILE(QM1) OBJTYPE(QMGR) PRINCIPAL('bob')")
+    assert result.ok, out
+    assert [r.objtype for r in qm.admin().authrecs()] == ["QUEUE"]
+
+
 def test_maxumsgs_is_shown_altered_and_checked(qm: EmbeddedQueueManager) -> None:
     """DISPLAY QMGR shows MAXUMSGS, IBM's default 10000; ALTER QMGR MAXUMSGS(n) sets it
     and 0 is refused. IBM's MaxUncommittedMsgs page (a copy at

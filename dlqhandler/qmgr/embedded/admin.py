@@ -112,11 +112,22 @@ class AuthRecord:
     authorities: frozenset[str]
 
 
-def authorised(db: sqlite3.Connection, principal: str, queue: str, authority: str) -> bool:
-    """Whether ``principal`` may do ``authority`` on ``queue`` (no record: yes)."""
+# Authorities that do not apply to an object type (IBM's "Authorities you can set on IBM
+# MQ objects"): an umbrella such as ALLMQI grants only those that apply.
+_NOT_FOR = {
+    "QUEUE": frozenset({"CONNECT"}),
+    "QMGR": frozenset({"BROWSE", "CLR", "GET", "PASSALL", "PASSID", "PUT"}),
+}
+
+
+def authorised(
+    db: sqlite3.Connection, principal: str, queue: str, authority: str, objtype: str = "QUEUE"
+) -> bool:
+    """Whether ``principal`` may do ``authority`` on the object ``queue`` of ``objtype``
+    (QUEUE, or QMGR with the queue manager's name; no record: yes)."""
     rows = db.execute(
-        "SELECT profile, auths FROM authrecs WHERE objtype = 'QUEUE' AND principal = ?",
-        (principal.lower(),),
+        "SELECT profile, auths FROM authrecs WHERE objtype = ? AND principal = ?",
+        (objtype, principal.lower()),
     ).fetchall()
     granted: set[str] = set()
     matched = False
@@ -520,7 +531,7 @@ class Admin:
             ).fetchone()
             current = set(json.loads(row[0])) if row else set()
             current |= set(add)
-            current -= set(remove)
+            current -= set(remove) | _NOT_FOR[objtype]
             db.execute(
                 "INSERT OR REPLACE INTO authrecs VALUES (?, ?, ?, ?)",
                 (*key, json.dumps(sorted(current))),

@@ -38,7 +38,7 @@ class Lookups:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._views: dict[str, QueueView] = {}
-        self._authorities: dict[tuple[str, str, str], bool] = {}
+        self._authorities: dict[tuple[str, str, str, str], bool] = {}
         self._maxumsgs: int | None = None
         self._maxmsgl: int | None = None
         self._version = -1
@@ -76,13 +76,15 @@ class Lookups:
             raise mqi_error(MQRC_UNKNOWN_ALIAS_BASE_Q, f"{queue}: TARGET({target})")
         return alias_view(queue_view(target, base[0]), alias[0])
 
-    def authorised(self, principal: str, queue: str, authority: str) -> bool:
+    def authorised(
+        self, principal: str, queue: str, authority: str, objtype: str = "QUEUE"
+    ) -> bool:
         self._check()
-        key = (principal, queue, authority)
+        key = (principal, queue, authority, objtype)
         allowed = self._authorities.get(key)
         if allowed is None:
             allowed = self._authorities[key] = authorised(
-                self._store.db, principal, queue, authority
+                self._store.db, principal, queue, authority, objtype
             )
         return allowed
 

@@ -164,6 +164,13 @@ class EmbeddedQueueManager:
         self.mutex = self.store.guard
         self._uow = UnitOfWork()
         self._lookups = Lookups(self.store)
+        if not self._lookups.authorised(self._putter.user, self._name, "CONNECT", "QMGR"):
+            self.store.close()  # MQCONN refused: this connection never existed
+            self._release_lock_file()
+            raise mqi_error(
+                MQRC_NOT_AUTHORIZED,
+                f"{self._putter.user} has no CONNECT authority on queue manager {self._name}",
+            )
         self._router = Router(self.store, self._lookups, self._name)
         self._handles: dict[int, EmbeddedQueue] = {}
         self._next_handle = 1
@@ -196,6 +203,7 @@ class EmbeddedQueueManager:
     def inquire(self) -> QMgrInfo:
         with self.mutex:
             self.check_connected()
+            self._check_inquire_qmgr()
             attrs = self.admin().qmgr_attributes()
             extra = {k: str(v) for k, v in attrs.items() if k not in ("DEADQ", "CCSID")}
             return QMgrInfo(
@@ -228,7 +236,18 @@ class EmbeddedQueueManager:
             answers = inquire_object(self.admin(), objtype, name, selectors)
             if objtype == "queue":  # (it exists: IBM's 2085 first, as MQOPEN's)
                 self._check_inquire(name.strip())
+            elif objtype == "qmgr":
+                self._check_inquire_qmgr()
             return answers
+
+    def _check_inquire_qmgr(self) -> None:
+        """MQOPEN of the queue manager object with MQOO_INQUIRE needs inq on it
+        (SET AUTHREC OBJTYPE(QMGR); IBM's 2035; no record for the user: not limited)."""
+        if not self._lookups.authorised(self.user, self._name, "INQ", "QMGR"):
+            raise mqi_error(
+                MQRC_NOT_AUTHORIZED,
+                f"{self.user} has no INQ authority on queue manager {self._name}",
+            )
 
     def _check_inquire(self, queue: str) -> None:
         """MQOPEN with MQOO_INQUIRE needs the inq authority (IBM's 2035, as for the other

@@ -1,10 +1,11 @@
-"""runmqsc's authority record commands: SET/DELETE/DISPLAY AUTHREC (OBJTYPE(QUEUE),
-PRINCIPAL; GROUP is refused)."""
+"""runmqsc's authority record commands: SET/DELETE/DISPLAY AUTHREC (OBJTYPE(QUEUE) or
+OBJTYPE(QMGR), whose profile is the queue manager's name; PRINCIPAL; GROUP is refused)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from dlqhandler.qmgr.embedded.admin import AdminError
 from dlqhandler.qmgr.embedded.mqsc import Attr, Command
 from dlqhandler.qmgr.embedded.mqsc_attrs import (
     Action,
@@ -24,19 +25,30 @@ _AUTHREC_KEYS = ("PROFILE", "OBJTYPE", "PRINCIPAL", "GROUP", "AUTHADD", "AUTHRMV
 
 def _authrec_keys(
     cmd: Command, others: dict[str, Attr], *, need: bool
-) -> tuple[str | None, str | None]:
+) -> tuple[str | None, str | None, str | None]:
+    """(profile, principal, objtype); OBJTYPE(QMGR)'s profile is the queue manager."""
     if "GROUP" in others:
         raise syntax(cmd, others["GROUP"], "GROUP is not supported: use PRINCIPAL")
     objtype = others["OBJTYPE"].single() if "OBJTYPE" in others else None
-    if objtype not in (None, "QUEUE"):
-        raise syntax(cmd, others["OBJTYPE"], "only OBJTYPE(QUEUE) is supported")
+    if objtype not in (None, "QUEUE", "QMGR"):
+        raise syntax(cmd, others["OBJTYPE"], "only OBJTYPE(QUEUE) and OBJTYPE(QMGR) are supported")
     if need and objtype is None:
-        raise syntax(cmd, None, "OBJTYPE(QUEUE) is required")
+        raise syntax(cmd, None, "OBJTYPE(QUEUE) or OBJTYPE(QMGR) is required")
     profile = others["PROFILE"].single() if "PROFILE" in others else None
     principal = others["PRINCIPAL"].single() if "PRINCIPAL" in others else None
-    if need and (not profile or not principal):
+    if need and (not (profile or objtype == "QMGR") or not principal):
         raise syntax(cmd, None, "PROFILE(...) and PRINCIPAL(...) are required")
-    return profile, principal
+    return profile, principal, objtype
+
+
+def _profile(adm: AdminOf, profile: str | None, objtype: str | None) -> str:
+    """The record's profile: OBJTYPE(QMGR)'s is the queue manager's name (when run)."""
+    if objtype != "QMGR":
+        return str(profile)
+    qmgr = adm().qmgr_name
+    if profile not in (None, qmgr):
+        raise AdminError("AMQ8147E", f"IBM MQ object {profile} not found.")
+    return qmgr
 
 
 def _auth_list(cmd: Command, a: Attr | None) -> frozenset[str]:
@@ -50,30 +62,40 @@ def _auth_list(cmd: Command, a: Attr | None) -> frozenset[str]:
 
 def _set_authrec(cmd: Command, adm: AdminOf) -> Action:
     _, others = read_attrs(cmd, {}, extra=_AUTHREC_KEYS)
-    profile, principal = _authrec_keys(cmd, others, need=True)
+    profile, principal, objtype = _authrec_keys(cmd, others, need=True)
     add = _auth_list(cmd, others.get("AUTHADD"))
     remove = _auth_list(cmd, others.get("AUTHRMV"))
     return then(
-        lambda: adm().set_authrec(str(profile), str(principal), add=add, remove=remove),
+        lambda: adm().set_authrec(
+            _profile(adm, profile, objtype),
+            str(principal),
+            add=add,
+            remove=remove,
+            objtype=str(objtype),
+        ),
         "AMQ8862I: IBM MQ authority record set.",
     )
 
 
 def _delete_authrec(cmd: Command, adm: AdminOf) -> Action:
     _, others = read_attrs(cmd, {}, extra=_AUTHREC_KEYS[:4])
-    profile, principal = _authrec_keys(cmd, others, need=True)
+    profile, principal, objtype = _authrec_keys(cmd, others, need=True)
     return then(
-        lambda: adm().delete_authrec(str(profile), str(principal)),
+        lambda: adm().delete_authrec(
+            _profile(adm, profile, objtype), str(principal), objtype=str(objtype)
+        ),
         "AMQ8863I: IBM MQ authority record deleted.",
     )
 
 
 def _display_authrecs(cmd: Command, adm: AdminOf) -> Action:
     _, others = read_attrs(cmd, {}, extra=_AUTHREC_KEYS[:4])
-    profile, principal = _authrec_keys(cmd, others, need=False)
+    profile, principal, objtype = _authrec_keys(cmd, others, need=False)
 
     def objects() -> Iterator[list[str]]:
         for rec in adm().authrecs(profile, principal):
+            if objtype is not None and rec.objtype != objtype:
+                continue
             auths = ",".join(sorted(rec.authorities)) or "NONE"
             yield [
                 f"PROFILE({rec.profile})",

@@ -179,8 +179,21 @@ PROCESS_ATTRS = _table(
     AttrSpec("ENVRDATA", "str", "", length=128),
 )
 
-# Authorities of SET AUTHREC (queues), and what the umbrella names expand to.
-_MQI = ("BROWSE", "GET", "INQ", "PASSALL", "PASSID", "PUT", "SET", "SETALL", "SETID", "ALTUSR")
+# Authorities of SET AUTHREC (queues; CONNECT for the queue manager), and what the
+# umbrella names expand to.
+_MQI = (
+    "BROWSE",
+    "CONNECT",
+    "GET",
+    "INQ",
+    "PASSALL",
+    "PASSID",
+    "PUT",
+    "SET",
+    "SETALL",
+    "SETID",
+    "ALTUSR",
+)
 _ADMIN = ("CHG", "CLR", "DLT", "DSP", "CRT")
 AUTHORITIES = frozenset((*_MQI, *_ADMIN))
 _UMBRELLAS = {

@@ -90,9 +90,15 @@ class Adapter:
         )
 
     def set_authrec(
-        self, queue: str, principal: str, *, add: Iterable[str] = (), remove: Iterable[str] = ()
+        self,
+        queue: str,
+        principal: str,
+        *,
+        add: Iterable[str] = (),
+        remove: Iterable[str] = (),
+        objtype: str = "QUEUE",
     ) -> None:
-        text = f"SET AUTHREC PROFILE({queue}) OBJTYPE(QUEUE) PRINCIPAL('{principal}')"
+        text = f"SET AUTHREC PROFILE({queue}) OBJTYPE({objtype}) PRINCIPAL('{principal}')"
         if add:
             text += f" AUTHADD({','.join(add)})"
         if remove:

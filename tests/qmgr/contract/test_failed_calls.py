@@ -413,3 +413,47 @@ def test_a_waiting_get_ends_with_2016_when_the_queue_is_get_inhibited(adapter: A
     assert time.monotonic() - started < 10
     qm.backout()
     assert [(body, n) for _, body, n in state(other, "APP.IN")] == [(b"a", 1)]
+
+
+def test_inquiring_the_queue_manager_needs_inq_on_it(adapter: Adapter) -> None:
+    """With an authority record for the user on the queue manager object
+    (SET AUTHREC OBJTYPE(QMGR)), MQOPEN of the queue manager for inquiry (the port's
+    inquire and inquire_object("qmgr")) without INQ is MQRC_NOT_AUTHORIZED (2035), and the
+    unit of work's get is still in it; once INQ is added the inquiry answers. A record on
+    a queue does not limit the queue manager object. IBM, Authorizations for MQI calls
+    (https://ibm.com/docs/SSFKSJ_9.3.0/refadmin/q083510_.html): inq "Make an inquiry on a
+    specific queue using an MQINQ call", and Granting authority to inquire on a queue
+    manager (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=manager-granting-authority-inquire-queue):
+    "setmqaut -m QMgrName -n ObjectProfile -t qmgr -g GroupName +inq"."""
+    from dlqhandler.mq import selectors as s
+
+    adapter.define_queue("APP.IN")
+    adapter.set_authrec("APP.IN", "eve", add=["GET", "BROWSE", "PUT"])
+    eve = adapter.connect(user="eve")
+    assert eve.inquire().name == adapter.qmgr_name  # (no QMGR record: not limited)
+    adapter.set_authrec(adapter.qmgr_name, "eve", add=["CONNECT"], objtype="QMGR")
+    eve = adapter.connect(user="eve")
+    eve.put1("APP.IN", text("a"), NOW)
+    assert eve.open("APP.IN").get(GET_UOW).body == b"a"
+    assert fails(eve.inquire) == 2035
+    assert fails(lambda: eve.inquire_object("qmgr", "", [s.MQCA_Q_MGR_NAME])) == 2035
+    eve.backout()
+    assert [(body, n) for _, body, n in state(adapter.connect(), "APP.IN")] == [(b"a", 1)]
+    adapter.set_authrec(adapter.qmgr_name, "eve", add=["INQ"], objtype="QMGR")
+    assert eve.inquire().name == adapter.qmgr_name
+
+
+def test_connecting_needs_connect_on_the_queue_manager(adapter: Adapter) -> None:
+    """With an authority record for the user on the queue manager object, MQCONN without
+    CONNECT is MQRC_NOT_AUTHORIZED (2035) and leaves nothing behind (other connections and
+    their messages are untouched); once CONNECT is added the user connects. IBM,
+    Authorizations for MQI calls (https://ibm.com/docs/SSFKSJ_9.3.0/refadmin/q083510_.html):
+    connect "Connect the application to the specified queue manager using an MQCONN call"."""
+    adapter.define_queue("APP.IN")
+    qm = adapter.connect()
+    qm.put1("APP.IN", text("a"), NOW)
+    adapter.set_authrec(adapter.qmgr_name, "eve", add=["INQ"], objtype="QMGR")
+    assert fails(lambda: adapter.connect(user="eve")) == 2035
+    assert [body for _, body, _ in state(qm, "APP.IN")] == [b"a"]
+    adapter.set_authrec(adapter.qmgr_name, "eve", add=["CONNECT"], objtype="QMGR")
+    assert adapter.connect(user="eve").inquire().name == adapter.qmgr_name
