@@ -331,7 +331,8 @@ def _rules(rules: dict[str, Any]) -> str:
             f" The drain sends {_n(caught['count'])} to the catch-all {caught['queue']}"
             f" instead ({_n(by['ignore_rule'])} by an IGNORE rule, {_n(by['no_match'])}"
             f" matching no rule, {_n(by['no_dlh'])} without MQDLH, {_n(by['unplaceable'])}"
-            " whose target is not a valid queue name or loops back,"
+            " whose target is not a valid queue name or loops back (or, with -m, whose"
+            " attempts are spent),"
             f" {_n(by.get('group', 0))} in whole groups with a member not placed)."
         )
     return _section(

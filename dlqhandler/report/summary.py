@@ -77,14 +77,16 @@ def summary_lines(report: dict[str, Any], *, source: str) -> list[str]:
                 f"; {caught['count']:,} to the catch-all {caught['queue']} ({cause['no_dlh']:,}"
                 f" without MQDLH, {cause['ignore_rule']:,} by an IGNORE rule,"
                 f" {cause['no_match']:,} matching no rule, {cause['unplaceable']:,} whose"
-                " target is not a valid queue name or loops back onto the DLQ,"
+                " target is not a valid queue name or loops back onto the DLQ (or whose"
+                " attempts are spent),"
                 f" {cause.get('group', 0):,} in whole groups with a member not placed)"
             )
         elif rules.get("unplaceable"):
-            # A RETRY/FWD whose target is not a valid name or loops back: it stays too.
+            # A RETRY/FWD whose target is not a valid name or loops back (or, -m, whose
+            # attempts on the status queue are spent): it stays too.
             left += (
                 f" and {rules['unplaceable']:,} more that stay: their target is not a valid"
-                " queue name or loops back onto the DLQ"
+                " queue name or loops back onto the DLQ, or their attempts are spent"
             )
         unreadable = report["unreadable"]["count"]
         if unreadable:

@@ -130,7 +130,7 @@ def _queue_manager_with_records(home: Path) -> None:
 
 
 def test_spent_attempts_lead_to_discard_fwd_or_stay_in_report_and_snapshot_drain(
-    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Each message takes the rule `run` takes with its count on the status queue:
     RETRY(2) spent goes on to the DISCARD that matches next, or, with no matching rule
@@ -139,7 +139,8 @@ def test_spent_attempts_lead_to_discard_fwd_or_stay_in_report_and_snapshot_drain
     attempts fail, the DLQ handler searches for the next matching rule in the table");
     one failed attempt of RETRY(2) is not spent (still the RETRY); RETRY(1) once failed
     goes on to the FWD; a message without a record is classified as before. `report -m`
-    counts each rule's choices, and the snapshot drain writes and counts them the same."""
+    counts each rule's choices (its summary saying why one stays), and the snapshot drain
+    writes and counts them the same."""
     home = tmp_path / "home"
     monkeypatch.setenv("DLQHANDLER_HOME", str(home))
     _queue_manager_with_records(home)
@@ -155,6 +156,8 @@ def test_spent_attempts_lead_to_discard_fwd_or_stay_in_report_and_snapshot_drain
     assert actions == {"RETRY": 2, "DISCARD": 1, "FWD": 1, "IGNORE": 1}
     # the one left: rules matched, none can place it now (its only one spent)
     assert figures["unplaceable"] == 1
+    assert "1 more that stay: their target is not a valid" in (said := capsys.readouterr().out)
+    assert "or their attempts are spent" in said
 
     out = tmp_path / "out"
     assert cli_main(["drain", "-m", "QM1", "--rules", str(rules), "--output", str(out)]) == 0
