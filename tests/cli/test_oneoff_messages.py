@@ -289,3 +289,46 @@ def test_a_selector_that_selects_nothing_says_so(
     assert code == 0, err
     assert "3 message(s) would be moved" in err
     assert "selected none" not in err
+
+
+def test_a_msgid_that_selects_two_messages_acts_on_both_and_warns(
+    qm: EmbeddedQueueManager,
+    loaded: list[tuple[bytes, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An application that sets its own MsgId can put two messages alike: "Generally, no
+    two messages should have the same message identifier, although this is not
+    disallowed by the queue manager" (IBM MQ, MsgId (MQBYTE24),
+    https://www.ibm.com/docs/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097550_.html). An
+    administrator naming one MsgId expects one message: a one-off run whose ``--msgid``
+    selects two acts on both, as docs/one-off-actions.md says, and now says so in a
+    warning naming the MsgId and the count, the dry run beforehand too (before, "2
+    message(s) moved" alone). A --msgid that selects one message gives no warning."""
+    twin = Message.dead_letter(MQMD(format="MQSTR"), b"twin", reason=2053, dest_q_name="APP.IN")
+    first = browse(qm, DLQ)[0].md.msg_id
+    qm.put1(DLQ, twin.with_md(twin.md.replace(msg_id=first)), PutOptions(syncpoint=False))
+    argv = (DLQ, "QM1", "--msgid", first.hex(), "--action", "discard")
+    code, err, _logs = _one_off(capsys, monkeypatch, *argv, "--dry-run")
+    assert code == 0, err
+    assert "2 message(s) would be moved (dry run)" in err
+    assert (
+        f"warning: --msgid {first.hex()} selected 2 messages on {DLQ}, not one (an "
+        "application put them with the same MsgId): the action would be taken on all 2 "
+        "(dry run)"
+    ) in err
+    assert len(browse(qm, DLQ)) == 4
+    code, err, _logs = _one_off(capsys, monkeypatch, *argv, "--reason", "INC-8")
+    assert code == 0, err
+    assert "2 message(s) moved" in err
+    assert f"--msgid {first.hex()} selected 2 messages" in err
+    assert "the action was taken on all 2;" in err
+    assert [identity(m) for m in browse(qm, DLQ)] == loaded[1:]
+    second = loaded[1][0]
+    code, err, _logs = _one_off(
+        capsys, monkeypatch, DLQ, "QM1", "--msgid", second.hex(), "--action", "discard",
+        "--reason", "INC-9",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "1 message(s) moved" in err
+    assert "warning" not in err
