@@ -262,6 +262,7 @@ class Actor:
             return False
         members = logical_order(members)
         chosen = [self._selector.selects(m) for m in members]  # each one counted
+        self._selector.took_group(gid, chosen)
         if not any(chosen):
             p.not_selected += len(members)
             return False

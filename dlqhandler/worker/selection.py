@@ -51,6 +51,9 @@ class Selector:
         # How many messages each ``--msgid`` selected: MQ makes MsgIds unique, but an
         # application that sets its own can put two alike, and the run acts on both.
         self.selected_by_id: Counter[bytes] = Counter()
+        # Groups acted on whole though not every member was selected (a group moves whole
+        # or not at all), by GroupId: (members selected, members).
+        self.whole_groups: dict[bytes, tuple[int, int]] = {}
         self.ages = AgeWindow(older_than, newer_than)
         self._clock = clock
         self._matcher: Matcher | None = None
@@ -122,6 +125,13 @@ class Selector:
     def missing(self) -> list[bytes]:
         """The ``--msgid`` values no message seen on the queue had, in order."""
         return sorted(self.msg_ids - self.found)
+
+    def took_group(self, group_id: bytes, chosen: list[bool]) -> None:
+        """Note that the members of a group were examined and ``chosen`` says which this
+        selector selects: the group is acted on whole when any is, so the members it did not
+        select are remembered, to be said."""
+        if any(chosen) and not all(chosen):
+            self.whole_groups[group_id] = (sum(chosen), len(chosen))
 
     def repeated(self) -> list[tuple[bytes, int]]:
         """The ``--msgid`` values that selected more than one message, with how many, in

@@ -332,3 +332,38 @@ def test_a_msgid_that_selects_two_messages_acts_on_both_and_warns(
     assert code == 0, err
     assert "1 message(s) moved" in err
     assert "warning" not in err
+
+
+def test_a_group_selected_by_one_member_is_acted_on_whole_with_a_warning(
+    qm: EmbeddedQueueManager,
+    loaded: list[tuple[bytes, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A group is selected when any member is, and moves whole, as IBM has an application
+    get a group: "retrieve the entire group with the same getting application instance"
+    (IBM MQ, Grouping logical messages,
+    https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html): a
+    one-off discard whose --match selects one of a group's two members discards both, as
+    README says, and now warns, naming the selector, the group and how many of its
+    members were selected, the dry run first (before, "2 message(s) moved" alone, one of
+    them a message the selector did not select). The three ungrouped messages stay."""
+    group = b"GRP".ljust(24, b"\x00")
+    for seq, flags, reason in ((1, 8, 2035), (2, 8 | 16, 2053)):
+        md = MQMD(format="MQSTR", group_id=group, msg_seq_number=seq, msg_flags=flags)
+        dead = Message.dead_letter(md, b"member", reason=reason, dest_q_name="APP.IN")
+        qm.put1(DLQ, dead, PutOptions(syncpoint=False))
+    argv = (DLQ, "QM1", "--match", "REASON(MQRC_NOT_AUTHORIZED)", "--action", "discard")
+    words = (
+        f"warning: --match 'REASON(MQRC_NOT_AUTHORIZED)' selected 1 of the 2 messages of group "
+        f"{group.hex()} on {DLQ}: the action "
+    )
+    code, err, _logs = _one_off(capsys, monkeypatch, *argv, "--dry-run")
+    assert code == 0, err
+    assert words + "would be taken on all 2 (dry run), as a group moves whole" in err
+    assert len(browse(qm, DLQ)) == 5
+    code, err, _logs = _one_off(capsys, monkeypatch, *argv, "--reason", "INC-10")
+    assert code == 0, err
+    assert "2 message(s) moved" in err
+    assert words + "was taken on all 2, as a group moves whole" in err
+    assert [identity(m) for m in browse(qm, DLQ)] == loaded
