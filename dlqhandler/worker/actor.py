@@ -150,7 +150,7 @@ class Actor:
         self._matcher = Matcher(ruleset)
 
     def unresolved(self) -> int:
-        """How many messages (a group counts once) whose last action here failed are
+        """How many messages (each member of a group) whose last action here failed are
         still on the DLQ (another handler may have acted on them since)."""
         return self._books.still_unresolved(self._other)
 
