@@ -212,8 +212,11 @@ class Actor:
             return attempts
         return attempts - self._before.setdefault(subject.key, attempts)
 
-    def _due(self, subject: Subject, record: AttemptRecord | None, p: PassState) -> bool:
-        """False (and note when) if the last failed attempt was under RETRYINT ago.
+    def _due(
+        self, subject: Subject, record: AttemptRecord | None, p: PassState, messages: int = 1
+    ) -> bool:
+        """False (and note when, and that ``messages`` wait: a group's members) if the last
+        failed attempt was under RETRYINT ago.
 
         Asked only when the decision is to act: a message whose rules are spent
         (IGNORE) is left at once, without keeping WAIT(NO) waiting for it. An attempt
@@ -224,7 +227,7 @@ class Actor:
             return True
         if self.options.oneoff and self._before.get(subject.key) == record.attempts:
             return True
-        p.wait_for(record.last_attempt + retryint)
+        p.wait_for(record.last_attempt + retryint, messages)
         return False
 
     # -- one message, one group ----------------------------------------------------------
@@ -285,7 +288,7 @@ class Actor:
         attempts = self.attempts(subject, record)
         decided = [(m, self._matcher.decide(m, attempts)) for m in members]
         ignore = any(d.action.kind == "IGNORE" for _m, d in decided)
-        if not ignore and not self._due(subject, record, p):
+        if not ignore and not self._due(subject, record, p, len(members)):
             return False
         if group:
             log = log.bind(members=len(members), attempts=attempts)

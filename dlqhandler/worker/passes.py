@@ -30,8 +30,9 @@ class PassState:
     oldest: float | None = None  # earliest dead-letter time of a message left on the DLQ
     groups: SeenGroups = field(default_factory=SeenGroups)
 
-    def wait_for(self, due: float) -> None:
-        self.waiting += 1
+    def wait_for(self, due: float, messages: int = 1) -> None:
+        """``messages`` (a message, or a group's members) wait for a retry due at ``due``."""
+        self.waiting += messages
         self.pending_due = due if self.pending_due is None else min(self.pending_due, due)
 
     def left(self, when: float | None) -> None:
