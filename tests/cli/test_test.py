@@ -395,6 +395,41 @@ def test_every_problem_of_a_file_is_reported(write: Write, dlq_test: DlqTest) ->
     assert "3 problems in case files; no case was run" in err
 
 
+def test_rule_lines_and_tables_are_checked_with_the_other_problems(
+    write: Write, dlq_test: DlqTest
+) -> None:
+    """A case file with a problem of its own still has its ``rule:`` lines checked against
+    its table (C401) and, in another file, a ``rules:`` that cannot be read (C109): every
+    problem is reported in one run, by file and line, not some first and the rest after
+    they are fixed (before, the C303 alone, then the C401 and the C109 on the next run).
+    --error-limit still caps each file."""
+    write("table.rul", "WAIT(NO)\nREASON(MQRC_Q_FULL) ACTION(RETRY)\nACTION(DISCARD)\n")
+    cases = write(
+        "cases.yaml",
+        "rules: table.rul\ntests:\n"
+        "  - name: a\n    expect: {action: DISCARD, rule: 1}\n"
+        "  - name: b\n    attempts: x\n    expect: {action: IGNORE}\n"
+        "  - name: c\n    expect: {action: DISCARD, rule: 4}\n",
+    )
+    other = write(
+        "other.yaml", "rules: gone.rul\ntests:\n  - name: a\n    expect: {action: IGNORE}\n"
+    )
+    err = dlq_test(cases, other, code=ExitCode.USAGE).err
+    lines = [line for line in err.splitlines() if ": error[" in line]
+    assert [line.split(": error[")[0] for line in lines] == [
+        f"{cases}:4:37",
+        f"{cases}:6:15",
+        f"{cases}:9:37",
+        f"{other}:1:8",
+    ]
+    assert [line.split("error[")[1][:4] for line in lines] == ["C401", "C303", "C401", "C109"]
+    assert "4 problems in case files; no case was run" in err
+    err = dlq_test(cases, "--error-limit", "1", code=ExitCode.USAGE).err
+    assert err.count(": error[") == 1
+    assert "2 more problems not shown (C303 x1, C401 x1)" in err
+    assert "3 problems in case files" in err
+
+
 def test_the_diagnostic_cap_applies_to_case_files(write: Write, dlq_test: DlqTest) -> None:
     """--error-limit 2 shows the first two problems and counts the rest by code, as lint."""
     body = "".join(
