@@ -77,17 +77,26 @@ def test_passing_cases_print_the_count_and_exit_0(write: Write, dlq_test: DlqTes
 
 
 def test_a_failure_names_file_line_case_expected_and_got(write: Write, dlq_test: DlqTest) -> None:
-    """A failed case: ``file:line: FAIL name: expected ... (rule at table:line), got ...
-    (table:line)``, the last line ``N passed, M failed``, exit 1 (FAILURE)."""
+    """A failed case: ``file:line:column: FAIL name: expected ... (rule at table:line), got ...
+    (table:line)``, the last line ``N passed, M failed``, exit 1 (FAILURE). The column is
+    where the case starts (its first key, or the ``{`` of a case written on one line), so
+    an editor or a CI annotation reading ``file:line:column:`` goes to the case; JSON
+    gives it as ``column``."""
     cases = write("cases.yaml", CASES.replace("    attempts: 1\n", "    attempts: 2\n"))
     table = str(Path(cases).parent / "table.rul")
     assert dlq_test(cases, code=ExitCode.FAILURE).out.splitlines() == [
         (
-            f"{cases}:3: FAIL a full queue is retried: expected RETRY (rule at {table}:2), "
+            f"{cases}:3:5: FAIL a full queue is retried: expected RETRY (rule at {table}:2), "
             f"got FWD DEADQ.MANUAL ({table}:6)"
         ),
         "3 passed, 1 failed",
     ]
+    flow = write(
+        "flow.yaml", "rules: table.rul\ntests:\n- {name: flow, expect: {action: DISCARD}}\n"
+    )
+    assert dlq_test(flow, code=ExitCode.FAILURE).out.startswith(f"{flow}:3:3: FAIL flow:")
+    out = dlq_test(flow, "--format", "json", code=ExitCode.FAILURE).out
+    assert (json.loads(out)["files"][0]["cases"][0]["column"]) == 3
 
 
 def test_a_table_on_the_command_line_overrides_the_rules_key(
@@ -116,7 +125,7 @@ def test_an_implicit_ignore_is_rule_none(write: Write, dlq_test: DlqTest) -> Non
     table = str(Path(cases).parent / "ignore.rul")
     assert dlq_test(cases, code=ExitCode.FAILURE).out.splitlines() == [
         (
-            f"{cases}:7: FAIL wrong: expected RETRY (rule at {table}:1), "
+            f"{cases}:7:5: FAIL wrong: expected RETRY (rule at {table}:1), "
             "got IGNORE (implicit IGNORE: no rule)"
         ),
         "1 passed, 1 failed",
@@ -516,8 +525,8 @@ def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, dlq_tes
     )
     out = dlq_test(cases, code=ExitCode.FAILURE).out
     problem = "FWD MY.DLQ refused by run as FORWARD_LOOP (target MY.DLQ is the input dead-letter"
-    assert f"{cases}:3: FAIL named: expected FWD MY.DLQ, got {problem}" in out
-    assert f"{cases}:6: FAIL substituted: expected FWD MY.DLQ, got {problem}" in out
+    assert f"{cases}:3:5: FAIL named: expected FWD MY.DLQ, got {problem}" in out
+    assert f"{cases}:6:5: FAIL substituted: expected FWD MY.DLQ, got {problem}" in out
     assert "1 passed, 2 failed" in out
     default = write(
         "default.yaml",

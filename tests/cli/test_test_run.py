@@ -108,10 +108,10 @@ def test_control_queues_are_the_ones_run_is_given(write: Write, dlq_test: DlqTes
     write("r.rul", "ACTION(FWD) FWDQ(&REPLYQ) FWDQM(&REPLYQM)\n")
     cases = write("c.yaml", RENAMED)
     out = dlq_test(cases, code=ExitCode.FAILURE).out
-    assert f"{cases}:9: FAIL to the renamed status queue" in out
+    assert f"{cases}:9:5: FAIL to the renamed status queue" in out
     assert "target MY.STATUS is the handler's status queue" in out
-    assert f"{cases}:12: FAIL to the renamed audit queue" in out
-    assert f"{cases}:15: FAIL to the input DLQ named by its queue manager" in out
+    assert f"{cases}:12:5: FAIL to the renamed audit queue" in out
+    assert f"{cases}:15:5: FAIL to the input DLQ named by its queue manager" in out
     assert "target MY.DLQ is the input dead-letter queue (a loop)" in out
     assert out.endswith("1 passed, 3 failed\n")
     # the command line names other queues: only the default status queue is refused now
@@ -250,17 +250,17 @@ def test_a_retry_run_refuses_is_reported_as_run_refuses_it(
     table_path = str(Path(cases).parent / "r.rul")
     assert out == [
         (
-            f"{cases}:7: FAIL to the DLQ itself: expected RETRY, got RETRY refused by run as "
+            f"{cases}:7:5: FAIL to the DLQ itself: expected RETRY, got RETRY refused by run as "
             "FORWARD_LOOP (target SYSTEM.DEAD.LETTER.QUEUE is the input dead-letter queue (a "
             f"loop)) ({table_path}:2)"
         ),
         (
-            f"{cases}:10: FAIL to the status queue: expected RETRY, got RETRY refused by run as "
+            f"{cases}:10:5: FAIL to the status queue: expected RETRY, got RETRY refused by run as "
             "CONTROL_QUEUE (target DLQHANDLER.STATUS is the handler's status queue: a dead "
             f"letter is never put there) ({table_path}:2)"
         ),
         (
-            f"{cases}:13: FAIL to no queue: expected RETRY, got RETRY refused by run as "
+            f"{cases}:13:5: FAIL to no queue: expected RETRY, got RETRY refused by run as "
             f"INVALID_TARGET (MQDLH.DestQName '' is blank (rule at line 2)) ({table_path}:2)"
         ),
         "1 passed, 3 failed",
@@ -366,7 +366,7 @@ def test_max_hops_refuses_as_run_does(write: Write, dlq_test: DlqTest, qm, run_c
     out = dlq_test(cases, code=ExitCode.FAILURE).out.splitlines()
     assert len(out) == 2
     assert out[0].startswith(
-        f"{cases}:4: FAIL forwarded with its headers: expected FWD APP.OUT, got FWD APP.OUT "
+        f"{cases}:4:5: FAIL forwarded with its headers: expected FWD APP.OUT, got FWD APP.OUT "
         "refused by run as FORWARD_LOOP (message carries 3 dead-letter headers (max 3): a "
         "forward loop)"
     )
@@ -445,7 +445,7 @@ def test_putaut_ctx_with_no_usable_user_id_is_refused_as_run_refuses_it(
     table_path = str(Path(cases).parent / "r.rul")
     assert out == [
         (
-            f"{cases}:9: FAIL no user id: expected FWD APP.OUT PUTAUT(CTX), got FWD APP.OUT "
+            f"{cases}:9:5: FAIL no user id: expected FWD APP.OUT PUTAUT(CTX), got FWD APP.OUT "
             "refused by run as UNUSABLE_USERID (PUTAUT(CTX): UserIdentifier '' is not usable) "
             f"PUTAUT(CTX) ({table_path}:2)"
         ),
@@ -655,7 +655,7 @@ def test_a_retry_to_the_dlq_at_a_named_qmgr_needs_inputqm_to_pass(
     write("r.rul", table)
     cases = write("c.yaml", UNNAMED_QMGR)
     out = dlq_test(cases, code=ExitCode.FAILURE).out.splitlines()
-    assert out[0].startswith(f"{cases}:3: FAIL to the DLQ at QM1: expected RETRY, got RETRY (")
+    assert out[0].startswith(f"{cases}:3:5: FAIL to the DLQ at QM1: expected RETRY, got RETRY (")
     assert (
         "SYSTEM.DEAD.LETTER.QUEUE@QM1 is the input dead-letter queue of run started on QM1"
         in (out[0])
