@@ -62,6 +62,7 @@ from dlqhandler.errors import MalformedMessageError
 from dlqhandler.formats import read_dump
 from dlqhandler.formats.dmpmqmsg import dump_origin
 from dlqhandler.mq import Message
+from dlqhandler.mq.groups import in_group
 from dlqhandler.mq.message import decode_dead_letter
 from dlqhandler.rules import (
     CompileResult,
@@ -539,11 +540,15 @@ def _write(name: str, data: bytes) -> None:
 
 def _dead_letters(path: str, skipped: dict[str, int]) -> Iterator[Message]:
     """The messages of a dmpmqmsg file, MQDLH decoded as ``run`` decodes a got one;
-    a message that does not start with one is counted and left out."""
+    a message that does not start with one is counted and left out, but for a group
+    member (given as read: its group stays whole, which generate_cases says)."""
     for raw in read_dump(path):
         try:
             yield decode_dead_letter(raw.md, raw.body, raw.properties)
         except MalformedMessageError:
+            if in_group(raw.md):  # its group stays whole: generate_cases leaves it out
+                yield raw
+                continue
             skipped["no MQDLH"] = skipped.get("no MQDLH", 0) + 1
 
 
@@ -602,6 +607,17 @@ def _generate(args: argparse.Namespace) -> int:
     left = sum(skipped.values())  # not dead letters: never given to generate_cases
     for why, n in generated.skipped.items():
         skipped[why] = skipped.get(why, 0) + n
+    out = sum(skipped.values())  # every message left out, by the reader or generate_cases
+    note = ", ".join(f"{n} {why}" for why, n in skipped.items())
+    if not generated.cases:  # `tests: []` would pass whatever the table does
+        print(
+            escape(
+                f"{_PROG}: no case from the {generated.messages + left} messages of "
+                f"{args.generate}: every one was left out ({note}); nothing written"
+            ),
+            file=sys.stderr,
+        )
+        return int(ExitCode.FAILURE)
     problem = _round_trip_problem(generated.text, ruleset)
     if problem is not None:
         print(f"{_PROG}: {escape(problem)}; nothing written", file=sys.stderr)
@@ -610,13 +626,12 @@ def _generate(args: argparse.Namespace) -> int:
         sys.stdout.write(generated.text)
     else:
         _write(args.output, generated.text.encode("utf-8"))
-    note = ", ".join(f"{n} {why}" for why, n in skipped.items())
     print(
         escape(
             f"{_PROG}: {generated.cases} cases from {generated.messages + left} messages of "
             f"{args.generate}"
             + (f" to {args.output}" if args.output else "")
-            + (f"; {left} left out ({note})" if left else "")
+            + (f"; {out} left out ({note})" if out else "")
         ),
         file=sys.stderr,
     )
