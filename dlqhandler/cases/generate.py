@@ -20,13 +20,14 @@ from dataclasses import dataclass
 
 from dlqhandler.cases.messages import GOT_PERSISTENCE, MAX_HOPS_IN_A_CASE, families, text
 from dlqhandler.cases.model import RunSetup
-from dlqhandler.cases.runner import Outcome, outcome, run_as
+from dlqhandler.cases.runner import Outcome, RunAs, outcome, run_as
 from dlqhandler.mq import Message
 from dlqhandler.mq.constants import value_to_name
+from dlqhandler.mq.groups import in_group, is_complete, logical_order
 from dlqhandler.rules import Matcher, message_fields
 from dlqhandler.rules.outgoing import header_depth
 
-__all__ = ["Generated", "generate_cases"]
+__all__ = ["LEFT_WHOLE", "Generated", "generate_cases"]
 
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/%-]*")
 _NULLS = frozenset({"null", "Null", "NULL", "none", "None", "NONE"})
@@ -99,6 +100,25 @@ def _expect(o: Outcome) -> list[str]:
     return lines
 
 
+# Why the members of a group are left out: run leaves the group on the DLQ, whole.
+LEFT_WHOLE = "in a group run leaves whole"
+
+
+def _moves(members: list[Message], matcher: Matcher, run: RunAs) -> bool:
+    """Whether ``run`` moves this group (or segmented message) at attempt count 0: every
+    member is there (:func:`~dlqhandler.mq.groups.is_complete`) with an MQDLH, and each
+    one's decision is a RETRY, FWD or DISCARD ``run`` does not refuse. Otherwise it
+    leaves every member on the DLQ (an IGNORE, explicit or implicit, or a refused put of
+    one member holds them all), whatever the decisions of the others."""
+    if any(m.dlh is None for m in members) or not is_complete(members):
+        return False
+    for message in members:
+        o = outcome(matcher, message, 0, run)
+        if o.decision.action.kind == "IGNORE" or o.refusal is not None:
+            return False
+    return True
+
+
 def generate_cases(
     matcher: Matcher,
     messages: Iterable[Message],
@@ -123,22 +143,22 @@ def generate_cases(
     counts: list[int] = []
     skipped: dict[str, int] = {}
     seen = 0
-    for message in messages:
-        seen += 1
+
+    def add(message: Message) -> None:
         if message.dlh is None:
             skipped["no MQDLH"] = skipped.get("no MQDLH", 0) + 1
-            continue
+            return
         fields = _fields(message)
         hops = header_depth(message)
         if fields is None or hops > MAX_HOPS_IN_A_CASE:
             skipped["a field no case can hold"] = skipped.get("a field no case can hold", 0) + 1
-            continue
+            return
         o = outcome(matcher, message, 0, started)
         if distinct:
             key = (o.decision.matched_lines, o.rule_line, o.decision.action, o.target, o.refusal)
             if key in paths:
                 counts[paths[key]] += 1
-                continue
+                return
             paths[key] = len(counts)
             counts.append(1)
         name = message.md.msg_id.hex()
@@ -152,6 +172,24 @@ def generate_cases(
         case.append("    expect:")
         case += _expect(o)
         body.append((case, len(counts) - 1 if distinct else None))
+
+    # A group (or segmented message) moves whole or stays whole: its members are held
+    # back until the dump is read, and a group run leaves whole has no case.
+    groups: dict[bytes, list[Message]] = {}
+    for message in messages:
+        seen += 1
+        if in_group(message.md):
+            groups.setdefault(message.md.group_id, []).append(message)
+        else:
+            add(message)
+    for members in groups.values():
+        if _moves(members, matcher, started):
+            for message in logical_order(members):
+                add(message)
+            continue
+        for message in members:
+            why = "no MQDLH" if message.dlh is None else LEFT_WHOLE
+            skipped[why] = skipped.get(why, 0) + 1
     lines: list[str] = []
     for case, index in body:
         if index is not None:

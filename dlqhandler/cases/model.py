@@ -63,6 +63,7 @@ class Case:
     expect: Expect
     fields: dict[str, str | int] = field(default_factory=dict)
     hops: int = 1
+    column: int = 1  # where the case starts on its line (its first key)
 
 
 @dataclass(frozen=True, slots=True)

@@ -387,7 +387,7 @@ def _case(r: _Reader, node: yaml.Node, names: dict[str, int]) -> Case | None:
         where = _where(keys["message"][1]) if "message" in keys else at
         r.problem("C302", where, keyword="message", value="", why=str(exc), hint="")
         return None
-    return Case(name, at.line, message, attempts, expect, fields, hops)
+    return Case(name, at.line, message, attempts, expect, fields, hops, column=at.column)
 
 
 def _name(

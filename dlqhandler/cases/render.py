@@ -73,10 +73,11 @@ def got(o: Outcome, table: str, e: Expect | None = None) -> str:
 
 
 def failure_line(path: str, r: Result, table: str, escape: Escape) -> str:
-    """``path:line: FAIL name: expected ..., got ...``."""
+    """``path:line:column: FAIL name: expected ..., got ...`` (where the case starts, as
+    editors and CI annotations read a compiler's messages)."""
     return escape(
-        f"{path}:{r.case.line}: FAIL {r.case.name}: expected {expected(r.case.expect, table)}, "
-        f"got {got(r.outcome, table, r.case.expect)}"
+        f"{path}:{r.case.line}:{r.case.column}: FAIL {r.case.name}: "
+        f"expected {expected(r.case.expect, table)}, got {got(r.outcome, table, r.case.expect)}"
     )
 
 
@@ -109,6 +110,7 @@ def json_result(r: Result) -> dict[str, Any]:
     return {
         "name": r.case.name,
         "line": r.case.line,
+        "column": r.case.column,
         "passed": r.passed,
         "missed": list(r.missed),
         "expected": {

@@ -165,7 +165,9 @@ def say_unselected(
     args: argparse.Namespace, selector: Selector, stats: RunStats, queue: str
 ) -> list[bytes]:
     """After a finished one-off pass: each ``--msgid`` that names no message on the queue,
-    each one that names a member of a group left whole on the queue (incomplete), and a
+    each one that names a member of a group left whole on the queue (incomplete), each
+    one that selected several messages (acted on, all of them: a warning), each group
+    acted on whole of which the selector selected only some members (a warning), and a
     selector that selected nothing, said on stderr (never a silent "0 moved"). Returns
     those MsgIds (the run then fails: the message named was not acted on)."""
     missing = selector.missing()
@@ -183,6 +185,23 @@ def say_unselected(
             f"but in group {group_id.hex()}, which was left whole: not all of its members "
             "are on the queue (or one has no MQDLH), and a group is moved whole or not at "
             "all; wait for the rest of the group, or see it with qm browse",
+            file=sys.stderr,
+        )
+    verb, dry = ("would be taken", " (dry run)") if args.dry_run else ("was taken", "")
+    for msg_id, count in selector.repeated():
+        print(
+            f"dlqhandler run: warning: --msgid {msg_id.hex()} selected {count} messages on "
+            f"{escape(queue)}, not one (an application put them with the same MsgId): the "
+            f"action {verb} on all {count}{dry}; to act on one, narrow the selection with "
+            "--match or an age that tells them apart (qm browse shows them)",
+            file=sys.stderr,
+        )
+    for group_id, (chosen, members) in sorted(selector.whole_groups.items()):
+        print(
+            f"dlqhandler run: warning: {_selector_words(args)} selected {chosen} of the "
+            f"{members} messages of group {group_id.hex()} on {escape(queue)}: the action "
+            f"{verb} on all {members}{dry}, as a group moves whole or not at all (qm browse "
+            "shows its members)",
             file=sys.stderr,
         )
     if selector.selected == 0:

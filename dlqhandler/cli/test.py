@@ -33,8 +33,9 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,7 @@ from dlqhandler.errors import MalformedMessageError
 from dlqhandler.formats import read_dump
 from dlqhandler.formats.dmpmqmsg import dump_origin
 from dlqhandler.mq import Message
+from dlqhandler.mq.groups import in_group
 from dlqhandler.mq.message import decode_dead_letter
 from dlqhandler.rules import (
     CompileResult,
@@ -220,13 +222,15 @@ def _read_case_files(names: list[str], table_given: bool, limit: int | None) -> 
     return read
 
 
-def _compile(name: str, limit: int | None) -> CompileResult:
+def _compile(name: str, limit: int | None, *, quiet: bool = False) -> CompileResult:
     """The compiled table, read and compiled as lint does. A table that does not compile
-    has its diagnostics shown and raises :class:`_TableError`; one that cannot be read
-    raises OSError."""
+    has its diagnostics shown (unless ``quiet``) and raises :class:`_TableError`; one that
+    cannot be read raises OSError."""
     table = read_table(name)
     shown = "<stdin>" if name == "-" else name
     result = compile_rules(table, source=shown, deadq=ASSUMED_DEADQ, max_diagnostics=limit)
+    if result.ruleset is None and quiet:
+        raise _TableError(f"{escape(shown)}: the table does not compile")
     if result.ruleset is None:
         _show(result.diagnostics, result.text)
         more = omitted_line(result, shown, how="`dlqhandler lint --error-limit 0` shows all")
@@ -242,26 +246,36 @@ class _TableError(Exception):
 
 
 def _tables(
-    table: str | None, files: list[CaseFile], limit: int | None
+    table: str | None, files: list[CaseFile], limit: int | None, *, quiet: bool = False
 ) -> tuple[dict[str, _Table], list[str], list[Diagnostic]]:
     """Each case file's table (compiled once each), and problems naming a table that
-    cannot be read (at the file's ``rules:`` key)."""
+    cannot be read (at the file's ``rules:`` key). ``quiet``: for case files that are not
+    valid, whose problems these add to; a table that does not compile, or a TABLE that
+    cannot be read, is then left out, said once the case files are valid."""
     compiled: dict[str, _Table] = {}
     names: list[str] = []
     problems: list[Diagnostic] = []
     for f in files:
         if table is not None:
             name = table
+        elif f.rules is None:  # C108, reported by read_cases
+            names.append("")
+            continue
         else:
-            assert f.rules is not None  # read_cases reported C108 otherwise
             name = os.path.normpath(Path(f.path).parent / f.rules)
             name = "./-" if name == "-" else name  # a file named -, never stdin
         names.append(name)
         if name in compiled:
             continue
         try:
-            result = _compile(name, limit)
+            result = _compile(name, limit, quiet=quiet)
+        except _TableError:
+            if not quiet:
+                raise
+            continue
         except OSError as exc:
+            if table is not None and quiet:
+                continue
             if table is not None:
                 raise _UsageError(
                     f"cannot read rules table {table}: {exc.strerror or exc}"
@@ -296,7 +310,14 @@ def _test(args: argparse.Namespace) -> int:
     files = _read_case_files(names, table is not None, limit)
     bad = [f for f in files if not f.ok]
     if bad:
-        return _invalid(bad, args)
+        # every problem, not the first: the rules: tables and rule lines are checked too
+        tables, table_of, problems = _tables(table, files, limit, quiet=True)
+        for f, name in zip(files, table_of, strict=True):
+            if name in tables:
+                problems += check_rule_lines(
+                    f, tables[name].ruleset, name, sites=tables[name].sites
+                )
+        return _invalid(files, args, problems)
     try:
         tables, table_of, problems = _tables(table, files, limit)
     except _TableError as exc:
@@ -376,16 +397,30 @@ def _start_refusals(how: RunAs, ruleset: RuleSet, table: str) -> list[str]:
     return control.refusals(ruleset.rules, source=table)
 
 
-def _invalid(bad: list[CaseFile], args: argparse.Namespace) -> int:
+def _invalid(files: list[CaseFile], args: argparse.Namespace, more: list[Diagnostic]) -> int:
+    """Show every problem of the case files (``more``: those found with their tables, a
+    ``rules:`` that cannot be read, a ``rule:`` line where no rule starts), by file and
+    line; exit 2."""
     count = 0
     every: list[Diagnostic] = []
-    for f in bad:
-        _show(f.diagnostics, f.text)
-        more = omitted_line_of(f)
-        if more is not None:
-            print(more, file=sys.stderr)
-        count += len(f.diagnostics) + sum(f.omitted.values())
-        every += f.diagnostics
+    for f in files:
+        found = sorted(
+            [*f.diagnostics, *(d for d in more if d.path == f.path)],
+            key=lambda d: (d.line, d.column),
+        )
+        if not found and f.ok:
+            continue
+        limit = args.error_limit or None
+        left_out = Counter(f.omitted)
+        if limit is not None and len(found) > limit:  # --error-limit, per file
+            left_out.update(d.code for d in found[limit:])
+            found = found[:limit]
+        _show(found, f.text)
+        omitted = omitted_line_of(replace(f, omitted=dict(left_out)))
+        if omitted is not None:
+            print(omitted, file=sys.stderr)
+        count += len(found) + left_out.total()
+        every += found
     return _summary_of_invalid(count, args, every)
 
 
@@ -505,11 +540,15 @@ def _write(name: str, data: bytes) -> None:
 
 def _dead_letters(path: str, skipped: dict[str, int]) -> Iterator[Message]:
     """The messages of a dmpmqmsg file, MQDLH decoded as ``run`` decodes a got one;
-    a message that does not start with one is counted and left out."""
+    a message that does not start with one is counted and left out, but for a group
+    member (given as read: its group stays whole, which generate_cases says)."""
     for raw in read_dump(path):
         try:
             yield decode_dead_letter(raw.md, raw.body, raw.properties)
         except MalformedMessageError:
+            if in_group(raw.md):  # its group stays whole: generate_cases leaves it out
+                yield raw
+                continue
             skipped["no MQDLH"] = skipped.get("no MQDLH", 0) + 1
 
 
@@ -568,6 +607,17 @@ def _generate(args: argparse.Namespace) -> int:
     left = sum(skipped.values())  # not dead letters: never given to generate_cases
     for why, n in generated.skipped.items():
         skipped[why] = skipped.get(why, 0) + n
+    out = sum(skipped.values())  # every message left out, by the reader or generate_cases
+    note = ", ".join(f"{n} {why}" for why, n in skipped.items())
+    if not generated.cases:  # `tests: []` would pass whatever the table does
+        print(
+            escape(
+                f"{_PROG}: no case from the {generated.messages + left} messages of "
+                f"{args.generate}: every one was left out ({note}); nothing written"
+            ),
+            file=sys.stderr,
+        )
+        return int(ExitCode.FAILURE)
     problem = _round_trip_problem(generated.text, ruleset)
     if problem is not None:
         print(f"{_PROG}: {escape(problem)}; nothing written", file=sys.stderr)
@@ -576,13 +626,12 @@ def _generate(args: argparse.Namespace) -> int:
         sys.stdout.write(generated.text)
     else:
         _write(args.output, generated.text.encode("utf-8"))
-    note = ", ".join(f"{n} {why}" for why, n in skipped.items())
     print(
         escape(
             f"{_PROG}: {generated.cases} cases from {generated.messages + left} messages of "
             f"{args.generate}"
             + (f" to {args.output}" if args.output else "")
-            + (f"; {left} left out ({note})" if left else "")
+            + (f"; {out} left out ({note})" if out else "")
         ),
         file=sys.stderr,
     )

@@ -150,7 +150,7 @@ class Actor:
         self._matcher = Matcher(ruleset)
 
     def unresolved(self) -> int:
-        """How many messages (a group counts once) whose last action here failed are
+        """How many messages (each member of a group) whose last action here failed are
         still on the DLQ (another handler may have acted on them since)."""
         return self._books.still_unresolved(self._other)
 
@@ -212,8 +212,11 @@ class Actor:
             return attempts
         return attempts - self._before.setdefault(subject.key, attempts)
 
-    def _due(self, subject: Subject, record: AttemptRecord | None, p: PassState) -> bool:
-        """False (and note when) if the last failed attempt was under RETRYINT ago.
+    def _due(
+        self, subject: Subject, record: AttemptRecord | None, p: PassState, messages: int = 1
+    ) -> bool:
+        """False (and note when, and that ``messages`` wait: a group's members) if the last
+        failed attempt was under RETRYINT ago.
 
         Asked only when the decision is to act: a message whose rules are spent
         (IGNORE) is left at once, without keeping WAIT(NO) waiting for it. An attempt
@@ -224,7 +227,7 @@ class Actor:
             return True
         if self.options.oneoff and self._before.get(subject.key) == record.attempts:
             return True
-        p.wait_for(record.last_attempt + retryint)
+        p.wait_for(record.last_attempt + retryint, messages)
         return False
 
     # -- one message, one group ----------------------------------------------------------
@@ -262,6 +265,7 @@ class Actor:
             return False
         members = logical_order(members)
         chosen = [self._selector.selects(m) for m in members]  # each one counted
+        self._selector.took_group(gid, chosen)
         if not any(chosen):
             p.not_selected += len(members)
             return False
@@ -284,7 +288,7 @@ class Actor:
         attempts = self.attempts(subject, record)
         decided = [(m, self._matcher.decide(m, attempts)) for m in members]
         ignore = any(d.action.kind == "IGNORE" for _m, d in decided)
-        if not ignore and not self._due(subject, record, p):
+        if not ignore and not self._due(subject, record, p, len(members)):
             return False
         if group:
             log = log.bind(members=len(members), attempts=attempts)

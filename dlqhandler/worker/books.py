@@ -4,7 +4,7 @@
 out, and keeps the one account of it: the run's :class:`~dlqhandler.worker.stats.RunStats`
 (the summary), the Prometheus metrics (per rule line, action and
 :class:`~dlqhandler.outcomes.Outcome`; failed attempts by MQ reason), the log events, and
-the messages (a group counts once) whose last action here failed and that may still be on
+the messages (each member of a group) whose last action here failed and that may still be on
 the DLQ. IGNORE is not counted in the metrics: a message left on the queue would be
 counted again on every pass.
 """
@@ -72,7 +72,7 @@ class Books:
         self._unresolved.pop(subject.key, None)
 
     def still_unresolved(self, queue: Queue) -> int:
-        """How many unresolved messages (a group counts once) are still on ``queue``
+        """How many unresolved messages (each member of a group) are still on ``queue``
         (another handler may have acted on them since)."""
         return still_on_queue(queue, self._unresolved.values())
 

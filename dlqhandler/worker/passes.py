@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from dlqhandler.errors import MQIError
 from dlqhandler.mq.constants import MQRC_NO_MSG_AVAILABLE
@@ -29,8 +30,9 @@ class PassState:
     oldest: float | None = None  # earliest dead-letter time of a message left on the DLQ
     groups: SeenGroups = field(default_factory=SeenGroups)
 
-    def wait_for(self, due: float) -> None:
-        self.waiting += 1
+    def wait_for(self, due: float, messages: int = 1) -> None:
+        """``messages`` (a message, or a group's members) wait for a retry due at ``due``."""
+        self.waiting += messages
         self.pending_due = due if self.pending_due is None else min(self.pending_due, due)
 
     def left(self, when: float | None) -> None:
@@ -40,16 +42,16 @@ class PassState:
 
 
 def still_on_queue(queue: Queue, subjects: Iterable[Subject]) -> int:
-    """How many of ``subjects`` (messages by MsgId and CorrelId, groups by GroupId) a
-    browse still finds on ``queue``; one that cannot be looked for counts as there."""
+    """How many messages of ``subjects`` (messages by MsgId and CorrelId, groups by GroupId:
+    each member a browse finds) are still on ``queue``; one that cannot be looked for
+    counts as there (a group: as one)."""
     found = 0
     for subject in subjects:
-        match = (
-            GetOptions(browse="first", syncpoint=False, group_id=subject.group_id)
-            if subject.group_id
-            else GetOptions(
-                browse="first", syncpoint=False, msg_id=subject.msg_id, correl_id=subject.correl_id
-            )
+        if subject.group_id:
+            found += _members_on_queue(queue, subject.group_id)
+            continue
+        match = GetOptions(
+            browse="first", syncpoint=False, msg_id=subject.msg_id, correl_id=subject.correl_id
         )
         try:
             queue.get(match)
@@ -58,3 +60,16 @@ def still_on_queue(queue: Queue, subjects: Iterable[Subject]) -> int:
             continue
         found += 1
     return found
+
+
+def _members_on_queue(queue: Queue, group_id: bytes) -> int:
+    """How many messages of the group ``group_id`` a browse finds on ``queue`` (at least
+    one when it cannot look)."""
+    found, how = 0, "first"
+    while True:
+        browse: Literal["first", "next"] = "first" if how == "first" else "next"
+        try:
+            queue.get(GetOptions(browse=browse, syncpoint=False, group_id=group_id))
+        except MQIError as exc:
+            return found if exc.reason == MQRC_NO_MSG_AVAILABLE else max(found, 1)
+        found, how = found + 1, "next"

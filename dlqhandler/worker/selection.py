@@ -17,6 +17,7 @@ from __future__ import annotations
 import string
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from dlqhandler.errors import ConfigError
@@ -47,6 +48,12 @@ class Selector:
         # without an MQDLH), by MsgId: the group's GroupId (a group moves whole or not).
         self.held_in_group: dict[bytes, bytes] = {}
         self.selected = 0
+        # How many messages each ``--msgid`` selected: MQ makes MsgIds unique, but an
+        # application that sets its own can put two alike, and the run acts on both.
+        self.selected_by_id: Counter[bytes] = Counter()
+        # Groups acted on whole though not every member was selected (a group moves whole
+        # or not at all), by GroupId: (members selected, members).
+        self.whole_groups: dict[bytes, tuple[int, int]] = {}
         self.ages = AgeWindow(older_than, newer_than)
         self._clock = clock
         self._matcher: Matcher | None = None
@@ -119,10 +126,25 @@ class Selector:
         """The ``--msgid`` values no message seen on the queue had, in order."""
         return sorted(self.msg_ids - self.found)
 
+    def took_group(self, group_id: bytes, chosen: list[bool]) -> None:
+        """Note that the members of a group were examined and ``chosen`` says which this
+        selector selects: the group is acted on whole when any is, so the members it did not
+        select are remembered, to be said."""
+        if any(chosen) and not all(chosen):
+            self.whole_groups[group_id] = (sum(chosen), len(chosen))
+
+    def repeated(self) -> list[tuple[bytes, int]]:
+        """The ``--msgid`` values that selected more than one message, with how many, in
+        order."""
+        return sorted((i, n) for i, n in self.selected_by_id.items() if n > 1)
+
     def selects(self, message: Message) -> bool:
-        """True when the run may act on this (decoded) message (counted in ``selected``)."""
+        """True when the run may act on this (decoded) message (counted in ``selected``,
+        and by MsgId in ``selected_by_id`` when ``--msgid`` names it)."""
         chosen = self._selects(message)
         self.selected += chosen
+        if chosen and message.md.msg_id in self.msg_ids:
+            self.selected_by_id[message.md.msg_id] += 1
         return chosen
 
     def _selects(self, message: Message) -> bool:

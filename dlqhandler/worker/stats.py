@@ -22,8 +22,8 @@ class RunStats:
     FORWARD_LOOP, UNUSABLE_USERID when no put was made). In a dry run the
     action counts are what *would* have been done, and ``put_failures`` what
     would be refused. ``not_selected``: what the last complete pass left because
-    ``--msgid``/``--match`` did not select it; ``failed``: the messages (a group
-    counts once) whose last action in this run failed (a dry run: would be
+    ``--msgid``/``--match`` did not select it; ``failed``: the messages (each member
+    of a group) whose last action in this run failed (a dry run: would be
     refused), including those ``waiting`` to retry: what the run could not act
     on (:attr:`unresolved`).
     """

@@ -289,3 +289,81 @@ def test_a_selector_that_selects_nothing_says_so(
     assert code == 0, err
     assert "3 message(s) would be moved" in err
     assert "selected none" not in err
+
+
+def test_a_msgid_that_selects_two_messages_acts_on_both_and_warns(
+    qm: EmbeddedQueueManager,
+    loaded: list[tuple[bytes, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An application that sets its own MsgId can put two messages alike: "Generally, no
+    two messages should have the same message identifier, although this is not
+    disallowed by the queue manager" (IBM MQ, MsgId (MQBYTE24),
+    https://www.ibm.com/docs/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097550_.html). An
+    administrator naming one MsgId expects one message: a one-off run whose ``--msgid``
+    selects two acts on both, as docs/one-off-actions.md says, and now says so in a
+    warning naming the MsgId and the count, the dry run beforehand too (before, "2
+    message(s) moved" alone). A --msgid that selects one message gives no warning."""
+    twin = Message.dead_letter(MQMD(format="MQSTR"), b"twin", reason=2053, dest_q_name="APP.IN")
+    first = browse(qm, DLQ)[0].md.msg_id
+    qm.put1(DLQ, twin.with_md(twin.md.replace(msg_id=first)), PutOptions(syncpoint=False))
+    argv = (DLQ, "QM1", "--msgid", first.hex(), "--action", "discard")
+    code, err, _logs = _one_off(capsys, monkeypatch, *argv, "--dry-run")
+    assert code == 0, err
+    assert "2 message(s) would be moved (dry run)" in err
+    assert (
+        f"warning: --msgid {first.hex()} selected 2 messages on {DLQ}, not one (an "
+        "application put them with the same MsgId): the action would be taken on all 2 "
+        "(dry run)"
+    ) in err
+    assert len(browse(qm, DLQ)) == 4
+    code, err, _logs = _one_off(capsys, monkeypatch, *argv, "--reason", "INC-8")
+    assert code == 0, err
+    assert "2 message(s) moved" in err
+    assert f"--msgid {first.hex()} selected 2 messages" in err
+    assert "the action was taken on all 2;" in err
+    assert [identity(m) for m in browse(qm, DLQ)] == loaded[1:]
+    second = loaded[1][0]
+    code, err, _logs = _one_off(
+        capsys, monkeypatch, DLQ, "QM1", "--msgid", second.hex(), "--action", "discard",
+        "--reason", "INC-9",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "1 message(s) moved" in err
+    assert "warning" not in err
+
+
+def test_a_group_selected_by_one_member_is_acted_on_whole_with_a_warning(
+    qm: EmbeddedQueueManager,
+    loaded: list[tuple[bytes, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A group is selected when any member is, and moves whole, as IBM has an application
+    get a group: "retrieve the entire group with the same getting application instance"
+    (IBM MQ, Grouping logical messages,
+    https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html): a
+    one-off discard whose --match selects one of a group's two members discards both, as
+    README says, and now warns, naming the selector, the group and how many of its
+    members were selected, the dry run first (before, "2 message(s) moved" alone, one of
+    them a message the selector did not select). The three ungrouped messages stay."""
+    group = b"GRP".ljust(24, b"\x00")
+    for seq, flags, reason in ((1, 8, 2035), (2, 8 | 16, 2053)):
+        md = MQMD(format="MQSTR", group_id=group, msg_seq_number=seq, msg_flags=flags)
+        dead = Message.dead_letter(md, b"member", reason=reason, dest_q_name="APP.IN")
+        qm.put1(DLQ, dead, PutOptions(syncpoint=False))
+    argv = (DLQ, "QM1", "--match", "REASON(MQRC_NOT_AUTHORIZED)", "--action", "discard")
+    words = (
+        f"warning: --match 'REASON(MQRC_NOT_AUTHORIZED)' selected 1 of the 2 messages of group "
+        f"{group.hex()} on {DLQ}: the action "
+    )
+    code, err, _logs = _one_off(capsys, monkeypatch, *argv, "--dry-run")
+    assert code == 0, err
+    assert words + "would be taken on all 2 (dry run), as a group moves whole" in err
+    assert len(browse(qm, DLQ)) == 5
+    code, err, _logs = _one_off(capsys, monkeypatch, *argv, "--reason", "INC-10")
+    assert code == 0, err
+    assert "2 message(s) moved" in err
+    assert words + "was taken on all 2, as a group moves whole" in err
+    assert [identity(m) for m in browse(qm, DLQ)] == loaded

@@ -77,17 +77,26 @@ def test_passing_cases_print_the_count_and_exit_0(write: Write, dlq_test: DlqTes
 
 
 def test_a_failure_names_file_line_case_expected_and_got(write: Write, dlq_test: DlqTest) -> None:
-    """A failed case: ``file:line: FAIL name: expected ... (rule at table:line), got ...
-    (table:line)``, the last line ``N passed, M failed``, exit 1 (FAILURE)."""
+    """A failed case: ``file:line:column: FAIL name: expected ... (rule at table:line), got ...
+    (table:line)``, the last line ``N passed, M failed``, exit 1 (FAILURE). The column is
+    where the case starts (its first key, or the ``{`` of a case written on one line), so
+    an editor or a CI annotation reading ``file:line:column:`` goes to the case; JSON
+    gives it as ``column``."""
     cases = write("cases.yaml", CASES.replace("    attempts: 1\n", "    attempts: 2\n"))
     table = str(Path(cases).parent / "table.rul")
     assert dlq_test(cases, code=ExitCode.FAILURE).out.splitlines() == [
         (
-            f"{cases}:3: FAIL a full queue is retried: expected RETRY (rule at {table}:2), "
+            f"{cases}:3:5: FAIL a full queue is retried: expected RETRY (rule at {table}:2), "
             f"got FWD DEADQ.MANUAL ({table}:6)"
         ),
         "3 passed, 1 failed",
     ]
+    flow = write(
+        "flow.yaml", "rules: table.rul\ntests:\n- {name: flow, expect: {action: DISCARD}}\n"
+    )
+    assert dlq_test(flow, code=ExitCode.FAILURE).out.startswith(f"{flow}:3:3: FAIL flow:")
+    out = dlq_test(flow, "--format", "json", code=ExitCode.FAILURE).out
+    assert (json.loads(out)["files"][0]["cases"][0]["column"]) == 3
 
 
 def test_a_table_on_the_command_line_overrides_the_rules_key(
@@ -116,7 +125,7 @@ def test_an_implicit_ignore_is_rule_none(write: Write, dlq_test: DlqTest) -> Non
     table = str(Path(cases).parent / "ignore.rul")
     assert dlq_test(cases, code=ExitCode.FAILURE).out.splitlines() == [
         (
-            f"{cases}:7: FAIL wrong: expected RETRY (rule at {table}:1), "
+            f"{cases}:7:5: FAIL wrong: expected RETRY (rule at {table}:1), "
             "got IGNORE (implicit IGNORE: no rule)"
         ),
         "1 passed, 1 failed",
@@ -395,6 +404,41 @@ def test_every_problem_of_a_file_is_reported(write: Write, dlq_test: DlqTest) ->
     assert "3 problems in case files; no case was run" in err
 
 
+def test_rule_lines_and_tables_are_checked_with_the_other_problems(
+    write: Write, dlq_test: DlqTest
+) -> None:
+    """A case file with a problem of its own still has its ``rule:`` lines checked against
+    its table (C401) and, in another file, a ``rules:`` that cannot be read (C109): every
+    problem is reported in one run, by file and line, not some first and the rest after
+    they are fixed (before, the C303 alone, then the C401 and the C109 on the next run).
+    --error-limit still caps each file."""
+    write("table.rul", "WAIT(NO)\nREASON(MQRC_Q_FULL) ACTION(RETRY)\nACTION(DISCARD)\n")
+    cases = write(
+        "cases.yaml",
+        "rules: table.rul\ntests:\n"
+        "  - name: a\n    expect: {action: DISCARD, rule: 1}\n"
+        "  - name: b\n    attempts: x\n    expect: {action: IGNORE}\n"
+        "  - name: c\n    expect: {action: DISCARD, rule: 4}\n",
+    )
+    other = write(
+        "other.yaml", "rules: gone.rul\ntests:\n  - name: a\n    expect: {action: IGNORE}\n"
+    )
+    err = dlq_test(cases, other, code=ExitCode.USAGE).err
+    lines = [line for line in err.splitlines() if ": error[" in line]
+    assert [line.split(": error[")[0] for line in lines] == [
+        f"{cases}:4:37",
+        f"{cases}:6:15",
+        f"{cases}:9:37",
+        f"{other}:1:8",
+    ]
+    assert [line.split("error[")[1][:4] for line in lines] == ["C401", "C303", "C401", "C109"]
+    assert "4 problems in case files; no case was run" in err
+    err = dlq_test(cases, "--error-limit", "1", code=ExitCode.USAGE).err
+    assert err.count(": error[") == 1
+    assert "2 more problems not shown (C303 x1, C401 x1)" in err
+    assert "3 problems in case files" in err
+
+
 def test_the_diagnostic_cap_applies_to_case_files(write: Write, dlq_test: DlqTest) -> None:
     """--error-limit 2 shows the first two problems and counts the rest by code, as lint."""
     body = "".join(
@@ -481,8 +525,8 @@ def test_a_case_expecting_a_forward_to_the_input_dlq_fails(write: Write, dlq_tes
     )
     out = dlq_test(cases, code=ExitCode.FAILURE).out
     problem = "FWD MY.DLQ refused by run as FORWARD_LOOP (target MY.DLQ is the input dead-letter"
-    assert f"{cases}:3: FAIL named: expected FWD MY.DLQ, got {problem}" in out
-    assert f"{cases}:6: FAIL substituted: expected FWD MY.DLQ, got {problem}" in out
+    assert f"{cases}:3:5: FAIL named: expected FWD MY.DLQ, got {problem}" in out
+    assert f"{cases}:6:5: FAIL substituted: expected FWD MY.DLQ, got {problem}" in out
     assert "1 passed, 2 failed" in out
     default = write(
         "default.yaml",

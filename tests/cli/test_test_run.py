@@ -28,12 +28,13 @@ from dlqhandler.cli import main
 from dlqhandler.cli.exitcodes import ExitCode
 from dlqhandler.formats import read_dump, write_dump
 from dlqhandler.mq import Message
+from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.rules import ControlData, Matcher, compile_rules_or_raise, message_fields
 from dlqhandler.rules.outgoing import header_depth
 from dlqhandler.worker import HandlerOptions
 from tests.cli.helpers import BACKLOG, DEMO, ROOT, DlqTest, Write
-from tests.worker.helpers import DLQ, RunCli, dead_letter, define, depth, load
+from tests.worker.helpers import DLQ, RunCli, browse, dead_letter, define, depth, load
 
 Out = pytest.CaptureFixture[str]
 
@@ -108,10 +109,10 @@ def test_control_queues_are_the_ones_run_is_given(write: Write, dlq_test: DlqTes
     write("r.rul", "ACTION(FWD) FWDQ(&REPLYQ) FWDQM(&REPLYQM)\n")
     cases = write("c.yaml", RENAMED)
     out = dlq_test(cases, code=ExitCode.FAILURE).out
-    assert f"{cases}:9: FAIL to the renamed status queue" in out
+    assert f"{cases}:9:5: FAIL to the renamed status queue" in out
     assert "target MY.STATUS is the handler's status queue" in out
-    assert f"{cases}:12: FAIL to the renamed audit queue" in out
-    assert f"{cases}:15: FAIL to the input DLQ named by its queue manager" in out
+    assert f"{cases}:12:5: FAIL to the renamed audit queue" in out
+    assert f"{cases}:15:5: FAIL to the input DLQ named by its queue manager" in out
     assert "target MY.DLQ is the input dead-letter queue (a loop)" in out
     assert out.endswith("1 passed, 3 failed\n")
     # the command line names other queues: only the default status queue is refused now
@@ -250,17 +251,17 @@ def test_a_retry_run_refuses_is_reported_as_run_refuses_it(
     table_path = str(Path(cases).parent / "r.rul")
     assert out == [
         (
-            f"{cases}:7: FAIL to the DLQ itself: expected RETRY, got RETRY refused by run as "
+            f"{cases}:7:5: FAIL to the DLQ itself: expected RETRY, got RETRY refused by run as "
             "FORWARD_LOOP (target SYSTEM.DEAD.LETTER.QUEUE is the input dead-letter queue (a "
             f"loop)) ({table_path}:2)"
         ),
         (
-            f"{cases}:10: FAIL to the status queue: expected RETRY, got RETRY refused by run as "
+            f"{cases}:10:5: FAIL to the status queue: expected RETRY, got RETRY refused by run as "
             "CONTROL_QUEUE (target DLQHANDLER.STATUS is the handler's status queue: a dead "
             f"letter is never put there) ({table_path}:2)"
         ),
         (
-            f"{cases}:13: FAIL to no queue: expected RETRY, got RETRY refused by run as "
+            f"{cases}:13:5: FAIL to no queue: expected RETRY, got RETRY refused by run as "
             f"INVALID_TARGET (MQDLH.DestQName '' is blank (rule at line 2)) ({table_path}:2)"
         ),
         "1 passed, 3 failed",
@@ -366,7 +367,7 @@ def test_max_hops_refuses_as_run_does(write: Write, dlq_test: DlqTest, qm, run_c
     out = dlq_test(cases, code=ExitCode.FAILURE).out.splitlines()
     assert len(out) == 2
     assert out[0].startswith(
-        f"{cases}:4: FAIL forwarded with its headers: expected FWD APP.OUT, got FWD APP.OUT "
+        f"{cases}:4:5: FAIL forwarded with its headers: expected FWD APP.OUT, got FWD APP.OUT "
         "refused by run as FORWARD_LOOP (message carries 3 dead-letter headers (max 3): a "
         "forward loop)"
     )
@@ -445,7 +446,7 @@ def test_putaut_ctx_with_no_usable_user_id_is_refused_as_run_refuses_it(
     table_path = str(Path(cases).parent / "r.rul")
     assert out == [
         (
-            f"{cases}:9: FAIL no user id: expected FWD APP.OUT PUTAUT(CTX), got FWD APP.OUT "
+            f"{cases}:9:5: FAIL no user id: expected FWD APP.OUT PUTAUT(CTX), got FWD APP.OUT "
             "refused by run as UNUSABLE_USERID (PUTAUT(CTX): UserIdentifier '' is not usable) "
             f"PUTAUT(CTX) ({table_path}:2)"
         ),
@@ -655,7 +656,7 @@ def test_a_retry_to_the_dlq_at_a_named_qmgr_needs_inputqm_to_pass(
     write("r.rul", table)
     cases = write("c.yaml", UNNAMED_QMGR)
     out = dlq_test(cases, code=ExitCode.FAILURE).out.splitlines()
-    assert out[0].startswith(f"{cases}:3: FAIL to the DLQ at QM1: expected RETRY, got RETRY (")
+    assert out[0].startswith(f"{cases}:3:5: FAIL to the DLQ at QM1: expected RETRY, got RETRY (")
     assert (
         "SYSTEM.DEAD.LETTER.QUEUE@QM1 is the input dead-letter queue of run started on QM1"
         in (out[0])
@@ -727,3 +728,55 @@ def test_generate_takes_run_on_the_queue_manager_the_dump_came_from(
     assert data["run"] == {"inputq": DLQ, "inputqm": "QM1"}
     assert [c["expect"].get("refused") for c in data["tests"]] == [None, "FORWARD_LOOP"]
     assert dlq_test(str(out), code=ExitCode.OK).out.endswith("2 passed, 0 failed\n")
+
+
+def test_generate_leaves_out_a_group_run_leaves_whole(
+    tmp_path: Path, qm, run_cli: RunCli, dlq_test: DlqTest
+) -> None:
+    """A group moves whole or stays whole ("retrieve the entire group with the same
+    getting application instance", IBM MQ, Grouping logical messages,
+    https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html):
+    ``run`` leaves on the DLQ every member of a group one of whose members the table
+    IGNOREs (here implicitly), and of a group not all of whose members are there. A
+    case holds one message, not its group, so --generate leaves such members out, counted
+    ("3 in a group run leaves whole"), where it wrote each as a case of its own that the
+    table forwards (a snapshot that passed while ``run`` forwarded none of them). A group
+    run moves, and a single message, get their cases; ``run`` on the same messages places
+    each as its case says and leaves the three."""
+    table = "WAIT(NO)\nDESTQ(APP.*) ACTION(FWD) FWDQ(PARK)\n"
+    (tmp_path / "t.rul").write_text(table)
+    define(qm, "PARK")
+
+    def member(tag: str, gid: bytes, seq: int, last: bool, destq: str = "APP.Q") -> Message:
+        flags = MQMF_LAST_MSG_IN_GROUP if last else MQMF_MSG_IN_GROUP
+        return dead_letter(
+            tag, tag=tag, destq=destq, group_id=gid, msg_seq_number=seq, msg_flags=flags
+        )
+
+    ignored, partial, moved = (g.ljust(24, b"\x00") for g in (b"IGNORED", b"PARTIAL", b"MOVED"))
+    messages = [
+        member("IGN1", ignored, 1, False),
+        member("IGN2", ignored, 2, True, destq="OTHER.Q"),  # no rule: the implicit IGNORE
+        member("PART1", partial, 1, False),  # its last member never came
+        member("MOVE1", moved, 1, False),
+        member("MOVE2", moved, 2, True),
+        dead_letter("single", tag="SINGLE"),
+    ]
+    dump = tmp_path / "dlq.dmp"
+    write_dump(dump, messages, qmgr="QM1", queue=DLQ)
+    out = tmp_path / "snap.yaml"
+    err = dlq_test(
+        str(tmp_path / "t.rul"), "--generate", str(dump), "--output", str(out), code=ExitCode.OK
+    ).err
+    assert "3 cases from 6 messages" in err
+    assert "3 left out (3 in a group run leaves whole)" in err
+    cases = {c["name"]: c["expect"] for c in yaml.safe_load(out.read_text())["tests"]}
+    ids = {m.md.msg_id.hex(): m for m in messages}
+    assert set(cases) == {m.md.msg_id.hex() for m in messages[3:]}  # MOVE1, MOVE2, single
+    assert all(e["action"] == "FWD" and e["fwdq"] == "PARK" for e in cases.values())
+    dlq_test(str(out), code=ExitCode.OK)
+    load(qm, messages)
+    run = run_cli(table)
+    assert run.rc == ExitCode.OK, run.err
+    assert {m.md.msg_id.hex() for m in browse(qm, "PARK")} == set(cases)
+    assert {m.md.msg_id.hex() for m in browse(qm, DLQ)} == set(ids) - set(cases)

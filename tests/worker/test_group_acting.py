@@ -76,3 +76,67 @@ def test_the_handler_counts_a_group_failure_while_it_still_holds_the_group(
     assert len(browse(qm, STATUS)) == 1
     store.close()
     watcher.close()
+
+
+def test_a_failed_group_counts_every_member_left(qm, ledger, run_cli: RunCli) -> None:
+    """A group whose action failed is left whole, every member on the DLQ: the summary's
+    "failed, left", the run's ``failed`` and its last line ("N message(s) left on the DLQ
+    because their action failed") count each member, as "left on the queue" and the
+    action rows count messages. (Before, a group counted once: a three-member group and
+    one message left said "2 message(s) left" beside "left on the queue 4".)"""
+    define(qm, "APP.GRP")
+    define(qm, "APP.BAD", put="DISABLED")
+    gid = b"GROUP LEFT".ljust(24, b"\x00")
+    members = [
+        dead_letter(
+            f"member {seq}",
+            destq=destq,
+            tag=f"LEFT{seq}",
+            group_id=gid,
+            msg_seq_number=seq,
+            msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == 3 else MQMF_MSG_IN_GROUP,
+        )
+        for seq, destq in enumerate(["APP.GRP", "APP.BAD", "APP.GRP"], start=1)
+    ]
+    load(qm, [*members, dead_letter("single", destq="APP.BAD", tag="SINGLE")])
+    book = ledger()
+
+    run = run_cli("RETRYINT(0) WAIT(NO)\nACTION(RETRY)\n", rendered=True)
+
+    assert run.rc == 6, run.err
+    placed = book.check(["APP.GRP", "APP.BAD"])
+    assert len(placed[DLQ]) == 4
+    assert run.summary("failed, left") == run.summary("left on the queue") == 4
+    assert f"4 message(s) left on {DLQ} because their action failed" in run.err
+
+
+def test_a_group_waiting_to_retry_counts_every_member(qm, ledger, run_cli: RunCli) -> None:
+    """A group whose last attempt failed under RETRYINT ago waits whole: the summary's
+    "waiting to retry" counts each of its members, as every other row counts messages
+    (before, the group counted once). Two runs with a selector (one pass each): the first
+    fails the group's RETRY, the second finds it waiting."""
+    define(qm, "APP.GRP")
+    define(qm, "APP.BAD", put="DISABLED")
+    gid = b"GROUP WAITS".ljust(24, b"\x00")
+    load(
+        qm,
+        [
+            dead_letter(
+                f"member {seq}",
+                destq=destq,
+                tag=f"WAIT{seq}",
+                group_id=gid,
+                msg_seq_number=seq,
+                msg_flags=MQMF_LAST_MSG_IN_GROUP if seq == 3 else MQMF_MSG_IN_GROUP,
+            )
+            for seq, destq in enumerate(["APP.GRP", "APP.BAD", "APP.GRP"], start=1)
+        ],
+    )
+    book = ledger()
+    table = "RETRYINT(600) WAIT(NO)\nACTION(RETRY) RETRY(3)\n"
+    first = run_cli(table, "--match", "DESTQ(APP.*)", rendered=True)
+    assert first.rc == 6, first.err
+    assert first.summary("failed, left") == 3
+    second = run_cli(table, "--match", "DESTQ(APP.*)", rendered=True)
+    assert second.summary("waiting to retry") == 3
+    assert len(book.check(["APP.GRP", "APP.BAD"])[DLQ]) == 3
