@@ -124,8 +124,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         "--status-queue",
         default=None,
         metavar="Q",
-        help="with --apply: the queue of attempt counts shared with dlqhandler run "
-        f"(default {DEFAULT_STATUS_QUEUE}; defined if missing)",
+        help="with -m: the queue of attempt counts shared with dlqhandler run (its "
+        "--status-queue); --apply reads and updates it, a drain without --apply reads it "
+        f"to go on from the spent RETRYs (default {DEFAULT_STATUS_QUEUE}; with --apply "
+        "defined if missing)",
     )
     p.add_argument(
         "--partitions",
@@ -215,10 +217,10 @@ def _ignored_option(args: argparse.Namespace) -> str | None:
     act), or None. Sets the default status queue when --apply leaves it out."""
     if args.queue is not None and args.qmgr is None:
         return "--queue names a queue to browse: give -m QMGR as well"
-    if args.status_queue is not None and not args.apply:
+    if args.status_queue is not None and args.qmgr is None:
         return (
-            "--status-queue names the attempt counts --apply reads and updates; a drain "
-            "without --apply reads no attempt count: give --apply, or leave it out"
+            "--status-queue names the attempt counts on a queue manager; a dump has none: "
+            "give -m QMGR as well, or leave it out"
         )
     if args.status_queue is None:
         args.status_queue = DEFAULT_STATUS_QUEUE
@@ -241,7 +243,7 @@ def _queue_source(args: argparse.Namespace, settings: Settings) -> QueueSource:
         qmgr=name,
         queue=args.queue,
         apply=args.apply,
-        status_queue=args.status_queue if args.apply else None,
+        status_queue=args.status_queue,
         prepare=prepare if args.apply else None,
     )
 

@@ -95,6 +95,13 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
         "queue manager's dead-letter queue)",
     )
     p.add_argument(
+        "--status-queue",
+        metavar="Q",
+        help="with -m: the queue of attempt counts dlqhandler run and drain --apply keep "
+        "(their --status-queue): a message whose RETRY is spent there is counted under the "
+        f"next matching rule, as run takes it (default {DEFAULT_STATUS_QUEUE}; only read)",
+    )
+    p.add_argument(
         "--rules",
         type=Path,
         metavar="FILE",
@@ -225,6 +232,11 @@ def _run(args: argparse.Namespace) -> int:
         raise _UsageError("--compare OLD_FILE compares with the table of --rules: give --rules")
     if args.queue is not None and args.qmgr is None:
         raise _UsageError("--queue names a queue to browse: give -m QMGR as well")
+    if args.status_queue is not None and args.qmgr is None:
+        raise _UsageError(
+            "--status-queue names the attempt counts on a queue manager; a dump has none: "
+            "give -m QMGR as well, or leave it out"
+        )
     if args.catch_all is not None and args.rules is None:
         raise _UsageError(
             "--catch-all says where the drain of --rules sends what stays: give --rules"
@@ -233,7 +245,9 @@ def _run(args: argparse.Namespace) -> int:
         raise _UsageError("--max-hops limits what the table of --rules can put: give --rules")
     problem = connection_usage_problem(args) or names_problem(
         args,
-        queues={k: v for k, v in QUEUE_OPTIONS.items() if k in ("queue", "catch_all")},
+        queues={
+            k: v for k, v in QUEUE_OPTIONS.items() if k in ("queue", "catch_all", "status_queue")
+        },
         qmgrs=QMGR_OPTIONS,
     )
     if problem:
@@ -316,7 +330,8 @@ def _gather(
                         qm,
                         queue,
                         Path(tmp) / "_snapshot" / "input.dmp",
-                        status_queue=DEFAULT_STATUS_QUEUE,  # the attempts `run` recorded
+                        # the attempts `run` recorded
+                        status_queue=args.status_queue or DEFAULT_STATUS_QUEUE,
                     )
                 finally:
                     qm.disconnect()

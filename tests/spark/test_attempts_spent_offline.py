@@ -108,14 +108,15 @@ MESSAGES = (
 )
 
 
-def _queue_manager_with_records(home: Path) -> None:
-    """QM1 with the MESSAGES on its DLQ and their failed attempts on the status queue,
-    written as `run` writes them (AttemptStore.record_failure)."""
+def _queue_manager_with_records(home: Path, status: str = STATUS) -> None:
+    """QM1 with the MESSAGES on its DLQ and their failed attempts on the status queue
+    ``status`` (the only one defined), written as `run` writes them
+    (AttemptStore.record_failure)."""
     create_qmgr(home, "QM1")
     qm = connect("QM1", home=home)
-    for name in ("APP.ORDERS", "APP.OTHER", "DLQ.MANUAL", STATUS):
+    for name in ("APP.ORDERS", "APP.OTHER", "DLQ.MANUAL", status):
         qm.admin().define_queue(name, {})
-    store = AttemptStore(qm, STATUS)
+    store = AttemptStore(qm, status)
     for byte, reason, dest, attempts in MESSAGES:
         md = MQMD(format="MQSTR", msg_id=bytes([byte]) * 24)
         msg = Message.dead_letter(md, b"data", reason=reason, dest_q_name=dest)
@@ -228,3 +229,59 @@ def test_floors_hold_the_classification_back_in_a_plan_without_python(
     assert "BroadcastHashJoin" in plan or "BroadcastNestedLoopJoin" in plan, plan
     assert "BatchEvalPython" not in plan
     assert "ArrowEvalPython" not in plan
+
+
+def test_status_queue_option_reads_the_attempts_run_kept_on_another_queue(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`run --status-queue MY.STATUS` keeps its attempts there, not on DLQHANDLER.STATUS
+    (not even defined here): `report -m --status-queue MY.STATUS` and `drain -m
+    --status-queue MY.STATUS` (no --apply) read them, so the spent RETRYs go on to the
+    next matching rule (IBM, "Processing the rules table",
+    https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=zos-processing-rules-table: "If all
+    attempts fail, the DLQ handler searches for the next matching rule in the table"),
+    the same counts as with the default queue."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    _queue_manager_with_records(home, "MY.STATUS")
+    rules = tmp_path / "r.rul"
+    rules.write_text(MIXED)
+    common = ["-m", "QM1", "--rules", str(rules), "--status-queue", "MY.STATUS"]
+
+    rep = tmp_path / "rep"
+    assert cli_main(["report", *common, "--output", str(rep)]) == 0
+    figures = json.loads((rep / "report.json").read_text())["rules"]
+    assert [(r["line"], r["chosen"]) for r in figures["by_rule"]] == [
+        (1, 2),
+        (2, 1),
+        (3, 0),
+        (4, 1),
+    ]
+
+    out = tmp_path / "out"
+    assert cli_main(["drain", *common, "--output", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    totals = manifest["totals"]
+    assert (totals["retried"], totals["forwarded"], totals["discarded"]) == (2, 1, 1)
+    assert totals["remaining"] == 1
+
+
+@pytest.mark.parametrize("command", ["report", "drain"])
+@pytest.mark.parametrize("queue", ["MY.STATUS", "BAD Q$"])
+def test_status_queue_without_a_queue_manager_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, queue: str
+) -> None:
+    """A dump (--input) carries no attempt counts, so --status-queue without -m would be
+    ignored: it is refused (exit 2, the message says to give -m), and so is a name the
+    MQ naming rule refuses; nothing is written."""
+    dump = tmp_path / "in.dmp"
+    dump.write_bytes(b"")
+    rules = tmp_path / "r.rul"
+    rules.write_text(MIXED)
+    out = tmp_path / "out"
+    argv = [command, "--input", str(dump), "--rules", str(rules), "--output", str(out)]
+    assert cli_main([*argv, "--status-queue", queue]) == 2
+    err = capsys.readouterr().err
+    assert "--status-queue" in err
+    assert "Traceback" not in err
+    assert not out.exists()

@@ -415,7 +415,8 @@ class _Drain:
             if source.apply:  # --apply looks each message's attempts up as it acts
                 return snapshot_queue(qm, source.queue, path)
             # the snapshot drain goes on from the attempts on record, as `run` would
-            return snapshot_queue(qm, source.queue, path, status_queue=DEFAULT_STATUS_QUEUE)
+            status_queue = source.status_queue or DEFAULT_STATUS_QUEUE
+            return snapshot_queue(qm, source.queue, path, status_queue=status_queue)
         finally:
             qm.disconnect()
 
