@@ -16,6 +16,9 @@ from typing import Any
 from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.mq import Message
 from dlqhandler.mq.mqdlh import MQDLH_LENGTH_1
+from dlqhandler.qmgr.embedded.manager import connect
+from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
+from dlqhandler.qmgr.port import PutOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_RULES = ROOT / "rules" / "demo.rul"
@@ -107,3 +110,22 @@ def stage_events(stderr: str) -> list[dict[str, Any]]:
         for line in stderr.splitlines()
         if line.startswith('{"event": "drain_stage"')
     ]
+
+
+def qm1_holding(
+    home: Path, monkeypatch: Any, messages: list[Message], queues: tuple[str, ...] = ("APP.Y",)
+) -> None:
+    """QM1, an embedded queue manager in ``home`` (made the commands' DLQHANDLER_HOME,
+    DLQHANDLER_QMGR unset), with ``queues`` defined and ``messages`` put on its DLQ as
+    they are (their context kept)."""
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    monkeypatch.delenv("DLQHANDLER_QMGR", raising=False)
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    try:
+        for q in queues:
+            qm.admin().define_queue(q, {})
+        for m in messages:
+            qm.put1("SYSTEM.DEAD.LETTER.QUEUE", m, PutOptions(syncpoint=False, context="set_all"))
+    finally:
+        qm.disconnect()

@@ -15,9 +15,7 @@ import pytest
 from dlqhandler.cli import main as cli_main
 from dlqhandler.formats.dmpmqmsg import read_dump, write_dump
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.qmgr.embedded.manager import connect
-from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
-from dlqhandler.qmgr.port import PutOptions
+from tests.spark.drain_helpers import qm1_holding
 
 pytestmark = pytest.mark.spark
 
@@ -74,15 +72,8 @@ def test_a_snapshot_drain_writes_the_remaining_expiry_and_not_the_expired(
     has expired is never returned to an application (either by a browse or a non-browse
     MQGET call)", so `run` never sees it either, and "the Expiry field represents the
     expiry time that still remains"."""
-    home = tmp_path / "home"
-    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
-    monkeypatch.delenv("DLQHANDLER_QMGR", raising=False)
-    create_qmgr(home, "QM1")
-    qm = connect("QM1", home=home)
-    qm.admin().define_queue("APP.Y", {})
-    for n, expiry in ((1, 36000), (2, 2), (3, -1)):
-        qm.put1(DLQ, _letter(n, expiry), PutOptions(syncpoint=False, context="set_all"))
-    qm.disconnect()
+    letters = [_letter(n, expiry) for n, expiry in ((1, 36000), (2, 2), (3, -1))]
+    qm1_holding(tmp_path / "home", monkeypatch, letters)
     time.sleep(0.5)  # the 0.2 s one expires
     rules = tmp_path / "r.rul"
     rules.write_text(TABLE)

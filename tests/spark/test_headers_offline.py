@@ -16,9 +16,9 @@ from dlqhandler.cli import main as cli_main
 from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr.embedded.manager import connect
-from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
 from dlqhandler.qmgr.embedded.xqh import for_transmission
-from dlqhandler.qmgr.port import PutOptions, browse_all
+from dlqhandler.qmgr.port import browse_all
+from tests.spark.drain_helpers import qm1_holding
 
 pytestmark = pytest.mark.spark
 
@@ -65,14 +65,7 @@ def test_header_no_and_transmission_headers_offline_are_as_run(
     leaves it on the DLQ, the drain in remaining.dmp, and the report counts it without
     an MQDLH."""
     home = tmp_path / "home"
-    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
-    monkeypatch.delenv("DLQHANDLER_QMGR", raising=False)
-    create_qmgr(home, "QM1")
-    qm = connect("QM1", home=home)
-    qm.admin().define_queue("APP.Y", {})
-    for m in _messages():
-        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
-    qm.disconnect()
+    qm1_holding(home, monkeypatch, _messages())
     rules = tmp_path / "r.rul"
     rules.write_text(
         f"INPUTQ({DLQ}) INPUTQM(QM1) WAIT(NO)\n"

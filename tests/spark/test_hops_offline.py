@@ -19,8 +19,8 @@ from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.mq.constants import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP
 from dlqhandler.qmgr.embedded.manager import connect
-from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
-from dlqhandler.qmgr.port import PutOptions, browse_all
+from dlqhandler.qmgr.port import browse_all
+from tests.spark.drain_helpers import qm1_holding
 
 pytestmark = pytest.mark.spark
 
@@ -81,15 +81,7 @@ def test_report_and_drain_stop_at_the_hop_limit_where_run_does(
     where the rule is the drain's catch-all, the report's summary says those stay past
     --max-hops."""
     home = tmp_path / "home"
-    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
-    monkeypatch.delenv("DLQHANDLER_QMGR", raising=False)
-    create_qmgr(home, "QM1")
-    qm = connect("QM1", home=home)
-    for q in ("APP.X", "APP.Y"):
-        qm.admin().define_queue(q, {})
-    for depth in DEPTHS:
-        qm.put1(DLQ, _letter(depth), PutOptions(syncpoint=False, context="set_all"))
-    qm.disconnect()
+    qm1_holding(home, monkeypatch, [_letter(d) for d in DEPTHS], ("APP.X", "APP.Y"))
     target = "APP.X" if "RETRY" in rule else "APP.Y"
     rules = tmp_path / "r.rul"
     rules.write_text(f"INPUTQ({DLQ}) INPUTQM(QM1) WAIT(NO)\n{rule}\n")
@@ -144,15 +136,7 @@ def test_drain_apply_stops_at_the_hop_limit_where_run_does(
     --max-hops (5) MQDLHs or more is refused by the rule, and by the catch-all (here the
     table's unconditional FWD), as `run` refuses it, though the rule's attempts are spent."""
     home = tmp_path / "home"
-    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
-    monkeypatch.delenv("DLQHANDLER_QMGR", raising=False)
-    create_qmgr(home, "QM1")
-    qm = connect("QM1", home=home)
-    for q in ("APP.X", "APP.Y"):
-        qm.admin().define_queue(q, {})
-    for depth in DEPTHS:
-        qm.put1(DLQ, _letter(depth), PutOptions(syncpoint=False, context="set_all"))
-    qm.disconnect()
+    qm1_holding(home, monkeypatch, [_letter(d) for d in DEPTHS], ("APP.X", "APP.Y"))
     target = "APP.X" if "RETRY" in rule else "APP.Y"
     rules = tmp_path / "r.rul"
     rules.write_text(f"INPUTQ({DLQ}) INPUTQM(QM1) WAIT(NO)\n{rule}\n")
@@ -180,11 +164,7 @@ def test_a_group_with_a_member_past_the_hop_limit_stays_whole_as_in_run(
     com.ibm.mq.dev.doc/q026280_.html): "retrieve the entire group with the same getting
     application instance"."""
     home = tmp_path / "home"
-    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
-    monkeypatch.delenv("DLQHANDLER_QMGR", raising=False)
-    create_qmgr(home, "QM1")
-    qm = connect("QM1", home=home)
-    qm.admin().define_queue("APP.Y", {})
+    members = []
     for seq, depth in ((1, 1), (2, 5)):
         flags = MQMF_LAST_MSG_IN_GROUP if seq == 2 else MQMF_MSG_IN_GROUP
         md = MQMD(
@@ -197,8 +177,8 @@ def test_a_group_with_a_member_past_the_hop_limit_stays_whole_as_in_run(
         m = Message(md, b"member")
         for _ in range(depth):
             m = Message.dead_letter(m.md, m.body, reason=2053, dest_q_name="APP.X")
-        qm.put1(DLQ, m, PutOptions(syncpoint=False, context="set_all"))
-    qm.disconnect()
+        members.append(m)
+    qm1_holding(home, monkeypatch, members)
     rules = tmp_path / "r.rul"
     rules.write_text(f"INPUTQ({DLQ}) INPUTQM(QM1) WAIT(NO)\nACTION(FWD) FWDQ(APP.Y) HEADER(YES)\n")
     common = ["-m", "QM1", "--rules", str(rules)]
