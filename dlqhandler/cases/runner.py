@@ -26,7 +26,7 @@ from dlqhandler.rules import (
     RuleSet,
     resolve_target,
 )
-from dlqhandler.rules.outgoing import ActionError, plan_outgoing, refusal
+from dlqhandler.rules.outgoing import DEFAULT_MAX_HOPS, ActionError, plan_outgoing, refusal
 
 __all__ = [
     "ASSUMED_DEADQ",
@@ -82,7 +82,6 @@ class Outcome:
 ASSUMED_DEADQ = "SYSTEM.DEAD.LETTER.QUEUE"
 DEFAULT_STATUS_QUEUE = "DLQHANDLER.STATUS"
 DEFAULT_AUDIT_QUEUE = "DLQHANDLER.AUDIT"
-DEFAULT_MAX_HOPS = 5
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,6 +70,7 @@ from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import CompileResult, ControlData, Severity, compile_rules
 from dlqhandler.rules.diagnostics import DEFAULT_DIAGNOSTIC_LIMIT
 from dlqhandler.rules.lexer import source_lines
+from dlqhandler.rules.outgoing import DEFAULT_MAX_HOPS
 from dlqhandler.worker import (
     DEFAULT_BACKOFF_BASE,
     DEFAULT_BACKOFF_MAX,
@@ -139,10 +140,10 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--max-hops",
         type=positive_int,
-        default=5,
+        default=DEFAULT_MAX_HOPS,
         metavar="N",
         help="refuse to forward a message carrying N or more MQDLH headers "
-        "(a forward loop; 1 or more, default 5)",
+        f"(a forward loop; 1 or more, default {DEFAULT_MAX_HOPS})",
     )
     p.add_argument(
         "--no-watch",

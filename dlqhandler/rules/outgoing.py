@@ -26,6 +26,7 @@ from dlqhandler.rules.matcher import Decision
 from dlqhandler.rules.targets import InvalidTargetError, ResolvedTarget, resolve_target
 
 __all__ = [
+    "DEFAULT_MAX_HOPS",
     "REFUSALS",
     "ActionError",
     "ControlQueueError",
@@ -122,13 +123,18 @@ def _usable_user_id(user: str) -> bool:
     return 0 < len(user) <= 12 and user.isprintable() and " " not in user
 
 
+# `run`'s --max-hops default: a message that would carry this many MQDLHs or more is a
+# forward loop and is not put again (the drain, the report and `test` take the same).
+DEFAULT_MAX_HOPS = 5
+
+
 def plan_outgoing(
     decision: Decision,
     message: Message,
     *,
     input_queue: str,
     local_qmgr: str,
-    max_hops: int = 5,
+    max_hops: int = DEFAULT_MAX_HOPS,
     control_queues: Mapping[str, str] | None = None,
 ) -> tuple[Message, ResolvedTarget]:
     """The message a RETRY/FWD decision puts, and where.

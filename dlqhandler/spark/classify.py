@@ -38,6 +38,7 @@ from dlqhandler.mq.message import Message, decode_dead_letter
 from dlqhandler.outcomes import Disposition
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.rules import PATTERN_FIELDS, IntPredicate, Rule, RuleSet, StringPredicate, decide
+from dlqhandler.rules.outgoing import DEFAULT_MAX_HOPS
 from dlqhandler.spark.sql import FRAME, sql_over, sql_string
 
 __all__ = [
@@ -173,10 +174,6 @@ def offline_input(
         return control.inputq, control.inputqm or (origin_qm if same else "")
     return origin_q, control.inputqm or origin_qm
 
-
-# `dlqhandler run`'s --max-hops default (dlqhandler.rules.outgoing.plan_outgoing's
-# max_hops): a message that would carry this many MQDLHs or more is not put again.
-DEFAULT_MAX_HOPS = 5
 
 # The handler's own queues (`dlqhandler run`'s defaults): a dead letter is never put on
 # them (dlqhandler.rules.outgoing.plan_outgoing), so a target there, on the input queue

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from dlqhandler.acting import DEFAULT_AUDIT_QUEUE, ControlQueues
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
+from dlqhandler.rules.outgoing import DEFAULT_MAX_HOPS
 
 __all__ = ["DEFAULT_BATCH_SIZE", "HandlerOptions"]
 
@@ -42,7 +43,7 @@ class HandlerOptions:
     input_queue: str
     batch_size: int = DEFAULT_BATCH_SIZE
     dry_run: bool = False
-    max_hops: int = 5
+    max_hops: int = DEFAULT_MAX_HOPS
     status_queue: str = DEFAULT_STATUS_QUEUE
     audit_queue: str = DEFAULT_AUDIT_QUEUE
     poll_ms: int = 500
