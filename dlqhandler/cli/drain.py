@@ -53,7 +53,7 @@ from dlqhandler.errors import ConfigError, DLQHandlerError, DumpFormatError, MQI
 from dlqhandler.logs import configure_logging
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
-from dlqhandler.spark.classify import DEFAULT_MAX_HOPS
+from dlqhandler.rules.outgoing import DEFAULT_MAX_HOPS
 from dlqhandler.spark.drain import (
     DrainOutcome,
     DrainRequest,

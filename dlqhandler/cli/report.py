@@ -52,8 +52,8 @@ from dlqhandler.qmgr.snapshot import snapshot_queue
 from dlqhandler.report import render_html, summary_lines
 from dlqhandler.rules import RuleSet, Severity, compile_rules
 from dlqhandler.rules.lexer import source_lines
+from dlqhandler.rules.outgoing import DEFAULT_MAX_HOPS
 from dlqhandler.spark.classify import (
-    DEFAULT_MAX_HOPS,
     catch_all_loop,
     catch_all_queue,
     floors_view,

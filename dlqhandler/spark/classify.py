@@ -43,7 +43,6 @@ from dlqhandler.spark.sql import FRAME, sql_over, sql_string
 
 __all__ = [
     "CONTROL_QUEUES",
-    "DEFAULT_MAX_HOPS",
     "MQ_NAME_REGEX",
     "UNPLACEABLE",
     "catch_all_loop",

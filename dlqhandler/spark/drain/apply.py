@@ -71,8 +71,7 @@ from dlqhandler.qmgr.attempts import (
 )
 from dlqhandler.qmgr.port import GetOptions, Queue, QueueManager
 from dlqhandler.rules import Decision, Matcher, RuleSet
-from dlqhandler.rules.outgoing import header_depth
-from dlqhandler.spark.classify import DEFAULT_MAX_HOPS
+from dlqhandler.rules.outgoing import DEFAULT_MAX_HOPS, header_depth
 
 __all__ = ["Applied", "apply_frame", "apply_group", "apply_message"]
 

@@ -37,8 +37,8 @@ from dlqhandler.outcomes import Disposition, Outcome
 from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager
 from dlqhandler.rules import RuleSet
+from dlqhandler.rules.outgoing import DEFAULT_MAX_HOPS
 from dlqhandler.spark.classify import (
-    DEFAULT_MAX_HOPS,
     UNPLACEABLE,
     catch_all_queue,
     classify,

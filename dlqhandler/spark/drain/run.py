@@ -38,8 +38,8 @@ from dlqhandler.qmgr.attempts import DEFAULT_STATUS_QUEUE
 from dlqhandler.qmgr.port import QueueManager, browse_all
 from dlqhandler.qmgr.snapshot import Snapshot, snapshot_queue
 from dlqhandler.rules import CompileResult, RuleSet, compile_rules
+from dlqhandler.rules.outgoing import DEFAULT_MAX_HOPS
 from dlqhandler.spark.classify import (
-    DEFAULT_MAX_HOPS,
     catch_all_loop,
     catch_all_queue,
     offline_input,

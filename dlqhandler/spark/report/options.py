@@ -8,7 +8,7 @@ from datetime import datetime
 
 from dlqhandler.mq.ages import AgeWindow
 from dlqhandler.rules import RuleSet
-from dlqhandler.spark.classify import DEFAULT_MAX_HOPS
+from dlqhandler.rules.outgoing import DEFAULT_MAX_HOPS
 
 __all__ = ["ReportOptions"]
 
