@@ -42,7 +42,10 @@ def test_snapshot_keeps_the_messages_with_attempts_on_record(
     messages they count failed attempts for, each with its count: a message by its
     (MsgId, CorrelId), a group member by its group's record (`drain --apply` decides the
     whole group with that count); messages without a record are not kept. Not asked, or
-    with a status queue that does not exist, it keeps none."""
+    with a status queue that does not exist, it keeps none. The counts are what `run`
+    goes on from: IBM's "Processing the rules table"
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=zos-processing-rules-table): "If all
+    attempts fail, the DLQ handler searches for the next matching rule in the table"."""
     for name in ("MY.DLQ", "DLQHANDLER.STATUS"):
         qm.admin().define_queue(name, {}, replace=True)  # type: ignore[attr-defined]
     group = b"\x07" * 24

@@ -183,7 +183,9 @@ def test_report_compare_gives_each_table_its_own_floors(
     RETRY and not the other's (RETRY(5), RETRY(3): two and one failed attempts leave
     some), so a floor is worked out per table. Under the old table all three messages
     with records are still RETRYs; under the new one they are the DISCARD, the stay
-    and the FWD; the two others do not change."""
+    and the FWD; the two others do not change. IBM's "Processing the rules table"
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=zos-processing-rules-table): "If all
+    attempts fail, the DLQ handler searches for the next matching rule in the table"."""
     home = tmp_path / "home"
     monkeypatch.setenv("DLQHANDLER_HOME", str(home))
     _queue_manager_with_records(home)
@@ -210,7 +212,9 @@ def test_floors_hold_the_classification_back_in_a_plan_without_python(
     """classify() with floors: a message with a floor gets no rule before it (line 1
     skipped, line 2 chosen), a floor past the last line leaves none (IGNORE), and a
     message without a floor is classified as without any; the floors are broadcast
-    joined, and no Python UDF is in the executed plan."""
+    joined, and no Python UDF is in the executed plan. IBM's "Processing the rules table"
+    (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=zos-processing-rules-table): "If all
+    attempts fail, the DLQ handler searches for the next matching rule in the table"."""
     from dlqhandler.spark.classify import classify, floors_view
 
     ruleset = compile_rules(MIXED).ruleset

@@ -134,7 +134,10 @@ def test_drain_apply_stops_at_the_hop_limit_where_run_does(
     """`drain --apply -m QM1` on the same DLQ (messages with 1, 4, 5 and 6 MQDLHs) moves
     what `run` moves (the test above) and leaves the rest on the DLQ: a put carrying
     --max-hops (5) MQDLHs or more is refused by the rule, and by the catch-all (here the
-    table's unconditional FWD), as `run` refuses it, though the rule's attempts are spent."""
+    table's unconditional FWD), as `run` refuses it, though the rule's attempts are spent.
+    The MQDLHs are counted down their chain: IBM's "Format (MQCHAR8)" for MQDLH
+    (https://www.ibm.com/docs/en/SSFKSJ_9.3.0/refdev/q096180_.html): "the format name of
+    the data that follows the MQDLH structure"."""
     home = tmp_path / "home"
     qm1_holding(home, monkeypatch, [_letter(d) for d in DEPTHS], ("APP.X", "APP.Y"))
     target = "APP.X" if "RETRY" in rule else "APP.Y"

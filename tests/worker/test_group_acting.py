@@ -83,7 +83,10 @@ def test_a_failed_group_counts_every_member_left(qm, ledger, run_cli: RunCli) ->
     "failed, left", the run's ``failed`` and its last line ("N message(s) left on the DLQ
     because their action failed") count each member, as "left on the queue" and the
     action rows count messages. (Before, a group counted once: a three-member group and
-    one message left said "2 message(s) left" beside "left on the queue 4".)"""
+    one message left said "2 message(s) left" beside "left on the queue 4".) A group is
+    acted on whole: IBM's "Grouping logical messages"
+    (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html):
+    "retrieve the entire group with the same getting application instance"."""
     define(qm, "APP.GRP")
     define(qm, "APP.BAD", put="DISABLED")
     gid = b"GROUP LEFT".ljust(24, b"\x00")
@@ -114,7 +117,10 @@ def test_a_group_waiting_to_retry_counts_every_member(qm, ledger, run_cli: RunCl
     """A group whose last attempt failed under RETRYINT ago waits whole: the summary's
     "waiting to retry" counts each of its members, as every other row counts messages
     (before, the group counted once). Two runs with a selector (one pass each): the first
-    fails the group's RETRY, the second finds it waiting."""
+    fails the group's RETRY, the second finds it waiting. A group waits whole: IBM's
+    "Grouping logical messages"
+    (https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html):
+    "retrieve the entire group with the same getting application instance"."""
     define(qm, "APP.GRP")
     define(qm, "APP.BAD", put="DISABLED")
     gid = b"GROUP WAITS".ljust(24, b"\x00")
