@@ -47,9 +47,10 @@ _CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
 from dlqhandler.cli import main
-from dlqhandler.spark.session import get_session
+from dlqhandler.spark.session import get_session, local_cores
 dump, out, master, rules, old = sys.argv[1:6]
-spark = get_session(master, app_name="dlqhandler-report")  # as the CLI builds it
+spark = get_session(master, app_name="dlqhandler-report",  # as the CLI builds it
+                    partitions=local_cores(master))
 spark.sparkContext.setLogLevel("ERROR")
 spark.range(10).count()
 t0 = time.perf_counter()

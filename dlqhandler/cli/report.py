@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 import tempfile
 from datetime import UTC, datetime
@@ -398,6 +399,7 @@ def _spark_report(
     spark-submit; Ctrl-C cancels the jobs; a session the report built is stopped)."""
     from dlqhandler.spark.lifecycle import SparkRun
     from dlqhandler.spark.report import READ_COLUMNS, ReportOptions, report_query
+    from dlqhandler.spark.session import local_cores
     from dlqhandler.spark.sql import standalone
 
     options = ReportOptions(
@@ -413,7 +415,12 @@ def _spark_report(
         max_hops=DEFAULT_MAX_HOPS if args.max_hops is None else args.max_hops,
     )
     query = standalone(report_query(READ_COLUMNS, options))  # parsed while Spark starts
-    with SparkRun("report", master=args.master, verbose=args.verbose, warm_sql=[query]) as run:
+    # Each shuffle carries what the aggregation before it left (a few hundred rows per
+    # task): on this machine's cores, one partition per core, not Spark's 200 for clusters.
+    cores = None if "PYSPARK_GATEWAY_PORT" in os.environ else local_cores(args.master or "local[*]")
+    with SparkRun(
+        "report", master=args.master, partitions=cores, verbose=args.verbose, warm_sql=[query]
+    ) as run:
         with run.cancelling():
             # each table its own floors: the rule `run` takes once attempts are spent
             options = dataclasses.replace(

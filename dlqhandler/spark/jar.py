@@ -103,17 +103,32 @@ def compiled_jar() -> Path | None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-if __name__ == "__main__":  # the spark-submit options that give the drain its jar
+def submit_options() -> str | None:
+    """The ``spark-submit`` options that give a session of one's own what a session the
+    package builds has: the drain's jar, the local file system, the class-data archive
+    (when ``make install`` made one) and the settings of
+    :data:`dlqhandler.spark.session.BUILT_SESSION`, its JVM options for the driver and the
+    executors alike; None when the jar cannot be built here (no JDK)."""
     built = compiled_jar()
     if built is None:
-        raise SystemExit("the drain's jar cannot be built here: install a JDK (javac)")
+        return None
     from dlqhandler.spark.cds import java_options
+    from dlqhandler.spark.session import BUILT_SESSION, JAVA_OPTIONS
 
-    archive = java_options()  # the class-data archive, when make install made one
-    sys.stdout.write(
+    jvm = BUILT_SESSION[JAVA_OPTIONS]
+    driver = f"{jvm} {java_options()}".strip()  # the archive is this machine's: driver only
+    settings = "".join(f" --conf {k}={v}" for k, v in BUILT_SESSION.items() if k != JAVA_OPTIONS)
+    return (
         f"--jars {built} --driver-class-path {built} "
         f"--conf spark.executor.extraClassPath={built} "
-        f"--conf spark.hadoop.fs.file.impl={LOCAL_FS_CLASS}"
-        + (f" --driver-java-options '{archive}'" if archive else "")
-        + "\n"
+        f"--conf spark.hadoop.fs.file.impl={LOCAL_FS_CLASS}{settings}"
+        f" --driver-java-options '{driver}'"
+        f" --conf 'spark.executor.extraJavaOptions={jvm}'"
     )
+
+
+if __name__ == "__main__":  # the spark-submit options that give the drain its jar
+    options = submit_options()
+    if options is None:
+        raise SystemExit("the drain's jar cannot be built here: install a JDK (javac)")
+    sys.stdout.write(options + "\n")

@@ -4,6 +4,7 @@ texts the drain and the report give are the very texts they run."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from dlqhandler.spark.classify import classify_query
 from dlqhandler.spark.drain.job import DrainConfig, classification_text
 from dlqhandler.spark.messages import read_messages
 from dlqhandler.spark.report import READ_COLUMNS, ReportOptions, read_dumps, report_query
+from dlqhandler.spark.session import local_cores
 from dlqhandler.spark.sql import FRAME, standalone
 from tests.required import require_java
 
@@ -43,6 +45,10 @@ for key in ("spark.app.name", "spark.master", "spark.sql.session.timeZone",
     print(key, conf.get(key))
 print("messages", spark.read.format("dmpmqmsg").load(sys.argv[3]).count())
 print("parsing", [t.name for t in threading.enumerate() if "parse" in t.name])
+beans = spark._jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
+print("collectors", sorted(bean.getName() for bean in beans))
+flags = spark._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+print("tier4", sorted(f for f in flags if f.startswith("-XX:Tier4")))
 stop_session(spark)
 """
 
@@ -79,6 +85,42 @@ def test_a_session_parsing_meanwhile_is_the_session_built_without() -> None:
     assert "log4j" not in warm_err
 
 
+def test_a_built_session_runs_its_jvm_with_the_jit_and_gc_options() -> None:
+    """The JVM a built session launches runs the parallel collector and the raised C2
+    thresholds of BUILT_SESSION (with the class-data archive's options beside them, when
+    there is one): the options reach the JVM, not only the settings."""
+    require_java()
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        out, _err, _log = _probe(Path(d), False)
+    assert "collectors ['PS MarkSweep', 'PS Scavenge']" in out
+    assert "-XX:Tier4InvocationThreshold=50000" in out
+
+
+@pytest.mark.parametrize(
+    ("master", "cores"),
+    [
+        ("local", 1),
+        ("local[3]", 3),
+        ("local[4,2]", 4),
+        ("local[*]", len(os.sched_getaffinity(0))),
+        ("local[*,3]", len(os.sched_getaffinity(0))),
+        ("local-cluster[2, 3, 1024]", 6),
+        ("spark://host:7077", None),
+        ("yarn", None),
+        ("localhost", None),
+    ],
+)
+def test_local_cores_is_how_many_tasks_a_local_master_runs_at_once(
+    master: str, cores: int | None
+) -> None:
+    """The report's shuffle partitions on a master that runs its tasks here: local[N] N,
+    local[*] the cores this process may use, local-cluster W x C; a cluster's master
+    none (its own setting stays)."""
+    assert local_cores(master) == cores
+
+
 def test_the_report_parses_meanwhile_the_text_it_runs(spark: Any) -> None:
     """The report's text made before Spark starts, over READ_COLUMNS, is the one it runs
     over what read_dumps gives."""
@@ -110,3 +152,26 @@ def test_the_drain_parses_meanwhile_the_classification_it_runs(spark: Any, apply
         catch_all="ALL.Q",
     )
     assert classification_text(RULES, config) == standalone(ran)
+
+
+def test_the_printed_spark_submit_options_carry_the_built_session_settings() -> None:
+    """``python -m dlqhandler.spark.jar`` prints, besides the jar, the settings a session
+    the package builds gets: PySpark's DataFrame debugging off and the JVM options of
+    BUILT_SESSION for the driver and for the executors alike, so a session of one's own
+    (spark-submit, a cluster) can run as the built one does."""
+    require_java()
+    from dlqhandler.spark.session import BUILT_SESSION, JAVA_OPTIONS
+
+    done = subprocess.run(
+        [sys.executable, "-m", "dlqhandler.spark.jar"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    jvm = BUILT_SESSION[JAVA_OPTIONS]
+    assert "--conf spark.python.sql.dataFrameDebugging.enabled=false" in done.stdout
+    assert f"--driver-java-options '{jvm}" in done.stdout
+    assert f"--conf 'spark.executor.extraJavaOptions={jvm}'" in done.stdout
+    assert "-XX:+UseParallelGC" in jvm
