@@ -499,6 +499,11 @@ def dimension_rows(source: str, columns: list[str], options: ReportOptions) -> s
     the other dimensions count the selected messages only.
     """
     combos, combined = _combinations(source, columns, options)
+    # What follows the one aggregation over every message reads its few rows (the
+    # combinations, hours and groups' members) in one task: one partition satisfies every
+    # distribution after it (the units' window, the counts again, the dimensions, the top
+    # keys), so Spark plans no exchange after the first and runs no job per stage.
+    combos = f"SELECT /*+ COALESCE(1) */ * FROM ({combos})"
     if options.ruleset is not None:
         combos = _unit_fates(combos, combined, options)
     dlh = "(state = 'dlh')"
