@@ -317,6 +317,28 @@ def test_body_length_alone_reads_no_body(spark: Any, tmp_path: Path) -> None:
         assert lengths == [len(m.body) for m in read_dump(path)], path.name
 
 
+def test_msg_id_longs_are_the_msg_id_in_three_big_endian_thirds(spark: Any, tmp_path: Path) -> None:
+    """``msg_id_0``, ``msg_id_1`` and ``msg_id_2`` are every readable message's MsgId as
+    three signed big-endian longs (packed back, the MsgId the Python reader gives); a
+    scan of them reads no body nor record."""
+    import struct
+
+    for path in [SAMPLE, *_mixed(tmp_path)]:
+        df = (
+            _read(spark, path)
+            .orderBy("offset")
+            .select("malformed", "msg_id_0", "msg_id_1", "msg_id_2")
+        )
+        plan = df._jdf.queryExecution().executedPlan().toString()
+        schema = plan[plan.index("ReadSchema:") :].split("\n")[0]
+        assert "body:" not in schema
+        assert "record" not in schema
+        rows = df.collect()
+        readable = [r for r in rows if r["malformed"] is None]
+        ids = [struct.pack(">3q", r["msg_id_0"], r["msg_id_1"], r["msg_id_2"]) for r in readable]
+        assert ids == [m.md.msg_id for m in read_dump(path)], path.name
+
+
 def test_partitioned_write_one_loadable_dump_per_target(spark: Any, tmp_path: Path) -> None:
     """partitionBy("target"): a directory per target whose dump the Python reader loads,
     holding that target's messages in input order; strip_dlh writes the message without

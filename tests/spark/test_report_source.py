@@ -157,7 +157,8 @@ def test_report_does_not_depend_on_how_messages_are_split_or_combined(
 
 def test_plan_reads_header_columns_and_runs_no_python(spark: Any, inputs: list[Path]) -> None:
     """The report job's physical plan scans the dmpmqmsg source without its record or
-    body columns (ReadSchema) and holds no Python UDF evaluation."""
+    body columns (ReadSchema), takes the samples' MsgIds as the source's three longs (no
+    binary MsgId to convert per message) and holds no Python UDF evaluation."""
     options = _tables()
     messages = read_dumps(spark, [str(p) for p in inputs])
     rows = report_rows(messages, options)
@@ -171,11 +172,14 @@ def test_plan_reads_header_columns_and_runs_no_python(spark: Any, inputs: list[P
     for scan in scans:
         schema = scan[scan.index("ReadSchema: struct<") + 19 :]
         read = set(re.findall(r"(?:^|,)(\w+):", schema))  # array<string>: a '>' inside
-        assert {"dlh_reason", "dlh_put_date", "md_msg_id", "has_dlh", "malformed"} <= read
+        assert {"dlh_reason", "dlh_put_date", "has_dlh", "malformed"} <= read
+        assert {"msg_id_0", "msg_id_1", "msg_id_2"} <= read
+        assert "md_msg_id" not in read
         assert "property_folders" in read
         assert not read & {"record", "body"}, schema
     assert "BatchEvalPython" not in plan
     assert "ArrowEvalPython" not in plan
+    assert "conv(" not in plan
 
 
 def test_cli_report_reads_the_data_source(spark: Any, tmp_path: Path, inputs: list[Path]) -> None:

@@ -61,6 +61,12 @@
  *                        it. A query that takes these two from the source, not from
  *                        _metadata, spares Spark a copy of every row (its metadata
  *                        columns are joined to the row and the pair projected again).
+ *   msg_id_0, msg_id_1, msg_id_2 long  the MsgId's three 8-byte thirds, each a
+ *                        big-endian signed long (null unless the MsgId is 24 bytes): a
+ *                        MsgId in fixed-width values, which Spark's hash aggregation keeps
+ *                        in its buffers (a binary value makes it sort every row); SQL has
+ *                        no cast from binary to a number, and conv(hex(..)) per message
+ *                        cost the report a tenth of its scan.
  * Options: maxRecordBytes (default 1 GiB): a longer message is a malformed row;
  * cutOffLine ("data", the default, or "message"): the line a cut-off message's malformed
  * reason names, its last data line (as the Python reader says it) or its first line.
@@ -149,6 +155,9 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
     private static final int DLH_COUNT = FOLDERS + 1;
     private static final int MALFORMED = DLH_COUNT + 1, RECORD = MALFORMED + 1;
     private static final int SPLIT_START = RECORD + 1;
+    private static final int MSG_ID_LONGS = SPLIT_START + 1, LAST = MSG_ID_LONGS + 2;
+    private static final int MSG_ID_FIELD = java.util.Arrays.asList(DumpTables.MD_FIELDS)
+        .indexOf("msg_id");
 
     private static StructType schema() {
         StructType s = new StructType()
@@ -174,7 +183,10 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             .add("dlh_count", DataTypes.IntegerType, true)
             .add("malformed", DataTypes.StringType, true)
             .add("record", DataTypes.BinaryType, true)
-            .add("split_start", DataTypes.LongType, false);
+            .add("split_start", DataTypes.LongType, false)
+            .add("msg_id_0", DataTypes.LongType, true)
+            .add("msg_id_1", DataTypes.LongType, true)
+            .add("msg_id_2", DataTypes.LongType, true);
     }
 
     private static DataType typeOf(Object value) {
@@ -302,6 +314,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         private final boolean needDlh;       // an MQDLH column
         private final boolean needFolders;   // property_folders
         private final boolean needCount;     // dlh_count
+        private final boolean needIdLongs;   // msg_id_0, msg_id_1, msg_id_2
         private final UTF8String file;
         private final boolean[] wanted;      // by column: selected (only those are converted)
         private final boolean[] mdFields;    // by MQMD field: selected (only those are stored)
@@ -320,10 +333,12 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             boolean folders = false;
             boolean count = false;
             boolean record = false;
-            this.wanted = new boolean[SPLIT_START + 1];
+            boolean idLongs = false;
+            this.wanted = new boolean[LAST + 1];
             for (int c : columns) {
                 wanted[c] = true;
-                d |= c >= MD && c <= MALFORMED;
+                idLongs |= c >= MSG_ID_LONGS;
+                d |= c >= MD && c <= MALFORMED || c >= MSG_ID_LONGS;
                 l |= c == NUMBER || c == LINE;
                 body |= c == BODY;
                 dlh |= c >= HAS_DLH && c < MALFORMED;
@@ -335,12 +350,14 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
             for (int i = 0; i < mdFields.length; i++) {
                 mdFields[i] = wanted[MD + i];
             }
+            mdFields[MSG_ID_FIELD] |= idLongs;
             this.decode = d;
             this.locate = l;
             this.needBody = body;
             this.needDlh = dlh;
             this.needFolders = folders;
             this.needCount = count;
+            this.needIdLongs = idLongs;
             split.keepBytes = d || record;  // a count copies nothing
             this.file = UTF8String.fromString(split.name);
         }
@@ -373,7 +390,7 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
         }
 
         private InternalRow row(DumpSplitReader.Raw raw) throws IOException {
-            Object[] all = new Object[SPLIT_START + 1];
+            Object[] all = new Object[LAST + 1];
             all[INPUT_FILE] = file;
             all[SPLIT_START] = split.start;
             all[OFFSET] = raw.offset;
@@ -434,6 +451,12 @@ public final class DmpmqmsgFileFormat implements FileFormat, DataSourceRegister,
                 }
                 all[BODY] = m.body;
                 all[BODY_LENGTH] = m.bodyLength;
+                if (needIdLongs && m.md[MSG_ID_FIELD] instanceof byte[] id && id.length == 24) {
+                    java.nio.ByteBuffer at = java.nio.ByteBuffer.wrap(id);  // big-endian
+                    for (int j = 0; j < 3; j++) {
+                        all[MSG_ID_LONGS + j] = at.getLong(8 * j);
+                    }
+                }
                 if (needDlh) {
                     DumpMessage.Dlh dlh = m.dlh(raw.bytes, needFolders, needCount);
                     all[HAS_DLH] = dlh.error == null;

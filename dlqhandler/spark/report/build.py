@@ -13,7 +13,8 @@ would analyse the growing plan again at each):
    counts unreadable messages by problem, as it did on the text path. The source finds
    an MQDLH behind an MQRFH2 in front of it (a DLQ defined ``PROPCTL(FORCE)``, IBM's
    dmpmqmsg), so such a message counts as a dead letter, and gives
-   ``rfh2_in_front`` and ``property_folders``, which the ``properties`` dimension counts.
+   ``rfh2_in_front`` and ``property_folders``, which the ``properties`` dimension counts,
+   and the MsgId as three longs (``msg_id_0`` to ``msg_id_2``), which the samples keep.
 
 1. :func:`facts_query` keeps the few columns the report needs, adds the time the message
    was dead-lettered (:func:`dlqhandler.spark.report.ages.dead_lettered_epoch_query`: the MQDLH's
@@ -27,6 +28,8 @@ would analyse the growing plan again at each):
    combination into one row per dimension it counts in (``state``, ``reason``,
    ``destination``, ``properties``, ...) with its count: rows of ``(dim, key,
    count, ...)``. A message the age selectors leave out counts in ``selection`` alone.
+   What the aggregation leaves is read by one task (a ``COALESCE(1)`` hint): its one
+   partition satisfies every grouping after it, so no further exchange or job follows.
    With a table, :func:`_unit_fates` first decides, per group or segmented message
    (each member a combination of its own), whether the drain moves it as its rules
    say, keeps it whole on the DLQ, or sends it whole to the catch-all.
@@ -90,6 +93,8 @@ _SAMPLE_SEEDS = (17, 29, 43)  # three independent hash orders: three sample MsgI
 PROPERTY_FOLDERS = "property_folders"  # the source's column (absent from the drain's read)
 FOLDERS = tuple(sorted(ALL_PROPERTY_FOLDERS))  # what it can hold
 _log = get_logger(__name__)
+_MSG_ID_LONGS = 3
+_ID_LONGS = tuple(f"msg_id_{j}" for j in range(_MSG_ID_LONGS))  # the dmpmqmsg source's
 # The columns of read_dumps, in order: known before Spark starts, so that the report's
 # query text is too (its session parses it while it starts: get_session's warm_sql).
 READ_COLUMNS: tuple[str, ...] = (
@@ -99,6 +104,7 @@ READ_COLUMNS: tuple[str, ...] = (
     PROPERTY_FOLDERS,
     "rfh2_in_front",
     "body_length",  # read only for the members of groups and segmented messages
+    *_ID_LONGS,  # the MsgId as three longs (the samples)
 )
 
 
@@ -180,6 +186,7 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
         read |= {"md_format"}  # with dlh_count, the MQDLHs a put would carry (--max-hops)
         read |= {"body_length"} if "body_length" in columns else {"body"}
     read |= {"md_correl_id"} if options.floors or options.old_floors else set()
+    read |= set(_ID_LONGS)  # the source's: the samples' MsgIds need no conversion
     needed = [c for c in columns if c in read or c.startswith("dlh_")]
     kept = ", ".join(f"`{c}`" for c in needed)
     timed = dead_lettered_epoch_query(FRAME, needed)
@@ -203,7 +210,7 @@ def facts_query(columns: Sequence[str], options: ReportOptions) -> tuple[str, li
     keep = [
         "state",
         "error",
-        "md_msg_id",
+        *(_ID_LONGS if _ID_LONGS[0] in have else ["md_msg_id"]),
         "dlh_reason",
         "dlh_dest_q_name",
         "dlh_dest_q_mgr_name",
@@ -282,7 +289,6 @@ def _msg_id_longs(msg_id: str) -> list[str]:
     ]
 
 
-_MSG_ID_LONGS = 3
 _ORDERS = [f"order{i}" for i in range(len(_SAMPLE_SEEDS))]  # each seed's least hash
 _SAMPLES = [f"sample{i}_m{j}" for i in range(len(_SAMPLE_SEEDS)) for j in range(_MSG_ID_LONGS)]
 _SAMPLE_COLUMNS = (*_ORDERS, *_SAMPLES)
@@ -362,10 +368,14 @@ def _combinations(source: str, columns: list[str], options: ReportOptions) -> tu
         f"CASE WHEN {dlh} AND put_epoch IS NOT NULL AND {selected}"
         " THEN floor(put_epoch / 3600) * 3600 END"
     )
-    parts = _msg_id_longs("md_msg_id")
-    # A changed message with a MsgId is sampled: only it is converted (the conversion's
-    # own test, a 24-byte MsgId, stands for whether it gives a value).
-    sampled = f"coalesce({changed}, false) AND length(md_msg_id) = {8 * _MSG_ID_LONGS}"
+    # A changed message with a 24-byte MsgId is sampled: the source gives its thirds as
+    # longs; the MsgId of another frame is converted here, for the sampled ones only.
+    if _ID_LONGS[0] in columns:
+        parts = list(_ID_LONGS)
+        sampled = f"coalesce({changed}, false) AND {_ID_LONGS[0]} IS NOT NULL"
+    else:
+        parts = _msg_id_longs("md_msg_id")
+        sampled = f"coalesce({changed}, false) AND length(md_msg_id) = {8 * _MSG_ID_LONGS}"
     values = {
         **keys,
         "hour": hour,
