@@ -113,17 +113,17 @@ def submit_options() -> str | None:
     if built is None:
         return None
     from dlqhandler.spark.cds import java_options
-    from dlqhandler.spark.session import BUILT_SESSION, JAVA_OPTIONS
+    from dlqhandler.spark.session import BUILT_SESSION, EXECUTOR_JAVA_OPTIONS, JAVA_OPTIONS
 
-    jvm = BUILT_SESSION[JAVA_OPTIONS]
-    driver = f"{jvm} {java_options()}".strip()  # the archive is this machine's: driver only
+    # the archive is this machine's, the young generation's cap the driver's: driver only
+    driver = f"{BUILT_SESSION[JAVA_OPTIONS]} {java_options()}".strip()
     settings = "".join(f" --conf {k}={v}" for k, v in BUILT_SESSION.items() if k != JAVA_OPTIONS)
     return (
         f"--jars {built} --driver-class-path {built} "
         f"--conf spark.executor.extraClassPath={built} "
         f"--conf spark.hadoop.fs.file.impl={LOCAL_FS_CLASS}{settings}"
         f" --driver-java-options '{driver}'"
-        f" --conf 'spark.executor.extraJavaOptions={jvm}'"
+        f" --conf 'spark.executor.extraJavaOptions={EXECUTOR_JAVA_OPTIONS}'"
     )
 
 

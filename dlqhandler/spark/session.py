@@ -28,6 +28,7 @@ from dlqhandler.spark.jar import LOCAL_FS_CLASS, compiled_jar
 
 __all__ = [
     "BUILT_SESSION",
+    "EXECUTOR_JAVA_OPTIONS",
     "JAVA_OPTIONS",
     "get_session",
     "has_active_session",
@@ -39,31 +40,37 @@ __all__ = [
 # notebook's). PySpark's DataFrame debugging (on by default) records the Python call
 # site of every column function in the JVM, four py4j round trips each; the drain and
 # the report build thousands of columns from the rules, and their errors are rendered by
-# the CLI, not by Spark's query context. The JVM options (_JIT_AND_GC) are for a JVM that
-# lives for one job. On a local master the tasks run in the driver's JVM; on a cluster,
-# give the executors the same options (docs/performance.md).
+# the CLI, not by Spark's query context. The JVM options are for a JVM that lives for one
+# job (docs/performance.md, "The session settings"). On a local master the tasks run in
+# the driver's JVM; on a cluster, give the executors EXECUTOR_JAVA_OPTIONS
+# (`python -m dlqhandler.spark.jar` prints them).
 _JIT_AND_GC = (
     # The JIT skips methods longer than 8,000 bytes of bytecode; the report's scan loop is
     # one (the rules' and the ages' expressions generated into it, about 10,800 bytes with
     # two tables: "Generated method too long to be JIT compiled"), so it ran interpreted.
     "-XX:-DontCompileHugeMethods",
     # A batch job wants throughput, not short pauses: the parallel collector, without G1's
-    # write barriers and concurrent refinement (about a second less CPU at 1,000,000).
+    # write barriers and concurrent refinement.
     "-XX:+UseParallelGC",
     # The optimising compiler (C2) waits for ten times the calls and loops it waits for by
     # default before it compiles a method: in a fresh JVM it otherwise spent more CPU on the
     # lukewarm code of planning, code generation and task serialisation (11 to 12 s of CPU
-    # at 1,000,000 messages, against 4 s for Spark's decode floor) than the job gained,
-    # on the cores the tasks run on. A message's code is called per message and still is.
+    # for a report of 1,000,000 messages, against 4 s for Spark's decode floor) than the
+    # job gained, on the cores the tasks run on. Code run per message still gets it.
     "-XX:Tier4InvocationThreshold=50000",
     "-XX:Tier4MinInvocationThreshold=6000",
     "-XX:Tier4CompileThreshold=150000",
     "-XX:Tier4BackEdgeThreshold=400000",
 )
+EXECUTOR_JAVA_OPTIONS = " ".join(_JIT_AND_GC)
+# The driver's young generation at most 96 MB: the parallel collector grows it to a third
+# of the heap, and the driver (with the tasks, on a local master) would hold 100 to 200 MB
+# more than under G1; Spark's rows die young, so the collections stay short.
+_DRIVER_ONLY = ("-XX:MaxNewSize=96m",)
 JAVA_OPTIONS = "spark.driver.defaultJavaOptions"
 BUILT_SESSION = {
     "spark.python.sql.dataFrameDebugging.enabled": "false",
-    JAVA_OPTIONS: " ".join(_JIT_AND_GC),
+    JAVA_OPTIONS: " ".join((*_JIT_AND_GC, *_DRIVER_ONLY)),
 }
 
 

@@ -49,6 +49,10 @@ beans = spark._jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXB
 print("collectors", sorted(bean.getName() for bean in beans))
 flags = spark._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
 print("tier4", sorted(f for f in flags if f.startswith("-XX:Tier4")))
+vm = spark._jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
+    spark._jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+young = int(vm.getVMOption("MaxNewSize").getValue())
+print("young at most", young // 2**20, "MB")
 stop_session(spark)
 """
 
@@ -86,9 +90,10 @@ def test_a_session_parsing_meanwhile_is_the_session_built_without() -> None:
 
 
 def test_a_built_session_runs_its_jvm_with_the_jit_and_gc_options() -> None:
-    """The JVM a built session launches runs the parallel collector and the raised C2
-    thresholds of BUILT_SESSION (with the class-data archive's options beside them, when
-    there is one): the options reach the JVM, not only the settings."""
+    """The JVM a built session launches runs the parallel collector, the raised C2
+    thresholds and the driver's young-generation cap of BUILT_SESSION (with the
+    class-data archive's options beside them, when there is one): the options reach the
+    JVM, not only the settings."""
     require_java()
     import tempfile
 
@@ -96,6 +101,7 @@ def test_a_built_session_runs_its_jvm_with_the_jit_and_gc_options() -> None:
         out, _err, _log = _probe(Path(d), False)
     assert "collectors ['PS MarkSweep', 'PS Scavenge']" in out
     assert "-XX:Tier4InvocationThreshold=50000" in out
+    assert "young at most 96 MB" in out
 
 
 @pytest.mark.parametrize(
@@ -160,7 +166,7 @@ def test_the_printed_spark_submit_options_carry_the_built_session_settings() -> 
     BUILT_SESSION for the driver and for the executors alike, so a session of one's own
     (spark-submit, a cluster) can run as the built one does."""
     require_java()
-    from dlqhandler.spark.session import BUILT_SESSION, JAVA_OPTIONS
+    from dlqhandler.spark.session import BUILT_SESSION, EXECUTOR_JAVA_OPTIONS, JAVA_OPTIONS
 
     done = subprocess.run(
         [sys.executable, "-m", "dlqhandler.spark.jar"],
@@ -170,8 +176,9 @@ def test_the_printed_spark_submit_options_carry_the_built_session_settings() -> 
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    jvm = BUILT_SESSION[JAVA_OPTIONS]
     assert "--conf spark.python.sql.dataFrameDebugging.enabled=false" in done.stdout
-    assert f"--driver-java-options '{jvm}" in done.stdout
-    assert f"--conf 'spark.executor.extraJavaOptions={jvm}'" in done.stdout
-    assert "-XX:+UseParallelGC" in jvm
+    assert f"--driver-java-options '{BUILT_SESSION[JAVA_OPTIONS]}" in done.stdout
+    executors = f"--conf 'spark.executor.extraJavaOptions={EXECUTOR_JAVA_OPTIONS}'"
+    assert executors in done.stdout
+    assert "-XX:+UseParallelGC" in EXECUTOR_JAVA_OPTIONS
+    assert "MaxNewSize" not in EXECUTOR_JAVA_OPTIONS  # an executor's heap is the cluster's
