@@ -222,6 +222,7 @@ def _ignored_option(args: argparse.Namespace) -> str | None:
             "--status-queue names the attempt counts on a queue manager; a dump has none: "
             "give -m QMGR as well, or leave it out"
         )
+    args.status_queue_given = args.status_queue is not None  # a missing one is an error
     if args.status_queue is None:
         args.status_queue = DEFAULT_STATUS_QUEUE
     return None
@@ -244,6 +245,7 @@ def _queue_source(args: argparse.Namespace, settings: Settings) -> QueueSource:
         queue=args.queue,
         apply=args.apply,
         status_queue=args.status_queue,
+        status_required=getattr(args, "status_queue_given", False),
         prepare=prepare if args.apply else None,
     )
 

@@ -333,6 +333,7 @@ def _gather(
                         Path(tmp) / "_snapshot" / "input.dmp",
                         # the attempts `run` recorded
                         status_queue=args.status_queue or DEFAULT_STATUS_QUEUE,
+                        status_required=args.status_queue is not None,
                     )
                 finally:
                     qm.disconnect()

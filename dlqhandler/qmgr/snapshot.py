@@ -218,13 +218,16 @@ def snapshot_queue(
     path: Path,
     *,
     status_queue: str | None = None,
+    status_required: bool = False,
 ) -> Snapshot:
     """Browse ``queue`` (None: the queue manager's DEADQ) into a new dmpmqmsg file at
     ``path`` (its directory is made); nothing is taken from the queue. The records of
     ``status_queue`` (if named: `run`'s and ``drain --apply``'s failed attempts; none when it does
     not exist) are read once, first, and the snapshot keeps the messages they count
     attempts for (:attr:`Snapshot.spent`): a group member with its group's count, as
-    ``drain --apply`` decides every member of a group with it. Raises MQIError
+    ``drain --apply`` decides every member of a group with it. With ``status_required``
+    (the user named the status queue) a missing one is a ConfigError that names it, not
+    silently no attempts. Raises MQIError
     when the queue manager or the queue cannot be used, ConfigError when no queue is named
     and the queue manager has no DEADQ."""
     info = qm.inquire()
@@ -234,7 +237,7 @@ def snapshot_queue(
             f"no queue named and queue manager {info.name} has no DEADQ; name the queue "
             f"(--queue Q, or INPUTQ in the rules table) or set one: ALTER QMGR DEADQ(Q)"
         )
-    counts = _status_counts(qm, status_queue) if status_queue else {}
+    counts = _status_counts(qm, status_queue, status_required) if status_queue else {}
     spent: list[tuple[Message, int]] = []
 
     def seen(message: Message) -> None:
@@ -251,13 +254,20 @@ def snapshot_queue(
     return Snapshot(path, name, info.name, count, tuple(spent))
 
 
-def _status_counts(qm: QueueManager, status_queue: str) -> dict[bytes, int]:
+def _status_counts(qm: QueueManager, status_queue: str, required: bool) -> dict[bytes, int]:
     """Every record of ``status_queue`` (key: the record's CorrelId, see
     :func:`dlqhandler.qmgr.attempts.message_subject`) and its count; empty when the
-    queue does not exist (no handler ran with it)."""
+    queue does not exist (no handler ran with it), a ConfigError then if ``required``
+    (a name the user gave: a typo would silently count no attempts)."""
     try:
         return recorded_attempts(qm, status_queue)
     except MQIError as exc:
         if exc.reason != MQRC_UNKNOWN_OBJECT_NAME:
             raise
+        if required:
+            raise ConfigError(
+                f"--status-queue {status_queue} does not exist on this queue manager, so "
+                f"no RETRY attempts can be read from it; name the queue dlqhandler run "
+                f"keeps its attempts on (its --status-queue), or leave the option out"
+            ) from None
         return {}

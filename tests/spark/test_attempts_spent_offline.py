@@ -289,3 +289,33 @@ def test_status_queue_without_a_queue_manager_is_a_usage_error(
     assert "--status-queue" in err
     assert "Traceback" not in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["report", "drain"])
+def test_status_queue_named_but_missing_is_an_error_not_no_attempts(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+) -> None:
+    """`--status-queue MY.STATUS` names a queue QM1 does not have (a typo, or not run's
+    queue): rather than silently reading no attempts (every spent RETRY then predicted as
+    a RETRY again), report and drain (no --apply) stop with an error naming the queue
+    and how to fix it, a non-zero exit, no traceback, and every message still on the
+    DLQ. Left out, the default DLQHANDLER.STATUS may be missing (no handler ran yet)."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    _queue_manager_with_records(home, "RUN.STATUS")
+    rules = tmp_path / "r.rul"
+    rules.write_text(MIXED)
+    out = tmp_path / "out"
+    argv = [command, "-m", "QM1", "--rules", str(rules), "--output", str(out)]
+    assert cli_main([*argv, "--status-queue", "MY.STATUS"]) == 4  # as a missing --queue
+    err = capsys.readouterr().err
+    assert "--status-queue MY.STATUS does not exist" in err
+    assert "Traceback" not in err
+    qm = connect("QM1", home=home)
+    try:
+        assert qm.inquire_queue(DLQ).curdepth == len(MESSAGES)
+    finally:
+        qm.disconnect()

@@ -78,6 +78,7 @@ class QueueSource:
     queue: str | None = None
     apply: bool = False
     status_queue: str | None = None
+    status_required: bool = False  # --status-queue given: a missing queue is an error
     prepare: Callable[[QueueManager], None] | None = None
 
 
@@ -416,7 +417,13 @@ class _Drain:
                 return snapshot_queue(qm, source.queue, path)
             # the snapshot drain goes on from the attempts on record, as `run` would
             status_queue = source.status_queue or DEFAULT_STATUS_QUEUE
-            return snapshot_queue(qm, source.queue, path, status_queue=status_queue)
+            return snapshot_queue(
+                qm,
+                source.queue,
+                path,
+                status_queue=status_queue,
+                status_required=source.status_required,
+            )
         finally:
             qm.disconnect()
 
