@@ -167,9 +167,10 @@ def say_unselected(
     """After a finished one-off pass: each ``--msgid`` that names no message on the queue,
     each one that names a member of a group left whole on the queue (incomplete), each
     one that selected several messages (acted on, all of them: a warning), each group
-    acted on whole of which the selector selected only some members (a warning), and a
+    acted on whole of which the selector selected only some members (a warning), each
+    group a discard left because the selector selected only some of its members, and a
     selector that selected nothing, said on stderr (never a silent "0 moved"). Returns
-    those MsgIds (the run then fails: the message named was not acted on)."""
+    those MsgIds and GroupIds (the run then fails: what was selected was not acted on)."""
     missing = selector.missing()
     for msg_id in missing:
         print(
@@ -204,6 +205,17 @@ def say_unselected(
             "shows its members)",
             file=sys.stderr,
         )
+    refused = sorted(selector.refused_groups.items())
+    left = "would be left (dry run)" if args.dry_run else "was left"
+    for group_id, (chosen, members) in refused:
+        print(
+            f"dlqhandler run: {_selector_words(args)} selected {chosen} of the {members} "
+            f"messages of group {group_id.hex()} on {escape(queue)}: a group moves whole or "
+            f"not at all, and discarding it would remove {members - chosen} message(s) not "
+            f"selected, so the group {left} on the queue; to discard it, select every member "
+            "(each --msgid, or a --match they all meet; qm browse shows them)",
+            file=sys.stderr,
+        )
     if selector.selected == 0:
         print(
             f"dlqhandler run: {_selector_words(args)} selected none of the "
@@ -211,7 +223,7 @@ def say_unselected(
             + f"message(s) on {escape(queue)}: nothing was done",
             file=sys.stderr,
         )
-    return missing + [msg_id for msg_id, _group in held]
+    return missing + [msg_id for msg_id, _group in held] + [gid for gid, _n in refused]
 
 
 class Progress:

@@ -143,6 +143,12 @@ class Actor:
         self._ruleset = ruleset
         self._matcher = Matcher(ruleset)
 
+    @property
+    def _discards(self) -> bool:
+        """Whether this is a one-off discard (``--action discard``): its table's one rule
+        discards whatever the selector selected."""
+        return self.options.oneoff and any(r.action.kind == "DISCARD" for r in self._ruleset.rules)
+
     # -- the loop's calls ----------------------------------------------------------
     def use(self, ruleset: RuleSet) -> None:
         """Decide with ``ruleset`` from now on (call between units of work)."""
@@ -265,10 +271,18 @@ class Actor:
             return False
         members = logical_order(members)
         chosen = [self._selector.selects(m) for m in members]  # each one counted
-        self._selector.took_group(gid, chosen)
         if not any(chosen):
+            self._selector.took_group(gid, chosen)
             p.not_selected += len(members)
             return False
+        if not all(chosen) and self._discards:
+            # A group moves whole or not at all, and a one-off discard of the whole group
+            # would remove messages the administrator did not select: it is left, and said.
+            self._selector.refused_group(gid, chosen)
+            p.not_selected += len(members)
+            log.warning("group_partly_selected", selected=sum(chosen), outcome=Outcome.LEFT)
+            return False
+        self._selector.took_group(gid, chosen)
         return self._decide_and_act(group_subject(gid), members, p, log, first=first)
 
     def _decide_and_act(

@@ -54,6 +54,8 @@ class Selector:
         # Groups acted on whole though not every member was selected (a group moves whole
         # or not at all), by GroupId: (members selected, members).
         self.whole_groups: dict[bytes, tuple[int, int]] = {}
+        # groups left because a discard would remove members this selector did not select
+        self.refused_groups: dict[bytes, tuple[int, int]] = {}
         self.ages = AgeWindow(older_than, newer_than)
         self._clock = clock
         self._matcher: Matcher | None = None
@@ -132,6 +134,11 @@ class Selector:
         select are remembered, to be said."""
         if any(chosen) and not all(chosen):
             self.whole_groups[group_id] = (sum(chosen), len(chosen))
+
+    def refused_group(self, group_id: bytes, chosen: list[bool]) -> None:
+        """Note that a group of which this selector selected only some members (``chosen``)
+        was left on the queue: a discard would remove the others too."""
+        self.refused_groups[group_id] = (sum(chosen), len(chosen))
 
     def repeated(self) -> list[tuple[bytes, int]]:
         """The ``--msgid`` values that selected more than one message, with how many, in

@@ -26,7 +26,7 @@ from structlog.testing import capture_logs
 from dlqhandler.cli import main
 from dlqhandler.mq import MQMD, Message
 from dlqhandler.qmgr import EmbeddedQueueManager, PutOptions
-from tests.worker.helpers import browse, identity
+from tests.worker.helpers import browse, define, identity
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 
@@ -334,7 +334,18 @@ def test_a_msgid_that_selects_two_messages_acts_on_both_and_warns(
     assert "warning" not in err
 
 
-def test_a_group_selected_by_one_member_is_acted_on_whole_with_a_warning(
+def _group_of_two(qm: EmbeddedQueueManager) -> bytes:
+    """A complete group of two on the DLQ: member 1 MQRC_NOT_AUTHORIZED, member 2 (last)
+    MQRC_Q_FULL; its GroupId."""
+    group = b"GRP".ljust(24, b"\x00")
+    for seq, flags, reason in ((1, 8, 2035), (2, 8 | 16, 2053)):
+        md = MQMD(format="MQSTR", group_id=group, msg_seq_number=seq, msg_flags=flags)
+        dead = Message.dead_letter(md, b"member", reason=reason, dest_q_name="APP.IN")
+        qm.put1(DLQ, dead, PutOptions(syncpoint=False))
+    return group
+
+
+def test_a_group_selected_by_one_member_is_forwarded_whole_with_a_warning(
     qm: EmbeddedQueueManager,
     loaded: list[tuple[bytes, str]],
     capsys: pytest.CaptureFixture[str],
@@ -344,16 +355,12 @@ def test_a_group_selected_by_one_member_is_acted_on_whole_with_a_warning(
     get a group: "retrieve the entire group with the same getting application instance"
     (IBM MQ, Grouping logical messages,
     https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html): a
-    one-off discard whose --match selects one of a group's two members discards both, as
-    README says, and now warns, naming the selector, the group and how many of its
-    members were selected, the dry run first (before, "2 message(s) moved" alone, one of
-    them a message the selector did not select). The three ungrouped messages stay."""
-    group = b"GRP".ljust(24, b"\x00")
-    for seq, flags, reason in ((1, 8, 2035), (2, 8 | 16, 2053)):
-        md = MQMD(format="MQSTR", group_id=group, msg_seq_number=seq, msg_flags=flags)
-        dead = Message.dead_letter(md, b"member", reason=reason, dest_q_name="APP.IN")
-        qm.put1(DLQ, dead, PutOptions(syncpoint=False))
-    argv = (DLQ, "QM1", "--match", "REASON(MQRC_NOT_AUTHORIZED)", "--action", "discard")
+    one-off forward whose --match selects one of a group's two members forwards both, and
+    warns, naming the selector, the group and how many of its members were selected, the
+    dry run first. The three ungrouped messages stay."""
+    define(qm, "HOLD")
+    group = _group_of_two(qm)
+    argv = (DLQ, "QM1", "--match", "REASON(MQRC_NOT_AUTHORIZED)", "--action", "fwd:HOLD")
     words = (
         f"warning: --match 'REASON(MQRC_NOT_AUTHORIZED)' selected 1 of the 2 messages of group "
         f"{group.hex()} on {DLQ}: the action "
@@ -367,3 +374,40 @@ def test_a_group_selected_by_one_member_is_acted_on_whole_with_a_warning(
     assert "2 message(s) moved" in err
     assert words + "was taken on all 2, as a group moves whole" in err
     assert [identity(m) for m in browse(qm, DLQ)] == loaded
+    assert [m.md.msg_seq_number for m in browse(qm, "HOLD")] == [1, 2]
+
+
+def test_a_discard_that_selects_part_of_a_group_leaves_the_group_and_fails(
+    qm: EmbeddedQueueManager,
+    loaded: list[tuple[bytes, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A group moves whole or not at all ("retrieve the entire group", IBM MQ, Grouping
+    logical messages,
+    https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html),
+    so a one-off discard whose --match selects one of a group's two members would remove a
+    message nobody selected: the group is left on the DLQ, the run names the selector, the
+    group and the member(s) not selected, and exits 1 (the dry run says it first). Before,
+    both were discarded with a warning. Selecting every member discards the group."""
+    group = _group_of_two(qm)
+    argv = (DLQ, "QM1", "--match", "REASON(MQRC_NOT_AUTHORIZED)", "--action", "discard")
+    words = (
+        f"--match 'REASON(MQRC_NOT_AUTHORIZED)' selected 1 of the 2 messages of group "
+        f"{group.hex()} on {DLQ}: a group moves whole or not at all, and discarding it would "
+        "remove 1 message(s) not selected, so the group "
+    )
+    code, err, _logs = _one_off(capsys, monkeypatch, *argv, "--dry-run")
+    assert code == 1, err
+    assert words + "would be left (dry run) on the queue" in err
+    code, err, logs = _one_off(capsys, monkeypatch, *argv, "--reason", "INC-10")
+    assert code == 1, err
+    assert words + "was left on the queue; to discard it, select every member" in err
+    assert "0 message(s) moved" in err
+    assert len(browse(qm, DLQ)) == 5
+    assert any(e["event"] == "group_partly_selected" for e in logs)
+    every = (DLQ, "QM1", "--match", "DESTQ(APP.IN)", "--action", "discard")
+    code, err, _logs = _one_off(capsys, monkeypatch, *every, "--reason", "INC-11")
+    assert code == 0, err
+    assert "5 message(s) moved" in err
+    assert browse(qm, DLQ) == []
