@@ -13,7 +13,7 @@ import pytest
 from dlqhandler.cli import main as cli_main
 from dlqhandler.formats.dmpmqmsg import read_dump
 from dlqhandler.mq import MQMD, Message
-from dlqhandler.qmgr.attempts import AttemptStore, message_subject
+from dlqhandler.qmgr.attempts import AttemptStore, group_subject, message_subject
 from dlqhandler.qmgr.embedded.manager import connect
 from dlqhandler.qmgr.embedded.qmgrs import create_qmgr
 from dlqhandler.qmgr.port import PutOptions
@@ -317,5 +317,64 @@ def test_status_queue_named_but_missing_is_an_error_not_no_attempts(
     qm = connect("QM1", home=home)
     try:
         assert qm.inquire_queue(DLQ).curdepth == len(MESSAGES)
+    finally:
+        qm.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("dest", "place"),
+    [("APP.ORDERS", "discarded"), ("APP.OTHER", "stays")],
+)
+def test_a_group_with_spent_attempts_is_counted_and_drained_as_run_moves_it(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dest: str, place: str
+) -> None:
+    """A group's members share one count on the status queue (the group's record), and
+    `run` decides every member with it: RETRY(2) spent, the members go on to the next
+    matching rule (IBM, "Processing the rules table",
+    https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=zos-processing-rules-table: "If all
+    attempts fail, the DLQ handler searches for the next matching rule in the table"),
+    the group whole ("retrieve the entire group", IBM, Grouping logical messages,
+    https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.dev.doc/q026280_.html).
+    Under MIXED a group for APP.ORDERS is discarded (line 2) and one for APP.OTHER has no
+    rule left and stays. `report -m` and the snapshot drain `drain -m` say what `run`
+    then does, member for member."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("DLQHANDLER_HOME", str(home))
+    create_qmgr(home, "QM1")
+    qm = connect("QM1", home=home)
+    for name in ("APP.ORDERS", "APP.OTHER", "DLQ.MANUAL", STATUS):
+        qm.admin().define_queue(name, {})
+    group = b"SPENT.GROUP".ljust(24, b"\x00")
+    for seq, flags in ((1, 8), (2, 8 | 16)):
+        md = MQMD(format="MQSTR", msg_id=bytes([seq]) * 24, group_id=group, msg_seq_number=seq,
+                  msg_flags=flags)  # fmt: skip
+        dead = Message.dead_letter(md, b"member", reason=2053, dest_q_name=dest)
+        qm.put1(DLQ, dead, PutOptions(syncpoint=False, context="set_all"))
+    store = AttemptStore(qm, STATUS)
+    record = None
+    for n in range(2):  # RETRY(2) spent for the group
+        store.new_unit()
+        record = store.record_failure(group_subject(group), record, 1_700_000_000.0 + n)
+    store.close()
+    qm.disconnect()
+    rules = tmp_path / "r.rul"
+    rules.write_text(f"INPUTQ({DLQ}) INPUTQM(QM1) WAIT(NO)\n" + MIXED)
+
+    rep = tmp_path / "rep"
+    assert cli_main(["report", "-m", "QM1", "--rules", str(rules), "--output", str(rep)]) == 0
+    figures = json.loads((rep / "report.json").read_text())["rules"]
+    chosen = {r["line"]: r["chosen"] for r in figures["by_rule"] if r["chosen"]}
+    assert chosen == ({3: 2} if place == "discarded" else {})  # line 3: MIXED's DISCARD
+    out = tmp_path / "out"
+    assert cli_main(["drain", "-m", "QM1", "--rules", str(rules), "--output", str(out)]) == 0
+    totals = json.loads((out / "manifest.json").read_text())["totals"]
+    assert (totals["retried"], totals["discarded"]) == (0, 2 if place == "discarded" else 0)
+    assert totals["remaining"] == (0 if place == "discarded" else 2)
+
+    assert cli_main(["run", "--rules", str(rules), "--no-watch"]) == 0
+    qm = connect("QM1", home=home)
+    try:
+        assert qm.inquire_queue(DLQ).curdepth == (0 if place == "discarded" else 2)
+        assert qm.inquire_queue("APP.ORDERS").curdepth == 0
     finally:
         qm.disconnect()
