@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import sys
 import tempfile
 from datetime import UTC, datetime
@@ -400,7 +399,7 @@ def _spark_report(
     spark-submit; Ctrl-C cancels the jobs; a session the report built is stopped)."""
     from dlqhandler.spark.lifecycle import SparkRun
     from dlqhandler.spark.report import READ_COLUMNS, ReportOptions, report_query
-    from dlqhandler.spark.session import local_cores
+    from dlqhandler.spark.session import launched_master, local_cores
     from dlqhandler.spark.sql import standalone
 
     options = ReportOptions(
@@ -418,7 +417,8 @@ def _spark_report(
     query = standalone(report_query(READ_COLUMNS, options))  # parsed while Spark starts
     # Each shuffle carries what the aggregation before it left (a few hundred rows per
     # task): on this machine's cores, one partition per core, not Spark's 200 for clusters.
-    cores = None if "PYSPARK_GATEWAY_PORT" in os.environ else local_cores(args.master or "local[*]")
+    master = launched_master(args.master)  # None under spark-submit: its own setting stays
+    cores = local_cores(master) if master is not None else None
     with SparkRun(
         "report", master=args.master, partitions=cores, verbose=args.verbose, warm_sql=[query]
     ) as run:

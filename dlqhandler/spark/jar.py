@@ -112,11 +112,15 @@ def submit_options() -> str | None:
     built = compiled_jar()
     if built is None:
         return None
-    from dlqhandler.spark.cds import java_options
-    from dlqhandler.spark.session import BUILT_SESSION, EXECUTOR_JAVA_OPTIONS, JAVA_OPTIONS
+    from dlqhandler.spark.session import (
+        BUILT_SESSION,
+        EXECUTOR_JAVA_OPTIONS,
+        JAVA_OPTIONS,
+        driver_java_options,
+    )
 
     # the archive is this machine's, the young generation's cap the driver's: driver only
-    driver = f"{BUILT_SESSION[JAVA_OPTIONS]} {java_options()}".strip()
+    driver = driver_java_options()
     settings = "".join(f" --conf {k}={v}" for k, v in BUILT_SESSION.items() if k != JAVA_OPTIONS)
     return (
         f"--jars {built} --driver-class-path {built} "

@@ -30,8 +30,10 @@ __all__ = [
     "BUILT_SESSION",
     "EXECUTOR_JAVA_OPTIONS",
     "JAVA_OPTIONS",
+    "driver_java_options",
     "get_session",
     "has_active_session",
+    "launched_master",
     "local_cores",
     "stop_session",
 ]
@@ -164,10 +166,7 @@ def get_session(
         "spark.python.worker.reuse": "true",
         "spark.ui.showConsoleProgress": "false",
     }
-    # Under spark-submit the launcher started the JVM (PYSPARK_GATEWAY_PORT is set)
-    # and chose the master; only a direct run picks local[*].
-    if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
-        master = "local[*]"
+    master = launched_master(master)
     if master is not None:
         settings["spark.master"] = master
     if partitions is not None:
@@ -227,12 +226,7 @@ def jvm_settings(master: str) -> dict[str, str]:
     if jar is None:
         return {}
     # The driver JVM is launched here whatever the master: it maps the class-data archive.
-    archive = java_options()
-    driver = (
-        {"spark.driver.defaultJavaOptions": f"{BUILT_SESSION[JAVA_OPTIONS]} {archive}"}
-        if archive
-        else {}
-    )
+    driver = {JAVA_OPTIONS: driver_java_options()} if java_options() else {}
     if not master.startswith("local"):
         return {"spark.jars": str(jar), **driver}
     return {
@@ -244,13 +238,28 @@ def jvm_settings(master: str) -> dict[str, str]:
     }
 
 
+def launched_master(master: str | None) -> str | None:
+    """The master of a session this process launches: ``master``, else ``local[*]``; None
+    under ``spark-submit``, whose launcher started the JVM (``PYSPARK_GATEWAY_PORT`` is
+    set) and chose the master."""
+    if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        return "local[*]"
+    return master
+
+
+def driver_java_options() -> str:
+    """The driver JVM's options: BUILT_SESSION's and the class-data archive's, when there is
+    one (this machine's file: the driver's only)."""
+    return f"{BUILT_SESSION[JAVA_OPTIONS]} {java_options()}".strip()
+
+
 def local_cores(master: str) -> int | None:
     """How many tasks ``master`` runs at once when it runs them on this machine: ``local``
     1, ``local[N]`` and ``local[N,F]`` N, ``local[*]`` the cores this process may use,
     ``local-cluster[W,C,M]`` W times C; None for a cluster's master."""
     found = re.fullmatch(r"local(?:\[(\*|\d+)(?:,\d+)?\])?", master)
     if found is not None:
-        if found.group(1) in (None, ""):
+        if found.group(1) is None:
             return 1
         if found.group(1) == "*":
             return (

@@ -140,20 +140,17 @@ class Actor:
         self._landings = Landings(qmgr, clock)
         # A one-off run: each subject's attempt count when the run first saw it.
         self._before: dict[bytes, int] = {}
-        self._ruleset = ruleset
-        self._matcher = Matcher(ruleset)
-
-    @property
-    def _discards(self) -> bool:
-        """Whether this is a one-off discard (``--action discard``): its table's one rule
-        discards whatever the selector selected."""
-        return self.options.oneoff and any(r.action.kind == "DISCARD" for r in self._ruleset.rules)
+        self.use(ruleset)
 
     # -- the loop's calls ----------------------------------------------------------
     def use(self, ruleset: RuleSet) -> None:
         """Decide with ``ruleset`` from now on (call between units of work)."""
         self._ruleset = ruleset
         self._matcher = Matcher(ruleset)
+        # a one-off discard (--action discard): its table's one rule discards what is selected
+        self._discards = self.options.oneoff and any(
+            r.action.kind == "DISCARD" for r in ruleset.rules
+        )
 
     def unresolved(self) -> int:
         """How many messages (each member of a group) whose last action here failed are
